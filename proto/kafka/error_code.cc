@@ -1,0 +1,50 @@
+#include "proto/kafka/error_code.h"
+
+namespace strata::proto::kafka {
+
+absl::string_view ErrorName(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kUnknownServerError: return "UNKNOWN_SERVER_ERROR";
+    case ErrorCode::kNone: return "NONE";
+    case ErrorCode::kOffsetOutOfRange: return "OFFSET_OUT_OF_RANGE";
+    case ErrorCode::kCorruptMessage: return "CORRUPT_MESSAGE";
+    case ErrorCode::kUnknownTopicOrPartition: return "UNKNOWN_TOPIC_OR_PARTITION";
+    case ErrorCode::kLeaderNotAvailable: return "LEADER_NOT_AVAILABLE";
+    case ErrorCode::kNotLeaderOrFollower: return "NOT_LEADER_OR_FOLLOWER";
+    case ErrorCode::kRequestTimedOut: return "REQUEST_TIMED_OUT";
+    case ErrorCode::kMessageTooLarge: return "MESSAGE_TOO_LARGE";
+    case ErrorCode::kRecordListTooLarge: return "RECORD_LIST_TOO_LARGE";
+    case ErrorCode::kNotEnoughReplicas: return "NOT_ENOUGH_REPLICAS";
+    case ErrorCode::kNotEnoughReplicasAfterAppend: return "NOT_ENOUGH_REPLICAS_AFTER_APPEND";
+    case ErrorCode::kUnsupportedVersion: return "UNSUPPORTED_VERSION";
+    case ErrorCode::kInvalidConfig: return "INVALID_CONFIG";
+    case ErrorCode::kInvalidRequest: return "INVALID_REQUEST";
+    case ErrorCode::kOutOfOrderSequenceNumber: return "OUT_OF_ORDER_SEQUENCE_NUMBER";
+    case ErrorCode::kDuplicateSequenceNumber: return "DUPLICATE_SEQUENCE_NUMBER";
+    case ErrorCode::kInvalidProducerEpoch: return "INVALID_PRODUCER_EPOCH";
+    case ErrorCode::kKafkaStorageError: return "KAFKA_STORAGE_ERROR";
+    case ErrorCode::kLogDirNotFound: return "LOG_DIR_NOT_FOUND";
+    case ErrorCode::kOffsetNotAvailable: return "OFFSET_NOT_AVAILABLE";
+    case ErrorCode::kInvalidRecord: return "INVALID_RECORD";
+  }
+  return "UNKNOWN";
+}
+
+bool IsRetriable(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kCorruptMessage:
+    case ErrorCode::kUnknownTopicOrPartition:
+    case ErrorCode::kLeaderNotAvailable:
+    case ErrorCode::kNotLeaderOrFollower:
+    case ErrorCode::kRequestTimedOut:
+    case ErrorCode::kNotEnoughReplicas:
+    case ErrorCode::kNotEnoughReplicasAfterAppend:
+    case ErrorCode::kKafkaStorageError:
+    case ErrorCode::kOffsetNotAvailable:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace strata::proto::kafka

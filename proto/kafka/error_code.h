@@ -1,0 +1,40 @@
+#pragma once
+// Kafka protocol error codes (the numbers clients see) and their names. The mapping
+// from module errors to these codes happens only at the protocol edge (broker/).
+// Thread-safe (constants).
+
+#include <cstdint>
+#include "absl/strings/string_view.h"
+
+namespace strata::proto::kafka {
+
+enum class ErrorCode : int16_t {
+  kUnknownServerError = -1,
+  kNone = 0,
+  kOffsetOutOfRange = 1,
+  kCorruptMessage = 2,
+  kUnknownTopicOrPartition = 3,
+  kLeaderNotAvailable = 5,
+  kNotLeaderOrFollower = 6,
+  kRequestTimedOut = 7,
+  kMessageTooLarge = 10,
+  kRecordListTooLarge = 18,
+  kNotEnoughReplicas = 19,
+  kNotEnoughReplicasAfterAppend = 20,
+  kUnsupportedVersion = 35,
+  kInvalidConfig = 40,
+  kInvalidRequest = 42,
+  kOutOfOrderSequenceNumber = 45,
+  kDuplicateSequenceNumber = 46,
+  kInvalidProducerEpoch = 47,
+  kKafkaStorageError = 56,
+  kLogDirNotFound = 57,
+  kOffsetNotAvailable = 78,
+  kInvalidRecord = 87,
+};
+
+absl::string_view ErrorName(ErrorCode code);
+// Whether a client may retry the request as it is.
+bool IsRetriable(ErrorCode code);
+
+}  // namespace strata::proto::kafka

@@ -1,0 +1,93 @@
+#include "storage/index_file.h"
+
+#include <cstring>
+
+#include "base/check.h"
+#include "base/status_macros.h"
+
+namespace strata::storage {
+
+absl::StatusOr<std::unique_ptr<IndexFile>> IndexFile::Open(FileOps& ops, const std::string& path,
+                                                           size_t entry_size, size_t max_bytes, bool writable) {
+  ABSL_CHECK_GT(entry_size, 0u);
+  std::unique_ptr<IndexFile> index(new IndexFile(path, entry_size));
+  STRATA_ASSIGN_OR_RETURN(index->file_, ops.Open(path, OpenMode::kCreate));
+  STRATA_ASSIGN_OR_RETURN(uint64_t length, index->file_->Size());
+  size_t whole = static_cast<size_t>(length) / entry_size * entry_size;
+  STRATA_RETURN_IF_ERROR(index->Remap(whole));
+  // Count entries: drop trailing all-zero entries left by preallocation.
+  size_t n = whole / entry_size;
+  while (n > 0) {
+    const char* e = index->region_->data() + (n - 1) * entry_size;
+    bool zero = true;
+    for (size_t i = 0; i < entry_size && zero; ++i) zero = e[i] == 0;
+    if (!zero) break;
+    --n;
+  }
+  index->entries_ = n;
+  if (writable) {
+    STRATA_RETURN_IF_ERROR(index->MakeWritable(max_bytes));
+  } else if (whole != length || n * entry_size != whole) {
+    STRATA_RETURN_IF_ERROR(index->MakeReadOnly());
+  }
+  return index;
+}
+
+absl::Status IndexFile::Remap(size_t bytes) {
+  region_.reset();
+  STRATA_ASSIGN_OR_RETURN(region_, file_->Map(bytes));
+  capacity_bytes_ = bytes;
+  return absl::OkStatus();
+}
+
+void IndexFile::Append(const char* entry) {
+  ABSL_CHECK(writable_) << path_;
+  ABSL_CHECK(!full()) << path_;
+  std::memcpy(region_->data() + entries_ * entry_size_, entry, entry_size_);
+  ++entries_;
+}
+
+void IndexFile::TruncateToEntries(size_t n) {
+  if (n >= entries_) return;
+  if (writable_) std::memset(region_->data() + n * entry_size_, 0, (entries_ - n) * entry_size_);
+  entries_ = n;
+}
+
+absl::Status IndexFile::Flush() { return region_->Sync(); }
+
+absl::Status IndexFile::MakeReadOnly() {
+  size_t bytes = entries_ * entry_size_;
+  STRATA_RETURN_IF_ERROR(region_->Sync());
+  region_.reset();
+  STRATA_RETURN_IF_ERROR(file_->Truncate(bytes));
+  STRATA_RETURN_IF_ERROR(Remap(bytes));
+  writable_ = false;
+  return absl::OkStatus();
+}
+
+absl::Status IndexFile::MakeWritable(size_t max_bytes) {
+  size_t bytes = max_bytes / entry_size_ * entry_size_;
+  if (bytes < entries_ * entry_size_) bytes = entries_ * entry_size_;
+  region_.reset();
+  STRATA_RETURN_IF_ERROR(file_->Truncate(bytes));
+  STRATA_RETURN_IF_ERROR(Remap(bytes));
+  // Bytes past the entries may hold stale data from before a truncation.
+  std::memset(region_->data() + entries_ * entry_size_, 0, bytes - entries_ * entry_size_);
+  writable_ = true;
+  return absl::OkStatus();
+}
+
+absl::Status IndexFile::Rename(FileOps& ops, const std::string& new_path) {
+  STRATA_RETURN_IF_ERROR(ops.Rename(path_, new_path));
+  path_ = new_path;
+  return absl::OkStatus();
+}
+
+absl::Status IndexFile::Close() {
+  absl::Status status = writable_ ? MakeReadOnly() : absl::OkStatus();
+  region_.reset();
+  file_.reset();
+  return status;
+}
+
+}  // namespace strata::storage

@@ -1,0 +1,509 @@
+#include "storage/log.h"
+
+#include "base/logging.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "base/check.h"
+#include "base/status_macros.h"
+#include "storage/errc.h"
+#include "storage/log_loader.h"
+
+namespace strata::storage {
+
+Log::Log(const LogOptions& options) : options_(options) {}
+
+Log::~Log() {
+  absl::MutexLock lock(&mu_);
+  for (auto& [base, segment] : segments_) segment->Abandon();
+}
+
+absl::StatusOr<std::unique_ptr<Log>> Log::Open(const LogOptions& options) {
+  ABSL_CHECK(options.ops != nullptr && options.clock != nullptr);
+  std::unique_ptr<Log> log(new Log(options));
+  std::string name = BaseName(options.dir);
+  auto tp = ParsePartitionDirName(name);
+  if (!tp) {
+    return MakeError(Errc::kInvalidArgument,
+                     absl::StrCat("partition directory ", options.dir, " is not named <topic>-<partition>"));
+  }
+  log->topic_partition_ = *tp;
+  if (options.failure_channel != nullptr) {
+    log->dir_offline_ = options.failure_channel->OfflineFlag(log->log_dir());
+    STRATA_RETURN_IF_ERROR(log->CheckOnline());
+  }
+  absl::Status loaded = [&]() -> absl::Status {
+    STRATA_RETURN_IF_ERROR(options.ops->CreateDir(options.dir));
+    STRATA_ASSIGN_OR_RETURN(log->leader_epoch_cache_,
+                            LeaderEpochCache::Load(*options.ops, JoinPath(options.dir, kLeaderEpochCheckpointFile)));
+    absl::MutexLock lock(&log->mu_);
+    log->producer_state_ = std::make_unique<ProducerStateManager>(*options.ops, options.dir);
+    STRATA_RETURN_IF_ERROR(LogLoader::Load(*log));
+    log->CheckInvariantsLocked();
+    return absl::OkStatus();
+  }();
+  if (!loaded.ok()) return log->Io(loaded);
+  return log;
+}
+
+std::string Log::log_dir() const { return DirName(options_.dir); }
+
+bool Log::offline() const { return dir_offline_ != nullptr && dir_offline_->load(); }
+
+absl::Status Log::CheckOnline() const {
+  if (offline()) {
+    return MakeError(Errc::kLogDirOffline,
+                     absl::StrCat("log dir ", log_dir(), " is offline; ", topic_partition_.DirName(), " is not served"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Log::Io(absl::Status status) const {
+  if (!status.ok() && ErrcOf(status) == Errc::kStorageError && options_.failure_channel != nullptr) {
+    options_.failure_channel->MaybeAddOfflineLogDir(log_dir(), status);
+  }
+  return status;
+}
+
+void Log::CheckInvariantsLocked() const {
+  ABSL_CHECK(!segments_.empty()) << options_.dir;
+  ABSL_CHECK_LE(log_start_offset_, high_watermark_) << options_.dir;
+  ABSL_CHECK_LE(high_watermark_, log_end_offset_) << options_.dir;
+  ABSL_CHECK_LE(recovery_point_, log_end_offset_) << options_.dir;
+  ABSL_CHECK_LE(segments_.rbegin()->first, log_end_offset_) << options_.dir;
+}
+
+absl::StatusOr<LogAppendInfo> Log::AppendAsLeader(std::string& records, int32_t leader_epoch) {
+  STRATA_RETURN_IF_ERROR(CheckOnline());
+  std::vector<RecordBatchHeader> headers;
+  BatchSplitter splitter(records);
+  while (true) {
+    STRATA_ASSIGN_OR_RETURN(auto batch, splitter.Next());
+    if (!batch) break;
+    STRATA_RETURN_IF_ERROR(ValidateProducedBatch(*batch, options_.config.max_message_bytes));
+    headers.push_back(RecordBatchHeader::Parse(batch->data()));
+  }
+  if (headers.empty()) return MakeError(Errc::kInvalidRecord, "produce request carries no record batch");
+
+  absl::MutexLock lock(&mu_);
+  STRATA_RETURN_IF_ERROR(CheckOnline());
+  // Idempotence: a retried batch gets its original offsets; sequences must follow on.
+  std::map<int64_t, const RecordBatchHeader*> earlier_in_request;
+  for (const RecordBatchHeader& h : headers) {
+    if (!h.has_producer_id()) continue;
+    auto earlier = earlier_in_request.find(h.producer_id);
+    if (earlier != earlier_in_request.end()) {
+      const RecordBatchHeader& e = *earlier->second;
+      int32_t expected = e.last_sequence() == INT32_MAX ? 0 : e.last_sequence() + 1;
+      if (h.producer_epoch != e.producer_epoch || h.base_sequence != expected) {
+        return MakeError(Errc::kOutOfOrderSequence,
+                         absl::StrCat("producer ", h.producer_id, " batches in one request are not in sequence"));
+      }
+    } else {
+      STRATA_ASSIGN_OR_RETURN(auto duplicate, producer_state_->CheckProducedBatch(h));
+      if (duplicate) {
+        LogAppendInfo info;
+        info.first_offset = duplicate->first_offset();
+        info.last_offset = duplicate->last_offset;
+        info.max_timestamp = duplicate->timestamp;
+        info.duplicate = true;
+        return info;
+      }
+    }
+    earlier_in_request[h.producer_id] = &h;
+  }
+  int64_t next = log_end_offset_;
+  size_t position = 0;
+  for (RecordBatchHeader& h : headers) {
+    SetBaseOffset(records.data() + position, next);
+    SetPartitionLeaderEpoch(records.data() + position, leader_epoch);
+    h.base_offset = next;
+    h.partition_leader_epoch = leader_epoch;
+    next = h.next_offset();
+    position += h.size_in_bytes();
+  }
+  return AppendLocked(records, headers, leader_epoch);
+}
+
+absl::StatusOr<LogAppendInfo> Log::AppendAsFollower(absl::string_view records) {
+  STRATA_RETURN_IF_ERROR(CheckOnline());
+  std::vector<RecordBatchHeader> headers;
+  BatchSplitter splitter(records);
+  while (true) {
+    size_t position = splitter.position();
+    STRATA_ASSIGN_OR_RETURN(auto batch, splitter.Next());
+    if (!batch) break;
+    STRATA_RETURN_IF_ERROR(ValidateStoredBatch(*batch, absl::StrCat("replicated batch at byte ", position)));
+    RecordBatchHeader h = RecordBatchHeader::Parse(batch->data());
+    if (!headers.empty() && h.base_offset <= headers.back().last_offset()) {
+      return MakeError(Errc::kInvalidRecord, absl::StrCat("replicated batch at byte ", position, " starts at offset ",
+                                                          h.base_offset, ", not above ", headers.back().last_offset()));
+    }
+    headers.push_back(h);
+  }
+  if (headers.empty()) return LogAppendInfo{};
+  absl::MutexLock lock(&mu_);
+  STRATA_RETURN_IF_ERROR(CheckOnline());
+  if (headers.front().base_offset != log_end_offset_) {
+    // Below: the follower must truncate first. Above: it must restart the log there
+    // (TruncateFullyAndStartAt), so that no hole is ever stored.
+    return MakeError(Errc::kInvalidRecord,
+                     absl::StrCat("replicated records start at offset ", headers.front().base_offset,
+                                  ", not at the log end offset ", log_end_offset_, " of ", topic_partition_.DirName()));
+  }
+  return AppendLocked(records, headers, std::nullopt);
+}
+
+absl::StatusOr<LogAppendInfo> Log::AppendLocked(absl::string_view records,
+                                                const std::vector<RecordBatchHeader>& headers,
+                                                std::optional<int32_t> leader_epoch) {
+  ABSL_CHECK(!closed_);
+  const RecordBatchHeader& first = headers.front();
+  const RecordBatchHeader& last = headers.back();
+  if (static_cast<int64_t>(records.size()) > options_.config.segment_bytes) {
+    return MakeError(Errc::kRecordTooLarge, absl::StrCat("append of ", records.size(),
+                                                         " bytes exceeds segment.bytes ", options_.config.segment_bytes));
+  }
+  ABSL_CHECK_GE(first.base_offset, log_end_offset_);
+  STRATA_RETURN_IF_ERROR(Io(MaybeRollLocked(records.size(), first, last.last_offset())));
+  LogSegment& segment = active_segment();
+  STRATA_RETURN_IF_ERROR(Io(segment.Append(records)));
+
+  LogAppendInfo info;
+  info.first_offset = first.base_offset;
+  info.last_offset = last.last_offset();
+  info.batches = static_cast<int32_t>(headers.size());
+  info.bytes = static_cast<int64_t>(records.size());
+  std::vector<EpochEntry> epochs;
+  for (const RecordBatchHeader& h : headers) {
+    if (h.max_timestamp > info.max_timestamp) {
+      info.max_timestamp = h.max_timestamp;
+      info.offset_of_max_timestamp = h.last_offset();
+    }
+    producer_state_->Update(h);
+    int32_t epoch = leader_epoch.value_or(h.partition_leader_epoch);
+    if (epoch >= 0 && (epochs.empty() || epoch > epochs.back().epoch)) epochs.push_back({epoch, h.base_offset});
+  }
+  log_end_offset_ = last.next_offset();
+  if (!epochs.empty()) {
+    auto latest = leader_epoch_cache_->Latest();
+    if (!latest || epochs.back().epoch > latest->epoch || epochs.size() > 1) {
+      STRATA_RETURN_IF_ERROR(Io(leader_epoch_cache_->Assign(epochs)));
+    }
+  }
+  CheckInvariantsLocked();
+  return info;
+}
+
+absl::Status Log::MaybeRollLocked(uint64_t bytes, const RecordBatchHeader& first, int64_t last_offset) {
+  LogSegment& segment = active_segment();
+  if (segment.size() == 0) return absl::OkStatus();
+  bool full = segment.size() + bytes > static_cast<uint64_t>(options_.config.segment_bytes);
+  bool overflow = last_offset - segment.base_offset() > int64_t{INT32_MAX};
+  STRATA_ASSIGN_OR_RETURN(auto rolling_ts, segment.RollingBasedTimestamp());
+  bool old = rolling_ts && first.max_timestamp - *rolling_ts > options_.config.segment_ms;
+  if (full || overflow || old || segment.indexes_full()) return RollLocked();
+  return absl::OkStatus();
+}
+
+absl::Status Log::Roll() {
+  STRATA_RETURN_IF_ERROR(CheckOnline());
+  absl::MutexLock lock(&mu_);
+  return Io(RollLocked());
+}
+
+absl::Status Log::RollLocked() {
+  LogSegment& active = active_segment();
+  if (active.size() == 0 && active.base_offset() == log_end_offset_) return absl::OkStatus();
+  STRATA_RETURN_IF_ERROR(active.MakeInactive());
+  STRATA_RETURN_IF_ERROR(producer_state_->TakeSnapshot());
+  SegmentOptions so;
+  so.ops = options_.ops;
+  so.dir = options_.dir;
+  so.base_offset = log_end_offset_;
+  so.index_interval_bytes = options_.config.index_interval_bytes;
+  so.max_index_bytes = options_.config.segment_index_bytes;
+  so.active = true;
+  STRATA_ASSIGN_OR_RETURN(auto segment, LogSegment::Open(so, true));
+  segments_.emplace(log_end_offset_, std::move(segment));
+  return absl::OkStatus();
+}
+
+absl::Status Log::DeleteSegmentLocked(std::map<int64_t, std::unique_ptr<LogSegment>>::iterator it) {
+  std::shared_ptr<LogSegment> segment(std::move(it->second));
+  segments_.erase(it);
+  STRATA_RETURN_IF_ERROR(segment->Close());
+  STRATA_RETURN_IF_ERROR(segment->ChangeSuffix(std::string(kDeletedSuffix)));
+  if (options_.scheduler == nullptr) return segment->DeleteFiles();
+  LogDirFailureChannel* channel = options_.failure_channel;
+  std::string dir = log_dir();
+  auto scheduled = options_.scheduler->Schedule(
+      absl::StrCat("delete-segment ", segment->log_path()), std::chrono::milliseconds(options_.config.file_delete_delay_ms),
+      [segment, channel, dir] {
+        absl::Status s = segment->DeleteFiles();
+        if (!s.ok() && channel != nullptr && ErrcOf(s) == Errc::kStorageError) channel->MaybeAddOfflineLogDir(dir, s);
+      });
+  if (!scheduled.ok()) return segment->DeleteFiles();  // the scheduler is full: delete now
+  return absl::OkStatus();
+}
+
+absl::StatusOr<FetchDataInfo> Log::Read(int64_t offset, uint64_t max_bytes, int64_t max_offset_exclusive,
+                                        bool min_one_batch) const {
+  STRATA_RETURN_IF_ERROR(CheckOnline());
+  absl::ReaderMutexLock lock(&mu_);
+  STRATA_RETURN_IF_ERROR(CheckOnline());
+  if (offset < log_start_offset_ || offset > log_end_offset_) {
+    return MakeError(Errc::kOffsetOutOfRange,
+                     absl::StrCat("offset ", offset, " is outside [", log_start_offset_, ", ", log_end_offset_,
+                                  "] of ", topic_partition_.DirName()));
+  }
+  FetchDataInfo info;
+  info.fetch_offset_metadata.message_offset = offset;
+  auto it = segments_.upper_bound(offset);
+  ABSL_CHECK(it != segments_.begin());
+  --it;
+  for (; it != segments_.end(); ++it) {
+    const LogSegment& segment = *it->second;
+    auto next = std::next(it);
+    uint64_t max_position = segment.size();
+    if (max_offset_exclusive < log_end_offset_ && (next == segments_.end() || max_offset_exclusive < next->first)) {
+      auto bound = segment.FindBatch(max_offset_exclusive, segment.size());
+      if (!bound.ok()) return Io(bound.status());
+      if (*bound) max_position = (*bound)->position;
+    }
+    auto read = segment.Read(offset, max_bytes, max_position, min_one_batch);
+    if (!read.ok()) return Io(read.status());
+    if (!*read) continue;  // nothing at or above offset here (a compacted gap)
+    info.fetch_offset_metadata.segment_base_offset = segment.base_offset();
+    info.fetch_offset_metadata.relative_position = (*read)->first_batch_position;
+    info.records = std::move((*read)->slice);
+    info.records.on_transfer_failure = transfer_failure_handler_;
+    return info;
+  }
+  info.fetch_offset_metadata.segment_base_offset = segments_.rbegin()->first;
+  info.fetch_offset_metadata.relative_position = segments_.rbegin()->second->size();
+  return info;
+}
+
+absl::StatusOr<std::optional<TimestampOffset>> Log::FetchOffsetByTimestamp(int64_t target) const {
+  STRATA_RETURN_IF_ERROR(CheckOnline());
+  absl::ReaderMutexLock lock(&mu_);
+  for (const auto& [base, segment] : segments_) {
+    if (segment->max_timestamp_so_far() < target && segment.get() != segments_.rbegin()->second.get()) continue;
+    auto found = segment->FindOffsetByTimestamp(target, log_start_offset_);
+    if (!found.ok()) return Io(found.status());
+    if (*found) return found;
+  }
+  return std::optional<TimestampOffset>();
+}
+
+absl::Status Log::ReloadProducerStateLocked() {
+  STRATA_RETURN_IF_ERROR(producer_state_->LoadNewestSnapshotAtOrBelow(log_end_offset_, log_start_offset_).status());
+  int64_t from = producer_state_->map_end_offset();
+  for (auto it = segments_.begin(); it != segments_.end(); ++it) {
+    auto next = std::next(it);
+    if (next != segments_.end() && next->first <= from) continue;
+    STRATA_RETURN_IF_ERROR(it->second->ScanHeaders(0, [&](const BatchLocation& b) {
+      if (b.header.base_offset >= producer_state_->map_end_offset()) producer_state_->Update(b.header);
+      return true;
+    }));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> Log::TruncateTo(int64_t offset) {
+  STRATA_RETURN_IF_ERROR(CheckOnline());
+  if (offset < 0) return MakeError(Errc::kInvalidArgument, absl::StrCat("cannot truncate to offset ", offset));
+  absl::MutexLock lock(&mu_);
+  if (offset >= log_end_offset_) return false;
+  if (offset < log_start_offset_) {
+    STRATA_RETURN_IF_ERROR(TruncateFullyLocked(offset));
+    return true;
+  }
+  absl::Status status = [&]() -> absl::Status {
+    while (segments_.size() > 1 && segments_.rbegin()->first > offset) {
+      STRATA_RETURN_IF_ERROR(DeleteSegmentLocked(std::prev(segments_.end())));
+    }
+    LogSegment& active = active_segment();
+    STRATA_RETURN_IF_ERROR(active.TruncateTo(offset).status());
+    STRATA_RETURN_IF_ERROR(active.MakeActive());
+    STRATA_ASSIGN_OR_RETURN(log_end_offset_, active.ReadNextOffset());
+    recovery_point_ = std::min(recovery_point_, log_end_offset_);
+    high_watermark_ = std::min(high_watermark_, log_end_offset_);
+    STRATA_RETURN_IF_ERROR(leader_epoch_cache_->TruncateFromEnd(log_end_offset_));
+    return ReloadProducerStateLocked();
+  }();
+  if (!status.ok()) return Io(status);
+  CheckInvariantsLocked();
+  return true;
+}
+
+absl::Status Log::TruncateFullyAndStartAt(int64_t offset) {
+  STRATA_RETURN_IF_ERROR(CheckOnline());
+  if (offset < 0) return MakeError(Errc::kInvalidArgument, absl::StrCat("cannot restart the log at offset ", offset));
+  absl::MutexLock lock(&mu_);
+  return TruncateFullyLocked(offset);
+}
+
+absl::Status Log::TruncateFullyLocked(int64_t offset) {
+  absl::Status status = [&]() -> absl::Status {
+    while (!segments_.empty()) STRATA_RETURN_IF_ERROR(DeleteSegmentLocked(segments_.begin()));
+    SegmentOptions so;
+    so.ops = options_.ops;
+    so.dir = options_.dir;
+    so.base_offset = offset;
+    so.index_interval_bytes = options_.config.index_interval_bytes;
+    so.max_index_bytes = options_.config.segment_index_bytes;
+    so.active = true;
+    STRATA_ASSIGN_OR_RETURN(auto segment, LogSegment::Open(so, true));
+    segments_.emplace(offset, std::move(segment));
+    log_start_offset_ = log_end_offset_ = recovery_point_ = high_watermark_ = offset;
+    STRATA_RETURN_IF_ERROR(leader_epoch_cache_->Clear());
+    return producer_state_->TruncateFullyAndStartAt(offset);
+  }();
+  if (!status.ok()) return Io(status);
+  CheckInvariantsLocked();
+  return absl::OkStatus();
+}
+
+absl::Status Log::MaybeIncrementLogStartOffset(int64_t new_log_start_offset) {
+  STRATA_RETURN_IF_ERROR(CheckOnline());
+  absl::MutexLock lock(&mu_);
+  if (new_log_start_offset > high_watermark_) {
+    return MakeError(Errc::kOffsetOutOfRange,
+                     absl::StrCat("cannot move the log start of ", topic_partition_.DirName(), " to ",
+                                  new_log_start_offset, ", above the high watermark ", high_watermark_));
+  }
+  if (new_log_start_offset <= log_start_offset_) return absl::OkStatus();
+  log_start_offset_ = new_log_start_offset;
+  absl::Status status = [&]() -> absl::Status {
+    STRATA_RETURN_IF_ERROR(leader_epoch_cache_->TruncateFromStart(log_start_offset_));
+    while (segments_.size() > 1 && std::next(segments_.begin())->first <= log_start_offset_) {
+      STRATA_RETURN_IF_ERROR(DeleteSegmentLocked(segments_.begin()));
+    }
+    return absl::OkStatus();
+  }();
+  if (!status.ok()) return Io(status);
+  CheckInvariantsLocked();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int> Log::DeleteOldSegments() {
+  STRATA_RETURN_IF_ERROR(CheckOnline());
+  absl::MutexLock lock(&mu_);
+  int64_t now = options_.clock->NowMs();
+  int64_t total = 0;
+  for (const auto& [base, segment] : segments_) total += static_cast<int64_t>(segment->size());
+  int deleted = 0;
+  absl::Status status = [&]() -> absl::Status {
+    while (segments_.size() > 1) {
+      auto first = segments_.begin();
+      int64_t upper = std::next(first)->first;  // the next segment's base
+      LogSegment& segment = *first->second;
+      if (upper > high_watermark_) break;
+      bool below_start = upper <= log_start_offset_;
+      bool expired = options_.config.retention_ms >= 0 && segment.max_timestamp_so_far() != kNoTimestamp &&
+                     now - segment.max_timestamp_so_far() > options_.config.retention_ms;
+      bool over_size = options_.config.retention_bytes >= 0 &&
+                       total - static_cast<int64_t>(segment.size()) >= options_.config.retention_bytes;
+      if (!below_start && !expired && !over_size) break;
+      total -= static_cast<int64_t>(segment.size());
+      STRATA_RETURN_IF_ERROR(DeleteSegmentLocked(first));
+      ++deleted;
+      log_start_offset_ = std::max(log_start_offset_, segments_.begin()->first);
+    }
+    if (deleted > 0) {
+      STRATA_RETURN_IF_ERROR(leader_epoch_cache_->TruncateFromStart(log_start_offset_));
+      STRATA_RETURN_IF_ERROR(producer_state_->DeleteSnapshotsBelow(segments_.begin()->first));
+    }
+    return absl::OkStatus();
+  }();
+  if (!status.ok()) return Io(status);
+  CheckInvariantsLocked();
+  return deleted;
+}
+
+absl::Status Log::Flush(int64_t offset) {
+  STRATA_RETURN_IF_ERROR(CheckOnline());
+  absl::MutexLock lock(&mu_);
+  offset = std::min(offset, log_end_offset_);
+  if (offset <= recovery_point_) return absl::OkStatus();
+  absl::Status status = [&]() -> absl::Status {
+    for (auto it = segments_.begin(); it != segments_.end(); ++it) {
+      auto next = std::next(it);
+      if (next != segments_.end() && next->first <= recovery_point_) continue;  // already durable
+      if (it->first >= offset) break;
+      STRATA_RETURN_IF_ERROR(it->second->Flush());
+    }
+    return options_.ops->SyncDir(options_.dir);
+  }();
+  if (!status.ok()) return Io(status);
+  recovery_point_ = offset;
+  return absl::OkStatus();
+}
+
+void Log::UpdateHighWatermark(int64_t offset) {
+  absl::MutexLock lock(&mu_);
+  high_watermark_ = std::clamp(offset, log_start_offset_, log_end_offset_);
+}
+
+absl::Status Log::Close() {
+  STRATA_RETURN_IF_ERROR(CheckOnline());
+  STRATA_RETURN_IF_ERROR(FlushAll());
+  absl::MutexLock lock(&mu_);
+  if (closed_) return absl::OkStatus();
+  absl::Status status = [&]() -> absl::Status {
+    STRATA_RETURN_IF_ERROR(producer_state_->TakeSnapshot());
+    for (auto& [base, segment] : segments_) STRATA_RETURN_IF_ERROR(segment->Close());
+    return absl::OkStatus();
+  }();
+  closed_ = true;
+  return Io(status);
+}
+
+void Log::CloseAfterDirFailure() {
+  absl::MutexLock lock(&mu_);
+  for (auto& [base, segment] : segments_) segment->Abandon();
+  closed_ = true;
+}
+
+void Log::set_transfer_failure_handler(std::shared_ptr<TransferFailureHandler> handler) {
+  absl::MutexLock lock(&mu_);
+  transfer_failure_handler_ = std::move(handler);
+}
+
+int64_t Log::log_start_offset() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return log_start_offset_;
+}
+int64_t Log::log_end_offset() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return log_end_offset_;
+}
+int64_t Log::recovery_point() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return recovery_point_;
+}
+int64_t Log::high_watermark() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return high_watermark_;
+}
+int64_t Log::size_in_bytes() const {
+  absl::ReaderMutexLock lock(&mu_);
+  int64_t total = 0;
+  for (const auto& [base, segment] : segments_) total += static_cast<int64_t>(segment->size());
+  return total;
+}
+int Log::segment_count() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return static_cast<int>(segments_.size());
+}
+std::vector<int64_t> Log::segment_base_offsets() const {
+  absl::ReaderMutexLock lock(&mu_);
+  std::vector<int64_t> out;
+  for (const auto& [base, segment] : segments_) out.push_back(base);
+  return out;
+}
+
+}  // namespace strata::storage

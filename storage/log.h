@@ -1,0 +1,185 @@
+#pragma once
+// Log: one partition's log on disk — its segments, log start and end offsets, recovery
+// point, high watermark, leader-epoch cache and producer state. Appends assign offsets
+// (leader) or keep them (follower), reads return FileSlices for zero-copy sends, and
+// truncation, retention and log-start advance delete whole segments (renamed .deleted,
+// removed later on the scheduler). Opening a log runs LogLoader (recovery).
+// Any I/O error is reported to the LogDirFailureChannel; once the dir is offline every
+// operation fails with LOG_DIR_OFFLINE without touching the disk.
+// Invariants (asserted): log_start_offset <= high_watermark <= log_end_offset,
+// recovery_point <= log_end_offset, segments are contiguous in offset order.
+// Thread-safe: appends, truncation and retention take the writer lock; reads take the
+// reader lock.
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "storage/clock.h"
+#include "storage/file_names.h"
+#include "storage/file_ops.h"
+#include "storage/file_slice.h"
+#include "storage/leader_epoch_cache.h"
+#include "storage/log_config.h"
+#include "storage/log_dir_failure_channel.h"
+#include "storage/log_segment.h"
+#include "storage/producer_state.h"
+#include "storage/scheduler.h"
+
+namespace strata::storage {
+
+struct LogOptions {
+  FileOps* ops = FileOps::Default();
+  std::string dir;  // the partition directory, <log dir>/<topic>-<partition>
+  LogConfig config;
+  Clock* clock = Clock::System();
+  Scheduler* scheduler = nullptr;  // null: deleted segments are removed at once
+  // Nullable: without a channel, I/O errors are only returned.
+  LogDirFailureChannel* failure_channel = nullptr;
+  // From the log dir's checkpoints.
+  int64_t recovery_point = 0;
+  int64_t log_start_offset = 0;
+  int64_t high_watermark = 0;
+  bool had_clean_shutdown = false;
+};
+
+// What loading found and did, for logs, metrics and tests.
+struct LoadStats {
+  int segments_loaded = 0;
+  int segments_recovered = 0;
+  int indexes_rebuilt = 0;
+  int swaps_completed = 0;
+  int64_t bytes_truncated = 0;
+  int64_t producer_snapshot_offset = -1;  // -1: no snapshot used
+  int64_t producer_batches_replayed = 0;
+};
+
+struct LogAppendInfo {
+  int64_t first_offset = -1;
+  int64_t last_offset = -1;
+  int64_t max_timestamp = kNoTimestamp;
+  int64_t offset_of_max_timestamp = -1;
+  int32_t batches = 0;
+  int64_t bytes = 0;
+  // The batch was a retry of one already appended: the offsets are the original's.
+  bool duplicate = false;
+};
+
+struct LogOffsetMetadata {
+  int64_t message_offset = 0;
+  int64_t segment_base_offset = 0;
+  uint64_t relative_position = 0;
+};
+
+struct FetchDataInfo {
+  LogOffsetMetadata fetch_offset_metadata;
+  // May end inside a batch when max_bytes cut it (as Kafka): readers drop an
+  // incomplete trailing batch.
+  FileSlice records;
+};
+
+class Log {
+ public:
+  static absl::StatusOr<std::unique_ptr<Log>> Open(const LogOptions& options);
+  ~Log();  // abandons files without writing; call Close() for a clean shutdown
+  Log(const Log&) = delete;
+  Log& operator=(const Log&) = delete;
+
+  // A producer's request records: validates every batch, checks idempotent producer
+  // sequences, assigns offsets from the log end and stamps leader_epoch; records is
+  // rewritten in place.
+  absl::StatusOr<LogAppendInfo> AppendAsLeader(std::string& records, int32_t leader_epoch);
+  // Replicated records with offsets assigned: framing and CRC are checked and the
+  // first offset must be at or above the log end.
+  absl::StatusOr<LogAppendInfo> AppendAsFollower(absl::string_view records);
+
+  // Reads from offset: at most max_bytes (at least one whole batch when
+  // min_one_batch), never at or past max_offset_exclusive (the high watermark for
+  // consumers, the log end for followers). OFFSET_OUT_OF_RANGE outside
+  // [log_start_offset, log_end_offset].
+  absl::StatusOr<FetchDataInfo> Read(int64_t offset, uint64_t max_bytes, int64_t max_offset_exclusive,
+                                     bool min_one_batch) const;
+  // The first record with timestamp >= target at or above the log start.
+  absl::StatusOr<std::optional<TimestampOffset>> FetchOffsetByTimestamp(int64_t target) const;
+
+  // Forces a new active segment at the log end (also done by appends when due).
+  absl::Status Roll();
+  // Removes everything at and above offset; false when nothing was above it.
+  absl::StatusOr<bool> TruncateTo(int64_t offset);
+  // Removes every segment and restarts the log, empty, at offset.
+  absl::Status TruncateFullyAndStartAt(int64_t offset);
+  // Advances the log start (DeleteRecords, remote tier); whole segments below it go.
+  absl::Status MaybeIncrementLogStartOffset(int64_t new_log_start_offset);
+  // Retention: deletes the oldest segments past retention.ms or retention.bytes, only
+  // below the high watermark and never the active segment. Returns how many.
+  absl::StatusOr<int> DeleteOldSegments();
+  // Makes everything below offset durable and moves the recovery point there.
+  absl::Status Flush(int64_t offset);
+  absl::Status FlushAll() { return Flush(log_end_offset()); }
+  void UpdateHighWatermark(int64_t offset);
+  // Clean shutdown: flushes, trims indexes, snapshots producer state.
+  absl::Status Close();
+  // Drops the files after the dir failed, writing nothing.
+  void CloseAfterDirFailure();
+  void set_transfer_failure_handler(std::shared_ptr<TransferFailureHandler> handler);
+
+  const std::string& dir() const { return options_.dir; }
+  const TopicPartition& topic_partition() const { return topic_partition_; }
+  std::string log_dir() const;
+  int64_t log_start_offset() const;
+  int64_t log_end_offset() const;
+  int64_t recovery_point() const;
+  int64_t high_watermark() const;
+  int64_t size_in_bytes() const;
+  int segment_count() const;
+  std::vector<int64_t> segment_base_offsets() const;
+  const LoadStats& load_stats() const { return load_stats_; }
+  LeaderEpochCache& leader_epoch_cache() { return *leader_epoch_cache_; }
+  // REQUIRES: no concurrent append (tests, tools).
+  const ProducerStateManager& producer_state() const { return *producer_state_; }
+  bool offline() const;
+  const LogConfig& config() const { return options_.config; }
+
+ private:
+  friend class LogLoader;
+  explicit Log(const LogOptions& options);
+
+  absl::Status CheckOnline() const;
+  // Reports I/O errors to the failure channel; returns status unchanged.
+  absl::Status Io(absl::Status status) const;
+  absl::StatusOr<LogAppendInfo> AppendLocked(absl::string_view records, const std::vector<RecordBatchHeader>& headers,
+                                             std::optional<int32_t> leader_epoch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status MaybeRollLocked(uint64_t bytes, const RecordBatchHeader& first, int64_t last_offset)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status RollLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status DeleteSegmentLocked(std::map<int64_t, std::unique_ptr<LogSegment>>::iterator it)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status TruncateFullyLocked(int64_t offset) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status ReloadProducerStateLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  LogSegment& active_segment() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return *segments_.rbegin()->second; }
+  void CheckInvariantsLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+
+  const LogOptions options_;
+  TopicPartition topic_partition_;
+  const std::atomic<bool>* dir_offline_ = nullptr;
+  LoadStats load_stats_;
+  std::unique_ptr<LeaderEpochCache> leader_epoch_cache_;
+
+  mutable absl::Mutex mu_;
+  std::map<int64_t, std::unique_ptr<LogSegment>> segments_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<ProducerStateManager> producer_state_ ABSL_GUARDED_BY(mu_);
+  int64_t log_start_offset_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t log_end_offset_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t recovery_point_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t high_watermark_ ABSL_GUARDED_BY(mu_) = 0;
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  std::shared_ptr<TransferFailureHandler> transfer_failure_handler_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace strata::storage

@@ -1,0 +1,344 @@
+#include "storage/log_manager.h"
+
+#include "base/logging.h"
+
+#include <random>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "base/check.h"
+#include "base/status_macros.h"
+#include "storage/checkpoint_file.h"
+#include "storage/errc.h"
+
+namespace strata::storage {
+namespace {
+
+std::string RandomId() {
+  std::random_device rd;
+  std::string bytes(16, '\0');
+  for (char& c : bytes) c = static_cast<char>(rd());
+  std::string id;
+  absl::WebSafeBase64Escape(bytes, &id);
+  return id;
+}
+
+}  // namespace
+
+absl::StatusOr<MetaProperties> MetaProperties::Parse(absl::string_view text, absl::string_view file) {
+  std::map<std::string, std::string> props;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    line = absl::StripAsciiWhitespace(line);
+    if (line.empty() || line.front() == '#') continue;
+    size_t eq = line.find('=');
+    if (eq == absl::string_view::npos) {
+      return MakeError(Errc::kInvalidConfig, absl::StrCat(file, ": line '", line, "' is not key=value"));
+    }
+    props[std::string(line.substr(0, eq))] = std::string(line.substr(eq + 1));
+  }
+  if (props["version"] != "1") {
+    return MakeError(Errc::kInvalidConfig, absl::StrCat(file, ": version '", props["version"], "' is not 1"));
+  }
+  MetaProperties meta;
+  meta.cluster_id = props["cluster.id"];
+  meta.directory_id = props["directory.id"];
+  if (!absl::SimpleAtoi(props["node.id"], &meta.node_id)) {
+    return MakeError(Errc::kInvalidConfig, absl::StrCat(file, ": node.id '", props["node.id"], "' is not a number"));
+  }
+  if (meta.directory_id.empty()) return MakeError(Errc::kInvalidConfig, absl::StrCat(file, ": no directory.id"));
+  return meta;
+}
+
+std::string MetaProperties::Format() const {
+  return absl::StrCat("#\n# Written by Strata; do not edit.\ncluster.id=", cluster_id, "\ndirectory.id=", directory_id,
+                      "\nnode.id=", node_id, "\nversion=1\n");
+}
+
+absl::StatusOr<std::unique_ptr<LogManager>> LogManager::Open(const LogManagerOptions& options) {
+  ABSL_CHECK(options.scheduler != nullptr);
+  if (options.log_dirs.empty()) return MakeError(Errc::kInvalidConfig, "log.dirs is empty");
+  std::unique_ptr<LogManager> manager(new LogManager(options));
+  for (const auto& dir : options.log_dirs) manager->failure_channel_.RegisterDir(dir);
+  LogManager* raw = manager.get();
+  manager->failure_channel_.AddListener([raw](const std::string& dir, const absl::Status&) { raw->OnDirOffline(dir); });
+  std::map<std::string, std::string> directory_ids;  // id -> dir
+  for (const auto& dir : options.log_dirs) {
+    absl::Status s = manager->OpenDir(dir, directory_ids);
+    if (s.ok()) continue;
+    if (ErrcOf(s) == Errc::kInvalidConfig) return s;  // a misconfiguration, not a disk failure
+    manager->failure_channel_.MaybeAddOfflineLogDir(dir, s);
+  }
+  if (manager->online_dirs().empty()) {
+    return MakeError(Errc::kStorageError, "every log dir is offline; nothing can be served");
+  }
+  return manager;
+}
+
+LogManager::~LogManager() {
+  absl::MutexLock lock(&mu_);
+  logs_.clear();
+}
+
+absl::Status LogManager::OpenDir(const std::string& dir, std::map<std::string, std::string>& directory_ids) {
+  FileOps& ops = *options_.ops;
+  STRATA_RETURN_IF_ERROR(ops.CreateDir(dir));
+  std::string meta_path = JoinPath(dir, kMetaPropertiesFile);
+  STRATA_ASSIGN_OR_RETURN(bool has_meta, ops.Exists(meta_path));
+  MetaProperties meta;
+  if (has_meta) {
+    STRATA_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(ops, meta_path));
+    STRATA_ASSIGN_OR_RETURN(meta, MetaProperties::Parse(text, meta_path));
+    if (!options_.cluster_id.empty() && meta.cluster_id != options_.cluster_id) {
+      return MakeError(Errc::kInvalidConfig, absl::StrCat(meta_path, " has cluster.id ", meta.cluster_id,
+                                                          " but this node is configured for ", options_.cluster_id));
+    }
+    if (meta.node_id != options_.node_id) {
+      return MakeError(Errc::kInvalidConfig, absl::StrCat(meta_path, " has node.id ", meta.node_id,
+                                                          " but this node is configured as ", options_.node_id));
+    }
+  } else {
+    meta = MetaProperties{options_.cluster_id, options_.node_id, RandomId()};
+    STRATA_RETURN_IF_ERROR(WriteFileAtomically(ops, meta_path, meta.Format()));
+  }
+  if (auto [it, inserted] = directory_ids.emplace(meta.directory_id, dir); !inserted) {
+    return MakeError(Errc::kInvalidConfig, absl::StrCat(dir, " and ", it->second, " have the same directory.id ",
+                                                        meta.directory_id));
+  }
+
+  std::string marker = JoinPath(dir, kCleanShutdownFile);
+  STRATA_ASSIGN_OR_RETURN(bool clean, ops.Exists(marker));
+  auto read_checkpoint = [&](absl::string_view name) -> absl::StatusOr<OffsetCheckpoint> {
+    auto checkpoint = ReadOffsetCheckpoint(ops, JoinPath(dir, name));
+    if (checkpoint.ok() || ErrcOf(checkpoint.status()) != Errc::kInvalidCheckpoint) return checkpoint;
+    // A garbled checkpoint only costs time: offsets fall back to 0 and the logs of
+    // this dir are recovered in full.
+    spdlog::warn("{}; using no checkpoint, every log of {} is recovered", checkpoint.status().message(), dir);
+    clean = false;
+    return OffsetCheckpoint();
+  };
+  STRATA_ASSIGN_OR_RETURN(OffsetCheckpoint recovery_points, read_checkpoint(kRecoveryPointCheckpointFile));
+  STRATA_ASSIGN_OR_RETURN(OffsetCheckpoint log_starts, read_checkpoint(kLogStartOffsetCheckpointFile));
+  STRATA_ASSIGN_OR_RETURN(OffsetCheckpoint high_watermarks, read_checkpoint(kReplicationOffsetCheckpointFile));
+
+  STRATA_ASSIGN_OR_RETURN(auto names, ops.ListDir(dir));
+  std::map<TopicPartition, std::unique_ptr<Log>> loaded;
+  for (const auto& name : names) {
+    std::string path = JoinPath(dir, name);
+    STRATA_ASSIGN_OR_RETURN(bool is_dir, ops.IsDirectory(path));
+    if (!is_dir) continue;
+    if (absl::EndsWith(name, kDeleteDirSuffix)) {
+      STRATA_RETURN_IF_ERROR(RemoveRecursively(ops, path));
+      continue;
+    }
+    auto tp = ParsePartitionDirName(name);
+    if (!tp) {
+      spdlog::warn("{}: ignoring directory {}, not named <topic>-<partition>", dir, name);
+      continue;
+    }
+    LogOptions lo;
+    lo.ops = options_.ops;
+    lo.dir = path;
+    lo.config = options_.default_config;
+    lo.clock = options_.clock;
+    lo.scheduler = options_.scheduler;
+    lo.failure_channel = &failure_channel_;
+    lo.had_clean_shutdown = clean;
+    auto lookup = [&](const OffsetCheckpoint& c) { auto it = c.find(*tp); return it == c.end() ? 0 : it->second; };
+    lo.recovery_point = lookup(recovery_points);
+    lo.log_start_offset = lookup(log_starts);
+    lo.high_watermark = lookup(high_watermarks);
+    STRATA_ASSIGN_OR_RETURN(auto log, Log::Open(lo));
+    loaded.emplace(*tp, std::move(log));
+  }
+  if (clean) STRATA_RETURN_IF_ERROR(ops.Remove(marker));
+  else {
+    STRATA_ASSIGN_OR_RETURN(bool marker_exists, ops.Exists(marker));
+    if (marker_exists) STRATA_RETURN_IF_ERROR(ops.Remove(marker));
+  }
+
+  absl::MutexLock lock(&mu_);
+  for (auto& [tp, log] : loaded) {
+    if (dir_of_.count(tp)) {
+      return MakeError(Errc::kInvalidConfig,
+                       absl::StrCat("partition ", tp.DirName(), " is in both ", dir_of_[tp], " and ", dir));
+    }
+    dir_of_[tp] = dir;
+    logs_[tp] = std::move(log);
+  }
+  directory_ids_[dir] = meta.directory_id;
+  return absl::OkStatus();
+}
+
+void LogManager::OnDirOffline(const std::string& dir) {
+  // Runs on the thread that hit the error, possibly inside a Log's lock: the logs
+  // already refuse work (their dir flag is set); closing them is left to the scheduler.
+  auto scheduled = options_.scheduler->Schedule(absl::StrCat("close-logs-of-offline-dir ", dir),
+                                                std::chrono::milliseconds(0), [this, dir] {
+    absl::MutexLock lock(&mu_);
+    for (auto& [tp, log] : logs_) {
+      if (dir_of_[tp] == dir) log->CloseAfterDirFailure();
+    }
+  });
+  if (!scheduled.ok()) spdlog::error("could not schedule closing the logs of {}: {}", dir, scheduled.status().message());
+}
+
+absl::StatusOr<Log*> LogManager::GetOrCreateLog(const TopicPartition& tp, const std::optional<LogConfig>& config) {
+  absl::MutexLock lock(&mu_);
+  if (shut_down_) return MakeError(Errc::kStorageError, "log manager is shut down");
+  if (auto it = logs_.find(tp); it != logs_.end()) return it->second.get();
+  std::string chosen;
+  size_t fewest = SIZE_MAX;
+  for (const auto& dir : options_.log_dirs) {
+    if (failure_channel_.IsOffline(dir)) continue;
+    size_t count = 0;
+    for (const auto& [other, d] : dir_of_) count += d == dir;
+    if (count < fewest) {
+      fewest = count;
+      chosen = dir;
+    }
+  }
+  if (chosen.empty()) return MakeError(Errc::kLogDirOffline, "no online log dir to place " + tp.DirName());
+  LogOptions lo;
+  lo.ops = options_.ops;
+  lo.dir = JoinPath(chosen, tp.DirName());
+  lo.config = config.value_or(options_.default_config);
+  lo.clock = options_.clock;
+  lo.scheduler = options_.scheduler;
+  lo.failure_channel = &failure_channel_;
+  lo.had_clean_shutdown = true;  // a new, empty log
+  STRATA_ASSIGN_OR_RETURN(auto log, Log::Open(lo));
+  Log* raw = log.get();
+  logs_[tp] = std::move(log);
+  dir_of_[tp] = chosen;
+  return raw;
+}
+
+Log* LogManager::GetLog(const TopicPartition& tp) const {
+  absl::MutexLock lock(&mu_);
+  auto it = logs_.find(tp);
+  return it == logs_.end() ? nullptr : it->second.get();
+}
+
+std::vector<TopicPartition> LogManager::partitions() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<TopicPartition> out;
+  for (const auto& [tp, log] : logs_) out.push_back(tp);
+  return out;
+}
+
+std::string LogManager::dir_of(const TopicPartition& tp) const {
+  absl::MutexLock lock(&mu_);
+  auto it = dir_of_.find(tp);
+  return it == dir_of_.end() ? "" : it->second;
+}
+
+absl::Status LogManager::DeleteLog(const TopicPartition& tp) {
+  absl::MutexLock lock(&mu_);
+  auto it = logs_.find(tp);
+  if (it == logs_.end()) return absl::OkStatus();
+  std::unique_ptr<Log> log = std::move(it->second);
+  std::string dir = dir_of_[tp];
+  logs_.erase(it);
+  dir_of_.erase(tp);
+  log->CloseAfterDirFailure();  // drop handles; the files go with the directory
+  FileOps& ops = *options_.ops;
+  std::string doomed = JoinPath(dir, absl::StrCat(tp.DirName(), ".", RandomId(), kDeleteDirSuffix));
+  absl::Status renamed = ops.Rename(log->dir(), doomed);
+  if (!renamed.ok()) {
+    failure_channel_.MaybeAddOfflineLogDir(dir, renamed);
+    return renamed;
+  }
+  auto scheduled = options_.scheduler->Schedule(absl::StrCat("delete-partition-dir ", doomed), std::chrono::milliseconds(
+      options_.default_config.file_delete_delay_ms), [&ops, doomed] { (void)RemoveRecursively(ops, doomed); });
+  if (!scheduled.ok()) return RemoveRecursively(ops, doomed);
+  return absl::OkStatus();
+}
+
+absl::Status LogManager::CheckpointDir(const std::string& dir) {
+  OffsetCheckpoint recovery_points, log_starts, high_watermarks;
+  for (const auto& [tp, log] : logs_) {
+    if (dir_of_.at(tp) != dir) continue;
+    recovery_points[tp] = log->recovery_point();
+    log_starts[tp] = log->log_start_offset();
+    high_watermarks[tp] = log->high_watermark();
+  }
+  FileOps& ops = *options_.ops;
+  STRATA_RETURN_IF_ERROR(WriteOffsetCheckpoint(ops, JoinPath(dir, kRecoveryPointCheckpointFile), recovery_points));
+  STRATA_RETURN_IF_ERROR(WriteOffsetCheckpoint(ops, JoinPath(dir, kLogStartOffsetCheckpointFile), log_starts));
+  return WriteOffsetCheckpoint(ops, JoinPath(dir, kReplicationOffsetCheckpointFile), high_watermarks);
+}
+
+absl::Status LogManager::CheckpointAll() {
+  absl::ReaderMutexLock lock(&mu_);
+  absl::Status first;
+  for (const auto& dir : options_.log_dirs) {
+    if (failure_channel_.IsOffline(dir)) continue;
+    absl::Status s = CheckpointDir(dir);
+    if (!s.ok()) {
+      failure_channel_.MaybeAddOfflineLogDir(dir, s);
+      first.Update(s);
+    }
+  }
+  return first;
+}
+
+absl::StatusOr<int> LogManager::DeleteOldSegments() {
+  absl::ReaderMutexLock lock(&mu_);
+  int deleted = 0;
+  for (const auto& [tp, log] : logs_) {
+    if (log->offline()) continue;
+    auto n = log->DeleteOldSegments();
+    if (n.ok()) deleted += *n;
+  }
+  return deleted;
+}
+
+absl::Status LogManager::FlushAll() {
+  absl::ReaderMutexLock lock(&mu_);
+  absl::Status first;
+  for (const auto& [tp, log] : logs_) {
+    if (!log->offline()) first.Update(log->FlushAll());
+  }
+  return first;
+}
+
+absl::Status LogManager::Shutdown() {
+  absl::MutexLock lock(&mu_);
+  if (shut_down_) return absl::OkStatus();
+  shut_down_ = true;
+  absl::Status first;
+  for (const auto& dir : options_.log_dirs) {
+    if (failure_channel_.IsOffline(dir)) continue;
+    absl::Status s;
+    for (auto& [tp, log] : logs_) {
+      if (dir_of_[tp] == dir) s.Update(log->Close());
+    }
+    s.Update(CheckpointDir(dir));
+    if (s.ok()) s = WriteFileAtomically(*options_.ops, JoinPath(dir, kCleanShutdownFile), "");
+    if (!s.ok()) {
+      spdlog::error("unclean shutdown of log dir {}: {}", dir, s.message());
+      first.Update(s);
+    }
+  }
+  return first;
+}
+
+std::vector<std::string> LogManager::online_dirs() const {
+  std::vector<std::string> out;
+  for (const auto& dir : options_.log_dirs) {
+    if (!failure_channel_.IsOffline(dir)) out.push_back(dir);
+  }
+  return out;
+}
+
+std::string LogManager::directory_id(const std::string& dir) const {
+  absl::MutexLock lock(&mu_);
+  auto it = directory_ids_.find(dir);
+  return it == directory_ids_.end() ? "" : it->second;
+}
+
+}  // namespace strata::storage

@@ -1,0 +1,94 @@
+#pragma once
+// LogManager: the logs of one broker across its log.dirs. At start it checks each
+// dir's meta.properties (cluster id, node id, directory id), reads the dir's
+// checkpoints and clean-shutdown marker and loads every partition (recovery as
+// LogLoader says). New partitions go to the online dir holding the fewest. A dir that
+// cannot be used at start, or that reports an I/O error later, goes offline through
+// the LogDirFailureChannel: its logs are closed on the scheduler and later operations
+// on them fail with LOG_DIR_OFFLINE without touching the disk. Shutdown() flushes,
+// writes the checkpoints and the clean-shutdown marker of each online dir.
+// Thread-safe.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "storage/clock.h"
+#include "storage/file_names.h"
+#include "storage/file_ops.h"
+#include "storage/log.h"
+#include "storage/log_config.h"
+#include "storage/log_dir_failure_channel.h"
+#include "storage/scheduler.h"
+
+namespace strata::storage {
+
+struct LogManagerOptions {
+  std::vector<std::string> log_dirs;
+  std::string cluster_id;  // must match meta.properties when that exists
+  int32_t node_id = 0;
+  LogConfig default_config;
+  FileOps* ops = FileOps::Default();
+  Clock* clock = Clock::System();
+  Scheduler* scheduler = nullptr;  // required
+};
+
+// meta.properties of a log dir (Kafka's v1 layout).
+struct MetaProperties {
+  std::string cluster_id;
+  int32_t node_id = -1;
+  std::string directory_id;
+  static absl::StatusOr<MetaProperties> Parse(absl::string_view text, absl::string_view file);
+  std::string Format() const;
+};
+
+class LogManager {
+ public:
+  static absl::StatusOr<std::unique_ptr<LogManager>> Open(const LogManagerOptions& options);
+  ~LogManager();
+
+  // The log of tp, created in the emptiest online dir when absent.
+  absl::StatusOr<Log*> GetOrCreateLog(const TopicPartition& tp, const std::optional<LogConfig>& config = std::nullopt);
+  // nullptr when absent.
+  Log* GetLog(const TopicPartition& tp) const;
+  std::vector<TopicPartition> partitions() const;
+  // Removes the partition: its dir is renamed <tp>.<id>-delete and removed later.
+  absl::Status DeleteLog(const TopicPartition& tp);
+
+  // Writes the recovery-point, log-start-offset and replication-offset checkpoints
+  // of every online dir.
+  absl::Status CheckpointAll();
+  // Retention on every online log; returns segments deleted.
+  absl::StatusOr<int> DeleteOldSegments();
+  absl::Status FlushAll();
+  // Clean shutdown. The manager serves nothing afterwards.
+  absl::Status Shutdown();
+
+  LogDirFailureChannel& failure_channel() { return failure_channel_; }
+  std::vector<std::string> online_dirs() const;
+  std::string directory_id(const std::string& dir) const;
+  // The dir holding tp's log ("" when absent).
+  std::string dir_of(const TopicPartition& tp) const;
+
+ private:
+  explicit LogManager(const LogManagerOptions& options) : options_(options) {}
+  absl::Status OpenDir(const std::string& dir, std::map<std::string, std::string>& directory_ids);
+  absl::Status CheckpointDir(const std::string& dir) ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  void OnDirOffline(const std::string& dir);
+
+  const LogManagerOptions options_;
+  LogDirFailureChannel failure_channel_;
+  mutable absl::Mutex mu_;
+  std::map<TopicPartition, std::unique_ptr<Log>> logs_ ABSL_GUARDED_BY(mu_);
+  std::map<TopicPartition, std::string> dir_of_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::string> directory_ids_ ABSL_GUARDED_BY(mu_);
+  bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace strata::storage

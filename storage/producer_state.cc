@@ -1,0 +1,200 @@
+#include "storage/producer_state.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "base/check.h"
+#include "base/status_macros.h"
+#include "storage/bytes.h"
+#include "storage/crc32c.h"
+#include "storage/errc.h"
+#include "storage/file_names.h"
+
+namespace strata::storage {
+namespace {
+
+constexpr uint16_t kSnapshotVersion = 1;
+constexpr size_t kEntryBytes = 8 + 2 + 4 + 4 + 8 + 4 + 8;
+
+bool InSequence(int32_t last, int32_t next) {
+  return next == (last == INT32_MAX ? 0 : last + 1);
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<ProducerBatch>> ProducerStateManager::CheckProducedBatch(
+    const RecordBatchHeader& header) const {
+  if (!header.has_producer_id()) return std::optional<ProducerBatch>();
+  auto it = producers_.find(header.producer_id);
+  if (it == producers_.end()) {
+    // Unknown producer (new, or its state expired with the log): any sequence starts it.
+    return std::optional<ProducerBatch>();
+  }
+  const ProducerStateEntry& entry = it->second;
+  if (header.producer_epoch < entry.producer_epoch) {
+    return MakeError(Errc::kInvalidProducerEpoch,
+                     absl::StrCat("producer ", header.producer_id, " epoch ", header.producer_epoch,
+                                  " is older than the current epoch ", entry.producer_epoch));
+  }
+  if (header.producer_epoch > entry.producer_epoch) {
+    if (header.base_sequence != 0) {
+      return MakeError(Errc::kOutOfOrderSequence,
+                       absl::StrCat("producer ", header.producer_id, " new epoch ", header.producer_epoch,
+                                    " must start at sequence 0, got ", header.base_sequence));
+    }
+    return std::optional<ProducerBatch>();
+  }
+  for (const ProducerBatch& b : entry.batches) {
+    if (b.first_sequence == header.base_sequence && b.last_sequence == header.last_sequence()) {
+      return std::optional<ProducerBatch>(b);
+    }
+  }
+  if (entry.batches.empty()) return std::optional<ProducerBatch>();
+  int32_t last = entry.batches.back().last_sequence;
+  if (!InSequence(last, header.base_sequence)) {
+    return MakeError(Errc::kOutOfOrderSequence,
+                     absl::StrCat("producer ", header.producer_id, " epoch ", header.producer_epoch, " sent sequence ",
+                                  header.base_sequence, " after ", last));
+  }
+  return std::optional<ProducerBatch>();
+}
+
+void ProducerStateManager::Update(const RecordBatchHeader& header) {
+  ABSL_CHECK_GE(header.next_offset(), map_end_offset_);
+  map_end_offset_ = header.next_offset();
+  if (!header.has_producer_id()) return;
+  ProducerStateEntry& entry = producers_[header.producer_id];
+  if (entry.producer_id == kNoProducerId || header.producer_epoch != entry.producer_epoch) {
+    entry.batches.clear();
+  }
+  entry.producer_id = header.producer_id;
+  entry.producer_epoch = header.producer_epoch;
+  entry.last_timestamp = header.max_timestamp;
+  if (header.base_sequence != kNoSequence) {
+    entry.batches.push_back(ProducerBatch{header.base_sequence, header.last_sequence(), header.last_offset(),
+                                          header.last_offset_delta, header.max_timestamp});
+    while (entry.batches.size() > kMaxCachedBatches) entry.batches.pop_front();
+  }
+}
+
+std::optional<ProducerStateEntry> ProducerStateManager::Find(int64_t producer_id) const {
+  auto it = producers_.find(producer_id);
+  if (it == producers_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::string ProducerStateManager::EncodeSnapshot(const std::map<int64_t, ProducerStateEntry>& producers) {
+  std::string body;
+  AppendBigEndian(&body, static_cast<int32_t>(producers.size()));
+  for (const auto& [id, entry] : producers) {
+    ProducerBatch last = entry.batches.empty() ? ProducerBatch{} : entry.batches.back();
+    AppendBigEndian(&body, id);
+    AppendBigEndian(&body, entry.producer_epoch);
+    AppendBigEndian(&body, last.first_sequence);
+    AppendBigEndian(&body, last.last_sequence);
+    AppendBigEndian(&body, last.last_offset);
+    AppendBigEndian(&body, last.offset_delta);
+    AppendBigEndian(&body, entry.last_timestamp);
+  }
+  std::string out;
+  AppendBigEndian(&out, kSnapshotVersion);
+  AppendBigEndian(&out, Crc32c(body.data(), body.size()));
+  out.append(body);
+  return out;
+}
+
+absl::StatusOr<std::map<int64_t, ProducerStateEntry>> ProducerStateManager::DecodeSnapshot(absl::string_view data,
+                                                                                         absl::string_view where) {
+  auto bad = [&](absl::string_view what) {
+    return MakeError(Errc::kCorruptMessage, absl::StrCat("producer snapshot ", where, ": ", what));
+  };
+  if (data.size() < 10) return bad(absl::StrCat("only ", data.size(), " bytes"));
+  uint16_t version = LoadBigEndian<uint16_t>(data.data());
+  if (version != kSnapshotVersion) return bad(absl::StrCat("unsupported version ", version));
+  uint32_t stored = LoadBigEndian<uint32_t>(data.data() + 2);
+  absl::string_view body = data.substr(6);
+  uint32_t computed = Crc32c(body.data(), body.size());
+  if (stored != computed) {
+    return bad(absl::StrCat("CRC mismatch, stored 0x", absl::Hex(stored), " computed 0x", absl::Hex(computed)));
+  }
+  int32_t count = LoadBigEndian<int32_t>(body.data());
+  if (count < 0 || body.size() != 4 + static_cast<size_t>(count) * kEntryBytes) {
+    return bad(absl::StrCat("count ", count, " does not match ", body.size(), " bytes"));
+  }
+  std::map<int64_t, ProducerStateEntry> producers;
+  const char* p = body.data() + 4;
+  for (int32_t i = 0; i < count; ++i, p += kEntryBytes) {
+    ProducerStateEntry entry;
+    entry.producer_id = LoadBigEndian<int64_t>(p);
+    entry.producer_epoch = LoadBigEndian<int16_t>(p + 8);
+    ProducerBatch b;
+    b.first_sequence = LoadBigEndian<int32_t>(p + 10);
+    b.last_sequence = LoadBigEndian<int32_t>(p + 14);
+    b.last_offset = LoadBigEndian<int64_t>(p + 18);
+    b.offset_delta = LoadBigEndian<int32_t>(p + 26);
+    entry.last_timestamp = LoadBigEndian<int64_t>(p + 30);
+    b.timestamp = entry.last_timestamp;
+    if (b.first_sequence != kNoSequence) entry.batches.push_back(b);
+    producers[entry.producer_id] = std::move(entry);
+  }
+  return producers;
+}
+
+absl::Status ProducerStateManager::TakeSnapshot() {
+  std::string path = SegmentFileName(dir_, map_end_offset_, kSnapshotSuffix);
+  return WriteFileAtomically(ops_, path, EncodeSnapshot(producers_));
+}
+
+absl::StatusOr<std::vector<int64_t>> ProducerStateManager::ListSnapshots() const {
+  STRATA_ASSIGN_OR_RETURN(auto names, ops_.ListDir(dir_));
+  std::vector<int64_t> offsets;
+  for (const auto& name : names) {
+    auto parsed = ParseSegmentFileName(name);
+    if (parsed && parsed->kind == kSnapshotSuffix && parsed->state.empty()) offsets.push_back(parsed->offset);
+  }
+  std::sort(offsets.begin(), offsets.end());
+  return offsets;
+}
+
+absl::StatusOr<std::optional<int64_t>> ProducerStateManager::LoadNewestSnapshotAtOrBelow(int64_t max_offset,
+                                                                          int64_t log_start_offset) {
+  STRATA_ASSIGN_OR_RETURN(auto offsets, ListSnapshots());
+  producers_.clear();
+  map_end_offset_ = log_start_offset;
+  for (auto it = offsets.rbegin(); it != offsets.rend(); ++it) {
+    std::string path = SegmentFileName(dir_, *it, kSnapshotSuffix);
+    if (*it > max_offset || *it < log_start_offset) {
+      STRATA_RETURN_IF_ERROR(ops_.Remove(path));
+      continue;
+    }
+    STRATA_ASSIGN_OR_RETURN(std::string data, ReadWholeFile(ops_, path));
+    auto decoded = DecodeSnapshot(data, path);
+    if (!decoded.ok()) {
+      // A damaged snapshot is only a cache of the log: drop it and use an older one.
+      STRATA_RETURN_IF_ERROR(ops_.Remove(path));
+      continue;
+    }
+    producers_ = std::move(*decoded);
+    map_end_offset_ = *it;
+    return std::optional<int64_t>(*it);
+  }
+  return std::optional<int64_t>();
+}
+
+absl::Status ProducerStateManager::DeleteSnapshotsBelow(int64_t offset) {
+  STRATA_ASSIGN_OR_RETURN(auto offsets, ListSnapshots());
+  for (int64_t o : offsets) {
+    if (o < offset) STRATA_RETURN_IF_ERROR(ops_.Remove(SegmentFileName(dir_, o, kSnapshotSuffix)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ProducerStateManager::TruncateFullyAndStartAt(int64_t offset) {
+  STRATA_ASSIGN_OR_RETURN(auto offsets, ListSnapshots());
+  for (int64_t o : offsets) STRATA_RETURN_IF_ERROR(ops_.Remove(SegmentFileName(dir_, o, kSnapshotSuffix)));
+  producers_.clear();
+  map_end_offset_ = offset;
+  return absl::OkStatus();
+}
+
+}  // namespace strata::storage
