@@ -81,18 +81,23 @@ class FaultFile final : public File {
 // unmapping writes it back without syncing (the page cache would keep it).
 class FaultRegion final : public MappedRegion {
  public:
-  FaultRegion(FaultFile* file, std::string data) : file_(file), data_(std::move(data)) {}
-  ~FaultRegion() override { (void)file_->Write(0, data_); }
+  FaultRegion(FaultFile* file, std::string data) : file_(file), data_(data), on_disk_(std::move(data)) {}
+  ~FaultRegion() override {
+    if (data_ != on_disk_) (void)file_->Write(0, data_);
+  }
   char* data() override { return data_.data(); }
   size_t size() const override { return data_.size(); }
   absl::Status Sync() override {
-    STRATA_RETURN_IF_ERROR(file_->Write(0, data_));
-    return file_->Sync();
+    if (data_ != on_disk_) STRATA_RETURN_IF_ERROR(file_->Write(0, data_));
+    STRATA_RETURN_IF_ERROR(file_->Sync());
+    on_disk_ = data_;
+    return absl::OkStatus();
   }
 
  private:
   FaultFile* file_;  // the region never outlives its file (the index owns both)
   std::string data_;
+  std::string on_disk_;  // what the file holds: pages equal to it are not dirty
 };
 
 absl::StatusOr<std::unique_ptr<MappedRegion>> FaultFile::Map(size_t size) {

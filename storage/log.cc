@@ -233,8 +233,8 @@ absl::Status Log::RollLocked() {
 absl::Status Log::DeleteSegmentLocked(std::map<int64_t, std::unique_ptr<LogSegment>>::iterator it) {
   std::shared_ptr<LogSegment> segment(std::move(it->second));
   segments_.erase(it);
-  STRATA_RETURN_IF_ERROR(segment->Close());
   STRATA_RETURN_IF_ERROR(segment->ChangeSuffix(std::string(kDeletedSuffix)));
+  segment->Abandon();  // open slices keep the .log readable until they finish
   if (options_.scheduler == nullptr) return segment->DeleteFiles();
   LogDirFailureChannel* channel = options_.failure_channel;
   std::string dir = log_dir();

@@ -136,11 +136,13 @@ absl::Status LogLoader::Load(Log& log) {
       if (scan.invalid_bytes > 0) {
         // Where the valid data ends, as an offset: the last valid batch's next offset.
         int64_t end_offset = base;
-        STRATA_RETURN_IF_ERROR(segment->ScanHeaders(0, [&](const BatchLocation& b) {
-          if (b.position >= scan.valid_bytes) return false;
-          end_offset = b.header.next_offset();
-          return true;
-        }));
+        STRATA_RETURN_IF_ERROR(segment->ScanHeaders(
+            0,
+            [&](const BatchLocation& b) {
+              end_offset = b.header.next_offset();
+              return true;
+            },
+            scan.valid_bytes));
         if (end_offset < recovery_point) {
           return MakeError(Errc::kInconsistentLog,
                            absl::StrCat("segment ", segment->log_path(), " has ", scan.invalid_bytes,
@@ -159,26 +161,42 @@ absl::Status LogLoader::Load(Log& log) {
     std::vector<EpochEntry> epochs_seen;
     auto it = log.segments_.upper_bound(recovery_point);
     if (it != log.segments_.begin()) --it;
+    std::optional<int64_t> previous_end;  // next offset after the last recovered segment
+    auto drop_from = [&](auto from) -> absl::Status {
+      while (from != log.segments_.end()) {
+        stats.bytes_truncated += from->second->size();
+        from->second->Abandon();
+        STRATA_RETURN_IF_ERROR(from->second->DeleteFiles());
+        from = log.segments_.erase(from);
+      }
+      return absl::OkStatus();
+    };
     while (it != log.segments_.end()) {
       LogSegment& segment = *it->second;
+      if (previous_end && *previous_end >= recovery_point && segment.base_offset() != *previous_end) {
+        // The tail of the segment before was lost: a later segment would leave a hole.
+        spdlog::warn("{}: segment {} does not start where the recovered log ends ({}); removing it and later ones",
+                     dir, segment.base_offset(), *previous_end);
+        STRATA_RETURN_IF_ERROR(drop_from(it));
+        break;
+      }
+      int64_t end = segment.base_offset();
       STRATA_ASSIGN_OR_RETURN(ScanResult scan, segment.Recover([&](const RecordBatchHeader& h, absl::string_view) {
+        end = h.next_offset();
         if (h.partition_leader_epoch >= 0 &&
             (epochs_seen.empty() || h.partition_leader_epoch > epochs_seen.back().epoch)) {
           epochs_seen.push_back({h.partition_leader_epoch, h.base_offset});
         }
-      }));
+      }, recovery_point));
       ++stats.segments_recovered;
+      previous_end = end;
       ++it;
       if (scan.invalid_bytes > 0) {
         spdlog::warn("{}: truncated {} invalid bytes at position {} of segment {}: {}", dir, scan.invalid_bytes,
                      scan.valid_bytes, segment.base_offset(), scan.first_problem.message());
         stats.bytes_truncated += scan.invalid_bytes;
-        while (it != log.segments_.end()) {
-          stats.bytes_truncated += it->second->size();
-          it->second->Abandon();
-          STRATA_RETURN_IF_ERROR(it->second->DeleteFiles());
-          it = log.segments_.erase(it);
-        }
+        STRATA_RETURN_IF_ERROR(drop_from(it));
+        break;
       }
     }
     STRATA_RETURN_IF_ERROR(log.leader_epoch_cache_->Assign(epochs_seen));

@@ -149,9 +149,10 @@ absl::StatusOr<int64_t> LogSegment::ReadNextOffset() const {
   }
 }
 
-absl::Status LogSegment::ScanHeaders(uint64_t position, const std::function<bool(const BatchLocation&)>& fn) const {
+absl::Status LogSegment::ScanHeaders(uint64_t position, const std::function<bool(const BatchLocation&)>& fn,
+                                     std::optional<uint64_t> end) const {
   while (true) {
-    STRATA_ASSIGN_OR_RETURN(auto location, ReadBatchHeaderAt(position, size_));
+    STRATA_ASSIGN_OR_RETURN(auto location, ReadBatchHeaderAt(position, end.value_or(size_)));
     if (!location || !fn(*location)) return absl::OkStatus();
     position += location->header.size_in_bytes();
   }
@@ -187,7 +188,8 @@ absl::StatusOr<std::optional<TimestampOffset>> LogSegment::FindOffsetByTimestamp
   }
 }
 
-absl::StatusOr<ScanResult> LogSegment::ValidateAndRebuildIndexes(const BatchVisitor& visitor) {
+absl::StatusOr<ScanResult> LogSegment::ValidateAndRebuildIndexes(const BatchVisitor& visitor,
+                                                                 int64_t contiguous_from) {
   bool was_writable = offset_index_->file().writable();
   if (!was_writable) {
     STRATA_RETURN_IF_ERROR(offset_index_->file().MakeWritable(options_.max_index_bytes));
@@ -222,6 +224,11 @@ absl::StatusOr<ScanResult> LogSegment::ValidateAndRebuildIndexes(const BatchVisi
       valid = MakeError(Errc::kCorruptMessage, absl::StrCat(where, ": batch base offset ", h.base_offset,
                                                             " is below the expected ", next_offset));
     }
+    if (valid.ok() && next_offset >= contiguous_from && h.base_offset != next_offset) {
+      valid = MakeError(Errc::kCorruptMessage, absl::StrCat(where, ": batch base offset ", h.base_offset,
+                                                            " leaves a gap after ", next_offset,
+                                                            " in the unflushed part of the log"));
+    }
     if (valid.ok() && h.last_offset() - base_offset() > int64_t{UINT32_MAX}) {
       valid = MakeError(Errc::kCorruptMessage, absl::StrCat(where, ": offset ", h.last_offset(),
                                                             " overflows the segment based at ", base_offset()));
@@ -252,8 +259,8 @@ absl::StatusOr<ScanResult> LogSegment::ValidateAndRebuildIndexes(const BatchVisi
   return result;
 }
 
-absl::StatusOr<ScanResult> LogSegment::Recover(const BatchVisitor& visitor) {
-  STRATA_ASSIGN_OR_RETURN(ScanResult result, ValidateAndRebuildIndexes(visitor));
+absl::StatusOr<ScanResult> LogSegment::Recover(const BatchVisitor& visitor, int64_t contiguous_from) {
+  STRATA_ASSIGN_OR_RETURN(ScanResult result, ValidateAndRebuildIndexes(visitor, contiguous_from));
   if (result.invalid_bytes > 0) {
     STRATA_RETURN_IF_ERROR(log_file_->Truncate(result.valid_bytes));
     size_ = result.valid_bytes;

@@ -96,15 +96,21 @@ class LogSegment {
   // timestamp and offset. For a compressed batch, the batch's max timestamp and its
   // first offset (the earliest answer that cannot skip a matching record).
   absl::StatusOr<std::optional<TimestampOffset>> FindOffsetByTimestamp(int64_t target, int64_t start_offset) const;
-  // Calls fn for each batch header from position on, until fn returns false.
-  absl::Status ScanHeaders(uint64_t position, const std::function<bool(const BatchLocation&)>& fn) const;
+  // Calls fn for each batch header in [position, end) (end: the segment's size),
+  // until fn returns false.
+  absl::Status ScanHeaders(uint64_t position, const std::function<bool(const BatchLocation&)>& fn,
+                           std::optional<uint64_t> end = std::nullopt) const;
 
   // Validates every batch from the start, rebuilding both indexes and the max
   // timestamp from the valid ones; visitor sees each. Stops at the first invalid batch
   // but changes nothing in the .log file.
-  absl::StatusOr<ScanResult> ValidateAndRebuildIndexes(const BatchVisitor& visitor);
+  // From offset contiguous_from on, each batch must start exactly where the one before
+  // ended: the CRC does not cover baseOffset, and an unflushed tail can only have
+  // been written contiguously by Log, so a gap there means a torn write.
+  absl::StatusOr<ScanResult> ValidateAndRebuildIndexes(const BatchVisitor& visitor,
+                                                       int64_t contiguous_from = INT64_MAX);
   // ValidateAndRebuildIndexes, then cuts the file at the first invalid batch.
-  absl::StatusOr<ScanResult> Recover(const BatchVisitor& visitor);
+  absl::StatusOr<ScanResult> Recover(const BatchVisitor& visitor, int64_t contiguous_from);
   // Removes every batch whose last offset is >= offset; returns bytes removed.
   absl::StatusOr<uint64_t> TruncateTo(int64_t offset);
   // Checks the indexes against the log (after an unclean shutdown or an open).
@@ -120,7 +126,8 @@ class LogSegment {
   const std::string& suffix() const { return options_.suffix; }
   // Closes files (trimming indexes). Slices already handed out stay readable.
   absl::Status Close();
-  // Drops the file handles without writing anything (offline dir, crashed process).
+  // Drops the file handles without writing anything (offline dir, crashed process,
+  // deleted segment). Only DeleteFiles() may follow.
   void Abandon();
   // Removes the files. REQUIRES: closed or abandoned.
   absl::Status DeleteFiles();

@@ -33,6 +33,7 @@ TimestampOffset TimeIndex::Lookup(int64_t target) const {
 }
 
 void TimeIndex::MaybeAppend(int64_t timestamp, int64_t offset, bool skip_full_check) {
+  if (offset < base_offset_ || timestamp == -1) return;  // nothing appended yet
   TimestampOffset last = last_entry();
   if (entries() > 0 && timestamp <= last.timestamp) return;
   if (file_->full()) {

@@ -1,0 +1,96 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "storage/errc.h"
+#include "storage/offset_index.h"
+#include "storage/time_index.h"
+#include "tests/support/temp_dir.h"
+
+namespace strata::storage {
+namespace {
+
+std::unique_ptr<OffsetIndex> OpenOffsetIndex(const std::string& path, bool writable, size_t max_bytes = 800) {
+  auto file = IndexFile::Open(*FileOps::Default(), path, OffsetIndex::kEntrySize, max_bytes, writable);
+  EXPECT_TRUE(file.ok()) << file.status();
+  return std::make_unique<OffsetIndex>(100, std::move(*file));
+}
+
+TEST(OffsetIndex, LookupFindsLargestEntryAtOrBelow) {
+  testing::TempDir dir;
+  auto index = OpenOffsetIndex(dir.Sub("00000000000000000100.index"), true);
+  for (int i = 1; i <= 10; ++i) index->Append(100 + i * 10, i * 1000);
+  EXPECT_EQ(index->Lookup(99).offset, 100);  // below the first entry: the base
+  EXPECT_EQ(index->Lookup(99).position, 0u);
+  EXPECT_EQ(index->Lookup(110).position, 1000u);
+  EXPECT_EQ(index->Lookup(125).position, 2000u);
+  EXPECT_EQ(index->Lookup(1000).position, 10000u);
+  index->TruncateTo(130);
+  EXPECT_EQ(index->entries(), 2u);
+  EXPECT_EQ(index->Lookup(1000).offset, 120);
+}
+
+TEST(OffsetIndex, PreallocatedThenTrimmedAndReopenedWithSameEntries) {
+  testing::TempDir dir;
+  std::string path = dir.Sub("00000000000000000100.index");
+  {
+    auto index = OpenOffsetIndex(path, true, 800);
+    EXPECT_EQ(std::filesystem::file_size(path), 800u);  // preallocated
+    EXPECT_EQ(index->file().max_entries(), 100u);
+    for (int i = 1; i <= 5; ++i) index->Append(100 + i, i * 64);
+    ASSERT_TRUE(index->file().MakeReadOnly().ok());
+    EXPECT_EQ(std::filesystem::file_size(path), 40u);  // trimmed on roll
+  }
+  auto reopened = OpenOffsetIndex(path, false);
+  EXPECT_EQ(reopened->entries(), 5u);
+  EXPECT_EQ(reopened->entry(4).offset, 105);
+  EXPECT_TRUE(reopened->SanityCheck(1000).ok());
+}
+
+TEST(OffsetIndex, UntrimmedPreallocatedFileCountsOnlyRealEntries) {
+  testing::TempDir dir;
+  std::string path = dir.Sub("00000000000000000100.index");
+  {
+    auto index = OpenOffsetIndex(path, true, 800);
+    index->Append(101, 64);
+    index->Append(102, 128);
+    ASSERT_TRUE(index->file().Flush().ok());
+    // No trim: what a crash leaves behind.
+  }
+  EXPECT_EQ(std::filesystem::file_size(path), 800u);
+  auto reopened = OpenOffsetIndex(path, false);
+  EXPECT_EQ(reopened->entries(), 2u);
+}
+
+TEST(OffsetIndex, SanityCheckNamesTheBadEntry) {
+  testing::TempDir dir;
+  auto index = OpenOffsetIndex(dir.Sub("00000000000000000100.index"), true);
+  index->Append(110, 100);
+  index->Append(120, 5000);
+  absl::Status s = index->SanityCheck(1000);  // position 5000 is past the log
+  EXPECT_EQ(ErrcOf(s), Errc::kInconsistentLog);
+  EXPECT_NE(s.message().find("entry 1"), absl::string_view::npos) << s;
+}
+
+TEST(TimeIndex, AppendsOnlyGrowingTimestampsAndLooksUp) {
+  testing::TempDir dir;
+  auto file = IndexFile::Open(*FileOps::Default(), dir.Sub("00000000000000000100.timeindex"), TimeIndex::kEntrySize,
+                              120, true);
+  ASSERT_TRUE(file.ok());
+  TimeIndex index(100, std::move(*file));
+  index.MaybeAppend(1000, 105);
+  index.MaybeAppend(1000, 106);  // not growing: ignored
+  index.MaybeAppend(900, 107);   // not growing: ignored
+  index.MaybeAppend(2000, 110);
+  EXPECT_EQ(index.entries(), 2u);
+  EXPECT_EQ(index.Lookup(500).offset, 100);  // nothing at or below: base offset
+  EXPECT_EQ(index.Lookup(500).timestamp, -1);
+  EXPECT_EQ(index.Lookup(1500).offset, 105);
+  EXPECT_EQ(index.Lookup(2500).offset, 110);
+  index.TruncateTo(110);
+  EXPECT_EQ(index.entries(), 1u);
+  EXPECT_TRUE(index.SanityCheck().ok());
+}
+
+}  // namespace
+}  // namespace strata::storage

@@ -1,0 +1,160 @@
+#include "storage/log_manager.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "storage/errc.h"
+#include "storage/fault_injecting_file_ops.h"
+#include "tests/storage/log_test_util.h"
+
+namespace strata::storage {
+namespace {
+
+namespace fs = std::filesystem;
+
+class LogManagerTest : public ::testing::Test {
+ protected:
+  LogManagerOptions Options() {
+    LogManagerOptions o;
+    o.log_dirs = {tmp_.Sub("d1"), tmp_.Sub("d2")};
+    o.cluster_id = "c1";
+    o.node_id = 1;
+    o.default_config.segment_bytes = 4096;
+    o.default_config.index_interval_bytes = 256;
+    o.default_config.segment_index_bytes = 1024;
+    o.ops = &ops_;
+    o.scheduler = &scheduler_;
+    return o;
+  }
+  std::unique_ptr<LogManager> Open(LogManagerOptions o) {
+    auto m = LogManager::Open(o);
+    EXPECT_TRUE(m.ok()) << m.status();
+    return m.ok() ? std::move(*m) : nullptr;
+  }
+  testing::TempDir tmp_;
+  FaultInjectingFileOps ops_;
+  Scheduler scheduler_{1};
+};
+
+TEST_F(LogManagerTest, PlacesNewPartitionsOnTheEmptiestDirAndReloadsThem) {
+  std::vector<std::string> values;
+  {
+    auto manager = Open(Options());
+    for (int p = 0; p < 4; ++p) {
+      auto log = manager->GetOrCreateLog({"t", p});
+      ASSERT_TRUE(log.ok());
+      if (p == 0) values = AppendBatches(**log, 20, 4, "v");
+    }
+    EXPECT_NE(manager->dir_of({"t", 0}), manager->dir_of({"t", 1}));
+    EXPECT_EQ(manager->dir_of({"t", 0}), manager->dir_of({"t", 2}));
+    EXPECT_NE(manager->directory_id(tmp_.Sub("d1")), manager->directory_id(tmp_.Sub("d2")));
+    ASSERT_TRUE(manager->Shutdown().ok());
+    EXPECT_TRUE(fs::exists(tmp_.Sub("d1/.kafka_cleanshutdown")));
+    EXPECT_TRUE(fs::exists(tmp_.Sub("d1/recovery-point-offset-checkpoint")));
+  }
+  auto manager = Open(Options());
+  EXPECT_EQ(manager->partitions().size(), 4u);
+  Log* log = manager->GetLog({"t", 0});
+  ASSERT_NE(log, nullptr);
+  EXPECT_EQ(log->load_stats().segments_recovered, 0);  // clean shutdown: no recovery
+  EXPECT_EQ(Values(*testing::ReadAll(*log)), values);
+  EXPECT_FALSE(fs::exists(tmp_.Sub("d1/.kafka_cleanshutdown")));  // consumed at start
+}
+
+TEST_F(LogManagerTest, MetaPropertiesMismatchIsAStartupError) {
+  ASSERT_TRUE(Open(Options())->Shutdown().ok());
+  LogManagerOptions other = Options();
+  other.node_id = 2;
+  auto m = LogManager::Open(other);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(ErrcOf(m.status()), Errc::kInvalidConfig);
+  EXPECT_NE(m.status().message().find("node.id 1"), absl::string_view::npos) << m.status();
+  other = Options();
+  other.cluster_id = "c2";
+  EXPECT_NE(LogManager::Open(other).status().message().find("cluster.id c1"), absl::string_view::npos);
+}
+
+TEST_F(LogManagerTest, IoErrorTakesTheDirOfflineOnceAndLaterCallsTouchNothing) {
+  auto manager = Open(Options());
+  Log* a = *manager->GetOrCreateLog({"a", 0});
+  Log* b = *manager->GetOrCreateLog({"b", 0});
+  std::string dir_a = manager->dir_of({"a", 0});
+  ASSERT_NE(dir_a, manager->dir_of({"b", 0}));
+  AppendBatches(*a, 5, 4, "a");
+  ASSERT_TRUE(a->FlushAll().ok());
+  ops_.AddRule({.path_substring = "/a-0/", .op = FaultOp::kWrite, .error = ENOSPC});
+  std::string batch = testing::MakeBatch(4, "x");
+  auto failed = a->AppendAsLeader(batch, 0);
+  EXPECT_EQ(ErrcOf(failed.status()), Errc::kStorageError);
+  EXPECT_EQ(ErrnoOf(failed.status()), ENOSPC);
+  EXPECT_NE(failed.status().message().find("No space left"), absl::string_view::npos) << failed.status();
+  EXPECT_TRUE(manager->failure_channel().IsOffline(dir_a));
+  EXPECT_EQ(manager->online_dirs().size(), 1u);
+  ASSERT_TRUE(scheduler_.WaitIdle(std::chrono::seconds(10)));  // logs of the dir closed
+
+  int64_t ops_before = ops_.operations();
+  batch = testing::MakeBatch(4, "y");
+  EXPECT_EQ(ErrcOf(a->AppendAsLeader(batch, 0).status()), Errc::kLogDirOffline);
+  EXPECT_EQ(ErrcOf(a->Read(0, 100, 20, true).status()), Errc::kLogDirOffline);
+  EXPECT_EQ(ErrcOf(a->FlushAll()), Errc::kLogDirOffline);
+  EXPECT_EQ(ops_.operations(), ops_before);  // nothing reached the disk
+  // Another report for the same dir is not a second failure.
+  EXPECT_FALSE(manager->failure_channel().MaybeAddOfflineLogDir(dir_a, absl::InternalError("again")));
+  // The other dir keeps serving, and new partitions avoid the failed dir.
+  batch = testing::MakeBatch(4, "b");
+  EXPECT_TRUE(b->AppendAsLeader(batch, 0).ok());
+  EXPECT_NE(manager->dir_of({"c", 0}), dir_a);
+  EXPECT_EQ(manager->dir_of(TopicPartition{"c", 0}), "");
+  ASSERT_TRUE(manager->GetOrCreateLog({"c", 0}).ok());
+  EXPECT_NE(manager->dir_of({"c", 0}), dir_a);
+  ASSERT_TRUE(manager->Shutdown().ok());
+
+  // After the disk is repaired, every flushed record of a is intact.
+  ops_.ClearRules();
+  auto reopened = Open(Options());
+  Log* again = reopened->GetLog({"a", 0});
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(testing::ReadAll(*again)->size(), 20u);
+}
+
+TEST_F(LogManagerTest, GarbageRecoveryCheckpointMeansFullRecoveryNotDataLoss) {
+  std::vector<std::string> values;
+  {
+    auto manager = Open(Options());
+    values = AppendBatches(**manager->GetOrCreateLog({"g", 0}), 30, 4, "g");
+    ASSERT_TRUE(manager->Shutdown().ok());
+  }
+  std::string dir = tmp_.Sub("d1");
+  { std::ofstream(dir + "/recovery-point-offset-checkpoint", std::ios::trunc) << "0\n1\ng 0 banana\n"; }
+  auto manager = Open(Options());
+  Log* log = manager->GetLog({"g", 0});
+  ASSERT_NE(log, nullptr);
+  EXPECT_GT(log->load_stats().segments_recovered, 0);  // treated as unclean, recovered from 0
+  EXPECT_EQ(Values(*testing::ReadAll(*log)), values);
+}
+
+TEST_F(LogManagerTest, UnreadableDirAtStartIsOfflineOthersServe) {
+  LogManagerOptions o = Options();
+  { std::ofstream(tmp_.Sub("d2")) << "a file where a dir should be"; }
+  auto manager = Open(o);
+  ASSERT_NE(manager, nullptr);
+  EXPECT_EQ(manager->online_dirs(), std::vector<std::string>{tmp_.Sub("d1")});
+  o.log_dirs = {tmp_.Sub("d2")};
+  auto none = LogManager::Open(o);
+  EXPECT_FALSE(none.ok());
+}
+
+TEST_F(LogManagerTest, DeleteLogRemovesThePartitionDir) {
+  auto manager = Open(Options());
+  Log* log = *manager->GetOrCreateLog({"del", 0});
+  AppendBatches(*log, 3, 2, "d");
+  std::string dir = log->dir();
+  ASSERT_TRUE(manager->DeleteLog({"del", 0}).ok());
+  EXPECT_EQ(manager->GetLog({"del", 0}), nullptr);
+  EXPECT_FALSE(fs::exists(dir));
+}
+
+}  // namespace
+}  // namespace strata::storage
