@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Configures and builds one build tree. Usage: scripts/build.sh DIR [release|asan] [targets...]
+# release: -O2 with NDEBUG; asan: Debug with AddressSanitizer and UBSan.
+set -euo pipefail
+dir=${1:?build dir}
+kind=${2:-release}
+shift 2 || shift $#
+root=$(cd "$(dirname "$0")/.." && pwd)
+case "$kind" in
+  release) flags=(-DCMAKE_BUILD_TYPE=Release -DSTRATA_SANITIZE=OFF) ;;
+  asan) flags=(-DCMAKE_BUILD_TYPE=Debug -DSTRATA_SANITIZE=ON) ;;
+  *) echo "unknown build kind $kind" >&2; exit 2 ;;
+esac
+cmake -S "$root" -B "$dir" -G Ninja "${flags[@]}" > "$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; exit 1; }
+targets=()
+for t in "$@"; do targets+=(--target "$t"); done
+cmake --build "$dir" -j2 "${targets[@]}"
