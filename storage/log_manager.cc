@@ -79,6 +79,10 @@ absl::StatusOr<std::unique_ptr<LogManager>> LogManager::Open(const LogManagerOpt
 }
 
 LogManager::~LogManager() {
+  {
+    absl::MutexLock lock(&lifetime_->mu);
+    lifetime_->alive = false;
+  }
   absl::MutexLock lock(&mu_);
   logs_.clear();
 }
@@ -177,7 +181,10 @@ void LogManager::OnDirOffline(const std::string& dir) {
   // Runs on the thread that hit the error, possibly inside a Log's lock: the logs
   // already refuse work (their dir flag is set); closing them is left to the scheduler.
   auto scheduled = options_.scheduler->Schedule(absl::StrCat("close-logs-of-offline-dir ", dir),
-                                                std::chrono::milliseconds(0), [this, dir] {
+                                                std::chrono::milliseconds(0),
+                                                [this, dir, lifetime = lifetime_] {
+    absl::MutexLock alive_lock(&lifetime->mu);
+    if (!lifetime->alive) return;
     absl::MutexLock lock(&mu_);
     for (auto& [tp, log] : logs_) {
       if (dir_of_[tp] == dir) log->CloseAfterDirFailure();

@@ -82,7 +82,15 @@ class LogManager {
   absl::Status CheckpointDir(const std::string& dir) ABSL_SHARED_LOCKS_REQUIRED(mu_);
   void OnDirOffline(const std::string& dir);
 
+  // Lets tasks on the scheduler outlive the manager safely: a task runs only while
+  // `alive`, holding `mu`, and the destructor clears `alive` under `mu`.
+  struct Lifetime {
+    absl::Mutex mu;
+    bool alive ABSL_GUARDED_BY(mu) = true;
+  };
+
   const LogManagerOptions options_;
+  std::shared_ptr<Lifetime> lifetime_ = std::make_shared<Lifetime>();
   LogDirFailureChannel failure_channel_;
   mutable absl::Mutex mu_;
   std::map<TopicPartition, std::unique_ptr<Log>> logs_ ABSL_GUARDED_BY(mu_);
