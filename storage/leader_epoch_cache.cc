@@ -9,19 +9,32 @@
 
 namespace strata::storage {
 
+namespace {
+
+// Every entry non-negative, epochs strictly and offsets weakly increasing.
+absl::Status ValidateEntries(const std::vector<EpochEntry>& entries) {
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const EpochEntry& e = entries[i];
+    if (e.epoch < 0 || e.start_offset < 0 ||
+        (i > 0 && (e.epoch <= entries[i - 1].epoch || e.start_offset < entries[i - 1].start_offset))) {
+      return MakeError(Errc::kInvalidArgument,
+                       absl::StrCat("leader epoch entry ", i, " (", e.epoch, ", ", e.start_offset,
+                                    ") is negative or does not follow the one before; nothing changed"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<LeaderEpochCache>> LeaderEpochCache::Load(FileOps& ops, std::string path) {
   std::unique_ptr<LeaderEpochCache> cache(new LeaderEpochCache(ops, std::move(path)));
   STRATA_ASSIGN_OR_RETURN(bool exists, ops.Exists(cache->path_));
   if (!exists) return cache;
   STRATA_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(ops, cache->path_));
   STRATA_ASSIGN_OR_RETURN(auto entries, ParseEpochCheckpoint(text, cache->path_));
-  for (size_t i = 1; i < entries.size(); ++i) {
-    if (entries[i].epoch <= entries[i - 1].epoch || entries[i].start_offset < entries[i - 1].start_offset) {
-      return MakeError(Errc::kInvalidCheckpoint,
-                       absl::StrCat("checkpoint ", cache->path_, " entry ", i, " (epoch ", entries[i].epoch,
-                                    ", offset ", entries[i].start_offset, ") does not follow (",
-                                    entries[i - 1].epoch, ", ", entries[i - 1].start_offset, ")"));
-    }
+  if (absl::Status valid = ValidateEntries(entries); !valid.ok()) {
+    return MakeError(Errc::kInvalidCheckpoint, absl::StrCat("checkpoint ", cache->path_, ": ", valid.message()));
   }
   absl::MutexLock lock(&cache->mu_);
   cache->entries_ = std::move(entries);
@@ -58,16 +71,9 @@ absl::Status LeaderEpochCache::Assign(int32_t epoch, int64_t start_offset) {
   return Publish(std::move(next));
 }
 
+
 absl::Status LeaderEpochCache::Assign(const std::vector<EpochEntry>& entries) {
-  for (size_t i = 0; i < entries.size(); ++i) {
-    const EpochEntry& e = entries[i];
-    if (e.epoch < 0 || e.start_offset < 0 ||
-        (i > 0 && (e.epoch <= entries[i - 1].epoch || e.start_offset < entries[i - 1].start_offset))) {
-      return MakeError(Errc::kInvalidArgument,
-                       absl::StrCat("leader epoch entry ", i, " (", e.epoch, ", ", e.start_offset,
-                                    ") is negative or does not follow the one before; nothing assigned"));
-    }
-  }
+  STRATA_RETURN_IF_ERROR(ValidateEntries(entries));
   absl::MutexLock lock(&mu_);
   std::vector<EpochEntry> next = entries_;
   for (const EpochEntry& e : entries) ABSL_CHECK_OK(ApplyAssign(next, e));
@@ -75,14 +81,7 @@ absl::Status LeaderEpochCache::Assign(const std::vector<EpochEntry>& entries) {
 }
 
 absl::Status LeaderEpochCache::Restore(const std::vector<EpochEntry>& entries) {
-  for (size_t i = 0; i < entries.size(); ++i) {
-    const EpochEntry& e = entries[i];
-    if (e.epoch < 0 || e.start_offset < 0 ||
-        (i > 0 && (e.epoch <= entries[i - 1].epoch || e.start_offset < entries[i - 1].start_offset))) {
-      return MakeError(Errc::kInvalidArgument, absl::StrCat("leader epoch entry ", i, " (", e.epoch, ", ",
-                                                            e.start_offset, ") is invalid; nothing restored"));
-    }
-  }
+  STRATA_RETURN_IF_ERROR(ValidateEntries(entries));
   absl::MutexLock lock(&mu_);
   return Publish(entries);
 }

@@ -12,6 +12,18 @@
 
 namespace strata::storage {
 
+SegmentOptions SegmentOptionsFor(const LogOptions& options, int64_t base_offset, std::string suffix, bool active) {
+  SegmentOptions s;
+  s.ops = options.ops;
+  s.dir = options.dir;
+  s.base_offset = base_offset;
+  s.index_interval_bytes = options.config.index_interval_bytes;
+  s.max_index_bytes = options.config.segment_index_bytes;
+  s.suffix = std::move(suffix);
+  s.active = active;
+  return s;
+}
+
 Log::Log(const LogOptions& options) : options_(options) {}
 
 Log::~Log() {
@@ -218,14 +230,8 @@ absl::Status Log::RollLocked() {
   if (active.size() == 0 && active.base_offset() == log_end_offset_) return absl::OkStatus();
   STRATA_RETURN_IF_ERROR(active.MakeInactive());
   STRATA_RETURN_IF_ERROR(producer_state_->TakeSnapshot());
-  SegmentOptions so;
-  so.ops = options_.ops;
-  so.dir = options_.dir;
-  so.base_offset = log_end_offset_;
-  so.index_interval_bytes = options_.config.index_interval_bytes;
-  so.max_index_bytes = options_.config.segment_index_bytes;
-  so.active = true;
-  STRATA_ASSIGN_OR_RETURN(auto segment, LogSegment::Open(so, true));
+  STRATA_ASSIGN_OR_RETURN(auto segment,
+                          LogSegment::Open(SegmentOptionsFor(options_, log_end_offset_, "", /*active=*/true), true));
   segments_.emplace(log_end_offset_, std::move(segment));
   return absl::OkStatus();
 }
@@ -349,14 +355,8 @@ absl::Status Log::TruncateFullyAndStartAt(int64_t offset) {
 absl::Status Log::TruncateFullyLocked(int64_t offset) {
   absl::Status status = [&]() -> absl::Status {
     while (!segments_.empty()) STRATA_RETURN_IF_ERROR(DeleteSegmentLocked(segments_.begin()));
-    SegmentOptions so;
-    so.ops = options_.ops;
-    so.dir = options_.dir;
-    so.base_offset = offset;
-    so.index_interval_bytes = options_.config.index_interval_bytes;
-    so.max_index_bytes = options_.config.segment_index_bytes;
-    so.active = true;
-    STRATA_ASSIGN_OR_RETURN(auto segment, LogSegment::Open(so, true));
+    STRATA_ASSIGN_OR_RETURN(auto segment,
+                            LogSegment::Open(SegmentOptionsFor(options_, offset, "", /*active=*/true), true));
     segments_.emplace(offset, std::move(segment));
     log_start_offset_ = log_end_offset_ = recovery_point_ = high_watermark_ = offset;
     STRATA_RETURN_IF_ERROR(leader_epoch_cache_->Clear());

@@ -49,6 +49,10 @@ struct LogOptions {
   bool had_clean_shutdown = false;
 };
 
+// Options for a segment of the log described by options.
+SegmentOptions SegmentOptionsFor(const LogOptions& options, int64_t base_offset, std::string suffix = "",
+                                 bool active = false);
+
 // What loading found and did, for logs, metrics and tests.
 struct LoadStats {
   int segments_loaded = 0;

@@ -22,18 +22,6 @@ struct DirListing {
   std::vector<std::string> index_swaps;  // .index.swap / .timeindex.swap names
 };
 
-SegmentOptions SegmentOptionsFor(const Log& log, const LogOptions& options, int64_t base_offset,
-                                 std::string suffix = "") {
-  SegmentOptions s;
-  s.ops = options.ops;
-  s.dir = options.dir;
-  s.base_offset = base_offset;
-  s.index_interval_bytes = options.config.index_interval_bytes;
-  s.max_index_bytes = options.config.segment_index_bytes;
-  s.suffix = std::move(suffix);
-  return s;
-}
-
 absl::Status RemoveIfExists(FileOps& ops, const std::string& path) {
   STRATA_ASSIGN_OR_RETURN(bool exists, ops.Exists(path));
   return exists ? ops.Remove(path) : absl::OkStatus();
@@ -96,7 +84,7 @@ absl::Status LogLoader::Load(Log& log) {
 
   // Step 2: complete interrupted replaces.
   for (int64_t base : listing.log_swaps) {
-    STRATA_ASSIGN_OR_RETURN(auto swap, LogSegment::Open(SegmentOptionsFor(log, options, base, std::string(kSwapSuffix)), false));
+    STRATA_ASSIGN_OR_RETURN(auto swap, LogSegment::Open(SegmentOptionsFor(options, base, std::string(kSwapSuffix)), false));
     STRATA_ASSIGN_OR_RETURN(ScanResult scan, swap->ValidateAndRebuildIndexes(nullptr));
     if (scan.invalid_bytes > 0) {
       return MakeError(Errc::kInconsistentLog,
@@ -123,7 +111,7 @@ absl::Status LogLoader::Load(Log& log) {
   // Step 3: load segments.
   int64_t recovery_point = options.recovery_point;
   for (int64_t base : listing.logs) {
-    SegmentOptions so = SegmentOptionsFor(log, options, base);
+    SegmentOptions so = SegmentOptionsFor(options, base);
     STRATA_ASSIGN_OR_RETURN(bool index_exists, ops.Exists(SegmentFileName(dir, base, kIndexSuffix)));
     STRATA_ASSIGN_OR_RETURN(bool time_index_exists, ops.Exists(SegmentFileName(dir, base, kTimeIndexSuffix)));
     STRATA_ASSIGN_OR_RETURN(auto segment, LogSegment::Open(so, false));
@@ -204,7 +192,7 @@ absl::Status LogLoader::Load(Log& log) {
 
   // Step 5: offsets, the active segment, epoch cache and producer state.
   if (log.segments_.empty()) {
-    SegmentOptions so = SegmentOptionsFor(log, options, options.log_start_offset);
+    SegmentOptions so = SegmentOptionsFor(options, options.log_start_offset);
     STRATA_ASSIGN_OR_RETURN(auto segment, LogSegment::Open(so, true));
     log.segments_.emplace(options.log_start_offset, std::move(segment));
   }
