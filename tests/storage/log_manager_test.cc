@@ -119,6 +119,23 @@ TEST_F(LogManagerTest, IoErrorTakesTheDirOfflineOnceAndLaterCallsTouchNothing) {
   EXPECT_EQ(testing::ReadAll(*again)->size(), 20u);
 }
 
+TEST_F(LogManagerTest, ReadErrorTakesTheDirOfflineExactlyOnce) {
+  auto manager = Open(Options());
+  Log* log = *manager->GetOrCreateLog({"r", 0});
+  AppendBatches(*log, 10, 4, "r");
+  int offline_events = 0;
+  manager->failure_channel().AddListener([&](const std::string&, const absl::Status&) { ++offline_events; });
+  ops_.AddRule({.path_substring = "/r-0/", .op = FaultOp::kRead, .error = EIO});
+  auto first = log->Read(0, 1 << 20, log->log_end_offset(), true);
+  EXPECT_EQ(ErrcOf(first.status()), Errc::kStorageError) << first.status();
+  EXPECT_EQ(ErrnoOf(first.status()), EIO);
+  auto second = log->Read(4, 1 << 20, log->log_end_offset(), true);
+  EXPECT_EQ(ErrcOf(second.status()), Errc::kLogDirOffline) << second.status();
+  EXPECT_EQ(offline_events, 1);
+  EXPECT_TRUE(log->offline());
+  EXPECT_EQ(manager->failure_channel().OfflineReason(manager->dir_of({"r", 0})).code(), first.status().code());
+}
+
 TEST_F(LogManagerTest, GarbageRecoveryCheckpointMeansFullRecoveryNotDataLoss) {
   std::vector<std::string> values;
   {
