@@ -85,6 +85,15 @@ TEST(RecordBatch, EachMalformationGetsItsOwnError) {
   StoreBigEndian<int32_t>(bad_count.data() + batch_layout::kRecordsCount, 0);
   StoreBigEndian(bad_count.data() + batch_layout::kCrc, ComputeBatchCrc(bad_count));
   expect(bad_count, Errc::kInvalidRecord, "recordsCount 0");
+  std::string bad_offset_delta = good;
+  ASSERT_EQ(bad_offset_delta[batch_layout::kHeaderSize + 3], 0);  // record 0's offsetDelta varint
+  bad_offset_delta[batch_layout::kHeaderSize + 3] = 2;             // zig-zag 1
+  StoreBigEndian(bad_offset_delta.data() + batch_layout::kCrc, ComputeBatchCrc(bad_offset_delta));
+  expect(bad_offset_delta, Errc::kInvalidRecord, "record 0 has offsetDelta 1, expected 0");
+  std::string bad_record_length = good;
+  bad_record_length[batch_layout::kHeaderSize] = 0x7e;  // record 0 claims 63 bytes
+  StoreBigEndian(bad_record_length.data() + batch_layout::kCrc, ComputeBatchCrc(bad_record_length));
+  expect(bad_record_length, Errc::kCorruptMessage, "record 0");
 }
 
 TEST(RecordBatch, TooLargeBatchIsRejected) {
