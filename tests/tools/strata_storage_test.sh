@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Integration test of the strata-storage CLI: smoke writes a log through LogManager,
+# verify accepts it (and changes nothing), dump shows every kind of file, and verify
+# and dump reject a log with one corrupted byte or a cut-off tail.
+# Usage: strata_storage_test.sh <path to strata-storage>
+set -euo pipefail
+
+BIN=${1:?usage: $0 <strata-storage binary>}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/strata-storage-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+failures=0
+fail() { echo "FAILED: $*" >&2; failures=$((failures + 1)); }
+# run <expected exit code> <output file> <args...>: runs the binary, keeps stdout+stderr.
+run() {
+  local want=$1 out=$2
+  shift 2
+  local rc=0
+  "$BIN" "$@" >"$out" 2>&1 || rc=$?
+  if [[ $rc -ne $want ]]; then
+    fail "strata-storage $* exited $rc, expected $want; output:"
+    sed 's/^/    /' "$out" >&2
+  fi
+}
+# expect <file> <extended regex>...: every pattern must match some line of file.
+expect() {
+  local file=$1
+  shift
+  for pattern in "$@"; do
+    grep -Eq -- "$pattern" "$file" || fail "$(basename "$file"): no line matches /$pattern/"
+  done
+}
+
+DATA=$TMP/data
+P=$DATA/smoke-0
+SEG0=$P/00000000000000000000
+
+echo "== smoke"
+# 3000 records of 1 KiB in 16 KiB batches with 1 MiB segments: 3 segments.
+run 0 "$TMP/smoke.out" smoke --dir "$DATA" --records 3000 --record-bytes 1024 --segment-bytes 1048576
+cat "$TMP/smoke.out"
+expect "$TMP/smoke.out" '^append: .* MB/s' '^read: .* MB/s' '^reopen: .* 0 recovered, 0 indexes rebuilt' \
+  '^records verified: 6000 ' '^OK$'
+segments=$(ls "$P"/*.log | wc -l)
+[[ $segments -ge 3 ]] || fail "expected at least 3 segments, found $segments"
+
+echo "== smoke again on the same dir (the existing log is emptied first)"
+run 0 "$TMP/smoke2.out" smoke --dir "$DATA" --records 3000 --record-bytes 1024 --segment-bytes 1048576
+expect "$TMP/smoke2.out" '^emptying the existing smoke-0' '^OK$'
+
+echo "== verify"
+before=$(cd "$DATA" && find . -type f | sort | xargs sha256sum)
+run 0 "$TMP/verify.out" verify "$P"
+cat "$TMP/verify.out"
+expect "$TMP/verify.out" "^OK: $segments segments, offsets \[0, 3000\), [0-9]+ batches$"
+run 0 "$TMP/verify-deep.out" verify --deep "$P/"
+expect "$TMP/verify-deep.out" '^OK: '
+after=$(cd "$DATA" && find . -type f | sort | xargs sha256sum)
+[[ "$before" == "$after" ]] || fail "verify changed files in the log dir"
+
+echo "== dump"
+run 0 "$TMP/dump-log.out" dump "$SEG0.log"
+expect "$TMP/dump-log.out" \
+  '^baseOffset: 0 lastOffset: 15 count: 16 .*partitionLeaderEpoch: 0 .*isTransactional: false isControl: false compression: none .*position: 0 size: [0-9]+ .*crcValid: true$' \
+  'producerId: -1 producerEpoch: -1' 'maxTimestamp: [0-9]+' '^batches: [0-9]+ records: [0-9]+ '
+run 0 "$TMP/dump-records.out" dump --records "$SEG0.log"
+expect "$TMP/dump-records.out" '^\| offset: 0 timestamp: [0-9]+ .*key: key-0 value: 00000000000000000000\|abc' \
+  '^\| offset: 15 '
+run 0 "$TMP/dump-index.out" dump "$SEG0.index"
+expect "$TMP/dump-index.out" '^offset: 31 position: [0-9]+$'
+run 0 "$TMP/dump-timeindex.out" dump "$SEG0.timeindex"
+expect "$TMP/dump-timeindex.out" '^timestamp: [0-9]+ offset: [0-9]+$'
+run 0 "$TMP/dump-checkpoints.out" dump "$DATA/recovery-point-offset-checkpoint" "$DATA/log-start-offset-checkpoint" \
+  "$DATA/replication-offset-checkpoint" "$P/leader-epoch-checkpoint" "$DATA/meta.properties"
+expect "$TMP/dump-checkpoints.out" '^topic: smoke partition: 0 offset: 3000$' '^topic: smoke partition: 0 offset: 0$' \
+  '^epoch: 0 startOffset: 0$' '^clusterId: strata-smoke nodeId: 1 '
+run 0 "$TMP/dump-snapshot.out" dump "$P/00000000000000003000.snapshot"
+expect "$TMP/dump-snapshot.out" '^snapshotOffset: 3000 producers: 0$'
+run 0 "$TMP/dump-json.out" dump --output json --records "$SEG0.log" "$SEG0.index"
+expect "$TMP/dump-json.out" '^\{"type":"batch",.*"baseOffset":0,.*"crcValid":true\}$' \
+  '^\{"type":"record",.*"offset":0,' '^\{"type":"entry",.*"offset":31,'
+if command -v jq >/dev/null; then
+  jq -e . "$TMP/dump-json.out" >/dev/null || fail "dump --output json printed invalid JSON"
+fi
+run 2 "$TMP/dump-unknown.out" dump "$TMP/whatever.txt"
+run 2 "$TMP/dump-missing.out" dump "$TMP/00000000000000000000.log"
+
+echo "== preallocated index tail (as after an unclean shutdown) is not a problem"
+cp -a "$DATA" "$TMP/prealloc"
+truncate -s +4096 "$TMP/prealloc/smoke-0/00000000000000000000.index"
+run 0 "$TMP/verify-prealloc.out" verify "$TMP/prealloc/smoke-0"
+run 0 "$TMP/dump-prealloc.out" dump "$TMP/prealloc/smoke-0/00000000000000000000.index"
+expect "$TMP/dump-prealloc.out" '^Note: skipped 512 trailing all-zero'
+
+echo "== one corrupted byte in the middle of a batch"
+cp -a "$DATA" "$TMP/corrupt"
+log=$TMP/corrupt/smoke-0/00000000000000000000.log
+# The middle batch of the first segment: flip a byte half-way into it.
+read -r position size < <(awk '/^baseOffset:/ { for (i = 1; i < NF; i++) { if ($i == "position:") p = $(i+1);
+  if ($i == "size:") s = $(i+1) } ps[n] = p; ss[n++] = s } END { print ps[int(n/2)], ss[int(n/2)] }' "$TMP/dump-log.out")
+at=$((position + size / 2))
+old=$(od -An -tu1 -j "$at" -N1 "$log" | tr -d ' ')
+printf "$(printf '\\%03o' $(((old + 1) % 256)))" | dd of="$log" bs=1 seek="$at" conv=notrunc status=none
+run 1 "$TMP/verify-corrupt.out" verify "$TMP/corrupt/smoke-0"
+cat "$TMP/verify-corrupt.out"
+expect "$TMP/verify-corrupt.out" "^FAIL: .*00000000000000000000\.log at position $position: CRC mismatch"
+run 1 "$TMP/dump-corrupt.out" dump "$log"
+expect "$TMP/dump-corrupt.out" "position: $position .*crcValid: false$" "^ERROR: .* at position $position: CRC mismatch"
+
+echo "== a cut-off last batch"
+cp -a "$DATA" "$TMP/cut"
+last=$(ls "$TMP/cut/smoke-0"/*.log | sort | tail -1)
+truncate -s -100 "$last"
+run 1 "$TMP/verify-cut.out" verify "$TMP/cut/smoke-0"
+expect "$TMP/verify-cut.out" '^FAIL: .*\.log at position [0-9]+: batch of [0-9]+ bytes is truncated'
+
+echo "== an index entry that does not point at a batch"
+cp -a "$DATA" "$TMP/badindex"
+printf '\x00\x00\x00\x10\x00\x00\x00\x20' | dd of="$TMP/badindex/smoke-0/00000000000000000000.index" bs=1 seek=0 \
+  conv=notrunc status=none
+run 1 "$TMP/verify-badindex.out" verify "$TMP/badindex/smoke-0"
+expect "$TMP/verify-badindex.out" '^FAIL: .*00000000000000000000\.index entry 0 \(offset 16, position 32\)'
+
+echo "== not a partition directory"
+run 2 "$TMP/verify-missing.out" verify "$TMP/no-such-dir"
+run 1 "$TMP/verify-logdir.out" verify "$DATA"
+expect "$TMP/verify-logdir.out" 'holds no segment file'
+
+if [[ $failures -ne 0 ]]; then
+  echo "$failures check(s) failed" >&2
+  exit 1
+fi
+echo "all strata-storage checks passed"

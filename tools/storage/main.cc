@@ -1,0 +1,68 @@
+// strata-storage: command line entry point; see tools/README.md.
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+
+#include <iostream>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "base/logging.h"
+#include "tools/storage/storage_tool.h"
+
+int main(int argc, char** argv) {
+  using namespace strata::tools;
+  CLI::App app{"strata-storage: offline tools for Strata log directories (exit codes: 0 ok, 1 problem found, "
+               "2 usage error)"};
+  app.require_subcommand(1);
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "Show the storage engine's log messages (on stderr)");
+
+  DumpOptions dump;
+  std::string output = "text";
+  CLI::App* dump_cmd = app.add_subcommand(
+      "dump", "Print the batches, entries or producers of .log, .index, .timeindex, .snapshot, checkpoint and "
+              "meta.properties files");
+  dump_cmd->add_option("files", dump.files, "Files to dump")->required();
+  dump_cmd->add_flag("--records", dump.records, "Also print every record of uncompressed batches");
+  dump_cmd->add_option("--output", output, "text (default) or json (one JSON object per line)")
+      ->check(CLI::IsMember({"text", "json"}));
+  dump_cmd->add_option("--max-bytes", dump.max_value_bytes,
+                       "Cut printed keys and values after this many bytes (0: never; default 64)");
+
+  VerifyOptions verify;
+  CLI::App* verify_cmd =
+      app.add_subcommand("verify", "Check a partition directory end to end without modifying it");
+  verify_cmd->add_option("dir", verify.dir, "Partition directory, <log dir>/<topic>-<partition>")->required();
+  verify_cmd->add_flag("--deep", verify.deep, "Also decode the records of uncompressed batches");
+
+  SmokeOptions smoke;
+  CLI::App* smoke_cmd = app.add_subcommand(
+      "smoke", "Append, read back, reopen cleanly and read back smoke-0 through a LogManager; prints figures");
+  smoke_cmd->add_option("--dir", smoke.dir, "Log directory (created if missing)")->required();
+  smoke_cmd->add_option("--records", smoke.records, "Records to append (default 200000)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  smoke_cmd->add_option("--record-bytes", smoke.record_bytes, "Value bytes per record (default 1024)")
+      ->check(CLI::Range(1, 64 << 20));
+  smoke_cmd->add_option("--batch-bytes", smoke.batch_bytes, "Value bytes per batch (default 16384)")
+      ->check(CLI::Range(1, 64 << 20));
+  smoke_cmd->add_option("--segment-bytes", smoke.segment_bytes, "segment.bytes (default 1 GiB)")
+      ->check(CLI::Range(int64_t{1} << 14, int64_t{1} << 32));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitUsage;
+  }
+
+  spdlog::set_default_logger(spdlog::stderr_color_mt("strata-storage"));
+  spdlog::set_level(verbose ? spdlog::level::info : spdlog::level::warn);
+
+  if (*dump_cmd) {
+    dump.json = output == "json";
+    return RunDump(dump, std::cout);
+  }
+  if (*verify_cmd) return RunVerify(verify, std::cout);
+  if (*smoke_cmd) return RunSmoke(smoke, std::cout);
+  return kExitUsage;
+}
