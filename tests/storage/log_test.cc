@@ -229,6 +229,23 @@ TEST_F(LogTest, RetentionBySizeAndTimeDeletesOldestSegmentsAsync) {
   EXPECT_EQ(log2->segment_count(), 1);
 }
 
+TEST_F(LogTest, DeletedSegmentsAreRenamedFirstAndRemovedLater) {
+  Scheduler scheduler(1);
+  LogOptions options = SmallLogOptions(dir_);
+  options.scheduler = &scheduler;
+  options.config.file_delete_delay_ms = 3'600'000;
+  auto log = OpenLog(options);
+  AppendBatches(*log, 60, 4, "a");
+  log->UpdateHighWatermark(log->log_end_offset());
+  int64_t first = log->segment_base_offsets()[0];
+  int64_t second = log->segment_base_offsets()[1];
+  ASSERT_TRUE(log->MaybeIncrementLogStartOffset(second).ok());
+  EXPECT_FALSE(std::filesystem::exists(SegmentFileName(dir_, first, kLogSuffix)));
+  EXPECT_TRUE(std::filesystem::exists(SegmentFileName(dir_, first, ".log.deleted")));
+  EXPECT_TRUE(std::filesystem::exists(SegmentFileName(dir_, first, ".index.deleted")));
+  EXPECT_EQ(scheduler.pending(), 1u);  // the removal waits for file.delete.delay.ms
+}
+
 TEST_F(LogTest, RetentionNeverDeletesAboveTheHighWatermark) {
   LogOptions options = SmallLogOptions(dir_);
   options.config.retention_bytes = 0;
