@@ -15,19 +15,30 @@ absl::StatusOr<std::unique_ptr<IndexFile>> IndexFile::Open(FileOps& ops, const s
   STRATA_ASSIGN_OR_RETURN(uint64_t length, index->file_->Size());
   size_t whole = static_cast<size_t>(length) / entry_size * entry_size;
   STRATA_RETURN_IF_ERROR(index->Remap(whole));
-  // Count entries: drop trailing all-zero entries left by preallocation.
-  size_t n = whole / entry_size;
-  while (n > 0) {
-    const char* e = index->region_->data() + (n - 1) * entry_size;
-    bool zero = true;
-    for (size_t i = 0; i < entry_size && zero; ++i) zero = e[i] == 0;
-    if (!zero) break;
-    --n;
+  // Count entries: real entries are never all zero and come first, so the count is
+  // where the all-zero tail that preallocation left begins (found by bisection, which
+  // touches few pages of a large preallocated file). A zero entry among real ones is
+  // corruption that SanityCheck of the typed index reports.
+  auto is_zero = [&](size_t i) {
+    const char* e = index->region_->data() + i * entry_size;
+    for (size_t b = 0; b < entry_size; ++b) {
+      if (e[b] != 0) return false;
+    }
+    return true;
+  };
+  size_t lo = 0, hi = whole / entry_size;  // entries [0, lo) are real; [hi, end) are zero
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (is_zero(mid)) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
   }
-  index->entries_ = n;
+  index->entries_ = lo;
   if (writable) {
     STRATA_RETURN_IF_ERROR(index->MakeWritable(max_bytes));
-  } else if (whole != length || n * entry_size != whole) {
+  } else if (whole != length || lo * entry_size != whole) {
     STRATA_RETURN_IF_ERROR(index->MakeReadOnly());
   }
   return index;
@@ -69,10 +80,11 @@ absl::Status IndexFile::MakeWritable(size_t max_bytes) {
   size_t bytes = max_bytes / entry_size_ * entry_size_;
   if (bytes < entries_ * entry_size_) bytes = entries_ * entry_size_;
   region_.reset();
+  // Cutting the file to its entries first makes the kernel hand back zero pages for
+  // the rest (stale entries from before a truncation must not reappear).
+  STRATA_RETURN_IF_ERROR(file_->Truncate(entries_ * entry_size_));
   STRATA_RETURN_IF_ERROR(file_->Truncate(bytes));
   STRATA_RETURN_IF_ERROR(Remap(bytes));
-  // Bytes past the entries may hold stale data from before a truncation.
-  std::memset(region_->data() + entries_ * entry_size_, 0, bytes - entries_ * entry_size_);
   writable_ = true;
   return absl::OkStatus();
 }

@@ -233,6 +233,7 @@ absl::Status Log::RollLocked() {
   STRATA_ASSIGN_OR_RETURN(auto segment,
                           LogSegment::Open(SegmentOptionsFor(options_, log_end_offset_, "", /*active=*/true), true));
   segments_.emplace(log_end_offset_, std::move(segment));
+  dir_needs_sync_ = true;
   return absl::OkStatus();
 }
 
@@ -304,18 +305,24 @@ absl::StatusOr<std::optional<TimestampOffset>> Log::FetchOffsetByTimestamp(int64
   return std::optional<TimestampOffset>();
 }
 
-absl::Status Log::ReloadProducerStateLocked() {
-  STRATA_RETURN_IF_ERROR(producer_state_->LoadNewestSnapshotAtOrBelow(log_end_offset_, log_start_offset_).status());
+absl::StatusOr<std::optional<int64_t>> Log::ReloadProducerStateLocked(int64_t snapshot_bound, int64_t* replayed) {
+  STRATA_ASSIGN_OR_RETURN(auto snapshot,
+                          producer_state_->LoadNewestSnapshotAtOrBelow(snapshot_bound, log_start_offset_));
   int64_t from = producer_state_->map_end_offset();
   for (auto it = segments_.begin(); it != segments_.end(); ++it) {
     auto next = std::next(it);
     if (next != segments_.end() && next->first <= from) continue;
-    STRATA_RETURN_IF_ERROR(it->second->ScanHeaders(0, [&](const BatchLocation& b) {
-      if (b.header.base_offset >= producer_state_->map_end_offset()) producer_state_->Update(b.header);
+    // Batches before the index entry at or below `from` all end below it.
+    uint64_t position = it->second->offset_index().Lookup(from).position;
+    STRATA_RETURN_IF_ERROR(it->second->ScanHeaders(position, [&](const BatchLocation& b) {
+      if (b.header.base_offset >= producer_state_->map_end_offset()) {
+        producer_state_->Update(b.header);
+        ++*replayed;
+      }
       return true;
     }));
   }
-  return absl::OkStatus();
+  return snapshot;
 }
 
 absl::StatusOr<bool> Log::TruncateTo(int64_t offset) {
@@ -338,7 +345,8 @@ absl::StatusOr<bool> Log::TruncateTo(int64_t offset) {
     recovery_point_ = std::min(recovery_point_, log_end_offset_);
     high_watermark_ = std::min(high_watermark_, log_end_offset_);
     STRATA_RETURN_IF_ERROR(leader_epoch_cache_->TruncateFromEnd(log_end_offset_));
-    return ReloadProducerStateLocked();
+    int64_t replayed = 0;
+    return ReloadProducerStateLocked(log_end_offset_, &replayed).status();
   }();
   if (!status.ok()) return Io(status);
   CheckInvariantsLocked();
@@ -358,6 +366,7 @@ absl::Status Log::TruncateFullyLocked(int64_t offset) {
     STRATA_ASSIGN_OR_RETURN(auto segment,
                             LogSegment::Open(SegmentOptionsFor(options_, offset, "", /*active=*/true), true));
     segments_.emplace(offset, std::move(segment));
+    dir_needs_sync_ = true;
     log_start_offset_ = log_end_offset_ = recovery_point_ = high_watermark_ = offset;
     STRATA_RETURN_IF_ERROR(leader_epoch_cache_->Clear());
     return producer_state_->TruncateFullyAndStartAt(offset);
@@ -436,7 +445,10 @@ absl::Status Log::Flush(int64_t offset) {
       if (it->first >= offset) break;
       STRATA_RETURN_IF_ERROR(it->second->Flush());
     }
-    return options_.ops->SyncDir(options_.dir);
+    if (!dir_needs_sync_) return absl::OkStatus();
+    STRATA_RETURN_IF_ERROR(options_.ops->SyncDir(options_.dir));
+    dir_needs_sync_ = false;
+    return absl::OkStatus();
   }();
   if (!status.ok()) return Io(status);
   recovery_point_ = offset;

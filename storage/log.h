@@ -165,7 +165,10 @@ class Log {
   absl::Status DeleteSegmentLocked(std::map<int64_t, std::unique_ptr<LogSegment>>::iterator it)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status TruncateFullyLocked(int64_t offset) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status ReloadProducerStateLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Loads the newest producer snapshot at or below snapshot_bound and replays the log
+  // after it; returns the snapshot's offset (nullopt: none) and counts batches replayed.
+  absl::StatusOr<std::optional<int64_t>> ReloadProducerStateLocked(int64_t snapshot_bound, int64_t* replayed)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   LogSegment& active_segment() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return *segments_.rbegin()->second; }
   void CheckInvariantsLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
@@ -183,6 +186,8 @@ class Log {
   int64_t recovery_point_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t high_watermark_ ABSL_GUARDED_BY(mu_) = 0;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  // A segment file was created since the last flush: the directory needs an fsync.
+  bool dir_needs_sync_ ABSL_GUARDED_BY(mu_) = true;
   std::shared_ptr<TransferFailureHandler> transfer_failure_handler_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -217,21 +217,8 @@ absl::Status LogLoader::Load(Log& log) {
   STRATA_RETURN_IF_ERROR(log.leader_epoch_cache_->TruncateFromEnd(log.log_end_offset_));
   STRATA_RETURN_IF_ERROR(log.leader_epoch_cache_->TruncateFromStart(log.log_start_offset_));
 
-  STRATA_ASSIGN_OR_RETURN(auto snapshot,
-                          log.producer_state_->LoadNewestSnapshotAtOrBelow(snapshot_bound, log.log_start_offset_));
+  STRATA_ASSIGN_OR_RETURN(auto snapshot, log.ReloadProducerStateLocked(snapshot_bound, &stats.producer_batches_replayed));
   stats.producer_snapshot_offset = snapshot.value_or(-1);
-  int64_t replay_from = log.producer_state_->map_end_offset();
-  for (auto it = log.segments_.begin(); it != log.segments_.end(); ++it) {
-    auto next = std::next(it);
-    if (next != log.segments_.end() && next->first <= replay_from) continue;
-    STRATA_RETURN_IF_ERROR(it->second->ScanHeaders(0, [&](const BatchLocation& b) {
-      if (b.header.base_offset >= log.producer_state_->map_end_offset()) {
-        log.producer_state_->Update(b.header);
-        ++stats.producer_batches_replayed;
-      }
-      return true;
-    }));
-  }
   spdlog::info("{}: loaded {} segments, offsets [{}, {}), recovered {} segments, rebuilt {} indexes, {} swaps, "
                "replayed {} batches into producer state",
                dir, stats.segments_loaded, log.log_start_offset_, log.log_end_offset_, stats.segments_recovered,
