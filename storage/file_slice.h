@@ -32,6 +32,8 @@ struct FileSlice {
   // Copies the slice's bytes into memory (TLS, tests, tools). A short read is an
   // error: the slice promised those bytes.
   absl::StatusOr<std::string> ReadAll() const;
+  // The same into a caller's buffer, reusing its capacity (no allocation once warm).
+  absl::Status ReadInto(std::string& buffer) const;
 };
 
 }  // namespace strata::storage

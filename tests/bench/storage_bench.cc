@@ -3,7 +3,7 @@
 //
 //   append_nofsync_MBps    AppendAsLeader of 16 KiB batches of 1 KiB records vs write(2)
 //   append_flush1MiB_MBps  the same with Log::Flush(log end) / fdatasync(2) every 1 MiB
-//   read_MBps              Log::Read + FileSlice::ReadAll of 1 MiB vs pread(2) of 1 MiB
+//   read_MBps              Log::Read + FileSlice::ReadInto of 1 MiB vs pread(2) of 1 MiB
 //   recovery_ms            Log::Open after an unclean shutdown with the recovery point at
 //                          90% vs a pread(2) of the bytes that recovery had to scan
 //
@@ -193,9 +193,10 @@ uint64_t ReadStrata(const Log& log) {
   uint64_t bytes = 0;
   int64_t offset = log.log_start_offset();
   int64_t end = log.log_end_offset();
+  std::string data;
   while (offset < end) {
     auto info = Check(log.Read(offset, kMiB, end, /*min_one_batch=*/true), "read");
-    std::string data = Check(info.records.ReadAll(), "read slice");
+    if (absl::Status s = info.records.ReadInto(data); !s.ok()) Die(absl::StrCat("read slice: ", s.ToString()));
     absl::string_view rest = data;
     int64_t next = offset;
     while (rest.size() >= strata::storage::batch_layout::kHeaderSize) {
