@@ -79,9 +79,8 @@ expect "$TMP/dump-snapshot.out" '^snapshotOffset: 3000 producers: 0$'
 run 0 "$TMP/dump-json.out" dump --output json --records "$SEG0.log" "$SEG0.index"
 expect "$TMP/dump-json.out" '^\{"type":"batch",.*"baseOffset":0,.*"crcValid":true\}$' \
   '^\{"type":"record",.*"offset":0,' '^\{"type":"entry",.*"offset":31,'
-if command -v jq >/dev/null; then
-  jq -e . "$TMP/dump-json.out" >/dev/null || fail "dump --output json printed invalid JSON"
-fi
+# jq comes with scripts/install-deps.sh.
+jq -e . "$TMP/dump-json.out" >/dev/null || fail "dump --output json printed invalid JSON"
 run 2 "$TMP/dump-unknown.out" dump "$TMP/whatever.txt"
 run 2 "$TMP/dump-missing.out" dump "$TMP/00000000000000000000.log"
 
