@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # The README's test command and what CI runs: installs dependencies, builds, and runs
-# the test suite. The unit tests run twice: under ASan+UBSan (Debug), then with every
+# the test suite. Unit and fault tests run twice: under ASan+UBSan (Debug), then with every
 # other label but `slow` in the Release build. ctest's summary is the last line.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 bash scripts/install-deps.sh
 
-echo "== ASan/UBSan build: unit tests"
-bash scripts/build.sh build-asan asan storage_unit_tests
+echo "== ASan/UBSan build: unit and fault tests"
+bash scripts/build.sh build-asan asan storage_unit_tests storage_fault_tests
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-   ctest -L unit --output-on-failure -j2 --timeout 600)
+   ctest -L "unit|fault" --output-on-failure -j2 --timeout 900)
 
 echo "== Release build: unit, integration, compat, fault tests"
 bash scripts/build.sh build release

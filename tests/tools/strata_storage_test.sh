@@ -51,6 +51,7 @@ expect "$TMP/smoke2.out" '^emptying the existing smoke-0' '^OK$'
 echo "== verify"
 before=$(cd "$DATA" && find . -type f | sort | xargs sha256sum)
 run 0 "$TMP/verify.out" verify "$P"
+run 0 "$TMP/dump-verify.out" dump --verify "$P"
 cat "$TMP/verify.out"
 expect "$TMP/verify.out" "^OK: $segments segments, offsets \[0, 3000\), [0-9]+ batches$"
 run 0 "$TMP/verify-deep.out" verify --deep "$P/"
@@ -101,6 +102,7 @@ at=$((position + size / 2))
 old=$(od -An -tu1 -j "$at" -N1 "$log" | tr -d ' ')
 printf "$(printf '\\%03o' $(((old + 1) % 256)))" | dd of="$log" bs=1 seek="$at" conv=notrunc status=none
 run 1 "$TMP/verify-corrupt.out" verify "$TMP/corrupt/smoke-0"
+run 1 "$TMP/dump-verify-corrupt.out" dump --verify "$TMP/corrupt/smoke-0"
 cat "$TMP/verify-corrupt.out"
 expect "$TMP/verify-corrupt.out" "^FAIL: .*00000000000000000000\.log at position $position: CRC mismatch"
 run 1 "$TMP/dump-corrupt.out" dump "$log"

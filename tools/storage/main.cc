@@ -2,6 +2,7 @@
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 
+#include <algorithm>
 #include <iostream>
 #include <string>
 
@@ -28,6 +29,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "json"}));
   dump_cmd->add_option("--max-bytes", dump.max_value_bytes,
                        "Cut printed keys and values after this many bytes (0: never; default 64)");
+  bool dump_verify = false;
+  dump_cmd->add_flag("--verify", dump_verify,
+                     "Treat each argument as a partition directory and check it as `verify` does");
 
   VerifyOptions verify;
   CLI::App* verify_cmd =
@@ -58,6 +62,11 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("strata-storage"));
   spdlog::set_level(verbose ? spdlog::level::info : spdlog::level::warn);
 
+  if (*dump_cmd && dump_verify) {
+    int worst = kExitOk;
+    for (const auto& dir : dump.files) worst = std::max(worst, RunVerify(VerifyOptions{dir, false}, std::cout));
+    return worst;
+  }
   if (*dump_cmd) {
     dump.json = output == "json";
     return RunDump(dump, std::cout);
