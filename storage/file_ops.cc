@@ -211,6 +211,14 @@ absl::StatusOr<std::string> ReadWholeFile(FileOps& ops, const std::string& path)
   return data;
 }
 
+absl::Status CreateDirRecursively(FileOps& ops, const std::string& path) {
+  STRATA_ASSIGN_OR_RETURN(bool exists, ops.IsDirectory(path));
+  if (exists) return absl::OkStatus();
+  std::string parent = DirName(path);
+  if (parent != path && parent != "." && parent != "/") STRATA_RETURN_IF_ERROR(CreateDirRecursively(ops, parent));
+  return ops.CreateDir(path);
+}
+
 absl::Status RemoveRecursively(FileOps& ops, const std::string& path) {
   STRATA_ASSIGN_OR_RETURN(bool is_dir, ops.IsDirectory(path));
   if (!is_dir) {

@@ -77,6 +77,8 @@ class FileOps {
 // path.tmp, fsync, rename over path, fsync the directory.
 absl::Status WriteFileAtomically(FileOps& ops, const std::string& path, absl::string_view contents);
 absl::StatusOr<std::string> ReadWholeFile(FileOps& ops, const std::string& path);
+// Creates a directory and any missing parents (mkdir -p).
+absl::Status CreateDirRecursively(FileOps& ops, const std::string& path);
 // Removes a directory tree.
 absl::Status RemoveRecursively(FileOps& ops, const std::string& path);
 std::string DirName(const std::string& path);

@@ -89,7 +89,7 @@ LogManager::~LogManager() {
 
 absl::Status LogManager::OpenDir(const std::string& dir, std::map<std::string, std::string>& directory_ids) {
   FileOps& ops = *options_.ops;
-  STRATA_RETURN_IF_ERROR(ops.CreateDir(dir));
+  STRATA_RETURN_IF_ERROR(CreateDirRecursively(ops, dir));
   std::string meta_path = JoinPath(dir, kMetaPropertiesFile);
   STRATA_ASSIGN_OR_RETURN(bool has_meta, ops.Exists(meta_path));
   MetaProperties meta;

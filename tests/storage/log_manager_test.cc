@@ -18,7 +18,7 @@ class LogManagerTest : public ::testing::Test {
  protected:
   LogManagerOptions Options() {
     LogManagerOptions o;
-    o.log_dirs = {tmp_.Sub("d1"), tmp_.Sub("d2")};
+    o.log_dirs = {tmp_.Sub("d1"), tmp_.Sub("nested/d2")};  // missing parents are created
     o.cluster_id = "c1";
     o.node_id = 1;
     o.default_config.segment_bytes = 4096;
@@ -49,7 +49,7 @@ TEST_F(LogManagerTest, PlacesNewPartitionsOnTheEmptiestDirAndReloadsThem) {
     }
     EXPECT_NE(manager->dir_of({"t", 0}), manager->dir_of({"t", 1}));
     EXPECT_EQ(manager->dir_of({"t", 0}), manager->dir_of({"t", 2}));
-    EXPECT_NE(manager->directory_id(tmp_.Sub("d1")), manager->directory_id(tmp_.Sub("d2")));
+    EXPECT_NE(manager->directory_id(tmp_.Sub("d1")), manager->directory_id(tmp_.Sub("nested/d2")));
     ASSERT_TRUE(manager->Shutdown().ok());
     EXPECT_TRUE(fs::exists(tmp_.Sub("d1/.kafka_cleanshutdown")));
     EXPECT_TRUE(fs::exists(tmp_.Sub("d1/recovery-point-offset-checkpoint")));
@@ -154,11 +154,12 @@ TEST_F(LogManagerTest, GarbageRecoveryCheckpointMeansFullRecoveryNotDataLoss) {
 
 TEST_F(LogManagerTest, UnreadableDirAtStartIsOfflineOthersServe) {
   LogManagerOptions o = Options();
-  { std::ofstream(tmp_.Sub("d2")) << "a file where a dir should be"; }
+  fs::create_directories(tmp_.Sub("nested"));
+  { std::ofstream(tmp_.Sub("nested/d2")) << "a file where a dir should be"; }
   auto manager = Open(o);
   ASSERT_NE(manager, nullptr);
   EXPECT_EQ(manager->online_dirs(), std::vector<std::string>{tmp_.Sub("d1")});
-  o.log_dirs = {tmp_.Sub("d2")};
+  o.log_dirs = {tmp_.Sub("nested/d2")};
   auto none = LogManager::Open(o);
   EXPECT_FALSE(none.ok());
 }
