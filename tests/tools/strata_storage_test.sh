@@ -31,7 +31,7 @@ expect() {
   done
 }
 
-DATA=$TMP/data
+DATA=$TMP/not/yet/there/data  # smoke must create missing parents, as the README's main command needs
 P=$DATA/smoke-0
 SEG0=$P/00000000000000000000
 
