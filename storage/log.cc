@@ -342,6 +342,11 @@ absl::StatusOr<bool> Log::TruncateTo(int64_t offset) {
     STRATA_RETURN_IF_ERROR(active.TruncateTo(offset).status());
     STRATA_RETURN_IF_ERROR(active.MakeActive());
     STRATA_ASSIGN_OR_RETURN(log_end_offset_, active.ReadNextOffset());
+    if (log_end_offset_ < log_start_offset_) {
+      // The batch straddling the log start went whole: nothing at or above the log
+      // start is left, so the log restarts, empty, at its start.
+      return TruncateFullyLocked(log_start_offset_);
+    }
     recovery_point_ = std::min(recovery_point_, log_end_offset_);
     high_watermark_ = std::min(high_watermark_, log_end_offset_);
     STRATA_RETURN_IF_ERROR(leader_epoch_cache_->TruncateFromEnd(log_end_offset_));

@@ -114,7 +114,8 @@ class Log {
 
   // Forces a new active segment at the log end (also done by appends when due).
   absl::Status Roll();
-  // Removes everything at and above offset; false when nothing was above it.
+  // Removes every batch holding an offset at or above offset; a batch straddling it
+  // goes whole, so the log end may end below offset. False when nothing was removed.
   absl::StatusOr<bool> TruncateTo(int64_t offset);
   // Removes every segment and restarts the log, empty, at offset.
   absl::Status TruncateFullyAndStartAt(int64_t offset);

@@ -191,6 +191,19 @@ absl::Status LogLoader::Load(Log& log) {
   }
 
   // Step 5: offsets, the active segment, epoch cache and producer state.
+  if (!log.segments_.empty()) {
+    STRATA_ASSIGN_OR_RETURN(int64_t end, log.segments_.rbegin()->second->ReadNextOffset());
+    if (end < options.log_start_offset) {
+      // Nothing at or above the checkpointed log start survived (it was unflushed):
+      // the log restarts, empty, at its start rather than moving the start back.
+      spdlog::warn("{}: log ends at {}, below its log start offset {}; restarting it empty there", dir, end,
+                   options.log_start_offset);
+      for (auto it = log.segments_.begin(); it != log.segments_.end(); it = log.segments_.erase(it)) {
+        it->second->Abandon();
+        STRATA_RETURN_IF_ERROR(it->second->DeleteFiles());
+      }
+    }
+  }
   if (log.segments_.empty()) {
     SegmentOptions so = SegmentOptionsFor(options, options.log_start_offset);
     STRATA_ASSIGN_OR_RETURN(auto segment, LogSegment::Open(so, true));
@@ -199,8 +212,8 @@ absl::Status LogLoader::Load(Log& log) {
   LogSegment& active = *log.segments_.rbegin()->second;
   STRATA_RETURN_IF_ERROR(active.MakeActive());
   STRATA_ASSIGN_OR_RETURN(log.log_end_offset_, active.ReadNextOffset());
-  log.log_start_offset_ =
-      std::min(std::max(options.log_start_offset, log.segments_.begin()->first), log.log_end_offset_);
+  log.log_start_offset_ = std::max(options.log_start_offset, log.segments_.begin()->first);
+  ABSL_CHECK_LE(log.log_start_offset_, log.log_end_offset_) << dir;
   if (!options.had_clean_shutdown) {
     // Recovered segments were rewritten (truncation, indexes): make that durable.
     for (auto it = log.segments_.begin(); it != log.segments_.end(); ++it) {
