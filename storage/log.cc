@@ -71,6 +71,14 @@ absl::Status Log::CheckOnline() const {
   return absl::OkStatus();
 }
 
+absl::Status Log::CheckOpenLocked() const {
+  STRATA_RETURN_IF_ERROR(CheckOnline());
+  if (closed_) {
+    return MakeError(Errc::kStorageError, absl::StrCat("log ", topic_partition_.DirName(), " is closed"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Log::Io(absl::Status status) const {
   if (!status.ok() && ErrcOf(status) == Errc::kStorageError && options_.failure_channel != nullptr) {
     options_.failure_channel->MaybeAddOfflineLogDir(log_dir(), status);
@@ -99,7 +107,7 @@ absl::StatusOr<LogAppendInfo> Log::AppendAsLeader(std::string& records, int32_t 
   if (headers.empty()) return MakeError(Errc::kInvalidRecord, "produce request carries no record batch");
 
   absl::MutexLock lock(&mu_);
-  STRATA_RETURN_IF_ERROR(CheckOnline());
+  STRATA_RETURN_IF_ERROR(CheckOpenLocked());
   // Idempotence: a retried batch gets its original offsets; sequences must follow on.
   std::map<int64_t, const RecordBatchHeader*> earlier_in_request;
   for (const RecordBatchHeader& h : headers) {
@@ -156,7 +164,7 @@ absl::StatusOr<LogAppendInfo> Log::AppendAsFollower(absl::string_view records) {
   }
   if (headers.empty()) return LogAppendInfo{};
   absl::MutexLock lock(&mu_);
-  STRATA_RETURN_IF_ERROR(CheckOnline());
+  STRATA_RETURN_IF_ERROR(CheckOpenLocked());
   if (headers.front().base_offset != log_end_offset_) {
     // Below: the follower must truncate first. Above: it must restart the log there
     // (TruncateFullyAndStartAt), so that no hole is ever stored.
@@ -170,7 +178,7 @@ absl::StatusOr<LogAppendInfo> Log::AppendAsFollower(absl::string_view records) {
 absl::StatusOr<LogAppendInfo> Log::AppendLocked(absl::string_view records,
                                                 const std::vector<RecordBatchHeader>& headers,
                                                 std::optional<int32_t> leader_epoch) {
-  ABSL_CHECK(!closed_);
+  ABSL_CHECK(!closed_);  // callers checked CheckOpenLocked under the same lock
   const RecordBatchHeader& first = headers.front();
   const RecordBatchHeader& last = headers.back();
   if (static_cast<int64_t>(records.size()) > options_.config.segment_bytes) {
@@ -222,6 +230,7 @@ absl::Status Log::MaybeRollLocked(uint64_t bytes, const RecordBatchHeader& first
 absl::Status Log::Roll() {
   STRATA_RETURN_IF_ERROR(CheckOnline());
   absl::MutexLock lock(&mu_);
+  STRATA_RETURN_IF_ERROR(CheckOpenLocked());
   return Io(RollLocked());
 }
 
@@ -259,7 +268,7 @@ absl::StatusOr<FetchDataInfo> Log::Read(int64_t offset, uint64_t max_bytes, int6
                                         bool min_one_batch) const {
   STRATA_RETURN_IF_ERROR(CheckOnline());
   absl::ReaderMutexLock lock(&mu_);
-  STRATA_RETURN_IF_ERROR(CheckOnline());
+  STRATA_RETURN_IF_ERROR(CheckOpenLocked());
   if (offset < log_start_offset_ || offset > log_end_offset_) {
     return MakeError(Errc::kOffsetOutOfRange,
                      absl::StrCat("offset ", offset, " is outside [", log_start_offset_, ", ", log_end_offset_,
@@ -296,6 +305,7 @@ absl::StatusOr<FetchDataInfo> Log::Read(int64_t offset, uint64_t max_bytes, int6
 absl::StatusOr<std::optional<TimestampOffset>> Log::FetchOffsetByTimestamp(int64_t target) const {
   STRATA_RETURN_IF_ERROR(CheckOnline());
   absl::ReaderMutexLock lock(&mu_);
+  STRATA_RETURN_IF_ERROR(CheckOpenLocked());
   for (const auto& [base, segment] : segments_) {
     if (segment->max_timestamp_so_far() < target && segment.get() != segments_.rbegin()->second.get()) continue;
     auto found = segment->FindOffsetByTimestamp(target, log_start_offset_);
@@ -329,6 +339,7 @@ absl::StatusOr<bool> Log::TruncateTo(int64_t offset) {
   STRATA_RETURN_IF_ERROR(CheckOnline());
   if (offset < 0) return MakeError(Errc::kInvalidArgument, absl::StrCat("cannot truncate to offset ", offset));
   absl::MutexLock lock(&mu_);
+  STRATA_RETURN_IF_ERROR(CheckOpenLocked());
   if (offset >= log_end_offset_) return false;
   if (offset < log_start_offset_) {
     STRATA_RETURN_IF_ERROR(TruncateFullyLocked(offset));
@@ -362,6 +373,7 @@ absl::Status Log::TruncateFullyAndStartAt(int64_t offset) {
   STRATA_RETURN_IF_ERROR(CheckOnline());
   if (offset < 0) return MakeError(Errc::kInvalidArgument, absl::StrCat("cannot restart the log at offset ", offset));
   absl::MutexLock lock(&mu_);
+  STRATA_RETURN_IF_ERROR(CheckOpenLocked());
   return TruncateFullyLocked(offset);
 }
 
@@ -384,6 +396,7 @@ absl::Status Log::TruncateFullyLocked(int64_t offset) {
 absl::Status Log::MaybeIncrementLogStartOffset(int64_t new_log_start_offset) {
   STRATA_RETURN_IF_ERROR(CheckOnline());
   absl::MutexLock lock(&mu_);
+  STRATA_RETURN_IF_ERROR(CheckOpenLocked());
   if (new_log_start_offset > high_watermark_) {
     return MakeError(Errc::kOffsetOutOfRange,
                      absl::StrCat("cannot move the log start of ", topic_partition_.DirName(), " to ",
@@ -406,6 +419,7 @@ absl::Status Log::MaybeIncrementLogStartOffset(int64_t new_log_start_offset) {
 absl::StatusOr<int> Log::DeleteOldSegments() {
   STRATA_RETURN_IF_ERROR(CheckOnline());
   absl::MutexLock lock(&mu_);
+  STRATA_RETURN_IF_ERROR(CheckOpenLocked());
   int64_t now = options_.clock->NowMs();
   int64_t total = 0;
   for (const auto& [base, segment] : segments_) total += static_cast<int64_t>(segment->size());
@@ -441,6 +455,7 @@ absl::StatusOr<int> Log::DeleteOldSegments() {
 absl::Status Log::Flush(int64_t offset) {
   STRATA_RETURN_IF_ERROR(CheckOnline());
   absl::MutexLock lock(&mu_);
+  STRATA_RETURN_IF_ERROR(CheckOpenLocked());
   offset = std::min(offset, log_end_offset_);
   if (offset <= recovery_point_) return absl::OkStatus();
   absl::Status status = [&]() -> absl::Status {

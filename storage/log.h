@@ -156,6 +156,8 @@ class Log {
   explicit Log(const LogOptions& options);
 
   absl::Status CheckOnline() const;
+  // CheckOnline, and that the log was not closed.
+  absl::Status CheckOpenLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // Reports I/O errors to the failure channel; returns status unchanged.
   absl::Status Io(absl::Status status) const;
   absl::StatusOr<LogAppendInfo> AppendLocked(absl::string_view records, const std::vector<RecordBatchHeader>& headers,

@@ -326,6 +326,12 @@ TEST_F(LogTest, CleanCloseReopensWithoutRecovery) {
   // The producer's state survived: its retry is still recognised.
   std::string retry = MakeProducerBatch(2, 7, 0, 0);
   EXPECT_TRUE(log->AppendAsLeader(retry, 0)->duplicate);
+  // A closed log refuses work with an error instead of touching closed files.
+  ASSERT_TRUE(log->Close().ok());
+  std::string late = MakeBatch(1, "late");
+  EXPECT_EQ(ErrcOf(log->AppendAsLeader(late, 0).status()), Errc::kStorageError);
+  EXPECT_EQ(ErrcOf(log->Read(0, 100, 10, true).status()), Errc::kStorageError);
+  EXPECT_EQ(ErrcOf(log->TruncateTo(1).status()), Errc::kStorageError);
 }
 
 }  // namespace
