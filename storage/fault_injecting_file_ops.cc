@@ -87,6 +87,7 @@ class FaultRegion final : public MappedRegion {
   }
   char* data() override { return data_.data(); }
   size_t size() const override { return data_.size(); }
+  absl::Status SyncRange(size_t, size_t) override { return Sync(); }
   absl::Status Sync() override {
     if (data_ != on_disk_) STRATA_RETURN_IF_ERROR(file_->Write(0, data_));
     STRATA_RETURN_IF_ERROR(file_->Sync());

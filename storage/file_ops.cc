@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "absl/strings/str_cat.h"
@@ -24,8 +25,13 @@ class PosixMappedRegion final : public MappedRegion {
   }
   char* data() override { return data_; }
   size_t size() const override { return size_; }
-  absl::Status Sync() override {
-    if (size_ > 0 && msync(data_, size_, MS_SYNC) != 0) return IoError("msync", path_, errno);
+  absl::Status Sync() override { return SyncRange(0, size_); }
+  absl::Status SyncRange(size_t offset, size_t length) override {
+    static const size_t kPage = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    size_t begin = offset / kPage * kPage;
+    size_t end = std::min(size_, offset + length);
+    if (end <= begin) return absl::OkStatus();
+    if (msync(data_ + begin, end - begin, MS_SYNC) != 0) return IoError("msync", path_, errno);
     return absl::OkStatus();
   }
 

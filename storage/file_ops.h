@@ -25,6 +25,8 @@ class MappedRegion {
   virtual size_t size() const = 0;
   // Makes the mapped bytes durable (msync).
   virtual absl::Status Sync() = 0;
+  // Makes [offset, offset + length) durable; may sync more.
+  virtual absl::Status SyncRange(size_t offset, size_t length) = 0;
 };
 
 class File {

@@ -6,6 +6,7 @@
 // all-zero entries (what a preallocated file not trimmed before a crash has).
 // Not thread-safe: the owning segment serialises access.
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -34,6 +35,7 @@ class IndexFile {
   // REQUIRES: writable() && !full().
   void Append(const char* entry);
   void TruncateToEntries(size_t n);
+  // Makes the entries durable, syncing only the pages changed since the last flush.
   absl::Status Flush();
   // Trims the file to the entries present and maps it read-only from then on.
   absl::Status MakeReadOnly();
@@ -55,6 +57,13 @@ class IndexFile {
   std::unique_ptr<MappedRegion> region_;
   size_t capacity_bytes_ = 0;
   size_t entries_ = 0;
+  // Bytes of the mapping changed since the last Flush: [dirty_begin_, dirty_end_).
+  size_t dirty_begin_ = SIZE_MAX;
+  size_t dirty_end_ = 0;
+  void MarkDirty(size_t begin, size_t end) {
+    dirty_begin_ = std::min(dirty_begin_, begin);
+    dirty_end_ = std::max(dirty_end_, end);
+  }
   bool writable_ = false;
 };
 
