@@ -1,0 +1,551 @@
+#include "raft/raft.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "base/check.h"
+
+namespace strata::raft {
+
+const char* RoleName(Role role) {
+  switch (role) {
+    case Role::kFollower: return "follower";
+    case Role::kPreCandidate: return "pre-candidate";
+    case Role::kCandidate: return "candidate";
+    case Role::kLeader: return "leader";
+  }
+  return "?";
+}
+
+const char* MessageTypeName(MessageType type) {
+  switch (type) {
+    case MessageType::kPreVote: return "PreVote";
+    case MessageType::kPreVoteResponse: return "PreVoteResponse";
+    case MessageType::kVote: return "Vote";
+    case MessageType::kVoteResponse: return "VoteResponse";
+    case MessageType::kAppend: return "Append";
+    case MessageType::kAppendResponse: return "AppendResponse";
+    case MessageType::kHeartbeat: return "Heartbeat";
+    case MessageType::kHeartbeatResponse: return "HeartbeatResponse";
+  }
+  return "?";
+}
+
+namespace {
+size_t EntryBytes(const Entry& e) { return e.data.size() + 16; }
+}  // namespace
+
+Raft::Raft(const Config& config, const HardState& hard_state, std::vector<Entry> persisted_entries)
+    : config_(config), rng_(config.seed) {
+  ABSL_CHECK(config_.id != kNoNode);
+  ABSL_CHECK(std::find(config_.voters.begin(), config_.voters.end(), config_.id) != config_.voters.end())
+      << "node " << config_.id << " is not among the voters";
+  ABSL_CHECK_GT(config_.election_ticks, config_.heartbeat_ticks);
+  log_.push_back(Entry{});
+  for (Entry& e : persisted_entries) {
+    ABSL_CHECK_EQ(e.index, last_index() + 1) << "persisted entries must be consecutive from 1";
+    ABSL_CHECK_GE(e.term, TermAt(last_index())) << "terms in a log never fall";
+    log_.push_back(std::move(e));
+  }
+  ABSL_CHECK_LE(hard_state.commit, last_index());
+  ABSL_CHECK_LE(TermAt(last_index()), hard_state.term);
+  term_ = hard_state.term;
+  vote_ = hard_state.vote;
+  commit_ = hard_state.commit;
+  persisted_hard_state_ = hard_state;
+  stable_ = last_index();
+  unstable_from_ = last_index() + 1;
+  BecomeFollower(term_, kNoNode);
+}
+
+Term Raft::TermAt(Index index) const {
+  if (index < 0 || index > last_index()) return 0;
+  return log_[index].term;
+}
+
+void Raft::ResetElectionTimer() {
+  randomized_election_timeout_ =
+      config_.election_ticks + static_cast<int>(rng_() % static_cast<uint64_t>(config_.election_ticks));
+}
+
+void Raft::ResetTerm(Term term) {
+  if (term != term_) {
+    ABSL_CHECK_GT(term, term_) << "terms only grow";
+    term_ = term;
+    vote_ = kNoNode;
+  }
+  leader_ = kNoNode;
+  election_elapsed_ = 0;
+  heartbeat_elapsed_ = 0;
+  votes_.clear();
+  ResetElectionTimer();
+}
+
+void Raft::BecomeFollower(Term term, NodeId leader) {
+  ResetTerm(term);
+  role_ = Role::kFollower;
+  leader_ = leader;
+}
+
+void Raft::BecomePreCandidate() {
+  ABSL_CHECK(role_ != Role::kLeader);
+  role_ = Role::kPreCandidate;
+  votes_.clear();
+  leader_ = kNoNode;
+}
+
+void Raft::BecomeCandidate() {
+  ABSL_CHECK(role_ != Role::kLeader);
+  ResetTerm(term_ + 1);
+  vote_ = config_.id;
+  role_ = Role::kCandidate;
+  ++elections_started_;
+}
+
+void Raft::BecomeLeader() {
+  ABSL_CHECK(role_ == Role::kCandidate);
+  role_ = Role::kLeader;
+  leader_ = config_.id;
+  progress_.clear();
+  for (NodeId peer : config_.voters) {
+    Progress& pr = progress_[peer];
+    pr.next = last_index() + 1;
+    pr.match = peer == config_.id ? stable_ : 0;
+  }
+  // A no-op of the new term lets earlier-term entries commit by counting.
+  AppendEntry("");
+  BroadcastAppend();
+}
+
+void Raft::Campaign(bool pre_vote) {
+  Term vote_term;
+  if (pre_vote) {
+    BecomePreCandidate();
+    vote_term = term_ + 1;
+  } else {
+    BecomeCandidate();
+    vote_term = term_;
+  }
+  votes_[config_.id] = true;
+  if (votes_.size() >= Quorum()) {  // a single voter
+    if (pre_vote) {
+      Campaign(false);
+    } else {
+      BecomeLeader();
+    }
+    return;
+  }
+  for (NodeId peer : config_.voters) {
+    if (peer == config_.id) continue;
+    Message m;
+    m.type = pre_vote ? MessageType::kPreVote : MessageType::kVote;
+    m.to = peer;
+    m.term = vote_term;
+    m.index = last_index();
+    m.log_term = TermAt(last_index());
+    Send(std::move(m));
+  }
+}
+
+void Raft::Tick() {
+  if (role_ == Role::kLeader) {
+    ++heartbeat_elapsed_;
+    ++election_elapsed_;
+    if (election_elapsed_ >= config_.election_ticks) {
+      election_elapsed_ = 0;
+      if (config_.check_quorum && !QuorumActive()) {
+        BecomeFollower(term_, kNoNode);  // cannot reach a majority: step down
+        return;
+      }
+    }
+    if (heartbeat_elapsed_ >= config_.heartbeat_ticks) {
+      heartbeat_elapsed_ = 0;
+      BroadcastHeartbeat();
+    }
+    return;
+  }
+  ++election_elapsed_;
+  if (PastElectionTimeout()) {
+    election_elapsed_ = 0;
+    Campaign(config_.pre_vote);
+  }
+}
+
+bool Raft::QuorumActive() {
+  size_t active = 0;
+  for (auto& [peer, pr] : progress_) {
+    if (peer == config_.id || pr.recent_active) ++active;
+    pr.recent_active = false;
+  }
+  return active >= Quorum();
+}
+
+absl::Status Raft::Propose(std::string data) {
+  if (role_ != Role::kLeader) {
+    return absl::FailedPreconditionError(absl::StrCat("not leader; leader is ", leader_));
+  }
+  AppendEntry(std::move(data));
+  BroadcastAppend();
+  return absl::OkStatus();
+}
+
+void Raft::AppendEntry(std::string data) {
+  log_.push_back(Entry{term_, last_index() + 1, std::move(data)});
+}
+
+void Raft::Send(Message m) {
+  m.from = config_.id;
+  outbox_.push_back(std::move(m));
+}
+
+void Raft::Step(const Message& m) {
+  if (m.term > term_) {
+    bool vote_request = m.type == MessageType::kVote || m.type == MessageType::kPreVote;
+    if (vote_request && config_.check_quorum && leader_ != kNoNode && election_elapsed_ < config_.election_ticks) {
+      return;  // heard from a leader within the timeout: it is alive, ignore
+    }
+    if (m.type == MessageType::kPreVote) {
+      // A pre-vote never changes the voter's term.
+    } else if (m.type == MessageType::kPreVoteResponse && !m.reject) {
+      // Granted for the term the pre-candidate proposes; it moves there on a quorum.
+    } else {
+      bool from_leader = m.type == MessageType::kAppend || m.type == MessageType::kHeartbeat;
+      BecomeFollower(m.term, from_leader ? m.from : kNoNode);
+    }
+  } else if (m.term < term_) {
+    if ((config_.check_quorum || config_.pre_vote) &&
+        (m.type == MessageType::kAppend || m.type == MessageType::kHeartbeat)) {
+      // Tell a stale leader about the newer term so it steps down.
+      Message r;
+      r.type = MessageType::kAppendResponse;
+      r.to = m.from;
+      r.term = term_;
+      Send(std::move(r));
+    } else if (m.type == MessageType::kPreVote) {
+      Message r;
+      r.type = MessageType::kPreVoteResponse;
+      r.to = m.from;
+      r.term = term_;
+      r.reject = true;
+      Send(std::move(r));
+    }
+    return;
+  }
+
+  if (m.type == MessageType::kPreVote || m.type == MessageType::kVote) {
+    HandleVoteRequest(m);
+    return;
+  }
+  switch (role_) {
+    case Role::kLeader: StepLeader(m); break;
+    case Role::kPreCandidate:
+    case Role::kCandidate: StepCandidate(m); break;
+    case Role::kFollower: StepFollower(m); break;
+  }
+}
+
+bool Raft::LogUpToDate(Index last, Term last_term) const {
+  Term my_last_term = TermAt(last_index());
+  return last_term > my_last_term || (last_term == my_last_term && last >= last_index());
+}
+
+void Raft::HandleVoteRequest(const Message& m) {
+  bool pre = m.type == MessageType::kPreVote;
+  bool can_vote = vote_ == m.from || (vote_ == kNoNode && leader_ == kNoNode) || (pre && m.term > term_);
+  Message r;
+  r.type = pre ? MessageType::kPreVoteResponse : MessageType::kVoteResponse;
+  r.to = m.from;
+  if (can_vote && LogUpToDate(m.index, m.log_term)) {
+    r.term = m.term;
+    if (!pre) {
+      election_elapsed_ = 0;
+      vote_ = m.from;
+    }
+  } else {
+    r.term = term_;
+    r.reject = true;
+  }
+  Send(std::move(r));
+}
+
+void Raft::StepCandidate(const Message& m) {
+  switch (m.type) {
+    case MessageType::kAppend:
+      BecomeFollower(m.term, m.from);
+      HandleAppend(m);
+      return;
+    case MessageType::kHeartbeat:
+      BecomeFollower(m.term, m.from);
+      HandleHeartbeat(m);
+      return;
+    case MessageType::kPreVoteResponse:
+    case MessageType::kVoteResponse: {
+      bool pre = m.type == MessageType::kPreVoteResponse;
+      if (pre != (role_ == Role::kPreCandidate)) return;  // a response to an earlier phase
+      votes_[m.from] = !m.reject;
+      size_t granted = 0, rejected = 0;
+      for (const auto& [peer, yes] : votes_) (yes ? granted : rejected) += 1;
+      if (granted >= Quorum()) {
+        if (pre) {
+          Campaign(false);
+        } else {
+          BecomeLeader();
+        }
+      } else if (rejected >= Quorum()) {
+        BecomeFollower(term_, kNoNode);
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+void Raft::StepFollower(const Message& m) {
+  switch (m.type) {
+    case MessageType::kAppend:
+      election_elapsed_ = 0;
+      leader_ = m.from;
+      HandleAppend(m);
+      return;
+    case MessageType::kHeartbeat:
+      election_elapsed_ = 0;
+      leader_ = m.from;
+      HandleHeartbeat(m);
+      return;
+    default:
+      return;
+  }
+}
+
+void Raft::HandleAppend(const Message& m) {
+  Message r;
+  r.type = MessageType::kAppendResponse;
+  r.to = m.from;
+  r.term = term_;
+  if (m.index < commit_) {
+    r.index = commit_;  // everything up to commit matches already
+    Send(std::move(r));
+    return;
+  }
+  if (auto last = MaybeAppend(m.index, m.log_term, m.entries)) {
+    CommitTo(std::min(m.commit, *last));
+    r.index = *last;
+  } else {
+    Index hint = FindConflictByTerm(std::min(m.index, last_index()), m.log_term);
+    r.index = m.index;
+    r.reject = true;
+    r.reject_hint = hint;
+    r.log_term = TermAt(hint);
+  }
+  Send(std::move(r));
+}
+
+void Raft::HandleHeartbeat(const Message& m) {
+  CommitTo(std::min(m.commit, last_index()));
+  Message r;
+  r.type = MessageType::kHeartbeatResponse;
+  r.to = m.from;
+  r.term = term_;
+  Send(std::move(r));
+}
+
+Index Raft::FindConflictByTerm(Index index, Term term) const {
+  index = std::min(index, last_index());
+  while (index > 0 && TermAt(index) > term) --index;
+  return index;
+}
+
+std::optional<Index> Raft::MaybeAppend(Index index, Term log_term, const std::vector<Entry>& entries) {
+  if (index > last_index() || TermAt(index) != log_term) return std::nullopt;
+  Index conflict = 0;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    ABSL_CHECK_EQ(entries[i].index, index + 1 + static_cast<Index>(i)) << "entries of an Append are consecutive";
+    if (entries[i].index > last_index() || TermAt(entries[i].index) != entries[i].term) {
+      conflict = entries[i].index;
+      break;
+    }
+  }
+  if (conflict != 0) {
+    ABSL_CHECK_GT(conflict, commit_) << "a leader never overwrites committed entries";
+    log_.resize(conflict);
+    for (const Entry& e : entries) {
+      if (e.index >= conflict) log_.push_back(e);
+    }
+    unstable_from_ = std::min(unstable_from_, conflict);
+    stable_ = std::min(stable_, conflict - 1);
+  }
+  return index + static_cast<Index>(entries.size());
+}
+
+void Raft::CommitTo(Index index) {
+  if (index <= commit_) return;
+  ABSL_CHECK_LE(index, last_index());
+  commit_ = index;
+}
+
+void Raft::StepLeader(const Message& m) {
+  switch (m.type) {
+    case MessageType::kAppendResponse:
+      HandleAppendResponse(m);
+      return;
+    case MessageType::kHeartbeatResponse: {
+      auto it = progress_.find(m.from);
+      if (it == progress_.end()) return;
+      Progress& pr = it->second;
+      pr.recent_active = true;
+      pr.probe_sent = false;
+      if (pr.match < last_index()) {
+        if (!pr.probing && ++pr.stalled_heartbeats >= 2) {
+          pr.probing = true;
+          pr.next = pr.match + 1;
+          pr.inflight.clear();
+          pr.inflight_bytes = 0;
+        }
+        SendAppend(m.from);
+      }
+      return;
+    }
+    case MessageType::kAppend:
+    case MessageType::kHeartbeat:
+      ABSL_CHECK(false) << "node " << m.from << " leads term " << m.term << " too (this is node " << config_.id << ")";
+      return;
+    default:
+      return;
+  }
+}
+
+void Raft::HandleAppendResponse(const Message& m) {
+  auto it = progress_.find(m.from);
+  if (it == progress_.end()) return;
+  Progress& pr = it->second;
+  pr.recent_active = true;
+  if (m.reject) {
+    bool stale = pr.probing ? m.index != pr.next - 1 : m.index <= pr.match;
+    if (stale) return;
+    Index probe = m.reject_hint;
+    if (m.log_term > 0) probe = FindConflictByTerm(m.reject_hint, m.log_term);
+    pr.next = std::max(std::min(m.index, probe + 1), pr.match + 1);
+    pr.probing = true;
+    pr.probe_sent = false;
+    pr.inflight.clear();
+    pr.inflight_bytes = 0;
+    SendAppend(m.from);
+    return;
+  }
+  if (m.index > pr.match) {
+    pr.match = m.index;
+    pr.stalled_heartbeats = 0;
+  }
+  pr.next = std::max(pr.next, pr.match + 1);
+  while (!pr.inflight.empty() && pr.inflight.begin()->first <= m.index) {
+    pr.inflight_bytes -= pr.inflight.begin()->second;
+    pr.inflight.erase(pr.inflight.begin());
+  }
+  if (pr.probing) {
+    pr.probing = false;
+    pr.next = pr.match + 1;
+    pr.inflight.clear();
+    pr.inflight_bytes = 0;
+  }
+  pr.probe_sent = false;
+  MaybeCommit();
+  // Send on while there is more and the window has room.
+  Index before;
+  do {
+    before = pr.next;
+    SendAppend(m.from);
+  } while (pr.next != before && pr.next <= last_index());
+}
+
+void Raft::SendAppend(NodeId to) {
+  Progress& pr = progress_[to];
+  if (pr.probing && pr.probe_sent) return;
+  if (!pr.probing && (pr.next > last_index() || pr.inflight_bytes >= config_.max_inflight_bytes)) return;
+  Message m;
+  m.type = MessageType::kAppend;
+  m.to = to;
+  m.term = term_;
+  m.index = pr.next - 1;
+  m.log_term = TermAt(m.index);
+  m.commit = commit_;
+  size_t bytes = 0;
+  for (Index i = pr.next; i <= last_index(); ++i) {
+    size_t b = EntryBytes(log_[i]);
+    if (!m.entries.empty() && bytes + b > config_.max_append_bytes) break;
+    m.entries.push_back(log_[i]);
+    bytes += b;
+  }
+  if (pr.probing) {
+    pr.probe_sent = true;
+  } else if (!m.entries.empty()) {
+    Index last = m.entries.back().index;
+    pr.inflight[last] = bytes;
+    pr.inflight_bytes += bytes;
+    pr.next = last + 1;
+  }
+  Send(std::move(m));
+}
+
+void Raft::BroadcastAppend() {
+  for (NodeId peer : config_.voters) {
+    if (peer != config_.id) SendAppend(peer);
+  }
+}
+
+void Raft::BroadcastHeartbeat() {
+  for (NodeId peer : config_.voters) {
+    if (peer == config_.id) continue;
+    Message m;
+    m.type = MessageType::kHeartbeat;
+    m.to = peer;
+    m.term = term_;
+    m.commit = std::min(progress_[peer].match, commit_);
+    Send(std::move(m));
+  }
+}
+
+void Raft::MaybeCommit() {
+  std::vector<Index> matches;
+  for (NodeId peer : config_.voters) matches.push_back(progress_[peer].match);
+  std::sort(matches.begin(), matches.end(), std::greater<Index>());
+  Index candidate = matches[Quorum() - 1];
+  // Only entries of the current term commit by counting (Raft paper, section 5.4.2).
+  if (candidate > commit_ && TermAt(candidate) == term_) CommitTo(candidate);
+}
+
+bool Raft::HasReady() const {
+  return hard_state() != persisted_hard_state_ || unstable_from_ <= last_index() || !outbox_.empty() ||
+         commit_ > applied_;
+}
+
+Ready Raft::GetReady() {
+  Ready rd;
+  rd.hard_state = hard_state();
+  rd.hard_state_changed = rd.hard_state != persisted_hard_state_;
+  for (Index i = unstable_from_; i <= last_index(); ++i) rd.entries.push_back(log_[i]);
+  rd.messages = std::move(outbox_);
+  outbox_.clear();
+  for (Index i = applied_ + 1; i <= commit_; ++i) rd.committed_entries.push_back(log_[i]);
+  return rd;
+}
+
+void Raft::Advance(const Ready& rd) {
+  if (rd.hard_state_changed) persisted_hard_state_ = rd.hard_state;
+  if (!rd.entries.empty()) {
+    Index last = rd.entries.back().index;
+    // Entries truncated since GetReady are persisted again by the next Ready.
+    if (last <= last_index() && TermAt(last) == rd.entries.back().term) {
+      stable_ = std::max(stable_, last);
+      unstable_from_ = std::max(unstable_from_, last + 1);
+    }
+  }
+  if (!rd.committed_entries.empty()) applied_ = std::max(applied_, rd.committed_entries.back().index);
+  if (role_ == Role::kLeader) {
+    Progress& self = progress_[config_.id];
+    self.match = std::max(self.match, std::min(stable_, last_index()));
+    MaybeCommit();
+  }
+}
+
+}  // namespace strata::raft

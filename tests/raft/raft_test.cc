@@ -1,0 +1,282 @@
+// One test per rule of the Raft paper (and of the PreVote / CheckQuorum extensions),
+// on a small in-memory network that delivers at once unless a node is isolated.
+
+#include "raft/raft.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <set>
+
+namespace strata::raft {
+namespace {
+
+class Net {
+ public:
+  explicit Net(int voters, int election_ticks = 10, bool check_quorum = true) : check_quorum_(check_quorum) {
+    for (int i = 1; i <= voters; ++i) ids_.push_back(i);
+    for (NodeId id : ids_) Start(id, election_ticks);
+  }
+  void Start(NodeId id, int election_ticks = 10) {
+    Config c;
+    c.id = id;
+    c.voters = ids_;
+    c.election_ticks = election_ticks;
+    c.seed = static_cast<uint64_t>(id) * 7919 + restarts_++;
+    c.max_inflight_bytes = inflight_;
+    c.check_quorum = check_quorum_;
+    nodes_[id] = std::make_unique<Raft>(c, hard_state_[id], log_[id]);
+  }
+  Raft& operator[](NodeId id) { return *nodes_.at(id); }
+  void Isolate(NodeId id) { isolated_.insert(id); }
+  void Rejoin(NodeId id) { isolated_.erase(id); }
+  void set_inflight(size_t bytes) { inflight_ = bytes; }
+  int64_t sent(MessageType type) const { return sent_.count(type) ? sent_.at(type) : 0; }
+  // Processes Ready and delivers messages until nothing moves.
+  void Settle() {
+    for (int round = 0; round < 10'000; ++round) {
+      bool moved = false;
+      for (NodeId id : ids_) {
+        Raft& r = *nodes_[id];
+        if (!r.HasReady()) continue;
+        moved = true;
+        Ready rd = r.GetReady();
+        if (rd.hard_state_changed) hard_state_[id] = rd.hard_state;
+        if (!rd.entries.empty()) {
+          log_[id].resize(rd.entries.front().index - 1);
+          log_[id].insert(log_[id].end(), rd.entries.begin(), rd.entries.end());
+        }
+        for (const Entry& e : rd.committed_entries) applied_[id].push_back(e);
+        r.Advance(rd);
+        for (const Message& m : rd.messages) {
+          ++sent_[m.type];
+          if (isolated_.count(m.from) || isolated_.count(m.to)) continue;
+          nodes_[m.to]->Step(m);
+        }
+      }
+      if (!moved) return;
+    }
+    FAIL() << "network did not settle";
+  }
+  void Tick(NodeId id, int times = 1) {
+    for (int i = 0; i < times; ++i) {
+      nodes_[id]->Tick();
+      Settle();
+    }
+  }
+  void TickAll(int times) {
+    for (int i = 0; i < times; ++i) {
+      for (NodeId id : ids_) nodes_[id]->Tick();
+      Settle();
+    }
+  }
+  // Ticks only `id` until it leads (its timeout is at most 2 x election ticks).
+  void Elect(NodeId id) {
+    for (int i = 0; i < 100 && nodes_[id]->role() != Role::kLeader; ++i) Tick(id);
+    ASSERT_EQ(nodes_[id]->role(), Role::kLeader);
+  }
+  const std::vector<Entry>& applied(NodeId id) { return applied_[id]; }
+  std::vector<Entry>& persisted_log(NodeId id) { return log_[id]; }
+
+ private:
+  std::vector<NodeId> ids_;
+  std::map<NodeId, std::unique_ptr<Raft>> nodes_;
+  std::map<NodeId, HardState> hard_state_;
+  std::map<NodeId, std::vector<Entry>> log_;
+  std::map<NodeId, std::vector<Entry>> applied_;
+  std::set<NodeId> isolated_;
+  std::map<MessageType, int64_t> sent_;
+  uint64_t restarts_ = 0;
+  bool check_quorum_ = true;
+  size_t inflight_ = 1 << 20;
+};
+
+TEST(RaftElection, AFollowerThatTimesOutIsElectedByAMajority) {
+  Net net(3);
+  net.Elect(1);
+  EXPECT_EQ(net[1].term(), 1);
+  EXPECT_EQ(net[2].leader(), 1);
+  EXPECT_EQ(net[3].leader(), 1);
+  EXPECT_EQ(net[2].vote(), 1);
+}
+
+TEST(RaftElection, NoLeaderWithoutAMajority) {
+  Net net(3);
+  net.Isolate(2);
+  net.Isolate(3);
+  net.Tick(1, 100);
+  EXPECT_NE(net[1].role(), Role::kLeader);
+  EXPECT_EQ(net[1].term(), 0);  // pre-votes failed: the term never moved
+}
+
+TEST(RaftElection, AVoterGrantsOneVotePerTermAndRemembersItAcrossRestarts) {
+  Net net(3);
+  Message vote{MessageType::kVote, 2, 1, 5, 0, 0, {}, 0, false, 0};
+  net[1].Step(vote);
+  net.Settle();
+  EXPECT_EQ(net[1].vote(), 2);
+  net.Start(1);  // restart from persisted state
+  EXPECT_EQ(net[1].term(), 5);
+  EXPECT_EQ(net[1].vote(), 2);
+  Message other = vote;
+  other.from = 3;
+  net[1].Step(other);
+  EXPECT_EQ(net[1].vote(), 2);
+}
+
+TEST(RaftElection, AVoterRefusesACandidateWhoseLogIsBehind) {
+  Net net(3);
+  net.Elect(1);
+  ASSERT_TRUE(net[1].Propose("x").ok());
+  net.Settle();
+  net.Isolate(1);
+  // Node 3 claims an empty log at a higher term: 2 has entries of term 1 and refuses.
+  Message vote{MessageType::kVote, 3, 2, 7, 0, 0, {}, 0, false, 0};
+  for (int i = 0; i < 20; ++i) net[2].Tick();
+  net[2].Step(vote);
+  EXPECT_NE(net[2].vote(), 3);
+}
+
+TEST(RaftPreVote, AnIsolatedNodeDoesNotInflateItsTermOrDisruptTheLeaderWhenItReturns) {
+  Net net(3);
+  net.Elect(1);
+  net.Isolate(3);
+  net.TickAll(200);
+  EXPECT_EQ(net[3].term(), 1);  // only pre-votes, which never raise the term
+  net.Rejoin(3);
+  net.TickAll(5);
+  EXPECT_EQ(net[1].role(), Role::kLeader);
+  EXPECT_EQ(net[1].term(), 1);
+  EXPECT_EQ(net[3].leader(), 1);
+}
+
+TEST(RaftCheckQuorum, ALeaderCutOffFromTheMajorityStepsDownWithinAnElectionTimeout) {
+  Net net(3);
+  net.Elect(1);
+  net.Isolate(1);
+  net.Tick(1, 2 * 10);
+  EXPECT_NE(net[1].role(), Role::kLeader);
+}
+
+TEST(RaftCheckQuorum, VotersInTheLeasesOfALiveLeaderIgnoreVoteRequests) {
+  Net net(3);
+  net.Elect(1);
+  Message vote{MessageType::kVote, 3, 2, 9, 100, 9, {}, 0, false, 0};
+  net[2].Step(vote);
+  EXPECT_EQ(net[2].term(), 1);
+  EXPECT_EQ(net[2].vote(), 1);
+}
+
+TEST(RaftReplication, CommittedEntriesAreAppliedEverywhereInOrder) {
+  Net net(3);
+  net.Elect(1);
+  for (int i = 0; i < 50; ++i) ASSERT_TRUE(net[1].Propose("e" + std::to_string(i)).ok());
+  net.Settle();
+  net.TickAll(2);  // heartbeats carry the commit index
+  for (NodeId id : {1, 2, 3}) {
+    const auto& applied = net.applied(id);
+    ASSERT_EQ(applied.size(), 51u) << id;  // the leader's no-op and 50 proposals
+    EXPECT_EQ(applied[0].data, "");
+    EXPECT_EQ(applied[50].data, "e49");
+  }
+}
+
+TEST(RaftReplication, ProposalsToAFollowerNameTheLeader) {
+  Net net(3);
+  net.Elect(2);
+  absl::Status s = net[1].Propose("x");
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(s.message(), "not leader; leader is 2");
+}
+
+TEST(RaftReplication, ALeaderCountsItsOwnEntryOnlyOncePersisted) {
+  Net net(1);
+  net.Elect(1);
+  ASSERT_TRUE(net[1].Propose("x").ok());
+  Index before = net[1].commit_index();
+  Ready rd = net[1].GetReady();
+  ASSERT_EQ(rd.entries.size(), 1u);
+  EXPECT_EQ(net[1].commit_index(), before);  // not durable yet, not committed
+  net[1].Advance(rd);
+  EXPECT_EQ(net[1].commit_index(), rd.entries.back().index);
+}
+
+TEST(RaftReplication, AnEntryNeverOnAMajorityIsReplacedByTheNextLeader) {
+  // Without CheckQuorum leases, so that 2 can be elected by ticking it alone.
+  Net net(3, 10, /*check_quorum=*/false);
+  net.Elect(1);
+  net.Isolate(3);
+  net.Isolate(2);
+  ASSERT_TRUE(net[1].Propose("old").ok());
+  net.Settle();
+  Index old_index = net[1].last_index();
+  EXPECT_LT(net[1].commit_index(), old_index);
+  // 1 loses leadership; 2 and 3 elect 2, which never saw "old".
+  net.Rejoin(2);
+  net.Rejoin(3);
+  net.Isolate(1);
+  net.Elect(2);
+  net.Rejoin(1);
+  net.TickAll(3);
+  // "old" was never on a majority: it is gone and 1 follows 2's log.
+  EXPECT_EQ(net[1].leader(), 2);
+  for (const Entry& e : net.applied(1)) EXPECT_NE(e.data, "old");
+}
+
+TEST(RaftReplication, FastBacktrackingConvergesInFewRoundTrips) {
+  Net net(3);
+  net.Elect(1);
+  // Node 3 misses 200 entries (the Appends to it are lost) and must catch up with few
+  // probes once it is back.
+  net.Isolate(3);
+  for (int i = 0; i < 200; ++i) ASSERT_TRUE(net[1].Propose("a" + std::to_string(i)).ok());
+  net.Settle();
+  int64_t rejected_before = net.sent(MessageType::kAppendResponse);
+  net.Rejoin(3);
+  net.TickAll(4);
+  EXPECT_EQ(net[3].last_index(), net[1].last_index());
+  // Far fewer responses than entries: the probe jumps to the follower's log end.
+  EXPECT_LT(net.sent(MessageType::kAppendResponse) - rejected_before, 20);
+}
+
+TEST(RaftReplication, FlowControlBoundsBytesInFlightToASilentFollower) {
+  Net net(2);
+  net.set_inflight(2048);
+  net.Start(1);
+  net.Start(2);
+  net.Elect(1);
+  net.TickAll(2);  // 2 acknowledges the no-op: replication mode
+  net.Isolate(2);
+  int64_t appends_before = net.sent(MessageType::kAppend);
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(net[1].Propose(std::string(100, 'x')).ok());
+  net.Settle();
+  // 2 KiB of window / ~116 bytes per entry: about 17 entries, in at most that many
+  // messages, and nothing more until 2 answers.
+  EXPECT_LE(net.sent(MessageType::kAppend) - appends_before, 20);
+}
+
+TEST(RaftReplication, AFollowerTruncatesAConflictingUncommittedTail) {
+  Net net(3, 10, /*check_quorum=*/false);
+  net.Elect(1);
+  net.Isolate(2);
+  net.Isolate(3);
+  ASSERT_TRUE(net[1].Propose("lost").ok());
+  net.Settle();
+  // 2 and 3 move on without 1.
+  net.Rejoin(2);
+  net.Rejoin(3);
+  net.Isolate(1);
+  net.Elect(2);
+  ASSERT_TRUE(net[2].Propose("kept").ok());
+  net.Settle();
+  net.Rejoin(1);
+  net.TickAll(3);
+  EXPECT_EQ(net[1].log(), net[2].log());
+  bool has_lost = false;
+  for (const Entry& e : net.persisted_log(1)) has_lost = has_lost || e.data == "lost";
+  EXPECT_FALSE(has_lost);
+}
+
+}  // namespace
+}  // namespace strata::raft

@@ -1,0 +1,194 @@
+#include "tests/raft/sim.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace strata::raft::sim {
+
+Cluster::Cluster(int voters, uint64_t seed) : rng_(seed), seed_(seed) {
+  for (int i = 1; i <= voters; ++i) ids_.push_back(i);
+  for (NodeId id : ids_) {
+    Node& node = nodes_[id];
+    node.raft = std::make_unique<Raft>(ConfigFor(id, 0), HardState{}, std::vector<Entry>{});
+    group_[id] = 0;
+  }
+}
+
+Config Cluster::ConfigFor(NodeId id, int incarnation) const {
+  Config c;
+  c.id = id;
+  c.voters = ids_;
+  c.election_ticks = 10;
+  c.heartbeat_ticks = 1;
+  c.seed = seed_ * 1000 + static_cast<uint64_t>(id) * 31 + static_cast<uint64_t>(incarnation);
+  c.max_inflight_bytes = 4096;
+  c.max_append_bytes = 1024;
+  return c;
+}
+
+void Cluster::Record(const std::string& violation) {
+  if (violation_.empty()) violation_ = absl::StrCat("step ", now_, ": ", violation);
+}
+
+void Cluster::Crash(NodeId id) {
+  nodes_.at(id).raft.reset();  // what was not persisted is gone with it
+}
+
+void Cluster::Restart(NodeId id) {
+  Node& node = nodes_.at(id);
+  if (node.raft) return;
+  ++node.incarnation;
+  node.applied.clear();
+  node.raft = std::make_unique<Raft>(ConfigFor(id, node.incarnation), node.hard_state, node.log);
+}
+
+void Cluster::Partition(const std::vector<int>& group_of_node) {
+  for (size_t i = 0; i < ids_.size(); ++i) group_[ids_[i]] = group_of_node[i];
+}
+
+void Cluster::Heal() {
+  for (auto& [id, g] : group_) g = 0;
+}
+
+void Cluster::Deliver(const Message& m) {
+  Node& node = nodes_.at(m.to);
+  if (!node.raft || group_[m.from] != group_[m.to]) return;
+  node.raft->Step(m);
+}
+
+void Cluster::ProcessReady(NodeId id) {
+  Node& node = nodes_.at(id);
+  if (!node.raft || !node.raft->HasReady()) return;
+  Ready rd = node.raft->GetReady();
+  // Persist, then send, then apply (the driver's contract).
+  Index persisted_commit = node.hard_state.commit;
+  if (rd.hard_state_changed) node.hard_state = rd.hard_state;
+  if (!rd.entries.empty()) {
+    Index first = rd.entries.front().index;
+    // Rewriting an entry that was already known committed would be a bug in the core.
+    for (const Entry& e : rd.entries) {
+      if (e.index > persisted_commit || e.index > static_cast<Index>(node.log.size())) break;
+      if (!(node.log[e.index - 1] == e)) Record(absl::StrCat("node ", id, " overwrites committed index ", e.index));
+    }
+    node.log.resize(first - 1);
+    node.log.insert(node.log.end(), rd.entries.begin(), rd.entries.end());
+  }
+  for (const Message& m : rd.messages) {
+    if (std::uniform_real_distribution<double>(0, 1)(rng_) < faults_.drop) continue;
+    int copies = std::uniform_real_distribution<double>(0, 1)(rng_) < faults_.duplicate ? 2 : 1;
+    for (int c = 0; c < copies; ++c) {
+      int delay = faults_.max_delay > 0 ? static_cast<int>(rng_() % (faults_.max_delay + 1)) : 0;
+      network_.push_back({now_ + 1 + delay, m});
+    }
+  }
+  for (const Entry& e : rd.committed_entries) {
+    if (e.index != static_cast<Index>(node.applied.size()) + 1) {
+      Record(absl::StrCat("node ", id, " applies index ", e.index, " after ", node.applied.size()));
+    }
+    node.applied.push_back(e);
+    auto [it, inserted] = committed_.emplace(e.index, e);
+    if (inserted) committed_by_term_[e.index] = MaxTerm();
+    if (!inserted && !(it->second == e)) {
+      Record(absl::StrCat("state machine safety: node ", id, " applies (term ", e.term, ", '", e.data, "') at ",
+                          e.index, " where another applied (term ", it->second.term, ", '", it->second.data, "')"));
+    }
+  }
+  node.raft->Advance(rd);
+}
+
+void Cluster::Step() {
+  ++now_;
+  std::vector<InFlight> due;
+  std::vector<InFlight> later;
+  for (auto& f : network_) (f.deliver_at <= now_ ? due : later).push_back(std::move(f));
+  network_ = std::move(later);
+  for (const auto& f : due) {
+    Deliver(f.message);
+    ProcessReady(f.message.to);
+  }
+  for (NodeId id : ids_) {
+    if (nodes_[id].raft) nodes_[id].raft->Tick();
+    ProcessReady(id);
+  }
+}
+
+bool Cluster::ProposeOnLeader(const std::string& data) {
+  auto leader = Leader();
+  if (!leader) return false;
+  if (!nodes_[*leader].raft->Propose(data).ok()) return false;
+  ProcessReady(*leader);
+  return true;
+}
+
+std::optional<NodeId> Cluster::Leader() const {
+  std::optional<NodeId> best;
+  Term best_term = -1;
+  for (const auto& [id, node] : nodes_) {
+    if (node.raft && node.raft->role() == Role::kLeader && node.raft->term() > best_term) {
+      best = id;
+      best_term = node.raft->term();
+    }
+  }
+  return best;
+}
+
+Term Cluster::MaxTerm() const {
+  Term max = 0;
+  for (const auto& [id, node] : nodes_) {
+    max = std::max(max, node.hard_state.term);
+    if (node.raft) max = std::max(max, node.raft->term());
+  }
+  return max;
+}
+
+bool Cluster::CheckInvariants(std::string* violation) {
+  for (const auto& [id, node] : nodes_) {
+    if (!node.raft) continue;
+    const Raft& r = *node.raft;
+    if (r.role() == Role::kLeader) {
+      auto [it, inserted] = leader_of_term_.emplace(r.term(), id);
+      if (!inserted && it->second != id) {
+        Record(absl::StrCat("election safety: nodes ", it->second, " and ", id, " both lead term ", r.term()));
+      }
+      // Leader completeness: every committed entry is in the leader's log.
+      for (const auto& [index, entry] : committed_) {
+        if (committed_by_term_[index] >= r.term()) continue;  // may predate the commit
+        if (index > r.last_index() || !(r.log()[index] == entry)) {
+          Record(absl::StrCat("leader completeness: leader ", id, " of term ", r.term(), " lacks committed index ",
+                              index, " (term ", entry.term, ", '", entry.data, "'); its log ends at ", r.last_index(),
+                              index <= r.last_index() ? absl::StrCat(" and holds (term ", r.log()[index].term, ", '",
+                                                                     r.log()[index].data, "') there")
+                                                      : std::string()));
+          break;
+        }
+      }
+    }
+    if (r.commit_index() > r.last_index()) Record(absl::StrCat("node ", id, " commits past its log"));
+  }
+  // Log matching between persisted logs: where two logs hold the same term at an
+  // index, they are identical up to it.
+  for (size_t a = 0; a < ids_.size(); ++a) {
+    for (size_t b = a + 1; b < ids_.size(); ++b) {
+      const auto& la = nodes_[ids_[a]].log;
+      const auto& lb = nodes_[ids_[b]].log;
+      size_t n = std::min(la.size(), lb.size());
+      size_t i = n;
+      while (i > 0 && la[i - 1].term != lb[i - 1].term) --i;
+      for (size_t j = 0; j < i; ++j) {
+        if (!(la[j] == lb[j])) {
+          Record(absl::StrCat("log matching: nodes ", ids_[a], " and ", ids_[b], " agree on the term at ", i,
+                              " but differ at ", j + 1));
+          break;
+        }
+      }
+    }
+  }
+  if (!violation_.empty()) {
+    *violation = violation_;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace strata::raft::sim

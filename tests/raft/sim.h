@@ -1,0 +1,89 @@
+#pragma once
+// A deterministic simulation of a Raft quorum in one process: a simulated network that
+// drops, delays (and so reorders), duplicates and partitions messages, and nodes that
+// crash and restart from what they persisted. Invariants are checked after every step:
+// one leader per term, logs that match where their terms match, leaders holding every
+// committed entry, and every node applying the same entry at each index.
+// Not thread-safe.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "raft/raft.h"
+
+namespace strata::raft::sim {
+
+struct Faults {
+  double drop = 0.0;       // per message
+  double duplicate = 0.0;  // per message
+  int max_delay = 0;       // steps; random delays reorder
+};
+
+class Cluster {
+ public:
+  Cluster(int voters, uint64_t seed);
+
+  // One step: deliver due messages, tick every live node, process every Ready.
+  void Step();
+  // Returns false with a description in *violation when an invariant broke.
+  bool CheckInvariants(std::string* violation);
+
+  void Crash(NodeId id);
+  void Restart(NodeId id);
+  // Nodes in different groups cannot talk; Heal() puts all in one group.
+  void Partition(const std::vector<int>& group_of_node);
+  void Heal();
+  void set_faults(const Faults& f) { faults_ = f; }
+
+  // Proposes on whichever live node leads; false when none does.
+  bool ProposeOnLeader(const std::string& data);
+  std::optional<NodeId> Leader() const;  // a live leader of the highest term
+  bool Up(NodeId id) const { return nodes_.at(id).raft != nullptr; }
+  const std::vector<Entry>& Applied(NodeId id) const { return nodes_.at(id).applied; }
+  const std::vector<NodeId>& ids() const { return ids_; }
+  std::mt19937_64& rng() { return rng_; }
+  int64_t now() const { return now_; }
+  size_t committed() const { return committed_.size(); }
+  Raft* raft(NodeId id) { return nodes_.at(id).raft.get(); }
+
+ private:
+  struct Node {
+    std::unique_ptr<Raft> raft;
+    HardState hard_state;        // persisted
+    std::vector<Entry> log;      // persisted, index i at log[i - 1]
+    std::vector<Entry> applied;  // the state machine (rebuilt after a restart)
+    int incarnation = 0;
+  };
+  struct InFlight {
+    int64_t deliver_at;
+    Message message;
+  };
+
+  Config ConfigFor(NodeId id, int incarnation) const;
+  void Deliver(const Message& m);
+  void ProcessReady(NodeId id);
+  void Record(const std::string& violation);
+
+  std::vector<NodeId> ids_;
+  std::map<NodeId, Node> nodes_;
+  std::map<NodeId, int> group_;
+  std::vector<InFlight> network_;
+  Faults faults_;
+  std::mt19937_64 rng_;
+  uint64_t seed_;
+  int64_t now_ = 0;
+  std::map<Term, NodeId> leader_of_term_;
+  std::map<Index, Entry> committed_;  // the first application of each index
+  // The highest term any node had when the index was first applied: every leader of a
+  // later term was elected after the commit and must hold the entry.
+  std::map<Index, Term> committed_by_term_;
+  Term MaxTerm() const;
+  std::string violation_;
+};
+
+}  // namespace strata::raft::sim
