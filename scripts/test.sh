@@ -8,7 +8,7 @@ cd "$root"
 bash scripts/install-deps.sh
 
 echo "== ASan/UBSan build: unit and fault tests"
-bash scripts/build.sh build-asan asan storage_unit_tests storage_fault_tests raft_unit_tests raft_sim_tests raft_storage_tests
+bash scripts/build.sh build-asan asan
 # The seeded simulations run fewer seeds here (ASan is ~30x slower); Release runs them all.
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 STRATA_RAFT_SEEDS=150 \
    ctest -L "unit|fault" --output-on-failure -j2 --timeout 900)
