@@ -1,0 +1,56 @@
+#pragma once
+// The gRPC side of the Raft transport. GrpcTransport sends a node's messages to its
+// peers (proto/raft.proto, RaftTransport.Deliver): one sender thread per peer batches
+// what is queued and drops it when the peer is unreachable (Raft retries); the queue
+// per peer is bounded. RaftServer receives batches and hands each message to a node.
+// Thread-safe.
+
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "raft/raft_node.h"
+
+namespace grpc {
+class Server;
+}
+
+namespace strata::raft {
+
+class GrpcTransport final : public Transport {
+ public:
+  // peers: node id -> "host:port" of its RaftServer.
+  explicit GrpcTransport(std::map<NodeId, std::string> peers, size_t max_queued_per_peer = 10'000);
+  ~GrpcTransport() override;  // stops the sender threads
+  void Send(const Message& message) override;
+  int64_t dropped() const;
+
+ private:
+  struct Peer;
+  std::map<NodeId, std::unique_ptr<Peer>> peers_;
+};
+
+class RaftServer {
+ public:
+  // Listens on address ("127.0.0.1:0" picks a free port).
+  static absl::StatusOr<std::unique_ptr<RaftServer>> Start(const std::string& address);
+  ~RaftServer();
+  int port() const { return port_; }
+  // Messages arriving while no node is attached are dropped.
+  void Attach(RaftNode* node);
+
+ private:
+  class Service;
+  RaftServer() = default;
+  std::unique_ptr<Service> service_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+};
+
+}  // namespace strata::raft
