@@ -94,7 +94,10 @@ GrpcTransport::GrpcTransport(std::map<NodeId, std::string> peers, size_t max_que
   for (const auto& [id, address] : peers) {
     auto peer = std::make_unique<Peer>();
     grpc::ChannelArguments args;
+    // A peer that restarts must be reachable again within an election timeout, not after
+    // gRPC's default 20 s minimum connect backoff.
     args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 50);
+    args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
     args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 200);
     peer->stub = pb::RaftTransport::NewStub(
         grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
@@ -148,14 +151,78 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
     for (const pb::RaftMessage& m : batch->messages()) node_->Receive(FromProto(m));
     return grpc::Status::OK;
   }
-  void Attach(RaftNode* node) {
+
+  grpc::Status Propose(grpc::ServerContext*, const pb::ProposeRequest* request, pb::ProposeResponse* response) override {
+    RaftNode* node = Node();
+    if (node == nullptr) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "no Raft node attached");
+    int timeout_ms = request->timeout_ms() > 0 ? std::min(request->timeout_ms(), 60'000) : 5'000;
+    auto index = node->Propose(request->data(), std::chrono::milliseconds(timeout_ms));
+    if (index.ok()) {
+      response->set_index(*index);
+      return grpc::Status::OK;
+    }
+    response->set_message(std::string(index.status().message()));
+    switch (index.status().code()) {
+      case absl::StatusCode::kFailedPrecondition:
+        response->set_error(pb::NOT_LEADER);
+        response->set_leader_id(node->status().leader);
+        break;
+      case absl::StatusCode::kDeadlineExceeded:
+        response->set_error(pb::TIMEOUT);
+        break;
+      default:
+        response->set_error(pb::UNAVAILABLE);
+    }
+    return grpc::Status::OK;
+  }
+
+  grpc::Status DescribeQuorum(grpc::ServerContext*, const pb::DescribeQuorumRequest*,
+                              pb::DescribeQuorumResponse* response) override {
+    RaftNode* node = Node();
+    if (node == nullptr) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "no Raft node attached");
+    RaftNodeStatus st = node->status();
+    response->set_node_id(node->id());
+    response->set_leader_id(st.leader);
+    response->set_term(st.term);
+    response->set_role(RoleName(st.role));
+    response->set_commit_index(st.commit);
+    response->set_applied_index(st.applied);
+    response->set_elections(st.elections);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ReadCommitted(grpc::ServerContext*, const pb::ReadCommittedRequest* request,
+                             pb::ReadCommittedResponse* response) override {
+    const AppliedLog* log;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      log = state_machine_;
+    }
+    if (log == nullptr) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "no state machine attached");
+    size_t max = request->max_entries() > 0 ? std::min(request->max_entries(), 10'000) : 1'000;
+    for (const Entry& e : log->Read(request->from_index(), max)) {
+      pb::LogEntry* out = response->add_entries();
+      out->set_term(e.term);
+      out->set_index(e.index);
+      out->set_data(e.data);
+    }
+    return grpc::Status::OK;
+  }
+
+  void Attach(RaftNode* node, const AppliedLog* state_machine) {
     std::lock_guard<std::mutex> lock(mu_);
     node_ = node;
+    state_machine_ = state_machine;
   }
 
  private:
+  RaftNode* Node() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return node_;
+  }
   std::mutex mu_;
   RaftNode* node_ = nullptr;
+  const AppliedLog* state_machine_ = nullptr;
 };
 
 absl::StatusOr<std::unique_ptr<RaftServer>> RaftServer::Start(const std::string& address) {
@@ -175,6 +242,6 @@ RaftServer::~RaftServer() {
   if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
 }
 
-void RaftServer::Attach(RaftNode* node) { service_->Attach(node); }
+void RaftServer::Attach(RaftNode* node, const AppliedLog* state_machine) { service_->Attach(node, state_machine); }
 
 }  // namespace strata::raft

@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "raft/raft_node.h"
+#include "raft/state_machine.h"
 
 namespace grpc {
 class Server;
@@ -42,8 +43,9 @@ class RaftServer {
   static absl::StatusOr<std::unique_ptr<RaftServer>> Start(const std::string& address);
   ~RaftServer();
   int port() const { return port_; }
-  // Messages arriving while no node is attached are dropped.
-  void Attach(RaftNode* node);
+  // Messages arriving while no node is attached are dropped. state_machine (optional)
+  // serves ReadCommitted.
+  void Attach(RaftNode* node, const class AppliedLog* state_machine = nullptr);
 
  private:
   class Service;

@@ -38,6 +38,14 @@ void RaftNode::Stop() {
   progress_.notify_all();
 }
 
+absl::Status RaftNode::Close() {
+  Stop();
+  if (!storage_) return absl::OkStatus();
+  absl::Status s = storage_->Close();
+  storage_.reset();
+  return s;
+}
+
 void RaftNode::Receive(Message message) {
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -138,6 +146,10 @@ bool RaftNode::HandleReady() {
       }
       pending_.erase(it);
     }
+    if (raft_->leader() != status_.leader || raft_->term() != status_.term) {
+      spdlog::info("node {}: term {}, leader {} ({})", options_.config.id, raft_->term(), raft_->leader(),
+                   RoleName(raft_->role()));
+    }
     status_.leader = raft_->leader();
     status_.term = raft_->term();
     status_.role = raft_->role();
@@ -146,6 +158,10 @@ bool RaftNode::HandleReady() {
     status_.elections = raft_->elections_started();
   }
   std::lock_guard<std::mutex> lock(mu_);
+  if (raft_->leader() != status_.leader || raft_->term() != status_.term) {
+    spdlog::info("node {}: term {}, leader {} ({})", options_.config.id, raft_->term(), raft_->leader(),
+                 RoleName(raft_->role()));
+  }
   status_.leader = raft_->leader();
   status_.term = raft_->term();
   status_.role = raft_->role();

@@ -67,8 +67,11 @@ class RaftNode {
   // was replaced by a new leader's, or DEADLINE_EXCEEDED.
   absl::StatusOr<Index> Propose(std::string data, std::chrono::milliseconds timeout);
   RaftNodeStatus status() const;
+  NodeId id() const { return options_.config.id; }
   // Stops the thread without a clean close (as a crash would, minus lost page cache).
   void Stop();
+  // Stops the thread and closes the metadata log cleanly (orderly shutdown).
+  absl::Status Close();
 
  private:
   struct Proposal {
