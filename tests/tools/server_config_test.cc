@@ -1,0 +1,49 @@
+#include "tools/server/server_config.h"
+
+#include <gtest/gtest.h>
+
+namespace strata::server {
+namespace {
+
+TEST(ServerConfig, ParsesKafkaNamedSettings) {
+  auto c = ServerConfig::Parse(
+      "# a comment\nnode.id=2\nprocess.roles=controller\n"
+      "controller.quorum.voters=1@localhost:9093, 2@127.0.0.1:9094,3@ctrl-3:9095\n"
+      "metadata.log.dir=/var/lib/strata/meta\ncontroller.quorum.election.timeout.ms=250\n",
+      "s.properties");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->node_id, 2);
+  EXPECT_EQ(c->voters.size(), 3u);
+  EXPECT_EQ(c->voters.at(3), "ctrl-3:9095");
+  EXPECT_EQ(c->metadata_log_dir, "/var/lib/strata/meta");
+  EXPECT_EQ(c->election_timeout_ms, 250);
+}
+
+TEST(ServerConfig, EveryMistakeNamesTheKeyAndLine) {
+  const std::string base = "node.id=1\nprocess.roles=controller\ncontroller.quorum.voters=1@h:1\nmetadata.log.dir=/m\n";
+  struct Case {
+    std::string text;
+    std::string words;
+  } cases[] = {
+      {base + "log.dirs.typo=/x\n", "line 5: 'log.dirs.typo' is not a setting strata-server knows"},
+      {"process.roles=controller\ncontroller.quorum.voters=1@h:1\nmetadata.log.dir=/m\n", "'node.id' is required"},
+      {"node.id=zero\nprocess.roles=controller\ncontroller.quorum.voters=1@h:1\nmetadata.log.dir=/m\n",
+       "line 1: 'node.id' must be a positive integer"},
+      {"node.id=1\nprocess.roles=broker\ncontroller.quorum.voters=1@h:1\nmetadata.log.dir=/m\n",
+       "only 'controller' is supported so far"},
+      {"node.id=1\nprocess.roles=controller\ncontroller.quorum.voters=1@h\nmetadata.log.dir=/m\n",
+       "voter '1@h' has no valid host:port"},
+      {"node.id=4\nprocess.roles=controller\ncontroller.quorum.voters=1@h:1\nmetadata.log.dir=/m\n",
+       "does not list node.id 4"},
+      {base + "controller.quorum.election.timeout.ms=5\n", "must be 50..600000"},
+      {base + "no equals sign\n", "line 5: 'no equals sign' is not key=value"},
+  };
+  for (const auto& c : cases) {
+    auto parsed = ServerConfig::Parse(c.text, "s.properties");
+    ASSERT_FALSE(parsed.ok()) << c.text;
+    EXPECT_NE(parsed.status().message().find(c.words), absl::string_view::npos) << parsed.status();
+  }
+}
+
+}  // namespace
+}  // namespace strata::server
