@@ -27,15 +27,19 @@ void RaftNode::Stop() {
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
   std::lock_guard<std::mutex> lock(mu_);
+  MarkStoppedLocked("node stopped");
+  progress_.notify_all();
+}
+
+void RaftNode::MarkStoppedLocked(absl::string_view why) {
   status_.stopped = true;
-  status_.role = Role::kFollower;
+  status_.role = Role::kFollower;  // it takes no part any more
   status_.leader = kNoNode;
   for (auto& [index, p] : pending_) {
     p->done = true;
-    p->result = absl::UnavailableError("node stopped");
+    p->result = absl::UnavailableError(why);
   }
   pending_.clear();
-  progress_.notify_all();
 }
 
 absl::Status RaftNode::Close() {
@@ -117,15 +121,8 @@ bool RaftNode::HandleReady() {
       spdlog::error("node {}: metadata log I/O error, stopping: {}", options_.config.id, saved.ToString());
       {
         std::lock_guard<std::mutex> lock(mu_);
-        status_.stopped = true;
-        status_.role = Role::kFollower;  // it takes no part any more
-        status_.leader = kNoNode;
         stopping_ = true;
-        for (auto& [index, p] : pending_) {
-          p->done = true;
-          p->result = absl::UnavailableError("node stopped on a metadata log I/O error");
-        }
-        pending_.clear();
+        MarkStoppedLocked("node stopped on a metadata log I/O error");
       }
       progress_.notify_all();
       if (options_.on_fatal) options_.on_fatal(saved);
@@ -146,16 +143,6 @@ bool RaftNode::HandleReady() {
       }
       pending_.erase(it);
     }
-    if (raft_->leader() != status_.leader || raft_->term() != status_.term) {
-      spdlog::info("node {}: term {}, leader {} ({})", options_.config.id, raft_->term(), raft_->leader(),
-                   RoleName(raft_->role()));
-    }
-    status_.leader = raft_->leader();
-    status_.term = raft_->term();
-    status_.role = raft_->role();
-    status_.commit = raft_->commit_index();
-    status_.applied = raft_->applied_index();
-    status_.elections = raft_->elections_started();
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (raft_->leader() != status_.leader || raft_->term() != status_.term) {
@@ -165,6 +152,9 @@ bool RaftNode::HandleReady() {
   status_.leader = raft_->leader();
   status_.term = raft_->term();
   status_.role = raft_->role();
+  status_.commit = raft_->commit_index();
+  status_.applied = raft_->applied_index();
+  status_.elections = raft_->elections_started();
   return true;
 }
 

@@ -85,6 +85,8 @@ class RaftNode {
   explicit RaftNode(RaftNodeOptions options) : options_(std::move(options)) {}
   void Run();
   bool HandleReady();  // false after a fatal error
+  // REQUIRES: mu_ held. Fails every waiting proposal with why.
+  void MarkStoppedLocked(absl::string_view why);
 
   RaftNodeOptions options_;
   std::unique_ptr<RaftStorage> storage_;
