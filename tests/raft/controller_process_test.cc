@@ -267,11 +267,12 @@ TEST(ControllerProcesses, ANodeWhoseMetadataLogDiskFillsUpStopsItself) {
     }
   }
   // Keep proposing (node 3 may lead): the cluster must go on, and node 3 must stop.
-  for (int i = 0; i < 50 && c.running(3); ++i) {
+  int exit_code = -1;
+  for (int i = 0; i < 50 && exit_code < 0; ++i) {
     c.Propose(std::string(16 << 10, 'y'), 5s);
-    if (c.WaitExit(3, 100ms) >= 0) break;
+    exit_code = c.WaitExit(3, 100ms);
   }
-  int exit_code = c.running(3) ? c.WaitExit(3, 10s) : 70;
+  if (exit_code < 0) exit_code = c.WaitExit(3, 10s);
   EXPECT_EQ(exit_code, 70) << ReadFile(c.Log(3));
   std::string log = ReadFile(c.Log(3));
   EXPECT_NE(log.find("[error] node 3: metadata log I/O error, stopping"), std::string::npos) << log;
