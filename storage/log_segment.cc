@@ -143,12 +143,16 @@ absl::StatusOr<std::optional<BatchLocation>> LogSegment::ReadBatchHeaderAt(uint6
 }
 
 absl::StatusOr<std::optional<BatchLocation>> LogSegment::FindBatch(int64_t offset, uint64_t max_position) const {
-  uint64_t position = offset_index_->Lookup(offset).position;
-  while (true) {
-    STRATA_ASSIGN_OR_RETURN(auto location, ReadBatchHeaderAt(position, max_position));
-    if (!location || location->header.last_offset() >= offset) return location;
-    position += location->header.size_in_bytes();
-  }
+  std::optional<BatchLocation> found;
+  STRATA_RETURN_IF_ERROR(ScanHeaders(
+      offset_index_->Lookup(offset).position,
+      [&](const BatchLocation& b) {
+        if (b.header.last_offset() < offset) return true;
+        found = b;
+        return false;
+      },
+      max_position));
+  return found;
 }
 
 absl::StatusOr<std::optional<LogSegment::ReadResult>> LogSegment::Read(int64_t start_offset, uint64_t max_bytes,
@@ -171,12 +175,11 @@ absl::StatusOr<std::optional<LogSegment::ReadResult>> LogSegment::Read(int64_t s
 absl::StatusOr<int64_t> LogSegment::ReadNextOffset() const {
   uint64_t position = offset_index_->entries() > 0 ? offset_index_->entry(offset_index_->entries() - 1).position : 0;
   int64_t next = base_offset();
-  while (true) {
-    STRATA_ASSIGN_OR_RETURN(auto location, ReadBatchHeaderAt(position, size_));
-    if (!location) return next;
-    next = location->header.next_offset();
-    position += location->header.size_in_bytes();
-  }
+  STRATA_RETURN_IF_ERROR(ScanHeaders(position, [&](const BatchLocation& b) {
+    next = b.header.next_offset();
+    return true;
+  }));
+  return next;
 }
 
 absl::Status LogSegment::ScanHeaders(uint64_t position, const std::function<bool(const BatchLocation&)>& fn,

@@ -27,6 +27,7 @@
 
 #include "raft.grpc.pb.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/wait.h"
 
 extern char** environ;
 
@@ -98,7 +99,7 @@ class Controllers {
     // A channel made before the server listens sits in gRPC's reconnect backoff for
     // seconds: connect once this start of the process says it listens.
     ++starts_[id];
-    ASSERT_TRUE(WaitUntil([&] { return Count(ReadFile(Log(id)), "listening on") >= starts_[id]; }))
+    ASSERT_TRUE(testing::WaitUntil([&] { return Count(ReadFile(Log(id)), "listening on") >= starts_[id]; }, 20s))
         << ReadFile(Log(id));
     stubs_[id] = v1::RaftTransport::NewStub(
         grpc::CreateChannel("127.0.0.1:" + std::to_string(ports_[id]), grpc::InsecureChannelCredentials()));
@@ -181,13 +182,7 @@ class Controllers {
     }
     return out;
   }
-  bool WaitUntil(const std::function<bool()>& condition, std::chrono::milliseconds deadline = 20s) {
-    auto end = Clock::now() + deadline;
-    while (Clock::now() < end) {
-      if (condition()) return true;
-    }
-    return condition();
-  }
+
   bool running(int id) const { return pids_.at(id) != 0; }
 
  private:
@@ -240,7 +235,7 @@ TEST(ControllerProcesses, KillNineOfTheLeaderLosesNoCommittedEntry) {
     ASSERT_EQ(applied, committed) << "run " << run;
     // The killed node restarts from its metadata log and catches up.
     c.Start(leader);
-    ASSERT_TRUE(c.WaitUntil([&] { return c.Applied(leader) == committed; })) << ReadFile(c.Log(leader));
+    ASSERT_TRUE(testing::WaitUntil([&] { return c.Applied(leader) == committed; }, 20s)) << ReadFile(c.Log(leader));
   }
   std::cout << "controller_processes_failover_ms median=" << Percentile(failover_ms, 0.5)
             << " max=" << *std::max_element(failover_ms.begin(), failover_ms.end()) << " runs=" << runs

@@ -13,6 +13,7 @@
 
 #include "storage/fault_injecting_file_ops.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/wait.h"
 
 namespace strata::raft {
 namespace {
@@ -89,14 +90,7 @@ class Quorum {
     }
     return kNoNode;
   }
-  bool WaitUntil(const std::function<bool()>& condition, std::chrono::milliseconds deadline = 10s) {
-    auto end = std::chrono::steady_clock::now() + deadline;
-    while (std::chrono::steady_clock::now() < end) {
-      if (condition()) return true;
-      std::this_thread::yield();
-    }
-    return condition();
-  }
+
   std::vector<std::string> Applied(NodeId id) {
     std::lock_guard<std::mutex> lock(mu_);
     return applied_[id];
@@ -131,10 +125,10 @@ TEST(RaftNode, ElectsALeaderAndCommitsEverywhere) {
   for (NodeId id : q.ids()) q.Start(id);
   for (int i = 0; i < 20; ++i) ProposeOrFail(q, "e" + std::to_string(i));
   for (NodeId id : q.ids()) {
-    ASSERT_TRUE(q.WaitUntil([&] {
+    ASSERT_TRUE(testing::WaitUntil([&] {
       auto applied = q.Applied(id);
       return !applied.empty() && applied.back() == "e19";
-    })) << id;
+    }, 10s)) << id;
   }
   // Every node applied the same sequence.
   EXPECT_EQ(q.Applied(1), q.Applied(2));
@@ -162,10 +156,10 @@ TEST(RaftNode, AStoppedLeaderIsReplacedAndCommittedEntriesSurvive) {
   }
   // The old leader restarts from its metadata log and catches up.
   q.Start(old_leader);
-  ASSERT_TRUE(q.WaitUntil([&] {
+  ASSERT_TRUE(testing::WaitUntil([&] {
     auto a = q.Applied(old_leader);
     return std::find(a.begin(), a.end(), "after") != a.end();
-  }));
+  }, 10s));
 }
 
 TEST(RaftNode, ANodeWhoseMetadataLogFailsStopsItself) {
@@ -177,7 +171,7 @@ TEST(RaftNode, ANodeWhoseMetadataLogFailsStopsItself) {
   ProposeOrFail(q, "ok");
   failing.AddRule({.path_substring = "__cluster_metadata-0", .op = storage::FaultOp::kWrite, .error = EIO});
   ProposeOrFail(q, "triggers-the-error");
-  ASSERT_TRUE(q.WaitUntil([&] { return q.fatal(1); }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return q.fatal(1); }, 10s));
   EXPECT_TRUE(q[1].status().stopped);
   // The other two keep a quorum.
   ProposeOrFail(q, "still-served");
