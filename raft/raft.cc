@@ -27,6 +27,7 @@ const char* MessageTypeName(MessageType type) {
     case MessageType::kAppendResponse: return "AppendResponse";
     case MessageType::kHeartbeat: return "Heartbeat";
     case MessageType::kHeartbeatResponse: return "HeartbeatResponse";
+    case MessageType::kSnapshot: return "Snapshot";
   }
   return "?";
 }
@@ -35,15 +36,18 @@ namespace {
 size_t EntryBytes(const Entry& e) { return e.data.size() + 16; }
 }  // namespace
 
-Raft::Raft(const Config& config, const HardState& hard_state, std::vector<Entry> persisted_entries)
+Raft::Raft(const Config& config, const HardState& hard_state, const SnapshotMeta& snapshot,
+           std::vector<Entry> persisted_entries)
     : config_(config), rng_(config.seed) {
   ABSL_CHECK(config_.id != kNoNode);
   ABSL_CHECK(std::find(config_.voters.begin(), config_.voters.end(), config_.id) != config_.voters.end())
       << "node " << config_.id << " is not among the voters";
   ABSL_CHECK_GT(config_.election_ticks, config_.heartbeat_ticks);
-  log_.push_back(Entry{});
+  ABSL_CHECK_GE(snapshot.index, 0);
+  offset_ = snapshot.index;
+  log_.push_back(Entry{snapshot.term, snapshot.index, ""});
   for (Entry& e : persisted_entries) {
-    ABSL_CHECK_EQ(e.index, last_index() + 1) << "persisted entries must be consecutive from 1";
+    ABSL_CHECK_EQ(e.index, last_index() + 1) << "persisted entries must follow the snapshot consecutively";
     ABSL_CHECK_GE(e.term, TermAt(last_index())) << "terms in a log never fall";
     log_.push_back(std::move(e));
   }
@@ -51,7 +55,9 @@ Raft::Raft(const Config& config, const HardState& hard_state, std::vector<Entry>
   ABSL_CHECK_LE(TermAt(last_index()), hard_state.term);
   term_ = hard_state.term;
   vote_ = hard_state.vote;
-  commit_ = hard_state.commit;
+  // The snapshot holds committed entries only; the state machine starts from it.
+  commit_ = std::max(hard_state.commit, offset_);
+  applied_ = offset_;
   persisted_hard_state_ = hard_state;
   stable_ = last_index();
   unstable_from_ = last_index() + 1;
@@ -59,8 +65,13 @@ Raft::Raft(const Config& config, const HardState& hard_state, std::vector<Entry>
 }
 
 Term Raft::TermAt(Index index) const {
-  if (index < 0 || index > last_index()) return 0;
-  return log_[index].term;
+  if (index < offset_ || index > last_index()) return 0;
+  return log_[index - offset_].term;
+}
+
+const Entry* Raft::EntryAt(Index index) const {
+  if (index <= offset_ || index > last_index()) return nullptr;
+  return &log_[index - offset_];
 }
 
 void Raft::ResetElectionTimer() {
@@ -209,12 +220,13 @@ void Raft::Step(const Message& m) {
     } else if (m.type == MessageType::kPreVoteResponse && !m.reject) {
       // Granted for the term the pre-candidate proposes; it moves there on a quorum.
     } else {
-      bool from_leader = m.type == MessageType::kAppend || m.type == MessageType::kHeartbeat;
+      bool from_leader = m.type == MessageType::kAppend || m.type == MessageType::kHeartbeat ||
+                         m.type == MessageType::kSnapshot;
       BecomeFollower(m.term, from_leader ? m.from : kNoNode);
     }
   } else if (m.term < term_) {
     if ((config_.check_quorum || config_.pre_vote) &&
-        (m.type == MessageType::kAppend || m.type == MessageType::kHeartbeat)) {
+        (m.type == MessageType::kAppend || m.type == MessageType::kHeartbeat || m.type == MessageType::kSnapshot)) {
       // Tell a stale leader about the newer term so it steps down.
       Message r;
       r.type = MessageType::kAppendResponse;
@@ -278,6 +290,10 @@ void Raft::StepCandidate(const Message& m) {
       BecomeFollower(m.term, m.from);
       HandleHeartbeat(m);
       return;
+    case MessageType::kSnapshot:
+      BecomeFollower(m.term, m.from);
+      HandleSnapshot(m);
+      return;
     case MessageType::kPreVoteResponse:
     case MessageType::kVoteResponse: {
       bool pre = m.type == MessageType::kPreVoteResponse;
@@ -312,6 +328,11 @@ void Raft::StepFollower(const Message& m) {
       election_elapsed_ = 0;
       leader_ = m.from;
       HandleHeartbeat(m);
+      return;
+    case MessageType::kSnapshot:
+      election_elapsed_ = 0;
+      leader_ = m.from;
+      HandleSnapshot(m);
       return;
     default:
       return;
@@ -352,11 +373,12 @@ void Raft::HandleHeartbeat(const Message& m) {
 
 Index Raft::FindConflictByTerm(Index index, Term term) const {
   index = std::min(index, last_index());
-  while (index > 0 && TermAt(index) > term) --index;
+  while (index > offset_ && TermAt(index) > term) --index;
   return index;
 }
 
 std::optional<Index> Raft::MaybeAppend(Index index, Term log_term, const std::vector<Entry>& entries) {
+  ABSL_CHECK_GE(index, offset_) << "appends below the commit index are answered before";
   if (index > last_index() || TermAt(index) != log_term) return std::nullopt;
   Index conflict = 0;
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -368,7 +390,7 @@ std::optional<Index> Raft::MaybeAppend(Index index, Term log_term, const std::ve
   }
   if (conflict != 0) {
     ABSL_CHECK_GT(conflict, commit_) << "a leader never overwrites committed entries";
-    log_.resize(conflict);
+    log_.resize(conflict - offset_);
     for (const Entry& e : entries) {
       if (e.index >= conflict) log_.push_back(e);
     }
@@ -408,6 +430,7 @@ void Raft::StepLeader(const Message& m) {
     }
     case MessageType::kAppend:
     case MessageType::kHeartbeat:
+    case MessageType::kSnapshot:
       ABSL_CHECK(false) << "node " << m.from << " leads term " << m.term << " too (this is node " << config_.id << ")";
       return;
     default:
@@ -437,6 +460,7 @@ void Raft::HandleAppendResponse(const Message& m) {
     pr.match = m.index;
     pr.stalled_heartbeats = 0;
   }
+  if (pr.pending_snapshot != 0 && pr.match >= pr.pending_snapshot) pr.pending_snapshot = 0;
   pr.next = std::max(pr.next, pr.match + 1);
   while (!pr.inflight.empty() && pr.inflight.begin()->first <= m.index) {
     pr.inflight_bytes -= pr.inflight.begin()->second;
@@ -460,7 +484,12 @@ void Raft::HandleAppendResponse(const Message& m) {
 
 void Raft::SendAppend(NodeId to) {
   Progress& pr = progress_[to];
+  if (pr.pending_snapshot != 0) return;  // wait for the snapshot to land
   if (pr.probing && pr.probe_sent) return;
+  if (pr.next - 1 < offset_) {  // the entries it needs are compacted away
+    SendSnapshot(to, pr);
+    return;
+  }
   if (!pr.probing && (pr.next > last_index() || pr.inflight_bytes >= config_.max_inflight_bytes)) return;
   Message m;
   m.type = MessageType::kAppend;
@@ -471,9 +500,10 @@ void Raft::SendAppend(NodeId to) {
   m.commit = commit_;
   size_t bytes = 0;
   for (Index i = pr.next; i <= last_index(); ++i) {
-    size_t b = EntryBytes(log_[i]);
+    const Entry& e = log_[i - offset_];
+    size_t b = EntryBytes(e);
     if (!m.entries.empty() && bytes + b > config_.max_append_bytes) break;
-    m.entries.push_back(log_[i]);
+    m.entries.push_back(e);
     bytes += b;
   }
   if (pr.probing) {
@@ -485,6 +515,72 @@ void Raft::SendAppend(NodeId to) {
     pr.next = last + 1;
   }
   Send(std::move(m));
+}
+
+void Raft::SendSnapshot(NodeId to, Progress& pr) {
+  Message m;
+  m.type = MessageType::kSnapshot;
+  m.to = to;
+  m.term = term_;
+  m.index = offset_;
+  m.log_term = TermAt(offset_);
+  m.commit = commit_;
+  pr.pending_snapshot = offset_;
+  pr.probing = true;
+  pr.probe_sent = false;
+  pr.inflight.clear();
+  pr.inflight_bytes = 0;
+  Send(std::move(m));
+}
+
+void Raft::ReportSnapshot(NodeId to, bool ok) {
+  if (role_ != Role::kLeader) return;
+  auto it = progress_.find(to);
+  if (it == progress_.end() || it->second.pending_snapshot == 0) return;
+  Progress& pr = it->second;
+  // Probe from just after the snapshot when it landed, else from the match again
+  // (which sends the snapshot anew once the follower answers a heartbeat).
+  pr.next = ok ? std::max(pr.match, pr.pending_snapshot) + 1 : pr.match + 1;
+  pr.pending_snapshot = 0;
+  pr.probing = true;
+  pr.probe_sent = false;
+}
+
+void Raft::HandleSnapshot(const Message& m) {
+  Message r;
+  r.type = MessageType::kAppendResponse;
+  r.to = m.from;
+  r.term = term_;
+  if (m.index <= commit_) {
+    r.index = commit_;  // it holds everything the snapshot covers already
+  } else if (TermAt(m.index) == m.log_term) {
+    CommitTo(m.index);  // the log holds the snapshot's last entry: keep the log
+    r.index = m.index;
+  } else {
+    // Restore: the log restarts empty after the snapshot, which the driver installs
+    // before this answer leaves.
+    ABSL_CHECK_LE(applied_, commit_);
+    log_.clear();
+    log_.push_back(Entry{m.log_term, m.index, ""});
+    offset_ = m.index;
+    commit_ = m.index;
+    applied_ = m.index;
+    stable_ = m.index;
+    unstable_from_ = m.index + 1;
+    pending_install_ = SnapshotMeta{m.index, m.log_term};
+    r.index = m.index;
+  }
+  Send(std::move(r));
+}
+
+void Raft::Compact(Index index) {
+  if (index <= offset_) return;
+  ABSL_CHECK_LE(index, applied_) << "only applied entries can be compacted";
+  ABSL_CHECK_LE(index, stable_) << "only persisted entries can be compacted";
+  log_.erase(log_.begin(), log_.begin() + (index - offset_));
+  log_[0].data.clear();  // the sentinel keeps the snapshot's index and term
+  offset_ = index;
+  unstable_from_ = std::max(unstable_from_, index + 1);
 }
 
 void Raft::BroadcastAppend() {
@@ -515,7 +611,7 @@ void Raft::MaybeCommit() {
 }
 
 bool Raft::HasReady() const {
-  return hard_state() != persisted_hard_state_ || unstable_from_ <= last_index() || !outbox_.empty() ||
+  return pending_install_.index != 0 || hard_state() != persisted_hard_state_ || unstable_from_ <= last_index() || !outbox_.empty() ||
          commit_ > applied_;
 }
 
@@ -523,14 +619,16 @@ Ready Raft::GetReady() {
   Ready rd;
   rd.hard_state = hard_state();
   rd.hard_state_changed = rd.hard_state != persisted_hard_state_;
-  for (Index i = unstable_from_; i <= last_index(); ++i) rd.entries.push_back(log_[i]);
+  rd.snapshot = pending_install_;
+  for (Index i = unstable_from_; i <= last_index(); ++i) rd.entries.push_back(log_[i - offset_]);
   rd.messages = std::move(outbox_);
   outbox_.clear();
-  for (Index i = applied_ + 1; i <= commit_; ++i) rd.committed_entries.push_back(log_[i]);
+  for (Index i = applied_ + 1; i <= commit_; ++i) rd.committed_entries.push_back(log_[i - offset_]);
   return rd;
 }
 
 void Raft::Advance(const Ready& rd) {
+  if (rd.snapshot.index != 0 && rd.snapshot == pending_install_) pending_install_ = SnapshotMeta{};
   if (rd.hard_state_changed) persisted_hard_state_ = rd.hard_state;
   if (!rd.entries.empty()) {
     Index last = rd.entries.back().index;

@@ -8,7 +8,9 @@
 // within it ignore vote requests), randomized election timeouts, replication with
 // fast backtracking and bounded in-flight bytes per follower, and commitment of
 // current-term entries by counting. A leader counts its own entries only once they are
-// persisted (reported by Advance).
+// persisted (reported by Advance). Log compaction: after the driver stored a snapshot it
+// calls Compact(index); a follower that needs a compacted entry is sent kSnapshot, and
+// the driver reports the transfer's outcome with ReportSnapshot.
 // Not thread-safe: the driver serialises every call.
 
 #include <cstdint>
@@ -41,9 +43,12 @@ struct Config {
 
 class Raft {
  public:
-  // Restarts from what was persisted: the hard state and every log entry, in order
-  // from index 1.
-  Raft(const Config& config, const HardState& hard_state, std::vector<Entry> persisted_entries);
+  // Restarts from what was persisted: the hard state, the latest snapshot (index 0:
+  // none) and every log entry after it, in order.
+  Raft(const Config& config, const HardState& hard_state, const SnapshotMeta& snapshot,
+       std::vector<Entry> persisted_entries);
+  Raft(const Config& config, const HardState& hard_state, std::vector<Entry> persisted_entries)
+      : Raft(config, hard_state, SnapshotMeta{}, std::move(persisted_entries)) {}
 
   void Tick();
   void Step(const Message& message);
@@ -56,6 +61,12 @@ class Raft {
   // Acknowledges that everything in ready was persisted, sent and applied.
   void Advance(const Ready& ready);
 
+  // The driver stored a snapshot covering index (<= applied_index()): entries up to it
+  // leave memory, and a follower that needs them is sent the snapshot instead.
+  void Compact(Index index);
+  // The transfer of a snapshot to `to` ended (ok: the follower has it).
+  void ReportSnapshot(NodeId to, bool ok);
+
   NodeId id() const { return config_.id; }
   Role role() const { return role_; }
   Term term() const { return term_; }
@@ -63,9 +74,12 @@ class Raft {
   NodeId vote() const { return vote_; }
   Index commit_index() const { return commit_; }
   Index applied_index() const { return applied_; }
-  Index last_index() const { return static_cast<Index>(log_.size()) - 1; }
-  Term TermAt(Index index) const;  // 0 when index is outside the log
-  const std::vector<Entry>& log() const { return log_; }  // log()[0] is the sentinel
+  Index last_index() const { return offset_ + static_cast<Index>(log_.size()) - 1; }
+  // The latest snapshot: entries up to its index are compacted away.
+  SnapshotMeta snapshot() const { return {offset_, log_[0].term}; }
+  Term TermAt(Index index) const;  // 0 when index is outside [snapshot().index, last_index()]
+  // The entry at index, or nullptr when it is compacted or past the end.
+  const Entry* EntryAt(Index index) const;
   int64_t elections_started() const { return elections_started_; }
 
  private:
@@ -80,6 +94,8 @@ class Raft {
     // Heartbeat responses since the last accepted Append while behind: Appends were
     // lost, so replication falls back to probing from match.
     int stalled_heartbeats = 0;
+    // While not 0: a snapshot at this index is on its way; no Appends until it lands.
+    Index pending_snapshot = 0;
   };
 
   void BecomeFollower(Term term, NodeId leader);
@@ -98,6 +114,8 @@ class Raft {
   void HandleAppend(const Message& m);
   void HandleHeartbeat(const Message& m);
   void HandleAppendResponse(const Message& m);
+  void HandleSnapshot(const Message& m);
+  void SendSnapshot(NodeId to, Progress& pr);
 
   void Send(Message m);
   void SendAppend(NodeId to);
@@ -122,12 +140,15 @@ class Raft {
   Term term_ = 0;
   NodeId vote_ = kNoNode;
   NodeId leader_ = kNoNode;
-  std::vector<Entry> log_;  // log_[i].index == i; log_[0] is the sentinel
+  // log_[i].index == offset_ + i; log_[0] stands for the snapshot (its term, no data).
+  std::vector<Entry> log_;
+  Index offset_ = 0;
   Index commit_ = 0;
   Index applied_ = 0;
   Index stable_ = 0;        // entries up to here are persisted
   Index unstable_from_ = 1; // the next Ready persists entries from here
   HardState persisted_hard_state_;
+  SnapshotMeta pending_install_;  // a received snapshot the next Ready installs
   int election_elapsed_ = 0;
   int heartbeat_elapsed_ = 0;
   int randomized_election_timeout_ = 0;

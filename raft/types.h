@@ -31,6 +31,10 @@ enum class MessageType {
   kAppendResponse,
   kHeartbeat,
   kHeartbeatResponse,
+  // Leader -> follower whose next entry was compacted away: install the snapshot
+  // (index, log_term). The snapshot's files travel beside the message (the transport
+  // streams them first); the answer is an AppendResponse.
+  kSnapshot,
 };
 
 const char* MessageTypeName(MessageType type);
@@ -53,6 +57,13 @@ struct Message {
   Index reject_hint = 0;
 };
 
+// A snapshot covers every entry up to and including index, whose term is term.
+struct SnapshotMeta {
+  Index index = 0;
+  Term term = 0;
+  bool operator==(const SnapshotMeta&) const = default;
+};
+
 // What must be durable before any message of the same Ready is sent.
 struct HardState {
   Term term = 0;
@@ -61,16 +72,18 @@ struct HardState {
   bool operator==(const HardState&) const = default;
 };
 
-// The core's output, handed to the driver, which must in this order: persist
-// hard_state (when changed) and entries (they overwrite the log from
+// The core's output, handed to the driver, which must in this order: install snapshot
+// (when its index is not 0: the state machine restores it and the log restarts empty
+// after it), persist hard_state (when changed) and entries (they overwrite the log from
 // entries.front().index on), send messages, apply committed_entries, then Advance.
 struct Ready {
+  SnapshotMeta snapshot;
   HardState hard_state;
   bool hard_state_changed = false;
   std::vector<Entry> entries;
   std::vector<Message> messages;
   std::vector<Entry> committed_entries;
-  bool empty() const { return !hard_state_changed && entries.empty() && messages.empty() && committed_entries.empty(); }
+  bool empty() const { return snapshot.index == 0 && !hard_state_changed && entries.empty() && messages.empty() && committed_entries.empty(); }
 };
 
 }  // namespace strata::raft

@@ -28,7 +28,7 @@ class Net {
     c.max_inflight_bytes = inflight_;
     c.max_append_bytes = max_append_bytes_;
     c.check_quorum = check_quorum_;
-    nodes_[id] = std::make_unique<Raft>(c, hard_state_[id], log_[id]);
+    nodes_[id] = std::make_unique<Raft>(c, hard_state_[id], snapshot_[id], log_[id]);
   }
   Raft& operator[](NodeId id) { return *nodes_.at(id); }
   void Isolate(NodeId id) { isolated_.insert(id); }
@@ -51,16 +51,23 @@ class Net {
         if (!r.HasReady()) continue;
         moved = true;
         Ready rd = r.GetReady();
+        if (rd.snapshot.index != 0) {
+          snapshot_[id] = rd.snapshot;
+          log_[id].clear();
+          ++installs_[id];
+        }
         if (rd.hard_state_changed) hard_state_[id] = rd.hard_state;
         if (!rd.entries.empty()) {
-          log_[id].resize(rd.entries.front().index - 1);
+          log_[id].resize(rd.entries.front().index - 1 - snapshot_[id].index);
           log_[id].insert(log_[id].end(), rd.entries.begin(), rd.entries.end());
         }
         for (const Entry& e : rd.committed_entries) applied_[id].push_back(e);
         r.Advance(rd);
         for (const Message& m : rd.messages) {
           ++sent_[m.type];
-          if (isolated_.count(m.from) || isolated_.count(m.to) || (drop_ && drop_(m))) continue;
+          bool lost = isolated_.count(m.from) || isolated_.count(m.to) || (drop_ && drop_(m));
+          if (m.type == MessageType::kSnapshot) nodes_[m.from]->ReportSnapshot(m.to, !lost);
+          if (lost) continue;
           nodes_[m.to]->Step(m);
         }
       }
@@ -87,12 +94,23 @@ class Net {
   }
   const std::vector<Entry>& applied(NodeId id) { return applied_[id]; }
   std::vector<Entry>& persisted_log(NodeId id) { return log_[id]; }
+  int installs(NodeId id) { return installs_[id]; }
+  // Takes a snapshot at the applied index and compacts, as a driver does.
+  void Snapshot(NodeId id) {
+    Raft& r = *nodes_[id];
+    SnapshotMeta meta{r.applied_index(), r.TermAt(r.applied_index())};
+    log_[id].erase(log_[id].begin(), log_[id].begin() + (meta.index - snapshot_[id].index));
+    snapshot_[id] = meta;
+    r.Compact(meta.index);
+  }
 
  private:
   std::vector<NodeId> ids_;
   std::map<NodeId, std::unique_ptr<Raft>> nodes_;
   std::map<NodeId, HardState> hard_state_;
-  std::map<NodeId, std::vector<Entry>> log_;
+  std::map<NodeId, std::vector<Entry>> log_;  // after snapshot_
+  std::map<NodeId, SnapshotMeta> snapshot_;
+  std::map<NodeId, int> installs_;
   std::map<NodeId, std::vector<Entry>> applied_;
   std::set<NodeId> isolated_;
   std::map<MessageType, int64_t> sent_;
@@ -315,10 +333,86 @@ TEST(RaftReplication, AFollowerTruncatesAConflictingUncommittedTail) {
   net.Settle();
   net.Rejoin(1);
   net.TickAll(3);
-  EXPECT_EQ(net[1].log(), net[2].log());
+  EXPECT_EQ(net.persisted_log(1), net.persisted_log(2));
   bool has_lost = false;
   for (const Entry& e : net.persisted_log(1)) has_lost = has_lost || e.data == "lost";
   EXPECT_FALSE(has_lost);
+}
+
+TEST(RaftSnapshot, AFollowerBehindTheCompactedLogInstallsTheSnapshot) {
+  Net net(3);
+  net.Elect(1);
+  net.Isolate(3);
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(net[1].Propose("e" + std::to_string(i)).ok());
+  net.Settle();
+  net.Snapshot(1);
+  ASSERT_EQ(net[1].snapshot().index, 21);
+  EXPECT_EQ(net[1].EntryAt(21), nullptr);
+  net.Rejoin(3);
+  net.TickAll(3);
+  EXPECT_EQ(net.installs(3), 1);
+  EXPECT_EQ(net[3].snapshot(), net[1].snapshot());
+  EXPECT_EQ(net[3].commit_index(), 21);
+  // Replication continues after the snapshot.
+  ASSERT_TRUE(net[1].Propose("after").ok());
+  net.TickAll(2);
+  ASSERT_FALSE(net.persisted_log(3).empty());
+  EXPECT_EQ(net.persisted_log(3).back().data, "after");
+  EXPECT_EQ(net.applied(3).back().data, "after");
+  EXPECT_EQ(net.applied(3).back().index, 22);
+}
+
+TEST(RaftSnapshot, AFollowerHoldingTheSnapshotsLastEntryKeepsItsLog) {
+  Net net(3);
+  net.Elect(1);
+  ASSERT_TRUE(net[1].Propose("a").ok());
+  net.Settle();
+  net.Snapshot(1);
+  // 3 has entry 2 already; a snapshot message only moves its commit.
+  Message m;
+  m.type = MessageType::kSnapshot;
+  m.from = 1;
+  m.to = 3;
+  m.term = net[1].term();
+  m.index = 2;
+  m.log_term = net[1].term();
+  net[3].Step(m);
+  net.Settle();
+  EXPECT_EQ(net.installs(3), 0);
+  EXPECT_EQ(net.persisted_log(3).size(), 2u);
+}
+
+TEST(RaftSnapshot, ALostSnapshotIsSentAgain) {
+  Net net(3);
+  net.Elect(1);
+  net.Isolate(3);
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(net[1].Propose("e").ok());
+  net.Settle();
+  net.Snapshot(1);
+  net.Rejoin(3);
+  int dropped = 0;
+  net.set_drop([&](const Message& m) { return m.type == MessageType::kSnapshot && dropped++ == 0; });
+  net.TickAll(5);
+  EXPECT_GE(dropped, 2);
+  EXPECT_EQ(net.installs(3), 1);
+  EXPECT_EQ(net[3].commit_index(), net[1].commit_index());
+}
+
+TEST(RaftSnapshot, ARestartFromASnapshotAppliesOnlyWhatFollowsIt) {
+  Net net(1);
+  net.Elect(1);
+  ASSERT_TRUE(net[1].Propose("a").ok());
+  net.Settle();
+  net.Snapshot(1);
+  ASSERT_TRUE(net[1].Propose("b").ok());
+  net.Settle();
+  size_t applied_before = net.applied(1).size();
+  net.Start(1);
+  EXPECT_EQ(net[1].snapshot().index, 2);
+  EXPECT_EQ(net[1].applied_index(), 2);
+  net.Settle();
+  ASSERT_EQ(net.applied(1).size(), applied_before + 1);  // only "b" again
+  EXPECT_EQ(net.applied(1).back().data, "b");
 }
 
 }  // namespace

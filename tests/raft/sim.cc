@@ -39,8 +39,9 @@ void Cluster::Restart(NodeId id) {
   Node& node = nodes_.at(id);
   if (node.raft) return;
   ++node.incarnation;
-  node.applied.clear();
-  node.raft = std::make_unique<Raft>(ConfigFor(id, node.incarnation), node.hard_state, node.log);
+  node.applied = node.snapshot_data;  // the state machine restores the snapshot
+  node.staged.reset();
+  node.raft = std::make_unique<Raft>(ConfigFor(id, node.incarnation), node.hard_state, node.snapshot, node.log);
 }
 
 void Cluster::Partition(const std::vector<int>& group_of_node) {
@@ -51,10 +52,47 @@ void Cluster::Heal() {
   for (auto& [id, g] : group_) g = 0;
 }
 
-void Cluster::Deliver(const Message& m) {
+const Entry* Cluster::PersistedAt(const Node& node, Index index) {
+  Index i = index - node.snapshot.index - 1;
+  if (i < 0 || i >= static_cast<Index>(node.log.size())) return nullptr;
+  return &node.log[i];
+}
+
+void Cluster::Deliver(const InFlight& f) {
+  const Message& m = f.message;
   Node& node = nodes_.at(m.to);
-  if (!node.raft || group_[m.from] != group_[m.to]) return;
+  bool reachable = node.raft && group_[m.from] == group_[m.to];
+  if (m.type == MessageType::kSnapshot) {
+    // The transport tells the sender how the stream ended.
+    Node& sender = nodes_.at(m.from);
+    if (sender.raft) sender.raft->ReportSnapshot(m.to, reachable);
+    if (reachable) node.staged = f.snapshot_data;
+  }
+  if (!reachable) return;
   node.raft->Step(m);
+}
+
+void Cluster::MaybeSnapshot(NodeId id) {
+  Node& node = nodes_.at(id);
+  if (snapshot_every_ == 0 || !node.raft) return;
+  Index applied = static_cast<Index>(node.applied.size());
+  if (applied - node.snapshot.index < snapshot_every_) return;
+  // Taken at the applied index, made durable, then the log below it is compacted.
+  Term term = node.raft->TermAt(applied);
+  if (term == 0) Record(absl::StrCat("node ", id, " has no term for its applied index ", applied));
+  node.log.erase(node.log.begin(), node.log.begin() + (applied - node.snapshot.index));
+  node.snapshot = SnapshotMeta{applied, term};
+  node.snapshot_data = node.applied;
+  node.raft->Compact(applied);
+}
+
+void Cluster::CheckApplied(NodeId id, const Entry& e) {
+  auto [it, inserted] = committed_.emplace(e.index, e);
+  if (inserted) committed_by_term_[e.index] = MaxTerm();
+  if (!inserted && !(it->second == e)) {
+    Record(absl::StrCat("state machine safety: node ", id, " applies (term ", e.term, ", '", e.data, "') at ", e.index,
+                        " where another applied (term ", it->second.term, ", '", it->second.data, "')"));
+  }
 }
 
 void Cluster::ProcessReady(NodeId id) {
@@ -62,24 +100,50 @@ void Cluster::ProcessReady(NodeId id) {
   if (!node.raft || !node.raft->HasReady()) return;
   Ready rd = node.raft->GetReady();
   // Persist, then send, then apply (the driver's contract).
+  if (rd.snapshot.index != 0) {
+    if (!node.staged || static_cast<Index>(node.staged->size()) != rd.snapshot.index) {
+      Record(absl::StrCat("node ", id, " installs snapshot ", rd.snapshot.index, " it never received"));
+    } else {
+      node.snapshot = rd.snapshot;
+      node.snapshot_data = *node.staged;
+      node.log.clear();
+      node.applied = node.snapshot_data;
+      for (const Entry& e : node.applied) CheckApplied(id, e);
+      ++snapshots_installed_;
+    }
+    node.staged.reset();
+  }
   Index persisted_commit = node.hard_state.commit;
   if (rd.hard_state_changed) node.hard_state = rd.hard_state;
   if (!rd.entries.empty()) {
     Index first = rd.entries.front().index;
     // Rewriting an entry that was already known committed would be a bug in the core.
+    if (first <= node.snapshot.index) Record(absl::StrCat("node ", id, " writes index ", first, " below its snapshot"));
     for (const Entry& e : rd.entries) {
-      if (e.index > persisted_commit || e.index > static_cast<Index>(node.log.size())) break;
-      if (!(node.log[e.index - 1] == e)) Record(absl::StrCat("node ", id, " overwrites committed index ", e.index));
+      const Entry* old = PersistedAt(node, e.index);
+      if (e.index > persisted_commit || old == nullptr) break;
+      if (!(*old == e)) Record(absl::StrCat("node ", id, " overwrites committed index ", e.index));
     }
-    node.log.resize(first - 1);
+    node.log.resize(first - node.snapshot.index - 1);
     node.log.insert(node.log.end(), rd.entries.begin(), rd.entries.end());
   }
+  std::vector<NodeId> snapshot_lost;  // reported after Advance, as a transport would
   for (const Message& m : rd.messages) {
-    if (std::uniform_real_distribution<double>(0, 1)(rng_) < faults_.drop) continue;
+    if (std::uniform_real_distribution<double>(0, 1)(rng_) < faults_.drop) {
+      if (m.type == MessageType::kSnapshot) snapshot_lost.push_back(m.to);
+      continue;
+    }
     int copies = std::uniform_real_distribution<double>(0, 1)(rng_) < faults_.duplicate ? 2 : 1;
+    std::shared_ptr<const std::vector<Entry>> data;
+    if (m.type == MessageType::kSnapshot) {
+      if (node.snapshot.index != m.index || node.snapshot.term != m.log_term) {
+        Record(absl::StrCat("node ", id, " sends snapshot ", m.index, " but holds ", node.snapshot.index));
+      }
+      data = std::make_shared<const std::vector<Entry>>(node.snapshot_data);
+    }
     for (int c = 0; c < copies; ++c) {
       int delay = faults_.max_delay > 0 ? static_cast<int>(rng_() % (faults_.max_delay + 1)) : 0;
-      network_.push_back({now_ + 1 + delay, m});
+      network_.push_back({now_ + 1 + delay, m, data});
     }
   }
   for (const Entry& e : rd.committed_entries) {
@@ -87,14 +151,11 @@ void Cluster::ProcessReady(NodeId id) {
       Record(absl::StrCat("node ", id, " applies index ", e.index, " after ", node.applied.size()));
     }
     node.applied.push_back(e);
-    auto [it, inserted] = committed_.emplace(e.index, e);
-    if (inserted) committed_by_term_[e.index] = MaxTerm();
-    if (!inserted && !(it->second == e)) {
-      Record(absl::StrCat("state machine safety: node ", id, " applies (term ", e.term, ", '", e.data, "') at ",
-                          e.index, " where another applied (term ", it->second.term, ", '", it->second.data, "')"));
-    }
+    CheckApplied(id, e);
   }
   node.raft->Advance(rd);
+  for (NodeId to : snapshot_lost) node.raft->ReportSnapshot(to, false);
+  MaybeSnapshot(id);
 }
 
 void Cluster::Step() {
@@ -104,7 +165,7 @@ void Cluster::Step() {
   for (auto& f : network_) (f.deliver_at <= now_ ? due : later).push_back(std::move(f));
   network_ = std::move(later);
   for (const auto& f : due) {
-    Deliver(f.message);
+    Deliver(f);
     ProcessReady(f.message.to);
   }
   for (NodeId id : ids_) {
@@ -154,12 +215,20 @@ bool Cluster::CheckInvariants(std::string* violation) {
       // Leader completeness: every committed entry is in the leader's log.
       for (const auto& [index, entry] : committed_) {
         if (committed_by_term_[index] >= r.term()) continue;  // may predate the commit
-        if (index > r.last_index() || !(r.log()[index] == entry)) {
+        if (index <= r.snapshot().index) {
+          // Compacted: its snapshot holds the entry (checked when it was applied).
+          if (index == r.snapshot().index && r.snapshot().term != entry.term) {
+            Record(absl::StrCat("leader completeness: leader ", id, " snapshot at ", index, " has term ",
+                                r.snapshot().term, ", the committed entry ", entry.term));
+          }
+          continue;
+        }
+        const Entry* held = r.EntryAt(index);
+        if (held == nullptr || !(*held == entry)) {
           Record(absl::StrCat("leader completeness: leader ", id, " of term ", r.term(), " lacks committed index ",
                               index, " (term ", entry.term, ", '", entry.data, "'); its log ends at ", r.last_index(),
-                              index <= r.last_index() ? absl::StrCat(" and holds (term ", r.log()[index].term, ", '",
-                                                                     r.log()[index].data, "') there")
-                                                      : std::string()));
+                              held ? absl::StrCat(" and holds (term ", held->term, ", '", held->data, "') there")
+                                   : std::string()));
           break;
         }
       }
@@ -168,17 +237,22 @@ bool Cluster::CheckInvariants(std::string* violation) {
   }
   // Log matching between persisted logs: where two logs hold the same term at an
   // index, they are identical up to it.
+  // Compacted entries are compared through the snapshots' data.
+  auto entry_at = [](const Node& n, Index index) -> const Entry* {
+    if (index >= 1 && index <= n.snapshot.index) return &n.snapshot_data[index - 1];
+    return PersistedAt(n, index);
+  };
   for (size_t a = 0; a < ids_.size(); ++a) {
     for (size_t b = a + 1; b < ids_.size(); ++b) {
-      const auto& la = nodes_[ids_[a]].log;
-      const auto& lb = nodes_[ids_[b]].log;
-      size_t n = std::min(la.size(), lb.size());
-      size_t i = n;
-      while (i > 0 && la[i - 1].term != lb[i - 1].term) --i;
-      for (size_t j = 0; j < i; ++j) {
-        if (!(la[j] == lb[j])) {
+      const Node& na = nodes_[ids_[a]];
+      const Node& nb = nodes_[ids_[b]];
+      Index n = std::min<Index>(na.snapshot.index + na.log.size(), nb.snapshot.index + nb.log.size());
+      Index i = n;
+      while (i > 0 && entry_at(na, i)->term != entry_at(nb, i)->term) --i;
+      for (Index j = 1; j <= i; ++j) {
+        if (!(*entry_at(na, j) == *entry_at(nb, j))) {
           Record(absl::StrCat("log matching: nodes ", ids_[a], " and ", ids_[b], " agree on the term at ", i,
-                              " but differ at ", j + 1));
+                              " but differ at ", j));
           break;
         }
       }

@@ -3,7 +3,9 @@
 // drops, delays (and so reorders), duplicates and partitions messages, and nodes that
 // crash and restart from what they persisted. Invariants are checked after every step:
 // one leader per term, logs that match where their terms match, leaders holding every
-// committed entry, and every node applying the same entry at each index.
+// committed entry, and every node applying the same entry at each index. Nodes take
+// snapshots of their applied state and compact their logs; a snapshot travels with the
+// kSnapshot message that asks for its installation, as the gRPC transport streams it.
 // Not thread-safe.
 
 #include <cstdint>
@@ -39,6 +41,10 @@ class Cluster {
   void Partition(const std::vector<int>& group_of_node);
   void Heal();
   void set_faults(const Faults& f) { faults_ = f; }
+  // A node snapshots and compacts once it applied this many entries past its last
+  // snapshot (0: never).
+  void set_snapshot_every(int entries) { snapshot_every_ = entries; }
+  int64_t snapshots_installed() const { return snapshots_installed_; }
 
   // Proposes on whichever live node leads; false when none does.
   bool ProposeOnLeader(const std::string& data);
@@ -55,17 +61,25 @@ class Cluster {
   struct Node {
     std::unique_ptr<Raft> raft;
     HardState hard_state;        // persisted
-    std::vector<Entry> log;      // persisted, index i at log[i - 1]
-    std::vector<Entry> applied;  // the state machine (rebuilt after a restart)
+    SnapshotMeta snapshot;               // persisted
+    std::vector<Entry> snapshot_data;    // persisted: the applied entries it covers
+    std::vector<Entry> log;              // persisted, index i at log[i - snapshot.index - 1]
+    std::vector<Entry> applied;          // the state machine (restored after a restart)
+    std::shared_ptr<const std::vector<Entry>> staged;  // a received snapshot's data
     int incarnation = 0;
   };
   struct InFlight {
     int64_t deliver_at;
     Message message;
+    std::shared_ptr<const std::vector<Entry>> snapshot_data;  // for kSnapshot
   };
+  // The persisted entry at index, or nullptr when compacted or absent.
+  static const Entry* PersistedAt(const Node& node, Index index);
+  void MaybeSnapshot(NodeId id);
+  void CheckApplied(NodeId id, const Entry& e);
 
   Config ConfigFor(NodeId id, int incarnation) const;
-  void Deliver(const Message& m);
+  void Deliver(const InFlight& f);
   void ProcessReady(NodeId id);
   void Record(const std::string& violation);
 
@@ -74,6 +88,8 @@ class Cluster {
   std::map<NodeId, int> group_;
   std::vector<InFlight> network_;
   Faults faults_;
+  int snapshot_every_ = 0;
+  int64_t snapshots_installed_ = 0;
   std::mt19937_64 rng_;
   uint64_t seed_;
   int64_t now_ = 0;
