@@ -7,6 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "base/logging.h"
 #include "raft.grpc.pb.h"
+#include "raft/snapshot_transfer.h"
+#include "storage/errc.h"
 
 namespace strata::raft {
 namespace {
@@ -48,7 +50,7 @@ Message FromProto(const pb::RaftMessage& in) {
 
 // Messages whose fields are out of range are refused rather than fed to the core.
 bool Plausible(const pb::RaftMessage& m) {
-  if (m.type() < pb::PRE_VOTE || m.type() > pb::HEARTBEAT_RESPONSE) return false;
+  if (m.type() < pb::PRE_VOTE || m.type() > pb::SNAPSHOT) return false;
   if (m.term() < 0 || m.index() < 0 || m.log_term() < 0 || m.commit() < 0 || m.reject_hint() < 0) return false;
   int64_t expected = m.index() + 1;
   for (const pb::LogEntry& e : m.entries()) {
@@ -68,6 +70,58 @@ struct GrpcTransport::Peer {
   bool stopping = false;
   std::atomic<int64_t> dropped{0};
   std::thread sender;
+  // One snapshot transfer at a time, on its own thread so heartbeats keep flowing.
+  struct SnapshotJob {
+    Message message;
+    const SnapshotStore* store;
+    std::function<void(bool)> done;
+  };
+  std::optional<SnapshotJob> snapshot_job;
+  std::thread snapshot_sender;
+  storage::FileOps* ops = storage::FileOps::Default();
+
+  void RunSnapshots() {
+    while (true) {
+      SnapshotJob job;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        wake.wait(lock, [&] { return stopping || snapshot_job.has_value(); });
+        if (stopping) break;
+        job = std::move(*snapshot_job);
+        snapshot_job.reset();
+      }
+      job.done(Transfer(job));
+    }
+    std::optional<SnapshotJob> left;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      left.swap(snapshot_job);
+    }
+    if (left) left->done(false);
+  }
+
+  bool Transfer(const SnapshotJob& job) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::minutes(5));
+    pb::InstallSnapshotResponse response;
+    auto writer = stub->InstallSnapshot(&context, &response);
+    SnapshotMeta meta{job.message.index, job.message.log_term};
+    absl::Status sent = ForEachSnapshotChunk(*job.store, *ops, meta, [&](pb::SnapshotChunk& chunk) {
+      pb::InstallSnapshotRequest request;
+      bool last = chunk.done();
+      request.mutable_chunk()->Swap(&chunk);
+      if (last) ToProto(job.message, request.mutable_message());
+      return writer->Write(request);
+    });
+    writer->WritesDone();
+    grpc::Status status = writer->Finish();
+    if (!sent.ok() || !status.ok()) {
+      spdlog::warn("snapshot {} to node {} failed: {} {}", meta.index, job.message.to, sent.ToString(),
+                   status.error_message());
+      return false;
+    }
+    return true;
+  }
 
   void Run() {
     while (true) {
@@ -104,6 +158,7 @@ GrpcTransport::GrpcTransport(std::map<NodeId, std::string> peers, size_t max_que
     peer->max_queued = max_queued_per_peer;
     Peer* raw = peer.get();
     peer->sender = std::thread([raw] { raw->Run(); });
+    peer->snapshot_sender = std::thread([raw] { raw->RunSnapshots(); });
     peers_[id] = std::move(peer);
   }
 }
@@ -116,7 +171,31 @@ GrpcTransport::~GrpcTransport() {
     }
     peer->wake.notify_all();
   }
-  for (auto& [id, peer] : peers_) peer->sender.join();
+  for (auto& [id, peer] : peers_) {
+    peer->sender.join();
+    peer->snapshot_sender.join();
+  }
+}
+
+void GrpcTransport::SendSnapshot(const Message& message, const SnapshotStore& store, std::function<void(bool)> done) {
+  auto it = peers_.find(message.to);
+  if (it == peers_.end()) {
+    done(false);
+    return;
+  }
+  Peer& peer = *it->second;
+  {
+    std::lock_guard<std::mutex> lock(peer.mu);
+    if (!peer.stopping && !peer.snapshot_job.has_value()) {
+      peer.snapshot_job = Peer::SnapshotJob{message, &store, std::move(done)};
+      done = nullptr;
+    }
+  }
+  if (done) {
+    done(false);  // one at a time: the leader sends it again later
+    return;
+  }
+  peer.wake.notify_all();
 }
 
 void GrpcTransport::Send(const Message& message) {
@@ -142,19 +221,110 @@ int64_t GrpcTransport::dropped() const {
 
 class RaftServer::Service final : public pb::RaftTransport::Service {
  public:
+  // Holds the attached node for the length of a call; Attach waits for holders to go.
+  class NodeRef {
+   public:
+    explicit NodeRef(Service& s) : s_(s) {
+      std::lock_guard<std::mutex> lock(s_.mu_);
+      node_ = s_.node_;
+      if (node_) ++s_.users_;
+    }
+    ~NodeRef() {
+      if (!node_) return;
+      std::lock_guard<std::mutex> lock(s_.mu_);
+      if (--s_.users_ == 0) s_.idle_.notify_all();
+    }
+    RaftNode* get() const { return node_; }
+    RaftNode* operator->() const { return node_; }
+    explicit operator bool() const { return node_ != nullptr; }
+
+   private:
+    Service& s_;
+    RaftNode* node_;
+  };
+
+  grpc::Status InstallSnapshot(grpc::ServerContext*, grpc::ServerReader<pb::InstallSnapshotRequest>* reader,
+                               pb::InstallSnapshotResponse*) override {
+    NodeRef node(*this);
+    if (!node) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "no Raft node attached");
+    SnapshotReceiver receiver(node->snapshots());
+    pb::InstallSnapshotRequest request;
+    while (reader->Read(&request)) {
+      absl::Status accepted = receiver.Accept(request.chunk());
+      if (!accepted.ok()) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(accepted.message()));
+      if (receiver.sealed()) {
+        if (!request.has_message() || !Plausible(request.message()) || request.message().type() != pb::SNAPSHOT ||
+            request.message().index() != receiver.meta().index || request.message().log_term() != receiver.meta().term) {
+          return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "the last snapshot chunk lacks its SNAPSHOT message");
+        }
+        node->Receive(FromProto(request.message()));
+        return grpc::Status::OK;
+      }
+    }
+    return grpc::Status(grpc::StatusCode::CANCELLED, "the snapshot stream ended early");
+  }
+
+  grpc::Status Observe(grpc::ServerContext* context, const pb::ObserveRequest* request,
+                       grpc::ServerWriter<pb::ObserveResponse>* writer) override {
+    Index next = std::max<Index>(request->from_index(), 1);
+    while (!context->IsCancelled()) {
+      NodeRef node(*this);
+      if (!node) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "no Raft node attached");
+      auto entries = node->ReadCommitted(next, 1 << 20);
+      if (!entries.ok() && storage::ErrcOf(entries.status()) == storage::Errc::kOffsetOutOfRange) {
+        // Compacted away: the latest snapshot first, then the entries after it.
+        auto latest = node->snapshots().Latest();
+        if (!latest || latest->index < next) {
+          return grpc::Status(grpc::StatusCode::UNAVAILABLE, std::string(entries.status().message()));
+        }
+        absl::Status sent = ForEachSnapshotChunk(node->snapshots(), *storage::FileOps::Default(), *latest,
+                                                 [&](pb::SnapshotChunk& chunk) {
+                                                   pb::ObserveResponse response;
+                                                   response.mutable_snapshot_chunk()->Swap(&chunk);
+                                                   response.set_commit_index(node->status().commit);
+                                                   return writer->Write(response);
+                                                 });
+        if (!sent.ok()) return grpc::Status(grpc::StatusCode::UNAVAILABLE, std::string(sent.message()));
+        next = latest->index + 1;
+        continue;
+      }
+      if (!entries.ok()) return grpc::Status(grpc::StatusCode::UNAVAILABLE, std::string(entries.status().message()));
+      pb::ObserveResponse response;
+      if (entries->empty()) {
+        // Nothing new: wait for the commit to move (a keep-alive goes out meanwhile).
+        response.set_commit_index(node->WaitForCommit(next - 1, std::chrono::milliseconds(500)));
+        if (response.commit_index() >= next) continue;
+      } else {
+        for (const Entry& e : *entries) {
+          pb::LogEntry* out = response.add_entries();
+          out->set_term(e.term);
+          out->set_index(e.index);
+          out->set_data(e.data);
+        }
+        next = entries->back().index + 1;
+        response.set_commit_index(node->status().commit);
+      }
+      if (!writer->Write(response)) break;
+    }
+    return grpc::Status::OK;
+  }
+
   grpc::Status Deliver(grpc::ServerContext*, const pb::RaftBatch* batch, pb::DeliverResponse*) override {
     for (const pb::RaftMessage& m : batch->messages()) {
       if (!Plausible(m)) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "malformed Raft message");
     }
-    std::lock_guard<std::mutex> lock(mu_);
-    if (node_ == nullptr) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "no Raft node attached");
-    for (const pb::RaftMessage& m : batch->messages()) node_->Receive(FromProto(m));
+    NodeRef node(*this);
+    if (!node) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "no Raft node attached");
+    for (const pb::RaftMessage& m : batch->messages()) {
+      if (m.type() == pb::SNAPSHOT) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "SNAPSHOT goes through InstallSnapshot");
+    }
+    for (const pb::RaftMessage& m : batch->messages()) node->Receive(FromProto(m));
     return grpc::Status::OK;
   }
 
   grpc::Status Propose(grpc::ServerContext*, const pb::ProposeRequest* request, pb::ProposeResponse* response) override {
-    RaftNode* node = Node();
-    if (node == nullptr) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "no Raft node attached");
+    NodeRef node(*this);
+    if (!node) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "no Raft node attached");
     int timeout_ms = request->timeout_ms() > 0 ? std::min(request->timeout_ms(), 60'000) : 5'000;
     auto index = node->Propose(request->data(), std::chrono::milliseconds(timeout_ms));
     if (index.ok()) {
@@ -178,8 +348,8 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
 
   grpc::Status DescribeQuorum(grpc::ServerContext*, const pb::DescribeQuorumRequest*,
                               pb::DescribeQuorumResponse* response) override {
-    RaftNode* node = Node();
-    if (node == nullptr) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "no Raft node attached");
+    NodeRef node(*this);
+    if (!node) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "no Raft node attached");
     RaftNodeStatus st = node->status();
     response->set_node_id(node->id());
     response->set_leader_id(st.leader);
@@ -210,17 +380,16 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
   }
 
   void Attach(RaftNode* node, const AppliedLog* state_machine) {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_);
     node_ = node;
     state_machine_ = state_machine;
+    idle_.wait(lock, [&] { return users_ == 0 || node_ != nullptr; });
   }
 
  private:
-  RaftNode* Node() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return node_;
-  }
   std::mutex mu_;
+  std::condition_variable idle_;
+  int users_ = 0;
   RaftNode* node_ = nullptr;
   const AppliedLog* state_machine_ = nullptr;
 };

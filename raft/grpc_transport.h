@@ -30,6 +30,9 @@ class GrpcTransport final : public Transport {
   explicit GrpcTransport(std::map<NodeId, std::string> peers, size_t max_queued_per_peer = 10'000);
   ~GrpcTransport() override;  // stops the sender threads
   void Send(const Message& message) override;
+  // Streams the snapshot's files (InstallSnapshot) on the peer's snapshot thread; one
+  // transfer per peer at a time.
+  void SendSnapshot(const Message& message, const SnapshotStore& store, std::function<void(bool)> done) override;
   int64_t dropped() const;
 
  private:
@@ -44,7 +47,8 @@ class RaftServer {
   ~RaftServer();
   int port() const { return port_; }
   // Messages arriving while no node is attached are dropped. state_machine (optional)
-  // serves ReadCommitted.
+  // serves ReadCommitted. Attach(nullptr) returns once no call uses the old node; stop
+  // the node first so that waiting proposals and observers return.
   void Attach(RaftNode* node, const class AppliedLog* state_machine = nullptr);
 
  private:

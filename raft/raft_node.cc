@@ -4,15 +4,29 @@
 #include "base/check.h"
 #include "base/logging.h"
 #include "base/status_macros.h"
+#include "storage/errc.h"
 
 namespace strata::raft {
 
+namespace {
+constexpr int kFilesCheckTicks = 100;  // ticks between checks that the log's files exist
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<RaftNode>> RaftNode::Start(RaftNodeOptions options) {
   ABSL_CHECK(options.transport != nullptr);
+  ABSL_CHECK(options.state_machine != nullptr);
   std::unique_ptr<RaftNode> node(new RaftNode(std::move(options)));
-  STRATA_ASSIGN_OR_RETURN(node->storage_, RaftStorage::Open(*node->options_.ops, node->options_.metadata_log_dir));
-  STRATA_ASSIGN_OR_RETURN(auto entries, node->storage_->ReadEntries());
-  node->raft_ = std::make_unique<Raft>(node->options_.config, node->storage_->hard_state(), std::move(entries));
+  const RaftNodeOptions& o = node->options_;
+  STRATA_ASSIGN_OR_RETURN(node->snapshots_,
+                          SnapshotStore::Open(*o.ops, storage::JoinPath(o.metadata_log_dir, kSnapshotsDirName)));
+  SnapshotMeta snapshot = node->snapshots_->Latest().value_or(SnapshotMeta{});
+  if (snapshot.index > 0) {
+    STRATA_RETURN_IF_ERROR(o.state_machine->RestoreSnapshot(*o.ops, node->snapshots_->PathOf(snapshot), snapshot));
+  }
+  STRATA_ASSIGN_OR_RETURN(node->storage_, RaftStorage::Open(*o.ops, o.metadata_log_dir, snapshot, o.segment_bytes));
+  STRATA_ASSIGN_OR_RETURN(auto entries, node->storage_->ReadEntries(snapshot.index));
+  node->raft_ = std::make_unique<Raft>(o.config, node->storage_->hard_state(), snapshot, std::move(entries));
+  node->status_.snapshot_index = snapshot.index;
   node->thread_ = std::thread([n = node.get()] { n->Run(); });
   return node;
 }
@@ -45,9 +59,19 @@ void RaftNode::MarkStoppedLocked(absl::string_view why) {
 absl::Status RaftNode::Close() {
   Stop();
   if (!storage_) return absl::OkStatus();
-  absl::Status s = storage_->Close();
-  storage_.reset();
+  absl::Status s = storage_->Close();  // readers see a closed log from now on
   return s;
+}
+
+void RaftNode::Fail(const absl::Status& why) {
+  spdlog::error("node {}: metadata log failure, stopping: {}", options_.config.id, why.ToString());
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+    MarkStoppedLocked("node stopped on a metadata log failure");
+  }
+  progress_.notify_all();
+  if (options_.on_fatal) options_.on_fatal(why);
 }
 
 void RaftNode::Receive(Message message) {
@@ -55,6 +79,15 @@ void RaftNode::Receive(Message message) {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_ || inbox_.size() >= 100'000) return;  // bounded: drop, Raft retries
     inbox_.push_back(std::move(message));
+  }
+  wake_.notify_one();
+}
+
+void RaftNode::ReportSnapshot(NodeId to, bool ok) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return;
+    snapshot_reports_.emplace_back(to, ok);
   }
   wake_.notify_one();
 }
@@ -78,19 +111,46 @@ RaftNodeStatus RaftNode::status() const {
   return status_;
 }
 
+absl::StatusOr<std::vector<Entry>> RaftNode::ReadCommitted(Index from, size_t max_bytes) const {
+  Index commit;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (status_.stopped) return absl::UnavailableError("node stopped");
+    commit = status_.commit;
+  }
+  if (from > commit) return std::vector<Entry>{};
+  return storage_->ReadFrom(from, commit, max_bytes);
+}
+
+Index RaftNode::WaitForCommit(Index index, std::chrono::milliseconds timeout) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  progress_.wait_for(lock, timeout, [&] { return status_.stopped || status_.commit > index; });
+  return status_.commit;
+}
+
 void RaftNode::Run() {
   auto next_tick = std::chrono::steady_clock::now() + options_.tick_interval;
+  int ticks_to_files_check = kFilesCheckTicks;
   while (true) {
     std::deque<Message> messages;
     std::deque<std::shared_ptr<Proposal>> proposals;
+    std::deque<std::pair<NodeId, bool>> reports;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      wake_.wait_until(lock, next_tick, [&] { return stopping_ || !inbox_.empty() || !proposals_.empty(); });
+      wake_.wait_until(lock, next_tick, [&] {
+        return stopping_ || !inbox_.empty() || !proposals_.empty() || !snapshot_reports_.empty();
+      });
       if (stopping_) return;
       messages.swap(inbox_);
       proposals.swap(proposals_);
+      reports.swap(snapshot_reports_);
     }
-    for (const Message& m : messages) raft_->Step(m);
+    for (const Message& m : messages) {
+      // A snapshot is stepped only once its files are here (the transport put them).
+      if (m.type == MessageType::kSnapshot && !snapshots_->Has({m.index, m.log_term})) continue;
+      raft_->Step(m);
+    }
+    for (const auto& [to, ok] : reports) raft_->ReportSnapshot(to, ok);
     for (auto& p : proposals) {
       absl::Status s = raft_->Propose(p->data);
       std::lock_guard<std::mutex> lock(mu_);
@@ -107,30 +167,74 @@ void RaftNode::Run() {
       raft_->Tick();
       next_tick += options_.tick_interval;
       if (next_tick < std::chrono::steady_clock::now()) next_tick = std::chrono::steady_clock::now() + options_.tick_interval;
+      if (--ticks_to_files_check == 0) {
+        ticks_to_files_check = kFilesCheckTicks;
+        if (absl::Status present = storage_->CheckFilesPresent(); !present.ok()) {
+          Fail(present);
+          return;
+        }
+      }
     }
     if (!HandleReady()) return;
     progress_.notify_all();
   }
 }
 
+absl::Status RaftNode::InstallSnapshot(const SnapshotMeta& meta) {
+  ABSL_CHECK(snapshots_->Has(meta)) << "a snapshot is stepped only when its files are here";
+  STRATA_RETURN_IF_ERROR(options_.state_machine->RestoreSnapshot(*options_.ops, snapshots_->PathOf(meta), meta));
+  STRATA_RETURN_IF_ERROR(storage_->ResetTo(meta));
+  bytes_since_snapshot_ = 0;
+  spdlog::info("node {}: installed snapshot at index {} (term {})", options_.config.id, meta.index, meta.term);
+  std::lock_guard<std::mutex> lock(mu_);
+  ++status_.snapshots_installed;
+  status_.snapshot_index = meta.index;
+  // Proposals up to the snapshot never show up as applied entries here.
+  for (auto it = pending_.begin(); it != pending_.end() && it->first <= meta.index;) {
+    it->second->done = true;
+    it->second->result = absl::UnavailableError("superseded by a snapshot from the new leader; outcome unknown");
+    it = pending_.erase(it);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RaftNode::MaybeTakeSnapshot() {
+  Index applied = raft_->applied_index();
+  if (bytes_since_snapshot_ < options_.snapshot_bytes || applied <= raft_->snapshot().index) return absl::OkStatus();
+  SnapshotMeta meta{applied, raft_->TermAt(applied)};
+  STRATA_ASSIGN_OR_RETURN(std::string dir, snapshots_->BeginPartial(meta));
+  STRATA_RETURN_IF_ERROR(options_.state_machine->SaveSnapshot(*options_.ops, dir));
+  STRATA_RETURN_IF_ERROR(snapshots_->Seal(meta));
+  raft_->Compact(applied);
+  STRATA_RETURN_IF_ERROR(storage_->CompactTo(applied));
+  bytes_since_snapshot_ = 0;
+  spdlog::info("node {}: snapshot at index {} (term {}); the log starts at entry {}", options_.config.id, meta.index,
+               meta.term, storage_->first_index());
+  std::lock_guard<std::mutex> lock(mu_);
+  ++status_.snapshots_taken;
+  status_.snapshot_index = meta.index;
+  return absl::OkStatus();
+}
+
 bool RaftNode::HandleReady() {
   while (raft_->HasReady()) {
     Ready rd = raft_->GetReady();
-    absl::Status saved = storage_->Save(rd);
+    absl::Status saved = rd.snapshot.index != 0 ? InstallSnapshot(rd.snapshot) : absl::OkStatus();
+    if (saved.ok()) saved = storage_->Save(rd);
     if (!saved.ok()) {
-      spdlog::error("node {}: metadata log I/O error, stopping: {}", options_.config.id, saved.ToString());
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        stopping_ = true;
-        MarkStoppedLocked("node stopped on a metadata log I/O error");
-      }
-      progress_.notify_all();
-      if (options_.on_fatal) options_.on_fatal(saved);
+      Fail(saved);
       return false;
     }
-    for (const Message& m : rd.messages) options_.transport->Send(m);
+    for (const Message& m : rd.messages) {
+      if (m.type == MessageType::kSnapshot) {
+        options_.transport->SendSnapshot(m, *snapshots_, [this, to = m.to](bool ok) { ReportSnapshot(to, ok); });
+      } else {
+        options_.transport->Send(m);
+      }
+    }
     for (const Entry& e : rd.committed_entries) {
-      if (options_.apply) options_.apply(e);
+      options_.state_machine->Apply(e);
+      bytes_since_snapshot_ += static_cast<int64_t>(e.data.size());
     }
     raft_->Advance(rd);
     std::lock_guard<std::mutex> lock(mu_);
@@ -143,6 +247,10 @@ bool RaftNode::HandleReady() {
       }
       pending_.erase(it);
     }
+  }
+  if (absl::Status s = MaybeTakeSnapshot(); !s.ok()) {
+    Fail(s);
+    return false;
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (raft_->leader() != status_.leader || raft_->term() != status_.term) {

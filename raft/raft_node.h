@@ -4,7 +4,12 @@
 // transport; everything else talks to it through queues. Each Ready is handled in the
 // required order: persist (fsync), send, apply, Advance. An I/O error on the metadata
 // log is fatal: the node logs one ERROR line, stops taking part (no vote, no append)
-// and calls on_fatal, which in a server process exits non-zero.
+// and calls on_fatal, which in a server process exits non-zero. The same happens when the
+// metadata log's files disappear from under it (checked every second).
+// Snapshots: once the entries applied since the last snapshot reach snapshot_bytes, the
+// state machine writes a snapshot into the SnapshotStore, the core compacts and the
+// log's segments below it are deleted. At startup the state machine restores the
+// latest snapshot and only the entries after it are applied again.
 // Thread-safe: Receive, Propose and the accessors may be called from any thread.
 
 #include <chrono>
@@ -21,15 +26,23 @@
 #include "absl/status/statusor.h"
 #include "raft/raft.h"
 #include "raft/raft_storage.h"
+#include "raft/snapshot_store.h"
+#include "raft/state_machine.h"
 #include "storage/file_ops.h"
 
 namespace strata::raft {
+
+class SnapshotStore;
 
 // Delivers messages to other nodes; may drop them (Raft retries). Must not block.
 class Transport {
  public:
   virtual ~Transport() = default;
   virtual void Send(const Message& message) = 0;
+  // A kSnapshot message: carries the files of the snapshot (message.index,
+  // message.log_term) from store into the peer's SnapshotStore, delivers the message
+  // after them, then calls done(true); done(false) when the transfer failed.
+  virtual void SendSnapshot(const Message& message, const SnapshotStore& store, std::function<void(bool ok)> done) = 0;
 };
 
 struct RaftNodeOptions {
@@ -38,9 +51,13 @@ struct RaftNodeOptions {
   storage::FileOps* ops = storage::FileOps::Default();
   std::chrono::milliseconds tick_interval{10};
   Transport* transport = nullptr;
-  // Called on the driver thread for every committed entry, in order (from index 1
-  // again after a restart, until snapshots exist).
-  std::function<void(const Entry&)> apply;
+  // Required. Applied on the driver thread, in order; restored from the latest snapshot
+  // at startup.
+  StateMachine* state_machine = nullptr;
+  // metadata.log.max.record.bytes.between.snapshots (Kafka's name and default).
+  int64_t snapshot_bytes = 20 << 20;
+  // metadata.log.segment.bytes.
+  int64_t segment_bytes = 1 << 30;
   // Called once on the driver thread when the node stops on an I/O error.
   std::function<void(const absl::Status&)> on_fatal;
 };
@@ -52,6 +69,9 @@ struct RaftNodeStatus {
   Index commit = 0;
   Index applied = 0;
   int64_t elections = 0;
+  Index snapshot_index = 0;
+  int64_t snapshots_taken = 0;
+  int64_t snapshots_installed = 0;
   bool stopped = false;
 };
 
@@ -68,6 +88,18 @@ class RaftNode {
   absl::StatusOr<Index> Propose(std::string data, std::chrono::milliseconds timeout);
   RaftNodeStatus status() const;
   NodeId id() const { return options_.config.id; }
+
+  // Received snapshots are written here by the transport before the kSnapshot message.
+  SnapshotStore& snapshots() { return *snapshots_; }
+  // Committed entries from index from on (at most max_bytes, at least one entry when
+  // there is one): for observers. OFFSET_OUT_OF_RANGE when from is compacted away (read
+  // snapshots().Latest() first); UNAVAILABLE once the node stopped.
+  absl::StatusOr<std::vector<Entry>> ReadCommitted(Index from, size_t max_bytes) const;
+  // Waits until the commit index passes `index`, the node stops or the timeout ends;
+  // returns the commit index.
+  Index WaitForCommit(Index index, std::chrono::milliseconds timeout) const;
+  // The transport reports how a snapshot transfer ended.
+  void ReportSnapshot(NodeId to, bool ok);
   // Stops the thread without a clean close (as a crash would, minus lost page cache).
   void Stop();
   // Stops the thread and closes the metadata log cleanly (orderly shutdown).
@@ -85,17 +117,24 @@ class RaftNode {
   explicit RaftNode(RaftNodeOptions options) : options_(std::move(options)) {}
   void Run();
   bool HandleReady();  // false after a fatal error
+  absl::Status InstallSnapshot(const SnapshotMeta& meta);
+  absl::Status MaybeTakeSnapshot();
+  // Stops the node on a metadata log error: one ERROR line, then on_fatal.
+  void Fail(const absl::Status& why);
   // REQUIRES: mu_ held. Fails every waiting proposal with why.
   void MarkStoppedLocked(absl::string_view why);
 
   RaftNodeOptions options_;
   std::unique_ptr<RaftStorage> storage_;
+  std::unique_ptr<SnapshotStore> snapshots_;
   std::unique_ptr<Raft> raft_;  // driver thread only
+  int64_t bytes_since_snapshot_ = 0;  // driver thread only
 
   mutable std::mutex mu_;
   std::condition_variable wake_;
-  std::condition_variable progress_;
+  mutable std::condition_variable progress_;
   std::deque<Message> inbox_;
+  std::deque<std::pair<NodeId, bool>> snapshot_reports_;
   std::deque<std::shared_ptr<Proposal>> proposals_;             // waiting for the core
   std::map<Index, std::shared_ptr<Proposal>> pending_;          // in the log, waiting to apply
   RaftNodeStatus status_;

@@ -6,6 +6,7 @@
 #include "base/check.h"
 #include "base/status_macros.h"
 #include "storage/errc.h"
+#include "storage/file_names.h"
 #include "storage/file_ops.h"
 #include "storage/record_batch.h"
 
@@ -34,7 +35,8 @@ absl::StatusOr<HardState> ParseQuorumState(const std::string& text, const std::s
   return hs;
 }
 
-absl::StatusOr<std::unique_ptr<RaftStorage>> RaftStorage::Open(storage::FileOps& ops, const std::string& dir) {
+absl::StatusOr<std::unique_ptr<RaftStorage>> RaftStorage::Open(storage::FileOps& ops, const std::string& dir,
+                                                              const SnapshotMeta& snapshot, int64_t segment_bytes) {
   std::unique_ptr<RaftStorage> s(new RaftStorage(ops, dir));
   STRATA_RETURN_IF_ERROR(storage::CreateDirRecursively(ops, dir));
   std::string qs = storage::JoinPath(dir, kQuorumStateFile);
@@ -42,6 +44,8 @@ absl::StatusOr<std::unique_ptr<RaftStorage>> RaftStorage::Open(storage::FileOps&
   if (exists) {
     STRATA_ASSIGN_OR_RETURN(std::string text, storage::ReadWholeFile(ops, qs));
     STRATA_ASSIGN_OR_RETURN(s->hard_state_, ParseQuorumState(text, qs));
+  } else {
+    STRATA_RETURN_IF_ERROR(s->WriteHardState(s->hard_state_));  // present from the start on
   }
   storage::LogOptions options;
   options.ops = &ops;
@@ -49,7 +53,22 @@ absl::StatusOr<std::unique_ptr<RaftStorage>> RaftStorage::Open(storage::FileOps&
   // Every Save flushes, so the whole log is below the recovery point; recovery
   // still validates the tail in case the last Save was cut short.
   options.recovery_point = 0;
+  options.config.segment_bytes = segment_bytes;
   STRATA_ASSIGN_OR_RETURN(s->log_, storage::Log::Open(options));
+  if (snapshot.index > 0) {
+    // The log continues the snapshot when it starts right after it (compacted there) or
+    // holds the snapshot's last entry with the snapshot's term.
+    bool continues = s->log_->log_start_offset() == snapshot.index && s->last_index() >= snapshot.index;
+    if (!continues && s->log_->log_start_offset() < snapshot.index && s->last_index() >= snapshot.index) {
+      STRATA_ASSIGN_OR_RETURN(auto at, s->ReadFrom(snapshot.index, snapshot.index, 1));
+      continues = !at.empty() && at[0].term == snapshot.term;
+    }
+    if (!continues) {
+      STRATA_RETURN_IF_ERROR(s->ResetTo(snapshot));
+    } else if (s->log_->log_start_offset() < snapshot.index) {
+      STRATA_RETURN_IF_ERROR(s->CompactTo(snapshot.index));
+    }
+  }
   int64_t last = s->last_index();
   if (s->hard_state_.commit > last) {
     return MakeError(Errc::kInconsistentLog, absl::StrCat(qs, " says index ", s->hard_state_.commit,
@@ -60,17 +79,20 @@ absl::StatusOr<std::unique_ptr<RaftStorage>> RaftStorage::Open(storage::FileOps&
 
 int64_t RaftStorage::last_index() const { return log_->log_end_offset(); }
 
-absl::StatusOr<std::vector<Entry>> RaftStorage::ReadEntries() const {
+int64_t RaftStorage::first_index() const { return log_->log_start_offset() + 1; }
+
+absl::StatusOr<std::vector<Entry>> RaftStorage::ReadFrom(Index from, Index up_to, size_t max_bytes) const {
   std::vector<Entry> entries;
-  int64_t offset = log_->log_start_offset();
-  int64_t end = log_->log_end_offset();
+  int64_t offset = from - 1;
+  int64_t end = std::min<int64_t>(up_to, log_->log_end_offset());
+  size_t bytes = 0;
   std::string buffer;
-  while (offset < end) {
-    STRATA_ASSIGN_OR_RETURN(auto info, log_->Read(offset, 1 << 20, end, /*min_one_batch=*/true));
+  while (offset < end && (entries.empty() || bytes < max_bytes)) {
+    STRATA_ASSIGN_OR_RETURN(auto info, log_->Read(offset, std::min<size_t>(max_bytes, 1 << 20), end, /*min_one_batch=*/true));
     STRATA_RETURN_IF_ERROR(info.records.ReadInto(buffer));
     storage::BatchSplitter splitter(buffer);
     int64_t before = offset;
-    while (true) {
+    while (offset < end) {
       auto batch = splitter.Next();
       if (!batch.ok() || !batch->has_value()) break;  // a partial batch at the end: read again
       auto header = storage::RecordBatchHeader::Parse((*batch)->data());
@@ -80,11 +102,44 @@ absl::StatusOr<std::vector<Entry>> RaftStorage::ReadEntries() const {
                                                              " is not one Raft entry at offset ", offset));
       }
       entries.push_back(Entry{header.partition_leader_epoch, offset + 1, records[0].value.value_or("")});
+      bytes += entries.back().data.size() + 16;
       ++offset;
     }
     if (offset == before) return MakeError(Errc::kInconsistentLog, absl::StrCat("no progress reading at ", offset));
   }
   return entries;
+}
+
+absl::StatusOr<std::vector<Entry>> RaftStorage::ReadEntries(Index after) const {
+  Index from = std::max<Index>(after + 1, first_index());
+  if (from > after + 1) {
+    return MakeError(Errc::kInconsistentLog, absl::StrCat("the metadata log starts at entry ", from,
+                                                         " but entries from ", after + 1, " are needed"));
+  }
+  return ReadFrom(from, last_index(), SIZE_MAX);
+}
+
+absl::Status RaftStorage::CompactTo(Index index) {
+  ABSL_CHECK_LE(index, last_index());
+  log_->UpdateHighWatermark(std::max(index, log_->high_watermark()));
+  return log_->MaybeIncrementLogStartOffset(index);
+}
+
+absl::Status RaftStorage::ResetTo(const SnapshotMeta& snapshot) {
+  STRATA_RETURN_IF_ERROR(log_->TruncateFullyAndStartAt(snapshot.index));
+  STRATA_RETURN_IF_ERROR(log_->FlushAll());
+  if (hard_state_.commit < snapshot.index) hard_state_.commit = snapshot.index;
+  return absl::OkStatus();
+}
+
+absl::Status RaftStorage::CheckFilesPresent() const {
+  std::string log_dir = storage::JoinPath(dir_, kMetadataLogDirName);
+  std::string active = storage::SegmentFileName(log_dir, log_->segment_base_offsets().back(), storage::kLogSuffix);
+  for (const std::string& path : {storage::JoinPath(dir_, kQuorumStateFile), log_dir, active}) {
+    STRATA_ASSIGN_OR_RETURN(bool exists, ops_.Exists(path));
+    if (!exists) return absl::FailedPreconditionError(absl::StrCat(path, " was removed"));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status RaftStorage::WriteHardState(const HardState& hs) {

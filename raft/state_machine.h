@@ -1,47 +1,47 @@
 #pragma once
-// What a Raft node applies committed entries to. The controller plugs its RocksDB
-// metadata image in here (issue 4); AppliedLog keeps the applied entries in memory,
-// which is what the controller process serves until then.
-// Thread-safe: Apply is called on the driver thread, the readers from any thread.
+// What a Raft node applies committed entries to, and takes snapshots of. The controller
+// plugs its RocksDB metadata image in here (issue 4); AppliedLog keeps the applied
+// entries in memory (its snapshot is one file holding them all), which is what the
+// controller process serves until then.
+// Thread-safe: Apply, SaveSnapshot and RestoreSnapshot are called on the driver thread,
+// the readers from any thread.
 
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "raft/types.h"
+#include "storage/file_ops.h"
 
 namespace strata::raft {
 
 class StateMachine {
  public:
   virtual ~StateMachine() = default;
-  // Called for each committed entry in index order; after a restart from index 1 again.
+  // Called for each committed entry in index order; after a restart, from just after
+  // the snapshot restored at startup.
   virtual void Apply(const Entry& entry) = 0;
+  // Writes the state as of the last applied entry as files into the empty directory dir.
+  virtual absl::Status SaveSnapshot(storage::FileOps& ops, const std::string& dir) = 0;
+  // Replaces the state with a snapshot's (dir holds what SaveSnapshot wrote), which
+  // covers every entry up to meta.index.
+  virtual absl::Status RestoreSnapshot(storage::FileOps& ops, const std::string& dir, const SnapshotMeta& meta) = 0;
 };
 
 class AppliedLog final : public StateMachine {
  public:
-  void Apply(const Entry& entry) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (entry.index == static_cast<Index>(entries_.size()) + 1) {
-      entries_.push_back(entry);
-    } else if (entry.index <= static_cast<Index>(entries_.size())) {
-      entries_[entry.index - 1] = entry;  // re-applied after a restart: the same entry
-    }
-  }
+  void Apply(const Entry& entry) override;
+  absl::Status SaveSnapshot(storage::FileOps& ops, const std::string& dir) override;
+  absl::Status RestoreSnapshot(storage::FileOps& ops, const std::string& dir, const SnapshotMeta& meta) override;
   // Up to max entries from index `from` (1-based).
-  std::vector<Entry> Read(Index from, size_t max) const {
-    std::lock_guard<std::mutex> lock(mu_);
-    std::vector<Entry> out;
-    for (Index i = std::max<Index>(from, 1); i <= static_cast<Index>(entries_.size()) && out.size() < max; ++i) {
-      out.push_back(entries_[i - 1]);
-    }
-    return out;
-  }
+  std::vector<Entry> Read(Index from, size_t max) const;
+  Index last_applied() const;
 
  private:
   mutable std::mutex mu_;
-  std::vector<Entry> entries_;
+  std::vector<Entry> entries_;  // entries_[i].index == i + 1
 };
 
 }  // namespace strata::raft

@@ -1,13 +1,15 @@
 // Three RaftNodes with real threads, clocks and metadata logs on disk, talking through an
 // in-process transport: a leader is elected, proposals commit everywhere, a stopped leader
-// is replaced and committed entries survive, a restarted node catches up, and a node whose
-// metadata log fails stops itself. Waits are conditions with deadlines, never sleeps.
+// is replaced and committed entries survive, a restarted node catches up (through a
+// snapshot when the others compacted), and a node whose metadata log fails, or is
+// removed from under it, stops itself. Waits are conditions with deadlines, never sleeps.
 
 #include "raft/raft_node.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <map>
 #include <mutex>
 
@@ -31,10 +33,34 @@ class LocalTransport : public Transport {
     auto it = nodes_.find(m.to);
     if (it != nodes_.end() && it->second != nullptr) it->second->Receive(m);
   }
+  // Copies the snapshot's files into the receiver's store, then delivers the message.
+  void SendSnapshot(const Message& m, const SnapshotStore& from, std::function<void(bool)> done) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = nodes_.find(m.to);
+    if (it == nodes_.end() || it->second == nullptr) return done(false);
+    SnapshotStore& to = it->second->snapshots();
+    SnapshotMeta meta{m.index, m.log_term};
+    auto manifest = from.ReadManifest(meta);
+    bool ok = manifest.ok() && to.BeginPartial(meta).ok();
+    for (size_t i = 0; ok && i < manifest->files.size(); ++i) {
+      auto data = storage::ReadWholeFile(*storage::FileOps::Default(),
+                                         storage::JoinPath(from.PathOf(meta), manifest->files[i].name));
+      ok = data.ok() && to.WritePartialFile(meta, manifest->files[i].name, 0, *data).ok();
+    }
+    ok = ok && to.Seal(meta, *manifest).ok();
+    if (ok) it->second->Receive(m);
+    ++snapshots_sent_;
+    done(ok);
+  }
+  int snapshots_sent() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return snapshots_sent_;
+  }
 
  private:
   std::mutex mu_;
   std::map<NodeId, RaftNode*> nodes_;
+  int snapshots_sent_ = 0;
 };
 
 class Quorum {
@@ -48,7 +74,7 @@ class Quorum {
       node.reset();
     }
   }
-  void Start(NodeId id, storage::FileOps* ops = storage::FileOps::Default()) {
+  void Start(NodeId id, storage::FileOps* ops = storage::FileOps::Default(), int64_t snapshot_bytes = 20 << 20) {
     RaftNodeOptions o;
     o.config.id = id;
     o.config.voters = ids_;
@@ -58,15 +84,11 @@ class Quorum {
     o.ops = ops;
     o.tick_interval = 10ms;
     o.transport = &transport_;
-    o.apply = [this, id](const Entry& e) {
-      std::lock_guard<std::mutex> lock(mu_);
-      applied_[id].push_back(e.data);
-    };
+    state_machines_[id] = std::make_unique<AppliedLog>();
+    o.state_machine = state_machines_[id].get();
+    o.snapshot_bytes = snapshot_bytes;
+    o.segment_bytes = 2048;
     o.on_fatal = [this, id](const absl::Status&) { fatal_[id] = true; };
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      applied_[id].clear();
-    }
     auto node = RaftNode::Start(o);
     ASSERT_TRUE(node.ok()) << node.status();
     nodes_[id] = std::move(*node);
@@ -76,6 +98,8 @@ class Quorum {
     transport_.Attach(id, nullptr);
     nodes_[id].reset();
   }
+  std::string dir(NodeId id) { return tmp_.Sub("node" + std::to_string(id)); }
+  LocalTransport& transport() { return transport_; }
   RaftNode& operator[](NodeId id) { return *nodes_.at(id); }
   // Waits until a running node leads; returns it or 0 at the deadline.
   NodeId WaitForLeader(std::chrono::milliseconds deadline = 10s) {
@@ -92,8 +116,9 @@ class Quorum {
   }
 
   std::vector<std::string> Applied(NodeId id) {
-    std::lock_guard<std::mutex> lock(mu_);
-    return applied_[id];
+    std::vector<std::string> out;
+    for (const Entry& e : state_machines_.at(id)->Read(1, SIZE_MAX)) out.push_back(e.data);
+    return out;
   }
   bool fatal(NodeId id) { return fatal_[id].load(); }
   const std::vector<NodeId>& ids() const { return ids_; }
@@ -103,8 +128,7 @@ class Quorum {
   std::vector<NodeId> ids_;
   LocalTransport transport_;
   std::map<NodeId, std::unique_ptr<RaftNode>> nodes_;
-  std::mutex mu_;
-  std::map<NodeId, std::vector<std::string>> applied_;
+  std::map<NodeId, std::unique_ptr<AppliedLog>> state_machines_;
   std::map<NodeId, std::atomic<bool>> fatal_;
   uint64_t starts_ = 0;
 };
@@ -174,6 +198,40 @@ TEST(RaftNode, ANodeWhoseMetadataLogFailsStopsItself) {
   ASSERT_TRUE(testing::WaitUntil([&] { return q.fatal(1); }, 10s));
   EXPECT_TRUE(q[1].status().stopped);
   // The other two keep a quorum.
+  ProposeOrFail(q, "still-served");
+}
+
+TEST(RaftNode, ARestartedNodeBehindTheCompactedLogCatchesUpThroughASnapshot) {
+  Quorum q(3);
+  for (NodeId id : q.ids()) q.Start(id, storage::FileOps::Default(), /*snapshot_bytes=*/500);
+  ProposeOrFail(q, "first");
+  NodeId leader = q.WaitForLeader();
+  NodeId lagging = leader == 3 ? 2 : 3;
+  q.Stop(lagging);
+  for (int i = 0; i < 100; ++i) ProposeOrFail(q, "e" + std::to_string(i) + std::string(50, '.'));
+  leader = q.WaitForLeader();
+  EXPECT_GT(q[leader].status().snapshots_taken, 3);
+  q.Start(lagging, storage::FileOps::Default(), 500);
+  ProposeOrFail(q, "last");
+  ASSERT_TRUE(testing::WaitUntil([&] {
+    auto a = q.Applied(lagging);
+    return !a.empty() && a.back() == "last";
+  }, 10s));
+  EXPECT_GE(q.transport().snapshots_sent(), 1);
+  EXPECT_GE(q[lagging].status().snapshots_installed, 1);
+  leader = q.WaitForLeader();
+  ASSERT_TRUE(testing::WaitUntil([&] { return q.Applied(leader).back() == "last"; }, 10s));
+  EXPECT_EQ(q.Applied(lagging), q.Applied(leader));
+}
+
+TEST(RaftNode, ANodeWhoseMetadataLogIsRemovedFromUnderItStopsItself) {
+  Quorum q(3);
+  for (NodeId id : q.ids()) q.Start(id);
+  ProposeOrFail(q, "ok");
+  // Every file of node 1's metadata log directory goes, as an operator's rm -rf would.
+  std::filesystem::remove_all(q.dir(1) + "/__cluster_metadata-0");
+  ASSERT_TRUE(testing::WaitUntil([&] { return q.fatal(1); }, 10s));
+  EXPECT_TRUE(q[1].status().stopped);
   ProposeOrFail(q, "still-served");
 }
 

@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
     voter_ids.push_back(id);
     if (id != config->node_id) peers[id] = address;
   }
-  raft::GrpcTransport transport(peers);
+  auto transport = std::make_unique<raft::GrpcTransport>(peers);
   raft::AppliedLog state_machine;
 
   raft::RaftNodeOptions options;
@@ -69,8 +69,10 @@ int main(int argc, char** argv) {
   options.config.election_ticks = std::max(2, config->election_timeout_ms / 10);
   options.config.seed = static_cast<uint64_t>(config->node_id) ^ static_cast<uint64_t>(getpid()) << 16;
   options.metadata_log_dir = config->metadata_log_dir;
-  options.transport = &transport;
-  options.apply = [&state_machine](const raft::Entry& e) { state_machine.Apply(e); };
+  options.transport = transport.get();
+  options.state_machine = &state_machine;
+  options.snapshot_bytes = config->snapshot_bytes;
+  options.segment_bytes = config->segment_bytes;
   options.on_fatal = [](const absl::Status&) {
     spdlog::default_logger()->flush();
     std::_Exit(70);  // the ERROR line is already out
@@ -87,7 +89,11 @@ int main(int argc, char** argv) {
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
   spdlog::info("signal {}: shutting down", signal_number);
+  // The node stops taking part first (waiting proposals and observers return), then
+  // the server lets go of it, then the transport's threads end, then the log closes.
+  (*node)->Stop();
   (*rpc_server)->Attach(nullptr);
+  transport.reset();
   absl::Status closed = (*node)->Close();
   if (!closed.ok()) {
     spdlog::error("unclean shutdown of the metadata log: {}", closed.ToString());

@@ -1,6 +1,8 @@
 #include "tools/server/server_config.h"
 
 #include <fstream>
+#include <set>
+#include <type_traits>
 #include <sstream>
 
 #include "absl/strings/numbers.h"
@@ -51,8 +53,15 @@ absl::StatusOr<ServerConfig> ServerConfig::Parse(const std::string& text, const 
   }
   auto where = [&](const std::string& key) { return absl::StrCat(file, " line ", props[key].second, ": '", key, "'"); };
   for (const auto& [key, value] : props) {
-    if (key != "node.id" && key != "process.roles" && key != "controller.quorum.voters" && key != "metadata.log.dir" &&
-        key != "controller.quorum.election.timeout.ms") {
+    static const std::set<std::string> kKnown = {"node.id",
+                                                 "process.roles",
+                                                 "controller.quorum.voters",
+                                                 "metadata.log.dir",
+                                                 "controller.quorum.election.timeout.ms",
+                                                 "metadata.log.max.record.bytes.between.snapshots",
+                                                 "metadata.log.segment.bytes",
+                                                 "metrics.listener"};
+    if (!kKnown.count(key)) {
       return absl::InvalidArgumentError(absl::StrCat(where(key), " is not a setting strata-server knows"));
     }
   }
@@ -78,12 +87,28 @@ absl::StatusOr<ServerConfig> ServerConfig::Parse(const std::string& text, const 
   }
   config.metadata_log_dir = props["metadata.log.dir"].first;
   if (config.metadata_log_dir.empty()) return absl::InvalidArgumentError(absl::StrCat(where("metadata.log.dir"), " is empty"));
-  if (props.count("controller.quorum.election.timeout.ms")) {
-    const std::string& v = props["controller.quorum.election.timeout.ms"].first;
-    if (!absl::SimpleAtoi(v, &config.election_timeout_ms) || config.election_timeout_ms < 50 ||
-        config.election_timeout_ms > 600'000) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where("controller.quorum.election.timeout.ms"), " = '", v, "' must be 50..600000"));
+  // An optional integer setting within [min, max].
+  auto integer = [&](const std::string& key, int64_t min, int64_t max, auto* out) -> absl::Status {
+    if (!props.count(key)) return absl::OkStatus();
+    const std::string& v = props[key].first;
+    int64_t parsed = 0;
+    if (!absl::SimpleAtoi(v, &parsed) || parsed < min || parsed > max) {
+      return absl::InvalidArgumentError(absl::StrCat(where(key), " = '", v, "' must be ", min, "..", max));
+    }
+    *out = static_cast<std::remove_pointer_t<decltype(out)>>(parsed);
+    return absl::OkStatus();
+  };
+  if (auto s = integer("controller.quorum.election.timeout.ms", 50, 600'000, &config.election_timeout_ms); !s.ok()) return s;
+  if (auto s = integer("metadata.log.max.record.bytes.between.snapshots", 1, int64_t{1} << 40, &config.snapshot_bytes);
+      !s.ok()) {
+    return s;
+  }
+  if (auto s = integer("metadata.log.segment.bytes", 1024, int64_t{1} << 40, &config.segment_bytes); !s.ok()) return s;
+  if (props.count("metrics.listener")) {
+    config.metrics_listener = props["metrics.listener"].first;
+    if (config.metrics_listener.find(':') == std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(where("metrics.listener"), " = '", config.metrics_listener,
+                                                     "' must be host:port"));
     }
   }
   return config;

@@ -7,6 +7,10 @@
 //   metadata.log.dir                         where the Raft log and quorum-state live
 //   controller.quorum.election.timeout.ms    default 300 (Kafka's is 1000; Strata aims
 //                                            to fail over in well under a second)
+//   metadata.log.max.record.bytes.between.snapshots
+//                                            bytes applied between snapshots (20 MiB)
+//   metadata.log.segment.bytes               metadata log segment size (1 GiB)
+//   metrics.listener                         host:port for Prometheus /metrics (none)
 // An unknown key, a missing required key or a malformed value is an error naming the
 // key and the line. Thread-safe (a value type).
 
@@ -24,6 +28,9 @@ struct ServerConfig {
   std::map<int32_t, std::string> voters;  // id -> host:port
   std::string metadata_log_dir;
   int32_t election_timeout_ms = 300;
+  int64_t snapshot_bytes = 20 << 20;
+  int64_t segment_bytes = 1 << 30;
+  std::string metrics_listener;  // empty: no metrics endpoint
 
   static absl::StatusOr<ServerConfig> Parse(const std::string& text, const std::string& file);
   static absl::StatusOr<ServerConfig> Load(const std::string& path);

@@ -1,0 +1,65 @@
+#pragma once
+// RaftObserver: a non-voting follower of the committed metadata log (a broker). It
+// streams RaftTransport.Observe from one of the voters, from the entry after the last
+// one it applied; when that entry is compacted away the voter sends its latest snapshot
+// first, which the observer seals in its own SnapshotStore and restores into its state
+// machine. On any stream error it moves to the next voter after a short pause.
+// Thread-safe: one thread of its own applies; the accessors may be called from any
+// thread.
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "raft/snapshot_store.h"
+#include "raft/state_machine.h"
+
+namespace strata::raft {
+
+struct RaftObserverOptions {
+  std::vector<std::string> voters;  // "host:port" of each voter's RaftServer
+  StateMachine* state_machine = nullptr;
+  // Where received snapshots are kept (snapshots/ is created inside).
+  std::string dir;
+  // The last entry the state machine already holds (0: none).
+  Index applied = 0;
+  std::chrono::milliseconds retry_backoff{100};
+};
+
+class RaftObserver {
+ public:
+  static absl::StatusOr<std::unique_ptr<RaftObserver>> Start(RaftObserverOptions options);
+  ~RaftObserver();  // stops the thread
+
+  Index applied() const;
+  // The highest commit index a voter reported.
+  Index commit_seen() const;
+  int64_t snapshots_restored() const;
+  // Waits until an entry at or past index is applied; false at the timeout.
+  bool WaitForApplied(Index index, std::chrono::milliseconds timeout) const;
+
+ private:
+  struct Stream;
+  explicit RaftObserver(RaftObserverOptions options) : options_(std::move(options)) {}
+  void Run();
+  // Follows one voter until its stream ends; returns why.
+  absl::Status Follow(const std::string& address);
+
+  RaftObserverOptions options_;
+  std::unique_ptr<SnapshotStore> snapshots_;
+  mutable std::mutex mu_;
+  mutable std::condition_variable changed_;
+  Index applied_ = 0;
+  Index commit_seen_ = 0;
+  int64_t snapshots_restored_ = 0;
+  bool stopping_ = false;
+  std::shared_ptr<void> active_context_;  // the current call's grpc::ClientContext, to cancel it
+  std::thread thread_;
+};
+
+}  // namespace strata::raft

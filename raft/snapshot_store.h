@@ -1,0 +1,85 @@
+#pragma once
+// SnapshotStore: the Raft snapshots of one node, in <metadata.log.dir>/snapshots/.
+// Each snapshot is a directory named <index, 20 digits>-<term, 10 digits>.checkpoint
+// holding the state machine's files (flat, no subdirectories) and, written last,
+// `manifest.json`: index, term and per file its size and CRC32C. A directory without a
+// manifest is not a snapshot. Snapshots are built, or received in chunks, in a
+// `<name>.partial` directory and renamed into place by Seal() once every file is
+// durable (and, when received, matches the sender's manifest); partial directories
+// left by a crash are removed by Open(). The newest two sealed snapshots are kept.
+// Thread-safe.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "raft/types.h"
+#include "storage/file_ops.h"
+
+namespace strata::raft {
+
+inline constexpr char kSnapshotsDirName[] = "snapshots";
+inline constexpr char kSnapshotManifestFile[] = "manifest.json";
+
+struct SnapshotFile {
+  std::string name;
+  int64_t bytes = 0;
+  uint32_t crc32c = 0;
+  bool operator==(const SnapshotFile&) const = default;
+};
+
+struct SnapshotManifest {
+  SnapshotMeta meta;
+  std::vector<SnapshotFile> files;
+  int64_t total_bytes() const;
+  std::string ToJson() const;
+  static absl::StatusOr<SnapshotManifest> Parse(const std::string& json, const std::string& source);
+};
+
+std::string SnapshotDirName(const SnapshotMeta& meta);
+
+class SnapshotStore {
+ public:
+  static absl::StatusOr<std::unique_ptr<SnapshotStore>> Open(storage::FileOps& ops, const std::string& dir);
+
+  std::optional<SnapshotMeta> Latest() const;
+  bool Has(const SnapshotMeta& meta) const;
+  // The directory of a sealed snapshot.
+  std::string PathOf(const SnapshotMeta& meta) const;
+  absl::StatusOr<SnapshotManifest> ReadManifest(const SnapshotMeta& meta) const;
+
+  // Starts an empty partial directory for meta (replacing an earlier partial one) and
+  // returns its path.
+  absl::StatusOr<std::string> BeginPartial(const SnapshotMeta& meta);
+  // Receiving: writes data at offset of a file in the partial directory; chunks come
+  // in order, so offset must be the file's current size. File names are plain names.
+  absl::Status WritePartialFile(const SnapshotMeta& meta, const std::string& name, int64_t offset,
+                                absl::string_view data);
+  // Makes the partial snapshot durable and renames it into place. When expected is
+  // given (a received snapshot), the files must be exactly those it lists, with the
+  // same sizes and CRCs; otherwise the partial directory is removed and an error names
+  // the difference.
+  absl::Status Seal(const SnapshotMeta& meta, const std::optional<SnapshotManifest>& expected = std::nullopt);
+  // Drops a partial directory (a failed build or transfer).
+  void AbortPartial(const SnapshotMeta& meta);
+
+  const std::string& dir() const { return dir_; }
+
+ private:
+  SnapshotStore(storage::FileOps& ops, std::string dir) : ops_(ops), dir_(std::move(dir)) {}
+  std::string PartialPath(const SnapshotMeta& meta) const;
+  absl::StatusOr<SnapshotManifest> Describe(const SnapshotMeta& meta, const std::string& path) const;
+  absl::Status RemoveOldLocked();
+
+  storage::FileOps& ops_;
+  const std::string dir_;
+  mutable std::mutex mu_;
+  std::vector<SnapshotMeta> sealed_;  // ascending by index
+};
+
+}  // namespace strata::raft
