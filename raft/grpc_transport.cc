@@ -77,6 +77,7 @@ struct GrpcTransport::Peer {
     std::function<void(bool)> done;
   };
   std::optional<SnapshotJob> snapshot_job;
+  std::condition_variable snapshot_wake;
   std::thread snapshot_sender;
   storage::FileOps* ops = storage::FileOps::Default();
 
@@ -85,7 +86,7 @@ struct GrpcTransport::Peer {
       SnapshotJob job;
       {
         std::unique_lock<std::mutex> lock(mu);
-        wake.wait(lock, [&] { return stopping || snapshot_job.has_value(); });
+        snapshot_wake.wait(lock, [&] { return stopping || snapshot_job.has_value(); });
         if (stopping) break;
         job = std::move(*snapshot_job);
         snapshot_job.reset();
@@ -170,6 +171,7 @@ GrpcTransport::~GrpcTransport() {
       peer->stopping = true;
     }
     peer->wake.notify_all();
+    peer->snapshot_wake.notify_all();
   }
   for (auto& [id, peer] : peers_) {
     peer->sender.join();
@@ -195,7 +197,7 @@ void GrpcTransport::SendSnapshot(const Message& message, const SnapshotStore& st
     done(false);  // one at a time: the leader sends it again later
     return;
   }
-  peer.wake.notify_all();
+  peer.snapshot_wake.notify_all();
 }
 
 void GrpcTransport::Send(const Message& message) {
@@ -339,6 +341,9 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
         break;
       case absl::StatusCode::kDeadlineExceeded:
         response->set_error(pb::TIMEOUT);
+        break;
+      case absl::StatusCode::kInvalidArgument:
+        response->set_error(pb::TOO_LARGE);
         break;
       default:
         response->set_error(pb::UNAVAILABLE);

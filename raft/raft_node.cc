@@ -15,6 +15,12 @@ constexpr int kFilesCheckTicks = 100;  // ticks between checks that the log's fi
 absl::StatusOr<std::unique_ptr<RaftNode>> RaftNode::Start(RaftNodeOptions options) {
   ABSL_CHECK(options.transport != nullptr);
   ABSL_CHECK(options.state_machine != nullptr);
+  if (options.segment_bytes < options.max_entry_bytes + kEntryOverheadBytes) {
+    return storage::MakeError(storage::Errc::kInvalidConfig,
+                              absl::StrCat("metadata.log.segment.bytes (", options.segment_bytes,
+                                           ") must be at least the largest entry (", options.max_entry_bytes,
+                                           ") plus ", kEntryOverheadBytes));
+  }
   std::unique_ptr<RaftNode> node(new RaftNode(std::move(options)));
   const RaftNodeOptions& o = node->options_;
   STRATA_ASSIGN_OR_RETURN(node->snapshots_,
@@ -93,6 +99,10 @@ void RaftNode::ReportSnapshot(NodeId to, bool ok) {
 }
 
 absl::StatusOr<Index> RaftNode::Propose(std::string data, std::chrono::milliseconds timeout) {
+  if (static_cast<int64_t>(data.size()) > options_.max_entry_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat("entry of ", data.size(), " bytes exceeds the limit of ",
+                                                   options_.max_entry_bytes));
+  }
   auto proposal = std::make_shared<Proposal>();
   proposal->data = std::move(data);
   std::unique_lock<std::mutex> lock(mu_);
@@ -202,11 +212,20 @@ absl::Status RaftNode::MaybeTakeSnapshot() {
   Index applied = raft_->applied_index();
   if (bytes_since_snapshot_ < options_.snapshot_bytes || applied <= raft_->snapshot().index) return absl::OkStatus();
   SnapshotMeta meta{applied, raft_->TermAt(applied)};
-  STRATA_ASSIGN_OR_RETURN(std::string dir, snapshots_->BeginPartial(meta));
-  STRATA_RETURN_IF_ERROR(options_.state_machine->SaveSnapshot(*options_.ops, dir));
-  STRATA_RETURN_IF_ERROR(snapshots_->Seal(meta));
-  raft_->Compact(applied);
-  STRATA_RETURN_IF_ERROR(storage_->CompactTo(applied));
+  std::optional<SnapshotMeta> previous = snapshots_->Latest();
+  STRATA_ASSIGN_OR_RETURN(PartialSnapshot partial, snapshots_->BeginPartial(meta));
+  absl::Status saved = options_.state_machine->SaveSnapshot(*options_.ops, partial.path);
+  if (!saved.ok()) {
+    snapshots_->AbortPartial(partial);
+    return saved;
+  }
+  STRATA_RETURN_IF_ERROR(snapshots_->Seal(partial));
+  // The log keeps the entries since the previous snapshot, so a follower less than one
+  // snapshot interval behind catches up from the log rather than by a snapshot.
+  if (previous && previous->index > raft_->snapshot().index && previous->index < applied) {
+    raft_->Compact(previous->index);
+    STRATA_RETURN_IF_ERROR(storage_->CompactTo(previous->index));
+  }
   bytes_since_snapshot_ = 0;
   spdlog::info("node {}: snapshot at index {} (term {}); the log starts at entry {}", options_.config.id, meta.index,
                meta.term, storage_->first_index());

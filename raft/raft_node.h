@@ -45,6 +45,9 @@ class Transport {
   virtual void SendSnapshot(const Message& message, const SnapshotStore& store, std::function<void(bool ok)> done) = 0;
 };
 
+// The bytes a one-record batch adds around an entry's data in the metadata log.
+inline constexpr int64_t kEntryOverheadBytes = 256;
+
 struct RaftNodeOptions {
   Config config;
   std::string metadata_log_dir;
@@ -56,8 +59,12 @@ struct RaftNodeOptions {
   StateMachine* state_machine = nullptr;
   // metadata.log.max.record.bytes.between.snapshots (Kafka's name and default).
   int64_t snapshot_bytes = 20 << 20;
-  // metadata.log.segment.bytes.
+  // metadata.log.segment.bytes; at least max_entry_bytes + kEntryOverheadBytes, so
+  // that every entry fits in a segment.
   int64_t segment_bytes = 1 << 30;
+  // Larger proposals are refused (INVALID_ARGUMENT) before they reach the log. Every
+  // voter must use the same limit: a follower that cannot store an entry stops.
+  int64_t max_entry_bytes = 1 << 20;
   // Called once on the driver thread when the node stops on an I/O error.
   std::function<void(const absl::Status&)> on_fatal;
 };
@@ -84,7 +91,8 @@ class RaftNode {
   void Receive(Message message);
   // Appends data through the leader and waits until it is applied here: returns its
   // index, FAILED_PRECONDITION "not leader; leader is N", UNAVAILABLE when the entry
-  // was replaced by a new leader's, or DEADLINE_EXCEEDED.
+  // was replaced by a new leader's, INVALID_ARGUMENT when data exceeds
+  // max_entry_bytes, or DEADLINE_EXCEEDED.
   absl::StatusOr<Index> Propose(std::string data, std::chrono::milliseconds timeout);
   RaftNodeStatus status() const;
   NodeId id() const { return options_.config.id; }

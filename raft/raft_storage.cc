@@ -63,11 +63,7 @@ absl::StatusOr<std::unique_ptr<RaftStorage>> RaftStorage::Open(storage::FileOps&
       STRATA_ASSIGN_OR_RETURN(auto at, s->ReadFrom(snapshot.index, snapshot.index, 1));
       continues = !at.empty() && at[0].term == snapshot.term;
     }
-    if (!continues) {
-      STRATA_RETURN_IF_ERROR(s->ResetTo(snapshot));
-    } else if (s->log_->log_start_offset() < snapshot.index) {
-      STRATA_RETURN_IF_ERROR(s->CompactTo(snapshot.index));
-    }
+    if (!continues) STRATA_RETURN_IF_ERROR(s->ResetTo(snapshot));
   }
   int64_t last = s->last_index();
   if (s->hard_state_.commit > last) {

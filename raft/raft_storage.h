@@ -6,9 +6,9 @@
 //                            record whose value is the entry's data, with the entry's
 //                            term in the batch's partitionLeaderEpoch
 //   snapshots/               the SnapshotStore (snapshot_store.h)
-// After a snapshot at index S the log start moves to offset S (entry S + 1) and whole
-// segments below it are deleted; installing a received snapshot restarts the log empty
-// at offset S.
+// After a snapshot the log start moves to the previous snapshot's index S (offset S,
+// entry S + 1) and whole segments below it are deleted; installing a received snapshot
+// restarts the log empty at offset S.
 // Save() makes a Ready's entries and hard state durable before its messages are sent.
 // Any I/O error is returned; the driver treats it as fatal (a node must never vote or
 // lead on a log it cannot read or write).

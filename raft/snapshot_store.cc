@@ -129,8 +129,6 @@ bool SnapshotStore::Has(const SnapshotMeta& meta) const {
 
 std::string SnapshotStore::PathOf(const SnapshotMeta& meta) const { return JoinPath(dir_, SnapshotDirName(meta)); }
 
-std::string SnapshotStore::PartialPath(const SnapshotMeta& meta) const { return PathOf(meta) + kPartialSuffix; }
-
 absl::StatusOr<SnapshotManifest> SnapshotStore::ReadManifest(const SnapshotMeta& meta) const {
   std::string path = JoinPath(PathOf(meta), kSnapshotManifestFile);
   STRATA_ASSIGN_OR_RETURN(std::string text, storage::ReadWholeFile(ops_, path));
@@ -139,21 +137,24 @@ absl::StatusOr<SnapshotManifest> SnapshotStore::ReadManifest(const SnapshotMeta&
   return m;
 }
 
-absl::StatusOr<std::string> SnapshotStore::BeginPartial(const SnapshotMeta& meta) {
+absl::StatusOr<PartialSnapshot> SnapshotStore::BeginPartial(const SnapshotMeta& meta) {
   ABSL_CHECK_GE(meta.index, 1);
-  std::string path = PartialPath(meta);
-  STRATA_ASSIGN_OR_RETURN(bool exists, ops_.Exists(path));
-  if (exists) STRATA_RETURN_IF_ERROR(storage::RemoveRecursively(ops_, path));
-  STRATA_RETURN_IF_ERROR(ops_.CreateDir(path));
-  return path;
+  int64_t n;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    n = next_partial_++;
+  }
+  PartialSnapshot partial{meta, absl::StrCat(PathOf(meta), ".", n, kPartialSuffix)};
+  STRATA_RETURN_IF_ERROR(ops_.CreateDir(partial.path));
+  return partial;
 }
 
-absl::Status SnapshotStore::WritePartialFile(const SnapshotMeta& meta, const std::string& name, int64_t offset,
+absl::Status SnapshotStore::WritePartialFile(const PartialSnapshot& partial, const std::string& name, int64_t offset,
                                              absl::string_view data) {
   if (!PlainFileName(name)) {
     return MakeError(Errc::kInvalidArgument, absl::StrCat("snapshot file name '", name, "' is not a plain name"));
   }
-  STRATA_ASSIGN_OR_RETURN(auto file, ops_.Open(JoinPath(PartialPath(meta), name), storage::OpenMode::kCreate));
+  STRATA_ASSIGN_OR_RETURN(auto file, ops_.Open(JoinPath(partial.path, name), storage::OpenMode::kCreate));
   STRATA_ASSIGN_OR_RETURN(uint64_t size, file->Size());
   if (static_cast<int64_t>(size) != offset) {
     return MakeError(Errc::kInvalidArgument,
@@ -184,14 +185,15 @@ absl::StatusOr<SnapshotManifest> SnapshotStore::Describe(const SnapshotMeta& met
   return m;
 }
 
-absl::Status SnapshotStore::Seal(const SnapshotMeta& meta, const std::optional<SnapshotManifest>& expected) {
-  std::string partial = PartialPath(meta);
+absl::Status SnapshotStore::Seal(const PartialSnapshot& p, const std::optional<SnapshotManifest>& expected) {
+  const SnapshotMeta& meta = p.meta;
+  const std::string& partial = p.path;
   STRATA_ASSIGN_OR_RETURN(SnapshotManifest manifest, Describe(meta, partial));
   if (expected.has_value()) {
     auto sorted = expected->files;
     std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
     if (expected->meta != meta || sorted != manifest.files) {
-      AbortPartial(meta);
+      AbortPartial(p);
       return MakeError(Errc::kCorruptMessage,
                        absl::StrCat("received snapshot ", SnapshotDirName(meta), " does not match its manifest: got ",
                                     manifest.ToJson(), "expected ", expected->ToJson()));
@@ -221,8 +223,8 @@ absl::Status SnapshotStore::RemoveOldLocked() {
   return absl::OkStatus();
 }
 
-void SnapshotStore::AbortPartial(const SnapshotMeta& meta) {
-  (void)storage::RemoveRecursively(ops_, PartialPath(meta));
+void SnapshotStore::AbortPartial(const PartialSnapshot& partial) {
+  (void)storage::RemoveRecursively(ops_, partial.path);
 }
 
 }  // namespace strata::raft

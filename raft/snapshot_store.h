@@ -3,8 +3,9 @@
 // Each snapshot is a directory named <index, 20 digits>-<term, 10 digits>.checkpoint
 // holding the state machine's files (flat, no subdirectories) and, written last,
 // `manifest.json`: index, term and per file its size and CRC32C. A directory without a
-// manifest is not a snapshot. Snapshots are built, or received in chunks, in a
-// `<name>.partial` directory and renamed into place by Seal() once every file is
+// manifest is not a snapshot. Snapshots are built, or received in chunks, each in its
+// own `<name>.<n>.partial` directory (a node may build the snapshot it is also being
+// sent) and renamed into place by Seal() once every file is
 // durable (and, when received, matches the sender's manifest); partial directories
 // left by a crash are removed by Open(). The newest two sealed snapshots are kept.
 // Thread-safe.
@@ -43,6 +44,12 @@ struct SnapshotManifest {
 
 std::string SnapshotDirName(const SnapshotMeta& meta);
 
+// A snapshot being built or received.
+struct PartialSnapshot {
+  SnapshotMeta meta;
+  std::string path;
+};
+
 class SnapshotStore {
  public:
   static absl::StatusOr<std::unique_ptr<SnapshotStore>> Open(storage::FileOps& ops, const std::string& dir);
@@ -53,26 +60,24 @@ class SnapshotStore {
   std::string PathOf(const SnapshotMeta& meta) const;
   absl::StatusOr<SnapshotManifest> ReadManifest(const SnapshotMeta& meta) const;
 
-  // Starts an empty partial directory for meta (replacing an earlier partial one) and
-  // returns its path.
-  absl::StatusOr<std::string> BeginPartial(const SnapshotMeta& meta);
+  // Starts an empty partial directory for meta.
+  absl::StatusOr<PartialSnapshot> BeginPartial(const SnapshotMeta& meta);
   // Receiving: writes data at offset of a file in the partial directory; chunks come
   // in order, so offset must be the file's current size. File names are plain names.
-  absl::Status WritePartialFile(const SnapshotMeta& meta, const std::string& name, int64_t offset,
+  absl::Status WritePartialFile(const PartialSnapshot& partial, const std::string& name, int64_t offset,
                                 absl::string_view data);
   // Makes the partial snapshot durable and renames it into place. When expected is
   // given (a received snapshot), the files must be exactly those it lists, with the
   // same sizes and CRCs; otherwise the partial directory is removed and an error names
   // the difference.
-  absl::Status Seal(const SnapshotMeta& meta, const std::optional<SnapshotManifest>& expected = std::nullopt);
+  absl::Status Seal(const PartialSnapshot& partial, const std::optional<SnapshotManifest>& expected = std::nullopt);
   // Drops a partial directory (a failed build or transfer).
-  void AbortPartial(const SnapshotMeta& meta);
+  void AbortPartial(const PartialSnapshot& partial);
 
   const std::string& dir() const { return dir_; }
 
  private:
   SnapshotStore(storage::FileOps& ops, std::string dir) : ops_(ops), dir_(std::move(dir)) {}
-  std::string PartialPath(const SnapshotMeta& meta) const;
   absl::StatusOr<SnapshotManifest> Describe(const SnapshotMeta& meta, const std::string& path) const;
   absl::Status RemoveOldLocked();
 
@@ -80,6 +85,7 @@ class SnapshotStore {
   const std::string dir_;
   mutable std::mutex mu_;
   std::vector<SnapshotMeta> sealed_;  // ascending by index
+  int64_t next_partial_ = 0;
 };
 
 }  // namespace strata::raft

@@ -47,7 +47,7 @@ absl::Status ForEachSnapshotChunk(const SnapshotStore& store, storage::FileOps& 
 }
 
 SnapshotReceiver::~SnapshotReceiver() {
-  if (manifest_ && !sealed_) store_.AbortPartial(manifest_->meta);
+  if (manifest_ && !sealed_) store_.AbortPartial(partial_);
 }
 
 absl::Status SnapshotReceiver::Accept(const v1::SnapshotChunk& chunk) {
@@ -58,17 +58,17 @@ absl::Status SnapshotReceiver::Accept(const v1::SnapshotChunk& chunk) {
     if (m.meta.index != chunk.index() || m.meta.term != chunk.term()) {
       return MakeError(Errc::kInvalidArgument, "the snapshot manifest names another snapshot");
     }
-    STRATA_RETURN_IF_ERROR(store_.BeginPartial(m.meta).status());
+    STRATA_ASSIGN_OR_RETURN(partial_, store_.BeginPartial(m.meta));
     manifest_ = std::move(m);
   }
   if (chunk.index() != manifest_->meta.index || chunk.term() != manifest_->meta.term) {
     return MakeError(Errc::kInvalidArgument, "a snapshot chunk of another snapshot");
   }
   if (!chunk.file().empty()) {
-    STRATA_RETURN_IF_ERROR(store_.WritePartialFile(manifest_->meta, chunk.file(), chunk.offset(), chunk.data()));
+    STRATA_RETURN_IF_ERROR(store_.WritePartialFile(partial_, chunk.file(), chunk.offset(), chunk.data()));
   }
   if (chunk.done()) {
-    STRATA_RETURN_IF_ERROR(store_.Seal(manifest_->meta, manifest_));
+    STRATA_RETURN_IF_ERROR(store_.Seal(partial_, manifest_));
     sealed_ = true;
   }
   return absl::OkStatus();

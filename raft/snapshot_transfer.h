@@ -35,6 +35,7 @@ class SnapshotReceiver {
  private:
   SnapshotStore& store_;
   std::optional<SnapshotManifest> manifest_;
+  PartialSnapshot partial_;
   bool sealed_ = false;
 };
 

@@ -41,13 +41,14 @@ class LocalTransport : public Transport {
     SnapshotStore& to = it->second->snapshots();
     SnapshotMeta meta{m.index, m.log_term};
     auto manifest = from.ReadManifest(meta);
-    bool ok = manifest.ok() && to.BeginPartial(meta).ok();
+    auto partial = to.BeginPartial(meta);
+    bool ok = manifest.ok() && partial.ok();
     for (size_t i = 0; ok && i < manifest->files.size(); ++i) {
       auto data = storage::ReadWholeFile(*storage::FileOps::Default(),
                                          storage::JoinPath(from.PathOf(meta), manifest->files[i].name));
-      ok = data.ok() && to.WritePartialFile(meta, manifest->files[i].name, 0, *data).ok();
+      ok = data.ok() && to.WritePartialFile(*partial, manifest->files[i].name, 0, *data).ok();
     }
-    ok = ok && to.Seal(meta, *manifest).ok();
+    ok = ok && to.Seal(*partial, *manifest).ok();
     if (ok) it->second->Receive(m);
     ++snapshots_sent_;
     done(ok);
@@ -88,6 +89,7 @@ class Quorum {
     o.state_machine = state_machines_[id].get();
     o.snapshot_bytes = snapshot_bytes;
     o.segment_bytes = 2048;
+    o.max_entry_bytes = 2048 - kEntryOverheadBytes;
     o.on_fatal = [this, id](const absl::Status&) { fatal_[id] = true; };
     auto node = RaftNode::Start(o);
     ASSERT_TRUE(node.ok()) << node.status();
@@ -222,6 +224,17 @@ TEST(RaftNode, ARestartedNodeBehindTheCompactedLogCatchesUpThroughASnapshot) {
   leader = q.WaitForLeader();
   ASSERT_TRUE(testing::WaitUntil([&] { return q.Applied(leader).back() == "last"; }, 10s));
   EXPECT_EQ(q.Applied(lagging), q.Applied(leader));
+}
+
+TEST(RaftNode, AnEntryLargerThanTheLimitIsRefusedAndTheQuorumGoesOn) {
+  Quorum q(3);
+  for (NodeId id : q.ids()) q.Start(id);
+  NodeId leader = q.WaitForLeader();
+  ASSERT_NE(leader, kNoNode);
+  auto refused = q[leader].Propose(std::string(2048, 'x'), 5s);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument) << refused.status();
+  ProposeOrFail(q, std::string(2048 - kEntryOverheadBytes, 'y'));  // the largest allowed
+  for (NodeId id : q.ids()) EXPECT_FALSE(q.fatal(id)) << id;
 }
 
 TEST(RaftNode, ANodeWhoseMetadataLogIsRemovedFromUnderItStopsItself) {

@@ -12,7 +12,11 @@
 #include <string>
 
 #include "base/logging.h"
+#include <prometheus/exposer.h>
+#include <prometheus/registry.h>
+
 #include "raft/grpc_transport.h"
+#include "raft/metrics.h"
 #include "raft/raft_node.h"
 #include "raft/state_machine.h"
 #include "tools/server/server_config.h"
@@ -83,6 +87,18 @@ int main(int argc, char** argv) {
     return 2;
   }
   (*rpc_server)->Attach(node->get(), &state_machine);
+  std::unique_ptr<prometheus::Exposer> exposer;
+  auto metrics = std::make_shared<raft::RaftMetrics>(**node);
+  if (!config->metrics_listener.empty()) {
+    try {
+      exposer = std::make_unique<prometheus::Exposer>(config->metrics_listener);
+    } catch (const std::exception& e) {
+      spdlog::error("cannot serve metrics on {}: {}", config->metrics_listener, e.what());
+      return 2;
+    }
+    exposer->RegisterCollectable(metrics);
+    spdlog::info("metrics on http://{}/metrics", config->metrics_listener);
+  }
   spdlog::info("controller {} listening on {}, voters {}, metadata log in {}", config->node_id, own_address,
                voter_ids.size(), config->metadata_log_dir);
 
@@ -91,6 +107,7 @@ int main(int argc, char** argv) {
   spdlog::info("signal {}: shutting down", signal_number);
   // The node stops taking part first (waiting proposals and observers return), then
   // the server lets go of it, then the transport's threads end, then the log closes.
+  exposer.reset();
   (*node)->Stop();
   (*rpc_server)->Attach(nullptr);
   transport.reset();

@@ -103,7 +103,10 @@ absl::StatusOr<ServerConfig> ServerConfig::Parse(const std::string& text, const 
       !s.ok()) {
     return s;
   }
-  if (auto s = integer("metadata.log.segment.bytes", 1024, int64_t{1} << 40, &config.segment_bytes); !s.ok()) return s;
+  // At least the largest entry (1 MiB) plus its batch framing, as Kafka's 8 MiB floor.
+  if (auto s = integer("metadata.log.segment.bytes", 2 << 20, int64_t{1} << 40, &config.segment_bytes); !s.ok()) {
+    return s;
+  }
   if (props.count("metrics.listener")) {
     config.metrics_listener = props["metrics.listener"].first;
     if (config.metrics_listener.find(':') == std::string::npos) {

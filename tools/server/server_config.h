@@ -9,7 +9,8 @@
 //                                            to fail over in well under a second)
 //   metadata.log.max.record.bytes.between.snapshots
 //                                            bytes applied between snapshots (20 MiB)
-//   metadata.log.segment.bytes               metadata log segment size (1 GiB)
+//   metadata.log.segment.bytes               metadata log segment size (1 GiB, at least
+//                                            2 MiB: entries are up to 1 MiB)
 //   metrics.listener                         host:port for Prometheus /metrics (none)
 // An unknown key, a missing required key or a malformed value is an error naming the
 // key and the line. Thread-safe (a value type).
