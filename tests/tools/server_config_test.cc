@@ -9,7 +9,9 @@ TEST(ServerConfig, ParsesKafkaNamedSettings) {
   auto c = ServerConfig::Parse(
       "# a comment\nnode.id=2\nprocess.roles=controller\n"
       "controller.quorum.voters=1@localhost:9093, 2@127.0.0.1:9094,3@ctrl-3:9095\n"
-      "metadata.log.dir=/var/lib/strata/meta\ncontroller.quorum.election.timeout.ms=250\n",
+      "metadata.log.dir=/var/lib/strata/meta\ncontroller.quorum.election.timeout.ms=250\n"
+      "metadata.log.max.record.bytes.between.snapshots=1048576\nmetadata.log.segment.bytes=8388608\n"
+      "metrics.listener=0.0.0.0:9404\n",
       "s.properties");
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->node_id, 2);
@@ -17,6 +19,9 @@ TEST(ServerConfig, ParsesKafkaNamedSettings) {
   EXPECT_EQ(c->voters.at(3), "ctrl-3:9095");
   EXPECT_EQ(c->metadata_log_dir, "/var/lib/strata/meta");
   EXPECT_EQ(c->election_timeout_ms, 250);
+  EXPECT_EQ(c->snapshot_bytes, 1 << 20);
+  EXPECT_EQ(c->segment_bytes, 8 << 20);
+  EXPECT_EQ(c->metrics_listener, "0.0.0.0:9404");
 }
 
 TEST(ServerConfig, EveryMistakeNamesTheKeyAndLine) {
@@ -37,6 +42,9 @@ TEST(ServerConfig, EveryMistakeNamesTheKeyAndLine) {
        "does not list node.id 4"},
       {base + "controller.quorum.election.timeout.ms=5\n", "must be 50..600000"},
       {base + "no equals sign\n", "line 5: 'no equals sign' is not key=value"},
+      {base + "metadata.log.segment.bytes=4096\n", "'metadata.log.segment.bytes' = '4096' must be 2097152.."},
+      {base + "metadata.log.max.record.bytes.between.snapshots=0\n", "must be 1.."},
+      {base + "metrics.listener=9404\n", "'metrics.listener' = '9404' must be host:port"},
   };
   for (const auto& c : cases) {
     auto parsed = ServerConfig::Parse(c.text, "s.properties");
