@@ -399,12 +399,14 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
   const AppliedLog* state_machine_ = nullptr;
 };
 
-absl::StatusOr<std::unique_ptr<RaftServer>> RaftServer::Start(const std::string& address) {
+absl::StatusOr<std::unique_ptr<RaftServer>> RaftServer::Start(const std::string& address,
+                                                              const std::vector<grpc::Service*>& extra_services) {
   std::unique_ptr<RaftServer> server(new RaftServer());
   server->service_ = std::make_unique<Service>();
   grpc::ServerBuilder builder;
   builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &server->port_);
   builder.RegisterService(server->service_.get());
+  for (grpc::Service* s : extra_services) builder.RegisterService(s);
   server->server_ = builder.BuildAndStart();
   if (!server->server_ || server->port_ == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", address));

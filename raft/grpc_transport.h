@@ -20,6 +20,7 @@
 
 namespace grpc {
 class Server;
+class Service;
 }
 
 namespace strata::raft {
@@ -42,8 +43,10 @@ class GrpcTransport final : public Transport {
 
 class RaftServer {
  public:
-  // Listens on address ("127.0.0.1:0" picks a free port).
-  static absl::StatusOr<std::unique_ptr<RaftServer>> Start(const std::string& address);
+  // Listens on address ("127.0.0.1:0" picks a free port). extra_services (the
+  // controller's) are served on the same port; they must outlive the server.
+  static absl::StatusOr<std::unique_ptr<RaftServer>> Start(const std::string& address,
+                                                           const std::vector<grpc::Service*>& extra_services = {});
   ~RaftServer();
   int port() const { return port_; }
   // Messages arriving while no node is attached are dropped. state_machine (optional)

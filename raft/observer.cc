@@ -45,6 +45,11 @@ Index RaftObserver::commit_seen() const {
   return commit_seen_;
 }
 
+bool RaftObserver::failed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return failed_;
+}
+
 int64_t RaftObserver::snapshots_restored() const {
   std::lock_guard<std::mutex> lock(mu_);
   return snapshots_restored_;
@@ -59,7 +64,18 @@ void RaftObserver::Run() {
   size_t next_voter = 0;
   while (true) {
     const std::string& address = options_.voters[next_voter++ % options_.voters.size()];
-    absl::Status ended = Follow(address);
+    bool fatal = false;
+    absl::Status ended = Follow(address, &fatal);
+    if (fatal) {
+      spdlog::error("observer: metadata state failed, stopping: {}", ended.ToString());
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        failed_ = true;
+      }
+      changed_.notify_all();
+      if (options_.on_fatal) options_.on_fatal(ended);
+      return;
+    }
     std::unique_lock<std::mutex> lock(mu_);
     if (stopping_) return;
     spdlog::debug("observer: stream from {} ended: {}", address, ended.ToString());
@@ -68,7 +84,7 @@ void RaftObserver::Run() {
   }
 }
 
-absl::Status RaftObserver::Follow(const std::string& address) {
+absl::Status RaftObserver::Follow(const std::string& address, bool* fatal) {
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 50);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
@@ -93,6 +109,7 @@ absl::Status RaftObserver::Follow(const std::string& address) {
       if (result.ok() && receiver->sealed()) {
         SnapshotMeta meta = receiver->meta();
         result = options_.state_machine->RestoreSnapshot(*storage::FileOps::Default(), snapshots_->PathOf(meta), meta);
+        *fatal = !result.ok();
         receiver.reset();
         if (result.ok()) {
           std::lock_guard<std::mutex> lock(mu_);
@@ -110,7 +127,11 @@ absl::Status RaftObserver::Follow(const std::string& address) {
         result = absl::DataLossError(absl::StrCat("observer: entry ", e.index(), " follows ", applied));
         break;
       }
-      options_.state_machine->Apply(Entry{e.term(), e.index(), e.data()});
+      result = options_.state_machine->Apply(Entry{e.term(), e.index(), e.data()});
+      if (!result.ok()) {
+        *fatal = true;
+        break;
+      }
       std::lock_guard<std::mutex> lock(mu_);
       applied_ = e.index();
     }

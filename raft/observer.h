@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -29,6 +30,9 @@ struct RaftObserverOptions {
   // The last entry the state machine already holds (0: none).
   Index applied = 0;
   std::chrono::milliseconds retry_backoff{100};
+  // Called once, on the observer's thread, when the state machine or the snapshot store
+  // fails (the observer then stops; a broker stops with it).
+  std::function<void(const absl::Status&)> on_fatal;
 };
 
 class RaftObserver {
@@ -40,6 +44,8 @@ class RaftObserver {
   // The highest commit index a voter reported.
   Index commit_seen() const;
   int64_t snapshots_restored() const;
+  // True once it stopped on a failure of its state machine or snapshot store.
+  bool failed() const;
   // Waits until an entry at or past index is applied; false at the timeout.
   bool WaitForApplied(Index index, std::chrono::milliseconds timeout) const;
 
@@ -48,7 +54,7 @@ class RaftObserver {
   explicit RaftObserver(RaftObserverOptions options) : options_(std::move(options)) {}
   void Run();
   // Follows one voter until its stream ends; returns why.
-  absl::Status Follow(const std::string& address);
+  absl::Status Follow(const std::string& address, bool* fatal);
 
   RaftObserverOptions options_;
   std::unique_ptr<SnapshotStore> snapshots_;
@@ -57,6 +63,7 @@ class RaftObserver {
   Index applied_ = 0;
   Index commit_seen_ = 0;
   int64_t snapshots_restored_ = 0;
+  bool failed_ = false;
   bool stopping_ = false;
   std::shared_ptr<void> active_context_;  // the current call's grpc::ClientContext, to cancel it
   std::thread thread_;

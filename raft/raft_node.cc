@@ -252,7 +252,10 @@ bool RaftNode::HandleReady() {
       }
     }
     for (const Entry& e : rd.committed_entries) {
-      options_.state_machine->Apply(e);
+      if (absl::Status applied = options_.state_machine->Apply(e); !applied.ok()) {
+        Fail(applied);
+        return false;
+      }
       bytes_since_snapshot_ += static_cast<int64_t>(e.data.size());
     }
     raft_->Advance(rd);

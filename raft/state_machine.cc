@@ -22,10 +22,11 @@ uint64_t GetInt(absl::string_view in, size_t pos, int bytes) {
 
 }  // namespace
 
-void AppliedLog::Apply(const Entry& entry) {
+absl::Status AppliedLog::Apply(const Entry& entry) {
   std::lock_guard<std::mutex> lock(mu_);
   ABSL_CHECK_EQ(entry.index, static_cast<Index>(entries_.size()) + 1) << "entries are applied in order, once";
   entries_.push_back(entry);
+  return absl::OkStatus();
 }
 
 // The file: per entry term (8 bytes), data length (4 bytes), data; big-endian.

@@ -21,8 +21,9 @@ class StateMachine {
  public:
   virtual ~StateMachine() = default;
   // Called for each committed entry in index order; after a restart, from just after
-  // the snapshot restored at startup.
-  virtual void Apply(const Entry& entry) = 0;
+  // the snapshot restored at startup (a state machine that persists its own applied
+  // index skips what it holds already). An error (its storage failed) stops the node.
+  virtual absl::Status Apply(const Entry& entry) = 0;
   // Writes the state as of the last applied entry as files into the empty directory dir.
   virtual absl::Status SaveSnapshot(storage::FileOps& ops, const std::string& dir) = 0;
   // Replaces the state with a snapshot's (dir holds what SaveSnapshot wrote), which
@@ -32,7 +33,7 @@ class StateMachine {
 
 class AppliedLog final : public StateMachine {
  public:
-  void Apply(const Entry& entry) override;
+  absl::Status Apply(const Entry& entry) override;
   absl::Status SaveSnapshot(storage::FileOps& ops, const std::string& dir) override;
   absl::Status RestoreSnapshot(storage::FileOps& ops, const std::string& dir, const SnapshotMeta& meta) override;
   // Up to max entries from index `from` (1-based).

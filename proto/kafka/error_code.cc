@@ -26,6 +26,22 @@ absl::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kLogDirNotFound: return "LOG_DIR_NOT_FOUND";
     case ErrorCode::kOffsetNotAvailable: return "OFFSET_NOT_AVAILABLE";
     case ErrorCode::kInvalidRecord: return "INVALID_RECORD";
+    case ErrorCode::kInvalidTopicException: return "INVALID_TOPIC_EXCEPTION";
+    case ErrorCode::kTopicAlreadyExists: return "TOPIC_ALREADY_EXISTS";
+    case ErrorCode::kInvalidPartitions: return "INVALID_PARTITIONS";
+    case ErrorCode::kInvalidReplicationFactor: return "INVALID_REPLICATION_FACTOR";
+    case ErrorCode::kInvalidReplicaAssignment: return "INVALID_REPLICA_ASSIGNMENT";
+    case ErrorCode::kNotController: return "NOT_CONTROLLER";
+    case ErrorCode::kFencedLeaderEpoch: return "FENCED_LEADER_EPOCH";
+    case ErrorCode::kStaleBrokerEpoch: return "STALE_BROKER_EPOCH";
+    case ErrorCode::kPreferredLeaderNotAvailable: return "PREFERRED_LEADER_NOT_AVAILABLE";
+    case ErrorCode::kInvalidUpdateVersion: return "INVALID_UPDATE_VERSION";
+    case ErrorCode::kEligibleLeadersNotAvailable: return "ELIGIBLE_LEADERS_NOT_AVAILABLE";
+    case ErrorCode::kElectionNotNeeded: return "ELECTION_NOT_NEEDED";
+    case ErrorCode::kUnknownTopicId: return "UNKNOWN_TOPIC_ID";
+    case ErrorCode::kDuplicateBrokerRegistration: return "DUPLICATE_BROKER_REGISTRATION";
+    case ErrorCode::kBrokerIdNotRegistered: return "BROKER_ID_NOT_REGISTERED";
+    case ErrorCode::kIneligibleReplica: return "INELIGIBLE_REPLICA";
   }
   return "UNKNOWN";
 }
@@ -41,6 +57,7 @@ bool IsRetriable(ErrorCode code) {
     case ErrorCode::kNotEnoughReplicasAfterAppend:
     case ErrorCode::kKafkaStorageError:
     case ErrorCode::kOffsetNotAvailable:
+    case ErrorCode::kNotController:
       return true;
     default:
       return false;

@@ -31,6 +31,22 @@ enum class ErrorCode : int16_t {
   kLogDirNotFound = 57,
   kOffsetNotAvailable = 78,
   kInvalidRecord = 87,
+  kInvalidTopicException = 17,
+  kTopicAlreadyExists = 36,
+  kInvalidPartitions = 37,
+  kInvalidReplicationFactor = 38,
+  kInvalidReplicaAssignment = 39,
+  kNotController = 41,
+  kFencedLeaderEpoch = 74,
+  kStaleBrokerEpoch = 77,
+  kPreferredLeaderNotAvailable = 80,
+  kInvalidUpdateVersion = 82,
+  kEligibleLeadersNotAvailable = 83,
+  kElectionNotNeeded = 84,
+  kUnknownTopicId = 100,
+  kDuplicateBrokerRegistration = 101,
+  kBrokerIdNotRegistered = 102,
+  kIneligibleReplica = 107,
 };
 
 absl::string_view ErrorName(ErrorCode code);

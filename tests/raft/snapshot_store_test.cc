@@ -137,7 +137,7 @@ TEST(SnapshotTransfer, AFileNameThatEscapesTheDirectoryIsRefused) {
 TEST(AppliedLog, ASnapshotRestoresTheSameEntries) {
   testing::TempDir tmp;
   AppliedLog a;
-  for (Index i = 1; i <= 50; ++i) a.Apply(Entry{i / 10 + 1, i, "entry" + std::to_string(i)});
+  for (Index i = 1; i <= 50; ++i) ASSERT_TRUE(a.Apply(Entry{i / 10 + 1, i, "entry" + std::to_string(i)}).ok());
   std::filesystem::create_directories(tmp.Sub("snap"));
   ASSERT_TRUE(a.SaveSnapshot(Ops(), tmp.Sub("snap")).ok());
   AppliedLog b;

@@ -15,6 +15,9 @@
 #include <prometheus/exposer.h>
 #include <prometheus/registry.h>
 
+#include "controller/controller_service.h"
+#include "controller/metadata_store.h"
+#include "controller/quorum_controller.h"
 #include "raft/grpc_transport.h"
 #include "raft/metrics.h"
 #include "raft/raft_node.h"
@@ -52,11 +55,6 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   const std::string& own_address = config->voters.at(config->node_id);
-  auto rpc_server = raft::RaftServer::Start(own_address);
-  if (!rpc_server.ok()) {
-    spdlog::error("cannot listen on {}: {}", own_address, rpc_server.status().ToString());
-    return 2;
-  }
   std::map<raft::NodeId, std::string> peers;
   std::vector<raft::NodeId> voter_ids;
   for (const auto& [id, address] : config->voters) {
@@ -64,7 +62,13 @@ int main(int argc, char** argv) {
     if (id != config->node_id) peers[id] = address;
   }
   auto transport = std::make_unique<raft::GrpcTransport>(peers);
-  raft::AppliedLog state_machine;
+  // The metadata image: applied records in memory and in RocksDB.
+  std::string image_dir = config->metadata_log_dir + "/metadata-image";
+  auto store = controller::MetadataStore::Open(image_dir);
+  if (!store.ok()) {
+    spdlog::error("cannot open the metadata image in {}: {}", image_dir, store.status().ToString());
+    return 2;
+  }
 
   raft::RaftNodeOptions options;
   options.config.id = config->node_id;
@@ -74,7 +78,7 @@ int main(int argc, char** argv) {
   options.config.seed = static_cast<uint64_t>(config->node_id) ^ static_cast<uint64_t>(getpid()) << 16;
   options.metadata_log_dir = config->metadata_log_dir;
   options.transport = transport.get();
-  options.state_machine = &state_machine;
+  options.state_machine = store->get();
   options.snapshot_bytes = config->snapshot_bytes;
   options.segment_bytes = config->segment_bytes;
   options.on_fatal = [](const absl::Status&) {
@@ -86,7 +90,22 @@ int main(int argc, char** argv) {
     spdlog::error("cannot start the Raft node on {}: {}", config->metadata_log_dir, node.status().ToString());
     return 2;
   }
-  (*rpc_server)->Attach(node->get(), &state_machine);
+  controller::QuorumControllerOptions controller_options;
+  controller_options.voters = voter_ids;
+  controller_options.session_timeout = std::chrono::milliseconds(config->broker_session_timeout_ms);
+  controller_options.config.default_partitions = config->num_partitions;
+  controller_options.config.default_replication_factor = config->default_replication_factor;
+  controller_options.config.unclean_leader_election = config->unclean_leader_election_enable;
+  controller_options.config.delete_topic_enable = config->delete_topic_enable;
+  controller::QuorumController quorum_controller(**node, **store, controller_options);
+  controller::ControllerGrpcService controller_service(quorum_controller);
+  controller::AdminGrpcService admin_service(quorum_controller);
+  auto rpc_server = raft::RaftServer::Start(own_address, {&controller_service, &admin_service});
+  if (!rpc_server.ok()) {
+    spdlog::error("cannot listen on {}: {}", own_address, rpc_server.status().ToString());
+    return 2;
+  }
+  (*rpc_server)->Attach(node->get());
   std::unique_ptr<prometheus::Exposer> exposer;
   auto metrics = std::make_shared<raft::RaftMetrics>(**node);
   if (!config->metrics_listener.empty()) {

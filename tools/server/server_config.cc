@@ -60,7 +60,12 @@ absl::StatusOr<ServerConfig> ServerConfig::Parse(const std::string& text, const 
                                                  "controller.quorum.election.timeout.ms",
                                                  "metadata.log.max.record.bytes.between.snapshots",
                                                  "metadata.log.segment.bytes",
-                                                 "metrics.listener"};
+                                                 "metrics.listener",
+                                                 "broker.session.timeout.ms",
+                                                 "num.partitions",
+                                                 "default.replication.factor",
+                                                 "unclean.leader.election.enable",
+                                                 "delete.topic.enable"};
     if (!kKnown.count(key)) {
       return absl::InvalidArgumentError(absl::StrCat(where(key), " is not a setting strata-server knows"));
     }
@@ -107,6 +112,20 @@ absl::StatusOr<ServerConfig> ServerConfig::Parse(const std::string& text, const 
   if (auto s = integer("metadata.log.segment.bytes", 2 << 20, int64_t{1} << 40, &config.segment_bytes); !s.ok()) {
     return s;
   }
+  if (auto s = integer("broker.session.timeout.ms", 100, 3'600'000, &config.broker_session_timeout_ms); !s.ok()) return s;
+  if (auto s = integer("num.partitions", 1, 1'000'000, &config.num_partitions); !s.ok()) return s;
+  if (auto s = integer("default.replication.factor", 1, 1000, &config.default_replication_factor); !s.ok()) return s;
+  auto boolean = [&](const std::string& key, bool* out) -> absl::Status {
+    if (!props.count(key)) return absl::OkStatus();
+    const std::string& v = props[key].first;
+    if (v != "true" && v != "false") {
+      return absl::InvalidArgumentError(absl::StrCat(where(key), " = '", v, "' must be true or false"));
+    }
+    *out = v == "true";
+    return absl::OkStatus();
+  };
+  if (auto s = boolean("unclean.leader.election.enable", &config.unclean_leader_election_enable); !s.ok()) return s;
+  if (auto s = boolean("delete.topic.enable", &config.delete_topic_enable); !s.ok()) return s;
   if (props.count("metrics.listener")) {
     config.metrics_listener = props["metrics.listener"].first;
     if (config.metrics_listener.find(':') == std::string::npos) {

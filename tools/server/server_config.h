@@ -12,6 +12,10 @@
 //   metadata.log.segment.bytes               metadata log segment size (1 GiB, at least
 //                                            2 MiB: entries are up to 1 MiB)
 //   metrics.listener                         host:port for Prometheus /metrics (none)
+//   broker.session.timeout.ms                fence a broker silent this long (9000)
+//   num.partitions, default.replication.factor   CreateTopics defaults (1, 1)
+//   unclean.leader.election.enable           cluster default (false)
+//   delete.topic.enable                      (true)
 // An unknown key, a missing required key or a malformed value is an error naming the
 // key and the line. Thread-safe (a value type).
 
@@ -32,6 +36,11 @@ struct ServerConfig {
   int64_t snapshot_bytes = 20 << 20;
   int64_t segment_bytes = 1 << 30;
   std::string metrics_listener;  // empty: no metrics endpoint
+  int32_t broker_session_timeout_ms = 9000;
+  int32_t num_partitions = 1;
+  int32_t default_replication_factor = 1;
+  bool unclean_leader_election_enable = false;
+  bool delete_topic_enable = true;
 
   static absl::StatusOr<ServerConfig> Parse(const std::string& text, const std::string& file);
   static absl::StatusOr<ServerConfig> Load(const std::string& path);

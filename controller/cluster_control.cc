@@ -1,0 +1,454 @@
+#include "controller/cluster_control.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "controller/partition_election.h"
+#include "controller/placement.h"
+#include "controller/topic_config.h"
+#include "controller/topic_name.h"
+
+namespace strata::controller {
+namespace {
+
+Plan Fail(ErrorCode code, std::string message) { return Plan{{code, std::move(message)}, {}}; }
+
+bool Usable(const pb::BrokerState& b) { return !b.fenced() && !b.in_controlled_shutdown(); }
+
+bool TopicAllowsUnclean(const MetadataImage& image, const std::string& topic, const ControllerConfig& config) {
+  auto c = image.configs().find({pb::Config::TOPIC, topic});
+  if (c != image.configs().end()) {
+    auto v = c->second.find("unclean.leader.election.enable");
+    if (v != c->second.end()) return v->second == "true";
+  }
+  return config.unclean_leader_election;
+}
+
+pb::MetadataRecord Wrap(pb::PartitionChange change) {
+  pb::MetadataRecord r;
+  *r.mutable_partition_change() = std::move(change);
+  return r;
+}
+
+// The partition records for an assignment, with leaders = first replicas and log dirs
+// chosen round robin among each broker's dirs.
+void AddPartitions(const MetadataImage& image, const TopicId& id, const ReplicaAssignment& assignment,
+                   std::vector<pb::MetadataRecord>* out) {
+  for (const auto& [partition, replicas] : assignment) {
+    pb::MetadataRecord r;
+    pb::Partition* p = r.mutable_partition();
+    p->set_topic_id(id);
+    p->set_partition_id(partition);
+    bool dirs_known = true;
+    for (BrokerId b : replicas) {
+      p->add_replicas(b);
+      p->add_isr(b);
+      auto broker = image.brokers().find(b);
+      if (broker == image.brokers().end() || broker->second.registration().log_dirs().empty()) {
+        dirs_known = false;
+      } else {
+        const auto& dirs = broker->second.registration().log_dirs();
+        p->add_directories(dirs[partition % dirs.size()]);
+      }
+    }
+    if (!dirs_known) p->clear_directories();
+    p->set_leader(replicas.front());
+    out->push_back(std::move(r));
+  }
+}
+
+std::vector<PlacementBroker> PlacementBrokers(const MetadataImage& image) {
+  std::vector<PlacementBroker> out;
+  for (const auto& [id, b] : image.brokers()) {
+    if (!Usable(b)) continue;
+    PlacementBroker pb_broker;
+    pb_broker.id = id;
+    if (!b.registration().rack().empty()) pb_broker.rack = b.registration().rack();
+    out.push_back(pb_broker);
+  }
+  return out;
+}
+
+std::map<int32_t, BrokerLoad> Loads(const MetadataImage& image) {
+  std::map<int32_t, BrokerLoad> load;
+  for (const auto& [id, t] : image.topics()) {
+    for (const auto& [pid, p] : t.partitions) {
+      for (BrokerId b : p.replicas()) ++load[b].replicas;
+      if (!p.replicas().empty()) ++load[p.replicas(0)].leaders;
+    }
+  }
+  return load;
+}
+
+std::set<int32_t> KnownBrokers(const MetadataImage& image) {
+  std::set<int32_t> ids;
+  for (const auto& [id, b] : image.brokers()) ids.insert(id);
+  return ids;
+}
+
+// Elections for every partition with a replica on `broker`, with availability as the
+// image would have it after `assume` (the broker fenced, shut down, ...).
+void ElectAround(const MetadataImage& image, BrokerId broker, const ControllerConfig& config,
+                 const std::function<bool(const pb::Partition&, BrokerId, int)>& available,
+                 std::vector<pb::MetadataRecord>* out) {
+  for (const auto& [id, t] : image.topics()) {
+    bool unclean = TopicAllowsUnclean(image, t.name, config);
+    for (const auto& [pid, p] : t.partitions) {
+      if (std::find(p.replicas().begin(), p.replicas().end(), broker) == p.replicas().end()) continue;
+      auto change = ElectAfterUnavailability(
+          p, [&](BrokerId b, int index) { return available(p, b, index); }, unclean);
+      if (change) out->push_back(Wrap(std::move(*change)));
+    }
+  }
+}
+
+}  // namespace
+
+bool ReplicaAvailable(const MetadataImage& image, const pb::Partition& p, BrokerId b, int replica_index) {
+  auto it = image.brokers().find(b);
+  if (it == image.brokers().end() || !Usable(it->second)) return false;
+  if (replica_index >= 0 && replica_index < p.directories_size()) {
+    const std::string& dir = p.directories(replica_index);
+    const auto& offline = it->second.offline_log_dirs();
+    if (std::find(offline.begin(), offline.end(), dir) != offline.end()) return false;
+  }
+  return true;
+}
+
+Plan PlanCreateTopic(const MetadataImage& image, const admin::v1::CreateTopicsRequest::Topic& topic,
+                     const ControllerConfig& config, const TopicId& new_id, const std::set<std::string>& taken) {
+  if (absl::Status s = ValidateTopicName(topic.name()); !s.ok()) {
+    return Fail(ErrorCode::kInvalidTopicException, std::string(s.message()));
+  }
+  if (image.FindTopic(topic.name()) != nullptr || taken.count(topic.name())) {
+    return Fail(ErrorCode::kTopicAlreadyExists, absl::StrCat("topic '", topic.name(), "' already exists"));
+  }
+  for (const auto& [id, t] : image.topics()) {
+    if (TopicNamesCollide(t.name, topic.name())) {
+      return Fail(ErrorCode::kInvalidTopicException,
+                  absl::StrCat("topic '", topic.name(), "' collides with existing topic '", t.name,
+                               "' ('.' and '_' are treated alike)"));
+    }
+  }
+  std::map<std::string, std::string> configs(topic.configs().begin(), topic.configs().end());
+  if (absl::Status s = ValidateTopicConfigs(configs); !s.ok()) {
+    return Fail(ErrorCode::kInvalidConfig, std::string(s.message()));
+  }
+  ReplicaAssignment assignment;
+  if (!topic.assignments().empty()) {
+    if (topic.num_partitions() != -1 || topic.replication_factor() != -1) {
+      return Fail(ErrorCode::kInvalidRequest,
+                  "num_partitions and replication_factor must be -1 when an assignment is given");
+    }
+    for (const auto& a : topic.assignments()) {
+      if (assignment.count(a.partition_id())) {
+        return Fail(ErrorCode::kInvalidReplicaAssignment, absl::StrCat("partition ", a.partition_id(), " is assigned twice"));
+      }
+      assignment[a.partition_id()] = {a.broker_ids().begin(), a.broker_ids().end()};
+    }
+    if (absl::Status s = ValidateReplicaAssignment(assignment, KnownBrokers(image)); !s.ok()) {
+      return Fail(ErrorCode::kInvalidReplicaAssignment, std::string(s.message()));
+    }
+  } else {
+    int32_t partitions = topic.num_partitions() == -1 ? config.default_partitions : topic.num_partitions();
+    int32_t rf = topic.replication_factor() == -1 ? config.default_replication_factor : topic.replication_factor();
+    if (partitions < 1) return Fail(ErrorCode::kInvalidPartitions, absl::StrCat("partition count ", partitions, " must be at least 1"));
+    if (rf < 1) return Fail(ErrorCode::kInvalidReplicationFactor, absl::StrCat("replication factor ", rf, " must be at least 1"));
+    PlacementRequest request;
+    request.brokers = PlacementBrokers(image);
+    request.partition_count = partitions;
+    request.replication_factor = rf;
+    request.existing_load = Loads(image);
+    auto placed = PlaceReplicas(request);
+    if (!placed.ok()) return Fail(ErrorCode::kInvalidReplicationFactor, std::string(placed.status().message()));
+    assignment = std::move(*placed);
+  }
+  Plan plan;
+  pb::MetadataRecord t;
+  t.mutable_topic()->set_name(topic.name());
+  t.mutable_topic()->set_topic_id(new_id);
+  plan.records.push_back(std::move(t));
+  AddPartitions(image, new_id, assignment, &plan.records);
+  for (const auto& [name, value] : configs) {
+    pb::MetadataRecord c;
+    c.mutable_config()->set_resource_type(pb::Config::TOPIC);
+    c.mutable_config()->set_resource_name(topic.name());
+    c.mutable_config()->set_name(name);
+    c.mutable_config()->set_value(value);
+    plan.records.push_back(std::move(c));
+  }
+  return plan;
+}
+
+Plan PlanDeleteTopic(const MetadataImage& image, const std::string& name, const ControllerConfig& config) {
+  if (!config.delete_topic_enable) return Fail(ErrorCode::kInvalidRequest, "topic deletion is disabled (delete.topic.enable=false)");
+  const TopicState* t = image.FindTopic(name);
+  if (t == nullptr) return Fail(ErrorCode::kUnknownTopicOrPartition, absl::StrCat("topic '", name, "' does not exist"));
+  Plan plan;
+  pb::MetadataRecord r;
+  r.mutable_remove_topic()->set_topic_id(t->id);
+  plan.records.push_back(std::move(r));
+  return plan;
+}
+
+Plan PlanCreatePartitions(const MetadataImage& image, const admin::v1::CreatePartitionsRequest::Topic& topic) {
+  const TopicState* t = image.FindTopic(topic.name());
+  if (t == nullptr) return Fail(ErrorCode::kUnknownTopicOrPartition, absl::StrCat("topic '", topic.name(), "' does not exist"));
+  int32_t current = static_cast<int32_t>(t->partitions.size());
+  if (topic.count() <= current) {
+    return Fail(ErrorCode::kInvalidPartitions, absl::StrCat("topic '", topic.name(), "' has ", current,
+                                                            " partitions; the new count ", topic.count(), " must be larger"));
+  }
+  int32_t rf = t->partitions.empty() ? 1 : t->partitions.begin()->second.replicas_size();
+  ReplicaAssignment assignment;
+  if (!topic.assignments().empty()) {
+    for (const auto& a : topic.assignments()) assignment[a.partition_id()] = {a.broker_ids().begin(), a.broker_ids().end()};
+    if (static_cast<int32_t>(assignment.size()) != topic.count() - current ||
+        assignment.begin()->first != current) {
+      return Fail(ErrorCode::kInvalidReplicaAssignment,
+                  absl::StrCat("the assignment must name partitions ", current, "..", topic.count() - 1));
+    }
+    if (absl::Status s = ValidateReplicaAssignment(assignment, KnownBrokers(image), current); !s.ok()) {
+      return Fail(ErrorCode::kInvalidReplicaAssignment, std::string(s.message()));
+    }
+  } else {
+    PlacementRequest request;
+    request.brokers = PlacementBrokers(image);
+    request.partition_count = topic.count() - current;
+    request.replication_factor = rf;
+    request.first_partition_id = current;
+    request.existing_load = Loads(image);
+    auto placed = PlaceReplicas(request);
+    if (!placed.ok()) return Fail(ErrorCode::kInvalidReplicationFactor, std::string(placed.status().message()));
+    assignment = std::move(*placed);
+  }
+  Plan plan;
+  AddPartitions(image, t->id, assignment, &plan.records);
+  return plan;
+}
+
+Plan PlanAlterConfigs(const MetadataImage& image, const admin::v1::AlterConfigsRequest::Resource& resource) {
+  const auto& r = resource.resource();
+  if (r.type() == admin::v1::ConfigResource::TOPIC) {
+    if (image.FindTopic(r.name()) == nullptr) {
+      return Fail(ErrorCode::kUnknownTopicOrPartition, absl::StrCat("topic '", r.name(), "' does not exist"));
+    }
+  } else if (r.type() != admin::v1::ConfigResource::BROKER) {
+    return Fail(ErrorCode::kInvalidRequest, "only TOPIC and BROKER configs can be altered");
+  }
+  Plan plan;
+  for (const auto& op : resource.ops()) {
+    if (!op.remove() && r.type() == admin::v1::ConfigResource::TOPIC) {
+      if (absl::Status s = ValidateTopicConfig(op.name(), op.value()); !s.ok()) {
+        return Fail(ErrorCode::kInvalidConfig, std::string(s.message()));
+      }
+    }
+    if (op.name().empty()) return Fail(ErrorCode::kInvalidConfig, "a config name is empty");
+    pb::MetadataRecord c;
+    c.mutable_config()->set_resource_type(r.type() == admin::v1::ConfigResource::TOPIC ? pb::Config::TOPIC
+                                                                                      : pb::Config::BROKER);
+    c.mutable_config()->set_resource_name(r.name());
+    c.mutable_config()->set_name(op.name());
+    if (!op.remove()) c.mutable_config()->set_value(op.value());
+    plan.records.push_back(std::move(c));
+  }
+  return plan;
+}
+
+Plan PlanElectLeader(const MetadataImage& image, const TopicState& topic, const pb::Partition& p,
+                     admin::v1::ElectLeadersRequest::ElectionType type) {
+  auto available = [&](BrokerId b, int index) { return ReplicaAvailable(image, p, b, index); };
+  std::optional<pb::PartitionChange> change;
+  if (type == admin::v1::ElectLeadersRequest::PREFERRED) {
+    if (!p.replicas().empty() && p.leader() == p.replicas(0)) {
+      return Fail(ErrorCode::kElectionNotNeeded, "the preferred replica leads already");
+    }
+    change = ElectPreferred(p, available);
+    if (!change) {
+      return Fail(ErrorCode::kPreferredLeaderNotAvailable,
+                  absl::StrCat("preferred replica ", p.replicas_size() ? p.replicas(0) : -1,
+                               " is not available or not in the ISR"));
+    }
+  } else {
+    if (p.leader() != kNoLeader && available(p.leader(), -1)) {
+      return Fail(ErrorCode::kElectionNotNeeded, "the partition has a live leader");
+    }
+    change = ElectAfterUnavailability(p, available, /*unclean=*/true);
+    if (!change || !change->has_leader() || change->leader() == kNoLeader) {
+      return Fail(ErrorCode::kEligibleLeadersNotAvailable, "no replica is available to lead");
+    }
+  }
+  Plan plan;
+  plan.records.push_back(Wrap(std::move(*change)));
+  return plan;
+}
+
+Plan PlanRegisterBroker(const MetadataImage& image, const controller::v1::BrokerRegistrationRequest& request,
+                        int64_t new_epoch) {
+  if (request.broker_id() < 0) return Fail(ErrorCode::kInvalidRequest, "broker id must not be negative");
+  if (request.incarnation_id().size() != 16) return Fail(ErrorCode::kInvalidRequest, "incarnation id must be 16 bytes");
+  auto it = image.brokers().find(request.broker_id());
+  if (it != image.brokers().end() && !it->second.fenced() &&
+      it->second.registration().incarnation_id() != request.incarnation_id()) {
+    // A live broker with this id: a second process with the same node.id, or a restart
+    // before the session ran out. Kafka refuses until the old one is fenced.
+    return Fail(ErrorCode::kDuplicateBrokerRegistration,
+                absl::StrCat("broker ", request.broker_id(), " is registered and unfenced with another incarnation"));
+  }
+  Plan plan;
+  pb::MetadataRecord r;
+  auto* reg = r.mutable_register_broker();
+  reg->set_broker_id(request.broker_id());
+  reg->set_incarnation_id(request.incarnation_id());
+  reg->set_broker_epoch(new_epoch);
+  *reg->mutable_endpoints() = request.listeners();
+  reg->set_rack(request.rack());
+  reg->set_fenced(true);
+  *reg->mutable_log_dirs() = request.log_dirs();
+  plan.records.push_back(std::move(r));
+  return plan;
+}
+
+Plan PlanFenceBroker(const MetadataImage& image, BrokerId broker, const ControllerConfig& config) {
+  auto it = image.brokers().find(broker);
+  if (it == image.brokers().end()) return Fail(ErrorCode::kBrokerIdNotRegistered, absl::StrCat("broker ", broker, " is not registered"));
+  Plan plan;
+  if (!it->second.fenced()) {
+    pb::MetadataRecord f;
+    f.mutable_fence_broker()->set_broker_id(broker);
+    f.mutable_fence_broker()->set_broker_epoch(it->second.registration().broker_epoch());
+    plan.records.push_back(std::move(f));
+  }
+  ElectAround(image, broker, config,
+              [&](const pb::Partition& p, BrokerId b, int index) { return b != broker && ReplicaAvailable(image, p, b, index); },
+              &plan.records);
+  return plan;
+}
+
+Plan PlanUnfenceBroker(const MetadataImage& image, BrokerId broker, const ControllerConfig& config) {
+  auto it = image.brokers().find(broker);
+  if (it == image.brokers().end()) return Fail(ErrorCode::kBrokerIdNotRegistered, absl::StrCat("broker ", broker, " is not registered"));
+  Plan plan;
+  if (!it->second.fenced()) return plan;
+  pb::MetadataRecord u;
+  u.mutable_unfence_broker()->set_broker_id(broker);
+  u.mutable_unfence_broker()->set_broker_epoch(it->second.registration().broker_epoch());
+  plan.records.push_back(std::move(u));
+  // Leaderless partitions it holds may lead again (clean: it must be in the ISR).
+  for (const auto& [id, t] : image.topics()) {
+    bool unclean = TopicAllowsUnclean(image, t.name, config);
+    for (const auto& [pid, p] : t.partitions) {
+      if (p.leader() != kNoLeader) continue;
+      if (std::find(p.replicas().begin(), p.replicas().end(), broker) == p.replicas().end()) continue;
+      auto change = ElectOfflinePartition(
+          p, [&](BrokerId b, int index) { return b == broker ? true : ReplicaAvailable(image, p, b, index); }, unclean);
+      if (change) plan.records.push_back(Wrap(std::move(*change)));
+    }
+  }
+  return plan;
+}
+
+Plan PlanControlledShutdown(const MetadataImage& image, BrokerId broker, const ControllerConfig& config) {
+  auto it = image.brokers().find(broker);
+  if (it == image.brokers().end()) return Fail(ErrorCode::kBrokerIdNotRegistered, absl::StrCat("broker ", broker, " is not registered"));
+  Plan plan;
+  if (!it->second.in_controlled_shutdown()) {
+    pb::MetadataRecord c;
+    c.mutable_broker_registration_change()->set_broker_id(broker);
+    c.mutable_broker_registration_change()->set_broker_epoch(it->second.registration().broker_epoch());
+    c.mutable_broker_registration_change()->set_in_controlled_shutdown(true);
+    plan.records.push_back(std::move(c));
+  }
+  // Unlike fencing, a replica that is the only one left keeps leading (no unclean move).
+  ElectAround(image, broker, ControllerConfig{config.default_partitions, config.default_replication_factor, false,
+                                              config.delete_topic_enable},
+              [&](const pb::Partition& p, BrokerId b, int index) { return b != broker && ReplicaAvailable(image, p, b, index); },
+              &plan.records);
+  // A partition whose only live replica is this broker stays with it rather than going
+  // offline early: drop changes that would leave it leaderless.
+  std::vector<pb::MetadataRecord> kept;
+  for (auto& r : plan.records) {
+    if (r.has_partition_change() && r.partition_change().has_leader() && r.partition_change().leader() == kNoLeader) continue;
+    kept.push_back(std::move(r));
+  }
+  plan.records = std::move(kept);
+  return plan;
+}
+
+Plan PlanOfflineLogDirs(const MetadataImage& image, BrokerId broker, const std::vector<std::string>& dirs,
+                        const ControllerConfig& config) {
+  auto it = image.brokers().find(broker);
+  if (it == image.brokers().end()) return Fail(ErrorCode::kBrokerIdNotRegistered, absl::StrCat("broker ", broker, " is not registered"));
+  std::set<std::string> offline(it->second.offline_log_dirs().begin(), it->second.offline_log_dirs().end());
+  std::vector<std::string> fresh;
+  for (const std::string& d : dirs) {
+    if (offline.insert(d).second) fresh.push_back(d);
+  }
+  Plan plan;
+  if (fresh.empty()) return plan;
+  pb::MetadataRecord c;
+  c.mutable_broker_registration_change()->set_broker_id(broker);
+  c.mutable_broker_registration_change()->set_broker_epoch(it->second.registration().broker_epoch());
+  for (const std::string& d : fresh) c.mutable_broker_registration_change()->add_offline_log_dirs(d);
+  plan.records.push_back(std::move(c));
+  ElectAround(image, broker, config,
+              [&](const pb::Partition& p, BrokerId b, int index) {
+                if (b == broker && index >= 0 && index < p.directories_size() && offline.count(p.directories(index))) {
+                  return false;
+                }
+                return ReplicaAvailable(image, p, b, index);
+              },
+              &plan.records);
+  return plan;
+}
+
+Plan PlanAlterPartition(const MetadataImage& image, BrokerId leader,
+                        const controller::v1::AlterPartitionRequest::Partition& request) {
+  const pb::Partition* p = image.FindPartition(request.topic_id(), request.partition_id());
+  if (p == nullptr) return Fail(ErrorCode::kUnknownTopicOrPartition, "unknown partition");
+  if (p->leader() != leader) {
+    return Fail(ErrorCode::kNotLeaderOrFollower, absl::StrCat("broker ", leader, " does not lead; ", p->leader(), " does"));
+  }
+  if (request.leader_epoch() != p->leader_epoch()) {
+    return Fail(ErrorCode::kFencedLeaderEpoch,
+                absl::StrCat("leader epoch ", request.leader_epoch(), " is not the current ", p->leader_epoch()));
+  }
+  if (request.partition_epoch() != p->partition_epoch()) {
+    return Fail(ErrorCode::kInvalidUpdateVersion,
+                absl::StrCat("partition epoch ", request.partition_epoch(), " is not the current ", p->partition_epoch()));
+  }
+  std::set<BrokerId> isr(request.new_isr().begin(), request.new_isr().end());
+  if (isr.size() != static_cast<size_t>(request.new_isr_size()) || !isr.count(leader)) {
+    return Fail(ErrorCode::kInvalidRequest, "the new ISR must be distinct and hold the leader");
+  }
+  for (BrokerId b : isr) {
+    int index = -1;
+    for (int i = 0; i < p->replicas_size(); ++i) {
+      if (p->replicas(i) == b) index = i;
+    }
+    if (index < 0) return Fail(ErrorCode::kInvalidRequest, absl::StrCat("broker ", b, " is not a replica"));
+    bool already = std::find(p->isr().begin(), p->isr().end(), b) != p->isr().end();
+    if (!already && !ReplicaAvailable(image, *p, b, index)) {
+      return Fail(ErrorCode::kIneligibleReplica, absl::StrCat("replica ", b, " is fenced, shutting down or offline"));
+    }
+  }
+  pb::PartitionChange change;
+  change.set_topic_id(p->topic_id());
+  change.set_partition_id(p->partition_id());
+  for (BrokerId b : request.new_isr()) change.mutable_isr()->add_ids(b);
+  Plan plan;
+  plan.records.push_back(Wrap(std::move(change)));
+  return plan;
+}
+
+std::map<BrokerId, int> LeaderCounts(const MetadataImage& image) {
+  std::map<BrokerId, int> counts;
+  for (const auto& [id, t] : image.topics()) {
+    for (const auto& [pid, p] : t.partitions) {
+      if (p.leader() != kNoLeader) ++counts[p.leader()];
+    }
+  }
+  return counts;
+}
+
+}  // namespace strata::controller

@@ -1,0 +1,86 @@
+#pragma once
+// ClusterControl: what the active controller decides, as pure functions from the current
+// metadata image and a request to the records that carry it out (or a Kafka error and no
+// records). The QuorumController (quorum_controller.h) writes the records through Raft;
+// keeping the decisions here lets every rule be tested without a quorum.
+// Rules where Kafka's behaviour is the model:
+//  * CreateTopics: name rules (topic_name.h), known config keys and values
+//    (topic_config.h), partitions and replication factor (or an explicit assignment)
+//    placed over unfenced brokers (placement.h); each replica is given one of its
+//    broker's log dirs (round robin by partition).
+//  * Fencing, controlled shutdown and offline log dirs take replicas out of ISRs and move
+//    leadership (partition_election.h); unclean election only where the topic (or the
+//    cluster default) allows it.
+//  * AlterPartition from a partition's leader is checked against the leader and
+//    partition epochs; a new ISR must hold the leader and only live replicas.
+// Thread-safe (stateless).
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "admin.pb.h"
+#include "controller.pb.h"
+#include "controller/metadata_image.h"
+#include "proto/kafka/error_code.h"
+
+namespace strata::controller {
+
+using proto::kafka::ErrorCode;
+
+struct ControllerConfig {
+  int32_t default_partitions = 1;           // num.partitions
+  int32_t default_replication_factor = 1;   // default.replication.factor
+  bool unclean_leader_election = false;     // unclean.leader.election.enable (cluster default)
+  bool delete_topic_enable = true;          // delete.topic.enable
+};
+
+struct Outcome {
+  ErrorCode code = ErrorCode::kNone;
+  std::string message;
+  bool ok() const { return code == ErrorCode::kNone; }
+};
+
+struct Plan {
+  Outcome outcome;
+  std::vector<pb::MetadataRecord> records;
+};
+
+// Whether the replica at replica_index of p (on broker b) can serve: its broker is
+// registered, unfenced and not shutting down, and its log dir is online.
+bool ReplicaAvailable(const MetadataImage& image, const pb::Partition& p, BrokerId b, int replica_index);
+
+// One topic of a CreateTopics request. taken: names created earlier in the same request.
+Plan PlanCreateTopic(const MetadataImage& image, const admin::v1::CreateTopicsRequest::Topic& topic,
+                     const ControllerConfig& config, const TopicId& new_id, const std::set<std::string>& taken);
+Plan PlanDeleteTopic(const MetadataImage& image, const std::string& name, const ControllerConfig& config);
+Plan PlanCreatePartitions(const MetadataImage& image, const admin::v1::CreatePartitionsRequest::Topic& topic);
+Plan PlanAlterConfigs(const MetadataImage& image, const admin::v1::AlterConfigsRequest::Resource& resource);
+
+// ElectLeaders for one partition: ELECTION_NOT_NEEDED when it already has the leader the
+// election would give; PREFERRED_LEADER_NOT_AVAILABLE / ELIGIBLE_LEADERS_NOT_AVAILABLE
+// when none can be elected.
+Plan PlanElectLeader(const MetadataImage& image, const TopicState& topic, const pb::Partition& p,
+                     admin::v1::ElectLeadersRequest::ElectionType type);
+
+// Broker lifecycle.
+Plan PlanRegisterBroker(const MetadataImage& image, const controller::v1::BrokerRegistrationRequest& request,
+                        int64_t new_epoch);
+// The broker is fenced (missed heartbeats) and its replicas leave ISRs / leaderships.
+Plan PlanFenceBroker(const MetadataImage& image, BrokerId broker, const ControllerConfig& config);
+// The broker caught up: unfenced; leaderless partitions it can lead get it back.
+Plan PlanUnfenceBroker(const MetadataImage& image, BrokerId broker, const ControllerConfig& config);
+// Controlled shutdown: leadership and ISR membership move off the broker.
+Plan PlanControlledShutdown(const MetadataImage& image, BrokerId broker, const ControllerConfig& config);
+// Log dirs of the broker went offline: replicas there leave ISRs and leaderships.
+Plan PlanOfflineLogDirs(const MetadataImage& image, BrokerId broker, const std::vector<std::string>& dirs,
+                        const ControllerConfig& config);
+// One partition of an AlterPartition request (the leader's new ISR).
+Plan PlanAlterPartition(const MetadataImage& image, BrokerId leader,
+                        const controller::v1::AlterPartitionRequest::Partition& request);
+
+// The number of partitions each broker leads (for balance figures and tests).
+std::map<BrokerId, int> LeaderCounts(const MetadataImage& image);
+
+}  // namespace strata::controller

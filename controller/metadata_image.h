@@ -1,0 +1,80 @@
+#pragma once
+// MetadataImage: the cluster metadata as the committed records made it — brokers,
+// topics with their partitions, configs and the producer-id block — kept in memory.
+// Every controller and broker applies the same records in the same order and so holds
+// the same image. Apply() checks that a record fits the image (a partition of a known
+// topic, a change to a registered broker of the same epoch, ...); a record that does not
+// fit changes nothing and is reported, identically on every node.
+// The image also names the storage keys a record touches and encodes each entity, for
+// the RocksDB copy (metadata_store.h).
+// Not thread-safe: the owner serialises access.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "metadata.pb.h"
+
+namespace strata::controller {
+
+namespace pb = strata::metadata::v1;
+
+using TopicId = std::string;  // 16 bytes
+using BrokerId = int32_t;
+
+inline constexpr BrokerId kNoLeader = -1;
+
+// Kafka prints topic ids as URL-safe base64 without padding (22 characters).
+std::string TopicIdToString(const TopicId& id);
+
+struct TopicState {
+  std::string name;
+  TopicId id;
+  std::map<int32_t, pb::Partition> partitions;
+};
+
+// A config resource: (Config.ResourceType, resource name).
+using ConfigResource = std::pair<int, std::string>;
+
+class MetadataImage {
+ public:
+  // Applies one record at Raft index `index` (RegisterBroker's broker epoch). On an
+  // error nothing changed.
+  absl::Status Apply(const pb::MetadataRecord& record);
+
+  const std::map<BrokerId, pb::BrokerState>& brokers() const { return brokers_; }
+  const std::map<TopicId, TopicState>& topics() const { return topics_; }
+  const TopicState* FindTopic(const std::string& name) const;
+  const TopicState* FindTopicById(const TopicId& id) const;
+  const pb::Partition* FindPartition(const TopicId& id, int32_t partition) const;
+  const std::map<ConfigResource, std::map<std::string, std::string>>& configs() const { return configs_; }
+  int64_t next_producer_id() const { return producer_ids_.next_producer_id(); }
+  int64_t partition_count() const { return partition_count_; }
+
+  // Storage: the keys a record touches (before it is applied, so that RemoveTopic can
+  // name its partitions), and each key's current value (nullopt: deleted).
+  std::vector<std::string> TouchedKeys(const pb::MetadataRecord& record) const;
+  std::optional<std::string> Encode(const std::string& key) const;
+  // Rebuilds one entity from its stored value (loading from RocksDB).
+  absl::Status Load(const std::string& key, const std::string& value);
+
+  // A canonical text of the whole image: equal images give equal strings.
+  std::string Dump() const;
+
+ private:
+  absl::Status ApplyPartitionChange(const pb::PartitionChange& change);
+
+  std::map<BrokerId, pb::BrokerState> brokers_;
+  std::map<TopicId, TopicState> topics_;
+  std::map<std::string, TopicId> topic_ids_by_name_;
+  std::map<ConfigResource, std::map<std::string, std::string>> configs_;
+  pb::ProducerIds producer_ids_;
+  int64_t partition_count_ = 0;
+};
+
+}  // namespace strata::controller

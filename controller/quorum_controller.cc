@@ -1,0 +1,588 @@
+#include "controller/quorum_controller.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "base/logging.h"
+#include "controller/topic_config.h"
+
+namespace strata::controller {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int32_t Code(ErrorCode c) { return static_cast<int32_t>(c); }
+
+template <typename Response>
+bool RefuseIfNotActive(const std::optional<int32_t>& leader, Response* response) {
+  if (!leader) return false;
+  response->set_error_code(Code(ErrorCode::kNotController));
+  response->set_error_message(absl::StrCat("not the active controller; the leader is ", *leader));
+  response->set_controller_id(*leader);
+  return true;
+}
+
+template <typename Response>
+void SetOutcome(const Outcome& o, Response* r) {
+  r->set_error_code(Code(o.code));
+  r->set_error_message(o.message);
+}
+
+}  // namespace
+
+QuorumController::QuorumController(raft::RaftNode& node, MetadataStore& store, QuorumControllerOptions options)
+    : node_(node), store_(store), options_(std::move(options)), ids_(std::random_device{}()) {
+  sessions_ = std::thread([this] { SessionLoop(); });
+}
+
+QuorumController::~QuorumController() {
+  {
+    std::lock_guard<std::mutex> lock(sessions_mu_);
+    stopping_ = true;
+  }
+  sessions_wake_.notify_all();
+  sessions_.join();
+}
+
+std::optional<int32_t> QuorumController::NotActive() const {
+  raft::RaftNodeStatus st = node_.status();
+  if (!st.stopped && st.role == raft::Role::kLeader) return std::nullopt;
+  return st.leader == node_.id() ? 0 : st.leader;
+}
+
+TopicId QuorumController::NewTopicId() {
+  std::string id(16, '\0');
+  uint64_t a = ids_(), b = ids_();
+  for (int i = 0; i < 8; ++i) {
+    id[i] = static_cast<char>(a >> (8 * i));
+    id[8 + i] = static_cast<char>(b >> (8 * i));
+  }
+  return id;
+}
+
+Outcome QuorumController::CatchUpLocked() {
+  raft::Term term = node_.status().term;
+  if (term == caught_up_term_) return {};
+  // An empty entry of this term: once it is applied, so is everything before it.
+  auto index = node_.Propose("", options_.write_timeout);
+  if (!index.ok()) return {ErrorCode::kNotController, std::string(index.status().message())};
+  caught_up_term_ = term;
+  return {};
+}
+
+Outcome QuorumController::WriteLocked(const std::vector<std::vector<pb::MetadataRecord>>& groups) {
+  std::vector<pb::MetadataBatch> entries(1);
+  size_t bytes = 0;
+  for (const auto& group : groups) {
+    size_t group_bytes = 0;
+    for (const auto& r : group) group_bytes += r.ByteSizeLong() + 8;
+    if (group_bytes > options_.max_entry_bytes) {
+      return {ErrorCode::kInvalidRequest, absl::StrCat("one item needs ", group_bytes, " bytes of metadata, more than the ",
+                                                       options_.max_entry_bytes, " one write may hold")};
+    }
+    if (bytes + group_bytes > options_.max_entry_bytes && entries.back().records_size() > 0) {
+      entries.emplace_back();
+      bytes = 0;
+    }
+    for (const auto& r : group) *entries.back().add_records() = r;
+    bytes += group_bytes;
+  }
+  for (const pb::MetadataBatch& batch : entries) {
+    if (batch.records_size() == 0) continue;
+    auto index = node_.Propose(batch.SerializeAsString(), options_.write_timeout);
+    if (!index.ok()) {
+      caught_up_term_ = 0;  // whatever happened, check again next time
+      ErrorCode code = index.status().code() == absl::StatusCode::kDeadlineExceeded ? ErrorCode::kRequestTimedOut
+                                                                                     : ErrorCode::kNotController;
+      return {code, absl::StrCat("metadata write failed: ", index.status().message())};
+    }
+  }
+  return {};
+}
+
+admin::v1::CreateTopicsResponse QuorumController::CreateTopics(const admin::v1::CreateTopicsRequest& request) {
+  admin::v1::CreateTopicsResponse response;
+  if (RefuseIfNotActive(NotActive(), &response)) return response;
+  std::lock_guard<std::mutex> lock(write_mu_);
+  if (Outcome o = CatchUpLocked(); !o.ok()) {
+    SetOutcome(o, &response);
+    return response;
+  }
+  std::vector<std::vector<pb::MetadataRecord>> groups;
+  std::vector<size_t> written;  // indexes of results whose records are in groups
+  std::set<std::string> taken;
+  store_.Read([&](const MetadataImage& image) {
+    for (const auto& topic : request.topics()) {
+      TopicId id = NewTopicId();
+      Plan plan = PlanCreateTopic(image, topic, options_.config, id, taken);
+      admin::v1::TopicResult* result = response.add_topics();
+      result->set_name(topic.name());
+      SetOutcome(plan.outcome, result);
+      if (!plan.outcome.ok()) continue;
+      result->set_topic_id(id);
+      taken.insert(topic.name());
+      if (!request.validate_only()) {
+        groups.push_back(std::move(plan.records));
+        written.push_back(static_cast<size_t>(response.topics_size() - 1));
+      }
+    }
+    return 0;
+  });
+  Outcome o = WriteLocked(groups);
+  if (!o.ok()) {
+    for (size_t i : written) SetOutcome(o, response.mutable_topics(static_cast<int>(i)));
+  }
+  return response;
+}
+
+admin::v1::DeleteTopicsResponse QuorumController::DeleteTopics(const admin::v1::DeleteTopicsRequest& request) {
+  admin::v1::DeleteTopicsResponse response;
+  if (RefuseIfNotActive(NotActive(), &response)) return response;
+  std::lock_guard<std::mutex> lock(write_mu_);
+  if (Outcome o = CatchUpLocked(); !o.ok()) {
+    SetOutcome(o, &response);
+    return response;
+  }
+  std::vector<std::vector<pb::MetadataRecord>> groups;
+  std::vector<size_t> written;
+  std::set<std::string> seen;
+  store_.Read([&](const MetadataImage& image) {
+    for (const std::string& name : request.names()) {
+      admin::v1::TopicResult* result = response.add_topics();
+      result->set_name(name);
+      if (!seen.insert(name).second) {
+        SetOutcome(Outcome{ErrorCode::kInvalidRequest, "topic named twice"}, result);
+        continue;
+      }
+      Plan plan = PlanDeleteTopic(image, name, options_.config);
+      SetOutcome(plan.outcome, result);
+      if (!plan.outcome.ok()) continue;
+      result->set_topic_id(plan.records[0].remove_topic().topic_id());
+      groups.push_back(std::move(plan.records));
+      written.push_back(static_cast<size_t>(response.topics_size() - 1));
+    }
+    return 0;
+  });
+  Outcome o = WriteLocked(groups);
+  if (!o.ok()) {
+    for (size_t i : written) SetOutcome(o, response.mutable_topics(static_cast<int>(i)));
+  }
+  return response;
+}
+
+admin::v1::CreatePartitionsResponse QuorumController::CreatePartitions(const admin::v1::CreatePartitionsRequest& request) {
+  admin::v1::CreatePartitionsResponse response;
+  if (RefuseIfNotActive(NotActive(), &response)) return response;
+  std::lock_guard<std::mutex> lock(write_mu_);
+  if (Outcome o = CatchUpLocked(); !o.ok()) {
+    SetOutcome(o, &response);
+    return response;
+  }
+  std::vector<std::vector<pb::MetadataRecord>> groups;
+  std::vector<size_t> written;
+  store_.Read([&](const MetadataImage& image) {
+    for (const auto& topic : request.topics()) {
+      admin::v1::TopicResult* result = response.add_topics();
+      result->set_name(topic.name());
+      Plan plan = PlanCreatePartitions(image, topic);
+      SetOutcome(plan.outcome, result);
+      if (!plan.outcome.ok() || request.validate_only()) continue;
+      groups.push_back(std::move(plan.records));
+      written.push_back(static_cast<size_t>(response.topics_size() - 1));
+    }
+    return 0;
+  });
+  Outcome o = WriteLocked(groups);
+  if (!o.ok()) {
+    for (size_t i : written) SetOutcome(o, response.mutable_topics(static_cast<int>(i)));
+  }
+  return response;
+}
+
+admin::v1::DescribeClusterResponse QuorumController::DescribeCluster() {
+  admin::v1::DescribeClusterResponse response;
+  raft::RaftNodeStatus st = node_.status();
+  response.set_controller_id(st.leader);
+  response.set_cluster_id(options_.cluster_id);
+  store_.Read([&](const MetadataImage& image) {
+    for (const auto& [id, b] : image.brokers()) {
+      admin::v1::BrokerDescription* d = response.add_brokers();
+      d->set_broker_id(id);
+      *d->mutable_endpoints() = b.registration().endpoints();
+      d->set_rack(b.registration().rack());
+      d->set_fenced(b.fenced());
+      d->set_in_controlled_shutdown(b.in_controlled_shutdown());
+      d->set_broker_epoch(b.registration().broker_epoch());
+      d->set_offline_log_dirs(b.offline_log_dirs_size());
+    }
+    return 0;
+  });
+  return response;
+}
+
+admin::v1::DescribeTopicsResponse QuorumController::DescribeTopics(const admin::v1::DescribeTopicsRequest& request) {
+  admin::v1::DescribeTopicsResponse response;
+  response.set_controller_id(node_.status().leader);
+  store_.Read([&](const MetadataImage& image) {
+    auto describe = [&](const TopicState& t) {
+      admin::v1::TopicDescription* d = response.add_topics();
+      d->set_name(t.name);
+      d->set_topic_id(t.id);
+      for (const auto& [pid, p] : t.partitions) {
+        admin::v1::PartitionDescription* pd = d->add_partitions();
+        pd->set_partition_id(pid);
+        pd->set_leader(p.leader());
+        pd->set_leader_epoch(p.leader_epoch());
+        *pd->mutable_replicas() = p.replicas();
+        *pd->mutable_isr() = p.isr();
+        for (int i = 0; i < p.replicas_size(); ++i) {
+          if (!ReplicaAvailable(image, p, p.replicas(i), i)) pd->add_offline_replicas(p.replicas(i));
+        }
+      }
+    };
+    if (request.names().empty()) {
+      std::vector<const TopicState*> all;
+      for (const auto& [id, t] : image.topics()) all.push_back(&t);
+      std::sort(all.begin(), all.end(), [](const TopicState* a, const TopicState* b) { return a->name < b->name; });
+      for (const TopicState* t : all) describe(*t);
+    }
+    for (const std::string& name : request.names()) {
+      const TopicState* t = image.FindTopic(name);
+      if (t != nullptr) {
+        describe(*t);
+        continue;
+      }
+      admin::v1::TopicDescription* d = response.add_topics();
+      d->set_name(name);
+      d->set_error_code(Code(ErrorCode::kUnknownTopicOrPartition));
+      d->set_error_message(absl::StrCat("topic '", name, "' does not exist"));
+    }
+    return 0;
+  });
+  return response;
+}
+
+admin::v1::ElectLeadersResponse QuorumController::ElectLeaders(const admin::v1::ElectLeadersRequest& request) {
+  admin::v1::ElectLeadersResponse response;
+  if (RefuseIfNotActive(NotActive(), &response)) return response;
+  std::lock_guard<std::mutex> lock(write_mu_);
+  if (Outcome o = CatchUpLocked(); !o.ok()) {
+    SetOutcome(o, &response);
+    return response;
+  }
+  std::vector<std::vector<pb::MetadataRecord>> groups;
+  std::vector<size_t> written;
+  store_.Read([&](const MetadataImage& image) {
+    auto elect = [&](const TopicState& t, const pb::Partition& p) {
+      admin::v1::ElectLeadersResponse::Result* r = response.add_results();
+      r->set_topic(t.name);
+      r->set_partition_id(p.partition_id());
+      Plan plan = PlanElectLeader(image, t, p, request.election_type());
+      SetOutcome(plan.outcome, r);
+      if (!plan.outcome.ok()) return;
+      groups.push_back(std::move(plan.records));
+      written.push_back(static_cast<size_t>(response.results_size() - 1));
+    };
+    if (request.topics().empty()) {
+      for (const auto& [id, t] : image.topics()) {
+        for (const auto& [pid, p] : t.partitions) elect(t, p);
+      }
+    }
+    for (const auto& tp : request.topics()) {
+      const TopicState* t = image.FindTopic(tp.name());
+      if (t == nullptr) {
+        admin::v1::ElectLeadersResponse::Result* r = response.add_results();
+        r->set_topic(tp.name());
+        r->set_partition_id(-1);
+        SetOutcome(Outcome{ErrorCode::kUnknownTopicOrPartition, absl::StrCat("topic '", tp.name(), "' does not exist")}, r);
+        continue;
+      }
+      if (tp.partitions().empty()) {
+        for (const auto& [pid, p] : t->partitions) elect(*t, p);
+      }
+      for (int32_t pid : tp.partitions()) {
+        auto p = t->partitions.find(pid);
+        if (p != t->partitions.end()) {
+          elect(*t, p->second);
+          continue;
+        }
+        admin::v1::ElectLeadersResponse::Result* r = response.add_results();
+        r->set_topic(tp.name());
+        r->set_partition_id(pid);
+        SetOutcome(Outcome{ErrorCode::kUnknownTopicOrPartition, absl::StrCat("partition ", pid, " does not exist")}, r);
+      }
+    }
+    return 0;
+  });
+  Outcome o = WriteLocked(groups);
+  if (!o.ok()) {
+    for (size_t i : written) SetOutcome(o, response.mutable_results(static_cast<int>(i)));
+  }
+  return response;
+}
+
+admin::v1::DescribeQuorumResponse QuorumController::DescribeQuorum() {
+  admin::v1::DescribeQuorumResponse response;
+  raft::RaftNodeStatus st = node_.status();
+  response.set_controller_id(st.leader);
+  response.set_leader_id(st.leader);
+  response.set_leader_epoch(st.term);
+  response.set_high_watermark(st.commit);
+  for (int32_t v : options_.voters) response.add_voters(v);
+  return response;
+}
+
+admin::v1::AlterConfigsResponse QuorumController::AlterConfigs(const admin::v1::AlterConfigsRequest& request) {
+  admin::v1::AlterConfigsResponse response;
+  if (RefuseIfNotActive(NotActive(), &response)) return response;
+  std::lock_guard<std::mutex> lock(write_mu_);
+  if (Outcome o = CatchUpLocked(); !o.ok()) {
+    SetOutcome(o, &response);
+    return response;
+  }
+  std::vector<std::vector<pb::MetadataRecord>> groups;
+  std::vector<size_t> written;
+  store_.Read([&](const MetadataImage& image) {
+    for (const auto& resource : request.resources()) {
+      admin::v1::ConfigResult* r = response.add_results();
+      *r->mutable_resource() = resource.resource();
+      Plan plan = PlanAlterConfigs(image, resource);
+      SetOutcome(plan.outcome, r);
+      if (!plan.outcome.ok() || request.validate_only()) continue;
+      groups.push_back(std::move(plan.records));
+      written.push_back(static_cast<size_t>(response.results_size() - 1));
+    }
+    return 0;
+  });
+  Outcome o = WriteLocked(groups);
+  if (!o.ok()) {
+    for (size_t i : written) SetOutcome(o, response.mutable_results(static_cast<int>(i)));
+  }
+  return response;
+}
+
+admin::v1::DescribeConfigsResponse QuorumController::DescribeConfigs(const admin::v1::DescribeConfigsRequest& request) {
+  admin::v1::DescribeConfigsResponse response;
+  response.set_controller_id(node_.status().leader);
+  store_.Read([&](const MetadataImage& image) {
+    for (const auto& resource : request.resources()) {
+      auto* result = response.add_results();
+      *result->mutable_resource() = resource;
+      int type = resource.type() == admin::v1::ConfigResource::TOPIC ? pb::Config::TOPIC : pb::Config::BROKER;
+      if (resource.type() == admin::v1::ConfigResource::TOPIC && image.FindTopic(resource.name()) == nullptr) {
+        SetOutcome(Outcome{ErrorCode::kUnknownTopicOrPartition, absl::StrCat("topic '", resource.name(), "' does not exist")},
+                   result);
+        continue;
+      }
+      std::map<std::string, std::string> set;
+      auto c = image.configs().find({type, resource.name()});
+      if (c != image.configs().end()) set = c->second;
+      if (resource.type() == admin::v1::ConfigResource::TOPIC) {
+        for (const TopicConfigSpec& spec : TopicConfigSpecs()) {
+          auto* e = result->add_entries();
+          e->set_name(spec.name);
+          auto v = set.find(spec.name);
+          e->set_value(v == set.end() ? spec.default_value : v->second);
+          e->set_is_default(v == set.end());
+        }
+      } else {
+        for (const auto& [name, value] : set) {
+          auto* e = result->add_entries();
+          e->set_name(name);
+          e->set_value(value);
+        }
+      }
+    }
+    return 0;
+  });
+  return response;
+}
+
+controller::v1::BrokerRegistrationResponse QuorumController::RegisterBroker(
+    const controller::v1::BrokerRegistrationRequest& request) {
+  controller::v1::BrokerRegistrationResponse response;
+  if (RefuseIfNotActive(NotActive(), &response)) return response;
+  if (!options_.cluster_id.empty() && !request.cluster_id().empty() && request.cluster_id() != options_.cluster_id) {
+    SetOutcome(Outcome{ErrorCode::kInvalidRequest, absl::StrCat("broker of cluster ", request.cluster_id(),
+                                                                 " cannot join cluster ", options_.cluster_id)},
+               &response);
+    return response;
+  }
+  std::lock_guard<std::mutex> lock(write_mu_);
+  if (Outcome o = CatchUpLocked(); !o.ok()) {
+    SetOutcome(o, &response);
+    return response;
+  }
+  // Broker epochs grow with the log: the index the registration will at least get.
+  int64_t epoch = node_.status().commit + 1;
+  Plan plan = store_.Read([&](const MetadataImage& image) { return PlanRegisterBroker(image, request, epoch); });
+  if (!plan.outcome.ok()) {
+    SetOutcome(plan.outcome, &response);
+    return response;
+  }
+  Outcome o = WriteLocked({plan.records});
+  SetOutcome(o, &response);
+  if (o.ok()) {
+    response.set_broker_epoch(epoch);
+    std::lock_guard<std::mutex> s(sessions_mu_);
+    last_heartbeat_[request.broker_id()] = Clock::now();
+  }
+  spdlog::info("broker {} registered with epoch {}: {}", request.broker_id(), epoch, o.ok() ? "ok" : o.message);
+  return response;
+}
+
+controller::v1::BrokerHeartbeatResponse QuorumController::BrokerHeartbeat(
+    const controller::v1::BrokerHeartbeatRequest& request) {
+  controller::v1::BrokerHeartbeatResponse response;
+  if (RefuseIfNotActive(NotActive(), &response)) return response;
+  BrokerId id = request.broker_id();
+  auto check = [&](const MetadataImage& image) -> Outcome {
+    auto it = image.brokers().find(id);
+    if (it == image.brokers().end()) return {ErrorCode::kBrokerIdNotRegistered, absl::StrCat("broker ", id, " is not registered")};
+    if (it->second.registration().broker_epoch() != request.broker_epoch()) {
+      return {ErrorCode::kStaleBrokerEpoch, absl::StrCat("broker ", id, " epoch ", request.broker_epoch(), " is not the current ",
+                                                         it->second.registration().broker_epoch())};
+    }
+    return {};
+  };
+  if (Outcome o = store_.Read(check); !o.ok()) {
+    SetOutcome(o, &response);
+    return response;
+  }
+  {
+    std::lock_guard<std::mutex> s(sessions_mu_);
+    last_heartbeat_[id] = Clock::now();
+  }
+  std::lock_guard<std::mutex> lock(write_mu_);
+  if (Outcome o = CatchUpLocked(); !o.ok()) {
+    SetOutcome(o, &response);
+    return response;
+  }
+  std::vector<std::vector<pb::MetadataRecord>> groups;
+  Outcome planned = store_.Read([&](const MetadataImage& image) -> Outcome {
+    if (Outcome o = check(image); !o.ok()) return o;
+    const pb::BrokerState& b = image.brokers().at(id);
+    if (!request.offline_log_dirs().empty()) {
+      Plan p = PlanOfflineLogDirs(image, id, {request.offline_log_dirs().begin(), request.offline_log_dirs().end()},
+                                  options_.config);
+      if (!p.outcome.ok()) return p.outcome;
+      if (!p.records.empty()) groups.push_back(std::move(p.records));
+    }
+    if (request.want_shut_down()) {
+      Plan p = PlanControlledShutdown(image, id, options_.config);
+      if (!p.outcome.ok()) return p.outcome;
+      if (!p.records.empty()) groups.push_back(std::move(p.records));
+    } else if (b.fenced() && request.current_metadata_offset() >= b.registration().broker_epoch()) {
+      Plan p = PlanUnfenceBroker(image, id, options_.config);
+      if (!p.outcome.ok()) return p.outcome;
+      if (!p.records.empty()) groups.push_back(std::move(p.records));
+    }
+    return {};
+  });
+  if (!planned.ok()) {
+    SetOutcome(planned, &response);
+    return response;
+  }
+  // Several plans from one image must not overlap: write them one after another, each
+  // decided again on the image the previous left (the offline-dir plan first).
+  if (groups.size() > 1) groups.resize(1);
+  Outcome o = WriteLocked(groups);
+  SetOutcome(o, &response);
+  store_.Read([&](const MetadataImage& image) {
+    const pb::BrokerState& b = image.brokers().at(id);
+    response.set_is_fenced(b.fenced());
+    response.set_is_caught_up(request.current_metadata_offset() >= b.registration().broker_epoch());
+    bool leads = false;
+    for (const auto& [tid, t] : image.topics()) {
+      for (const auto& [pid, p] : t.partitions) leads = leads || p.leader() == id;
+    }
+    response.set_should_shut_down(request.want_shut_down() && !leads);
+    return 0;
+  });
+  response.set_controller_id(node_.id());
+  return response;
+}
+
+controller::v1::AlterPartitionResponse QuorumController::AlterPartition(
+    const controller::v1::AlterPartitionRequest& request) {
+  controller::v1::AlterPartitionResponse response;
+  if (RefuseIfNotActive(NotActive(), &response)) return response;
+  std::lock_guard<std::mutex> lock(write_mu_);
+  if (Outcome o = CatchUpLocked(); !o.ok()) {
+    SetOutcome(o, &response);
+    return response;
+  }
+  std::vector<std::vector<pb::MetadataRecord>> groups;
+  Outcome stale = store_.Read([&](const MetadataImage& image) -> Outcome {
+    auto it = image.brokers().find(request.broker_id());
+    if (it == image.brokers().end() || it->second.registration().broker_epoch() != request.broker_epoch()) {
+      return {ErrorCode::kStaleBrokerEpoch, absl::StrCat("broker ", request.broker_id(), " epoch ", request.broker_epoch(),
+                                                         " is not current")};
+    }
+    for (const auto& item : request.partitions()) {
+      Plan plan = PlanAlterPartition(image, request.broker_id(), item);
+      auto* r = response.add_partitions();
+      r->set_topic_id(item.topic_id());
+      r->set_partition_id(item.partition_id());
+      SetOutcome(plan.outcome, r);
+      if (plan.outcome.ok()) groups.push_back(std::move(plan.records));
+    }
+    return {};
+  });
+  if (!stale.ok()) {
+    SetOutcome(stale, &response);
+    return response;
+  }
+  Outcome o = WriteLocked(groups);
+  store_.Read([&](const MetadataImage& image) {
+    for (auto& r : *response.mutable_partitions()) {
+      if (r.error_code() == Code(ErrorCode::kNone) && !o.ok()) SetOutcome(o, &r);
+      const pb::Partition* p = image.FindPartition(r.topic_id(), r.partition_id());
+      if (p == nullptr) continue;
+      r.set_leader(p->leader());
+      r.set_leader_epoch(p->leader_epoch());
+      *r.mutable_isr() = p->isr();
+      r.set_partition_epoch(p->partition_epoch());
+    }
+    return 0;
+  });
+  return response;
+}
+
+void QuorumController::SessionLoop() {
+  std::unique_lock<std::mutex> lock(sessions_mu_);
+  while (!stopping_) {
+    sessions_wake_.wait_for(lock, std::chrono::milliseconds(100), [&] { return stopping_; });
+    if (stopping_) return;
+    raft::RaftNodeStatus st = node_.status();
+    if (st.stopped || st.role != raft::Role::kLeader) continue;
+    auto now = Clock::now();
+    if (st.term != sessions_term_) {
+      // A new active controller gives every broker a full session before fencing it.
+      sessions_term_ = st.term;
+      last_heartbeat_.clear();
+    }
+    std::vector<BrokerId> expired;
+    store_.Read([&](const MetadataImage& image) {
+      for (const auto& [id, b] : image.brokers()) {
+        auto it = last_heartbeat_.try_emplace(id, now).first;
+        if (!b.fenced() && now - it->second > options_.session_timeout) expired.push_back(id);
+      }
+      return 0;
+    });
+    if (expired.empty()) continue;
+    lock.unlock();
+    for (BrokerId id : expired) {
+      std::lock_guard<std::mutex> write(write_mu_);
+      if (!CatchUpLocked().ok()) break;
+      Plan plan = store_.Read([&](const MetadataImage& image) { return PlanFenceBroker(image, id, options_.config); });
+      if (!plan.outcome.ok() || plan.records.empty()) continue;
+      Outcome o = WriteLocked({plan.records});
+      spdlog::info("broker {} missed its session ({} ms): fenced, {} partition changes: {}", id,
+                   options_.session_timeout.count(), plan.records.size() - 1, o.ok() ? "ok" : o.message);
+    }
+    lock.lock();
+  }
+}
+
+}  // namespace strata::controller

@@ -1,0 +1,86 @@
+#pragma once
+// QuorumController: the active controller. On the Raft leader it turns broker and admin
+// requests into metadata records (cluster_control.h decides), writes them through Raft
+// and answers once they are applied; elsewhere it answers NOT_CONTROLLER naming the
+// leader. It also keeps the brokers' sessions: a broker without a heartbeat for
+// broker.session.timeout.ms is fenced and its leaderships move; a fenced broker whose
+// metadata caught up with its registration is unfenced.
+// Writes are serialised (one decision at a time, made on an image that holds every
+// earlier write); reads use the image as applied.
+// Thread-safe.
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "admin.pb.h"
+#include "controller.pb.h"
+#include "controller/cluster_control.h"
+#include "controller/metadata_store.h"
+#include "raft/raft_node.h"
+
+namespace strata::controller {
+
+struct QuorumControllerOptions {
+  ControllerConfig config;
+  std::string cluster_id;
+  std::vector<int32_t> voters;
+  std::chrono::milliseconds session_timeout{9000};  // broker.session.timeout.ms
+  std::chrono::milliseconds write_timeout{10000};
+  // Largest Raft entry to write; bigger requests go in several (each topic whole).
+  size_t max_entry_bytes = 900 << 10;
+};
+
+class QuorumController {
+ public:
+  QuorumController(raft::RaftNode& node, MetadataStore& store, QuorumControllerOptions options);
+  ~QuorumController();  // stops the session thread
+
+  admin::v1::CreateTopicsResponse CreateTopics(const admin::v1::CreateTopicsRequest& request);
+  admin::v1::DeleteTopicsResponse DeleteTopics(const admin::v1::DeleteTopicsRequest& request);
+  admin::v1::CreatePartitionsResponse CreatePartitions(const admin::v1::CreatePartitionsRequest& request);
+  admin::v1::DescribeClusterResponse DescribeCluster();
+  admin::v1::DescribeTopicsResponse DescribeTopics(const admin::v1::DescribeTopicsRequest& request);
+  admin::v1::ElectLeadersResponse ElectLeaders(const admin::v1::ElectLeadersRequest& request);
+  admin::v1::DescribeQuorumResponse DescribeQuorum();
+  admin::v1::AlterConfigsResponse AlterConfigs(const admin::v1::AlterConfigsRequest& request);
+  admin::v1::DescribeConfigsResponse DescribeConfigs(const admin::v1::DescribeConfigsRequest& request);
+
+  controller::v1::BrokerRegistrationResponse RegisterBroker(const controller::v1::BrokerRegistrationRequest& request);
+  controller::v1::BrokerHeartbeatResponse BrokerHeartbeat(const controller::v1::BrokerHeartbeatRequest& request);
+  controller::v1::AlterPartitionResponse AlterPartition(const controller::v1::AlterPartitionRequest& request);
+
+ private:
+  // The leader's id when this node is not the active controller, else nullopt.
+  std::optional<int32_t> NotActive() const;
+  // REQUIRES: write_mu_ held. Makes the image hold everything committed before this
+  // node's term (a no-op entry through Raft, once per term).
+  Outcome CatchUpLocked();
+  // REQUIRES: write_mu_ held. Writes records (in entries of at most max_entry_bytes,
+  // never splitting a group) and waits until they are applied.
+  Outcome WriteLocked(const std::vector<std::vector<pb::MetadataRecord>>& groups);
+  TopicId NewTopicId();
+  void SessionLoop();
+
+  raft::RaftNode& node_;
+  MetadataStore& store_;
+  const QuorumControllerOptions options_;
+
+  std::mutex write_mu_;  // one decision at a time
+  raft::Term caught_up_term_ = 0;
+  std::mt19937_64 ids_;
+
+  std::mutex sessions_mu_;
+  std::condition_variable sessions_wake_;
+  bool stopping_ = false;
+  raft::Term sessions_term_ = 0;  // the term the heartbeat times below belong to
+  std::map<BrokerId, std::chrono::steady_clock::time_point> last_heartbeat_;
+  std::thread sessions_;
+};
+
+}  // namespace strata::controller

@@ -1,0 +1,27 @@
+#pragma once
+// The topic-level settings a topic may carry (Kafka's names), each with its validator and
+// default, so that CreateTopics and AlterConfigs refuse an unknown key or a bad value with
+// a precise message before anything is written, and DescribeConfigs can show defaults.
+// Thread-safe (constant tables).
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace strata::controller {
+
+struct TopicConfigSpec {
+  std::string name;
+  std::string default_value;
+};
+
+// Every known topic setting, sorted by name.
+const std::vector<TopicConfigSpec>& TopicConfigSpecs();
+
+// INVALID_ARGUMENT naming the key (unknown) or the key, the value and what is allowed.
+absl::Status ValidateTopicConfig(const std::string& name, const std::string& value);
+absl::Status ValidateTopicConfigs(const std::map<std::string, std::string>& configs);
+
+}  // namespace strata::controller

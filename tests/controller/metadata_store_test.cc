@@ -1,0 +1,235 @@
+// The metadata image and its RocksDB copy: each record applied, a record that does not
+// fit skipped identically, the image after a restart from RocksDB, and a snapshot plus
+// the entries after it giving the same image as replaying every entry.
+
+#include "controller/metadata_store.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "raft/snapshot_store.h"
+#include "tests/support/temp_dir.h"
+
+namespace strata::controller {
+namespace {
+
+storage::FileOps& Ops() { return *storage::FileOps::Default(); }
+
+TopicId Id(char c) { return std::string(16, c); }
+
+pb::MetadataRecord RegisterBroker(BrokerId id, int64_t epoch, const std::string& rack = "") {
+  pb::MetadataRecord r;
+  auto* b = r.mutable_register_broker();
+  b->set_broker_id(id);
+  b->set_broker_epoch(epoch);
+  b->set_incarnation_id(std::string(16, static_cast<char>('a' + id)));
+  b->set_rack(rack);
+  b->set_fenced(true);
+  auto* e = b->add_endpoints();
+  e->set_name("PLAINTEXT");
+  e->set_host("127.0.0.1");
+  e->set_port(9000 + id);
+  b->add_log_dirs(std::string(16, 'd'));
+  return r;
+}
+
+pb::MetadataRecord Unfence(BrokerId id, int64_t epoch) {
+  pb::MetadataRecord r;
+  r.mutable_unfence_broker()->set_broker_id(id);
+  r.mutable_unfence_broker()->set_broker_epoch(epoch);
+  return r;
+}
+
+pb::MetadataRecord Topic(const std::string& name, const TopicId& id) {
+  pb::MetadataRecord r;
+  r.mutable_topic()->set_name(name);
+  r.mutable_topic()->set_topic_id(id);
+  return r;
+}
+
+pb::MetadataRecord Partition(const TopicId& id, int32_t p, std::vector<int32_t> replicas) {
+  pb::MetadataRecord r;
+  auto* part = r.mutable_partition();
+  part->set_topic_id(id);
+  part->set_partition_id(p);
+  for (int32_t b : replicas) {
+    part->add_replicas(b);
+    part->add_isr(b);
+  }
+  part->set_leader(replicas[0]);
+  return r;
+}
+
+pb::MetadataRecord ChangeLeader(const TopicId& id, int32_t p, int32_t leader, std::vector<int32_t> isr) {
+  pb::MetadataRecord r;
+  auto* c = r.mutable_partition_change();
+  c->set_topic_id(id);
+  c->set_partition_id(p);
+  c->set_leader(leader);
+  for (int32_t b : isr) c->mutable_isr()->add_ids(b);
+  return r;
+}
+
+pb::MetadataRecord TopicConfig(const std::string& topic, const std::string& name, std::optional<std::string> value) {
+  pb::MetadataRecord r;
+  auto* c = r.mutable_config();
+  c->set_resource_type(pb::Config::TOPIC);
+  c->set_resource_name(topic);
+  c->set_name(name);
+  if (value) c->set_value(*value);
+  return r;
+}
+
+raft::Entry EntryOf(raft::Index index, std::vector<pb::MetadataRecord> records, raft::Term term = 1) {
+  pb::MetadataBatch batch;
+  for (auto& r : records) *batch.add_records() = std::move(r);
+  return raft::Entry{term, index, batch.SerializeAsString()};
+}
+
+// A history touching every kind of record.
+std::vector<raft::Entry> History() {
+  std::vector<raft::Entry> h;
+  raft::Index i = 0;
+  for (BrokerId b = 1; b <= 3; ++b) {
+    ++i;
+    h.push_back(EntryOf(i, {RegisterBroker(b, i)}));  // the broker epoch is its entry's index
+  }
+  h.push_back(EntryOf(++i, {Unfence(1, 1), Unfence(2, 2), Unfence(3, 3)}));
+  h.push_back(raft::Entry{2, ++i, ""});  // a new leader's no-op
+  h.push_back(EntryOf(++i, {Topic("orders", Id('o')), Partition(Id('o'), 0, {1, 2, 3}), Partition(Id('o'), 1, {2, 3, 1})}, 2));
+  h.push_back(EntryOf(++i, {TopicConfig("orders", "retention.ms", "1000")}, 2));
+  h.push_back(EntryOf(++i, {Topic("gone", Id('g')), Partition(Id('g'), 0, {3, 1, 2}), TopicConfig("gone", "x", "y")}, 2));
+  h.push_back(EntryOf(++i, {ChangeLeader(Id('o'), 0, 2, {2, 3})}, 2));
+  pb::MetadataRecord remove;
+  remove.mutable_remove_topic()->set_topic_id(Id('g'));
+  h.push_back(EntryOf(++i, {remove}, 2));
+  pb::MetadataRecord fence;
+  fence.mutable_fence_broker()->set_broker_id(3);
+  fence.mutable_fence_broker()->set_broker_epoch(3);
+  pb::MetadataRecord pids;
+  pids.mutable_producer_ids()->set_broker_id(1);
+  pids.mutable_producer_ids()->set_broker_epoch(1);
+  pids.mutable_producer_ids()->set_next_producer_id(1000);
+  h.push_back(EntryOf(++i, {fence, pids, TopicConfig("orders", "retention.ms", std::nullopt)}, 2));
+  return h;
+}
+
+std::unique_ptr<MetadataStore> OpenStore(const std::string& dir) {
+  auto store = MetadataStore::Open(dir);
+  EXPECT_TRUE(store.ok()) << store.status();
+  return std::move(*store);
+}
+
+TEST(MetadataImage, EachRecordChangesTheImage) {
+  MetadataImage image;
+  ASSERT_TRUE(image.Apply(RegisterBroker(1, 10, "r1")).ok());
+  EXPECT_TRUE(image.brokers().at(1).fenced());
+  ASSERT_TRUE(image.Apply(Unfence(1, 10)).ok());
+  EXPECT_FALSE(image.brokers().at(1).fenced());
+  EXPECT_FALSE(image.Apply(Unfence(1, 9)).ok()) << "another epoch of broker 1";
+  ASSERT_TRUE(image.Apply(RegisterBroker(2, 11)).ok());
+  ASSERT_TRUE(image.Apply(Topic("t", Id('t'))).ok());
+  EXPECT_FALSE(image.Apply(Topic("t", Id('u'))).ok()) << "the name exists";
+  ASSERT_TRUE(image.Apply(Partition(Id('t'), 0, {1, 2})).ok());
+  EXPECT_FALSE(image.Apply(Partition(Id('t'), 0, {1, 2})).ok()) << "the partition exists";
+  EXPECT_FALSE(image.Apply(Partition(Id('x'), 0, {1})).ok()) << "unknown topic";
+  EXPECT_EQ(image.partition_count(), 1);
+  const pb::Partition* p = image.FindPartition(Id('t'), 0);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->leader(), 1);
+  EXPECT_EQ(p->leader_epoch(), 0);
+  ASSERT_TRUE(image.Apply(ChangeLeader(Id('t'), 0, 2, {2})).ok());
+  p = image.FindPartition(Id('t'), 0);
+  EXPECT_EQ(p->leader(), 2);
+  EXPECT_EQ(p->leader_epoch(), 1);
+  EXPECT_EQ(p->partition_epoch(), 1);
+  EXPECT_EQ(p->isr_size(), 1);
+  // Only the ISR changes: the partition epoch moves, the leader epoch does not.
+  ASSERT_TRUE(image.Apply(ChangeLeader(Id('t'), 0, 2, {2, 1})).ok());
+  EXPECT_EQ(image.FindPartition(Id('t'), 0)->leader_epoch(), 1);
+  EXPECT_EQ(image.FindPartition(Id('t'), 0)->partition_epoch(), 2);
+  EXPECT_FALSE(image.Apply(ChangeLeader(Id('t'), 0, 3, {3})).ok()) << "3 is not a replica";
+  EXPECT_EQ(image.FindPartition(Id('t'), 0)->partition_epoch(), 2) << "a refused change changes nothing";
+  ASSERT_TRUE(image.Apply(TopicConfig("t", "cleanup.policy", "compact")).ok());
+  EXPECT_EQ(image.configs().at({pb::Config::TOPIC, "t"}).at("cleanup.policy"), "compact");
+  EXPECT_FALSE(image.Apply(TopicConfig("nope", "a", "b")).ok());
+  pb::MetadataRecord remove;
+  remove.mutable_remove_topic()->set_topic_id(Id('t'));
+  ASSERT_TRUE(image.Apply(remove).ok());
+  EXPECT_EQ(image.FindTopic("t"), nullptr);
+  EXPECT_EQ(image.partition_count(), 0);
+  EXPECT_TRUE(image.configs().empty()) << "a removed topic's configs go with it";
+  EXPECT_FALSE(image.Apply(pb::MetadataRecord()).ok());
+}
+
+TEST(MetadataStore, TheImageSurvivesARestartFromRocksDb) {
+  testing::TempDir tmp;
+  std::string dump;
+  {
+    auto store = OpenStore(tmp.Sub("db"));
+    for (const raft::Entry& e : History()) ASSERT_TRUE(store->Apply(e).ok());
+    EXPECT_EQ(store->apply_errors(), 0);
+    dump = store->Read([](const MetadataImage& i) { return i.Dump(); });
+    EXPECT_NE(dump.find("orders"), std::string::npos);
+    EXPECT_EQ(dump.find("gone"), std::string::npos);
+  }
+  auto store = OpenStore(tmp.Sub("db"));
+  EXPECT_EQ(store->applied().index, static_cast<raft::Index>(History().size()));
+  EXPECT_EQ(store->Read([](const MetadataImage& i) { return i.Dump(); }), dump);
+  // The Raft log is replayed from the start after a restart: what RocksDB holds is
+  // skipped, so nothing is applied twice (ProducerIds would refuse going back).
+  for (const raft::Entry& e : History()) ASSERT_TRUE(store->Apply(e).ok());
+  EXPECT_EQ(store->apply_errors(), 0);
+  EXPECT_EQ(store->Read([](const MetadataImage& i) { return i.Dump(); }), dump);
+}
+
+TEST(MetadataStore, ASnapshotPlusTheEntriesAfterItEqualsAFullReplay) {
+  testing::TempDir tmp;
+  auto history = History();
+  auto full = OpenStore(tmp.Sub("full"));
+  for (const raft::Entry& e : history) ASSERT_TRUE(full->Apply(e).ok());
+
+  for (size_t at : {size_t{3}, size_t{6}, history.size()}) {
+    SCOPED_TRACE(at);
+    auto source = OpenStore(tmp.Sub("source" + std::to_string(at)));
+    for (size_t i = 0; i < at; ++i) ASSERT_TRUE(source->Apply(history[i]).ok());
+    auto store = raft::SnapshotStore::Open(Ops(), tmp.Sub("snapshots" + std::to_string(at)));
+    ASSERT_TRUE(store.ok());
+    raft::SnapshotMeta meta = source->applied();
+    auto partial = (*store)->BeginPartial(meta);
+    ASSERT_TRUE(partial.ok());
+    ASSERT_TRUE(source->SaveSnapshot(Ops(), partial->path).ok());
+    ASSERT_TRUE((*store)->Seal(*partial).ok());
+    // Changes to the source after the checkpoint leave the snapshot as it was.
+    for (size_t i = at; i < history.size(); ++i) ASSERT_TRUE(source->Apply(history[i]).ok());
+
+    auto restored = OpenStore(tmp.Sub("restored" + std::to_string(at)));
+    ASSERT_TRUE(restored->RestoreSnapshot(Ops(), (*store)->PathOf(meta), meta).ok());
+    EXPECT_EQ(restored->applied(), meta);
+    for (size_t i = at; i < history.size(); ++i) ASSERT_TRUE(restored->Apply(history[i]).ok());
+    EXPECT_EQ(restored->Read([](const MetadataImage& i) { return i.Dump(); }),
+              full->Read([](const MetadataImage& i) { return i.Dump(); }));
+    EXPECT_EQ(restored->applied(), full->applied());
+    // The snapshot's files are intact after the restored database was written to.
+    auto manifest = (*store)->ReadManifest(meta);
+    ASSERT_TRUE(manifest.ok());
+    for (const auto& f : manifest->files) {
+      EXPECT_EQ(static_cast<int64_t>(std::filesystem::file_size((*store)->PathOf(meta) + "/" + f.name)), f.bytes) << f.name;
+    }
+  }
+}
+
+TEST(MetadataStore, ARecordThatDoesNotFitIsSkippedAndTheRestOfTheBatchApplied) {
+  testing::TempDir tmp;
+  auto store = OpenStore(tmp.Sub("db"));
+  ASSERT_TRUE(store->Apply(EntryOf(1, {Partition(Id('x'), 0, {1}), Topic("kept", Id('k'))})).ok());
+  EXPECT_EQ(store->apply_errors(), 1);
+  EXPECT_NE(store->Read([](const MetadataImage& i) { return i.FindTopic("kept"); }), nullptr);
+  ASSERT_TRUE(store->Apply(raft::Entry{1, 2, "not a protobuf \xff\xff"}).ok());
+  EXPECT_EQ(store->apply_errors(), 2);
+  EXPECT_EQ(store->applied().index, 2);
+}
+
+}  // namespace
+}  // namespace strata::controller
