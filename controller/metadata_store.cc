@@ -113,7 +113,12 @@ absl::Status MetadataStore::Apply(const raft::Entry& entry) {
   // The Raft log holds the entry durably; RocksDB's WAL survives a process crash and
   // whatever a power loss takes is replayed from the log (checkpoints flush).
   STRATA_RETURN_IF_ERROR(FromRocks(db_->Write(rocksdb::WriteOptions(), &write), absl::StrCat("write RocksDB ", dir_)));
-  if (listener_ && batch.records_size() > 0) listener_(batch, entry.index);
+  std::function<void(const pb::MetadataBatch&, raft::Index)> listener;
+  {
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    listener = listener_;
+  }
+  if (listener && batch.records_size() > 0) listener(batch, entry.index);
   return absl::OkStatus();
 }
 
@@ -176,6 +181,7 @@ int64_t MetadataStore::apply_errors() const {
 }
 
 void MetadataStore::set_listener(std::function<void(const pb::MetadataBatch&, raft::Index)> listener) {
+  std::unique_lock<std::shared_mutex> lock(mu_);
   listener_ = std::move(listener);
 }
 

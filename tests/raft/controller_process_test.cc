@@ -34,6 +34,7 @@
 #include "admin.grpc.pb.h"
 #include "metadata.pb.h"
 #include "raft.grpc.pb.h"
+#include "storage/meta_properties.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/wait.h"
 
@@ -97,6 +98,8 @@ class Controllers {
     }
     for (int id = 1; id <= 3; ++id) {
       std::string dir = log_dirs.count(id) ? log_dirs[id] : tmp_.Sub("metadata" + std::to_string(id));
+      auto formatted = storage::FormatDirectory(*storage::FileOps::Default(), dir, cluster_id_, id);
+      EXPECT_TRUE(formatted.ok()) << formatted.status();
       std::ofstream(Config(id)) << "node.id=" << id << "\nprocess.roles=controller\ncontroller.quorum.voters="
                                 << voters << "\nmetadata.log.dir=" << dir
                                 << "\ncontroller.quorum.election.timeout.ms=200"
@@ -265,6 +268,7 @@ class Controllers {
   testing::TempDir tmp_;
   std::map<int, int> ports_;
   std::map<int, int> metrics_ports_;
+  const std::string cluster_id_ = storage::NewBase64Uuid();
   std::map<int, pid_t> pids_;
   std::map<int, std::unique_ptr<v1::RaftTransport::Stub>> stubs_;
   std::map<int, std::unique_ptr<admin::v1::AdminService::Stub>> admin_stubs_;

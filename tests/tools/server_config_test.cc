@@ -34,8 +34,13 @@ TEST(ServerConfig, EveryMistakeNamesTheKeyAndLine) {
       {"process.roles=controller\ncontroller.quorum.voters=1@h:1\nmetadata.log.dir=/m\n", "'node.id' is required"},
       {"node.id=zero\nprocess.roles=controller\ncontroller.quorum.voters=1@h:1\nmetadata.log.dir=/m\n",
        "line 1: 'node.id' must be a positive integer"},
-      {"node.id=1\nprocess.roles=broker\ncontroller.quorum.voters=1@h:1\nmetadata.log.dir=/m\n",
-       "only 'controller' is supported so far"},
+      {"node.id=1\nprocess.roles=router\ncontroller.quorum.voters=1@h:1\nmetadata.log.dir=/m\n",
+       "roles are 'broker' and 'controller'"},
+      {"node.id=7\nprocess.roles=broker\ncontroller.quorum.voters=1@h:1\nmetadata.log.dir=/m\nlisteners=PLAINTEXT://h:1\n",
+       "'log.dirs' is required for a broker"},
+      {"node.id=7\nprocess.roles=broker\ncontroller.quorum.voters=1@h:1\nmetadata.log.dir=/m\nlog.dirs=/l\n"
+       "listeners=h:1\n",
+       "listener 'h:1' is not NAME://host:port"},
       {"node.id=1\nprocess.roles=controller\ncontroller.quorum.voters=1@h\nmetadata.log.dir=/m\n",
        "voter '1@h' has no valid host:port"},
       {"node.id=4\nprocess.roles=controller\ncontroller.quorum.voters=1@h:1\nmetadata.log.dir=/m\n",
@@ -51,6 +56,24 @@ TEST(ServerConfig, EveryMistakeNamesTheKeyAndLine) {
     ASSERT_FALSE(parsed.ok()) << c.text;
     EXPECT_NE(parsed.status().message().find(c.words), absl::string_view::npos) << parsed.status();
   }
+}
+
+TEST(ServerConfig, ABrokerNeedsNoVoteAndNamesItsListenersAndLogDirs) {
+  auto c = ServerConfig::Parse(
+      "node.id=7\nprocess.roles=broker\ncontroller.quorum.voters=1@h:9093\nmetadata.log.dir=/m\n"
+      "log.dirs=/data/a, /data/b\nlisteners=PLAINTEXT://127.0.0.1:9092\nbroker.rack=r1\n"
+      "broker.heartbeat.interval.ms=500\n",
+      "b.properties");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->broker);
+  EXPECT_FALSE(c->controller);
+  EXPECT_EQ(c->log_dirs, (std::vector<std::string>{"/data/a", "/data/b"}));
+  ASSERT_EQ(c->listeners.size(), 1u);
+  EXPECT_EQ(c->listeners[0].name, "PLAINTEXT");
+  EXPECT_EQ(c->listeners[0].host, "127.0.0.1");
+  EXPECT_EQ(c->listeners[0].port, 9092);
+  EXPECT_EQ(c->broker_rack, "r1");
+  EXPECT_EQ(c->broker_heartbeat_interval_ms, 500);
 }
 
 }  // namespace

@@ -65,7 +65,11 @@ absl::StatusOr<ServerConfig> ServerConfig::Parse(const std::string& text, const 
                                                  "num.partitions",
                                                  "default.replication.factor",
                                                  "unclean.leader.election.enable",
-                                                 "delete.topic.enable"};
+                                                 "delete.topic.enable",
+                                                 "listeners",
+                                                 "log.dirs",
+                                                 "broker.rack",
+                                                 "broker.heartbeat.interval.ms"};
     if (!kKnown.count(key)) {
       return absl::InvalidArgumentError(absl::StrCat(where(key), " is not a setting strata-server knows"));
     }
@@ -77,16 +81,23 @@ absl::StatusOr<ServerConfig> ServerConfig::Parse(const std::string& text, const 
     return absl::InvalidArgumentError(absl::StrCat(where("node.id"), " must be a positive integer"));
   }
   config.process_roles = props["process.roles"].first;
-  if (config.process_roles != "controller") {
-    return absl::InvalidArgumentError(absl::StrCat(where("process.roles"), " = '", config.process_roles,
-                                                   "': only 'controller' is supported so far"));
+  for (absl::string_view role : absl::StrSplit(config.process_roles, ',')) {
+    role = absl::StripAsciiWhitespace(role);
+    if (role == "controller") {
+      config.controller = true;
+    } else if (role == "broker") {
+      config.broker = true;
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(where("process.roles"), " = '", config.process_roles,
+                                                     "': roles are 'broker' and 'controller'"));
+    }
   }
   auto voters = ParseQuorumVoters(props["controller.quorum.voters"].first);
   if (!voters.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(where("controller.quorum.voters"), ": ", voters.status().message()));
   }
   config.voters = std::move(*voters);
-  if (!config.voters.count(config.node_id)) {
+  if (config.controller && !config.voters.count(config.node_id)) {
     return absl::InvalidArgumentError(
         absl::StrCat(where("controller.quorum.voters"), " does not list node.id ", config.node_id));
   }
@@ -126,6 +137,24 @@ absl::StatusOr<ServerConfig> ServerConfig::Parse(const std::string& text, const 
   };
   if (auto s = boolean("unclean.leader.election.enable", &config.unclean_leader_election_enable); !s.ok()) return s;
   if (auto s = boolean("delete.topic.enable", &config.delete_topic_enable); !s.ok()) return s;
+  if (auto s = integer("broker.heartbeat.interval.ms", 10, 600'000, &config.broker_heartbeat_interval_ms); !s.ok()) {
+    return s;
+  }
+  config.broker_rack = props.count("broker.rack") ? props["broker.rack"].first : "";
+  if (props.count("log.dirs")) {
+    for (absl::string_view d : absl::StrSplit(props["log.dirs"].first, ',', absl::SkipWhitespace())) {
+      config.log_dirs.emplace_back(absl::StripAsciiWhitespace(d));
+    }
+  }
+  if (props.count("listeners")) {
+    auto listeners = ParseListeners(props["listeners"].first);
+    if (!listeners.ok()) return absl::InvalidArgumentError(absl::StrCat(where("listeners"), ": ", listeners.status().message()));
+    config.listeners = std::move(*listeners);
+  }
+  if (config.broker) {
+    if (config.log_dirs.empty()) return absl::InvalidArgumentError(absl::StrCat(file, ": 'log.dirs' is required for a broker"));
+    if (config.listeners.empty()) return absl::InvalidArgumentError(absl::StrCat(file, ": 'listeners' is required for a broker"));
+  }
   if (props.count("metrics.listener")) {
     config.metrics_listener = props["metrics.listener"].first;
     if (config.metrics_listener.find(':') == std::string::npos) {
@@ -136,12 +165,38 @@ absl::StatusOr<ServerConfig> ServerConfig::Parse(const std::string& text, const 
   return config;
 }
 
-absl::StatusOr<ServerConfig> ServerConfig::Load(const std::string& path) {
+absl::StatusOr<ServerConfig> ServerConfig::Load(const std::string& path, const std::vector<std::string>& overrides) {
   std::ifstream in(path);
   if (!in) return absl::NotFoundError(absl::StrCat("cannot read config file ", path));
   std::stringstream buffer;
   buffer << in.rdbuf();
-  return Parse(buffer.str(), path);
+  // Overrides are later lines: the last value of a key wins.
+  std::string text = buffer.str();
+  for (const std::string& o : overrides) {
+    if (o.find('=') == std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat("--override '", o, "' is not key=value"));
+    }
+    absl::StrAppend(&text, "\n", o);
+  }
+  return Parse(text, path);
+}
+
+absl::StatusOr<std::vector<Listener>> ParseListeners(const std::string& text) {
+  std::vector<Listener> out;
+  for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
+    item = absl::StripAsciiWhitespace(item);
+    size_t scheme = item.find("://");
+    size_t colon = item.rfind(':');
+    Listener l;
+    if (scheme == absl::string_view::npos || colon == absl::string_view::npos || colon <= scheme + 2 ||
+        !absl::SimpleAtoi(item.substr(colon + 1), &l.port) || l.port < 0 || l.port > 65535) {
+      return absl::InvalidArgumentError(absl::StrCat("listener '", item, "' is not NAME://host:port"));
+    }
+    l.name = std::string(item.substr(0, scheme));
+    l.host = std::string(item.substr(scheme + 3, colon - scheme - 3));
+    out.push_back(std::move(l));
+  }
+  return out;
 }
 
 }  // namespace strata::server

@@ -1,9 +1,13 @@
 #pragma once
 // strata-server's configuration: a Java-properties file with Kafka's setting names.
-// Today only the controller role exists:
 //   node.id                                  this node's id (> 0)
-//   process.roles                            "controller" (broker arrives with issue 5)
-//   controller.quorum.voters                 "1@host:port,2@host:port,..."
+//   process.roles                            "controller", "broker" or "broker,controller"
+//   controller.quorum.voters                 "1@host:port,2@host:port,..." (brokers find
+//                                            the controllers there too)
+//   listeners                                broker: "PLAINTEXT://host:port,..."
+//   log.dirs                                 broker: comma-separated log directories
+//   broker.rack                              broker: its rack (none)
+//   broker.heartbeat.interval.ms             broker: 2000
 //   metadata.log.dir                         where the Raft log and quorum-state live
 //   controller.quorum.election.timeout.ms    default 300 (Kafka's is 1000; Strata aims
 //                                            to fail over in well under a second)
@@ -22,14 +26,24 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
 namespace strata::server {
 
+// One entry of `listeners`: NAME://host:port (the name is also the security protocol).
+struct Listener {
+  std::string name;
+  std::string host;
+  int32_t port = 0;
+};
+
 struct ServerConfig {
   int32_t node_id = 0;
   std::string process_roles;
+  bool controller = false;
+  bool broker = false;
   std::map<int32_t, std::string> voters;  // id -> host:port
   std::string metadata_log_dir;
   int32_t election_timeout_ms = 300;
@@ -41,10 +55,19 @@ struct ServerConfig {
   int32_t default_replication_factor = 1;
   bool unclean_leader_election_enable = false;
   bool delete_topic_enable = true;
+  // Broker settings.
+  std::vector<Listener> listeners;
+  std::vector<std::string> log_dirs;
+  std::string broker_rack;
+  int32_t broker_heartbeat_interval_ms = 2000;
 
   static absl::StatusOr<ServerConfig> Parse(const std::string& text, const std::string& file);
-  static absl::StatusOr<ServerConfig> Load(const std::string& path);
+  // overrides: "key=value" settings that replace the file's (--override).
+  static absl::StatusOr<ServerConfig> Load(const std::string& path, const std::vector<std::string>& overrides = {});
 };
+
+// "PLAINTEXT://127.0.0.1:9092,..." -> listeners.
+absl::StatusOr<std::vector<Listener>> ParseListeners(const std::string& text);
 
 // "1@host:port,2@host:port" -> {1: "host:port", 2: "host:port"}
 absl::StatusOr<std::map<int32_t, std::string>> ParseQuorumVoters(const std::string& text);

@@ -8,6 +8,7 @@
 
 #include "CLI/CLI.hpp"
 #include "base/logging.h"
+#include "storage/meta_properties.h"
 #include "tools/storage/storage_tool.h"
 
 int main(int argc, char** argv) {
@@ -52,6 +53,14 @@ int main(int argc, char** argv) {
   smoke_cmd->add_option("--segment-bytes", smoke.segment_bytes, "segment.bytes (default 1 GiB)")
       ->check(CLI::Range(int64_t{1} << 14, int64_t{1} << 32));
 
+  FormatOptions format;
+  CLI::App* format_cmd = app.add_subcommand(
+      "format", "Write meta.properties (cluster id, node id, directory id) into a node's metadata.log.dir and log.dirs");
+  format_cmd->add_option("--cluster-id,-t", format.cluster_id, "The cluster id (strata-storage random-uuid)")->required();
+  format_cmd->add_option("--config,-c", format.config, "The node's server.properties")->required();
+  format_cmd->add_option("--override", format.overrides, "key=value replacing a setting of the file (repeatable)");
+  CLI::App* uuid_cmd = app.add_subcommand("random-uuid", "Print a new random id (for --cluster-id)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -73,5 +82,10 @@ int main(int argc, char** argv) {
   }
   if (*verify_cmd) return RunVerify(verify, std::cout);
   if (*smoke_cmd) return RunSmoke(smoke, std::cout);
+  if (*format_cmd) return RunFormat(format, std::cout, std::cerr);
+  if (*uuid_cmd) {
+    std::cout << strata::storage::NewBase64Uuid() << std::endl;
+    return kExitOk;
+  }
   return kExitUsage;
 }

@@ -3,6 +3,7 @@
 //   dump   — prints what a segment, index, checkpoint or snapshot file holds
 //   verify — checks a partition directory end to end without changing it
 //   smoke  — writes, reads back, reopens and reads back a log through LogManager
+//   format — writes meta.properties into a node's directories; random-uuid — a new id
 // Each command returns a process exit code (ExitCode). Output goes to the given
 // stream so the commands can be driven from tests. Not thread-safe.
 
@@ -41,5 +42,13 @@ struct SmokeOptions {
   int64_t segment_bytes = 0;  // 0: LogConfig's default
 };
 int RunSmoke(const SmokeOptions& options, std::ostream& out);
+
+struct FormatOptions {
+  std::string cluster_id;
+  std::string config;                  // the node's server.properties
+  std::vector<std::string> overrides;  // --override key=value
+};
+// Writes meta.properties into metadata.log.dir and every log.dirs entry.
+int RunFormat(const FormatOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace strata::tools

@@ -1,0 +1,166 @@
+#include "broker/broker_lifecycle.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/strings/str_cat.h"
+#include "base/logging.h"
+#include "proto/kafka/error_code.h"
+#include "storage/meta_properties.h"
+
+namespace strata::broker {
+namespace {
+
+using proto::kafka::ErrorCode;
+namespace cv1 = strata::controller::v1;
+
+std::string NewIncarnationId() {
+  auto bytes = storage::DecodeBase64Uuid(storage::NewBase64Uuid());
+  return *bytes;
+}
+
+}  // namespace
+
+BrokerLifecycle::BrokerLifecycle(ControllerClient& client, BrokerLifecycleOptions options)
+    : client_(client), options_(std::move(options)), incarnation_id_(NewIncarnationId()) {
+  thread_ = std::thread([this] { Run(); });
+}
+
+BrokerLifecycle::~BrokerLifecycle() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+BrokerLifecycleStatus BrokerLifecycle::status() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return status_;
+}
+
+void BrokerLifecycle::ReportOfflineDir(const std::string& dir_id) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    offline_dirs_.insert(dir_id);
+    heartbeat_now_ = true;
+  }
+  wake_.notify_all();
+}
+
+bool BrokerLifecycle::Register() {
+  cv1::BrokerRegistrationRequest request;
+  request.set_broker_id(options_.broker_id);
+  request.set_incarnation_id(incarnation_id_);
+  for (const auto& l : options_.listeners) *request.add_listeners() = l;
+  request.set_rack(options_.rack);
+  for (const auto& d : options_.log_dir_ids) request.add_log_dirs(d);
+  request.set_cluster_id(options_.cluster_id);
+  cv1::BrokerRegistrationResponse response;
+  absl::Status s = client_.CallActive(
+      [&](grpc::ClientContext* context, const std::shared_ptr<grpc::Channel>& channel, int32_t* code, int32_t* leader) {
+        auto stub = cv1::ControllerService::NewStub(channel);
+        grpc::Status st = stub->BrokerRegistration(context, request, &response);
+        *code = response.error_code();
+        *leader = response.controller_id();
+        return st;
+      },
+      options_.heartbeat_interval * 2);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!s.ok() || response.error_code() != 0) {
+    status_.last_error = s.ok() ? absl::StrCat(proto::kafka::ErrorName(static_cast<ErrorCode>(response.error_code())),
+                                               ": ", response.error_message())
+                                : std::string(s.message());
+    return false;
+  }
+  status_.broker_epoch = response.broker_epoch();
+  status_.fenced = true;
+  status_.last_error.clear();
+  spdlog::info("broker {}: registered with epoch {}", options_.broker_id, response.broker_epoch());
+  return true;
+}
+
+bool BrokerLifecycle::Heartbeat(bool want_shut_down, bool* should_shut_down) {
+  cv1::BrokerHeartbeatRequest request;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    request.set_broker_epoch(status_.broker_epoch);
+    for (const auto& d : offline_dirs_) request.add_offline_log_dirs(d);
+  }
+  request.set_broker_id(options_.broker_id);
+  request.set_current_metadata_offset(options_.metadata_offset ? options_.metadata_offset() : 0);
+  request.set_want_shut_down(want_shut_down);
+  cv1::BrokerHeartbeatResponse response;
+  absl::Status s = client_.CallActive(
+      [&](grpc::ClientContext* context, const std::shared_ptr<grpc::Channel>& channel, int32_t* code, int32_t* leader) {
+        auto stub = cv1::ControllerService::NewStub(channel);
+        grpc::Status st = stub->BrokerHeartbeat(context, request, &response);
+        *code = response.error_code();
+        *leader = response.controller_id();
+        return st;
+      },
+      options_.heartbeat_interval);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!s.ok()) {
+    status_.last_error = std::string(s.message());
+    return true;  // the controller is away: try again later
+  }
+  ErrorCode code = static_cast<ErrorCode>(response.error_code());
+  if (code == ErrorCode::kStaleBrokerEpoch || code == ErrorCode::kBrokerIdNotRegistered) {
+    spdlog::warn("broker {}: heartbeat refused ({}), registering again", options_.broker_id, response.error_message());
+    status_.broker_epoch = -1;
+    return false;
+  }
+  if (code != ErrorCode::kNone) {
+    status_.last_error = absl::StrCat(proto::kafka::ErrorName(code), ": ", response.error_message());
+    return true;
+  }
+  ++status_.heartbeats;
+  if (status_.fenced != response.is_fenced()) {
+    spdlog::info("broker {}: {}", options_.broker_id, response.is_fenced() ? "fenced" : "unfenced");
+  }
+  status_.fenced = response.is_fenced();
+  status_.caught_up = response.is_caught_up();
+  status_.last_error.clear();
+  if (should_shut_down) *should_shut_down = response.should_shut_down();
+  return true;
+}
+
+void BrokerLifecycle::Run() {
+  while (true) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stopping_) return;
+    }
+    bool registered = status().broker_epoch >= 0 || Register();
+    if (registered && !Heartbeat(false, nullptr)) continue;  // register again at once
+    std::unique_lock<std::mutex> lock(mu_);
+    auto wait = registered ? options_.heartbeat_interval : std::chrono::milliseconds(200);
+    wake_.wait_for(lock, wait, [&] { return stopping_ || heartbeat_now_; });
+    heartbeat_now_ = false;
+  }
+}
+
+bool BrokerLifecycle::Shutdown(std::chrono::milliseconds timeout) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  if (status().broker_epoch < 0) return true;  // never registered: nothing leads here
+  auto end = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < end) {
+    bool done = false;
+    if (Heartbeat(true, &done) && done) {
+      spdlog::info("broker {}: controlled shutdown done", options_.broker_id);
+      return true;
+    }
+    std::unique_lock<std::mutex> lock(mu_);
+    wake_.wait_for(lock, std::chrono::milliseconds(100));  // pacing between shutdown heartbeats
+  }
+  spdlog::warn("broker {}: controlled shutdown not confirmed within {} ms", options_.broker_id, timeout.count());
+  return false;
+}
+
+}  // namespace strata::broker

@@ -1,0 +1,73 @@
+#pragma once
+// BrokerLifecycle: a broker's standing with the active controller. It registers (a new
+// incarnation id per process start, its listeners, rack and log dir ids), then
+// heartbeats every broker.heartbeat.interval.ms with the last metadata entry it applied;
+// the controller unfences it once that reaches its registration. A heartbeat answered
+// STALE_BROKER_EPOCH or BROKER_ID_NOT_REGISTERED (the controller forgot it or fenced a
+// previous incarnation) registers again. A failed log dir is reported at once, not at
+// the next interval. Shutdown() is Kafka's controlled shutdown: heartbeats asking to
+// shut down until the controller has moved every leadership away (or a timeout).
+// Thread-safe.
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "broker/controller_client.h"
+#include "metadata.pb.h"
+
+namespace strata::broker {
+
+struct BrokerLifecycleOptions {
+  int32_t broker_id = 0;
+  std::string cluster_id;
+  std::vector<metadata::v1::BrokerEndpoint> listeners;
+  std::string rack;
+  std::vector<std::string> log_dir_ids;  // 16-byte directory ids
+  std::chrono::milliseconds heartbeat_interval{2000};
+  // The last metadata entry this broker applied.
+  std::function<int64_t()> metadata_offset;
+};
+
+struct BrokerLifecycleStatus {
+  int64_t broker_epoch = -1;  // -1: not registered
+  bool fenced = true;
+  bool caught_up = false;
+  int64_t heartbeats = 0;
+  std::string last_error;
+};
+
+class BrokerLifecycle {
+ public:
+  BrokerLifecycle(ControllerClient& client, BrokerLifecycleOptions options);
+  ~BrokerLifecycle();  // stops heartbeating (without controlled shutdown)
+
+  BrokerLifecycleStatus status() const;
+  // Reports a log dir that failed; sent with the next heartbeat, which goes at once.
+  void ReportOfflineDir(const std::string& dir_id);
+  // Controlled shutdown; true when the controller confirmed leadership moved away.
+  bool Shutdown(std::chrono::milliseconds timeout);
+
+ private:
+  void Run();
+  bool Register();
+  bool Heartbeat(bool want_shut_down, bool* should_shut_down);
+
+  ControllerClient& client_;
+  const BrokerLifecycleOptions options_;
+  const std::string incarnation_id_;
+  mutable std::mutex mu_;
+  std::condition_variable wake_;
+  BrokerLifecycleStatus status_;
+  std::set<std::string> offline_dirs_;
+  bool stopping_ = false;
+  bool heartbeat_now_ = false;
+  std::thread thread_;
+};
+
+}  // namespace strata::broker

@@ -1,0 +1,89 @@
+#include "tools/server/broker_role.h"
+
+#include "absl/strings/str_cat.h"
+#include "base/logging.h"
+#include "base/status_macros.h"
+#include "tools/server/controller_role.h"
+
+namespace strata::server {
+
+absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig& config, const std::string& cluster_id,
+                                                              const std::vector<std::string>& log_dir_ids,
+                                                              controller::MetadataStore* shared_store,
+                                                              std::function<void(const absl::Status&)> on_fatal) {
+  std::unique_ptr<BrokerRole> role(new BrokerRole());
+  role->broker_id_ = config.node_id;
+  if (shared_store != nullptr) {
+    role->store_ = shared_store;
+  } else {
+    STRATA_ASSIGN_OR_RETURN(role->own_store_, controller::MetadataStore::Open(
+                                                  storage::JoinPath(config.metadata_log_dir, kMetadataImageDir)));
+    role->store_ = role->own_store_.get();
+  }
+  // Deltas: the listener runs on the applying thread, after the image changed.
+  role->store_->set_listener([r = role.get()](const metadata::v1::MetadataBatch& batch, int64_t index) {
+    r->Publish(batch, index);
+  });
+  if (shared_store == nullptr) {
+    raft::RaftObserverOptions o;
+    for (const auto& [id, address] : config.voters) o.voters.push_back(address);
+    o.state_machine = role->store_;
+    o.dir = config.metadata_log_dir;
+    o.applied = role->store_->applied().index;
+    o.on_fatal = on_fatal;
+    STRATA_ASSIGN_OR_RETURN(role->observer_, raft::RaftObserver::Start(o));
+  }
+  role->client_ = std::make_unique<broker::ControllerClient>(config.voters);
+  broker::BrokerLifecycleOptions lo;
+  lo.broker_id = config.node_id;
+  lo.cluster_id = cluster_id;
+  for (const Listener& l : config.listeners) {
+    metadata::v1::BrokerEndpoint e;
+    e.set_name(l.name);
+    e.set_host(l.host);
+    e.set_port(l.port);
+    e.set_security_protocol(l.name);
+    lo.listeners.push_back(std::move(e));
+  }
+  lo.rack = config.broker_rack;
+  lo.log_dir_ids = log_dir_ids;
+  lo.heartbeat_interval = std::chrono::milliseconds(config.broker_heartbeat_interval_ms);
+  lo.metadata_offset = [store = role->store_] { return store->applied().index; };
+  role->lifecycle_ = std::make_unique<broker::BrokerLifecycle>(*role->client_, lo);
+  spdlog::info("broker {} started: log dirs {}, metadata from {}", config.node_id, config.log_dirs.size(),
+               shared_store ? "this node's controller" : "the controllers (observer)");
+  return role;
+}
+
+BrokerRole::~BrokerRole() {
+  lifecycle_.reset();
+  observer_.reset();
+  if (store_ != nullptr) store_->set_listener(nullptr);
+}
+
+void BrokerRole::Stop(std::chrono::milliseconds timeout) {
+  if (stopped_) return;
+  stopped_ = true;
+  lifecycle_->Shutdown(timeout);
+  lifecycle_.reset();
+  observer_.reset();
+}
+
+void BrokerRole::Publish(const metadata::v1::MetadataBatch& batch, int64_t index) {
+  // What this broker must act on (issues 5 and 6 consume these): leaderships and
+  // replicas gained or lost. Logged for now.
+  for (const auto& r : batch.records()) {
+    if (r.has_partition() && r.partition().leader() == broker_id_) {
+      spdlog::info("broker {}: leads partition {} of topic {} (epoch {}) from metadata entry {}", broker_id_,
+                   r.partition().partition_id(), controller::TopicIdToString(r.partition().topic_id()),
+                   r.partition().leader_epoch(), index);
+    } else if (r.has_partition_change() && r.partition_change().has_leader()) {
+      bool leads = r.partition_change().leader() == broker_id_;
+      spdlog::debug("broker {}: partition {} of topic {} now led by {}{}", broker_id_, r.partition_change().partition_id(),
+                    controller::TopicIdToString(r.partition_change().topic_id()), r.partition_change().leader(),
+                    leads ? " (this broker)" : "");
+    }
+  }
+}
+
+}  // namespace strata::server

@@ -1,0 +1,48 @@
+#pragma once
+// The broker role of strata-server (so far its control plane): it follows the committed
+// metadata log into its own metadata image (in combined mode the controller's image is
+// shared; a broker-only node runs a RaftObserver into MetadataStore in its
+// metadata.log.dir), registers and heartbeats with the active controller, and publishes
+// what changes for it (leaderships; issues 5 and 6 act on them). Stopping is Kafka's
+// controlled shutdown.
+// Not thread-safe: main starts and stops it.
+
+#include <functional>
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "broker/broker_lifecycle.h"
+#include "broker/controller_client.h"
+#include "controller/metadata_store.h"
+#include "raft/observer.h"
+#include "storage/meta_properties.h"
+#include "tools/server/server_config.h"
+
+namespace strata::server {
+
+class BrokerRole {
+ public:
+  // shared_store: the controller role's image in combined mode, else nullptr.
+  static absl::StatusOr<std::unique_ptr<BrokerRole>> Start(const ServerConfig& config, const std::string& cluster_id,
+                                                           const std::vector<std::string>& log_dir_ids,
+                                                           controller::MetadataStore* shared_store,
+                                                           std::function<void(const absl::Status&)> on_fatal);
+  ~BrokerRole();
+
+  // Controlled shutdown within timeout, then stops following metadata.
+  void Stop(std::chrono::milliseconds timeout);
+
+ private:
+  BrokerRole() = default;
+  void Publish(const metadata::v1::MetadataBatch& batch, int64_t index);
+
+  int32_t broker_id_ = 0;
+  std::unique_ptr<controller::MetadataStore> own_store_;
+  controller::MetadataStore* store_ = nullptr;
+  std::unique_ptr<raft::RaftObserver> observer_;
+  std::unique_ptr<broker::ControllerClient> client_;
+  std::unique_ptr<broker::BrokerLifecycle> lifecycle_;
+  bool stopped_ = false;
+};
+
+}  // namespace strata::server

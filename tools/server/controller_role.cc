@@ -1,0 +1,71 @@
+#include "tools/server/controller_role.h"
+
+#include <unistd.h>
+
+#include "base/logging.h"
+#include "base/status_macros.h"
+
+namespace strata::server {
+
+absl::StatusOr<std::unique_ptr<ControllerRole>> ControllerRole::Start(const ServerConfig& config,
+                                                                      const std::string& cluster_id,
+                                                                      std::function<void(const absl::Status&)> on_fatal) {
+  std::unique_ptr<ControllerRole> role(new ControllerRole());
+  STRATA_ASSIGN_OR_RETURN(role->store_,
+                          controller::MetadataStore::Open(storage::JoinPath(config.metadata_log_dir, kMetadataImageDir)));
+  std::map<raft::NodeId, std::string> peers;
+  std::vector<raft::NodeId> voter_ids;
+  for (const auto& [id, address] : config.voters) {
+    voter_ids.push_back(id);
+    if (id != config.node_id) peers[id] = address;
+  }
+  role->transport_ = std::make_unique<raft::GrpcTransport>(peers);
+
+  raft::RaftNodeOptions options;
+  options.config.id = config.node_id;
+  options.config.voters = voter_ids;
+  options.tick_interval = std::chrono::milliseconds(10);
+  options.config.election_ticks = std::max(2, config.election_timeout_ms / 10);
+  options.config.seed = static_cast<uint64_t>(config.node_id) ^ static_cast<uint64_t>(getpid()) << 16;
+  options.metadata_log_dir = config.metadata_log_dir;
+  options.transport = role->transport_.get();
+  options.state_machine = role->store_.get();
+  options.snapshot_bytes = config.snapshot_bytes;
+  options.segment_bytes = config.segment_bytes;
+  options.on_fatal = std::move(on_fatal);
+  STRATA_ASSIGN_OR_RETURN(role->node_, raft::RaftNode::Start(options));
+
+  controller::QuorumControllerOptions controller_options;
+  controller_options.cluster_id = cluster_id;
+  controller_options.voters = voter_ids;
+  controller_options.session_timeout = std::chrono::milliseconds(config.broker_session_timeout_ms);
+  controller_options.config.default_partitions = config.num_partitions;
+  controller_options.config.default_replication_factor = config.default_replication_factor;
+  controller_options.config.unclean_leader_election = config.unclean_leader_election_enable;
+  controller_options.config.delete_topic_enable = config.delete_topic_enable;
+  role->controller_ = std::make_unique<controller::QuorumController>(*role->node_, *role->store_, controller_options);
+  role->controller_service_ = std::make_unique<controller::ControllerGrpcService>(*role->controller_);
+  role->admin_service_ = std::make_unique<controller::AdminGrpcService>(*role->controller_);
+  const std::string& address = config.voters.at(config.node_id);
+  STRATA_ASSIGN_OR_RETURN(role->server_,
+                          raft::RaftServer::Start(address, {role->controller_service_.get(), role->admin_service_.get()}));
+  role->server_->Attach(role->node_.get());
+  spdlog::info("controller {} listening on {}, voters {}, metadata log in {}", config.node_id, address,
+               voter_ids.size(), config.metadata_log_dir);
+  return role;
+}
+
+ControllerRole::~ControllerRole() { (void)Stop(); }
+
+absl::Status ControllerRole::Stop() {
+  if (stopped_) return absl::OkStatus();
+  stopped_ = true;
+  node_->Stop();               // waiting proposals and observers return
+  server_->Attach(nullptr);
+  server_.reset();             // no call reaches the controller any more
+  transport_.reset();          // its threads report to the node
+  controller_.reset();         // its session thread reads the node
+  return node_->Close();
+}
+
+}  // namespace strata::server
