@@ -30,10 +30,12 @@ pb::MetadataRecord Wrap(pb::PartitionChange change) {
   return r;
 }
 
-// The partition records for an assignment, with leaders = first replicas and log dirs
-// chosen round robin among each broker's dirs.
-void AddPartitions(const MetadataImage& image, const TopicId& id, const ReplicaAssignment& assignment,
-                   std::vector<pb::MetadataRecord>* out) {
+// The partition records for an assignment: the replicas on usable brokers form the ISR
+// and the first of them leads (an explicit assignment may name fenced brokers, as in
+// Kafka); log dirs are chosen round robin among each broker's online dirs.
+// INVALID_REPLICA_ASSIGNMENT when no replica of a partition is on a usable broker.
+Outcome AddPartitions(const MetadataImage& image, const TopicId& id, const ReplicaAssignment& assignment,
+                      std::vector<pb::MetadataRecord>* out) {
   for (const auto& [partition, replicas] : assignment) {
     pb::MetadataRecord r;
     pb::Partition* p = r.mutable_partition();
@@ -42,19 +44,30 @@ void AddPartitions(const MetadataImage& image, const TopicId& id, const ReplicaA
     bool dirs_known = true;
     for (BrokerId b : replicas) {
       p->add_replicas(b);
-      p->add_isr(b);
       auto broker = image.brokers().find(b);
-      if (broker == image.brokers().end() || broker->second.registration().log_dirs().empty()) {
+      if (broker != image.brokers().end() && Usable(broker->second)) p->add_isr(b);
+      std::vector<const std::string*> online;
+      if (broker != image.brokers().end()) {
+        const auto& offline = broker->second.offline_log_dirs();
+        for (const std::string& dir : broker->second.registration().log_dirs()) {
+          if (std::find(offline.begin(), offline.end(), dir) == offline.end()) online.push_back(&dir);
+        }
+      }
+      if (online.empty()) {
         dirs_known = false;
       } else {
-        const auto& dirs = broker->second.registration().log_dirs();
-        p->add_directories(dirs[partition % dirs.size()]);
+        p->add_directories(*online[partition % online.size()]);
       }
     }
     if (!dirs_known) p->clear_directories();
-    p->set_leader(replicas.front());
+    if (p->isr().empty()) {
+      return {ErrorCode::kInvalidReplicaAssignment,
+              absl::StrCat("every broker assigned to partition ", partition, " is fenced or shutting down")};
+    }
+    p->set_leader(p->isr(0));
     out->push_back(std::move(r));
   }
+  return {};
 }
 
 std::vector<PlacementBroker> PlacementBrokers(const MetadataImage& image) {
@@ -87,12 +100,14 @@ std::set<int32_t> KnownBrokers(const MetadataImage& image) {
 }
 
 // Elections for every partition with a replica on `broker`, with availability as the
-// image would have it after `assume` (the broker fenced, shut down, ...).
+// image would have it after `assume` (the broker fenced, shut down, ...). Unclean
+// elections happen where the topic (or the cluster default) allows them, and only when
+// `allow_unclean`.
 void ElectAround(const MetadataImage& image, BrokerId broker, const ControllerConfig& config,
                  const std::function<bool(const pb::Partition&, BrokerId, int)>& available,
-                 std::vector<pb::MetadataRecord>* out) {
+                 std::vector<pb::MetadataRecord>* out, bool allow_unclean = true) {
   for (const auto& [id, t] : image.topics()) {
-    bool unclean = TopicAllowsUnclean(image, t.name, config);
+    bool unclean = allow_unclean && TopicAllowsUnclean(image, t.name, config);
     for (const auto& [pid, p] : t.partitions) {
       if (std::find(p.replicas().begin(), p.replicas().end(), broker) == p.replicas().end()) continue;
       auto change = ElectAfterUnavailability(
@@ -168,7 +183,7 @@ Plan PlanCreateTopic(const MetadataImage& image, const admin::v1::CreateTopicsRe
   t.mutable_topic()->set_name(topic.name());
   t.mutable_topic()->set_topic_id(new_id);
   plan.records.push_back(std::move(t));
-  AddPartitions(image, new_id, assignment, &plan.records);
+  if (Outcome o = AddPartitions(image, new_id, assignment, &plan.records); !o.ok()) return Fail(o.code, o.message);
   for (const auto& [name, value] : configs) {
     pb::MetadataRecord c;
     c.mutable_config()->set_resource_type(pb::Config::TOPIC);
@@ -211,6 +226,11 @@ Plan PlanCreatePartitions(const MetadataImage& image, const admin::v1::CreatePar
     if (absl::Status s = ValidateReplicaAssignment(assignment, KnownBrokers(image), current); !s.ok()) {
       return Fail(ErrorCode::kInvalidReplicaAssignment, std::string(s.message()));
     }
+    if (!t->partitions.empty() && static_cast<int32_t>(assignment.begin()->second.size()) != rf) {
+      return Fail(ErrorCode::kInvalidReplicaAssignment,
+                  absl::StrCat("the new partitions are assigned ", assignment.begin()->second.size(),
+                               " replicas each but the topic's partitions have ", rf));
+    }
   } else {
     PlacementRequest request;
     request.brokers = PlacementBrokers(image);
@@ -223,7 +243,7 @@ Plan PlanCreatePartitions(const MetadataImage& image, const admin::v1::CreatePar
     assignment = std::move(*placed);
   }
   Plan plan;
-  AddPartitions(image, t->id, assignment, &plan.records);
+  if (Outcome o = AddPartitions(image, t->id, assignment, &plan.records); !o.ok()) return Fail(o.code, o.message);
   return plan;
 }
 
@@ -340,8 +360,15 @@ Plan PlanUnfenceBroker(const MetadataImage& image, BrokerId broker, const Contro
     for (const auto& [pid, p] : t.partitions) {
       if (p.leader() != kNoLeader) continue;
       if (std::find(p.replicas().begin(), p.replicas().end(), broker) == p.replicas().end()) continue;
-      auto change = ElectOfflinePartition(
-          p, [&](BrokerId b, int index) { return b == broker ? true : ReplicaAvailable(image, p, b, index); }, unclean);
+      // The broker as the image will have it once unfenced: only its offline dirs hold
+      // a replica back.
+      auto available = [&](BrokerId b, int index) {
+        if (b != broker) return ReplicaAvailable(image, p, b, index);
+        const auto& offline = it->second.offline_log_dirs();
+        return index < 0 || index >= p.directories_size() ||
+               std::find(offline.begin(), offline.end(), p.directories(index)) == offline.end();
+      };
+      auto change = ElectOfflinePartition(p, available, unclean);
       if (change) plan.records.push_back(Wrap(std::move(*change)));
     }
   }
@@ -359,11 +386,11 @@ Plan PlanControlledShutdown(const MetadataImage& image, BrokerId broker, const C
     c.mutable_broker_registration_change()->set_in_controlled_shutdown(true);
     plan.records.push_back(std::move(c));
   }
-  // Unlike fencing, a replica that is the only one left keeps leading (no unclean move).
-  ElectAround(image, broker, ControllerConfig{config.default_partitions, config.default_replication_factor, false,
-                                              config.delete_topic_enable},
+  // Unlike fencing, a replica that is the only one left keeps leading (no unclean move,
+  // whatever the topic's unclean.leader.election.enable says).
+  ElectAround(image, broker, config,
               [&](const pb::Partition& p, BrokerId b, int index) { return b != broker && ReplicaAvailable(image, p, b, index); },
-              &plan.records);
+              &plan.records, /*allow_unclean=*/false);
   // A partition whose only live replica is this broker stays with it rather than going
   // offline early: drop changes that would leave it leaderless.
   std::vector<pb::MetadataRecord> kept;

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Integration test of the controller and the broker lifecycle with real processes: 3
+# controllers and 3 brokers started by strata-cluster, driven with the strata CLI.
+#  * a topic with RF 3 and 12 partitions: every broker leads 4 (balanced); wrong
+#    requests get their precise Kafka errors and change nothing;
+#  * kill -9 of a broker: after the session timeout it is fenced and leads nothing;
+#    restarted, it registers again and is unfenced;
+#  * kill -9 of the active controller: another takes over and every admin command works;
+#  * a log dir of a broker is not formatted: that broker refuses to start, naming the fix.
+# Waits are conditions polled with deadlines. Every process is stopped at the end.
+# Usage: cluster_test.sh <dir with strata-server, strata, strata-storage> <strata-cluster>
+set -euo pipefail
+
+export STRATA_BIN_DIR=${1:?usage: $0 <bin dir> <strata-cluster>}
+CLUSTER=${2:?usage: $0 <bin dir> <strata-cluster>}
+S="$STRATA_BIN_DIR/strata"
+DIR=$(mktemp -d "${TMPDIR:-/tmp}/strata-cluster-test.XXXXXX")
+trap '"$CLUSTER" down --dir "$DIR" >/dev/null 2>&1 || true; rm -rf "$DIR"' EXIT
+
+failures=0
+fail() { echo "FAILED: $*" >&2; failures=$((failures + 1)); }
+# wait_for SECONDS COMMAND...: polls until the command succeeds; false at the deadline.
+wait_for() {
+  local deadline=$(( $(date +%s%N) + $1 * 1000000000 ))
+  shift
+  until "$@" >/dev/null 2>&1; do
+    (( $(date +%s%N) < deadline )) || return 1
+    sleep 0.05  # polling a condition with a deadline
+  done
+}
+# expect_error CODE_NAME ARGS...: the CLI exits 1 and names the Kafka error.
+expect_error() {
+  local want=$1 rc=0 out
+  shift
+  out=$("$S" "$@" 2>&1) || rc=$?
+  [[ $rc -eq 1 && "$out" == *"$want"* ]] || fail "strata $* gave rc=$rc '$out', expected $want"
+}
+
+"$CLUSTER" up --dir "$DIR" --controllers 3 --brokers 3 --override broker.session.timeout.ms=2000 \
+  --override broker.heartbeat.interval.ms=200 >"$DIR/up.out"
+export STRATA_BOOTSTRAP_CONTROLLER=$(sed -n 's/^bootstrap.controllers=//p' "$DIR/cluster.env")
+grep -q '^bootstrap.servers=127.0.0.1:[0-9]*,127.0.0.1:[0-9]*,127.0.0.1:[0-9]*$' "$DIR/up.out" || fail "up printed $(cat "$DIR/up.out")"
+
+leaders() { "$S" topics describe orders -o json | jq -c '[.[0].partitions[].leader]'; }
+broker_fenced() { "$S" cluster describe -o json | jq -e --argjson id "$1" --argjson f "$2" '.brokers[] | select(.id == $id) | .fenced == $f'; }
+
+# A balanced topic.
+"$S" topics create orders --partitions 12 --replication-factor 3 >/dev/null || fail "create orders"
+counts=$("$S" topics describe orders -o json | jq -c '[.[0].partitions[].leader] | group_by(.) | map(length)')
+[[ "$counts" == "[4,4,4]" ]] || fail "leaders per broker $counts, expected [4,4,4]"
+rf=$("$S" topics describe orders -o json | jq '[.[0].partitions[].replicas | length] | unique')
+[[ "$(echo $rf | tr -d ' \n')" == "[3]" ]] || fail "replication factors $rf"
+
+# Precise errors, nothing changed.
+expect_error INVALID_REPLICATION_FACTOR topics create four --partitions 1 --replication-factor 4
+expect_error TOPIC_ALREADY_EXISTS topics create orders --partitions 1 --replication-factor 1
+expect_error INVALID_TOPIC_EXCEPTION topics create 'no spaces' --partitions 1 --replication-factor 1
+expect_error INVALID_CONFIG topics create cfg --partitions 1 --replication-factor 1 --config retention.ms=soon
+expect_error INVALID_CONFIG topics create cfg --partitions 1 --replication-factor 1 --config no.such.key=1
+expect_error INVALID_PARTITIONS topics alter orders --partitions 6
+expect_error UNKNOWN_TOPIC_OR_PARTITION topics delete nope
+topics=$("$S" topics list -o json | jq -c '[.[].name]')
+[[ "$topics" == '["orders"]' ]] || fail "topics after refused requests: $topics"
+
+# kill -9 of a broker: fenced after the session timeout; its leaderships move.
+victim=$("$S" topics describe orders -o json | jq '.[0].partitions[0].leader')
+start=$(date +%s%N)
+"$CLUSTER" kill --dir "$DIR" "$victim"
+moved() { "$S" topics describe orders -o json | jq -e --argjson b "$victim" '[.[0].partitions[].leader] | index($b) == null'; }
+wait_for 20 moved || fail "broker $victim still leads: $(leaders)"
+echo "figure: kill -9 of broker $victim -> all its leaderships moved in $(( ($(date +%s%N) - start) / 1000000 )) ms (broker.session.timeout.ms=2000)"
+broker_fenced "$victim" true >/dev/null || fail "broker $victim is not shown fenced"
+no_leaderless=$("$S" topics describe orders -o json | jq '[.[0].partitions[] | select(.leader < 0)] | length')
+[[ "$no_leaderless" == 0 ]] || fail "$no_leaderless partitions lost their leader"
+# Restarted, it registers again and is unfenced.
+"$CLUSTER" start --dir "$DIR" "$victim"
+wait_for 20 broker_fenced "$victim" false || fail "broker $victim was not unfenced after its restart"
+
+# kill -9 of the active controller: every admin command still works.
+active=$("$S" quorum describe -o json | jq .leader_id)
+"$CLUSTER" kill --dir "$DIR" "$active"
+"$S" topics create after --partitions 6 --replication-factor 2 >/dev/null || fail "create after the controller died"
+new_active=$("$S" quorum describe -o json | jq .leader_id)
+[[ "$new_active" != "$active" && "$new_active" -gt 0 ]] || fail "active controller $new_active after killing $active"
+"$S" cluster describe >/dev/null || fail "cluster describe"
+"$S" topics alter after --partitions 8 >/dev/null || fail "topics alter"
+[[ $("$S" topics describe after -o json | jq '.[0].partitions | length') == 8 ]] || fail "after has not 8 partitions"
+"$S" configs alter --topic after --set retention.ms=60000 >/dev/null || fail "configs alter"
+[[ $("$S" configs describe --topic after -o json | jq -r '.[] | select(.name == "retention.ms") | .value') == 60000 ]] ||
+  fail "retention.ms not set"
+"$S" leaders elect --topic orders >/dev/null || true  # may be not needed or not available: exit 1 is allowed
+"$S" topics delete after >/dev/null || fail "topics delete"
+[[ $("$S" topics list -o json | jq -c '[.[].name]') == '["orders"]' ]] || fail "after was not deleted"
+# The killed controller comes back and catches up.
+"$CLUSTER" start --dir "$DIR" "$active"
+node_caught_up() { grep -q "term" "$DIR/node-$active/server.log" && "$S" --bootstrap-controller "127.0.0.1:$(sed -n "s/.*$active@127.0.0.1:\([0-9]*\).*/\1/p" "$DIR/voters")" topics list -o json | jq -e 'map(.name) == ["orders"]'; }
+wait_for 20 node_caught_up || fail "controller $active did not catch up"
+
+# A broker whose log dir is not formatted refuses to start, naming the fix.
+"$CLUSTER" kill --dir "$DIR" "$victim"
+rm "$DIR/node-$victim/logs/meta.properties"
+"$CLUSTER" start --dir "$DIR" "$victim"
+exited() { ! kill -0 "$(cat "$DIR/node-$victim/pid")" 2>/dev/null; }
+wait_for 20 exited || fail "broker $victim started on an unformatted log dir"
+grep -q "strata-storage format" "$DIR/node-$victim/server.log" || fail "no hint to run strata-storage format"
+
+if (( failures > 0 )); then
+  echo "$failures failure(s); node logs:" >&2
+  for f in "$DIR"/node-*/server.log; do echo "--- $f" >&2; tail -n 15 "$f" >&2; done
+  exit 1
+fi
+echo "cluster test passed"
