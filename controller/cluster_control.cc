@@ -386,19 +386,13 @@ Plan PlanControlledShutdown(const MetadataImage& image, BrokerId broker, const C
     c.mutable_broker_registration_change()->set_in_controlled_shutdown(true);
     plan.records.push_back(std::move(c));
   }
-  // Unlike fencing, a replica that is the only one left keeps leading (no unclean move,
-  // whatever the topic's unclean.leader.election.enable says).
+  // As in Kafka: leadership moves to another in-sync replica, never uncleanly (whatever
+  // unclean.leader.election.enable says); a partition with no other in-sync replica
+  // becomes leaderless (its ISR keeps the broker) and gets it back when it returns.
+  // The broker may stop once it leads nothing.
   ElectAround(image, broker, config,
               [&](const pb::Partition& p, BrokerId b, int index) { return b != broker && ReplicaAvailable(image, p, b, index); },
               &plan.records, /*allow_unclean=*/false);
-  // A partition whose only live replica is this broker stays with it rather than going
-  // offline early: drop changes that would leave it leaderless.
-  std::vector<pb::MetadataRecord> kept;
-  for (auto& r : plan.records) {
-    if (r.has_partition_change() && r.partition_change().has_leader() && r.partition_change().leader() == kNoLeader) continue;
-    kept.push_back(std::move(r));
-  }
-  plan.records = std::move(kept);
   return plan;
 }
 

@@ -7,7 +7,7 @@
 //  * CreateTopics: name rules (topic_name.h), known config keys and values
 //    (topic_config.h), partitions and replication factor (or an explicit assignment)
 //    placed over unfenced brokers (placement.h); each replica is given one of its
-//    broker's log dirs (round robin by partition).
+//    broker's online log dirs (round robin by partition).
 //  * Fencing, controlled shutdown and offline log dirs take replicas out of ISRs and move
 //    leadership (partition_election.h); unclean election only where the topic (or the
 //    cluster default) allows it.
