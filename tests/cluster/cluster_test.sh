@@ -5,7 +5,9 @@
 #    requests get their precise Kafka errors and change nothing;
 #  * kill -9 of a broker: after the session timeout it is fenced and leads nothing;
 #    restarted, it registers again and is unfenced;
+#  * every broker follows the metadata into its own image (its /metrics show it);
 #  * kill -9 of the active controller: another takes over and every admin command works;
+#  * SIGTERM of a broker: controlled shutdown moves its leaderships, then it exits;
 #  * a log dir of a broker is not formatted: that broker refuses to start, naming the fix.
 # Waits are conditions polled with deadlines. Every process is stopped at the end.
 # Usage: cluster_test.sh <dir with strata-server, strata, strata-storage> <strata-cluster>
@@ -51,6 +53,19 @@ counts=$("$S" topics describe orders -o json | jq -c '[.[0].partitions[].leader]
 rf=$("$S" topics describe orders -o json | jq '[.[0].partitions[].replicas | length] | unique')
 [[ "$(echo $rf | tr -d ' \n')" == "[3]" ]] || fail "replication factors $rf"
 
+# Every broker follows the metadata into its own image (observer + RocksDB): its
+# /metrics show the topic's partitions.
+metric() {  # metric NODE NAME: the value of an unlabelled metric on the node's metrics.listener
+  local port
+  port=$(sed -n 's/^metrics.listener=127.0.0.1://p' "$DIR/node-$1/server.properties")
+  python3 -c "import urllib.request,sys; print(urllib.request.urlopen('http://127.0.0.1:$port/metrics', timeout=5).read().decode())" |
+    awk -v n="$2" '$1 == n {print $2}'
+}
+for b in 4 5 6; do
+  has12() { [[ "$(metric "$b" strata_metadata_partitions)" == 12 ]]; }
+  wait_for 10 has12 || fail "broker $b's image has $(metric "$b" strata_metadata_partitions) partitions, not 12"
+done
+
 # Precise errors, nothing changed.
 expect_error INVALID_REPLICATION_FACTOR topics create four --partitions 1 --replication-factor 4
 expect_error TOPIC_ALREADY_EXISTS topics create orders --partitions 1 --replication-factor 1
@@ -95,6 +110,19 @@ new_active=$("$S" quorum describe -o json | jq .leader_id)
 "$CLUSTER" start --dir "$DIR" "$active"
 node_caught_up() { grep -q "term" "$DIR/node-$active/server.log" && "$S" --bootstrap-controller "127.0.0.1:$(sed -n "s/.*$active@127.0.0.1:\([0-9]*\).*/\1/p" "$DIR/voters")" topics list -o json | jq -e 'map(.name) == ["orders"]'; }
 wait_for 20 node_caught_up || fail "controller $active did not catch up"
+
+# SIGTERM of a broker: a controlled shutdown moves its leaderships away before it exits 0.
+wait_for 20 broker_fenced 6 false || fail "broker 6 is not unfenced"
+led_by_6=$("$S" topics describe orders -o json | jq '[.[0].partitions[] | select(.leader == 6)] | length')
+[[ "$led_by_6" -gt 0 ]] || fail "broker 6 leads nothing before its shutdown"
+pid6=$(cat "$DIR/node-6/pid")
+kill -TERM "$pid6"
+gone6() { ! kill -0 "$pid6" 2>/dev/null; }
+wait_for 30 gone6 || fail "broker 6 did not stop on SIGTERM"
+grep -q "controlled shutdown done" "$DIR/node-6/server.log" || fail "broker 6 did not finish its controlled shutdown"
+after6=$("$S" topics describe orders -o json | jq '[.[0].partitions[] | select(.leader == 6)] | length')
+[[ "$after6" == 0 ]] || fail "broker 6 still leads $after6 partitions after its controlled shutdown"
+"$CLUSTER" start --dir "$DIR" 6
 
 # A broker whose log dir is not formatted refuses to start, naming the fix.
 "$CLUSTER" kill --dir "$DIR" "$victim"

@@ -29,6 +29,7 @@ class BrokerRole {
                                                            std::function<void(const absl::Status&)> on_fatal);
   ~BrokerRole();
 
+  controller::MetadataStore& store() { return *store_; }
   // Controlled shutdown within timeout, then stops following metadata.
   void Stop(std::chrono::milliseconds timeout);
 

@@ -20,6 +20,7 @@
 #include <prometheus/registry.h>
 
 #include "base/logging.h"
+#include "controller/metrics.h"
 #include "raft/metrics.h"
 #include "storage/meta_properties.h"
 #include "tools/server/broker_role.h"
@@ -112,6 +113,7 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<prometheus::Exposer> exposer;
   std::shared_ptr<raft::RaftMetrics> raft_metrics;
+  std::shared_ptr<controller::MetadataMetrics> metadata_metrics;
   if (!config->metrics_listener.empty()) {
     try {
       exposer = std::make_unique<prometheus::Exposer>(config->metrics_listener);
@@ -123,6 +125,9 @@ int main(int argc, char** argv) {
       raft_metrics = std::make_shared<raft::RaftMetrics>(controller_role->node());
       exposer->RegisterCollectable(raft_metrics);
     }
+    metadata_metrics = std::make_shared<controller::MetadataMetrics>(
+        controller_role ? controller_role->store() : broker_role->store());
+    exposer->RegisterCollectable(metadata_metrics);
     spdlog::info("metrics on http://{}/metrics", config->metrics_listener);
   }
   spdlog::info("node {} of cluster {} running as {}", config->node_id, meta->cluster_id, config->process_roles);
