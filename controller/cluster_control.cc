@@ -196,7 +196,7 @@ Plan PlanCreateTopic(const MetadataImage& image, const admin::v1::CreateTopicsRe
 }
 
 Plan PlanDeleteTopic(const MetadataImage& image, const std::string& name, const ControllerConfig& config) {
-  if (!config.delete_topic_enable) return Fail(ErrorCode::kInvalidRequest, "topic deletion is disabled (delete.topic.enable=false)");
+  if (!config.delete_topic_enable) return Fail(ErrorCode::kTopicDeletionDisabled, "topic deletion is disabled (delete.topic.enable=false)");
   const TopicState* t = image.FindTopic(name);
   if (t == nullptr) return Fail(ErrorCode::kUnknownTopicOrPartition, absl::StrCat("topic '", name, "' does not exist"));
   Plan plan;

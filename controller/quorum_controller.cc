@@ -100,18 +100,41 @@ Outcome QuorumController::WriteLocked(const std::vector<std::vector<pb::Metadata
   return {};
 }
 
-admin::v1::CreateTopicsResponse QuorumController::CreateTopics(const admin::v1::CreateTopicsRequest& request) {
-  admin::v1::CreateTopicsResponse response;
-  if (RefuseIfNotActive(NotActive(), &response)) return response;
+// The records of an admin write, in groups written whole, with the response items that
+// wait for them (they get the write's error if it fails).
+struct QuorumController::Writes {
+  std::vector<std::vector<pb::MetadataRecord>> groups;
+  std::vector<int> items;
+  void Add(int item, std::vector<pb::MetadataRecord> records) {
+    groups.push_back(std::move(records));
+    items.push_back(item);
+  }
+};
+
+template <typename Response, typename Items>
+void QuorumController::RunWrite(Response* response, Items* items,
+                                const std::function<void(const MetadataImage&, Writes&)>& plan) {
+  if (RefuseIfNotActive(NotActive(), response)) return;
   std::lock_guard<std::mutex> lock(write_mu_);
   if (Outcome o = CatchUpLocked(); !o.ok()) {
-    SetOutcome(o, &response);
-    return response;
+    SetOutcome(o, response);
+    return;
   }
-  std::vector<std::vector<pb::MetadataRecord>> groups;
-  std::vector<size_t> written;  // indexes of results whose records are in groups
-  std::set<std::string> taken;
+  Writes writes;
   store_.Read([&](const MetadataImage& image) {
+    plan(image, writes);
+    return 0;
+  });
+  Outcome o = WriteLocked(writes.groups);
+  if (!o.ok()) {
+    for (int i : writes.items) SetOutcome(o, items->Mutable(i));
+  }
+}
+
+admin::v1::CreateTopicsResponse QuorumController::CreateTopics(const admin::v1::CreateTopicsRequest& request) {
+  admin::v1::CreateTopicsResponse response;
+  std::set<std::string> taken;
+  RunWrite(&response, response.mutable_topics(), [&](const MetadataImage& image, Writes& writes) {
     for (const auto& topic : request.topics()) {
       TopicId id = NewTopicId();
       Plan plan = PlanCreateTopic(image, topic, options_.config, id, taken);
@@ -121,32 +144,16 @@ admin::v1::CreateTopicsResponse QuorumController::CreateTopics(const admin::v1::
       if (!plan.outcome.ok()) continue;
       result->set_topic_id(id);
       taken.insert(topic.name());
-      if (!request.validate_only()) {
-        groups.push_back(std::move(plan.records));
-        written.push_back(static_cast<size_t>(response.topics_size() - 1));
-      }
+      if (!request.validate_only()) writes.Add(response.topics_size() - 1, std::move(plan.records));
     }
-    return 0;
   });
-  Outcome o = WriteLocked(groups);
-  if (!o.ok()) {
-    for (size_t i : written) SetOutcome(o, response.mutable_topics(static_cast<int>(i)));
-  }
   return response;
 }
 
 admin::v1::DeleteTopicsResponse QuorumController::DeleteTopics(const admin::v1::DeleteTopicsRequest& request) {
   admin::v1::DeleteTopicsResponse response;
-  if (RefuseIfNotActive(NotActive(), &response)) return response;
-  std::lock_guard<std::mutex> lock(write_mu_);
-  if (Outcome o = CatchUpLocked(); !o.ok()) {
-    SetOutcome(o, &response);
-    return response;
-  }
-  std::vector<std::vector<pb::MetadataRecord>> groups;
-  std::vector<size_t> written;
   std::set<std::string> seen;
-  store_.Read([&](const MetadataImage& image) {
+  RunWrite(&response, response.mutable_topics(), [&](const MetadataImage& image, Writes& writes) {
     for (const std::string& name : request.names()) {
       admin::v1::TopicResult* result = response.add_topics();
       result->set_name(name);
@@ -158,44 +165,23 @@ admin::v1::DeleteTopicsResponse QuorumController::DeleteTopics(const admin::v1::
       SetOutcome(plan.outcome, result);
       if (!plan.outcome.ok()) continue;
       result->set_topic_id(plan.records[0].remove_topic().topic_id());
-      groups.push_back(std::move(plan.records));
-      written.push_back(static_cast<size_t>(response.topics_size() - 1));
+      writes.Add(response.topics_size() - 1, std::move(plan.records));
     }
-    return 0;
   });
-  Outcome o = WriteLocked(groups);
-  if (!o.ok()) {
-    for (size_t i : written) SetOutcome(o, response.mutable_topics(static_cast<int>(i)));
-  }
   return response;
 }
 
 admin::v1::CreatePartitionsResponse QuorumController::CreatePartitions(const admin::v1::CreatePartitionsRequest& request) {
   admin::v1::CreatePartitionsResponse response;
-  if (RefuseIfNotActive(NotActive(), &response)) return response;
-  std::lock_guard<std::mutex> lock(write_mu_);
-  if (Outcome o = CatchUpLocked(); !o.ok()) {
-    SetOutcome(o, &response);
-    return response;
-  }
-  std::vector<std::vector<pb::MetadataRecord>> groups;
-  std::vector<size_t> written;
-  store_.Read([&](const MetadataImage& image) {
+  RunWrite(&response, response.mutable_topics(), [&](const MetadataImage& image, Writes& writes) {
     for (const auto& topic : request.topics()) {
       admin::v1::TopicResult* result = response.add_topics();
       result->set_name(topic.name());
       Plan plan = PlanCreatePartitions(image, topic);
       SetOutcome(plan.outcome, result);
-      if (!plan.outcome.ok() || request.validate_only()) continue;
-      groups.push_back(std::move(plan.records));
-      written.push_back(static_cast<size_t>(response.topics_size() - 1));
+      if (plan.outcome.ok() && !request.validate_only()) writes.Add(response.topics_size() - 1, std::move(plan.records));
     }
-    return 0;
   });
-  Outcome o = WriteLocked(groups);
-  if (!o.ok()) {
-    for (size_t i : written) SetOutcome(o, response.mutable_topics(static_cast<int>(i)));
-  }
   return response;
 }
 
@@ -264,24 +250,17 @@ admin::v1::DescribeTopicsResponse QuorumController::DescribeTopics(const admin::
 
 admin::v1::ElectLeadersResponse QuorumController::ElectLeaders(const admin::v1::ElectLeadersRequest& request) {
   admin::v1::ElectLeadersResponse response;
-  if (RefuseIfNotActive(NotActive(), &response)) return response;
-  std::lock_guard<std::mutex> lock(write_mu_);
-  if (Outcome o = CatchUpLocked(); !o.ok()) {
-    SetOutcome(o, &response);
-    return response;
-  }
-  std::vector<std::vector<pb::MetadataRecord>> groups;
-  std::vector<size_t> written;
-  store_.Read([&](const MetadataImage& image) {
-    auto elect = [&](const TopicState& t, const pb::Partition& p) {
+  RunWrite(&response, response.mutable_results(), [&](const MetadataImage& image, Writes& writes) {
+    auto result = [&](const std::string& topic, int32_t partition, const Outcome& o) {
       admin::v1::ElectLeadersResponse::Result* r = response.add_results();
-      r->set_topic(t.name);
-      r->set_partition_id(p.partition_id());
+      r->set_topic(topic);
+      r->set_partition_id(partition);
+      SetOutcome(o, r);
+    };
+    auto elect = [&](const TopicState& t, const pb::Partition& p) {
       Plan plan = PlanElectLeader(image, t, p, request.election_type());
-      SetOutcome(plan.outcome, r);
-      if (!plan.outcome.ok()) return;
-      groups.push_back(std::move(plan.records));
-      written.push_back(static_cast<size_t>(response.results_size() - 1));
+      result(t.name, p.partition_id(), plan.outcome);
+      if (plan.outcome.ok()) writes.Add(response.results_size() - 1, std::move(plan.records));
     };
     if (request.topics().empty()) {
       for (const auto& [id, t] : image.topics()) {
@@ -291,10 +270,7 @@ admin::v1::ElectLeadersResponse QuorumController::ElectLeaders(const admin::v1::
     for (const auto& tp : request.topics()) {
       const TopicState* t = image.FindTopic(tp.name());
       if (t == nullptr) {
-        admin::v1::ElectLeadersResponse::Result* r = response.add_results();
-        r->set_topic(tp.name());
-        r->set_partition_id(-1);
-        SetOutcome(Outcome{ErrorCode::kUnknownTopicOrPartition, absl::StrCat("topic '", tp.name(), "' does not exist")}, r);
+        result(tp.name(), -1, {ErrorCode::kUnknownTopicOrPartition, absl::StrCat("topic '", tp.name(), "' does not exist")});
         continue;
       }
       if (tp.partitions().empty()) {
@@ -302,22 +278,14 @@ admin::v1::ElectLeadersResponse QuorumController::ElectLeaders(const admin::v1::
       }
       for (int32_t pid : tp.partitions()) {
         auto p = t->partitions.find(pid);
-        if (p != t->partitions.end()) {
+        if (p == t->partitions.end()) {
+          result(tp.name(), pid, {ErrorCode::kUnknownTopicOrPartition, absl::StrCat("partition ", pid, " does not exist")});
+        } else {
           elect(*t, p->second);
-          continue;
         }
-        admin::v1::ElectLeadersResponse::Result* r = response.add_results();
-        r->set_topic(tp.name());
-        r->set_partition_id(pid);
-        SetOutcome(Outcome{ErrorCode::kUnknownTopicOrPartition, absl::StrCat("partition ", pid, " does not exist")}, r);
       }
     }
-    return 0;
   });
-  Outcome o = WriteLocked(groups);
-  if (!o.ok()) {
-    for (size_t i : written) SetOutcome(o, response.mutable_results(static_cast<int>(i)));
-  }
   return response;
 }
 
@@ -334,30 +302,15 @@ admin::v1::DescribeQuorumResponse QuorumController::DescribeQuorum() {
 
 admin::v1::AlterConfigsResponse QuorumController::AlterConfigs(const admin::v1::AlterConfigsRequest& request) {
   admin::v1::AlterConfigsResponse response;
-  if (RefuseIfNotActive(NotActive(), &response)) return response;
-  std::lock_guard<std::mutex> lock(write_mu_);
-  if (Outcome o = CatchUpLocked(); !o.ok()) {
-    SetOutcome(o, &response);
-    return response;
-  }
-  std::vector<std::vector<pb::MetadataRecord>> groups;
-  std::vector<size_t> written;
-  store_.Read([&](const MetadataImage& image) {
+  RunWrite(&response, response.mutable_results(), [&](const MetadataImage& image, Writes& writes) {
     for (const auto& resource : request.resources()) {
       admin::v1::ConfigResult* r = response.add_results();
       *r->mutable_resource() = resource.resource();
       Plan plan = PlanAlterConfigs(image, resource);
       SetOutcome(plan.outcome, r);
-      if (!plan.outcome.ok() || request.validate_only()) continue;
-      groups.push_back(std::move(plan.records));
-      written.push_back(static_cast<size_t>(response.results_size() - 1));
+      if (plan.outcome.ok() && !request.validate_only()) writes.Add(response.results_size() - 1, std::move(plan.records));
     }
-    return 0;
   });
-  Outcome o = WriteLocked(groups);
-  if (!o.ok()) {
-    for (size_t i : written) SetOutcome(o, response.mutable_results(static_cast<int>(i)));
-  }
   return response;
 }
 
@@ -487,16 +440,28 @@ controller::v1::BrokerHeartbeatResponse QuorumController::BrokerHeartbeat(
   // decided again on the image the previous left (the offline-dir plan first).
   if (groups.size() > 1) groups.resize(1);
   Outcome o = WriteLocked(groups);
+  auto leads_nothing = [&](const MetadataImage& image) {
+    for (const auto& [tid, t] : image.topics()) {
+      for (const auto& [pid, p] : t.partitions) {
+        if (p.leader() == id) return false;
+      }
+    }
+    return true;
+  };
+  // Controlled shutdown is complete once the broker leads nothing: it is fenced then, as
+  // Kafka does, so that its next incarnation can register at once.
+  if (o.ok() && request.want_shut_down()) {
+    Plan fence = store_.Read([&](const MetadataImage& image) {
+      return leads_nothing(image) && !image.brokers().at(id).fenced() ? PlanFenceBroker(image, id, options_.config) : Plan{};
+    });
+    if (fence.outcome.ok() && !fence.records.empty()) o = WriteLocked({fence.records});
+  }
   SetOutcome(o, &response);
   store_.Read([&](const MetadataImage& image) {
     const pb::BrokerState& b = image.brokers().at(id);
     response.set_is_fenced(b.fenced());
     response.set_is_caught_up(request.current_metadata_offset() >= b.registration().broker_epoch());
-    bool leads = false;
-    for (const auto& [tid, t] : image.topics()) {
-      for (const auto& [pid, p] : t.partitions) leads = leads || p.leader() == id;
-    }
-    response.set_should_shut_down(request.want_shut_down() && !leads);
+    response.set_should_shut_down(request.want_shut_down() && leads_nothing(image));
     return 0;
   });
   response.set_controller_id(node_.id());

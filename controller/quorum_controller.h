@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <random>
@@ -65,6 +66,12 @@ class QuorumController {
   // never splitting a group) and waits until they are applied.
   Outcome WriteLocked(const std::vector<std::vector<pb::MetadataRecord>>& groups);
   TopicId NewTopicId();
+  // An admin write: refuses when not active, serialises, catches up, lets plan fill the
+  // response's items and the records from the image, writes them, and gives the items
+  // whose records were written the write's error if it fails.
+  struct Writes;
+  template <typename Response, typename Items>
+  void RunWrite(Response* response, Items* items, const std::function<void(const MetadataImage&, Writes&)>& plan);
   void SessionLoop();
 
   raft::RaftNode& node_;

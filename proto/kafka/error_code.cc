@@ -33,6 +33,7 @@ absl::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kInvalidReplicaAssignment: return "INVALID_REPLICA_ASSIGNMENT";
     case ErrorCode::kNotController: return "NOT_CONTROLLER";
     case ErrorCode::kFencedLeaderEpoch: return "FENCED_LEADER_EPOCH";
+    case ErrorCode::kTopicDeletionDisabled: return "TOPIC_DELETION_DISABLED";
     case ErrorCode::kStaleBrokerEpoch: return "STALE_BROKER_EPOCH";
     case ErrorCode::kPreferredLeaderNotAvailable: return "PREFERRED_LEADER_NOT_AVAILABLE";
     case ErrorCode::kInvalidUpdateVersion: return "INVALID_UPDATE_VERSION";

@@ -38,6 +38,7 @@ enum class ErrorCode : int16_t {
   kInvalidReplicaAssignment = 39,
   kNotController = 41,
   kFencedLeaderEpoch = 74,
+  kTopicDeletionDisabled = 73,
   kStaleBrokerEpoch = 77,
   kPreferredLeaderNotAvailable = 80,
   kInvalidUpdateVersion = 82,

@@ -8,6 +8,7 @@
 #  * every broker follows the metadata into its own image (its /metrics show it);
 #  * kill -9 of the active controller: another takes over and every admin command works;
 #  * SIGTERM of a broker: controlled shutdown moves its leaderships, then it exits;
+#  * a broker's log dir fails: its replicas there leave ISRs and leaderships;
 #  * a log dir of a broker is not formatted: that broker refuses to start, naming the fix.
 # Waits are conditions polled with deadlines. Every process is stopped at the end.
 # Usage: cluster_test.sh <dir with strata-server, strata, strata-storage> <strata-cluster>
@@ -122,7 +123,26 @@ wait_for 30 gone6 || fail "broker 6 did not stop on SIGTERM"
 grep -q "controlled shutdown done" "$DIR/node-6/server.log" || fail "broker 6 did not finish its controlled shutdown"
 after6=$("$S" topics describe orders -o json | jq '[.[0].partitions[] | select(.leader == 6)] | length')
 [[ "$after6" == 0 ]] || fail "broker 6 still leads $after6 partitions after its controlled shutdown"
+broker_fenced 6 true >/dev/null || fail "broker 6 is not fenced after its controlled shutdown"
 "$CLUSTER" start --dir "$DIR" 6
+
+# A broker's log dir fails (removed from under it): the broker reports it at once; its
+# replicas there leave the ISRs and their leaderships move to healthy ISR members; the
+# broker stays unfenced. (A fresh topic: every replica starts in sync.)
+for b in 4 5 6; do wait_for 20 broker_fenced "$b" false || fail "broker $b is not unfenced"; done
+out=$("$S" topics create dirs --partitions 6 --replication-factor 3 2>&1) || fail "create dirs: $out"
+led_by_5=$("$S" topics describe dirs -o json | jq '[.[0].partitions[] | select(.leader == 5)] | length')
+[[ "$led_by_5" == 2 ]] || fail "broker 5 leads $led_by_5 partitions of dirs, not 2"
+rm -rf "$DIR/node-5/logs"
+dir_offline() { "$S" cluster describe -o json | jq -e '.brokers[] | select(.id == 5) | .offline_log_dirs == 1'; }
+wait_for 20 dir_offline || fail "broker 5's log dir is not shown offline"
+moved_off_5() { "$S" topics describe dirs -o json | jq -e '[.[0].partitions[] | select(.leader == 5 or (.isr | index(5) != null))] | length == 0'; }
+wait_for 20 moved_off_5 || fail "broker 5 still leads or is in an ISR: $("$S" topics describe dirs)"
+leaderless=$("$S" topics describe dirs -o json | jq '[.[0].partitions[] | select(.leader < 0)] | length')
+[[ "$leaderless" == 0 ]] || fail "$leaderless partitions of dirs lost their leader"
+broker_fenced 5 false >/dev/null || fail "broker 5 was fenced for a failed log dir"
+offline5=$("$S" topics describe dirs -o json | jq '[.[0].partitions[] | select(.offline_replicas | index(5) != null)] | length')
+[[ "$offline5" == 6 ]] || fail "$offline5 partitions of dirs show broker 5's replica offline, not 6"
 
 # A broker whose log dir is not formatted refuses to start, naming the fix.
 "$CLUSTER" kill --dir "$DIR" "$victim"

@@ -549,7 +549,7 @@ TEST(PlanDeleteTopic, DeletionIsRefusedWhenDisabled) {
   ControllerConfig config;
   config.delete_topic_enable = false;
   Plan plan = PlanDeleteTopic(image, "orders", config);
-  EXPECT_EQ(plan.outcome.code, ErrorCode::kInvalidRequest);
+  EXPECT_EQ(plan.outcome.code, ErrorCode::kTopicDeletionDisabled);
   EXPECT_NE(plan.outcome.message.find("delete.topic.enable"), std::string::npos) << plan.outcome.message;
   EXPECT_TRUE(plan.records.empty());
 }

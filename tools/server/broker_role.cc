@@ -50,12 +50,21 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
   lo.heartbeat_interval = std::chrono::milliseconds(config.broker_heartbeat_interval_ms);
   lo.metadata_offset = [store = role->store_] { return store->applied().index; };
   role->lifecycle_ = std::make_unique<broker::BrokerLifecycle>(*role->client_, lo);
+  // A failed log dir goes to the controller with the next heartbeat, sent at once.
+  std::vector<broker::MonitoredDir> dirs;
+  for (size_t i = 0; i < config.log_dirs.size(); ++i) dirs.push_back({config.log_dirs[i], log_dir_ids[i]});
+  role->dir_monitor_ = std::make_unique<broker::LogDirMonitor>(
+      dirs, std::chrono::milliseconds(1000),
+      [lifecycle = role->lifecycle_.get()](const broker::MonitoredDir& dir, const absl::Status&) {
+        lifecycle->ReportOfflineDir(dir.directory_id);
+      });
   spdlog::info("broker {} started: log dirs {}, metadata from {}", config.node_id, config.log_dirs.size(),
                shared_store ? "this node's controller" : "the controllers (observer)");
   return role;
 }
 
 BrokerRole::~BrokerRole() {
+  dir_monitor_.reset();
   lifecycle_.reset();
   observer_.reset();
   if (store_ != nullptr) store_->set_listener(nullptr);
@@ -64,6 +73,7 @@ BrokerRole::~BrokerRole() {
 void BrokerRole::Stop(std::chrono::milliseconds timeout) {
   if (stopped_) return;
   stopped_ = true;
+  dir_monitor_.reset();
   lifecycle_->Shutdown(timeout);
   lifecycle_.reset();
   observer_.reset();

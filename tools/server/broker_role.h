@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "broker/broker_lifecycle.h"
 #include "broker/controller_client.h"
+#include "broker/log_dir_monitor.h"
 #include "controller/metadata_store.h"
 #include "raft/observer.h"
 #include "storage/meta_properties.h"
@@ -43,6 +44,7 @@ class BrokerRole {
   std::unique_ptr<raft::RaftObserver> observer_;
   std::unique_ptr<broker::ControllerClient> client_;
   std::unique_ptr<broker::BrokerLifecycle> lifecycle_;
+  std::unique_ptr<broker::LogDirMonitor> dir_monitor_;
   bool stopped_ = false;
 };
 
