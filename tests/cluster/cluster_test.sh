@@ -9,6 +9,7 @@
 #  * kill -9 of the active controller: another takes over and every admin command works;
 #  * SIGTERM of a broker: controlled shutdown moves its leaderships, then it exits;
 #  * a broker's log dir fails: its replicas there leave ISRs and leaderships;
+#  * a broker's metadata.log.dir is removed: that broker stops itself;
 #  * a log dir of a broker is not formatted: that broker refuses to start, naming the fix.
 # Waits are conditions polled with deadlines. Every process is stopped at the end.
 # Usage: cluster_test.sh <dir with strata-server, strata, strata-storage> <strata-cluster>
@@ -143,6 +144,12 @@ leaderless=$("$S" topics describe dirs -o json | jq '[.[0].partitions[] | select
 broker_fenced 5 false >/dev/null || fail "broker 5 was fenced for a failed log dir"
 offline5=$("$S" topics describe dirs -o json | jq '[.[0].partitions[] | select(.offline_replicas | index(5) != null)] | length')
 [[ "$offline5" == 6 ]] || fail "$offline5 partitions of dirs show broker 5's replica offline, not 6"
+
+# A broker whose metadata.log.dir is removed from under it stops itself.
+pid6=$(cat "$DIR/node-6/pid")
+rm -rf "$DIR/node-6/metadata"
+wait_for 20 gone6 || fail "broker 6 kept running without its metadata.log.dir"
+grep -q "metadata.log.dir .* failed, stopping" "$DIR/node-6/server.log" || fail "broker 6 did not say why it stopped"
 
 # A broker whose log dir is not formatted refuses to start, naming the fix.
 "$CLUSTER" kill --dir "$DIR" "$victim"

@@ -33,6 +33,16 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
     o.on_fatal = on_fatal;
     STRATA_ASSIGN_OR_RETURN(role->observer_, raft::RaftObserver::Start(o));
   }
+  if (shared_store == nullptr) {
+    // Writes into a removed or failing directory may still succeed through open files:
+    // look at the directory itself.
+    role->metadata_dir_monitor_ = std::make_unique<broker::LogDirMonitor>(
+        std::vector<broker::MonitoredDir>{{config.metadata_log_dir, ""}}, std::chrono::milliseconds(1000),
+        [on_fatal](const broker::MonitoredDir& dir, const absl::Status& why) {
+          spdlog::error("metadata.log.dir {} failed, stopping: {}", dir.path, why.ToString());
+          on_fatal(why);
+        });
+  }
   role->client_ = std::make_unique<broker::ControllerClient>(config.voters);
   broker::BrokerLifecycleOptions lo;
   lo.broker_id = config.node_id;
@@ -64,6 +74,7 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
 }
 
 BrokerRole::~BrokerRole() {
+  metadata_dir_monitor_.reset();
   dir_monitor_.reset();
   lifecycle_.reset();
   observer_.reset();

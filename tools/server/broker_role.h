@@ -3,8 +3,10 @@
 // metadata log into its own metadata image (in combined mode the controller's image is
 // shared; a broker-only node runs a RaftObserver into MetadataStore in its
 // metadata.log.dir), registers and heartbeats with the active controller, and publishes
-// what changes for it (leaderships; issues 5 and 6 act on them). Stopping is Kafka's
-// controlled shutdown.
+// what changes for it (leaderships; issues 5 and 6 act on them). A failed log dir is
+// reported to the controller; a failed metadata.log.dir (checked every second, as the
+// Raft driver checks a controller's) stops the node. Stopping is Kafka's controlled
+// shutdown.
 // Not thread-safe: main starts and stops it.
 
 #include <functional>
@@ -45,6 +47,7 @@ class BrokerRole {
   std::unique_ptr<broker::ControllerClient> client_;
   std::unique_ptr<broker::BrokerLifecycle> lifecycle_;
   std::unique_ptr<broker::LogDirMonitor> dir_monitor_;
+  std::unique_ptr<broker::LogDirMonitor> metadata_dir_monitor_;  // its failure stops the node
   bool stopped_ = false;
 };
 
