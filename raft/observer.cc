@@ -21,6 +21,16 @@ absl::StatusOr<std::unique_ptr<RaftObserver>> RaftObserver::Start(RaftObserverOp
                           SnapshotStore::Open(*storage::FileOps::Default(),
                                               storage::JoinPath(observer->options_.dir, kSnapshotsDirName)));
   observer->applied_ = observer->options_.applied;
+  if (observer->options_.persist_log) {
+    SnapshotMeta latest = observer->snapshots_->Latest().value_or(SnapshotMeta{});
+    STRATA_ASSIGN_OR_RETURN(observer->log_,
+                            RaftStorage::Open(*storage::FileOps::Default(), observer->options_.dir, latest));
+    if (observer->log_->last_index() < observer->applied_) {
+      // The state machine is ahead of the local log (it was restored from elsewhere):
+      // restart the log after it.
+      STRATA_RETURN_IF_ERROR(observer->log_->ResetTo(SnapshotMeta{observer->applied_, 0}));
+    }
+  }
   observer->thread_ = std::thread([o = observer.get()] { o->Run(); });
   return observer;
 }
@@ -43,6 +53,21 @@ Index RaftObserver::applied() const {
 Index RaftObserver::commit_seen() const {
   std::lock_guard<std::mutex> lock(mu_);
   return commit_seen_;
+}
+
+absl::Status RaftObserver::Persist(const std::vector<Entry>& entries) {
+  Ready ready;
+  ready.entries = entries;
+  // Entries the log holds already (after a restart) are rewritten with the same content.
+  if (ready.entries.front().index > log_->last_index() + 1) {
+    STRATA_RETURN_IF_ERROR(log_->ResetTo(SnapshotMeta{ready.entries.front().index - 1, 0}));
+  }
+  STRATA_RETURN_IF_ERROR(log_->Save(ready));
+  Index applied_after = entries.back().index;
+  if (applied_after - log_->first_index() + 1 > 2 * options_.keep_entries) {
+    STRATA_RETURN_IF_ERROR(log_->CompactTo(applied_after - options_.keep_entries));
+  }
+  return absl::OkStatus();
 }
 
 bool RaftObserver::failed() const {
@@ -109,6 +134,7 @@ absl::Status RaftObserver::Follow(const std::string& address, bool* fatal) {
       if (result.ok() && receiver->sealed()) {
         SnapshotMeta meta = receiver->meta();
         result = options_.state_machine->RestoreSnapshot(*storage::FileOps::Default(), snapshots_->PathOf(meta), meta);
+        if (result.ok() && log_) result = log_->ResetTo(meta);
         *fatal = !result.ok();
         receiver.reset();
         if (result.ok()) {
@@ -120,20 +146,29 @@ absl::Status RaftObserver::Follow(const std::string& address, bool* fatal) {
       }
       continue;
     }
+    std::vector<Entry> fresh;
     for (const pb::LogEntry& e : response.entries()) {
-      Index applied = this->applied();
-      if (e.index() <= applied) continue;  // already here
-      if (e.index() != applied + 1) {
-        result = absl::DataLossError(absl::StrCat("observer: entry ", e.index(), " follows ", applied));
+      Index expected = (fresh.empty() ? this->applied() : fresh.back().index) + 1;
+      if (e.index() < expected) continue;  // already here
+      if (e.index() != expected) {
+        result = absl::DataLossError(absl::StrCat("observer: entry ", e.index(), " follows ", expected - 1));
         break;
       }
-      result = options_.state_machine->Apply(Entry{e.term(), e.index(), e.data()});
+      fresh.push_back(Entry{e.term(), e.index(), e.data()});
+    }
+    if (result.ok() && log_ && !fresh.empty()) {
+      result = Persist(fresh);  // durable here before it is applied
+      *fatal = !result.ok();
+    }
+    for (const Entry& e : fresh) {
+      if (!result.ok()) break;
+      result = options_.state_machine->Apply(e);
       if (!result.ok()) {
         *fatal = true;
         break;
       }
       std::lock_guard<std::mutex> lock(mu_);
-      applied_ = e.index();
+      applied_ = e.index;
     }
     {
       std::lock_guard<std::mutex> lock(mu_);

@@ -3,7 +3,11 @@
 // streams RaftTransport.Observe from one of the voters, from the entry after the last
 // one it applied; when that entry is compacted away the voter sends its latest snapshot
 // first, which the observer seals in its own SnapshotStore and restores into its state
-// machine. On any stream error it moves to the next voter after a short pause.
+// machine. With persist_log, every entry is also written (fsynced) into its own
+// `__cluster_metadata-0` log in dir before it is applied; the log restarts after a
+// restored snapshot and keeps about keep_entries behind the applied entry. On any
+// stream error it moves to the next voter after a short pause; a failure of its state
+// machine, log or snapshot store stops it (on_fatal).
 // Thread-safe: one thread of its own applies; the accessors may be called from any
 // thread.
 
@@ -17,6 +21,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "raft/raft_storage.h"
 #include "raft/snapshot_store.h"
 #include "raft/state_machine.h"
 
@@ -30,6 +35,8 @@ struct RaftObserverOptions {
   // The last entry the state machine already holds (0: none).
   Index applied = 0;
   std::chrono::milliseconds retry_backoff{100};
+  bool persist_log = false;
+  int64_t keep_entries = 50'000;
   // Called once, on the observer's thread, when the state machine or the snapshot store
   // fails (the observer then stops; a broker stops with it).
   std::function<void(const absl::Status&)> on_fatal;
@@ -58,6 +65,9 @@ class RaftObserver {
 
   RaftObserverOptions options_;
   std::unique_ptr<SnapshotStore> snapshots_;
+  std::unique_ptr<RaftStorage> log_;  // with persist_log; the observer's thread only
+  // Appends entries to the local log (persist_log), compacting it now and then.
+  absl::Status Persist(const std::vector<Entry>& entries);
   mutable std::mutex mu_;
   mutable std::condition_variable changed_;
   Index applied_ = 0;

@@ -242,6 +242,7 @@ TEST(RaftGrpc, AnObserverFollowsTheCommittedLogSnapshotFirstAndAcrossLeaderChang
   for (NodeId id : q.ids_) o.voters.push_back(q.address(id));
   o.state_machine = &observed;
   o.dir = q.observer_dir();
+  o.persist_log = true;
   auto observer = RaftObserver::Start(o);
   ASSERT_TRUE(observer.ok()) << observer.status();
   Index commit = q.node(leader).status().commit;
@@ -260,6 +261,15 @@ TEST(RaftGrpc, AnObserverFollowsTheCommittedLogSnapshotFirstAndAcrossLeaderChang
   ASSERT_TRUE(later.ok()) << later.status();
   ASSERT_TRUE((*observer)->WaitForApplied(*later, 20s)) << "applied " << (*observer)->applied();
   EXPECT_EQ(observed.Read(*later, 1).at(0).data, "after-failover");
+  // The observer kept its own copy of the metadata log: durable before it was applied.
+  observer->reset();
+  auto log = RaftStorage::Open(*storage::FileOps::Default(), q.observer_dir());
+  ASSERT_TRUE(log.ok()) << log.status();
+  EXPECT_GE((*log)->last_index(), *later);
+  auto copy = (*log)->ReadFrom(*later, *later, 1 << 20);
+  ASSERT_TRUE(copy.ok()) << copy.status();
+  ASSERT_EQ(copy->size(), 1u);
+  EXPECT_EQ(copy->at(0).data, "after-failover");
 }
 
 }  // namespace

@@ -29,6 +29,7 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
     for (const auto& [id, address] : config.voters) o.voters.push_back(address);
     o.state_machine = role->store_;
     o.dir = config.metadata_log_dir;
+    o.persist_log = true;  // the broker keeps its own copy of the metadata log
     o.applied = role->store_->applied().index;
     o.on_fatal = on_fatal;
     STRATA_ASSIGN_OR_RETURN(role->observer_, raft::RaftObserver::Start(o));
