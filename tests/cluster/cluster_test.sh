@@ -5,7 +5,8 @@
 #    requests get their precise Kafka errors and change nothing;
 #  * kill -9 of a broker: after the session timeout it is fenced and leads nothing;
 #    restarted, it registers again and is unfenced;
-#  * every broker follows the metadata into its own image (its /metrics show it);
+#  * every broker follows the metadata into its own image (its /metrics show it) and
+#    answers ApiVersions on its Kafka listener;
 #  * kill -9 of the active controller: another takes over and every admin command works;
 #  * SIGTERM of a broker: controlled shutdown moves its leaderships, then it exits;
 #  * a broker's log dir fails: its replicas there leave ISRs and leaderships;
@@ -66,6 +67,25 @@ metric() {  # metric NODE NAME: the value of an unlabelled metric on the node's 
 for b in 4 5 6; do
   has12() { [[ "$(metric "$b" strata_metadata_partitions)" == 12 ]]; }
   wait_for 10 has12 || fail "broker $b's image has $(metric "$b" strata_metadata_partitions) partitions, not 12"
+done
+
+# Every broker answers the Kafka protocol's ApiVersions on its listener.
+for b in 4 5 6; do
+  kport=$(sed -n 's|^listeners=PLAINTEXT://127.0.0.1:||p' "$DIR/node-$b/server.properties")
+  python3 - "$kport" <<'PY' || fail "broker $b did not answer ApiVersions on port $kport"
+import socket, struct, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+client = b"cluster-test"
+body = struct.pack(">hhih", 18, 0, 4242, len(client)) + client  # ApiVersions v0
+s.sendall(struct.pack(">i", len(body)) + body)
+size = struct.unpack(">i", s.recv(4))[0]
+data = b""
+while len(data) < size:
+    data += s.recv(size - len(data))
+correlation, error, count = struct.unpack(">ihi", data[:10])
+keys = [struct.unpack(">hhh", data[10 + 6 * i:16 + 6 * i]) for i in range(count)]
+assert correlation == 4242 and error == 0 and (18, 0, 3) in keys, (correlation, error, keys)
+PY
 done
 
 # Precise errors, nothing changed.

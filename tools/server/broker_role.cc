@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/logging.h"
 #include "base/status_macros.h"
+#include "broker/kafka_api_handler.h"
 #include "tools/server/controller_role.h"
 
 namespace strata::server {
@@ -69,12 +70,22 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
       [lifecycle = role->lifecycle_.get()](const broker::MonitoredDir& dir, const absl::Status&) {
         lifecycle->ReportOfflineDir(dir.directory_id);
       });
+  // The Kafka listener (the first of `listeners`; ApiVersions so far, issue 5).
+  broker::KafkaServerOptions ko;
+  ko.host = config.listeners.front().host;
+  ko.port = config.listeners.front().port;
+  ko.network_threads = config.num_network_threads;
+  ko.max_request_bytes = config.socket_request_max_bytes;
+  ko.idle_timeout = std::chrono::milliseconds(config.connections_max_idle_ms);
+  STRATA_ASSIGN_OR_RETURN(role->kafka_server_, broker::KafkaServer::Start(ko, broker::HandleKafkaRequest));
+  spdlog::info("broker {} serving the Kafka protocol on {}:{}", config.node_id, ko.host, role->kafka_server_->port());
   spdlog::info("broker {} started: log dirs {}, metadata from {}", config.node_id, config.log_dirs.size(),
                shared_store ? "this node's controller" : "the controllers (observer)");
   return role;
 }
 
 BrokerRole::~BrokerRole() {
+  kafka_server_.reset();
   metadata_dir_monitor_.reset();
   dir_monitor_.reset();
   lifecycle_.reset();
@@ -85,6 +96,7 @@ BrokerRole::~BrokerRole() {
 void BrokerRole::Stop(std::chrono::milliseconds timeout) {
   if (stopped_) return;
   stopped_ = true;
+  kafka_server_.reset();  // no new requests during the controlled shutdown
   dir_monitor_.reset();
   lifecycle_->Shutdown(timeout);
   lifecycle_.reset();

@@ -69,7 +69,10 @@ absl::StatusOr<ServerConfig> ServerConfig::Parse(const std::string& text, const 
                                                  "listeners",
                                                  "log.dirs",
                                                  "broker.rack",
-                                                 "broker.heartbeat.interval.ms"};
+                                                 "broker.heartbeat.interval.ms",
+                                                 "num.network.threads",
+                                                 "socket.request.max.bytes",
+                                                 "connections.max.idle.ms"};
     if (!kKnown.count(key)) {
       return absl::InvalidArgumentError(absl::StrCat(where(key), " is not a setting strata-server knows"));
     }
@@ -140,6 +143,9 @@ absl::StatusOr<ServerConfig> ServerConfig::Parse(const std::string& text, const 
   if (auto s = integer("broker.heartbeat.interval.ms", 10, 600'000, &config.broker_heartbeat_interval_ms); !s.ok()) {
     return s;
   }
+  if (auto s = integer("num.network.threads", 1, 256, &config.num_network_threads); !s.ok()) return s;
+  if (auto s = integer("socket.request.max.bytes", 1024, INT32_MAX, &config.socket_request_max_bytes); !s.ok()) return s;
+  if (auto s = integer("connections.max.idle.ms", 100, INT32_MAX, &config.connections_max_idle_ms); !s.ok()) return s;
   config.broker_rack = props.count("broker.rack") ? props["broker.rack"].first : "";
   if (props.count("log.dirs")) {
     for (absl::string_view d : absl::StrSplit(props["log.dirs"].first, ',', absl::SkipWhitespace())) {

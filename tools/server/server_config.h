@@ -8,6 +8,8 @@
 //   log.dirs                                 broker: comma-separated log directories
 //   broker.rack                              broker: its rack (none)
 //   broker.heartbeat.interval.ms             broker: 2000
+//   num.network.threads, socket.request.max.bytes, connections.max.idle.ms
+//                                            broker: the Kafka listener (3, 100 MiB, 600000)
 //   metadata.log.dir                         where the Raft log and quorum-state live
 //   controller.quorum.election.timeout.ms    default 300 (Kafka's is 1000; Strata aims
 //                                            to fail over in well under a second)
@@ -60,6 +62,9 @@ struct ServerConfig {
   std::vector<std::string> log_dirs;
   std::string broker_rack;
   int32_t broker_heartbeat_interval_ms = 2000;
+  int32_t num_network_threads = 3;                 // num.network.threads
+  int32_t socket_request_max_bytes = 104857600;    // socket.request.max.bytes
+  int32_t connections_max_idle_ms = 600000;        // connections.max.idle.ms
 
   static absl::StatusOr<ServerConfig> Parse(const std::string& text, const std::string& file);
   // overrides: "key=value" settings that replace the file's (--override).

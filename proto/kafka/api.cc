@@ -1,0 +1,63 @@
+#include "proto/kafka/api.h"
+
+#include <map>
+
+namespace strata::proto::kafka {
+namespace {
+
+struct ApiInfo {
+  const char* name;
+  int16_t first_flexible;
+};
+
+const std::map<int16_t, ApiInfo>& Apis() {
+  static const auto* apis = new std::map<int16_t, ApiInfo>{
+      {0, {"Produce", 9}},         {1, {"Fetch", 12}},           {2, {"ListOffsets", 6}},
+      {3, {"Metadata", 9}},        {18, {"ApiVersions", 3}},     {19, {"CreateTopics", 5}},
+      {20, {"DeleteTopics", 4}},   {22, {"InitProducerId", 2}},  {23, {"OffsetForLeaderEpoch", 4}},
+      {32, {"DescribeConfigs", 4}}, {37, {"CreatePartitions", 2}}, {60, {"DescribeCluster", 0}},
+  };
+  return *apis;
+}
+
+}  // namespace
+
+absl::string_view ApiName(int16_t api_key) {
+  auto it = Apis().find(api_key);
+  return it == Apis().end() ? "Unknown" : it->second.name;
+}
+
+std::optional<int16_t> FirstFlexibleVersion(int16_t api_key) {
+  auto it = Apis().find(api_key);
+  if (it == Apis().end()) return std::nullopt;
+  return it->second.first_flexible;
+}
+
+bool IsFlexible(int16_t api_key, int16_t version) {
+  auto first = FirstFlexibleVersion(api_key);
+  return first.has_value() && version >= *first;
+}
+
+int RequestHeaderVersion(int16_t api_key, int16_t version) { return IsFlexible(api_key, version) ? 2 : 1; }
+
+int ResponseHeaderVersion(int16_t api_key, int16_t version) {
+  if (api_key == static_cast<int16_t>(ApiKey::kApiVersions)) return 0;
+  return IsFlexible(api_key, version) ? 1 : 0;
+}
+
+const std::vector<ApiVersionRange>& SupportedApis() {
+  // Grows as handlers land (issue 5): only what is implemented is advertised.
+  static const auto* supported = new std::vector<ApiVersionRange>{
+      {static_cast<int16_t>(ApiKey::kApiVersions), 0, 3},
+  };
+  return *supported;
+}
+
+std::optional<ApiVersionRange> SupportedRange(int16_t api_key) {
+  for (const ApiVersionRange& r : SupportedApis()) {
+    if (r.api_key == api_key) return r;
+  }
+  return std::nullopt;
+}
+
+}  // namespace strata::proto::kafka

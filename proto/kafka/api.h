@@ -1,0 +1,55 @@
+#pragma once
+// The Kafka APIs: their keys and names, the first flexible version of each (from the
+// message schemas), which header versions a request and its response use, and the
+// version ranges Strata implements — the ranges ApiVersions advertises. An API is
+// listed here only once its handler exists; every other request is answered
+// UNSUPPORTED_VERSION by the listener.
+// Thread-safe (constant tables).
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+
+namespace strata::proto::kafka {
+
+enum class ApiKey : int16_t {
+  kProduce = 0,
+  kFetch = 1,
+  kListOffsets = 2,
+  kMetadata = 3,
+  kOffsetForLeaderEpoch = 23,
+  kApiVersions = 18,
+  kCreateTopics = 19,
+  kDeleteTopics = 20,
+  kInitProducerId = 22,
+  kDescribeConfigs = 32,
+  kCreatePartitions = 37,
+  kDescribeCluster = 60,
+};
+
+absl::string_view ApiName(int16_t api_key);
+
+// The first version whose messages use the flexible encoding; nullopt for an API this
+// table does not know.
+std::optional<int16_t> FirstFlexibleVersion(int16_t api_key);
+bool IsFlexible(int16_t api_key, int16_t version);
+
+// Request header: v2 for flexible versions, else v1. Response header: v1 for flexible
+// versions, else v0 — except ApiVersions, whose response header is always v0 (so a
+// client can read it before it knows the broker's versions).
+int RequestHeaderVersion(int16_t api_key, int16_t version);
+int ResponseHeaderVersion(int16_t api_key, int16_t version);
+
+struct ApiVersionRange {
+  int16_t api_key;
+  int16_t min_version;
+  int16_t max_version;
+};
+
+// What this broker implements (and ApiVersions advertises), by api key.
+const std::vector<ApiVersionRange>& SupportedApis();
+std::optional<ApiVersionRange> SupportedRange(int16_t api_key);
+
+}  // namespace strata::proto::kafka

@@ -1,0 +1,40 @@
+#pragma once
+// ApiVersions (key 18) v0-v3: the request (client software name and version from v3)
+// and the response (error code, the supported api ranges, throttle time from v1,
+// tagged fields from v3). A request of a version the broker does not support is
+// answered per KIP-511: a v0 response carrying UNSUPPORTED_VERSION and the supported
+// ranges, so the client retries with a version it finds there.
+// Not thread-safe (values and functions).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "proto/kafka/api.h"
+#include "proto/kafka/wire.h"
+
+namespace strata::proto::kafka {
+
+struct ApiVersionsRequest {
+  std::string client_software_name;     // v3+
+  std::string client_software_version;  // v3+
+};
+
+struct ApiVersionsResponse {
+  int16_t error_code = 0;
+  std::vector<ApiVersionRange> api_keys;
+  int32_t throttle_time_ms = 0;  // v1+
+};
+
+absl::StatusOr<ApiVersionsRequest> ReadApiVersionsRequest(Reader& reader, int16_t version);
+void WriteApiVersionsRequest(const ApiVersionsRequest& request, int16_t version, Writer& writer);
+void WriteApiVersionsResponse(const ApiVersionsResponse& response, int16_t version, Writer& writer);
+absl::StatusOr<ApiVersionsResponse> ReadApiVersionsResponse(Reader& reader, int16_t version);
+
+// The response to an ApiVersions request of `request_version`: the supported ranges, or
+// UNSUPPORTED_VERSION with them (to be written as v0) when the version is too new.
+// *response_version says which version to encode it in.
+ApiVersionsResponse AnswerApiVersions(int16_t request_version, int16_t* response_version);
+
+}  // namespace strata::proto::kafka

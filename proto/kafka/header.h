@@ -1,0 +1,32 @@
+#pragma once
+// Request and response headers (RequestHeader v0-v2, ResponseHeader v0-v1). The header
+// version follows from the api key and version (api.h); client_id keeps the classic
+// nullable-string encoding even in header v2, as the schema says.
+// Not thread-safe (values and functions over a Reader/Writer).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "proto/kafka/wire.h"
+
+namespace strata::proto::kafka {
+
+struct RequestHeader {
+  int16_t api_key = 0;
+  int16_t api_version = 0;
+  int32_t correlation_id = 0;
+  std::optional<std::string> client_id;
+  int header_version = 1;
+};
+
+// Reads the header at the start of a request frame (after its size); the reader is left
+// at the request body.
+absl::StatusOr<RequestHeader> ReadRequestHeader(Reader& reader);
+void WriteRequestHeader(const RequestHeader& header, Writer& writer);
+
+// The response header for a request with this header.
+void WriteResponseHeader(const RequestHeader& request, Writer& writer);
+
+}  // namespace strata::proto::kafka

@@ -1,0 +1,228 @@
+// The Kafka protocol codec: primitive types round-trip and match the protocol's byte
+// layouts; every truncated or oversized input is refused with the field named and no
+// read past the end; headers v1/v2 and ApiVersions v0-v3 (KIP-511 included).
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "proto/kafka/api.h"
+#include "proto/kafka/api_versions.h"
+#include "proto/kafka/error_code.h"
+#include "proto/kafka/header.h"
+#include "proto/kafka/wire.h"
+
+namespace strata::proto::kafka {
+namespace {
+
+TEST(KafkaWire, FixedWidthIntegersAreBigEndian) {
+  std::string out;
+  Writer w(&out);
+  w.Int16(0x0102);
+  w.Int32(-2);
+  w.Int64(0x0102030405060708);
+  EXPECT_EQ(out, std::string("\x01\x02\xff\xff\xff\xfe\x01\x02\x03\x04\x05\x06\x07\x08", 14));
+  Reader r(out);
+  EXPECT_EQ(r.Int16("a"), 0x0102);
+  EXPECT_EQ(r.Int32("b"), -2);
+  EXPECT_EQ(r.Int64("c"), 0x0102030405060708);
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(r.remaining(), 0u);
+}
+
+TEST(KafkaWire, VarintsAreZigZagAndUnsignedVarintsAreNot) {
+  for (int32_t v : {0, -1, 1, 63, -64, 64, 300, std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min()}) {
+    std::string out;
+    Writer(&out).VarInt(v);
+    Reader r(out);
+    EXPECT_EQ(r.VarInt("v"), v);
+    EXPECT_TRUE(r.ok() && r.remaining() == 0) << v;
+  }
+  for (int64_t v : {int64_t{0}, int64_t{-1}, std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()}) {
+    std::string out;
+    Writer(&out).VarLong(v);
+    Reader r(out);
+    EXPECT_EQ(r.VarLong("v"), v);
+    EXPECT_TRUE(r.ok() && r.remaining() == 0) << v;
+  }
+  std::string out;
+  Writer(&out).VarInt(-1);
+  EXPECT_EQ(out, "\x01");  // zig-zag: -1 -> 1
+  out.clear();
+  Writer(&out).UnsignedVarInt(300);
+  EXPECT_EQ(out, "\xac\x02");
+}
+
+TEST(KafkaWire, ClassicAndCompactStringsAndNulls) {
+  std::string out;
+  Writer w(&out);
+  w.String("ab", false);
+  w.String("ab", true);
+  w.NullableString(std::nullopt, false);
+  w.NullableString(std::nullopt, true);
+  w.NullableBytes(std::string("xyz"), false);
+  w.NullableBytes(std::nullopt, true);
+  EXPECT_EQ(out, std::string("\x00\x02" "ab" "\x03" "ab" "\xff\xff" "\x00" "\x00\x00\x00\x03" "xyz" "\x00", 18));
+  Reader r(out);
+  EXPECT_EQ(r.String(false, "s1"), "ab");
+  EXPECT_EQ(r.String(true, "s2"), "ab");
+  EXPECT_EQ(r.NullableString(false, "s3"), std::nullopt);
+  EXPECT_EQ(r.NullableString(true, "s4"), std::nullopt);
+  EXPECT_EQ(r.NullableBytes(false, "b1"), std::optional<std::string>("xyz"));
+  EXPECT_EQ(r.NullableBytes(true, "b2"), std::nullopt);
+  EXPECT_TRUE(r.ok());
+}
+
+TEST(KafkaWire, ANullWhereNoneIsAllowedIsRefused) {
+  std::string out;
+  Writer(&out).NullableString(std::nullopt, false);
+  Reader r(out);
+  r.String(false, "topic");
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("'topic' is null"), absl::string_view::npos) << r.status();
+}
+
+TEST(KafkaWire, EveryTruncationIsRefusedNamingTheField) {
+  std::string out;
+  Writer w(&out);
+  w.Int32(7);
+  w.String("hello", true);
+  w.Int64(42);
+  for (size_t cut = 0; cut < out.size(); ++cut) {
+    Reader r(absl::string_view(out).substr(0, cut));
+    r.Int32("count");
+    r.String(true, "name");
+    r.Int64("offset");
+    ASSERT_FALSE(r.ok()) << "cut at " << cut;
+    EXPECT_EQ(r.remaining(), 0u);
+    std::string msg(r.status().message());
+    EXPECT_TRUE(msg.find("'count'") != std::string::npos || msg.find("'name'") != std::string::npos ||
+                msg.find("'offset'") != std::string::npos)
+        << msg;
+    // After the first failure reads return zero values and nothing moves.
+    EXPECT_EQ(r.Int64("more"), 0);
+  }
+}
+
+TEST(KafkaWire, OversizedLengthsAreRefusedWithoutAllocating) {
+  std::string out;
+  Writer w(&out);
+  w.Int32(std::numeric_limits<int32_t>::max());  // an array "of 2^31 elements" in 0 bytes
+  Reader r(out);
+  EXPECT_EQ(r.ArrayLength(false, "partitions"), 0);
+  EXPECT_FALSE(r.ok());
+  out.clear();
+  Writer(&out).Int16(-5);  // a string length below -1
+  Reader s(out);
+  s.NullableString(false, "client_id");
+  EXPECT_FALSE(s.ok());
+  const std::string six_bytes("\xff\xff\xff\xff\xff\xff", 6);  // a varint of 6 bytes
+  Reader v(six_bytes);
+  v.UnsignedVarInt("length");
+  EXPECT_FALSE(v.ok());
+  EXPECT_NE(v.status().message().find("longer than 5 bytes"), absl::string_view::npos);
+}
+
+TEST(KafkaWire, TaggedFieldsAreSkipped) {
+  std::string out;
+  Writer w(&out);
+  w.UnsignedVarInt(2);  // two tagged fields
+  w.UnsignedVarInt(0);
+  w.UnsignedVarInt(3);
+  out += "abc";
+  w.UnsignedVarInt(5);
+  w.UnsignedVarInt(0);
+  w.Int32(99);
+  Reader r(out);
+  r.SkipTaggedFields("tags");
+  EXPECT_EQ(r.Int32("after"), 99);
+  EXPECT_TRUE(r.ok());
+}
+
+TEST(KafkaHeader, HeaderVersionsFollowTheApiAndVersion) {
+  EXPECT_EQ(RequestHeaderVersion(3, 8), 1);   // Metadata v8: classic
+  EXPECT_EQ(RequestHeaderVersion(3, 9), 2);   // Metadata v9: flexible
+  EXPECT_EQ(ResponseHeaderVersion(3, 9), 1);
+  EXPECT_EQ(ResponseHeaderVersion(18, 3), 0);  // ApiVersions' response header is always v0
+  EXPECT_EQ(RequestHeaderVersion(18, 3), 2);
+  EXPECT_EQ(RequestHeaderVersion(60, 0), 2);   // DescribeCluster is flexible from v0
+  EXPECT_EQ(ApiName(0), "Produce");
+  EXPECT_EQ(ApiName(9999), "Unknown");
+}
+
+TEST(KafkaHeader, RequestHeadersV1AndV2RoundTrip) {
+  for (int16_t version : {int16_t{2}, int16_t{3}}) {
+    RequestHeader h;
+    h.api_key = static_cast<int16_t>(ApiKey::kApiVersions);
+    h.api_version = version;
+    h.correlation_id = 1234;
+    h.client_id = "rdkafka";
+    std::string out;
+    Writer w(&out);
+    WriteRequestHeader(h, w);
+    w.Int8(77);  // the body starts here
+    Reader r(out);
+    auto read = ReadRequestHeader(r);
+    ASSERT_TRUE(read.ok()) << read.status();
+    EXPECT_EQ(read->correlation_id, 1234);
+    EXPECT_EQ(read->client_id, std::optional<std::string>("rdkafka"));
+    EXPECT_EQ(read->header_version, version >= 3 ? 2 : 1);
+    EXPECT_EQ(r.Int8("body"), 77);
+  }
+}
+
+TEST(KafkaApiVersions, ResponsesV0AndV3HaveTheProtocolsLayout) {
+  ApiVersionsResponse resp;
+  resp.api_keys = {{18, 0, 3}};
+  std::string v0;
+  Writer w0(&v0);
+  WriteApiVersionsResponse(resp, 0, w0);
+  EXPECT_EQ(v0, std::string("\x00\x00" "\x00\x00\x00\x01" "\x00\x12\x00\x00\x00\x03", 12));
+  std::string v3;
+  Writer w3(&v3);
+  resp.throttle_time_ms = 5;
+  WriteApiVersionsResponse(resp, 3, w3);
+  EXPECT_EQ(v3, std::string("\x00\x00" "\x02" "\x00\x12\x00\x00\x00\x03" "\x00" "\x00\x00\x00\x05" "\x00", 15));
+  for (int16_t version = 0; version <= 3; ++version) {
+    std::string out;
+    Writer w(&out);
+    WriteApiVersionsResponse(resp, version, w);
+    Reader r(out);
+    auto back = ReadApiVersionsResponse(r, version);
+    ASSERT_TRUE(back.ok()) << back.status();
+    ASSERT_EQ(back->api_keys.size(), 1u);
+    EXPECT_EQ(back->api_keys[0].max_version, 3);
+    EXPECT_EQ(r.remaining(), 0u);
+  }
+}
+
+TEST(KafkaApiVersions, AV3RequestCarriesTheClientSoftware) {
+  ApiVersionsRequest req{"librdkafka", "2.0.2"};
+  std::string out;
+  Writer w(&out);
+  WriteApiVersionsRequest(req, 3, w);
+  Reader r(out);
+  auto back = ReadApiVersionsRequest(r, 3);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->client_software_name, "librdkafka");
+  EXPECT_EQ(back->client_software_version, "2.0.2");
+  Reader truncated(absl::string_view(out).substr(0, 4));
+  EXPECT_FALSE(ReadApiVersionsRequest(truncated, 3).ok());
+}
+
+TEST(KafkaApiVersions, ATooNewVersionIsAnsweredPerKip511) {
+  int16_t response_version = -1;
+  ApiVersionsResponse ok = AnswerApiVersions(3, &response_version);
+  EXPECT_EQ(ok.error_code, 0);
+  EXPECT_EQ(response_version, 3);
+  ApiVersionsResponse too_new = AnswerApiVersions(9, &response_version);
+  EXPECT_EQ(too_new.error_code, static_cast<int16_t>(ErrorCode::kUnsupportedVersion));
+  EXPECT_EQ(response_version, 0);  // v0 is what every client can read
+  ASSERT_FALSE(too_new.api_keys.empty());
+  auto range = SupportedRange(static_cast<int16_t>(ApiKey::kApiVersions));
+  ASSERT_TRUE(range.has_value());
+  EXPECT_EQ(range->max_version, 3);
+}
+
+}  // namespace
+}  // namespace strata::proto::kafka
