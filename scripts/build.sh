@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Configures and builds one build tree. Usage: scripts/build.sh DIR [release|asan] [targets...]
-# release: -O2 with NDEBUG; asan: Debug with AddressSanitizer and UBSan.
+# release: -O2 with NDEBUG; asan: Debug with AddressSanitizer and UBSan; fuzz: clang with
+# libFuzzer coverage and ASan (build the fuzz targets only).
 set -euo pipefail
 dir=${1:?build dir}
 kind=${2:-release}
@@ -9,6 +10,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 case "$kind" in
   release) flags=(-DCMAKE_BUILD_TYPE=Release -DSTRATA_SANITIZE=OFF) ;;
   asan) flags=(-DCMAKE_BUILD_TYPE=Debug -DSTRATA_SANITIZE=ON) ;;
+  fuzz) flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRATA_FUZZ=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++) ;;
   *) echo "unknown build kind $kind" >&2; exit 2 ;;
 esac
 cmake -S "$root" -B "$dir" -G Ninja "${flags[@]}" > "$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; exit 1; }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The README's test command and what CI runs: installs dependencies, builds, and runs
 # the test suite. Unit and fault tests run twice: under ASan+UBSan (Debug), then with every
-# other label but `slow` in the Release build. ctest's summary is the last line.
+# other label but `slow` in the Release build; between them the libFuzzer targets run for
+# a bounded time (STRATA_FUZZ_SECONDS, default 30 each; a crash fails the run). ctest's
+# summary is the last line.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -12,6 +14,15 @@ bash scripts/build.sh build-asan asan
 # The seeded simulations run fewer seeds here (ASan is ~30x slower); Release runs them all.
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 STRATA_RAFT_SEEDS=150 \
    ctest -L "unit|fault" --output-on-failure -j2 --timeout 900)
+
+echo "== Fuzzing: the Kafka request decoder and the record batch parser (${STRATA_FUZZ_SECONDS:-30} s each)"
+bash scripts/build.sh build-fuzz fuzz kafka_request_fuzz record_batch_fuzz
+for target in kafka_request_fuzz record_batch_fuzz; do
+  corpus=$(mktemp -d)
+  ASAN_OPTIONS=detect_leaks=1 "build-fuzz/fuzz/$target" -max_total_time="${STRATA_FUZZ_SECONDS:-30}" \
+    -rss_limit_mb=2048 -print_final_stats=1 "$corpus" 2>&1 | tail -n 12
+  rm -rf "$corpus"
+done
 
 echo "== Release build: unit, integration, compat, fault tests"
 bash scripts/build.sh build release
