@@ -7,6 +7,7 @@
 
 #include "proto/kafka/api_versions.h"
 #include "proto/kafka/header.h"
+#include "proto/kafka/metadata.h"
 #include "proto/kafka/wire.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -18,6 +19,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Reader body(reader.rest());
   if (header->api_key == static_cast<int16_t>(ApiKey::kApiVersions)) {
     (void)ReadApiVersionsRequest(body, header->api_version);
+  } else if (header->api_key == static_cast<int16_t>(ApiKey::kMetadata) && header->api_version >= 0 &&
+             header->api_version <= 12) {
+    (void)ReadMetadataRequest(body, header->api_version);
   }
   // The primitives over whatever follows, in both encodings.
   for (bool flexible : {false, true}) {

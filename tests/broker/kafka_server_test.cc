@@ -85,7 +85,8 @@ std::unique_ptr<KafkaServer> StartServer(std::chrono::milliseconds idle = 60s) {
   KafkaServerOptions options;
   options.max_request_bytes = 1 << 20;
   options.idle_timeout = idle;
-  auto server = KafkaServer::Start(options, HandleKafkaRequest);
+  static const KafkaApis apis(KafkaApisContext{});
+  auto server = KafkaServer::Start(options, [](const auto& header, auto body) { return apis.Handle(header, body); });
   EXPECT_TRUE(server.ok()) << server.status();
   return std::move(*server);
 }
@@ -163,6 +164,7 @@ TEST(KafkaServer, BadInputClosesOnlyThatConnection) {
       {"truncated header", truncated},
       {"unknown api key", Client::Frame(999, 0, 1, "")},
       {"an API not served yet", Client::Frame(0, 7, 1, "")},
+      {"a Metadata version not advertised", Client::Frame(3, 13, 1, "")},
       {"ApiVersions v3 with a truncated body", Client::Frame(18, 3, 1, "\x05")},
   };
   for (const Case& bad : cases) {

@@ -10,6 +10,7 @@
 #include "proto/kafka/api_versions.h"
 #include "proto/kafka/error_code.h"
 #include "proto/kafka/header.h"
+#include "proto/kafka/metadata.h"
 #include "proto/kafka/wire.h"
 
 namespace strata::proto::kafka {
@@ -222,6 +223,89 @@ TEST(KafkaApiVersions, ATooNewVersionIsAnsweredPerKip511) {
   auto range = SupportedRange(static_cast<int16_t>(ApiKey::kApiVersions));
   ASSERT_TRUE(range.has_value());
   EXPECT_EQ(range->max_version, 3);
+}
+
+TEST(KafkaMetadata, RequestsRoundTripInEveryVersion) {
+  for (int16_t version = 0; version <= 12; ++version) {
+    MetadataRequest req;
+    req.topics.emplace();
+    req.topics->push_back({std::string(16, '\0'), std::string("orders")});
+    req.allow_auto_topic_creation = false;
+    std::string out;
+    Writer w(&out);
+    WriteMetadataRequest(req, version, w);
+    Reader r(out);
+    auto back = ReadMetadataRequest(r, version);
+    ASSERT_TRUE(back.ok()) << version << ": " << back.status();
+    ASSERT_TRUE(back->topics.has_value());
+    EXPECT_EQ(back->topics->at(0).name, std::optional<std::string>("orders")) << version;
+    EXPECT_EQ(back->allow_auto_topic_creation, version >= 4 ? false : true) << version;
+    EXPECT_EQ(r.remaining(), 0u) << version;
+  }
+}
+
+TEST(KafkaMetadata, AllTopicsIsAnEmptyArrayInV0AndNullLater) {
+  MetadataRequest all;
+  for (int16_t version : {int16_t{0}, int16_t{1}, int16_t{9}}) {
+    std::string out;
+    Writer w(&out);
+    WriteMetadataRequest(all, version, w);
+    Reader r(out);
+    auto back = ReadMetadataRequest(r, version);
+    ASSERT_TRUE(back.ok());
+    EXPECT_FALSE(back->topics.has_value()) << version;
+  }
+  std::string v1_empty;
+  Writer(&v1_empty).Int32(0);  // v1: an empty array means no topics, not all
+  Reader r(v1_empty);
+  auto none = ReadMetadataRequest(r, 1);
+  ASSERT_TRUE(none.ok());
+  ASSERT_TRUE(none->topics.has_value());
+  EXPECT_TRUE(none->topics->empty());
+}
+
+TEST(KafkaMetadata, ResponsesRoundTripInEveryVersion) {
+  MetadataResponse resp;
+  resp.brokers.push_back({4, "127.0.0.1", 9092, std::string("r1")});
+  resp.cluster_id = "cluster";
+  resp.controller_id = 4;
+  MetadataResponse::Topic t;
+  t.name = "orders";
+  t.topic_id = std::string(16, 'x');
+  MetadataResponse::Partition p;
+  p.partition_index = 3;
+  p.leader_id = 4;
+  p.leader_epoch = 7;
+  p.replica_nodes = {4, 5};
+  p.isr_nodes = {4};
+  p.offline_replicas = {5};
+  t.partitions.push_back(p);
+  resp.topics.push_back(t);
+  for (int16_t version = 0; version <= 12; ++version) {
+    std::string out;
+    Writer w(&out);
+    WriteMetadataResponse(resp, version, w);
+    Reader r(out);
+    auto back = ReadMetadataResponse(r, version);
+    ASSERT_TRUE(back.ok()) << version << ": " << back.status();
+    EXPECT_EQ(r.remaining(), 0u) << version;
+    ASSERT_EQ(back->brokers.size(), 1u);
+    EXPECT_EQ(back->brokers[0].port, 9092);
+    EXPECT_EQ(back->brokers[0].rack, version >= 1 ? std::optional<std::string>("r1") : std::nullopt);
+    EXPECT_EQ(back->controller_id, version >= 1 ? 4 : -1);
+    ASSERT_EQ(back->topics.size(), 1u);
+    const auto& bp = back->topics[0].partitions.at(0);
+    EXPECT_EQ(bp.leader_id, 4);
+    EXPECT_EQ(bp.leader_epoch, version >= 7 ? 7 : -1);
+    EXPECT_EQ(bp.replica_nodes, (std::vector<int32_t>{4, 5}));
+    EXPECT_EQ(bp.offline_replicas, version >= 5 ? std::vector<int32_t>{5} : std::vector<int32_t>{});
+    EXPECT_EQ(back->topics[0].topic_id, version >= 10 ? std::string(16, 'x') : std::string(16, '\0'));
+    // Every truncation is refused.
+    for (size_t cut = 0; cut < out.size(); cut += 7) {
+      Reader short_reader(absl::string_view(out).substr(0, cut));
+      EXPECT_FALSE(ReadMetadataResponse(short_reader, version).ok()) << version << " cut " << cut;
+    }
+  }
 }
 
 }  // namespace

@@ -77,7 +77,16 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
   ko.network_threads = config.num_network_threads;
   ko.max_request_bytes = config.socket_request_max_bytes;
   ko.idle_timeout = std::chrono::milliseconds(config.connections_max_idle_ms);
-  STRATA_ASSIGN_OR_RETURN(role->kafka_server_, broker::KafkaServer::Start(ko, broker::HandleKafkaRequest));
+  broker::KafkaApisContext kc;
+  kc.broker_id = config.node_id;
+  kc.cluster_id = cluster_id;
+  kc.listener_name = config.listeners.front().name;
+  kc.store = role->store_;
+  role->kafka_apis_ = std::make_unique<broker::KafkaApis>(kc);
+  STRATA_ASSIGN_OR_RETURN(role->kafka_server_,
+                          broker::KafkaServer::Start(ko, [apis = role->kafka_apis_.get()](const auto& header, auto body) {
+                            return apis->Handle(header, body);
+                          }));
   spdlog::info("broker {} serving the Kafka protocol on {}:{}", config.node_id, ko.host, role->kafka_server_->port());
   spdlog::info("broker {} started: log dirs {}, metadata from {}", config.node_id, config.log_dirs.size(),
                shared_store ? "this node's controller" : "the controllers (observer)");

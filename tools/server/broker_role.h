@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "broker/broker_lifecycle.h"
 #include "broker/controller_client.h"
+#include "broker/kafka_api_handler.h"
 #include "broker/kafka_server.h"
 #include "broker/log_dir_monitor.h"
 #include "controller/metadata_store.h"
@@ -49,6 +50,7 @@ class BrokerRole {
   std::unique_ptr<broker::BrokerLifecycle> lifecycle_;
   std::unique_ptr<broker::LogDirMonitor> dir_monitor_;
   std::unique_ptr<broker::LogDirMonitor> metadata_dir_monitor_;  // its failure stops the node
+  std::unique_ptr<broker::KafkaApis> kafka_apis_;
   std::unique_ptr<broker::KafkaServer> kafka_server_;
   bool stopped_ = false;
 };
