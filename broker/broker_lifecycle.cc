@@ -57,15 +57,8 @@ bool BrokerLifecycle::Register() {
   for (const auto& d : options_.log_dir_ids) request.add_log_dirs(d);
   request.set_cluster_id(options_.cluster_id);
   cv1::BrokerRegistrationResponse response;
-  absl::Status s = client_.CallActive(
-      [&](grpc::ClientContext* context, const std::shared_ptr<grpc::Channel>& channel, int32_t* code, int32_t* leader) {
-        auto stub = cv1::ControllerService::NewStub(channel);
-        grpc::Status st = stub->BrokerRegistration(context, request, &response);
-        *code = response.error_code();
-        *leader = response.controller_id();
-        return st;
-      },
-      options_.heartbeat_interval * 2);
+  absl::Status s = client_.CallController(&cv1::ControllerService::Stub::BrokerRegistration, request, &response,
+                                          options_.heartbeat_interval * 2);
   std::lock_guard<std::mutex> lock(mu_);
   if (!s.ok() || response.error_code() != 0) {
     status_.last_error = s.ok() ? absl::StrCat(proto::kafka::ErrorName(static_cast<ErrorCode>(response.error_code())),
@@ -91,15 +84,8 @@ bool BrokerLifecycle::Heartbeat(bool want_shut_down, bool* should_shut_down) {
   request.set_current_metadata_offset(options_.metadata_offset ? options_.metadata_offset() : 0);
   request.set_want_shut_down(want_shut_down);
   cv1::BrokerHeartbeatResponse response;
-  absl::Status s = client_.CallActive(
-      [&](grpc::ClientContext* context, const std::shared_ptr<grpc::Channel>& channel, int32_t* code, int32_t* leader) {
-        auto stub = cv1::ControllerService::NewStub(channel);
-        grpc::Status st = stub->BrokerHeartbeat(context, request, &response);
-        *code = response.error_code();
-        *leader = response.controller_id();
-        return st;
-      },
-      options_.heartbeat_interval);
+  absl::Status s = client_.CallController(&cv1::ControllerService::Stub::BrokerHeartbeat, request, &response,
+                                          options_.heartbeat_interval);
   std::lock_guard<std::mutex> lock(mu_);
   if (!s.ok()) {
     status_.last_error = std::string(s.message());

@@ -2,39 +2,69 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "base/check.h"
 #include "proto/kafka/error_code.h"
 
 namespace strata::broker {
 
-ControllerClient::ControllerClient(std::map<int32_t, std::string> controllers, std::chrono::milliseconds call_timeout)
-    : controllers_(std::move(controllers)), call_timeout_(call_timeout) {}
+std::vector<ControllerAddress> ParseControllerAddresses(absl::string_view text) {
+  std::vector<ControllerAddress> out;
+  for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
+    item = absl::StripAsciiWhitespace(item);
+    ControllerAddress c;
+    size_t at = item.find('@');
+    if (at != absl::string_view::npos && absl::SimpleAtoi(item.substr(0, at), &c.id)) item = item.substr(at + 1);
+    c.address = std::string(item);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
 
-std::shared_ptr<grpc::Channel> ControllerClient::Channel(int32_t id) {
+ControllerClient::ControllerClient(std::vector<ControllerAddress> controllers, std::chrono::milliseconds call_timeout)
+    : controllers_(std::move(controllers)), call_timeout_(call_timeout) {
+  ABSL_CHECK(!controllers_.empty());
+}
+
+namespace {
+std::vector<ControllerAddress> FromVoters(const std::map<int32_t, std::string>& voters) {
+  std::vector<ControllerAddress> out;
+  for (const auto& [id, address] : voters) out.push_back({id, address});
+  return out;
+}
+}  // namespace
+
+ControllerClient::ControllerClient(const std::map<int32_t, std::string>& controllers,
+                                   std::chrono::milliseconds call_timeout)
+    : ControllerClient(FromVoters(controllers), call_timeout) {}
+
+std::shared_ptr<grpc::Channel> ControllerClient::Channel(size_t index) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = channels_.find(id);
+  auto it = channels_.find(index);
   if (it != channels_.end()) return it->second;
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 50);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
-  auto channel = grpc::CreateCustomChannel(controllers_.at(id), grpc::InsecureChannelCredentials(), args);
-  channels_[id] = channel;
+  auto channel = grpc::CreateCustomChannel(controllers_[index].address, grpc::InsecureChannelCredentials(), args);
+  channels_[index] = channel;
   return channel;
 }
 
 absl::Status ControllerClient::CallActive(const Call& call, std::chrono::milliseconds deadline) {
   auto end = std::chrono::steady_clock::now() + deadline;
-  int32_t target;
+  size_t target;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    target = last_active_ != 0 ? last_active_ : controllers_.begin()->first;
+    target = last_active_;
   }
-  std::vector<int32_t> ids;
-  for (const auto& [id, address] : controllers_) ids.push_back(id);
   size_t next = 0;
   std::string last_error = "no controller answered";
   while (std::chrono::steady_clock::now() < end) {
@@ -47,15 +77,20 @@ absl::Status ControllerClient::CallActive(const Call& call, std::chrono::millise
       last_active_ = target;
       return absl::OkStatus();
     }
-    last_error = status.ok() ? absl::StrCat("controller ", target, " is not active")
-                             : absl::StrCat("controller ", target, ": ", status.error_message());
-    if (status.ok() && controller_id > 0 && controller_id != target && controllers_.count(controller_id)) {
-      target = controller_id;  // the leader it named
-      continue;
+    const std::string& address = controllers_[target].address;
+    last_error = status.ok() ? absl::StrCat("controller at ", address, " is not active")
+                             : absl::StrCat("controller at ", address, ": ", status.error_message());
+    if (status.ok() && controller_id > 0 && controller_id != controllers_[target].id) {
+      auto leader = std::find_if(controllers_.begin(), controllers_.end(),
+                                 [&](const ControllerAddress& c) { return c.id == controller_id; });
+      if (leader != controllers_.end()) {
+        target = static_cast<size_t>(leader - controllers_.begin());  // the leader it named
+        continue;
+      }
     }
-    target = ids[next++ % ids.size()];
+    target = next++ % controllers_.size();
     // All tried without an answer: wait a little for an election before the next round.
-    if (next % ids.size() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));  // retry pacing, not synchronisation
+    if (next % controllers_.size() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));  // retry pacing, not synchronisation
   }
   return absl::UnavailableError(absl::StrCat("no active controller within ", deadline.count(), " ms: ", last_error));
 }

@@ -1,7 +1,9 @@
 #pragma once
 // ControllerClient: a broker's (or a tool's) way to the active controller. It knows every
-// controller's address, remembers the one that answered last, and follows NOT_CONTROLLER
-// answers to the leader they name, trying the others when none is named or one is down.
+// controller's address (and id, where known: a tool's bootstrap list may name addresses
+// only), remembers the one that answered last, and follows NOT_CONTROLLER answers to the
+// leader they name when its address is known, trying the others otherwise or when one is
+// down.
 // Thread-safe.
 
 #include <chrono>
@@ -10,6 +12,9 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
 
 #include "absl/status/statusor.h"
 #include "admin.grpc.pb.h"
@@ -17,10 +22,20 @@
 
 namespace strata::broker {
 
+struct ControllerAddress {
+  int32_t id = 0;  // 0: unknown
+  std::string address;  // host:port
+};
+
+// "id@host:port,..." (controller.quorum.voters' form) or "host:port,...".
+std::vector<ControllerAddress> ParseControllerAddresses(absl::string_view text);
+
 class ControllerClient {
  public:
+  explicit ControllerClient(std::vector<ControllerAddress> controllers,
+                            std::chrono::milliseconds call_timeout = std::chrono::seconds(5));
   // controllers: node id -> host:port (controller.quorum.voters).
-  explicit ControllerClient(std::map<int32_t, std::string> controllers,
+  explicit ControllerClient(const std::map<int32_t, std::string>& controllers,
                             std::chrono::milliseconds call_timeout = std::chrono::seconds(5));
 
   // Calls `call` on controllers until one answers with something other than
@@ -30,14 +45,44 @@ class ControllerClient {
                                           int32_t* error_code, int32_t* controller_id)>;
   absl::Status CallActive(const Call& call, std::chrono::milliseconds deadline);
 
- private:
-  std::shared_ptr<grpc::Channel> Channel(int32_t id);
+  // CallActive for one method of a service whose responses carry error_code and
+  // controller_id (ControllerService, AdminService): *response is the active
+  // controller's.
+  template <typename Service, typename Request, typename Response>
+  absl::Status CallMethod(grpc::Status (Service::Stub::*method)(grpc::ClientContext*, const Request&, Response*),
+                          const Request& request, Response* response, std::chrono::milliseconds deadline) {
+    return CallActive(
+        [&](grpc::ClientContext* context, const std::shared_ptr<grpc::Channel>& channel, int32_t* code, int32_t* leader) {
+          auto stub = Service::NewStub(channel);
+          *response = Response();
+          grpc::Status status = (stub.get()->*method)(context, request, response);
+          *code = response->error_code();
+          *leader = response->controller_id();
+          return status;
+        },
+        deadline);
+  }
+  template <typename Request, typename Response>
+  absl::Status CallController(grpc::Status (controller::v1::ControllerService::Stub::*method)(grpc::ClientContext*,
+                                                                                            const Request&, Response*),
+                              const Request& request, Response* response, std::chrono::milliseconds deadline) {
+    return CallMethod<controller::v1::ControllerService>(method, request, response, deadline);
+  }
+  template <typename Request, typename Response>
+  absl::Status CallAdmin(grpc::Status (admin::v1::AdminService::Stub::*method)(grpc::ClientContext*, const Request&,
+                                                                               Response*),
+                         const Request& request, Response* response, std::chrono::milliseconds deadline) {
+    return CallMethod<admin::v1::AdminService>(method, request, response, deadline);
+  }
 
-  const std::map<int32_t, std::string> controllers_;
+ private:
+  std::shared_ptr<grpc::Channel> Channel(size_t index);
+
+  const std::vector<ControllerAddress> controllers_;
   const std::chrono::milliseconds call_timeout_;
   std::mutex mu_;
-  std::map<int32_t, std::shared_ptr<grpc::Channel>> channels_;
-  int32_t last_active_ = 0;
+  std::map<size_t, std::shared_ptr<grpc::Channel>> channels_;  // by index in controllers_
+  size_t last_active_ = 0;
 };
 
 }  // namespace strata::broker

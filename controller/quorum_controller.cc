@@ -440,14 +440,7 @@ controller::v1::BrokerHeartbeatResponse QuorumController::BrokerHeartbeat(
   // decided again on the image the previous left (the offline-dir plan first).
   if (groups.size() > 1) groups.resize(1);
   Outcome o = WriteLocked(groups);
-  auto leads_nothing = [&](const MetadataImage& image) {
-    for (const auto& [tid, t] : image.topics()) {
-      for (const auto& [pid, p] : t.partitions) {
-        if (p.leader() == id) return false;
-      }
-    }
-    return true;
-  };
+  auto leads_nothing = [&](const MetadataImage& image) { return LeaderCounts(image).count(id) == 0; };
   // Controlled shutdown is complete once the broker leads nothing: it is fenced then, as
   // Kafka does, so that its next incarnation can register at once.
   if (o.ok() && request.want_shut_down()) {

@@ -366,28 +366,9 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
     return grpc::Status::OK;
   }
 
-  grpc::Status ReadCommitted(grpc::ServerContext*, const pb::ReadCommittedRequest* request,
-                             pb::ReadCommittedResponse* response) override {
-    const AppliedLog* log;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      log = state_machine_;
-    }
-    if (log == nullptr) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "no state machine attached");
-    size_t max = request->max_entries() > 0 ? std::min(request->max_entries(), 10'000) : 1'000;
-    for (const Entry& e : log->Read(request->from_index(), max)) {
-      pb::LogEntry* out = response->add_entries();
-      out->set_term(e.term);
-      out->set_index(e.index);
-      out->set_data(e.data);
-    }
-    return grpc::Status::OK;
-  }
-
-  void Attach(RaftNode* node, const AppliedLog* state_machine) {
+  void Attach(RaftNode* node) {
     std::unique_lock<std::mutex> lock(mu_);
     node_ = node;
-    state_machine_ = state_machine;
     idle_.wait(lock, [&] { return users_ == 0 || node_ != nullptr; });
   }
 
@@ -396,7 +377,6 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
   std::condition_variable idle_;
   int users_ = 0;
   RaftNode* node_ = nullptr;
-  const AppliedLog* state_machine_ = nullptr;
 };
 
 absl::StatusOr<std::unique_ptr<RaftServer>> RaftServer::Start(const std::string& address,
@@ -418,6 +398,6 @@ RaftServer::~RaftServer() {
   if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
 }
 
-void RaftServer::Attach(RaftNode* node, const AppliedLog* state_machine) { service_->Attach(node, state_machine); }
+void RaftServer::Attach(RaftNode* node) { service_->Attach(node); }
 
 }  // namespace strata::raft

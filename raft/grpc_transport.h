@@ -49,10 +49,10 @@ class RaftServer {
                                                            const std::vector<grpc::Service*>& extra_services = {});
   ~RaftServer();
   int port() const { return port_; }
-  // Messages arriving while no node is attached are dropped. state_machine (optional)
-  // serves ReadCommitted. Attach(nullptr) returns once no call uses the old node; stop
-  // the node first so that waiting proposals and observers return.
-  void Attach(RaftNode* node, const class AppliedLog* state_machine = nullptr);
+  // Messages arriving while no node is attached are dropped. Attach(nullptr) returns
+  // once no call uses the old node; stop the node first so that waiting proposals and
+  // observers return.
+  void Attach(RaftNode* node);
 
  private:
   class Service;

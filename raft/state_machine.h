@@ -1,8 +1,8 @@
 #pragma once
-// What a Raft node applies committed entries to, and takes snapshots of. The controller
-// plugs its RocksDB metadata image in here (issue 4); AppliedLog keeps the applied
-// entries in memory (its snapshot is one file holding them all), which is what the
-// controller process serves until then.
+// What a Raft node applies committed entries to, and takes snapshots of. Controllers and
+// brokers plug in their RocksDB metadata image (controller/metadata_store.h); AppliedLog
+// keeps the applied entries in memory (its snapshot is one file holding them all), the
+// state machine of the Raft tests.
 // Thread-safe: Apply, SaveSnapshot and RestoreSnapshot are called on the driver thread,
 // the readers from any thread.
 

@@ -29,6 +29,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "admin.grpc.pb.h"
+#include "broker/controller_client.h"
 #include "proto/kafka/error_code.h"
 #include "tools/cli/table.h"
 
@@ -42,72 +43,35 @@ constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
 
-struct Controller {
-  int32_t id = 0;  // 0: unknown
-  std::string address;
-};
-
-std::vector<Controller> ParseBootstrap(const std::string& text) {
-  std::vector<Controller> out;
-  for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
-    Controller c;
-    size_t at = item.find('@');
-    if (at != absl::string_view::npos && absl::SimpleAtoi(item.substr(0, at), &c.id)) item = item.substr(at + 1);
-    c.address = std::string(item);
-    out.push_back(c);
-  }
-  return out;
-}
-
 std::string ErrorText(int32_t code, const std::string& message) {
   return absl::StrCat(proto::kafka::ErrorName(static_cast<proto::kafka::ErrorCode>(code)),
                       message.empty() ? "" : ": ", message);
 }
 
-// Calls the active controller: tries the bootstrap controllers, following NOT_CONTROLLER
-// to the leader it names when its address is known.
+// Calls the active controller through ControllerClient (which follows NOT_CONTROLLER);
+// false with *error set when no controller answered or it refused the request.
 class Admin {
  public:
-  explicit Admin(std::vector<Controller> controllers) : controllers_(std::move(controllers)) {}
+  explicit Admin(const std::string& bootstrap)
+      : client_(broker::ParseControllerAddresses(bootstrap), std::chrono::seconds(30)) {}
 
   template <typename Request, typename Response>
   bool Call(grpc::Status (av1::AdminService::Stub::*method)(grpc::ClientContext*, const Request&, Response*),
             const Request& request, Response* response, std::string* error) {
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    size_t next = 0;
-    int32_t hint = 0;
-    while (std::chrono::steady_clock::now() < deadline) {
-      const Controller* target = nullptr;
-      for (const Controller& c : controllers_) {
-        if (hint != 0 && c.id == hint) target = &c;
-      }
-      if (target == nullptr) target = &controllers_[next++ % controllers_.size()];
-      hint = 0;
-      auto stub = av1::AdminService::NewStub(
-          grpc::CreateChannel(target->address, grpc::InsecureChannelCredentials()));
-      grpc::ClientContext context;
-      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-      *response = Response();
-      grpc::Status status = (stub.get()->*method)(&context, request, response);
-      if (status.ok() && response->error_code() != static_cast<int32_t>(proto::kafka::ErrorCode::kNotController)) {
-        if (response->error_code() != 0) {
-          *error = ErrorText(response->error_code(), response->error_message());
-          return false;
-        }
-        return true;
-      }
-      *error = status.ok() ? ErrorText(response->error_code(), response->error_message())
-                           : absl::StrCat(target->address, ": ", status.error_message());
-      if (status.ok()) hint = response->controller_id();
-      if (next % controllers_.size() == 0 && hint == 0) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));  // an election may be on: pace the retries
-      }
+    absl::Status s = client_.CallAdmin(method, request, response, std::chrono::seconds(30));
+    if (!s.ok()) {
+      *error = std::string(s.message());
+      return false;
     }
-    return false;
+    if (response->error_code() != 0) {
+      *error = ErrorText(response->error_code(), response->error_message());
+      return false;
+    }
+    return true;
   }
 
  private:
-  std::vector<Controller> controllers_;
+  broker::ControllerClient client_;
 };
 
 std::string Ids(const google::protobuf::RepeatedField<int32_t>& ids) { return absl::StrJoin(ids, ","); }
@@ -217,7 +181,7 @@ int main(int argc, char** argv) {
     std::cerr << "strata: give --bootstrap-controller host:port (or set STRATA_BOOTSTRAP_CONTROLLER)" << std::endl;
     return kExitUsage;
   }
-  Admin admin(ParseBootstrap(bootstrap));
+  Admin admin(bootstrap);
   bool as_json = output == "json";
   std::string error;
   auto fail = [&](const std::string& what) {
