@@ -32,6 +32,8 @@
 #include <thread>
 
 #include "admin.grpc.pb.h"
+#include "broker/controller_client.h"
+#include "proto/kafka/error_code.h"
 #include "metadata.pb.h"
 #include "raft.grpc.pb.h"
 #include "storage/meta_properties.h"
@@ -185,20 +187,26 @@ class Controllers {
     return 0;
   }
   // Proposes through the leader (following NOT_LEADER answers); the index, or -1.
+  // One attempt on node id: the response, or nullopt when the call failed.
+  std::optional<v1::ProposeResponse> ProposeOnce(int id, const std::string& data) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 3s);
+    v1::ProposeRequest request;
+    request.set_data(ConfigEntry(data));
+    request.set_timeout_ms(2000);
+    v1::ProposeResponse response;
+    if (!stubs_[id]->Propose(&context, request, &response).ok()) return std::nullopt;
+    return response;
+  }
+  // Proposes through the leader (following NOT_LEADER answers); the index, or -1.
   int64_t Propose(const std::string& data, std::chrono::milliseconds deadline = 20s) {
     auto end = Clock::now() + deadline;
     int target = WaitForLeader(0, deadline);
     while (Clock::now() < end && target != 0) {
-      grpc::ClientContext context;
-      context.set_deadline(std::chrono::system_clock::now() + 3s);
-      v1::ProposeRequest request;
-      request.set_data(ConfigEntry(data));
-      request.set_timeout_ms(2000);
-      v1::ProposeResponse response;
-      grpc::Status status = stubs_[target]->Propose(&context, request, &response);
-      if (status.ok() && response.error() == v1::NONE) return response.index();
-      if (status.ok() && response.error() == v1::NOT_LEADER && response.leader_id() != 0) {
-        target = response.leader_id();
+      auto response = ProposeOnce(target, data);
+      if (response && response->error() == v1::NONE) return response->index();
+      if (response && response->error() == v1::NOT_LEADER && response->leader_id() != 0) {
+        target = response->leader_id();
       } else {
         target = WaitForLeader(0, std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now()));
       }
@@ -207,17 +215,9 @@ class Controllers {
   }
   // One attempt on node id only; the index, or -1.
   int64_t ProposeTo(int id, const std::string& data) {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + 3s);
-    v1::ProposeRequest request;
-    request.set_data(ConfigEntry(data));
-    request.set_timeout_ms(2000);
-    v1::ProposeResponse response;
-    grpc::Status status = stubs_[id]->Propose(&context, request, &response);
-    return status.ok() && response.error() == v1::NONE ? response.index() : -1;
+    auto response = ProposeOnce(id, data);
+    return response && response->error() == v1::NONE ? response->index() : -1;
   }
-  // The names of the cluster-wide broker configs in node id's metadata image, sorted:
-  // every proposal of this test sets one (see ConfigEntry).
   std::vector<std::string> Applied(int id) {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + 2s);
@@ -231,6 +231,11 @@ class Controllers {
   }
 
   bool running(int id) const { return pids_.at(id) != 0; }
+  std::map<int32_t, std::string> Voters() const {
+    std::map<int32_t, std::string> voters;
+    for (const auto& [id, port] : ports_) voters[id] = "127.0.0.1:" + std::to_string(port);
+    return voters;
+  }
   std::string MetadataDir(int id) { return tmp_.Sub("metadata" + std::to_string(id)); }
 
   // GET /metrics from the node's metrics.listener; the body, or "" on failure.
@@ -449,6 +454,80 @@ TEST(ControllerProcesses, MetricsNameTheLeaderAndTheCommitIndex) {
     EXPECT_GE(Controllers::MetricValue(metrics, "strata_raft_current_term"), 1) << metrics;
     EXPECT_GE(Controllers::MetricValue(metrics, "strata_raft_elections_total"), 0) << metrics;
   }
+}
+
+// AlterPartition end to end over gRPC against real controllers: two brokers register and
+// heartbeat (as broker processes do), a topic is created through AdminService, and the
+// partition's leader shrinks its ISR; a stale partition epoch and a non-leader are
+// refused, and DescribeTopics shows the new ISR.
+TEST(ControllerProcesses, ALeaderChangesItsIsrThroughAlterPartition) {
+  namespace cv1 = strata::controller::v1;
+  namespace av1 = strata::admin::v1;
+  using proto::kafka::ErrorCode;
+  Controllers c;
+  ASSERT_NE(c.WaitForLeader(), 0);
+  broker::ControllerClient client(c.Voters());
+  std::map<int32_t, int64_t> epochs;
+  for (int32_t broker : {101, 102}) {
+    cv1::BrokerRegistrationRequest reg;
+    reg.set_broker_id(broker);
+    reg.set_incarnation_id(std::string(16, static_cast<char>(broker)));
+    cv1::BrokerRegistrationResponse registered;
+    ASSERT_TRUE(client.CallController(&cv1::ControllerService::Stub::BrokerRegistration, reg, &registered, 20s).ok());
+    ASSERT_EQ(registered.error_code(), 0) << registered.error_message();
+    epochs[broker] = registered.broker_epoch();
+    cv1::BrokerHeartbeatRequest hb;
+    hb.set_broker_id(broker);
+    hb.set_broker_epoch(registered.broker_epoch());
+    hb.set_current_metadata_offset(1'000'000);  // caught up
+    cv1::BrokerHeartbeatResponse beat;
+    ASSERT_TRUE(client.CallController(&cv1::ControllerService::Stub::BrokerHeartbeat, hb, &beat, 20s).ok());
+    ASSERT_EQ(beat.error_code(), 0) << beat.error_message();
+    EXPECT_FALSE(beat.is_fenced());
+  }
+  av1::CreateTopicsRequest create;
+  auto* topic = create.add_topics();
+  topic->set_name("isr");
+  topic->set_num_partitions(1);
+  topic->set_replication_factor(2);
+  av1::CreateTopicsResponse created;
+  ASSERT_TRUE(client.CallAdmin(&av1::AdminService::Stub::CreateTopics, create, &created, 20s).ok());
+  ASSERT_EQ(created.topics(0).error_code(), 0) << created.topics(0).error_message();
+  auto describe = [&] {
+    av1::DescribeTopicsRequest request;
+    request.add_names("isr");
+    av1::DescribeTopicsResponse response;
+    EXPECT_TRUE(client.CallAdmin(&av1::AdminService::Stub::DescribeTopics, request, &response, 20s).ok());
+    return response.topics(0).partitions(0);
+  };
+  auto before = describe();
+  int32_t leader = before.leader();
+  int32_t follower = leader == 101 ? 102 : 101;
+  ASSERT_EQ(before.isr_size(), 2);
+
+  auto alter = [&](int32_t from, int32_t partition_epoch) {
+    cv1::AlterPartitionRequest request;
+    request.set_broker_id(from);
+    request.set_broker_epoch(epochs[from]);
+    auto* p = request.add_partitions();
+    p->set_topic_id(created.topics(0).topic_id());
+    p->set_partition_id(0);
+    p->set_leader_epoch(before.leader_epoch());
+    p->set_partition_epoch(partition_epoch);
+    p->add_new_isr(leader);
+    cv1::AlterPartitionResponse response;
+    EXPECT_TRUE(client.CallController(&cv1::ControllerService::Stub::AlterPartition, request, &response, 20s).ok());
+    return response;
+  };
+  auto shrunk = alter(leader, /*partition_epoch=*/0);
+  ASSERT_EQ(shrunk.partitions(0).error_code(), 0) << shrunk.partitions(0).error_message();
+  EXPECT_EQ(shrunk.partitions(0).isr_size(), 1);
+  EXPECT_EQ(shrunk.partitions(0).partition_epoch(), 1);
+  EXPECT_EQ(alter(leader, 0).partitions(0).error_code(), static_cast<int32_t>(ErrorCode::kInvalidUpdateVersion));
+  EXPECT_EQ(alter(follower, 1).partitions(0).error_code(), static_cast<int32_t>(ErrorCode::kNotLeaderOrFollower));
+  auto after = describe();
+  ASSERT_EQ(after.isr_size(), 1);
+  EXPECT_EQ(after.isr(0), leader);
 }
 
 }  // namespace
