@@ -12,6 +12,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "broker/controller_client.h"
 #include "controller/metadata_store.h"
 #include "proto/kafka/header.h"
 
@@ -23,6 +24,10 @@ struct KafkaApisContext {
   std::string listener_name = "PLAINTEXT";  // whose endpoints Metadata returns
   // The broker's metadata image; nullptr answers Metadata with no brokers and topics.
   const controller::MetadataStore* store = nullptr;
+  // The way to the active controller, for the admin APIs (forwarded to its AdminService)
+  // and producer-id blocks; nullptr answers those requests with COORDINATOR_NOT_AVAILABLE
+  // / NOT_CONTROLLER per API (tests, fuzzing).
+  ControllerClient* controller = nullptr;
 };
 
 class KafkaApis {

@@ -82,6 +82,7 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
   kc.cluster_id = cluster_id;
   kc.listener_name = config.listeners.front().name;
   kc.store = role->store_;
+  kc.controller = role->client_.get();
   role->kafka_apis_ = std::make_unique<broker::KafkaApis>(kc);
   STRATA_ASSIGN_OR_RETURN(role->kafka_server_,
                           broker::KafkaServer::Start(ko, [apis = role->kafka_apis_.get()](const auto& header, auto body) {
