@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -58,9 +59,18 @@ class Reader {
   std::string error_;
 };
 
+// A byte range the writer leaves out of its string: the caller sends `size` bytes of
+// its own (a file slice, with sendfile) at `position` of the output. How a Fetch
+// response carries record data without copying it.
+struct Splice {
+  size_t position = 0;  // in the writer's string: the spliced bytes go before this byte
+  int32_t id = 0;       // the caller's handle
+  uint64_t size = 0;
+};
+
 class Writer {
  public:
-  explicit Writer(std::string* out) : out_(*out) {}
+  explicit Writer(std::string* out, std::vector<Splice>* splices = nullptr) : out_(*out), splices_(splices) {}
 
   void Int8(int8_t v);
   void Int16(int16_t v);
@@ -77,6 +87,10 @@ class Writer {
   void NullableBytes(const std::optional<std::string>& b, bool flexible);
   void ArrayLength(int32_t n, bool flexible);  // -1: null
   void EmptyTaggedFields() { UnsignedVarInt(0); }
+  // Bytes (classic int32 or compact length) whose content the caller splices in:
+  // writes the length and records a Splice. REQUIRES: a writer made with splices.
+  void SplicedBytes(int32_t id, uint64_t size, bool flexible);
+  bool can_splice() const { return splices_ != nullptr; }
 
   size_t size() const { return out_.size(); }
   // Overwrites 4 bytes at offset with v (a frame's size, known at the end).
@@ -84,6 +98,7 @@ class Writer {
 
  private:
   std::string& out_;
+  std::vector<Splice>* splices_;
 };
 
 }  // namespace strata::proto::kafka
