@@ -1,22 +1,30 @@
 #pragma once
 // KafkaApis: the broker's Kafka request dispatch, one handler per API chosen by api key
 // (handlers in their own files: metadata_handler.h, ...). Implemented so far:
-// ApiVersions v0-v3 (KIP-511 for newer versions) and Metadata v0-v12; the other APIs
+// ApiVersions v0-v3 (KIP-511 for newer versions), Metadata v0-v12 and InitProducerId
+// v0-v4 (init_producer_id_handler.h); the other APIs
 // arrive with issue 5 and are advertised only once implemented. A request whose api
 // key is unknown, or that ApiVersions does not advertise (an API not implemented yet,
 // or a version outside its range), gets no response: the connection closes, as Kafka
 // does for requests it cannot parse (clients only send what ApiVersions advertised).
 // Thread-safe.
 
+#include <map>
 #include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "broker/controller_client.h"
+#include "broker/kafka_server.h"
+#include "broker/purgatory.h"
 #include "controller/metadata_store.h"
 #include "proto/kafka/header.h"
+#include "storage/file_names.h"
 
 namespace strata::broker {
+
+class ProducerIdManager;
+class ReplicaManager;
 
 struct KafkaApisContext {
   int32_t broker_id = 0;
@@ -28,16 +36,39 @@ struct KafkaApisContext {
   // and producer-id blocks; nullptr answers those requests with COORDINATOR_NOT_AVAILABLE
   // / NOT_CONTROLLER per API (tests, fuzzing).
   ControllerClient* controller = nullptr;
+  // Producer ids for InitProducerId; nullptr answers COORDINATOR_NOT_AVAILABLE (tests,
+  // fuzzing).
+  ProducerIdManager* producer_ids = nullptr;
+  // The partitions this broker hosts (Produce, Fetch, ListOffsets,
+  // OffsetForLeaderEpoch); nullptr answers those NOT_LEADER_OR_FOLLOWER (tests, fuzzing).
+  ReplicaManager* replicas = nullptr;
+  int32_t default_min_insync_replicas = 1;  // min.insync.replicas
+  // This broker's settings as strata-server resolved them (Kafka's names), for
+  // DescribeConfigs on the BROKER resource.
+  std::map<std::string, std::string> static_configs;
 };
 
 class KafkaApis {
  public:
-  explicit KafkaApis(KafkaApisContext context) : context_(std::move(context)) {}
-  absl::StatusOr<std::optional<std::string>> Handle(const proto::kafka::RequestHeader& header,
-                                                    absl::string_view body) const;
+  explicit KafkaApis(KafkaApisContext context);
+  ~KafkaApis();  // answers the fetches still waiting
+
+  // Answers one request through respond (at once, or later for a fetch that waits).
+  void Handle(const proto::kafka::RequestHeader& header, absl::string_view body, KafkaResponder respond);
+  // The same, waiting for the answer (tests, fuzzing).
+  absl::StatusOr<std::optional<KafkaResponse>> HandleAndWait(const proto::kafka::RequestHeader& header,
+                                                             absl::string_view body);
+  // A partition's high watermark moved: wakes the fetches waiting on it.
+  void OnHighWatermark(const storage::TopicPartition& tp);
 
  private:
+  // The APIs answered at once, as a response body.
+  absl::StatusOr<std::optional<std::string>> HandleSync(const proto::kafka::RequestHeader& header,
+                                                        absl::string_view body) const;
+
   const KafkaApisContext context_;
+  std::unique_ptr<Purgatory> fetch_purgatory_;
+  std::unique_ptr<Purgatory> produce_purgatory_;
 };
 
 }  // namespace strata::broker

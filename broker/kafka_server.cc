@@ -1,10 +1,16 @@
 #include "broker/kafka_server.h"
 
+#include <sys/sendfile.h>
+
 #include <asio.hpp>
+#include <mutex>
+#include <set>
 
 #include "absl/strings/str_cat.h"
+#include "base/check.h"
 #include "base/logging.h"
 #include "proto/kafka/api.h"
+#include "storage/errc.h"
 
 namespace strata::broker {
 
@@ -12,35 +18,57 @@ namespace {
 
 using asio::ip::tcp;
 
+// Lets responders called after the server stopped drop their answer safely.
+struct Lifetime {
+  std::mutex mu;
+  bool alive = true;
+};
+
+struct Shared {
+  KafkaServerOptions options;
+  KafkaHandler handler;
+  std::atomic<int64_t>* closed_on_error = nullptr;
+  std::atomic<int64_t>* bytes_from_files = nullptr;
+  std::shared_ptr<Lifetime> lifetime = std::make_shared<Lifetime>();
+  std::unique_ptr<asio::thread_pool> io_pool;
+};
+
+class Connection;
+
+// Every open connection, so the server can close them all when it stops.
+struct Registry {
+  std::mutex mu;
+  std::set<std::shared_ptr<Connection>> connections;
+};
+
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  Connection(tcp::socket socket, const KafkaServerOptions& options, const KafkaHandler& handler,
-             std::atomic<int64_t>* closed_on_error)
-      : socket_(std::move(socket)),
-        timer_(socket_.get_executor()),
-        options_(options),
-        handler_(handler),
-        closed_on_error_(closed_on_error) {}
+  Connection(tcp::socket socket, Shared& shared, Registry& registry)
+      : socket_(std::move(socket)), timer_(socket_.get_executor()), shared_(shared), registry_(registry) {}
 
   void Start() { ReadSize(); }
 
- private:
-  void ArmIdleTimer() {
-    timer_.expires_after(options_.idle_timeout);
-    timer_.async_wait([self = shared_from_this()](const asio::error_code& ec) {
-      if (!ec) self->Close("idle");
-    });
-  }
-
   void Close(absl::string_view why, bool error = false) {
+    if (closed_) return;
+    closed_ = true;
     if (error) {
-      ++*closed_on_error_;
+      ++*shared_.closed_on_error;
       spdlog::warn("kafka connection from {} closed: {}", peer_, why);
     }
     asio::error_code ignored;
     timer_.cancel();
     socket_.shutdown(tcp::socket::shutdown_both, ignored);
     socket_.close(ignored);
+    std::lock_guard<std::mutex> lock(registry_.mu);
+    registry_.connections.erase(shared_from_this());
+  }
+
+ private:
+  void ArmIdleTimer() {
+    timer_.expires_after(shared_.options.idle_timeout);
+    timer_.async_wait([self = shared_from_this()](const asio::error_code& ec) {
+      if (!ec) self->Close("idle");
+    });
   }
 
   void ReadSize() {
@@ -54,9 +82,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
       if (ec) return self->Close("peer closed");
       int32_t size = 0;
       for (unsigned char b : self->size_buf_) size = static_cast<int32_t>(static_cast<uint32_t>(size) << 8 | b);
-      if (size < 0 || size > self->options_.max_request_bytes) {
-        return self->Close(absl::StrCat("request size ", size, " is outside 0..", self->options_.max_request_bytes,
-                                        " (socket.request.max.bytes)"),
+      if (size < 0 || size > self->shared_.options.max_request_bytes) {
+        return self->Close(absl::StrCat("request size ", size, " is outside 0..",
+                                        self->shared_.options.max_request_bytes, " (socket.request.max.bytes)"),
                            true);
       }
       self->frame_.resize(static_cast<size_t>(size));
@@ -67,63 +95,162 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void ReadFrame() {
     asio::async_read(socket_, asio::buffer(frame_), [self = shared_from_this()](const asio::error_code& ec, size_t) {
       if (ec) return self->Close("peer closed mid-request");
-      self->Handle();
+      self->timer_.cancel();  // not idle while a request is being served
+      self->Dispatch();
     });
   }
 
-  void Handle() {
+  void Dispatch() {
     proto::kafka::Reader reader(frame_);
     auto header = proto::kafka::ReadRequestHeader(reader);
     if (!header.ok()) return Close(header.status().message(), true);
-    auto body = handler_(*header, reader.rest());
-    if (!body.ok()) {
-      return Close(absl::StrCat(proto::kafka::ApiName(header->api_key), " v", header->api_version, ": ",
-                                body.status().message()),
+    header_ = *header;
+    size_t body_offset = reader.position();
+    asio::post(*shared_.io_pool, [self = shared_from_this(), body_offset] {
+      std::weak_ptr<Connection> weak = self;
+      std::shared_ptr<Lifetime> lifetime = self->shared_.lifetime;
+      auto executor = self->socket_.get_executor();
+      KafkaResponder respond = [weak, lifetime, executor](absl::StatusOr<std::optional<KafkaResponse>> answer) {
+        std::lock_guard<std::mutex> lock(lifetime->mu);
+        if (!lifetime->alive) return;
+        asio::post(executor, [weak, answer = std::move(answer)]() mutable {
+          if (auto c = weak.lock()) c->Respond(std::move(answer));
+        });
+      };
+      self->shared_.handler(self->header_, absl::string_view(self->frame_).substr(body_offset), std::move(respond));
+    });
+  }
+
+  void Respond(absl::StatusOr<std::optional<KafkaResponse>> answer) {
+    if (closed_) return;
+    if (!answer.ok()) {
+      return Close(absl::StrCat(proto::kafka::ApiName(header_.api_key), " v", header_.api_version, ": ",
+                                answer.status().message()),
                    true);
     }
-    if (!body->has_value()) return ReadSize();  // no response expected
-    response_.clear();
-    proto::kafka::Writer writer(&response_);
+    if (!answer->has_value()) return ReadSize();  // no response expected
+    response_ = std::move(**answer);
+    head_.clear();
+    proto::kafka::Writer writer(&head_);
     writer.Int32(0);  // the size, patched below
-    proto::kafka::WriteResponseHeader(*header, writer);
-    response_ += **body;
-    writer.PatchInt32(0, static_cast<int32_t>(response_.size() - 4));
-    asio::async_write(socket_, asio::buffer(response_), [self = shared_from_this()](const asio::error_code& ec, size_t) {
-      if (ec) return self->Close("peer closed before the response");
-      self->ReadSize();
-    });
+    proto::kafka::WriteResponseHeader(header_, writer);
+    size_t body_start = head_.size();
+    head_ += response_.body;
+    uint64_t total = head_.size() - 4;
+    for (const proto::kafka::Splice& s : response_.splices) {
+      ABSL_CHECK(s.id >= 0 && static_cast<size_t>(s.id) < response_.slices.size()) << "splice id " << s.id;
+      ABSL_CHECK_EQ(response_.slices[s.id].size, s.size);
+      total += s.size;
+    }
+    ABSL_CHECK_LE(total, static_cast<uint64_t>(INT32_MAX));
+    writer.PatchInt32(0, static_cast<int32_t>(total));
+    // Splice positions are relative to the body: shift them past the header.
+    for (proto::kafka::Splice& s : response_.splices) s.position += body_start;
+    next_splice_ = 0;
+    head_sent_ = 0;
+    WriteNext();
+  }
+
+  // Writes the head bytes up to the next splice, then that splice's slice, and so on.
+  void WriteNext() {
+    size_t until = next_splice_ < response_.splices.size() ? response_.splices[next_splice_].position : head_.size();
+    if (head_sent_ < until) {
+      asio::async_write(socket_, asio::buffer(head_.data() + head_sent_, until - head_sent_),
+                        [self = shared_from_this(), until](const asio::error_code& ec, size_t) {
+                          if (ec) return self->Close("peer closed before the response");
+                          self->head_sent_ = until;
+                          self->WriteNext();
+                        });
+      return;
+    }
+    if (next_splice_ < response_.splices.size()) {
+      slice_sent_ = 0;
+      return SendSlice();
+    }
+    response_ = KafkaResponse();
+    ReadSize();
+  }
+
+  void SendSlice() {
+    const proto::kafka::Splice& splice = response_.splices[next_splice_];
+    const storage::FileSlice& slice = response_.slices[splice.id];
+    asio::error_code ec;
+    socket_.native_non_blocking(true, ec);
+    while (slice_sent_ < slice.size) {
+      off_t offset = static_cast<off_t>(slice.position + slice_sent_);
+      size_t want = static_cast<size_t>(std::min<uint64_t>(slice.size - slice_sent_, 1 << 30));
+      ssize_t n = ::sendfile(socket_.native_handle(), slice.file->fd(), &offset, want);
+      if (n > 0) {
+        slice_sent_ += static_cast<uint64_t>(n);
+        *shared_.bytes_from_files += n;
+        continue;
+      }
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        socket_.async_wait(tcp::socket::wait_write, [self = shared_from_this()](const asio::error_code& wait_error) {
+          if (wait_error) return self->Close("peer closed during a file transfer");
+          self->SendSlice();
+        });
+        return;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) return Close("peer closed during a file transfer");
+      // The file failed us: an I/O error, or it ended before the slice did.
+      int err = n < 0 ? errno : EIO;
+      absl::Status error = n < 0 ? storage::IoError("sendfile", slice.file->path(), err)
+                                 : storage::MakeError(storage::Errc::kStorageError,
+                                                      absl::StrCat(slice.file->path(), " ended at ", offset,
+                                                                   " inside a slice of ", slice.size, " bytes"));
+      if (slice.on_transfer_failure && *slice.on_transfer_failure) {
+        (*slice.on_transfer_failure)(slice, slice.position + slice_sent_, slice.size - slice_sent_, error);
+      }
+      return Close(absl::StrCat("file transfer failed: ", error.message()), true);
+    }
+    head_sent_ = splice.position;
+    ++next_splice_;
+    WriteNext();
   }
 
   tcp::socket socket_;
   asio::steady_timer timer_;
-  const KafkaServerOptions& options_;
-  const KafkaHandler& handler_;
-  std::atomic<int64_t>* closed_on_error_;
+  Shared& shared_;
+  Registry& registry_;
+  bool closed_ = false;
   std::array<unsigned char, 4> size_buf_{};
   std::string frame_;
-  std::string response_;
+  proto::kafka::RequestHeader header_;
+  KafkaResponse response_;
+  std::string head_;
+  size_t head_sent_ = 0;
+  size_t next_splice_ = 0;
+  uint64_t slice_sent_ = 0;
   std::string peer_;
 };
 
 }  // namespace
 
 struct KafkaServer::Impl {
-  KafkaServerOptions options;
-  KafkaHandler handler;
+  Shared shared;
+  Registry registry;
   asio::io_context io;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
   std::unique_ptr<tcp::acceptor> acceptor;
   std::vector<std::thread> threads;
-  std::atomic<int64_t>* closed_on_error = nullptr;
 
   void Accept() {
-    acceptor->async_accept([this](const asio::error_code& ec, tcp::socket socket) {
+    // Each connection on its own strand: its reads, writes, idle timer and answers never
+    // run at the same time on two network threads.
+    acceptor->async_accept(asio::make_strand(io), [this](const asio::error_code& ec, tcp::socket socket) {
       if (ec) {
         if (ec == asio::error::operation_aborted) return;
       } else {
         asio::error_code ignored;
         socket.set_option(tcp::no_delay(true), ignored);
-        std::make_shared<Connection>(std::move(socket), options, handler, closed_on_error)->Start();
+        auto connection = std::make_shared<Connection>(std::move(socket), shared, registry);
+        {
+          std::lock_guard<std::mutex> lock(registry.mu);
+          registry.connections.insert(connection);
+        }
+        connection->Start();
       }
       Accept();
     });
@@ -133,9 +260,11 @@ struct KafkaServer::Impl {
 absl::StatusOr<std::unique_ptr<KafkaServer>> KafkaServer::Start(const KafkaServerOptions& options, KafkaHandler handler) {
   std::unique_ptr<KafkaServer> server(new KafkaServer());
   auto impl = std::make_unique<Impl>();
-  impl->options = options;
-  impl->handler = std::move(handler);
-  impl->closed_on_error = &server->closed_on_error_;
+  impl->shared.options = options;
+  impl->shared.handler = std::move(handler);
+  impl->shared.closed_on_error = &server->closed_on_error_;
+  impl->shared.bytes_from_files = &server->bytes_from_files_;
+  impl->shared.io_pool = std::make_unique<asio::thread_pool>(static_cast<size_t>(std::max(1, options.io_threads)));
   asio::error_code ec;
   auto address = asio::ip::make_address(options.host, ec);
   if (ec) return absl::InvalidArgumentError(absl::StrCat("listener host '", options.host, "': ", ec.message()));
@@ -160,13 +289,29 @@ absl::StatusOr<std::unique_ptr<KafkaServer>> KafkaServer::Start(const KafkaServe
 
 KafkaServer::~KafkaServer() {
   if (!impl_) return;
+  {
+    // Answers that arrive from now on are dropped.
+    std::lock_guard<std::mutex> lock(impl_->shared.lifetime->mu);
+    impl_->shared.lifetime->alive = false;
+  }
   asio::post(impl_->io, [impl = impl_.get()] {
     asio::error_code ignored;
     impl->acceptor->close(ignored);
   });
   impl_->work.reset();
-  impl_->io.stop();  // open connections are dropped with the context
+  impl_->io.stop();
   for (auto& t : impl_->threads) t.join();
+  // Handlers still running finish; their answers are dropped.
+  impl_->shared.io_pool->join();
+  std::set<std::shared_ptr<Connection>> open;
+  {
+    std::lock_guard<std::mutex> lock(impl_->registry.mu);
+    open.swap(impl_->registry.connections);
+  }
+  for (const auto& c : open) {
+    c->Close("server stopping");
+  }
+  open.clear();
 }
 
 }  // namespace strata::broker

@@ -1,11 +1,17 @@
 #pragma once
 // KafkaServer: the Kafka protocol listener (Asio). Each connection reads size-prefixed
-// request frames, hands each to the RequestHandler and writes the responses back in
-// request order (a connection's requests are handled one after another; connections
-// run in parallel on num.network.threads I/O threads). A frame whose size is negative
-// or above socket.request.max.bytes, a header that does not parse, or an api key the
-// handler does not know closes that connection and nothing else; a connection idle for
-// connections.max.idle.ms is closed.
+// request frames and hands each to the handler; a connection has one request in
+// flight at a time, so responses go back in request order (Kafka mutes a connection the
+// same way). Sockets are served by num.network.threads I/O threads; handlers run on a
+// pool of num.io.threads, and may answer later from any thread (a fetch waiting in the
+// purgatory). A frame whose size is negative or above socket.request.max.bytes, a
+// header that does not parse, or a request the handler refuses closes that connection
+// and nothing else; a connection idle for connections.max.idle.ms is closed.
+// Record data travels as file slices spliced into the response: sent with sendfile(2),
+// without passing through user space. A slice that cannot be read (I/O error, or a file
+// shorter than promised) is reported to the slice's failure handler (the log-dir
+// failure channel) and the connection closes: the frame's size was already sent, so no
+// other bytes may stand in for the missing ones.
 // Thread-safe.
 
 #include <atomic>
@@ -19,6 +25,8 @@
 
 #include "absl/status/statusor.h"
 #include "proto/kafka/header.h"
+#include "proto/kafka/wire.h"
+#include "storage/file_slice.h"
 
 namespace strata::broker {
 
@@ -26,14 +34,25 @@ struct KafkaServerOptions {
   std::string host = "127.0.0.1";
   int port = 0;  // 0: a free port
   int network_threads = 2;                              // num.network.threads
+  int io_threads = 2;                                   // num.io.threads
   int32_t max_request_bytes = 100 << 20;               // socket.request.max.bytes
   std::chrono::milliseconds idle_timeout{600'000};      // connections.max.idle.ms
 };
 
-// The answer to one request: the response body (after the response header), nullopt
-// for no response (acks=0 produce), or an error that closes the connection.
-using KafkaHandler = std::function<absl::StatusOr<std::optional<std::string>>(
-    const proto::kafka::RequestHeader& header, absl::string_view body)>;
+// A response body (after the response header) with file slices spliced in:
+// slices[s.id] goes at body position s.position for each s in splices.
+struct KafkaResponse {
+  std::string body;
+  std::vector<proto::kafka::Splice> splices;  // in position order
+  std::vector<storage::FileSlice> slices;
+};
+
+// The answer to one request: a response, nullopt for none (acks=0 produce), or an
+// error that closes the connection. Call it exactly once, from any thread.
+using KafkaResponder = std::function<void(absl::StatusOr<std::optional<KafkaResponse>>)>;
+// body stays valid until the responder is called.
+using KafkaHandler =
+    std::function<void(const proto::kafka::RequestHeader& header, absl::string_view body, KafkaResponder respond)>;
 
 class KafkaServer {
  public:
@@ -42,6 +61,8 @@ class KafkaServer {
 
   int port() const { return port_; }
   int64_t connections_closed_on_error() const { return closed_on_error_.load(); }
+  // Bytes sent with sendfile(2) so far (tests check the zero-copy path was taken).
+  int64_t bytes_sent_from_files() const { return bytes_from_files_.load(); }
 
  private:
   struct Impl;
@@ -49,6 +70,7 @@ class KafkaServer {
   std::unique_ptr<Impl> impl_;
   int port_ = 0;
   std::atomic<int64_t> closed_on_error_{0};
+  std::atomic<int64_t> bytes_from_files_{0};
 };
 
 }  // namespace strata::broker

@@ -1,8 +1,10 @@
 #include "controller/cluster_control.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "base/check.h"
 #include "controller/partition_election.h"
 #include "controller/placement.h"
 #include "controller/topic_config.h"
@@ -459,6 +461,27 @@ Plan PlanAlterPartition(const MetadataImage& image, BrokerId leader,
   for (BrokerId b : request.new_isr()) change.mutable_isr()->add_ids(b);
   Plan plan;
   plan.records.push_back(Wrap(std::move(change)));
+  return plan;
+}
+
+Plan PlanAllocateProducerIds(const MetadataImage& image, BrokerId broker, int64_t broker_epoch, int32_t block_size) {
+  ABSL_CHECK_GT(block_size, 0);
+  auto it = image.brokers().find(broker);
+  if (it == image.brokers().end()) return Fail(ErrorCode::kBrokerIdNotRegistered, absl::StrCat("broker ", broker, " is not registered"));
+  if (it->second.registration().broker_epoch() != broker_epoch) {
+    return Fail(ErrorCode::kStaleBrokerEpoch, absl::StrCat("broker ", broker, " epoch ", broker_epoch, " is not the current ",
+                                                           it->second.registration().broker_epoch()));
+  }
+  int64_t first = image.next_producer_id();
+  if (first > std::numeric_limits<int64_t>::max() - block_size) {
+    return Fail(ErrorCode::kUnknownServerError, absl::StrCat("producer ids are exhausted (the next is ", first, ")"));
+  }
+  Plan plan;
+  pb::MetadataRecord r;
+  r.mutable_producer_ids()->set_broker_id(broker);
+  r.mutable_producer_ids()->set_broker_epoch(broker_epoch);
+  r.mutable_producer_ids()->set_next_producer_id(first + block_size);
+  plan.records.push_back(std::move(r));
   return plan;
 }
 

@@ -13,6 +13,8 @@
 //    cluster default) allows it.
 //  * AlterPartition from a partition's leader is checked against the leader and
 //    partition epochs; a new ISR must hold the leader and only live replicas.
+//  * AllocateProducerIds hands out blocks of producer ids in increasing order, never
+//    the same id twice (the next id only grows in the image).
 // Thread-safe (stateless).
 
 #include <map>
@@ -79,6 +81,17 @@ Plan PlanOfflineLogDirs(const MetadataImage& image, BrokerId broker, const std::
 // One partition of an AlterPartition request (the leader's new ISR).
 Plan PlanAlterPartition(const MetadataImage& image, BrokerId leader,
                         const controller::v1::AlterPartitionRequest::Partition& request);
+
+// Producer ids go to brokers in blocks of this many (Kafka's block size).
+inline constexpr int32_t kProducerIdBlockSize = 1000;
+
+// AllocateProducerIds: the next block of producer ids for a registered broker of the
+// given epoch (fenced or not: a broker catching up may already serve producers). The
+// block starts at the image's next producer id; the one ProducerIds record moves that
+// past the block. BROKER_ID_NOT_REGISTERED / STALE_BROKER_EPOCH for an unknown broker or
+// another epoch; UNKNOWN_SERVER_ERROR once the ids would pass INT64_MAX.
+Plan PlanAllocateProducerIds(const MetadataImage& image, BrokerId broker, int64_t broker_epoch,
+                             int32_t block_size = kProducerIdBlockSize);
 
 // The number of partitions each broker leads (for balance figures and tests).
 std::map<BrokerId, int> LeaderCounts(const MetadataImage& image);

@@ -167,6 +167,13 @@ absl::Status MetadataStore::RestoreSnapshot(storage::FileOps& ops, const std::st
                                            ", not at ", meta.index));
   }
   spdlog::info("metadata image restored from snapshot {} (term {})", meta.index, meta.term);
+  std::function<void(const pb::MetadataBatch&, raft::Index)> listener;
+  {
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    listener = listener_;
+  }
+  // The whole image changed: listeners see an empty batch and re-read it.
+  if (listener) listener(pb::MetadataBatch(), meta.index);
   return absl::OkStatus();
 }
 

@@ -45,7 +45,8 @@ class MetadataStore final : public raft::StateMachine {
     std::shared_lock<std::shared_mutex> lock(mu_);
     return f(image_);
   }
-  // Called (on the applying thread, after the image changed) with each applied batch.
+  // Called (on the applying thread, after the image changed) with each applied batch,
+  // and with an empty batch after a snapshot replaced the whole image.
   void set_listener(std::function<void(const pb::MetadataBatch&, raft::Index)> listener);
 
  private:

@@ -28,6 +28,36 @@ void SetOutcome(const Outcome& o, Response* r) {
   r->set_error_message(o.message);
 }
 
+// Every known topic config: the value set (from `set`) or the default.
+void AddTopicConfigEntries(const std::map<std::string, std::string>& set,
+                           google::protobuf::RepeatedPtrField<admin::v1::ConfigEntry>* out) {
+  for (const TopicConfigSpec& spec : TopicConfigSpecs()) {
+    admin::v1::ConfigEntry* e = out->Add();
+    e->set_name(spec.name);
+    auto v = set.find(spec.name);
+    e->set_value(v == set.end() ? spec.default_value : v->second);
+    e->set_is_default(v == set.end());
+  }
+}
+
+// A created topic as Kafka's CreateTopics v5+ describes it, from the records that create
+// it: partition count, replication factor (of its first partition) and configs.
+void DescribeCreatedTopic(const std::vector<pb::MetadataRecord>& records, admin::v1::TopicResult* result) {
+  int32_t partitions = 0;
+  int32_t replication_factor = -1;
+  std::map<std::string, std::string> set;
+  for (const pb::MetadataRecord& r : records) {
+    if (r.has_partition()) {
+      if (partitions++ == 0) replication_factor = r.partition().replicas_size();
+    } else if (r.has_config()) {
+      set[r.config().name()] = r.config().value();
+    }
+  }
+  result->set_num_partitions(partitions);
+  result->set_replication_factor(replication_factor);
+  AddTopicConfigEntries(set, result->mutable_configs());
+}
+
 }  // namespace
 
 QuorumController::QuorumController(raft::RaftNode& node, MetadataStore& store, QuorumControllerOptions options)
@@ -143,6 +173,7 @@ admin::v1::CreateTopicsResponse QuorumController::CreateTopics(const admin::v1::
       SetOutcome(plan.outcome, result);
       if (!plan.outcome.ok()) continue;
       result->set_topic_id(id);
+      DescribeCreatedTopic(plan.records, result);
       taken.insert(topic.name());
       if (!request.validate_only()) writes.Add(response.topics_size() - 1, std::move(plan.records));
     }
@@ -152,20 +183,40 @@ admin::v1::CreateTopicsResponse QuorumController::CreateTopics(const admin::v1::
 
 admin::v1::DeleteTopicsResponse QuorumController::DeleteTopics(const admin::v1::DeleteTopicsRequest& request) {
   admin::v1::DeleteTopicsResponse response;
-  std::set<std::string> seen;
+  std::set<std::string> seen_names;
+  std::set<TopicId> seen_ids;  // a topic named by name and by id is named twice
   RunWrite(&response, response.mutable_topics(), [&](const MetadataImage& image, Writes& writes) {
+    auto remove = [&](admin::v1::TopicResult* result, const std::string& name) {
+      Plan plan = PlanDeleteTopic(image, name, options_.config);
+      SetOutcome(plan.outcome, result);
+      if (!plan.outcome.ok()) return;
+      const TopicId& id = plan.records[0].remove_topic().topic_id();
+      result->set_topic_id(id);
+      if (!seen_ids.insert(id).second) {
+        SetOutcome(Outcome{ErrorCode::kInvalidRequest, "topic named twice"}, result);
+        return;
+      }
+      writes.Add(response.topics_size() - 1, std::move(plan.records));
+    };
     for (const std::string& name : request.names()) {
       admin::v1::TopicResult* result = response.add_topics();
       result->set_name(name);
-      if (!seen.insert(name).second) {
+      if (!seen_names.insert(name).second) {
         SetOutcome(Outcome{ErrorCode::kInvalidRequest, "topic named twice"}, result);
         continue;
       }
-      Plan plan = PlanDeleteTopic(image, name, options_.config);
-      SetOutcome(plan.outcome, result);
-      if (!plan.outcome.ok()) continue;
-      result->set_topic_id(plan.records[0].remove_topic().topic_id());
-      writes.Add(response.topics_size() - 1, std::move(plan.records));
+      remove(result, name);
+    }
+    for (const std::string& id : request.topic_ids()) {
+      admin::v1::TopicResult* result = response.add_topics();
+      result->set_topic_id(id);
+      const TopicState* t = image.FindTopicById(id);
+      if (t == nullptr) {
+        SetOutcome(Outcome{ErrorCode::kUnknownTopicId, absl::StrCat("no topic has id ", TopicIdToString(id))}, result);
+        continue;
+      }
+      result->set_name(t->name);
+      remove(result, t->name);
     }
   });
   return response;
@@ -331,13 +382,7 @@ admin::v1::DescribeConfigsResponse QuorumController::DescribeConfigs(const admin
       auto c = image.configs().find({type, resource.name()});
       if (c != image.configs().end()) set = c->second;
       if (resource.type() == admin::v1::ConfigResource::TOPIC) {
-        for (const TopicConfigSpec& spec : TopicConfigSpecs()) {
-          auto* e = result->add_entries();
-          e->set_name(spec.name);
-          auto v = set.find(spec.name);
-          e->set_value(v == set.end() ? spec.default_value : v->second);
-          e->set_is_default(v == set.end());
-        }
+        AddTopicConfigEntries(set, result->mutable_entries());
       } else {
         for (const auto& [name, value] : set) {
           auto* e = result->add_entries();
@@ -504,6 +549,35 @@ controller::v1::AlterPartitionResponse QuorumController::AlterPartition(
     }
     return 0;
   });
+  return response;
+}
+
+controller::v1::AllocateProducerIdsResponse QuorumController::AllocateProducerIds(
+    const controller::v1::AllocateProducerIdsRequest& request) {
+  controller::v1::AllocateProducerIdsResponse response;
+  if (RefuseIfNotActive(NotActive(), &response)) return response;
+  std::lock_guard<std::mutex> lock(write_mu_);
+  // Caught up, the image holds every block handed out before, by any controller.
+  if (Outcome o = CatchUpLocked(); !o.ok()) {
+    SetOutcome(o, &response);
+    return response;
+  }
+  Plan plan = store_.Read([&](const MetadataImage& image) {
+    return PlanAllocateProducerIds(image, request.broker_id(), request.broker_epoch());
+  });
+  if (!plan.outcome.ok()) {
+    SetOutcome(plan.outcome, &response);
+    return response;
+  }
+  Outcome o = WriteLocked({plan.records});
+  SetOutcome(o, &response);
+  if (o.ok()) {
+    response.set_first_producer_id(plan.records[0].producer_ids().next_producer_id() - kProducerIdBlockSize);
+    response.set_length(kProducerIdBlockSize);
+    spdlog::info("broker {} (epoch {}) got producer ids {}..{}", request.broker_id(), request.broker_epoch(),
+                 response.first_producer_id(), response.first_producer_id() + response.length() - 1);
+  }
+  response.set_controller_id(node_.id());
   return response;
 }
 

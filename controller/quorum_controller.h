@@ -55,6 +55,9 @@ class QuorumController {
   controller::v1::BrokerRegistrationResponse RegisterBroker(const controller::v1::BrokerRegistrationRequest& request);
   controller::v1::BrokerHeartbeatResponse BrokerHeartbeat(const controller::v1::BrokerHeartbeatRequest& request);
   controller::v1::AlterPartitionResponse AlterPartition(const controller::v1::AlterPartitionRequest& request);
+  // A block of producer ids for the broker, answered once its ProducerIds record is
+  // applied (so a later controller never hands out the same ids).
+  controller::v1::AllocateProducerIdsResponse AllocateProducerIds(const controller::v1::AllocateProducerIdsRequest& request);
 
  private:
   // The leader's id when this node is not the active controller, else nullopt.

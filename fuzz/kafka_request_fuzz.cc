@@ -6,8 +6,13 @@
 #include <cstdint>
 
 #include "proto/kafka/api_versions.h"
+#include "proto/kafka/fetch.h"
 #include "proto/kafka/header.h"
+#include "proto/kafka/init_producer_id.h"
+#include "proto/kafka/list_offsets.h"
 #include "proto/kafka/metadata.h"
+#include "proto/kafka/offset_for_leader_epoch.h"
+#include "proto/kafka/produce.h"
 #include "proto/kafka/wire.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -22,6 +27,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } else if (header->api_key == static_cast<int16_t>(ApiKey::kMetadata) && header->api_version >= 0 &&
              header->api_version <= 12) {
     (void)ReadMetadataRequest(body, header->api_version);
+  } else if (header->api_key == static_cast<int16_t>(ApiKey::kInitProducerId) && header->api_version >= 0 &&
+             header->api_version <= 5) {
+    (void)ReadInitProducerIdRequest(body, header->api_version);
+  } else if (header->api_key == static_cast<int16_t>(ApiKey::kProduce) && header->api_version >= kProduceMinVersion &&
+             header->api_version <= kProduceMaxVersion) {
+    (void)ReadProduceRequest(body, header->api_version);
+  } else if (header->api_key == static_cast<int16_t>(ApiKey::kFetch) && header->api_version >= kFetchMinVersion &&
+             header->api_version <= kFetchMaxVersion) {
+    (void)ReadFetchRequest(body, header->api_version);
+  } else if (header->api_key == static_cast<int16_t>(ApiKey::kListOffsets) &&
+             header->api_version >= kListOffsetsMinVersion && header->api_version <= kListOffsetsMaxVersion) {
+    (void)ReadListOffsetsRequest(body, header->api_version);
+  } else if (header->api_key == static_cast<int16_t>(ApiKey::kOffsetForLeaderEpoch) &&
+             header->api_version >= kOffsetForLeaderEpochMinVersion &&
+             header->api_version <= kOffsetForLeaderEpochMaxVersion) {
+    (void)ReadOffsetForLeaderEpochRequest(body, header->api_version);
   }
   // The primitives over whatever follows, in both encodings.
   for (bool flexible : {false, true}) {

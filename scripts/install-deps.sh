@@ -10,7 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev prometheus-cpp-dev
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
-  jq python3 clang libclang-rt-14-dev kcat
+  jq python3 clang libclang-rt-14-dev kcat python3-confluent-kafka
 )
 
 missing=()

@@ -24,7 +24,7 @@ SegmentOptions SegmentOptionsFor(const LogOptions& options, int64_t base_offset,
   return s;
 }
 
-Log::Log(const LogOptions& options) : options_(options) {}
+Log::Log(const LogOptions& options) : options_(options), config_(options.config) {}
 
 Log::~Log() {
   absl::MutexLock lock(&mu_);
@@ -96,12 +96,13 @@ void Log::CheckInvariantsLocked() const {
 
 absl::StatusOr<LogAppendInfo> Log::AppendAsLeader(std::string& records, int32_t leader_epoch) {
   STRATA_RETURN_IF_ERROR(CheckOnline());
+  const LogConfig config = this->config();
   std::vector<RecordBatchHeader> headers;
   BatchSplitter splitter(records);
   while (true) {
     STRATA_ASSIGN_OR_RETURN(auto batch, splitter.Next());
     if (!batch) break;
-    STRATA_RETURN_IF_ERROR(ValidateProducedBatch(*batch, options_.config.max_message_bytes));
+    STRATA_RETURN_IF_ERROR(ValidateProducedBatch(*batch, config.max_message_bytes));
     headers.push_back(RecordBatchHeader::Parse(batch->data()));
   }
   if (headers.empty()) return MakeError(Errc::kInvalidRecord, "produce request carries no record batch");
@@ -135,15 +136,22 @@ absl::StatusOr<LogAppendInfo> Log::AppendAsLeader(std::string& records, int32_t 
   }
   int64_t next = log_end_offset_;
   size_t position = 0;
+  const int64_t now = options_.clock->NowMs();
   for (RecordBatchHeader& h : headers) {
     SetBaseOffset(records.data() + position, next);
     SetPartitionLeaderEpoch(records.data() + position, leader_epoch);
+    if (config.log_append_time) {
+      SetLogAppendTime(records.data() + position, static_cast<size_t>(h.size_in_bytes()), now);
+      h = RecordBatchHeader::Parse(records.data() + position);
+    }
     h.base_offset = next;
     h.partition_leader_epoch = leader_epoch;
     next = h.next_offset();
     position += h.size_in_bytes();
   }
-  return AppendLocked(records, headers, leader_epoch);
+  auto info = AppendLocked(records, headers, leader_epoch);
+  if (info.ok() && config.log_append_time) info->log_append_time = now;
+  return info;
 }
 
 absl::StatusOr<LogAppendInfo> Log::AppendAsFollower(absl::string_view records) {
@@ -181,9 +189,9 @@ absl::StatusOr<LogAppendInfo> Log::AppendLocked(absl::string_view records,
   ABSL_CHECK(!closed_);  // callers checked CheckOpenLocked under the same lock
   const RecordBatchHeader& first = headers.front();
   const RecordBatchHeader& last = headers.back();
-  if (static_cast<int64_t>(records.size()) > options_.config.segment_bytes) {
+  if (static_cast<int64_t>(records.size()) > config_.segment_bytes) {
     return MakeError(Errc::kRecordTooLarge, absl::StrCat("append of ", records.size(),
-                                                         " bytes exceeds segment.bytes ", options_.config.segment_bytes));
+                                                         " bytes exceeds segment.bytes ", config_.segment_bytes));
   }
   ABSL_CHECK_GE(first.base_offset, log_end_offset_);
   STRATA_RETURN_IF_ERROR(Io(MaybeRollLocked(records.size(), first, last.last_offset())));
@@ -219,10 +227,10 @@ absl::StatusOr<LogAppendInfo> Log::AppendLocked(absl::string_view records,
 absl::Status Log::MaybeRollLocked(uint64_t bytes, const RecordBatchHeader& first, int64_t last_offset) {
   LogSegment& segment = active_segment();
   if (segment.size() == 0) return absl::OkStatus();
-  bool full = segment.size() + bytes > static_cast<uint64_t>(options_.config.segment_bytes);
+  bool full = segment.size() + bytes > static_cast<uint64_t>(config_.segment_bytes);
   bool overflow = last_offset - segment.base_offset() > int64_t{INT32_MAX};
   STRATA_ASSIGN_OR_RETURN(auto rolling_ts, segment.RollingBasedTimestamp());
-  bool old = rolling_ts && first.max_timestamp - *rolling_ts > options_.config.segment_ms;
+  bool old = rolling_ts && first.max_timestamp - *rolling_ts > config_.segment_ms;
   if (full || overflow || old || segment.indexes_full()) return RollLocked();
   return absl::OkStatus();
 }
@@ -240,7 +248,7 @@ absl::Status Log::RollLocked() {
   STRATA_RETURN_IF_ERROR(active.MakeInactive());
   STRATA_RETURN_IF_ERROR(producer_state_->TakeSnapshot());
   STRATA_ASSIGN_OR_RETURN(auto segment,
-                          LogSegment::Open(SegmentOptionsFor(options_, log_end_offset_, "", /*active=*/true), true));
+                          LogSegment::Open(SegmentOptionsFor(OptionsLocked(), log_end_offset_, "", /*active=*/true), true));
   segments_.emplace(log_end_offset_, std::move(segment));
   dir_needs_sync_ = true;
   return absl::OkStatus();
@@ -255,7 +263,7 @@ absl::Status Log::DeleteSegmentLocked(std::map<int64_t, std::unique_ptr<LogSegme
   LogDirFailureChannel* channel = options_.failure_channel;
   std::string dir = log_dir();
   auto scheduled = options_.scheduler->Schedule(
-      absl::StrCat("delete-segment ", segment->log_path()), std::chrono::milliseconds(options_.config.file_delete_delay_ms),
+      absl::StrCat("delete-segment ", segment->log_path()), std::chrono::milliseconds(config_.file_delete_delay_ms),
       [segment, channel, dir] {
         absl::Status s = segment->DeleteFiles();
         if (!s.ok() && channel != nullptr && ErrcOf(s) == Errc::kStorageError) channel->MaybeAddOfflineLogDir(dir, s);
@@ -313,6 +321,18 @@ absl::StatusOr<std::optional<TimestampOffset>> Log::FetchOffsetByTimestamp(int64
     if (*found) return found;
   }
   return std::optional<TimestampOffset>();
+}
+
+std::optional<TimestampOffset> Log::FetchMaxTimestamp() const {
+  absl::ReaderMutexLock lock(&mu_);
+  std::optional<TimestampOffset> best;
+  for (const auto& [base, segment] : segments_) {
+    if (segment->max_timestamp_so_far() == kNoTimestamp) continue;
+    if (!best || segment->max_timestamp_so_far() > best->timestamp) {
+      best = TimestampOffset{segment->max_timestamp_so_far(), segment->offset_of_max_timestamp_so_far()};
+    }
+  }
+  return best;
 }
 
 absl::StatusOr<std::optional<int64_t>> Log::ReloadProducerStateLocked(int64_t snapshot_bound, int64_t* replayed) {
@@ -381,7 +401,7 @@ absl::Status Log::TruncateFullyLocked(int64_t offset) {
   absl::Status status = [&]() -> absl::Status {
     while (!segments_.empty()) STRATA_RETURN_IF_ERROR(DeleteSegmentLocked(segments_.begin()));
     STRATA_ASSIGN_OR_RETURN(auto segment,
-                            LogSegment::Open(SegmentOptionsFor(options_, offset, "", /*active=*/true), true));
+                            LogSegment::Open(SegmentOptionsFor(OptionsLocked(), offset, "", /*active=*/true), true));
     segments_.emplace(offset, std::move(segment));
     dir_needs_sync_ = true;
     log_start_offset_ = log_end_offset_ = recovery_point_ = high_watermark_ = offset;
@@ -431,10 +451,10 @@ absl::StatusOr<int> Log::DeleteOldSegments() {
       LogSegment& segment = *first->second;
       if (upper > high_watermark_) break;
       bool below_start = upper <= log_start_offset_;
-      bool expired = options_.config.retention_ms >= 0 && segment.max_timestamp_so_far() != kNoTimestamp &&
-                     now - segment.max_timestamp_so_far() > options_.config.retention_ms;
-      bool over_size = options_.config.retention_bytes >= 0 &&
-                       total - static_cast<int64_t>(segment.size()) >= options_.config.retention_bytes;
+      bool expired = config_.retention_ms >= 0 && segment.max_timestamp_so_far() != kNoTimestamp &&
+                     now - segment.max_timestamp_so_far() > config_.retention_ms;
+      bool over_size = config_.retention_bytes >= 0 &&
+                       total - static_cast<int64_t>(segment.size()) >= config_.retention_bytes;
       if (!below_start && !expired && !over_size) break;
       total -= static_cast<int64_t>(segment.size());
       STRATA_RETURN_IF_ERROR(DeleteSegmentLocked(first));
@@ -473,6 +493,22 @@ absl::Status Log::Flush(int64_t offset) {
   if (!status.ok()) return Io(status);
   recovery_point_ = offset;
   return absl::OkStatus();
+}
+
+LogConfig Log::config() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return config_;
+}
+
+void Log::UpdateConfig(const LogConfig& config) {
+  absl::MutexLock lock(&mu_);
+  config_ = config;
+}
+
+LogOptions Log::OptionsLocked() const {
+  LogOptions options = options_;
+  options.config = config_;
+  return options;
 }
 
 void Log::UpdateHighWatermark(int64_t offset) {

@@ -73,6 +73,8 @@ struct LogAppendInfo {
   int64_t bytes = 0;
   // The batch was a retry of one already appended: the offsets are the original's.
   bool duplicate = false;
+  // LogAppendTime topics: the time the leader stamped; -1 for CreateTime.
+  int64_t log_append_time = -1;
 };
 
 struct LogOffsetMetadata {
@@ -111,6 +113,9 @@ class Log {
                                      bool min_one_batch) const;
   // The first record with timestamp >= target at or above the log start.
   absl::StatusOr<std::optional<TimestampOffset>> FetchOffsetByTimestamp(int64_t target) const;
+  // The largest timestamp in the log and the last offset of the batch that holds it
+  // (the earliest such batch); nullopt for an empty log. From memory (no I/O).
+  std::optional<TimestampOffset> FetchMaxTimestamp() const;
 
   // Forces a new active segment at the log end (also done by appends when due).
   absl::Status Roll();
@@ -149,13 +154,17 @@ class Log {
   // REQUIRES: no concurrent append (tests, tools).
   const ProducerStateManager& producer_state() const { return *producer_state_; }
   bool offline() const;
-  const LogConfig& config() const { return options_.config; }
+  LogConfig config() const;
+  // A topic config change: later appends, rolls and retention follow it.
+  void UpdateConfig(const LogConfig& config);
 
  private:
   friend class LogLoader;
   explicit Log(const LogOptions& options);
 
   absl::Status CheckOnline() const;
+  // options_ with the current config (for new segments).
+  LogOptions OptionsLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // CheckOnline, and that the log was not closed.
   absl::Status CheckOpenLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // Reports I/O errors to the failure channel; returns status unchanged.
@@ -184,6 +193,7 @@ class Log {
   mutable absl::Mutex mu_;
   std::map<int64_t, std::unique_ptr<LogSegment>> segments_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<ProducerStateManager> producer_state_ ABSL_GUARDED_BY(mu_);
+  LogConfig config_ ABSL_GUARDED_BY(mu_);
   int64_t log_start_offset_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t log_end_offset_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t recovery_point_ ABSL_GUARDED_BY(mu_) = 0;

@@ -36,12 +36,31 @@ const std::vector<Setting>& Settings() {
   return settings;
 }
 
+constexpr const char* kTimestampType = "message.timestamp.type";
+constexpr const char* kBrokerTimestampType = "log.message.timestamp.type";
+
 }  // namespace
+
+bool LogConfig::IsLogSetting(const std::string& key) {
+  if (key == kTimestampType || key == kBrokerTimestampType) return true;
+  for (const Setting& s : Settings()) {
+    if (key == s.topic_key || key == s.broker_key) return true;
+  }
+  return false;
+}
 
 absl::StatusOr<LogConfig> LogConfig::FromProperties(const std::map<std::string, std::string>& props,
                                                     const LogConfig& base) {
   LogConfig config = base;
   for (const auto& [key, text] : props) {
+    if (key == kTimestampType || key == kBrokerTimestampType) {
+      if (text != "CreateTime" && text != "LogAppendTime") {
+        return MakeError(Errc::kInvalidConfig,
+                         absl::StrCat("setting '", key, "' = '", text, "' must be CreateTime or LogAppendTime"));
+      }
+      config.log_append_time = text == "LogAppendTime";
+      continue;
+    }
     const Setting* found = nullptr;
     for (const Setting& s : Settings()) {
       if (key == s.topic_key || key == s.broker_key) found = &s;

@@ -21,6 +21,9 @@ struct LogConfig {
   int64_t retention_bytes = -1;                        // retention.bytes / log.retention.bytes (-1: keep)
   int64_t file_delete_delay_ms = 60'000;               // file.delete.delay.ms / log.segment.delete.delay.ms
   int32_t max_message_bytes = 1024 * 1024 + 12;        // max.message.bytes / message.max.bytes
+  // message.timestamp.type / log.message.timestamp.type: CreateTime (false) or
+  // LogAppendTime (true: the leader stamps each batch with its clock on append).
+  bool log_append_time = false;
 
   // Applies props on top of base. Keys may be topic-level or broker-level names.
   static absl::StatusOr<LogConfig> FromProperties(const std::map<std::string, std::string>& props,
@@ -28,6 +31,9 @@ struct LogConfig {
   static absl::StatusOr<LogConfig> FromProperties(const std::map<std::string, std::string>& props) {
     return FromProperties(props, LogConfig{});
   }
+  // Whether key (topic- or broker-level) is one FromProperties knows; topic configs
+  // hold other keys too (cleanup.policy, min.insync.replicas, ...).
+  static bool IsLogSetting(const std::string& key);
 };
 
 }  // namespace strata::storage

@@ -16,48 +16,6 @@
 #include "storage/errc.h"
 
 namespace strata::storage {
-namespace {
-
-std::string RandomId() {
-  std::random_device rd;
-  std::string bytes(16, '\0');
-  for (char& c : bytes) c = static_cast<char>(rd());
-  std::string id;
-  absl::WebSafeBase64Escape(bytes, &id);
-  return id;
-}
-
-}  // namespace
-
-absl::StatusOr<MetaProperties> MetaProperties::Parse(absl::string_view text, absl::string_view file) {
-  std::map<std::string, std::string> props;
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    line = absl::StripAsciiWhitespace(line);
-    if (line.empty() || line.front() == '#') continue;
-    size_t eq = line.find('=');
-    if (eq == absl::string_view::npos) {
-      return MakeError(Errc::kInvalidConfig, absl::StrCat(file, ": line '", line, "' is not key=value"));
-    }
-    props[std::string(line.substr(0, eq))] = std::string(line.substr(eq + 1));
-  }
-  if (props["version"] != "1") {
-    return MakeError(Errc::kInvalidConfig, absl::StrCat(file, ": version '", props["version"], "' is not 1"));
-  }
-  MetaProperties meta;
-  meta.cluster_id = props["cluster.id"];
-  meta.directory_id = props["directory.id"];
-  if (!absl::SimpleAtoi(props["node.id"], &meta.node_id)) {
-    return MakeError(Errc::kInvalidConfig, absl::StrCat(file, ": node.id '", props["node.id"], "' is not a number"));
-  }
-  if (meta.directory_id.empty()) return MakeError(Errc::kInvalidConfig, absl::StrCat(file, ": no directory.id"));
-  return meta;
-}
-
-std::string MetaProperties::Format() const {
-  return absl::StrCat("#\n# Written by Strata; do not edit.\ncluster.id=", cluster_id, "\ndirectory.id=", directory_id,
-                      "\nnode.id=", node_id, "\nversion=1\n");
-}
-
 absl::StatusOr<std::unique_ptr<LogManager>> LogManager::Open(const LogManagerOptions& options) {
   ABSL_CHECK(options.scheduler != nullptr);
   if (options.log_dirs.empty()) return MakeError(Errc::kInvalidConfig, "log.dirs is empty");
@@ -95,7 +53,9 @@ absl::Status LogManager::OpenDir(const std::string& dir, std::map<std::string, s
   MetaProperties meta;
   if (has_meta) {
     STRATA_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(ops, meta_path));
-    STRATA_ASSIGN_OR_RETURN(meta, MetaProperties::Parse(text, meta_path));
+    auto parsed = ParseMetaProperties(text, meta_path);
+    if (!parsed.ok()) return MakeError(Errc::kInvalidConfig, parsed.status().message());
+    meta = *parsed;
     if (!options_.cluster_id.empty() && meta.cluster_id != options_.cluster_id) {
       return MakeError(Errc::kInvalidConfig, absl::StrCat(meta_path, " has cluster.id ", meta.cluster_id,
                                                           " but this node is configured for ", options_.cluster_id));
@@ -105,8 +65,8 @@ absl::Status LogManager::OpenDir(const std::string& dir, std::map<std::string, s
                                                           " but this node is configured as ", options_.node_id));
     }
   } else {
-    meta = MetaProperties{options_.cluster_id, options_.node_id, RandomId()};
-    STRATA_RETURN_IF_ERROR(WriteFileAtomically(ops, meta_path, meta.Format()));
+    meta = MetaProperties{options_.cluster_id, options_.node_id, NewBase64Uuid()};
+    STRATA_RETURN_IF_ERROR(WriteFileAtomically(ops, meta_path, FormatMetaProperties(meta)));
   }
   if (auto [it, inserted] = directory_ids.emplace(meta.directory_id, dir); !inserted) {
     return MakeError(Errc::kInvalidConfig, absl::StrCat(dir, " and ", it->second, " have the same directory.id ",
@@ -193,7 +153,8 @@ void LogManager::OnDirOffline(const std::string& dir) {
   if (!scheduled.ok()) spdlog::error("could not schedule closing the logs of {}: {}", dir, scheduled.status().message());
 }
 
-absl::StatusOr<Log*> LogManager::GetOrCreateLog(const TopicPartition& tp, const std::optional<LogConfig>& config) {
+absl::StatusOr<Log*> LogManager::GetOrCreateLog(const TopicPartition& tp, const std::optional<LogConfig>& config,
+                                                 const std::string& directory_id) {
   absl::MutexLock lock(&mu_);
   if (shut_down_) return MakeError(Errc::kStorageError, "log manager is shut down");
   if (auto it = logs_.find(tp); it != logs_.end()) return it->second.get();
@@ -201,6 +162,11 @@ absl::StatusOr<Log*> LogManager::GetOrCreateLog(const TopicPartition& tp, const 
   size_t fewest = SIZE_MAX;
   for (const auto& dir : options_.log_dirs) {
     if (failure_channel_.IsOffline(dir)) continue;
+    auto id = directory_ids_.find(dir);
+    if (!directory_id.empty() && id != directory_ids_.end() && id->second == directory_id) {
+      chosen = dir;  // the dir the controller placed the replica in
+      break;
+    }
     size_t count = 0;
     for (const auto& [other, d] : dir_of_) count += d == dir;
     if (count < fewest) {
@@ -253,7 +219,7 @@ absl::Status LogManager::DeleteLog(const TopicPartition& tp) {
   dir_of_.erase(tp);
   log->CloseAfterDirFailure();  // drop handles; the files go with the directory
   FileOps& ops = *options_.ops;
-  std::string doomed = JoinPath(dir, absl::StrCat(tp.DirName(), ".", RandomId(), kDeleteDirSuffix));
+  std::string doomed = JoinPath(dir, absl::StrCat(tp.DirName(), ".", NewBase64Uuid(), kDeleteDirSuffix));
   absl::Status renamed = ops.Rename(log->dir(), doomed);
   if (!renamed.ok()) {
     failure_channel_.MaybeAddOfflineLogDir(dir, renamed);

@@ -25,6 +25,7 @@
 #include "storage/log.h"
 #include "storage/log_config.h"
 #include "storage/log_dir_failure_channel.h"
+#include "storage/meta_properties.h"
 #include "storage/scheduler.h"
 
 namespace strata::storage {
@@ -39,22 +40,15 @@ struct LogManagerOptions {
   Scheduler* scheduler = nullptr;  // required
 };
 
-// meta.properties of a log dir (Kafka's v1 layout).
-struct MetaProperties {
-  std::string cluster_id;
-  int32_t node_id = -1;
-  std::string directory_id;
-  static absl::StatusOr<MetaProperties> Parse(absl::string_view text, absl::string_view file);
-  std::string Format() const;
-};
-
 class LogManager {
  public:
   static absl::StatusOr<std::unique_ptr<LogManager>> Open(const LogManagerOptions& options);
   ~LogManager();
 
-  // The log of tp, created in the emptiest online dir when absent.
-  absl::StatusOr<Log*> GetOrCreateLog(const TopicPartition& tp, const std::optional<LogConfig>& config = std::nullopt);
+  // The log of tp, created when absent in the online dir whose id is directory_id
+  // (where the controller placed the replica), else in the emptiest online dir.
+  absl::StatusOr<Log*> GetOrCreateLog(const TopicPartition& tp, const std::optional<LogConfig>& config = std::nullopt,
+                                      const std::string& directory_id = "");
   // nullptr when absent.
   Log* GetLog(const TopicPartition& tp) const;
   std::vector<TopicPartition> partitions() const;

@@ -120,6 +120,14 @@ void SetPartitionLeaderEpoch(char* batch, int32_t epoch) {
   StoreBigEndian(batch + kPartitionLeaderEpoch, epoch);
 }
 
+void SetLogAppendTime(char* batch, size_t size, int64_t now) {
+  ABSL_CHECK_GE(size, kHeaderSize);
+  int16_t attributes = static_cast<int16_t>(RecordBatchHeader::Parse(batch).attributes | 0x8);
+  StoreBigEndian(batch + kAttributes, attributes);
+  StoreBigEndian(batch + kMaxTimestamp, now);
+  StoreBigEndian(batch + kCrc, ComputeBatchCrc(absl::string_view(batch, size)));
+}
+
 namespace {
 
 absl::Status RecordError(size_t index, absl::string_view what) {

@@ -103,6 +103,10 @@ absl::Status ValidateProducedBatch(absl::string_view batch, int64_t max_batch_by
 // Rewrites header fields outside the CRC's range. REQUIRES: a whole batch.
 void SetBaseOffset(char* batch, int64_t base_offset);
 void SetPartitionLeaderEpoch(char* batch, int32_t epoch);
+// LogAppendTime: sets the timestamp-type attribute and maxTimestamp to now and
+// recomputes the CRC (both lie in its range). Readers then take maxTimestamp as every
+// record's timestamp. REQUIRES: a whole batch of `size` bytes.
+void SetLogAppendTime(char* batch, size_t size, int64_t now);
 
 struct RecordHeader {
   std::string key;

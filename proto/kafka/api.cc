@@ -50,6 +50,16 @@ const std::vector<ApiVersionRange>& SupportedApis() {
   static const auto* supported = new std::vector<ApiVersionRange>{
       {static_cast<int16_t>(ApiKey::kMetadata), 0, 12},
       {static_cast<int16_t>(ApiKey::kApiVersions), 0, 3},
+      {static_cast<int16_t>(ApiKey::kInitProducerId), 0, 4},
+      {static_cast<int16_t>(ApiKey::kProduce), 3, 9},
+      {static_cast<int16_t>(ApiKey::kFetch), 4, 13},
+      {static_cast<int16_t>(ApiKey::kListOffsets), 1, 8},
+      {static_cast<int16_t>(ApiKey::kOffsetForLeaderEpoch), 2, 4},
+      {static_cast<int16_t>(ApiKey::kCreateTopics), 2, 7},
+      {static_cast<int16_t>(ApiKey::kDeleteTopics), 1, 6},
+      {static_cast<int16_t>(ApiKey::kCreatePartitions), 0, 3},
+      {static_cast<int16_t>(ApiKey::kDescribeConfigs), 1, 4},
+      {static_cast<int16_t>(ApiKey::kDescribeCluster), 0, 1},
   };
   return *supported;
 }

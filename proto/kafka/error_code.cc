@@ -13,6 +13,8 @@ absl::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kNotLeaderOrFollower: return "NOT_LEADER_OR_FOLLOWER";
     case ErrorCode::kRequestTimedOut: return "REQUEST_TIMED_OUT";
     case ErrorCode::kMessageTooLarge: return "MESSAGE_TOO_LARGE";
+    case ErrorCode::kCoordinatorLoadInProgress: return "COORDINATOR_LOAD_IN_PROGRESS";
+    case ErrorCode::kCoordinatorNotAvailable: return "COORDINATOR_NOT_AVAILABLE";
     case ErrorCode::kRecordListTooLarge: return "RECORD_LIST_TOO_LARGE";
     case ErrorCode::kNotEnoughReplicas: return "NOT_ENOUGH_REPLICAS";
     case ErrorCode::kNotEnoughReplicasAfterAppend: return "NOT_ENOUGH_REPLICAS_AFTER_APPEND";
@@ -43,6 +45,14 @@ absl::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kDuplicateBrokerRegistration: return "DUPLICATE_BROKER_REGISTRATION";
     case ErrorCode::kBrokerIdNotRegistered: return "BROKER_ID_NOT_REGISTERED";
     case ErrorCode::kIneligibleReplica: return "INELIGIBLE_REPLICA";
+    case ErrorCode::kUnknownLeaderEpoch: return "UNKNOWN_LEADER_EPOCH";
+    case ErrorCode::kInvalidTimestamp: return "INVALID_TIMESTAMP";
+    case ErrorCode::kUnknownProducerId: return "UNKNOWN_PRODUCER_ID";
+    case ErrorCode::kInconsistentTopicId: return "INCONSISTENT_TOPIC_ID";
+    case ErrorCode::kMismatchedEndpointType: return "MISMATCHED_ENDPOINT_TYPE";
+    case ErrorCode::kUnsupportedEndpointType: return "UNSUPPORTED_ENDPOINT_TYPE";
+    case ErrorCode::kInvalidRequiredAcks: return "INVALID_REQUIRED_ACKS";
+    case ErrorCode::kFetchSessionIdNotFound: return "FETCH_SESSION_ID_NOT_FOUND";
   }
   return "UNKNOWN";
 }
@@ -54,11 +64,15 @@ bool IsRetriable(ErrorCode code) {
     case ErrorCode::kLeaderNotAvailable:
     case ErrorCode::kNotLeaderOrFollower:
     case ErrorCode::kRequestTimedOut:
+    case ErrorCode::kCoordinatorLoadInProgress:
+    case ErrorCode::kCoordinatorNotAvailable:
     case ErrorCode::kNotEnoughReplicas:
     case ErrorCode::kNotEnoughReplicasAfterAppend:
     case ErrorCode::kKafkaStorageError:
     case ErrorCode::kOffsetNotAvailable:
     case ErrorCode::kNotController:
+    case ErrorCode::kFencedLeaderEpoch:
+    case ErrorCode::kUnknownLeaderEpoch:
       return true;
     default:
       return false;

@@ -18,6 +18,8 @@ enum class ErrorCode : int16_t {
   kNotLeaderOrFollower = 6,
   kRequestTimedOut = 7,
   kMessageTooLarge = 10,
+  kCoordinatorLoadInProgress = 14,
+  kCoordinatorNotAvailable = 15,
   kRecordListTooLarge = 18,
   kNotEnoughReplicas = 19,
   kNotEnoughReplicasAfterAppend = 20,
@@ -48,6 +50,14 @@ enum class ErrorCode : int16_t {
   kDuplicateBrokerRegistration = 101,
   kBrokerIdNotRegistered = 102,
   kIneligibleReplica = 107,
+  kUnknownLeaderEpoch = 76,
+  kInvalidTimestamp = 32,
+  kUnknownProducerId = 59,
+  kInconsistentTopicId = 103,
+  kMismatchedEndpointType = 114,
+  kUnsupportedEndpointType = 115,
+  kInvalidRequiredAcks = 21,
+  kFetchSessionIdNotFound = 70,
 };
 
 absl::string_view ErrorName(ErrorCode code);

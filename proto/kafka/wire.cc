@@ -150,11 +150,22 @@ int32_t Reader::ArrayLength(bool flexible, const char* field) {
 }
 
 void Reader::SkipTaggedFields(const char* where) {
+  ReadTaggedFields(where, [](uint32_t, Reader&) {});
+}
+
+void Reader::ReadTaggedFields(const char* where, absl::FunctionRef<void(uint32_t tag, Reader& field)> read_field) {
   uint32_t count = UnsignedVarInt(where);
   for (uint32_t i = 0; i < count && ok(); ++i) {
-    UnsignedVarInt(where);  // tag
+    uint32_t tag = UnsignedVarInt(where);
     uint32_t size = UnsignedVarInt(where);
-    if (Need(size, where)) pos_ += size;
+    if (!Need(size, where)) return;
+    Reader field(data_.substr(pos_, size));
+    read_field(tag, field);
+    if (!field.ok()) return Fail(absl::StrCat(where, " tag ", tag, ": ", field.error_));
+    if (field.remaining() != 0 && field.remaining() != size) {
+      return Fail(absl::StrCat(where, " tag ", tag, " leaves ", field.remaining(), " of its ", size, " bytes unread"));
+    }
+    pos_ += size;
   }
 }
 
@@ -242,6 +253,16 @@ void Writer::ArrayLength(int32_t n, bool flexible) {
     UnsignedVarInt(static_cast<uint32_t>(n + 1));
   } else {
     Int32(n);
+  }
+}
+
+void Writer::TaggedFields(const std::vector<TaggedField>& fields) {
+  UnsignedVarInt(static_cast<uint32_t>(fields.size()));
+  for (size_t i = 0; i < fields.size(); ++i) {
+    ABSL_CHECK(i == 0 || fields[i - 1].tag < fields[i].tag) << "tagged fields out of order";
+    UnsignedVarInt(fields[i].tag);
+    UnsignedVarInt(static_cast<uint32_t>(fields[i].data.size()));
+    out_ += fields[i].data;
   }
 }
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 
@@ -42,6 +43,11 @@ class Reader {
   int32_t ArrayLength(bool flexible, const char* field);
   // Reads and drops a tagged-field section (flexible versions only).
   void SkipTaggedFields(const char* where);
+  // Reads a tagged-field section, handing each field to `read_field` with a Reader over
+  // exactly that field's bytes; a tag the callback does not know it leaves unread (and
+  // so skipped). A field read that fails, or leaves bytes of a field it read unread,
+  // fails this reader.
+  void ReadTaggedFields(const char* where, absl::FunctionRef<void(uint32_t tag, Reader& field)> read_field);
 
   bool ok() const { return error_.empty(); }
   absl::Status status() const;
@@ -68,6 +74,12 @@ struct Splice {
   uint64_t size = 0;
 };
 
+// One tagged field to write: its tag and its encoded value.
+struct TaggedField {
+  uint32_t tag = 0;
+  std::string data;
+};
+
 class Writer {
  public:
   explicit Writer(std::string* out, std::vector<Splice>* splices = nullptr) : out_(*out), splices_(splices) {}
@@ -87,6 +99,8 @@ class Writer {
   void NullableBytes(const std::optional<std::string>& b, bool flexible);
   void ArrayLength(int32_t n, bool flexible);  // -1: null
   void EmptyTaggedFields() { UnsignedVarInt(0); }
+  // A tagged-field section. REQUIRES: tags strictly ascending.
+  void TaggedFields(const std::vector<TaggedField>& fields);
   // Bytes (classic int32 or compact length) whose content the caller splices in:
   // writes the length and records a Splice. REQUIRES: a writer made with splices.
   void SplicedBytes(int32_t id, uint64_t size, bool flexible);

@@ -85,8 +85,10 @@ std::unique_ptr<KafkaServer> StartServer(std::chrono::milliseconds idle = 60s) {
   KafkaServerOptions options;
   options.max_request_bytes = 1 << 20;
   options.idle_timeout = idle;
-  static const KafkaApis apis(KafkaApisContext{});
-  auto server = KafkaServer::Start(options, [](const auto& header, auto body) { return apis.Handle(header, body); });
+  static KafkaApis apis(KafkaApisContext{});
+  auto server = KafkaServer::Start(options, [](const auto& header, auto body, auto respond) {
+    apis.Handle(header, body, std::move(respond));
+  });
   EXPECT_TRUE(server.ok()) << server.status();
   return std::move(*server);
 }

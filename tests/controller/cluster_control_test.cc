@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -1232,6 +1233,80 @@ TEST(PlanAlterPartition, AShuttingDownLeaderMayStillShrinkItsIsr) {
   Plan plan = PlanAlterPartition(image, 1, IsrUpdate(0, 0, 0, {1}));
   EXPECT_TRUE(plan.outcome.ok()) << plan.outcome.message;
   EXPECT_TRUE(ApplyAll(image, plan.records).ok());
+}
+
+// ---------------------------------------------------------------------------------------
+// AllocateProducerIds
+
+// Applies the plan's records and returns the block they hand out: [first, next).
+std::pair<int64_t, int64_t> Allocate(MetadataImage& image, BrokerId broker) {
+  int64_t first = image.next_producer_id();
+  Plan plan = PlanAllocateProducerIds(image, broker, EpochOf(broker));
+  EXPECT_TRUE(plan.outcome.ok()) << plan.outcome.message;
+  EXPECT_EQ(plan.records.size(), 1u);
+  EXPECT_TRUE(ApplyAll(image, plan.records).ok());
+  return {first, image.next_producer_id()};
+}
+
+TEST(PlanAllocateProducerIds, BlocksOfAThousandFollowOneAnotherFromZeroWhicheverBrokerAsks) {
+  MetadataImage image = Cluster({1, 2});
+  EXPECT_EQ(image.next_producer_id(), 0);
+  Plan plan = PlanAllocateProducerIds(image, 1, EpochOf(1));
+  ASSERT_TRUE(plan.outcome.ok()) << plan.outcome.message;
+  ASSERT_EQ(plan.records.size(), 1u);
+  ASSERT_TRUE(plan.records[0].has_producer_ids());
+  EXPECT_EQ(plan.records[0].producer_ids().broker_id(), 1);
+  EXPECT_EQ(plan.records[0].producer_ids().broker_epoch(), EpochOf(1));
+  EXPECT_EQ(plan.records[0].producer_ids().next_producer_id(), kProducerIdBlockSize);
+  ASSERT_TRUE(ApplyAll(image, plan.records).ok());
+  EXPECT_EQ(Allocate(image, 2), (std::pair<int64_t, int64_t>{1000, 2000}));
+  EXPECT_EQ(Allocate(image, 1), (std::pair<int64_t, int64_t>{2000, 3000}));
+}
+
+TEST(PlanAllocateProducerIds, AFencedBrokerOfTheCurrentEpochGetsABlock) {
+  MetadataImage image;
+  Given(image, {Register(1)});  // registered, not yet unfenced
+  EXPECT_EQ(Allocate(image, 1), (std::pair<int64_t, int64_t>{0, 1000}));
+}
+
+TEST(PlanAllocateProducerIds, AnUnknownBrokerIsNotRegistered) {
+  MetadataImage image = Cluster({1});
+  Plan plan = PlanAllocateProducerIds(image, 7, EpochOf(7));
+  EXPECT_EQ(plan.outcome.code, ErrorCode::kBrokerIdNotRegistered);
+  EXPECT_TRUE(plan.records.empty());
+}
+
+TEST(PlanAllocateProducerIds, AnotherEpochThanTheRegisteredOneIsStale) {
+  MetadataImage image = Cluster({1});
+  for (int64_t epoch : {EpochOf(1) - 1, EpochOf(1) + 1, int64_t{-1}}) {
+    Plan plan = PlanAllocateProducerIds(image, 1, epoch);
+    EXPECT_EQ(plan.outcome.code, ErrorCode::kStaleBrokerEpoch) << epoch;
+    EXPECT_TRUE(plan.records.empty());
+  }
+}
+
+TEST(PlanAllocateProducerIds, IdsNearTheEndOfInt64AreExhaustedRatherThanWrapping) {
+  MetadataImage image = Cluster({1});
+  pb::MetadataRecord last;
+  last.mutable_producer_ids()->set_next_producer_id(std::numeric_limits<int64_t>::max() - kProducerIdBlockSize + 1);
+  Given(image, {last});
+  Plan plan = PlanAllocateProducerIds(image, 1, EpochOf(1));
+  EXPECT_EQ(plan.outcome.code, ErrorCode::kUnknownServerError);
+  EXPECT_TRUE(plan.records.empty());
+}
+
+TEST(ProducerIdsRecord, TheNextProducerIdOnlyGrows) {
+  MetadataImage image = Cluster({1});
+  Allocate(image, 1);
+  ASSERT_EQ(image.next_producer_id(), 1000);
+  for (int64_t next : {int64_t{1000}, int64_t{999}, int64_t{0}, int64_t{-5}}) {
+    pb::MetadataRecord back;
+    back.mutable_producer_ids()->set_broker_id(1);
+    back.mutable_producer_ids()->set_broker_epoch(EpochOf(1));
+    back.mutable_producer_ids()->set_next_producer_id(next);
+    EXPECT_FALSE(image.Apply(back).ok()) << next;
+    EXPECT_EQ(image.next_producer_id(), 1000) << "a refused record changes nothing";
+  }
 }
 
 // ---------------------------------------------------------------------------------------

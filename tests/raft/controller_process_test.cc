@@ -33,6 +33,7 @@
 
 #include "admin.grpc.pb.h"
 #include "broker/controller_client.h"
+#include "broker/producer_id_manager.h"
 #include "proto/kafka/error_code.h"
 #include "metadata.pb.h"
 #include "raft.grpc.pb.h"
@@ -528,6 +529,75 @@ TEST(ControllerProcesses, ALeaderChangesItsIsrThroughAlterPartition) {
   auto after = describe();
   ASSERT_EQ(after.isr_size(), 1);
   EXPECT_EQ(after.isr(0), leader);
+}
+
+// Producer-id blocks end to end over gRPC against real controllers: registered brokers
+// get consecutive blocks of 1000 from 0; a stale epoch and an unknown broker are refused;
+// a broker's ProducerIdManager fed by the controllers hands out ids that stay unique and
+// increasing across a kill -9 of the leader (the new leader goes on after the last block
+// recorded in the metadata log, never handing one out again).
+TEST(ControllerProcesses, ProducerIdsAreNeverHandedOutTwiceAcrossALeaderKill) {
+  namespace cv1 = strata::controller::v1;
+  using proto::kafka::ErrorCode;
+  Controllers c;
+  ASSERT_NE(c.WaitForLeader(), 0);
+  broker::ControllerClient client(c.Voters());
+  std::map<int32_t, int64_t> epochs;
+  for (int32_t broker : {101, 102}) {
+    cv1::BrokerRegistrationRequest reg;
+    reg.set_broker_id(broker);
+    reg.set_incarnation_id(std::string(16, static_cast<char>(broker)));
+    cv1::BrokerRegistrationResponse registered;
+    ASSERT_TRUE(client.CallController(&cv1::ControllerService::Stub::BrokerRegistration, reg, &registered, 20s).ok());
+    ASSERT_EQ(registered.error_code(), 0) << registered.error_message();
+    epochs[broker] = registered.broker_epoch();
+  }
+  auto allocate = [&](int32_t broker, int64_t epoch) {
+    cv1::AllocateProducerIdsRequest request;
+    request.set_broker_id(broker);
+    request.set_broker_epoch(epoch);
+    cv1::AllocateProducerIdsResponse response;
+    EXPECT_TRUE(client.CallController(&cv1::ControllerService::Stub::AllocateProducerIds, request, &response, 20s).ok());
+    return response;
+  };
+  auto first = allocate(101, epochs[101]);
+  ASSERT_EQ(first.error_code(), 0) << first.error_message();
+  EXPECT_EQ(first.first_producer_id(), 0);
+  EXPECT_EQ(first.length(), 1000);
+  auto second = allocate(102, epochs[102]);
+  ASSERT_EQ(second.error_code(), 0) << second.error_message();
+  EXPECT_EQ(second.first_producer_id(), 1000);
+  auto stale = allocate(101, epochs[101] + 1);
+  EXPECT_EQ(stale.error_code(), static_cast<int32_t>(ErrorCode::kStaleBrokerEpoch)) << stale.error_message();
+  EXPECT_EQ(stale.length(), 0);
+  auto unknown = allocate(999, 1);
+  EXPECT_EQ(unknown.error_code(), static_cast<int32_t>(ErrorCode::kBrokerIdNotRegistered)) << unknown.error_message();
+
+  // Broker 101's manager, as the broker runs it; requests may wait out the failover.
+  broker::ProducerIdManagerOptions options;
+  options.wait = 20s;
+  broker::ProducerIdManager manager(broker::ControllerBlockSource(client, 101, [&] { return epochs[101]; }), options);
+  std::vector<int64_t> ids;
+  auto take = [&](int n) {
+    for (int i = 0; i < n; ++i) {
+      auto id = manager.NextProducerId();
+      ASSERT_TRUE(id.ok()) << id.status();
+      ids.push_back(*id);
+    }
+  };
+  take(2500);  // three blocks, the next prefetched
+  int leader = c.WaitForLeader();
+  c.Kill9(leader);
+  take(2500);
+  ASSERT_EQ(ids.size(), 5000u);
+  EXPECT_EQ(ids.front(), 2000) << "the manager's first block follows the two allocated above";
+  for (size_t i = 1; i < ids.size(); ++i) ASSERT_LT(ids[i - 1], ids[i]) << "at " << i;
+  EXPECT_GE(manager.stats().blocks_fetched, 5);
+  // The new leader's next block starts past every id handed out, old leader's included.
+  auto after = allocate(102, epochs[102]);
+  ASSERT_EQ(after.error_code(), 0) << after.error_message();
+  EXPECT_GT(after.first_producer_id(), ids.back());
+  EXPECT_EQ(after.first_producer_id() % 1000, 0);
 }
 
 }  // namespace

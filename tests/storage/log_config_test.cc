@@ -28,5 +28,19 @@ TEST(LogConfig, UnknownMalformedAndOutOfRangeValuesNameTheKey) {
   EXPECT_NE(range.status().message().find("outside [14,"), absl::string_view::npos) << range.status();
 }
 
+TEST(LogConfig, TimestampTypeIsCreateTimeOrLogAppendTime) {
+  auto topic = LogConfig::FromProperties({{"message.timestamp.type", "LogAppendTime"}});
+  ASSERT_TRUE(topic.ok()) << topic.status();
+  EXPECT_TRUE(topic->log_append_time);
+  auto broker = LogConfig::FromProperties({{"log.message.timestamp.type", "CreateTime"}}, *topic);
+  ASSERT_TRUE(broker.ok());
+  EXPECT_FALSE(broker->log_append_time);
+  auto bad = LogConfig::FromProperties({{"message.timestamp.type", "logappendtime"}});
+  EXPECT_EQ(ErrcOf(bad.status()), Errc::kInvalidConfig);
+  EXPECT_TRUE(LogConfig::IsLogSetting("message.timestamp.type"));
+  EXPECT_TRUE(LogConfig::IsLogSetting("log.retention.ms"));
+  EXPECT_FALSE(LogConfig::IsLogSetting("min.insync.replicas"));
+}
+
 }  // namespace
 }  // namespace strata::storage

@@ -47,6 +47,36 @@ TEST_F(LogTest, LeaderAppendAssignsOffsetsAndStampsEpoch) {
   EXPECT_EQ(log->leader_epoch_cache().entries(), (std::vector<EpochEntry>{{3, 0}}));
 }
 
+TEST_F(LogTest, LogAppendTimeTopicStampsTheLeadersClockAndKeepsTheCrcValid) {
+  ManualClock clock(1'800'000'000'000);
+  LogOptions options = SmallLogOptions(dir_);
+  options.clock = &clock;
+  options.config.log_append_time = true;
+  auto log = OpenLog(options);
+  std::string batch = MakeBatch(3, "a");  // create times far from the clock
+  auto info = log->AppendAsLeader(batch, 0);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->log_append_time, clock.NowMs());
+  EXPECT_EQ(info->max_timestamp, clock.NowMs());
+  RecordBatchHeader h = RecordBatchHeader::Parse(batch.data());
+  EXPECT_TRUE(h.log_append_time());
+  EXPECT_EQ(h.max_timestamp, clock.NowMs());
+  EXPECT_TRUE(ValidateStoredBatch(batch, "stamped").ok());
+  // The time index answers by the stamped time.
+  auto found = log->FetchOffsetByTimestamp(clock.NowMs());
+  ASSERT_TRUE(found.ok() && found->has_value());
+  EXPECT_EQ((*found)->offset, 0);
+
+  LogOptions create_time = SmallLogOptions(tmp_.Sub("topic-1"));
+  create_time.clock = &clock;
+  auto plain = OpenLog(create_time);
+  std::string other = MakeBatch(1, "b");
+  info = plain->AppendAsLeader(other, 0);
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->log_append_time, -1);
+  EXPECT_FALSE(RecordBatchHeader::Parse(other.data()).log_append_time());
+}
+
 TEST_F(LogTest, InvalidBatchIsRejectedAndNothingIsAppended) {
   auto log = OpenLog(SmallLogOptions(dir_));
   std::string good = MakeBatch(2, "a");

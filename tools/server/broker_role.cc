@@ -1,12 +1,49 @@
 #include "tools/server/broker_role.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "base/logging.h"
 #include "base/status_macros.h"
 #include "broker/kafka_api_handler.h"
 #include "tools/server/controller_role.h"
 
 namespace strata::server {
+namespace {
+
+// The broker's settings under Kafka's names, as DescribeConfigs shows them.
+std::map<std::string, std::string> StaticConfigs(const ServerConfig& config) {
+  std::map<std::string, std::string> out = config.log_settings;
+  auto add = [&](const std::string& name, const auto& value) { out[name] = absl::StrCat(value); };
+  std::string listeners, voters;
+  for (const Listener& l : config.listeners) {
+    absl::StrAppend(&listeners, listeners.empty() ? "" : ",", l.name, "://", l.host, ":", l.port);
+  }
+  for (const auto& [id, address] : config.voters) {
+    absl::StrAppend(&voters, voters.empty() ? "" : ",", id, "@", address);
+  }
+  add("node.id", config.node_id);
+  add("broker.id", config.node_id);
+  add("process.roles", config.process_roles);
+  add("controller.quorum.voters", voters);
+  add("listeners", listeners);
+  add("log.dirs", absl::StrJoin(config.log_dirs, ","));
+  add("metadata.log.dir", config.metadata_log_dir);
+  if (!config.broker_rack.empty()) add("broker.rack", config.broker_rack);
+  add("broker.heartbeat.interval.ms", config.broker_heartbeat_interval_ms);
+  add("broker.session.timeout.ms", config.broker_session_timeout_ms);
+  add("num.network.threads", config.num_network_threads);
+  add("num.io.threads", config.num_io_threads);
+  add("socket.request.max.bytes", config.socket_request_max_bytes);
+  add("connections.max.idle.ms", config.connections_max_idle_ms);
+  add("num.partitions", config.num_partitions);
+  add("default.replication.factor", config.default_replication_factor);
+  add("min.insync.replicas", config.min_insync_replicas);
+  add("unclean.leader.election.enable", config.unclean_leader_election_enable ? "true" : "false");
+  add("delete.topic.enable", config.delete_topic_enable ? "true" : "false");
+  return out;
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig& config, const std::string& cluster_id,
                                                               const std::vector<std::string>& log_dir_ids,
@@ -62,6 +99,40 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
   lo.heartbeat_interval = std::chrono::milliseconds(config.broker_heartbeat_interval_ms);
   lo.metadata_offset = [store = role->store_] { return store->applied().index; };
   role->lifecycle_ = std::make_unique<broker::BrokerLifecycle>(*role->client_, lo);
+  // Producer-id blocks from the controller, asked for with the broker's current epoch.
+  role->producer_ids_ = std::make_unique<broker::ProducerIdManager>(broker::ControllerBlockSource(
+      *role->client_, config.node_id, [lifecycle = role->lifecycle_.get()] { return lifecycle->status().broker_epoch; }));
+  // The partitions: logs in log.dirs, kept in line with the image from here on.
+  role->scheduler_ = std::make_unique<storage::Scheduler>(1);
+  storage::LogManagerOptions lmo;
+  lmo.log_dirs = config.log_dirs;
+  lmo.cluster_id = cluster_id;
+  lmo.node_id = config.node_id;
+  STRATA_ASSIGN_OR_RETURN(lmo.default_config, storage::LogConfig::FromProperties(config.log_settings));
+  lmo.scheduler = role->scheduler_.get();
+  STRATA_ASSIGN_OR_RETURN(role->logs_, storage::LogManager::Open(lmo));
+  role->logs_->failure_channel().AddListener(
+      [lifecycle = role->lifecycle_.get(), logs = role->logs_.get()](const std::string& dir, const absl::Status& why) {
+        spdlog::error("log dir {} failed: {}", dir, why.ToString());
+        lifecycle->ReportOfflineDir(logs->directory_id(dir));
+      });
+  broker::ReplicaManagerOptions rmo;
+  rmo.broker_id = config.node_id;
+  rmo.logs = role->logs_.get();
+  rmo.default_config = lmo.default_config;
+  role->replicas_ = std::make_unique<broker::ReplicaManager>(rmo);
+  STRATA_RETURN_IF_ERROR(role->scheduler_
+                             ->SchedulePeriodic("checkpoint-offsets",
+                                                std::chrono::milliseconds(config.replica_high_watermark_checkpoint_interval_ms),
+                                                std::chrono::milliseconds(config.replica_high_watermark_checkpoint_interval_ms),
+                                                [logs = role->logs_.get()] { (void)logs->CheckpointAll(); })
+                             .status());
+  STRATA_RETURN_IF_ERROR(role->scheduler_
+                             ->SchedulePeriodic("log-retention",
+                                                std::chrono::milliseconds(config.log_retention_check_interval_ms),
+                                                std::chrono::milliseconds(config.log_retention_check_interval_ms),
+                                                [logs = role->logs_.get()] { (void)logs->DeleteOldSegments(); })
+                             .status());
   // A failed log dir goes to the controller with the next heartbeat, sent at once.
   std::vector<broker::MonitoredDir> dirs;
   for (size_t i = 0; i < config.log_dirs.size(); ++i) dirs.push_back({config.log_dirs[i], log_dir_ids[i]});
@@ -75,6 +146,7 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
   ko.host = config.listeners.front().host;
   ko.port = config.listeners.front().port;
   ko.network_threads = config.num_network_threads;
+  ko.io_threads = config.num_io_threads;
   ko.max_request_bytes = config.socket_request_max_bytes;
   ko.idle_timeout = std::chrono::milliseconds(config.connections_max_idle_ms);
   broker::KafkaApisContext kc;
@@ -83,10 +155,21 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
   kc.listener_name = config.listeners.front().name;
   kc.store = role->store_;
   kc.controller = role->client_.get();
+  kc.producer_ids = role->producer_ids_.get();
+  kc.replicas = role->replicas_.get();
+  kc.default_min_insync_replicas = config.min_insync_replicas;
+  kc.static_configs = StaticConfigs(config);
   role->kafka_apis_ = std::make_unique<broker::KafkaApis>(kc);
+  role->replicas_->set_on_high_watermark(
+      [apis = role->kafka_apis_.get()](const storage::TopicPartition& tp) { apis->OnHighWatermark(tp); });
+  // From here on every applied entry reaches the partitions (Publish); first the image
+  // as it stands.
+  role->serving_ = true;
+  role->store_->Read([&](const controller::MetadataImage& image) { role->replicas_->ApplyImage(image); });
   STRATA_ASSIGN_OR_RETURN(role->kafka_server_,
-                          broker::KafkaServer::Start(ko, [apis = role->kafka_apis_.get()](const auto& header, auto body) {
-                            return apis->Handle(header, body);
+                          broker::KafkaServer::Start(ko, [apis = role->kafka_apis_.get()](const auto& header, auto body,
+                                                                                          auto respond) {
+                            apis->Handle(header, body, std::move(respond));
                           }));
   spdlog::info("broker {} serving the Kafka protocol on {}:{}", config.node_id, ko.host, role->kafka_server_->port());
   spdlog::info("broker {} started: log dirs {}, metadata from {}", config.node_id, config.log_dirs.size(),
@@ -95,7 +178,8 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
 }
 
 BrokerRole::~BrokerRole() {
-  kafka_server_.reset();
+  StopServing(/*clean=*/false);
+  producer_ids_.reset();  // before lifecycle_, whose epoch it asks for
   metadata_dir_monitor_.reset();
   dir_monitor_.reset();
   lifecycle_.reset();
@@ -107,27 +191,38 @@ void BrokerRole::Stop(std::chrono::milliseconds timeout) {
   if (stopped_) return;
   stopped_ = true;
   kafka_server_.reset();  // no new requests during the controlled shutdown
+  producer_ids_.reset();
   dir_monitor_.reset();
   lifecycle_->Shutdown(timeout);
   lifecycle_.reset();
   observer_.reset();
+  StopServing(/*clean=*/true);
 }
 
 void BrokerRole::Publish(const metadata::v1::MetadataBatch& batch, int64_t index) {
-  // What this broker must act on (issues 5 and 6 consume these): leaderships and
-  // replicas gained or lost. Logged for now.
-  for (const auto& r : batch.records()) {
-    if (r.has_partition() && r.partition().leader() == broker_id_) {
-      spdlog::info("broker {}: leads partition {} of topic {} (epoch {}) from metadata entry {}", broker_id_,
-                   r.partition().partition_id(), controller::TopicIdToString(r.partition().topic_id()),
-                   r.partition().leader_epoch(), index);
-    } else if (r.has_partition_change() && r.partition_change().has_leader()) {
-      bool leads = r.partition_change().leader() == broker_id_;
-      spdlog::debug("broker {}: partition {} of topic {} now led by {}{}", broker_id_, r.partition_change().partition_id(),
-                    controller::TopicIdToString(r.partition_change().topic_id()), r.partition_change().leader(),
-                    leads ? " (this broker)" : "");
-    }
+  (void)batch;
+  // Every applied entry (or restored snapshot): the hosted partitions follow the image.
+  std::lock_guard<std::mutex> lock(publish_mu_);
+  if (!serving_.load()) return;  // Start applies the image it finds once serving
+  store_->Read([&](const controller::MetadataImage& image) { replicas_->ApplyImage(image); });
+  spdlog::debug("broker {}: partitions follow metadata entry {}", broker_id_, index);
+}
+
+void BrokerRole::StopServing(bool clean) {
+  {
+    std::lock_guard<std::mutex> lock(publish_mu_);  // no Publish runs past this
+    serving_ = false;
   }
+  kafka_server_.reset();  // no new requests; answers still due are dropped
+  kafka_apis_.reset();    // waiting requests are answered (and dropped)
+  if (store_ != nullptr) store_->set_listener(nullptr);
+  replicas_.reset();
+  if (scheduler_) scheduler_->Shutdown();
+  if (logs_ && clean) {
+    if (absl::Status s = logs_->Shutdown(); !s.ok()) spdlog::error("log shutdown: {}", s.ToString());
+  }
+  logs_.reset();
+  scheduler_.reset();
 }
 
 }  // namespace strata::server

@@ -9,7 +9,9 @@
 // shutdown.
 // Not thread-safe: main starts and stops it.
 
+#include <atomic>
 #include <functional>
+#include <mutex>
 #include <memory>
 
 #include "absl/status/statusor.h"
@@ -18,6 +20,10 @@
 #include "broker/kafka_api_handler.h"
 #include "broker/kafka_server.h"
 #include "broker/log_dir_monitor.h"
+#include "broker/producer_id_manager.h"
+#include "broker/replica_manager.h"
+#include "storage/log_manager.h"
+#include "storage/scheduler.h"
 #include "controller/metadata_store.h"
 #include "raft/observer.h"
 #include "storage/meta_properties.h"
@@ -41,6 +47,8 @@ class BrokerRole {
  private:
   BrokerRole() = default;
   void Publish(const metadata::v1::MetadataBatch& batch, int64_t index);
+  // Stops serving and closes the logs: cleanly (checkpoints, clean-shutdown marker) or not.
+  void StopServing(bool clean);
 
   int32_t broker_id_ = 0;
   std::unique_ptr<controller::MetadataStore> own_store_;
@@ -48,11 +56,17 @@ class BrokerRole {
   std::unique_ptr<raft::RaftObserver> observer_;
   std::unique_ptr<broker::ControllerClient> client_;
   std::unique_ptr<broker::BrokerLifecycle> lifecycle_;
+  std::unique_ptr<broker::ProducerIdManager> producer_ids_;  // uses lifecycle_ (its epoch)
   std::unique_ptr<broker::LogDirMonitor> dir_monitor_;
   std::unique_ptr<broker::LogDirMonitor> metadata_dir_monitor_;  // its failure stops the node
+  std::unique_ptr<storage::Scheduler> scheduler_;
+  std::unique_ptr<storage::LogManager> logs_;
+  std::unique_ptr<broker::ReplicaManager> replicas_;
   std::unique_ptr<broker::KafkaApis> kafka_apis_;
   std::unique_ptr<broker::KafkaServer> kafka_server_;
   bool stopped_ = false;
+  std::mutex publish_mu_;
+  std::atomic<bool> serving_{false};  // the partitions follow the image
 };
 
 }  // namespace strata::server

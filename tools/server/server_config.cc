@@ -1,5 +1,7 @@
 #include "tools/server/server_config.h"
 
+#include "storage/log_config.h"
+
 #include <fstream>
 #include <set>
 #include <type_traits>
@@ -72,7 +74,19 @@ absl::StatusOr<ServerConfig> ServerConfig::Parse(const std::string& text, const 
                                                  "broker.heartbeat.interval.ms",
                                                  "num.network.threads",
                                                  "socket.request.max.bytes",
-                                                 "connections.max.idle.ms"};
+                                                 "connections.max.idle.ms",
+                                                 "num.io.threads",
+                                                 "min.insync.replicas",
+                                                 "log.retention.check.interval.ms",
+                                                 "replica.high.watermark.checkpoint.interval.ms"};
+    if (storage::LogConfig::IsLogSetting(key) && key != "max.message.bytes" && key.rfind("log.", 0) == 0) {
+      config.log_settings[key] = value.first;
+      continue;
+    }
+    if (key == "message.max.bytes") {
+      config.log_settings[key] = value.first;
+      continue;
+    }
     if (!kKnown.count(key)) {
       return absl::InvalidArgumentError(absl::StrCat(where(key), " is not a setting strata-server knows"));
     }
@@ -146,6 +160,20 @@ absl::StatusOr<ServerConfig> ServerConfig::Parse(const std::string& text, const 
   if (auto s = integer("num.network.threads", 1, 256, &config.num_network_threads); !s.ok()) return s;
   if (auto s = integer("socket.request.max.bytes", 1024, INT32_MAX, &config.socket_request_max_bytes); !s.ok()) return s;
   if (auto s = integer("connections.max.idle.ms", 100, INT32_MAX, &config.connections_max_idle_ms); !s.ok()) return s;
+  if (auto s = integer("num.io.threads", 1, 256, &config.num_io_threads); !s.ok()) return s;
+  if (auto s = integer("min.insync.replicas", 1, 1000, &config.min_insync_replicas); !s.ok()) return s;
+  if (auto s = integer("log.retention.check.interval.ms", 1, INT32_MAX, &config.log_retention_check_interval_ms);
+      !s.ok()) {
+    return s;
+  }
+  if (auto s = integer("replica.high.watermark.checkpoint.interval.ms", 1, INT32_MAX,
+                       &config.replica_high_watermark_checkpoint_interval_ms);
+      !s.ok()) {
+    return s;
+  }
+  if (auto checked = storage::LogConfig::FromProperties(config.log_settings); !checked.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(file, ": ", checked.status().message()));
+  }
   config.broker_rack = props.count("broker.rack") ? props["broker.rack"].first : "";
   if (props.count("log.dirs")) {
     for (absl::string_view d : absl::StrSplit(props["log.dirs"].first, ',', absl::SkipWhitespace())) {

@@ -65,6 +65,13 @@ struct ServerConfig {
   int32_t num_network_threads = 3;                 // num.network.threads
   int32_t socket_request_max_bytes = 104857600;    // socket.request.max.bytes
   int32_t connections_max_idle_ms = 600000;        // connections.max.idle.ms
+  int32_t num_io_threads = 8;                      // num.io.threads
+  int32_t min_insync_replicas = 1;                 // min.insync.replicas (topic default)
+  // log.* defaults for the broker's partitions (log.segment.bytes, log.retention.ms,
+  // log.message.timestamp.type, message.max.bytes, ...), checked by LogConfig.
+  std::map<std::string, std::string> log_settings;
+  int64_t log_retention_check_interval_ms = 300000;          // log.retention.check.interval.ms
+  int64_t replica_high_watermark_checkpoint_interval_ms = 5000;  // replica.high.watermark.checkpoint.interval.ms
 
   static absl::StatusOr<ServerConfig> Parse(const std::string& text, const std::string& file);
   // overrides: "key=value" settings that replace the file's (--override).

@@ -14,6 +14,7 @@
 #include "nlohmann/json.hpp"
 #include "storage/checkpoint_file.h"
 #include "storage/log_manager.h"
+#include "storage/meta_properties.h"
 #include "storage/producer_state.h"
 #include "tools/storage/file_readers.h"
 #include "tools/storage/storage_tool.h"
@@ -261,7 +262,7 @@ int DumpSnapshot(const std::string& path, int64_t offset, const std::string& dat
 }
 
 int DumpMetaProperties(const std::string& path, const std::string& text, Emitter& e) {
-  auto meta = storage::MetaProperties::Parse(text, path);
+  auto meta = storage::ParseMetaProperties(std::string(text), path);
   if (!meta.ok()) {
     e.Error(meta.status().message());
     return kExitProblem;

@@ -1,0 +1,86 @@
+#include "broker/delete_topics_handler.h"
+
+#include <map>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "broker/admin_forwarding.h"
+#include "controller/metadata_image.h"
+#include "proto/kafka/error_code.h"
+
+namespace strata::broker {
+
+namespace kafka = strata::proto::kafka;
+using kafka::ErrorCode;
+
+namespace {
+
+const std::string kZeroId(16, '\0');
+
+// How a request names a topic: "n" + name, or "i" + id (one key space for duplicates).
+std::string Key(const kafka::DeleteTopicsRequest::Topic& t) {
+  return t.topic_id != kZeroId ? "i" + t.topic_id : "n" + t.name.value_or("");
+}
+
+}  // namespace
+
+kafka::DeleteTopicsResponse AnswerDeleteTopics(const KafkaApisContext& context,
+                                               const kafka::DeleteTopicsRequest& request) {
+  std::map<std::string, int> named;
+  for (const auto& t : request.topics) ++named[Key(t)];
+  kafka::DeleteTopicsResponse response;
+  admin::v1::DeleteTopicsRequest forward;
+  // The controller answers the names, then the ids: where each goes in the response.
+  std::vector<size_t> by_name, by_id;
+  std::set<std::string> answered;
+  for (const auto& t : request.topics) {
+    if (!answered.insert(Key(t)).second) continue;  // one answer per topic
+    kafka::DeleteTopicsResponse::Topic out;
+    out.name = t.name;
+    out.topic_id = t.topic_id;
+    bool has_id = t.topic_id != kZeroId;
+    auto refuse = [&](std::string message) {
+      out.error_code = static_cast<int16_t>(ErrorCode::kInvalidRequest);
+      out.error_message = std::move(message);
+    };
+    if (t.name && has_id) {
+      refuse("give a topic's name or its id, not both");
+    } else if (!t.name && !has_id) {
+      refuse("a topic with neither a name nor an id");
+    } else if (named[Key(t)] > 1) {
+      refuse(has_id ? absl::StrCat("topic id ", controller::TopicIdToString(t.topic_id), " is named more than once")
+                    : absl::StrCat("topic '", *t.name, "' is named more than once"));
+    } else if (has_id) {
+      forward.add_topic_ids(t.topic_id);
+      by_id.push_back(response.topics.size());
+    } else {
+      forward.add_names(*t.name);
+      by_name.push_back(response.topics.size());
+    }
+    response.topics.push_back(std::move(out));
+  }
+  std::vector<size_t> forwarded = by_name;
+  forwarded.insert(forwarded.end(), by_id.begin(), by_id.end());
+  if (forwarded.empty()) return response;
+  admin::v1::DeleteTopicsResponse answer;
+  std::optional<ForwardFailure> failure =
+      ForwardToController(context.controller, &admin::v1::AdminService::Stub::DeleteTopics, forward, &answer,
+                          ForwardDeadline(request.timeout_ms));
+  if (!failure) failure = CountMismatch(answer.topics_size(), forwarded.size());
+  for (size_t i = 0; i < forwarded.size(); ++i) {
+    kafka::DeleteTopicsResponse::Topic& out = response.topics[forwarded[i]];
+    if (failure) {
+      out.error_code = static_cast<int16_t>(failure->code);
+      out.error_message = failure->message;
+      continue;
+    }
+    const admin::v1::TopicResult& result = answer.topics(static_cast<int>(i));
+    out.error_code = static_cast<int16_t>(result.error_code());
+    out.error_message = ErrorMessage(result.error_message());
+    if (!result.name().empty()) out.name = result.name();
+    if (result.topic_id().size() == 16) out.topic_id = result.topic_id();
+  }
+  return response;
+}
+
+}  // namespace strata::broker

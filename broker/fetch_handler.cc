@@ -1,0 +1,168 @@
+#include "broker/fetch_handler.h"
+
+#include <algorithm>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "broker/kafka_error.h"
+#include "broker/partition_lookup.h"
+#include "broker/replica_manager.h"
+#include "proto/kafka/fetch.h"
+
+namespace strata::broker {
+
+namespace kafka = proto::kafka;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One read of every partition the request names.
+struct FetchResult {
+  KafkaResponse response;
+  uint64_t bytes = 0;
+  bool any_error = false;
+  std::vector<storage::TopicPartition> moved;  // leaders whose high watermark a follower moved
+};
+
+FetchResult ReadAll(const KafkaApisContext& context, const kafka::FetchRequest& request, int16_t version) {
+  FetchResult result;
+  kafka::FetchResponse response;
+  bool follower = request.replica_id >= 0;
+  FetchIsolation isolation = follower ? FetchIsolation::kLogEnd
+                             : request.isolation_level == 1 ? FetchIsolation::kTxnCommitted
+                                                            : FetchIsolation::kHighWatermark;
+  uint64_t budget = static_cast<uint64_t>(std::max(request.max_bytes, 0));
+  for (const auto& topic : request.topics) {
+    kafka::FetchResponse::Topic& rt = response.responses.emplace_back();
+    rt.topic = topic.topic;
+    rt.topic_id = topic.topic_id;
+    std::optional<std::string> name = topic.topic;
+    if (version >= 13) name = TopicNameForId(context, topic.topic_id);
+    for (const auto& p : topic.partitions) {
+      kafka::FetchResponse::Partition& rp = rt.partitions.emplace_back();
+      rp.partition_index = p.partition;
+      auto fail = [&](const absl::Status& status) {
+        rp.error_code = KafkaErrorOf(status);
+        rp.high_watermark = rp.last_stable_offset = rp.log_start_offset = -1;
+        rp.records = std::string();
+        result.any_error = true;
+      };
+      if (!name) {
+        fail(KafkaError(kafka::ErrorCode::kUnknownTopicId, "no topic has this id"));
+        continue;
+      }
+      auto partition = LookupPartition(context, *name, p.partition);
+      if (!partition.ok()) {
+        fail(partition.status());
+        continue;
+      }
+      std::optional<int32_t> epoch;
+      if (version >= 9) epoch = p.current_leader_epoch;
+      uint64_t max_bytes = std::min<uint64_t>(budget, static_cast<uint64_t>(std::max(p.partition_max_bytes, 0)));
+      bool min_one_batch = result.bytes == 0;
+      auto read = (*partition)->ReadRecords(p.fetch_offset, max_bytes, isolation, epoch, min_one_batch);
+      if (!read.ok()) {
+        fail(read.status());
+        continue;
+      }
+      if (follower && (*partition)->UpdateFollowerLogEnd(request.replica_id, p.fetch_offset)) {
+        result.moved.push_back({*name, p.partition});
+      }
+      rp.high_watermark = read->high_watermark;
+      rp.last_stable_offset = read->last_stable_offset;
+      rp.log_start_offset = read->log_start_offset;
+      const storage::FileSlice& slice = read->data.records;
+      if (slice.empty()) {
+        rp.records = std::string();
+        continue;
+      }
+      rp.records_splice = static_cast<int32_t>(result.response.slices.size());
+      rp.records_splice_size = slice.size;
+      result.response.slices.push_back(slice);
+      result.bytes += slice.size;
+      budget -= std::min(budget, slice.size);
+    }
+  }
+  kafka::Writer w(&result.response.body, &result.response.splices);
+  kafka::WriteFetchResponse(response, version, w);
+  return result;
+}
+
+// A fetch waiting for min_bytes or max_wait_ms.
+class DelayedFetch final : public DelayedOperation {
+ public:
+  DelayedFetch(const KafkaApisContext& context, Clock::time_point deadline, kafka::FetchRequest request,
+               int16_t version, KafkaResponder respond)
+      : DelayedOperation(deadline),
+        context_(context),
+        request_(std::move(request)),
+        version_(version),
+        respond_(std::move(respond)) {}
+
+  void TryComplete() override {
+    FetchResult result = ReadAll(context_, request_, version_);
+    if (result.bytes < static_cast<uint64_t>(std::max(request_.min_bytes, 1)) && !result.any_error) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ready_ = std::move(result.response);
+    }
+    ForceComplete();
+  }
+
+  void OnComplete() override {
+    std::optional<KafkaResponse> response;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      response = std::move(ready_);
+    }
+    // Expired (or the broker stops): answer with whatever there is now.
+    if (!response) response = ReadAll(context_, request_, version_).response;
+    respond_(std::optional<KafkaResponse>(std::move(*response)));
+  }
+
+ private:
+  const KafkaApisContext& context_;
+  const kafka::FetchRequest request_;
+  const int16_t version_;
+  KafkaResponder respond_;
+  std::mutex mu_;
+  std::optional<KafkaResponse> ready_;
+};
+
+}  // namespace
+
+void HandleFetch(const KafkaApisContext& context, Purgatory& purgatory, const kafka::RequestHeader& header,
+                 absl::string_view body, KafkaResponder respond,
+                 const std::function<void(const storage::TopicPartition&)>& on_high_watermark) {
+  kafka::Reader reader(body);
+  auto request = kafka::ReadFetchRequest(reader, header.api_version);
+  if (!request.ok()) return respond(request.status());
+  if (header.api_version >= 7 && request->session_id != 0) {
+    kafka::FetchResponse response;
+    response.error_code = static_cast<int16_t>(kafka::ErrorCode::kFetchSessionIdNotFound);
+    KafkaResponse out;
+    kafka::Writer w(&out.body);
+    kafka::WriteFetchResponse(response, header.api_version, w);
+    return respond(std::optional<KafkaResponse>(std::move(out)));
+  }
+  FetchResult result = ReadAll(context, *request, header.api_version);
+  for (const auto& tp : result.moved) on_high_watermark(tp);
+  bool enough = result.bytes >= static_cast<uint64_t>(std::max(request->min_bytes, 1)) || result.any_error;
+  if (enough || request->max_wait_ms <= 0 || request->topics.empty()) {
+    return respond(std::optional<KafkaResponse>(std::move(result.response)));
+  }
+  std::vector<std::string> keys;
+  for (const auto& topic : request->topics) {
+    std::optional<std::string> name = topic.topic;
+    if (header.api_version >= 13) name = TopicNameForId(context, topic.topic_id);
+    if (!name) continue;
+    for (const auto& p : topic.partitions) keys.push_back(storage::TopicPartition{*name, p.partition}.DirName());
+  }
+  auto deadline = Clock::now() + std::chrono::milliseconds(request->max_wait_ms);
+  auto op = std::make_shared<DelayedFetch>(context, deadline, std::move(*request), header.api_version,
+                                           std::move(respond));
+  purgatory.TryCompleteElseWatch(op, keys);
+}
+
+}  // namespace strata::broker

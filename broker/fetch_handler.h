@@ -1,0 +1,31 @@
+#pragma once
+// Fetch v4-v13: reads each partition from its leader, for consumers up to the high
+// watermark (the last stable offset for read_committed, the same while Strata has no
+// transactions) and for followers (replica_id >= 0) up to the log end — a follower's
+// fetch offset also tells the leader its log end (the high watermark may move).
+// Record data goes out as file slices spliced into the response (sendfile). The
+// response holds at most max_bytes and each partition at most partition_max_bytes,
+// except that the first partition with data returns at least one whole batch (KIP-74).
+// When less than min_bytes is available and max_wait_ms > 0, the fetch waits in the
+// purgatory until enough arrives (a high watermark moves) or max_wait_ms passes.
+// Per partition errors: UNKNOWN_TOPIC_OR_PARTITION / UNKNOWN_TOPIC_ID,
+// NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH (v9+),
+// OFFSET_OUT_OF_RANGE, KAFKA_STORAGE_ERROR. Fetch sessions (KIP-227) are not kept: every
+// fetch is answered in full with session id 0, which clients take as "no session"; an
+// incremental fetch of a session id is answered FETCH_SESSION_ID_NOT_FOUND.
+// Thread-safe.
+
+#include <functional>
+
+#include "absl/strings/string_view.h"
+#include "broker/kafka_api_handler.h"
+#include "broker/purgatory.h"
+
+namespace strata::broker {
+
+// on_high_watermark: told of leaders whose high watermark a follower's fetch moved.
+void HandleFetch(const KafkaApisContext& context, Purgatory& purgatory, const proto::kafka::RequestHeader& header,
+                 absl::string_view body, KafkaResponder respond,
+                 const std::function<void(const storage::TopicPartition&)>& on_high_watermark);
+
+}  // namespace strata::broker

@@ -1,0 +1,202 @@
+#include "broker/partition.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "base/check.h"
+#include "base/status_macros.h"
+#include "broker/kafka_error.h"
+
+namespace strata::broker {
+
+namespace kafka = proto::kafka;
+
+namespace {
+constexpr int64_t kLatestTimestamp = -1;
+constexpr int64_t kEarliestTimestamp = -2;
+constexpr int64_t kMaxTimestamp = -3;
+constexpr int64_t kEarliestLocalTimestamp = -4;
+}  // namespace
+
+Partition::Partition(storage::TopicPartition tp, int32_t local_broker_id, storage::Log* log)
+    : tp_(std::move(tp)), local_broker_id_(local_broker_id), log_(log) {
+  ABSL_CHECK(log_ != nullptr) << tp_.DirName();
+}
+
+absl::StatusOr<bool> Partition::Update(const PartitionState& state) {
+  absl::MutexLock lock(&mu_);
+  bool was_leader = has_state_ && IsLeaderLocked();
+  bool changed = !has_state_ || state.leader_epoch != state_.leader_epoch ||
+                 (state.leader == local_broker_id_) != was_leader;
+  if (has_state_) {
+    // The image only moves forward: epochs never go back.
+    ABSL_CHECK_GE(state.leader_epoch, state_.leader_epoch) << tp_.DirName();
+    ABSL_CHECK_GE(state.partition_epoch, state_.partition_epoch) << tp_.DirName();
+  }
+  state_ = state;
+  has_state_ = true;
+  if (changed && state.leader == local_broker_id_ && state.leader_epoch >= 0) {
+    // A new leader epoch starts at the log end (what OffsetForLeaderEpoch answers
+    // followers, and what appends in this epoch continue from).
+    auto latest = log_->leader_epoch_cache().Latest();
+    if (!latest || latest->epoch < state.leader_epoch) {
+      STRATA_RETURN_IF_ERROR(log_->leader_epoch_cache().Assign(state.leader_epoch, log_->log_end_offset()));
+    }
+  }
+  if (changed) {
+    absl::MutexLock hw(&hw_mu_);
+    follower_log_end_.clear();
+  }
+  if (state.leader == local_broker_id_) MaybeIncrementHighWatermarkLocked();
+  return changed;
+}
+
+absl::Status Partition::CheckEpochLocked(std::optional<int32_t> current_leader_epoch, bool require_leader) const {
+  if (!has_state_) {
+    return KafkaError(kafka::ErrorCode::kUnknownTopicOrPartition,
+                      absl::StrCat(tp_.DirName(), " has no metadata on broker ", local_broker_id_));
+  }
+  if (current_leader_epoch && *current_leader_epoch >= 0) {
+    if (*current_leader_epoch < state_.leader_epoch) {
+      return KafkaError(kafka::ErrorCode::kFencedLeaderEpoch,
+                        absl::StrCat(tp_.DirName(), ": leader epoch ", *current_leader_epoch, " is older than ",
+                                     state_.leader_epoch));
+    }
+    if (*current_leader_epoch > state_.leader_epoch) {
+      return KafkaError(kafka::ErrorCode::kUnknownLeaderEpoch,
+                        absl::StrCat(tp_.DirName(), ": leader epoch ", *current_leader_epoch,
+                                     " is newer than this broker's ", state_.leader_epoch));
+    }
+  }
+  if (require_leader && !IsLeaderLocked()) {
+    return KafkaError(kafka::ErrorCode::kNotLeaderOrFollower,
+                      absl::StrCat("broker ", local_broker_id_, " does not lead ", tp_.DirName(), " (leader ",
+                                   state_.leader, ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<storage::LogAppendInfo> Partition::AppendRecordsToLeader(std::string& records) {
+  absl::ReaderMutexLock lock(&mu_);
+  STRATA_RETURN_IF_ERROR(CheckEpochLocked(std::nullopt, true));
+  STRATA_ASSIGN_OR_RETURN(storage::LogAppendInfo info, log_->AppendAsLeader(records, state_.leader_epoch));
+  MaybeIncrementHighWatermarkLocked();
+  return info;
+}
+
+bool Partition::MaybeIncrementHighWatermarkLocked() {
+  absl::MutexLock lock(&hw_mu_);
+  int64_t candidate = log_->log_end_offset();
+  for (int32_t replica : state_.isr) {
+    if (replica == local_broker_id_) continue;
+    auto it = follower_log_end_.find(replica);
+    // A member that has not fetched in this epoch holds the watermark where it is.
+    candidate = std::min(candidate, it == follower_log_end_.end() ? int64_t{-1} : it->second);
+  }
+  if (candidate <= log_->high_watermark()) return false;
+  log_->UpdateHighWatermark(candidate);
+  return true;
+}
+
+bool Partition::UpdateFollowerLogEnd(int32_t replica_id, int64_t log_end_offset) {
+  absl::ReaderMutexLock lock(&mu_);
+  if (!IsLeaderLocked()) return false;
+  {
+    absl::MutexLock hw(&hw_mu_);
+    follower_log_end_[replica_id] = log_end_offset;
+  }
+  return MaybeIncrementHighWatermarkLocked();
+}
+
+absl::StatusOr<PartitionReadInfo> Partition::ReadRecords(int64_t fetch_offset, uint64_t max_bytes,
+                                                         FetchIsolation isolation,
+                                                         std::optional<int32_t> current_leader_epoch,
+                                                         bool min_one_batch) const {
+  absl::ReaderMutexLock lock(&mu_);
+  STRATA_RETURN_IF_ERROR(CheckEpochLocked(current_leader_epoch, true));
+  PartitionReadInfo info;
+  // Read the bounds before the data: a concurrent append may only add past them.
+  info.high_watermark = log_->high_watermark();
+  info.last_stable_offset = info.high_watermark;
+  info.log_start_offset = log_->log_start_offset();
+  info.log_end_offset = log_->log_end_offset();
+  int64_t bound = isolation == FetchIsolation::kLogEnd ? info.log_end_offset : info.high_watermark;
+  if (fetch_offset < info.log_start_offset || fetch_offset > info.log_end_offset) {
+    return KafkaError(kafka::ErrorCode::kOffsetOutOfRange,
+                      absl::StrCat("offset ", fetch_offset, " is outside [", info.log_start_offset, ", ",
+                                   info.log_end_offset, "] of ", tp_.DirName()));
+  }
+  if (fetch_offset >= bound) {
+    // Nothing readable yet (a consumer at the high watermark): an empty answer.
+    info.data.fetch_offset_metadata.message_offset = fetch_offset;
+    return info;
+  }
+  STRATA_ASSIGN_OR_RETURN(info.data, log_->Read(fetch_offset, max_bytes, bound, min_one_batch));
+  return info;
+}
+
+absl::StatusOr<OffsetAndEpoch> Partition::FetchOffsetForTimestamp(int64_t timestamp, FetchIsolation isolation,
+                                                                  std::optional<int32_t> current_leader_epoch) const {
+  absl::ReaderMutexLock lock(&mu_);
+  STRATA_RETURN_IF_ERROR(CheckEpochLocked(current_leader_epoch, true));
+  int64_t bound = isolation == FetchIsolation::kLogEnd ? log_->log_end_offset() : log_->high_watermark();
+  auto epoch_of = [&](int64_t offset) { return log_->leader_epoch_cache().EpochForOffset(offset).value_or(-1); };
+  OffsetAndEpoch result;
+  switch (timestamp) {
+    case kLatestTimestamp:
+      result.offset = bound;
+      // The epoch of the last record below the bound (Kafka answers the epoch that wrote it).
+      result.leader_epoch = bound > log_->log_start_offset() ? epoch_of(bound - 1) : state_.leader_epoch;
+      return result;
+    case kEarliestTimestamp:
+    case kEarliestLocalTimestamp:
+      result.offset = log_->log_start_offset();
+      result.leader_epoch = epoch_of(result.offset);
+      return result;
+    case kMaxTimestamp: {
+      auto max = log_->FetchMaxTimestamp();
+      if (max && max->offset < bound) {
+        result.offset = max->offset;
+        result.timestamp = max->timestamp;
+        result.leader_epoch = epoch_of(max->offset);
+      }
+      return result;
+    }
+    default:
+      break;
+  }
+  if (timestamp < 0) {
+    return KafkaError(kafka::ErrorCode::kInvalidRequest, absl::StrCat("timestamp ", timestamp, " is not a valid target"));
+  }
+  STRATA_ASSIGN_OR_RETURN(auto found, log_->FetchOffsetByTimestamp(timestamp));
+  if (found && found->offset < bound) {
+    result.offset = found->offset;
+    result.timestamp = found->timestamp;
+    result.leader_epoch = epoch_of(found->offset);
+  }
+  return result;
+}
+
+absl::StatusOr<std::pair<int32_t, int64_t>> Partition::LastOffsetForLeaderEpoch(
+    std::optional<int32_t> current_leader_epoch, int32_t leader_epoch) const {
+  absl::ReaderMutexLock lock(&mu_);
+  STRATA_RETURN_IF_ERROR(CheckEpochLocked(current_leader_epoch, true));
+  return log_->leader_epoch_cache().EndOffsetFor(leader_epoch, log_->log_end_offset());
+}
+
+PartitionState Partition::state() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return state_;
+}
+
+bool Partition::is_leader() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return has_state_ && IsLeaderLocked();
+}
+
+int32_t Partition::leader_epoch() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return state_.leader_epoch;
+}
+
+}  // namespace strata::broker

@@ -1,0 +1,184 @@
+#include "broker/produce_handler.h"
+
+#include <mutex>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "broker/kafka_error.h"
+#include "broker/partition_lookup.h"
+#include "broker/replica_manager.h"
+#include "proto/kafka/produce.h"
+
+namespace strata::broker {
+
+namespace kafka = proto::kafka;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void SetError(kafka::ProduceResponse::Partition& p, const absl::Status& status) {
+  p.error_code = KafkaErrorOf(status);
+  p.error_message = std::string(status.message());
+  p.base_offset = -1;
+}
+
+absl::StatusOr<std::optional<KafkaResponse>> Encode(const kafka::ProduceResponse& response, int16_t version) {
+  KafkaResponse out;
+  kafka::Writer w(&out.body);
+  kafka::WriteProduceResponse(response, version, w);
+  return std::optional<KafkaResponse>(std::move(out));
+}
+
+int32_t MinInsyncReplicas(const KafkaApisContext& context, const std::string& topic) {
+  int32_t value = context.default_min_insync_replicas;
+  if (auto text = TopicConfig(context, topic, "min.insync.replicas")) (void)absl::SimpleAtoi(*text, &value);
+  return value;
+}
+
+// An acks=-1 produce waiting for the high watermark to pass what it appended.
+class DelayedProduce final : public DelayedOperation {
+ public:
+  struct Waiting {
+    size_t topic = 0, partition = 0;  // indexes into the response
+    storage::TopicPartition tp;
+    int64_t required_offset = 0;  // the high watermark that acknowledges the append
+  };
+
+  DelayedProduce(const KafkaApisContext& context, Clock::time_point deadline, kafka::ProduceResponse response,
+                 int16_t version, std::vector<Waiting> waiting, KafkaResponder respond)
+      : DelayedOperation(deadline),
+        context_(context),
+        response_(std::move(response)),
+        version_(version),
+        waiting_(std::move(waiting)),
+        respond_(std::move(respond)) {}
+
+  void TryComplete() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (Waiting& w : waiting_) {
+        if (w.required_offset < 0) continue;  // settled
+        auto& p = response_.responses[w.topic].partition_responses[w.partition];
+        std::shared_ptr<Partition> partition = context_.replicas->GetPartition(w.tp);
+        if (partition == nullptr || !partition->is_leader()) {
+          SetError(p, KafkaError(kafka::ErrorCode::kNotLeaderOrFollower,
+                                 absl::StrCat("leadership of ", w.tp.DirName(), " moved before the ISR had the records")));
+          w.required_offset = -1;
+        } else if (partition->high_watermark() >= w.required_offset) {
+          w.required_offset = -1;  // acknowledged by the whole ISR
+          int32_t isr = static_cast<int32_t>(partition->state().isr.size());
+          if (isr < MinInsyncReplicas(context_, w.tp.topic)) {
+            SetError(p, KafkaError(kafka::ErrorCode::kNotEnoughReplicasAfterAppend,
+                                   absl::StrCat(w.tp.DirName(), " ISR shrank to ", isr, " during the append")));
+          }
+        }
+      }
+      for (const Waiting& w : waiting_) {
+        if (w.required_offset >= 0) return;
+      }
+    }
+    ForceComplete();
+  }
+
+  void OnComplete() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const Waiting& w : waiting_) {
+      if (w.required_offset < 0) continue;
+      SetError(response_.responses[w.topic].partition_responses[w.partition],
+               KafkaError(kafka::ErrorCode::kRequestTimedOut,
+                          absl::StrCat("the ISR of ", w.tp.DirName(), " did not reach offset ", w.required_offset,
+                                       " within the request's timeout")));
+    }
+    respond_(Encode(response_, version_));
+  }
+
+ private:
+  const KafkaApisContext& context_;
+  std::mutex mu_;
+  kafka::ProduceResponse response_;
+  const int16_t version_;
+  std::vector<Waiting> waiting_;
+  KafkaResponder respond_;
+};
+
+}  // namespace
+
+void HandleProduce(const KafkaApisContext& context, Purgatory& purgatory, const kafka::RequestHeader& header,
+                   absl::string_view body, KafkaResponder respond) {
+  kafka::Reader reader(body);
+  auto request = kafka::ReadProduceRequest(reader, header.api_version);
+  if (!request.ok()) return respond(request.status());
+  kafka::ProduceResponse response;
+  std::vector<DelayedProduce::Waiting> waiting;
+  absl::Status refused;  // for every partition when set
+  if (request->transactional_id.has_value()) {
+    refused = KafkaError(kafka::ErrorCode::kInvalidRequest, "transactions are not supported by Strata");
+  } else if (request->acks != 0 && request->acks != 1 && request->acks != -1) {
+    refused = KafkaError(kafka::ErrorCode::kInvalidRequiredAcks,
+                         absl::StrCat("acks=", request->acks, " is not one of -1, 0, 1"));
+  }
+  bool any_error = false;
+  for (auto& topic : request->topic_data) {
+    kafka::ProduceResponse::Topic& rt = response.responses.emplace_back();
+    rt.name = topic.name;
+    for (auto& data : topic.partition_data) {
+      kafka::ProduceResponse::Partition& rp = rt.partition_responses.emplace_back();
+      rp.index = data.index;
+      auto fail = [&](const absl::Status& status) {
+        SetError(rp, status);
+        any_error = true;
+      };
+      if (!refused.ok()) {
+        fail(refused);
+        continue;
+      }
+      auto partition = LookupPartition(context, topic.name, data.index);
+      if (!partition.ok()) {
+        fail(partition.status());
+        continue;
+      }
+      if (!data.records.has_value() || data.records->empty()) {
+        fail(KafkaError(kafka::ErrorCode::kInvalidRecord, "the partition's records are empty"));
+        continue;
+      }
+      if (request->acks == -1) {
+        int32_t isr = static_cast<int32_t>((*partition)->state().isr.size());
+        int32_t min_isr = MinInsyncReplicas(context, topic.name);
+        if (isr < min_isr) {
+          fail(KafkaError(kafka::ErrorCode::kNotEnoughReplicas,
+                          absl::StrCat(topic.name, "-", data.index, " has ", isr, " in-sync replicas, below "
+                                       "min.insync.replicas ", min_isr)));
+          continue;
+        }
+      }
+      storage::TopicPartition tp{topic.name, data.index};
+      auto info = context.replicas->AppendRecords(tp, *data.records);
+      if (!info.ok()) {
+        fail(info.status());
+        continue;
+      }
+      rp.base_offset = info->first_offset;
+      rp.log_append_time_ms = info->log_append_time;
+      rp.log_start_offset = (*partition)->log()->log_start_offset();
+      if (request->acks == -1) {
+        waiting.push_back({response.responses.size() - 1, rt.partition_responses.size() - 1, tp,
+                           info->last_offset + 1});
+      }
+    }
+  }
+  if (request->acks == 0) {
+    // No response; a failure closes the connection so the producer finds out.
+    if (any_error) return respond(absl::FailedPreconditionError("an acks=0 produce failed; closing the connection"));
+    return respond(std::optional<KafkaResponse>());
+  }
+  if (waiting.empty()) return respond(Encode(response, header.api_version));
+  std::vector<std::string> keys;
+  for (const auto& w : waiting) keys.push_back(w.tp.DirName());
+  auto op = std::make_shared<DelayedProduce>(context, Clock::now() + std::chrono::milliseconds(request->timeout_ms),
+                                             std::move(response), header.api_version, std::move(waiting),
+                                             std::move(respond));
+  purgatory.TryCompleteElseWatch(op, keys);
+}
+
+}  // namespace strata::broker

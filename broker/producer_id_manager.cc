@@ -1,0 +1,133 @@
+#include "broker/producer_id_manager.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "base/logging.h"
+#include "controller.grpc.pb.h"
+#include "proto/kafka/error_code.h"
+
+namespace strata::broker {
+
+namespace cv1 = strata::controller::v1;
+using proto::kafka::ErrorCode;
+
+ProducerIdBlockSource ControllerBlockSource(ControllerClient& client, int32_t broker_id,
+                                            std::function<int64_t()> broker_epoch, std::chrono::milliseconds deadline) {
+  return [&client, broker_id, broker_epoch = std::move(broker_epoch), deadline]() -> absl::StatusOr<ProducerIdBlock> {
+    int64_t epoch = broker_epoch();
+    if (epoch < 0) return absl::UnavailableError(absl::StrCat("broker ", broker_id, " is not registered yet"));
+    cv1::AllocateProducerIdsRequest request;
+    request.set_broker_id(broker_id);
+    request.set_broker_epoch(epoch);
+    cv1::AllocateProducerIdsResponse response;
+    absl::Status s = client.CallController(&cv1::ControllerService::Stub::AllocateProducerIds, request, &response, deadline);
+    if (!s.ok()) return s;
+    if (response.error_code() != 0) {
+      // STALE_BROKER_EPOCH / BROKER_ID_NOT_REGISTERED: the broker is registering again;
+      // the next try uses its new epoch.
+      return absl::UnavailableError(absl::StrCat("AllocateProducerIds: ",
+                                                 proto::kafka::ErrorName(static_cast<ErrorCode>(response.error_code())),
+                                                 ": ", response.error_message()));
+    }
+    return ProducerIdBlock{response.first_producer_id(), response.length()};
+  };
+}
+
+ProducerIdManager::ProducerIdManager(ProducerIdBlockSource source, ProducerIdManagerOptions options)
+    : source_(std::move(source)), options_(options) {
+  fetcher_ = std::thread([this] { FetchLoop(); });
+}
+
+ProducerIdManager::~ProducerIdManager() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  fetch_wake_.notify_all();
+  block_ready_.notify_all();
+  fetcher_.join();
+}
+
+bool ProducerIdManager::NeedBlockLocked() const {
+  if (prefetched_) return false;
+  if (waiting_ > 0) return true;
+  if (current_length_ == 0) return false;  // nobody asked yet
+  // Prefetch once prefetch_at of the current block is used (the last id at the latest).
+  int64_t used = current_length_ - (end_ - next_id_);
+  int64_t threshold = std::min<int64_t>(current_length_, static_cast<int64_t>(std::ceil(options_.prefetch_at * current_length_)));
+  return used >= threshold;
+}
+
+absl::StatusOr<int64_t> ProducerIdManager::NextProducerId() {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto deadline = std::chrono::steady_clock::now() + options_.wait;
+  while (!stopping_) {
+    if (next_id_ < end_) {
+      int64_t id = next_id_++;
+      ++stats_.ids_handed_out;
+      if (NeedBlockLocked()) fetch_wake_.notify_one();
+      return id;
+    }
+    if (prefetched_) {
+      next_id_ = prefetched_->first;
+      end_ = prefetched_->first + prefetched_->length;
+      current_length_ = prefetched_->length;
+      prefetched_.reset();
+      continue;
+    }
+    ++waiting_;
+    fetch_wake_.notify_one();
+    bool ready = block_ready_.wait_until(lock, deadline, [&] { return stopping_ || prefetched_.has_value(); });
+    --waiting_;
+    if (!ready) {
+      return absl::UnavailableError(absl::StrCat("no producer id block from the controller within ", options_.wait.count(),
+                                                 " ms", stats_.last_error.empty() ? "" : ": ", stats_.last_error));
+    }
+  }
+  return absl::UnavailableError("the broker is stopping");
+}
+
+ProducerIdManagerStats ProducerIdManager::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
+void ProducerIdManager::FetchLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto backoff = options_.retry_backoff;
+  while (true) {
+    fetch_wake_.wait(lock, [&] { return stopping_ || NeedBlockLocked(); });
+    if (stopping_) return;
+    lock.unlock();
+    absl::StatusOr<ProducerIdBlock> block = source_();
+    lock.lock();
+    if (block.ok() && (block->length <= 0 || block->first < highest_end_ ||
+                       block->first > std::numeric_limits<int64_t>::max() - block->length)) {
+      // Ids must never repeat: a block overlapping one already used is refused.
+      std::string why = block->length <= 0          ? "it is empty"
+                        : block->first < highest_end_ ? absl::StrCat("ids below ", highest_end_, " were handed out already")
+                                                       : "it passes the largest producer id";
+      block = absl::InternalError(absl::StrCat("refused producer id block ", block->first, "+", block->length, ": ", why));
+      spdlog::error("{}", block.status().message());
+    }
+    if (block.ok()) {
+      prefetched_ = *block;
+      highest_end_ = block->first + block->length;
+      ++stats_.blocks_fetched;
+      stats_.last_error.clear();
+      backoff = options_.retry_backoff;
+      block_ready_.notify_all();
+      continue;
+    }
+    ++stats_.fetch_failures;
+    stats_.last_error = std::string(block.status().message());
+    spdlog::debug("producer id block fetch failed: {}", stats_.last_error);
+    fetch_wake_.wait_for(lock, backoff, [&] { return stopping_; });  // retry pacing
+    backoff = std::min(backoff * 2, options_.max_retry_backoff);
+  }
+}
+
+}  // namespace strata::broker

@@ -1,0 +1,120 @@
+#include "broker/purgatory.h"
+
+#include <algorithm>
+
+namespace strata::broker {
+
+bool DelayedOperation::ForceComplete() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (completed_) return false;
+    completed_ = true;
+  }
+  OnComplete();
+  return true;
+}
+
+bool DelayedOperation::completed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return completed_;
+}
+
+Purgatory::Purgatory(std::string name) : name_(std::move(name)) {
+  reaper_ = std::thread([this] { Reap(); });
+}
+
+Purgatory::~Purgatory() {
+  std::multimap<std::chrono::steady_clock::time_point, Timer> pending;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+    pending.swap(timers_);
+    watchers_.clear();
+  }
+  cv_.notify_all();
+  reaper_.join();
+  // Nobody will wake them any more: they answer with what there is.
+  for (auto& [deadline, timer] : pending) timer.op->ForceComplete();
+}
+
+void Purgatory::TryCompleteElseWatch(const std::shared_ptr<DelayedOperation>& op, const std::vector<std::string>& keys) {
+  bool stopping;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping = stopping_;
+    if (!stopping) {
+      for (const std::string& key : keys) watchers_[key].push_back(op);
+      bool earliest = timers_.empty() || op->deadline() < timers_.begin()->first;
+      timers_.emplace(op->deadline(), Timer{op, keys});
+      if (earliest) cv_.notify_all();
+    }
+  }
+  if (stopping) {
+    op->ForceComplete();
+    return;
+  }
+  op->TryComplete();
+}
+
+int Purgatory::CheckAndComplete(const std::string& key) {
+  std::vector<std::shared_ptr<DelayedOperation>> ops;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = watchers_.find(key);
+    if (it == watchers_.end()) return 0;
+    // Drop the completed ones while here.
+    auto& list = it->second;
+    list.erase(std::remove_if(list.begin(), list.end(), [](const auto& op) { return op->completed(); }), list.end());
+    if (list.empty()) {
+      watchers_.erase(it);
+      return 0;
+    }
+    ops = list;
+  }
+  int completed = 0;
+  for (const auto& op : ops) {
+    if (op->completed()) continue;
+    op->TryComplete();
+    completed += op->completed() ? 1 : 0;
+  }
+  return completed;
+}
+
+size_t Purgatory::waiting() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t n = 0;
+  for (const auto& [deadline, timer] : timers_) n += timer.op->completed() ? 0 : 1;
+  return n;
+}
+
+void Purgatory::Reap() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    if (timers_.empty()) {
+      cv_.wait(lock);
+      continue;
+    }
+    auto first = timers_.begin();
+    Timer timer = first->second;
+    bool due = std::chrono::steady_clock::now() >= first->first;
+    if (!timer.op->completed() && !due) {
+      cv_.wait_until(lock, first->first);
+      continue;
+    }
+    timers_.erase(first);
+    // Leave the watch lists, so keys nobody changes do not collect dead operations.
+    for (const std::string& key : timer.keys) {
+      auto it = watchers_.find(key);
+      if (it == watchers_.end()) continue;
+      auto& list = it->second;
+      list.erase(std::remove(list.begin(), list.end(), timer.op), list.end());
+      if (list.empty()) watchers_.erase(it);
+    }
+    if (timer.op->completed()) continue;
+    lock.unlock();
+    timer.op->ForceComplete();  // expired: it answers with what it has
+    lock.lock();
+  }
+}
+
+}  // namespace strata::broker

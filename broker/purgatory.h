@@ -1,0 +1,76 @@
+#pragma once
+// Purgatory: requests that wait for something to happen (a fetch for min.bytes of new
+// data, later an acks=all produce for the high watermark) or for their deadline,
+// whichever comes first, as Kafka's DelayedOperationPurgatory. An operation watches
+// keys (partitions); whoever changes a key calls CheckAndComplete(key), which tries
+// the operations watching it. A reaper thread completes the expired ones. Each
+// operation completes exactly once: on its own thread, the one that made it
+// completable, or the reaper.
+// Thread-safe.
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace strata::broker {
+
+class DelayedOperation {
+ public:
+  explicit DelayedOperation(std::chrono::steady_clock::time_point deadline) : deadline_(deadline) {}
+  virtual ~DelayedOperation() = default;
+
+  // Completes the operation (calls ForceComplete) when it can complete now.
+  virtual void TryComplete() = 0;
+  // Answers the request: runs once, after the operation was marked complete.
+  virtual void OnComplete() = 0;
+
+  // Marks the operation complete and runs OnComplete, unless already done; returns
+  // whether this call completed it.
+  bool ForceComplete();
+  bool completed() const;
+  std::chrono::steady_clock::time_point deadline() const { return deadline_; }
+
+ private:
+  const std::chrono::steady_clock::time_point deadline_;
+  mutable std::mutex mu_;
+  bool completed_ = false;
+};
+
+class Purgatory {
+ public:
+  explicit Purgatory(std::string name);
+  ~Purgatory();  // completes every waiting operation, then stops the reaper
+  Purgatory(const Purgatory&) = delete;
+  Purgatory& operator=(const Purgatory&) = delete;
+
+  // Watches op under keys, then tries it once (so a change between the caller's
+  // check and the watch is not missed). Completed at once when it can be.
+  void TryCompleteElseWatch(const std::shared_ptr<DelayedOperation>& op, const std::vector<std::string>& keys);
+  // Tries the operations watching key; returns how many completed.
+  int CheckAndComplete(const std::string& key);
+  // Operations still waiting (tests, metrics).
+  size_t waiting() const;
+
+ private:
+  void Reap();
+
+  const std::string name_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::map<std::string, std::vector<std::shared_ptr<DelayedOperation>>> watchers_;
+  struct Timer {
+    std::shared_ptr<DelayedOperation> op;
+    std::vector<std::string> keys;
+  };
+  // By deadline; completed operations stay until their deadline (then leave quietly).
+  std::multimap<std::chrono::steady_clock::time_point, Timer> timers_;
+  std::thread reaper_;
+};
+
+}  // namespace strata::broker

@@ -1,0 +1,243 @@
+#include "broker/replica_manager.h"
+
+#include <chrono>
+#include <set>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "base/check.h"
+#include "base/logging.h"
+#include "base/status_macros.h"
+#include "broker/kafka_error.h"
+#include "storage/errc.h"
+
+namespace strata::broker {
+
+namespace pb = metadata::v1;
+
+namespace {
+constexpr absl::string_view kPartitionMetadataFile = "partition.metadata";
+
+// The topic id a partition.metadata text names ("" when it names none).
+std::string TopicIdIn(absl::string_view text) {
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (absl::ConsumePrefix(&line, "topic_id: ")) return std::string(absl::StripAsciiWhitespace(line));
+  }
+  return "";
+}
+}  // namespace
+
+ReplicaManager::ReplicaManager(ReplicaManagerOptions options) : options_(std::move(options)) {
+  ABSL_CHECK(options_.logs != nullptr);
+}
+
+ReplicaManager::~ReplicaManager() = default;
+
+std::string ReplicaManager::PartitionMetadataText(const std::string& topic_id) {
+  return absl::StrCat("version: 0\ntopic_id: ", controller::TopicIdToString(topic_id), "\n");
+}
+
+void ReplicaManager::set_on_high_watermark(std::function<void(const storage::TopicPartition&)> callback) {
+  absl::MutexLock lock(&mu_);
+  on_high_watermark_ = std::move(callback);
+}
+
+storage::LogConfig ReplicaManager::ConfigFor(const controller::MetadataImage& image, const std::string& topic) const {
+  std::map<std::string, std::string> props;
+  auto it = image.configs().find({pb::Config::TOPIC, topic});
+  if (it != image.configs().end()) {
+    for (const auto& [key, value] : it->second) {
+      if (storage::LogConfig::IsLogSetting(key)) props[key] = value;
+    }
+  }
+  auto config = storage::LogConfig::FromProperties(props, options_.default_config);
+  if (!config.ok()) {
+    // The controller validated these; a value the log cannot take keeps the defaults.
+    spdlog::error("broker {}: topic {} configs: {}; using the broker defaults", options_.broker_id, topic,
+                  config.status().ToString());
+    return options_.default_config;
+  }
+  return *config;
+}
+
+absl::StatusOr<storage::Log*> ReplicaManager::OpenLog(const storage::TopicPartition& tp, const std::string& topic_id,
+                                                      const storage::LogConfig& config,
+                                                      const std::string& directory_id) {
+  storage::FileOps& ops = *options_.ops;
+  if (storage::Log* existing = options_.logs->GetLog(tp)) {
+    std::string path = storage::JoinPath(existing->dir(), kPartitionMetadataFile);
+    auto text = storage::ReadWholeFile(ops, path);
+    std::string stored = text.ok() ? TopicIdIn(*text) : "";
+    if (stored.empty() || stored == controller::TopicIdToString(topic_id)) {
+      existing->UpdateConfig(config);
+      if (stored.empty()) {
+        STRATA_RETURN_IF_ERROR(storage::WriteFileAtomically(ops, path, PartitionMetadataText(topic_id)));
+      }
+      return existing;
+    }
+    // A log of an earlier topic of the same name: never serve it for this one.
+    spdlog::warn("broker {}: {} belongs to topic id {}, not {}; deleting it", options_.broker_id, tp.DirName(), stored,
+                 controller::TopicIdToString(topic_id));
+    STRATA_RETURN_IF_ERROR(options_.logs->DeleteLog(tp));
+  }
+  STRATA_ASSIGN_OR_RETURN(storage::Log * log, options_.logs->GetOrCreateLog(tp, config, directory_id));
+  STRATA_RETURN_IF_ERROR(storage::WriteFileAtomically(ops, storage::JoinPath(log->dir(), kPartitionMetadataFile),
+                                                      PartitionMetadataText(topic_id)));
+  return log;
+}
+
+void ReplicaManager::ApplyImage(const controller::MetadataImage& image) {
+  absl::MutexLock apply(&apply_mu_);
+  std::set<storage::TopicPartition> wanted;
+  std::vector<storage::TopicPartition> moved;  // high watermark moved on becoming leader
+  for (const auto& [topic_id, topic] : image.topics()) {
+    storage::LogConfig config = ConfigFor(image, topic.name);
+    for (const auto& [index, p] : topic.partitions) {
+      int replica_index = -1;
+      for (int i = 0; i < p.replicas_size(); ++i) {
+        if (p.replicas(i) == options_.broker_id) replica_index = i;
+      }
+      if (replica_index < 0) continue;
+      storage::TopicPartition tp{topic.name, index};
+      wanted.insert(tp);
+      PartitionState state;
+      state.topic_id = topic_id;
+      state.leader = p.leader();
+      state.leader_epoch = p.leader_epoch();
+      state.partition_epoch = p.partition_epoch();
+      state.replicas.assign(p.replicas().begin(), p.replicas().end());
+      state.isr.assign(p.isr().begin(), p.isr().end());
+
+      std::shared_ptr<Partition> partition;
+      std::optional<Hosted> replaced;
+      bool config_changed = false;
+      {
+        absl::MutexLock lock(&mu_);
+        auto it = hosted_.find(tp);
+        if (it != hosted_.end() && it->second.topic_id != topic_id) {
+          replaced = std::move(it->second);
+          hosted_.erase(it);
+          it = hosted_.end();
+        }
+        if (it != hosted_.end()) {
+          partition = it->second.partition;
+          config_changed = !(it->second.config.segment_bytes == config.segment_bytes &&
+                             it->second.config.segment_ms == config.segment_ms &&
+                             it->second.config.retention_ms == config.retention_ms &&
+                             it->second.config.retention_bytes == config.retention_bytes &&
+                             it->second.config.max_message_bytes == config.max_message_bytes &&
+                             it->second.config.log_append_time == config.log_append_time &&
+                             it->second.config.index_interval_bytes == config.index_interval_bytes &&
+                             it->second.config.segment_index_bytes == config.segment_index_bytes &&
+                             it->second.config.file_delete_delay_ms == config.file_delete_delay_ms);
+          if (config_changed) it->second.config = config;
+        }
+      }
+      if (replaced) DropPartition(tp, std::move(*replaced));
+      if (partition == nullptr) {
+        std::string directory_id = replica_index < p.directories_size() ? p.directories(replica_index) : "";
+        auto log = OpenLog(tp, topic_id, config, directory_id);
+        if (!log.ok()) {
+          spdlog::error("broker {}: cannot open the log of {}: {}", options_.broker_id, tp.DirName(),
+                        log.status().ToString());
+          continue;
+        }
+        partition = std::make_shared<Partition>(tp, options_.broker_id, *log);
+        absl::MutexLock lock(&mu_);
+        hosted_[tp] = Hosted{partition, topic_id, config};
+      } else if (config_changed) {
+        partition->log()->UpdateConfig(config);
+      }
+      int64_t hw_before = partition->high_watermark();
+      auto changed = partition->Update(state);
+      if (!changed.ok()) {
+        spdlog::error("broker {}: {}: {}", options_.broker_id, tp.DirName(), changed.status().ToString());
+        continue;
+      }
+      if (*changed) {
+        spdlog::info("broker {}: {} {} in leader epoch {} (leader {}, isr [{}])", options_.broker_id, tp.DirName(),
+                     state.leader == options_.broker_id ? "leads" : "follows", state.leader_epoch, state.leader,
+                     absl::StrJoin(state.isr, ","));
+      }
+      if (partition->high_watermark() != hw_before) moved.push_back(tp);
+    }
+  }
+  std::vector<std::pair<storage::TopicPartition, Hosted>> gone;
+  {
+    absl::MutexLock lock(&mu_);
+    for (auto it = hosted_.begin(); it != hosted_.end();) {
+      if (wanted.count(it->first)) {
+        ++it;
+        continue;
+      }
+      gone.emplace_back(it->first, std::move(it->second));
+      it = hosted_.erase(it);
+    }
+  }
+  for (auto& [tp, hosted] : gone) DropPartition(tp, std::move(hosted));
+  std::function<void(const storage::TopicPartition&)> callback;
+  {
+    absl::MutexLock lock(&mu_);
+    callback = on_high_watermark_;
+  }
+  if (callback) {
+    for (const auto& tp : moved) callback(tp);
+  }
+}
+
+void ReplicaManager::DropPartition(const storage::TopicPartition& tp, Hosted hosted) {
+  // Requests hold the partition (and its Log*) only while they run: wait them out
+  // before the log object goes.
+  auto waited = std::chrono::steady_clock::now();
+  while (hosted.partition.use_count() > 1) {
+    if (std::chrono::steady_clock::now() - waited > std::chrono::seconds(5)) {
+      spdlog::warn("broker {}: still waiting for requests on {} before deleting it", options_.broker_id, tp.DirName());
+      waited = std::chrono::steady_clock::now();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  hosted.partition.reset();
+  spdlog::info("broker {}: deleting {} (topic id {})", options_.broker_id, tp.DirName(),
+               controller::TopicIdToString(hosted.topic_id));
+  if (absl::Status s = options_.logs->DeleteLog(tp); !s.ok()) {
+    spdlog::error("broker {}: deleting {}: {}", options_.broker_id, tp.DirName(), s.ToString());
+  }
+}
+
+std::shared_ptr<Partition> ReplicaManager::GetPartition(const storage::TopicPartition& tp) const {
+  absl::MutexLock lock(&mu_);
+  auto it = hosted_.find(tp);
+  return it == hosted_.end() ? nullptr : it->second.partition;
+}
+
+std::vector<storage::TopicPartition> ReplicaManager::partitions() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<storage::TopicPartition> out;
+  for (const auto& [tp, hosted] : hosted_) out.push_back(tp);
+  return out;
+}
+
+absl::StatusOr<storage::LogAppendInfo> ReplicaManager::AppendRecords(const storage::TopicPartition& tp,
+                                                                     std::string& records) {
+  std::shared_ptr<Partition> partition = GetPartition(tp);
+  if (partition == nullptr) {
+    return KafkaError(proto::kafka::ErrorCode::kNotLeaderOrFollower,
+                      absl::StrCat("broker ", options_.broker_id, " hosts no replica of ", tp.DirName()));
+  }
+  int64_t hw_before = partition->high_watermark();
+  auto info = partition->AppendRecordsToLeader(records);
+  if (partition->high_watermark() != hw_before) {
+    std::function<void(const storage::TopicPartition&)> callback;
+    {
+      absl::MutexLock lock(&mu_);
+      callback = on_high_watermark_;
+    }
+    if (callback) callback(tp);
+  }
+  return info;
+}
+
+}  // namespace strata::broker

@@ -1,0 +1,45 @@
+#include "proto/kafka/common_fields.h"
+
+namespace strata::proto::kafka {
+
+void WriteInt32Array(const std::vector<int32_t>& values, bool flexible, Writer& w) {
+  w.ArrayLength(static_cast<int32_t>(values.size()), flexible);
+  for (int32_t v : values) w.Int32(v);
+}
+
+std::vector<int32_t> ReadInt32Array(Reader& r, bool flexible, const char* field) {
+  std::vector<int32_t> values;
+  int32_t n = r.ArrayLength(flexible, field);
+  for (int32_t i = 0; i < n && r.ok(); ++i) values.push_back(r.Int32(field));
+  return values;
+}
+
+void WriteStringArray(const std::vector<std::string>& values, bool flexible, Writer& w) {
+  w.ArrayLength(static_cast<int32_t>(values.size()), flexible);
+  for (const std::string& v : values) w.String(v, flexible);
+}
+
+std::vector<std::string> ReadStringArray(Reader& r, bool flexible, const char* field) {
+  std::vector<std::string> values;
+  int32_t n = r.ArrayLength(flexible, field);
+  for (int32_t i = 0; i < n && r.ok(); ++i) values.push_back(r.String(flexible, field));
+  return values;
+}
+
+void WriteNullableStringArray(const std::optional<std::vector<std::string>>& values, bool flexible, Writer& w) {
+  if (!values) {
+    w.ArrayLength(-1, flexible);
+    return;
+  }
+  WriteStringArray(*values, flexible, w);
+}
+
+std::optional<std::vector<std::string>> ReadNullableStringArray(Reader& r, bool flexible, const char* field) {
+  int32_t n = r.ArrayLength(flexible, field);
+  if (n < 0) return std::nullopt;
+  std::vector<std::string> values;
+  for (int32_t i = 0; i < n && r.ok(); ++i) values.push_back(r.String(flexible, field));
+  return values;
+}
+
+}  // namespace strata::proto::kafka

@@ -1,0 +1,37 @@
+#pragma once
+// Field shapes several Kafka APIs share, over wire.h: arrays of int32 (broker ids) and of
+// strings (topic names, config keys), classic or compact, nullable where the schema says
+// so; and where a config's value comes from.
+// Not thread-safe (functions over one Reader or Writer).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "proto/kafka/wire.h"
+
+namespace strata::proto::kafka {
+
+// Where a config's value comes from (DescribeConfigs v1+, CreateTopics v5+ responses).
+enum class ConfigSource : int8_t {
+  kUnknown = 0,
+  kTopicConfig = 1,
+  kDynamicBrokerConfig = 2,
+  kDynamicDefaultBrokerConfig = 3,
+  kStaticBrokerConfig = 4,
+  kDefaultConfig = 5,
+  kDynamicBrokerLoggerConfig = 6,
+};
+
+void WriteInt32Array(const std::vector<int32_t>& values, bool flexible, Writer& writer);
+// A null array reads as empty; the caller checks nullability where the schema forbids it.
+std::vector<int32_t> ReadInt32Array(Reader& reader, bool flexible, const char* field);
+
+void WriteStringArray(const std::vector<std::string>& values, bool flexible, Writer& writer);
+std::vector<std::string> ReadStringArray(Reader& reader, bool flexible, const char* field);
+void WriteNullableStringArray(const std::optional<std::vector<std::string>>& values, bool flexible, Writer& writer);
+std::optional<std::vector<std::string>> ReadNullableStringArray(Reader& reader, bool flexible, const char* field);
+
+
+}  // namespace strata::proto::kafka

@@ -1,0 +1,311 @@
+// ProducerIdManager against a fake block source (the real controller is in
+// tests/raft/controller_process_test.cc): lazy first block, background prefetch at 90%,
+// distinct increasing ids under concurrency, a bounded wait that says why, blocks that
+// would repeat ids refused. And the InitProducerId handler: fresh ids
+// with epoch 0, the documented errors for transactional ids, malformed v3+ requests, no
+// manager and no block.
+
+#include "broker/producer_id_manager.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <deque>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "broker/init_producer_id_handler.h"
+#include "broker/kafka_api_handler.h"
+#include "proto/kafka/api.h"
+#include "proto/kafka/error_code.h"
+#include "proto/kafka/init_producer_id.h"
+#include "tests/support/wait.h"
+
+namespace strata::broker {
+namespace {
+
+namespace kafka = strata::proto::kafka;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+// Hands out consecutive blocks of `length` from 0, or the error set with Fail(). Counts
+// calls. Thread-safe.
+class FakeController {
+ public:
+  explicit FakeController(int32_t length = 1000) : length_(length) {}
+  ProducerIdBlockSource Source() {
+    return [this]() -> absl::StatusOr<ProducerIdBlock> {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++calls_;
+      if (!scripted_.empty()) {
+        ProducerIdBlock b = scripted_.front();
+        scripted_.pop_front();
+        return b;
+      }
+      if (!error_.empty()) return absl::UnavailableError(error_);
+      ProducerIdBlock b{next_, length_};
+      next_ += length_;
+      return b;
+    };
+  }
+  void Fail(std::string error) {
+    std::lock_guard<std::mutex> lock(mu_);
+    error_ = std::move(error);
+  }
+  void Script(std::vector<ProducerIdBlock> blocks) {
+    std::lock_guard<std::mutex> lock(mu_);
+    scripted_.assign(blocks.begin(), blocks.end());
+  }
+  int calls() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return calls_;
+  }
+
+ private:
+  const int32_t length_;
+  mutable std::mutex mu_;
+  int64_t next_ = 0;
+  int calls_ = 0;
+  std::string error_;
+  std::deque<ProducerIdBlock> scripted_;
+};
+
+int64_t Next(ProducerIdManager& m) {
+  auto id = m.NextProducerId();
+  EXPECT_TRUE(id.ok()) << id.status();
+  return id.ok() ? *id : -1;
+}
+
+TEST(ProducerIdManager, NothingIsFetchedUntilAProducerAsksThenIdsFollowTheBlock) {
+  FakeController controller;
+  ProducerIdManager m(controller.Source());
+  EXPECT_FALSE(testing::WaitUntil([&] { return controller.calls() > 0; }, 100ms)) << "fetched before anyone asked";
+  for (int64_t expected = 0; expected < 10; ++expected) EXPECT_EQ(Next(m), expected);
+  EXPECT_EQ(controller.calls(), 1);
+  EXPECT_EQ(m.stats().blocks_fetched, 1);
+  EXPECT_EQ(m.stats().ids_handed_out, 10);
+}
+
+TEST(ProducerIdManager, TheNextBlockIsFetchedInTheBackgroundOnceNinetyPercentIsUsed) {
+  FakeController controller;
+  ProducerIdManager m(controller.Source());
+  for (int i = 0; i < 899; ++i) Next(m);
+  EXPECT_FALSE(testing::WaitUntil([&] { return controller.calls() > 1; }, 100ms)) << "prefetched before 90%";
+  EXPECT_EQ(Next(m), 899);  // the 900th id of the block
+  ASSERT_TRUE(testing::WaitUntil([&] { return m.stats().blocks_fetched == 2; }, 5s));
+  // The controller goes away: the prefetched block still serves the next thousand ids.
+  controller.Fail("controller away");
+  for (int64_t expected = 900; expected < 2000; ++expected) ASSERT_EQ(Next(m), expected);
+}
+
+TEST(ProducerIdManager, ConcurrentRequestsGetDistinctIdsEachIncreasing) {
+  FakeController controller(/*length=*/64);
+  ProducerIdManager m(controller.Source());
+  constexpr int kThreads = 8, kEach = 2000;
+  std::vector<std::vector<int64_t>> got(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        auto id = m.NextProducerId();
+        if (id.ok()) got[t].push_back(*id);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::set<int64_t> all;
+  for (const auto& ids : got) {
+    ASSERT_EQ(ids.size(), static_cast<size_t>(kEach)) << "a request timed out";
+    EXPECT_TRUE(std::is_sorted(ids.begin(), ids.end()));
+    all.insert(ids.begin(), ids.end());
+  }
+  EXPECT_EQ(all.size(), static_cast<size_t>(kThreads * kEach)) << "an id was handed out twice";
+  EXPECT_EQ(*all.rbegin(), kThreads * kEach - 1) << "ids were skipped";
+}
+
+TEST(ProducerIdManager, ARequestWaitsNoLongerThanTheBoundAndSaysWhy) {
+  FakeController controller;
+  controller.Fail("no active controller within 3000 ms");
+  ProducerIdManagerOptions options;
+  options.wait = 200ms;
+  ProducerIdManager m(controller.Source(), options);
+  auto t0 = Clock::now();
+  auto id = m.NextProducerId();
+  auto waited = Clock::now() - t0;
+  ASSERT_FALSE(id.ok());
+  EXPECT_EQ(id.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(id.status().message().find("no active controller"), std::string::npos) << id.status();
+  EXPECT_GE(waited, 200ms);
+  EXPECT_LT(waited, 3s);
+  EXPECT_GE(m.stats().fetch_failures, 1);
+  // The controller is back: the next request gets an id.
+  controller.Fail("");
+  EXPECT_EQ(Next(m), 0);
+}
+
+TEST(ProducerIdManager, ABlockThatWouldRepeatIdsIsRefused) {
+  FakeController controller;
+  // [0, 10), then an overlapping [5, 15) and an empty block, both refused, then [20, 30)
+  // and [30, 40) (which the prefetch may take before the test ends).
+  controller.Script({{0, 10}, {5, 10}, {30, 0}, {20, 10}, {30, 10}});
+  ProducerIdManager m(controller.Source());
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 20; ++i) ids.push_back(Next(m));
+  std::vector<int64_t> expected;
+  for (int64_t id = 0; id < 10; ++id) expected.push_back(id);
+  for (int64_t id = 20; id < 30; ++id) expected.push_back(id);
+  EXPECT_EQ(ids, expected);
+  EXPECT_EQ(m.stats().fetch_failures, 2);
+}
+
+TEST(ProducerIdManager, StoppingDoesNotWaitOutTheRetryBackoff) {
+  FakeController controller;
+  controller.Fail("away");
+  ProducerIdManagerOptions options;
+  options.wait = 50ms;
+  options.retry_backoff = 10s;
+  options.max_retry_backoff = 10s;
+  auto t0 = Clock::now();
+  {
+    ProducerIdManager m(controller.Source(), options);
+    EXPECT_FALSE(m.NextProducerId().ok());
+  }
+  EXPECT_LT(Clock::now() - t0, 5s);
+}
+
+// ---------------------------------------------------------------------------------------
+// The InitProducerId handler.
+
+// The request as a client encodes it, answered by the handler, the response as the
+// client decodes it.
+kafka::InitProducerIdResponse Call(const KafkaApisContext& context, int16_t version,
+                                   const kafka::InitProducerIdRequest& request) {
+  std::string bytes;
+  kafka::Writer w(&bytes);
+  kafka::WriteInitProducerIdRequest(request, version, w);
+  kafka::Reader r(bytes);
+  auto decoded = kafka::ReadInitProducerIdRequest(r, version);
+  EXPECT_TRUE(decoded.ok()) << decoded.status();
+  std::string out;
+  kafka::Writer ow(&out);
+  kafka::WriteInitProducerIdResponse(AnswerInitProducerId(context, *decoded), version, ow);
+  kafka::Reader rr(out);
+  auto response = kafka::ReadInitProducerIdResponse(rr, version);
+  EXPECT_TRUE(response.ok()) << response.status();
+  return response.ok() ? *response : kafka::InitProducerIdResponse{};
+}
+
+int16_t Code(kafka::ErrorCode c) { return static_cast<int16_t>(c); }
+
+TEST(InitProducerIdHandler, IsAdvertisedForV0ToV4) {
+  auto range = kafka::SupportedRange(static_cast<int16_t>(kafka::ApiKey::kInitProducerId));
+  ASSERT_TRUE(range.has_value());
+  EXPECT_EQ(range->min_version, 0);
+  EXPECT_EQ(range->max_version, 4);
+}
+
+TEST(InitProducerIdHandler, AnIdempotentProducerGetsAFreshIdWithEpochZeroInEveryVersion) {
+  FakeController controller;
+  ProducerIdManager m(controller.Source());
+  KafkaApisContext context;
+  context.producer_ids = &m;
+  for (int16_t version = 0; version <= 4; ++version) {
+    kafka::InitProducerIdRequest request;
+    request.transaction_timeout_ms = 60000;
+    auto response = Call(context, version, request);
+    EXPECT_EQ(response.error_code, 0) << version;
+    EXPECT_EQ(response.producer_id, version) << "ids 0, 1, 2, ... in order";
+    EXPECT_EQ(response.producer_epoch, 0);
+  }
+}
+
+TEST(InitProducerIdHandler, AProducerBringingItsIdAndEpochGetsAFreshIdWithEpochZero) {
+  FakeController controller;
+  ProducerIdManager m(controller.Source());
+  KafkaApisContext context;
+  context.producer_ids = &m;
+  auto first = Call(context, 4, {});
+  ASSERT_EQ(first.error_code, 0);
+  kafka::InitProducerIdRequest bump;
+  bump.producer_id = first.producer_id;
+  bump.producer_epoch = 3;
+  auto second = Call(context, 4, bump);
+  EXPECT_EQ(second.error_code, 0);
+  EXPECT_NE(second.producer_id, first.producer_id);
+  EXPECT_EQ(second.producer_epoch, 0);
+}
+
+TEST(InitProducerIdHandler, TransactionalIdsAreRefusedWithoutAnId) {
+  FakeController controller;
+  ProducerIdManager m(controller.Source());
+  KafkaApisContext context;
+  context.producer_ids = &m;
+  for (int16_t version : {0, 2, 4}) {
+    auto transactional = Call(context, version, {std::string("orders-tx"), 60000});
+    EXPECT_EQ(transactional.error_code, Code(kafka::ErrorCode::kUnsupportedVersion)) << version;
+    EXPECT_EQ(transactional.producer_id, kafka::kNoProducerId);
+    EXPECT_EQ(transactional.producer_epoch, kafka::kNoProducerEpoch);
+    auto empty = Call(context, version, {std::string(""), 60000});
+    EXPECT_EQ(empty.error_code, Code(kafka::ErrorCode::kInvalidRequest)) << version;
+  }
+  EXPECT_EQ(controller.calls(), 0) << "no block is fetched for a refused request";
+}
+
+TEST(InitProducerIdHandler, AnIdWithoutAnEpochOrAnEpochWithoutAnIdIsAnInvalidRequest) {
+  FakeController controller;
+  ProducerIdManager m(controller.Source());
+  KafkaApisContext context;
+  context.producer_ids = &m;
+  EXPECT_EQ(Call(context, 3, {std::nullopt, 0, 42, kafka::kNoProducerEpoch}).error_code, Code(kafka::ErrorCode::kInvalidRequest));
+  EXPECT_EQ(Call(context, 4, {std::nullopt, 0, kafka::kNoProducerId, 2}).error_code, Code(kafka::ErrorCode::kInvalidRequest));
+}
+
+TEST(InitProducerIdHandler, WithoutAManagerTheCoordinatorIsNotAvailable) {
+  auto response = Call(KafkaApisContext{}, 2, {});
+  EXPECT_EQ(response.error_code, Code(kafka::ErrorCode::kCoordinatorNotAvailable));
+  EXPECT_EQ(response.producer_id, kafka::kNoProducerId);
+}
+
+TEST(InitProducerIdHandler, NoBlockFromTheControllerInTimeIsARetriableLoadInProgress) {
+  FakeController controller;
+  controller.Fail("away");
+  ProducerIdManagerOptions options;
+  options.wait = 50ms;
+  ProducerIdManager m(controller.Source(), options);
+  KafkaApisContext context;
+  context.producer_ids = &m;
+  auto response = Call(context, 4, {});
+  EXPECT_EQ(response.error_code, Code(kafka::ErrorCode::kCoordinatorLoadInProgress));
+  EXPECT_TRUE(kafka::IsRetriable(kafka::ErrorCode::kCoordinatorLoadInProgress));
+  EXPECT_EQ(response.producer_id, kafka::kNoProducerId);
+}
+
+TEST(InitProducerIdHandler, TheDispatchAnswersItAndRefusesATruncatedRequest) {
+  FakeController controller;
+  ProducerIdManager m(controller.Source());
+  KafkaApisContext context;
+  context.producer_ids = &m;
+  KafkaApis apis(context);
+  kafka::RequestHeader header;
+  header.api_key = static_cast<int16_t>(kafka::ApiKey::kInitProducerId);
+  header.api_version = 4;
+  std::string body;
+  kafka::Writer w(&body);
+  kafka::WriteInitProducerIdRequest({}, 4, w);
+  auto out = apis.HandleAndWait(header, body);
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_TRUE(out->has_value());
+  kafka::Reader r((*out)->body);
+  auto response = kafka::ReadInitProducerIdResponse(r, 4);
+  ASSERT_TRUE(response.ok()) << response.status();
+  EXPECT_EQ(response->error_code, 0);
+  EXPECT_EQ(response->producer_id, 0);
+  EXPECT_EQ(response->producer_epoch, 0);
+  EXPECT_FALSE(apis.HandleAndWait(header, std::string("\x00\x00\x00", 3)).ok());
+}
+
+}  // namespace
+}  // namespace strata::broker

@@ -1,0 +1,259 @@
+// The describe APIs' codecs: DescribeConfigs (v0-v4) and DescribeCluster (v0-v1).
+// Requests and responses round-trip at each boundary the broker serves (first version,
+// last classic, first flexible, last) and where fields appear or go (is_default v0,
+// synonyms v1, config_type and documentation v3, endpoint_type v1); null stays apart
+// from empty; hand-built bytes pin the layout in both directions; every truncation is
+// refused.
+
+#include <gtest/gtest.h>
+
+#include "proto/kafka/describe_cluster.h"
+#include "proto/kafka/describe_configs.h"
+#include "proto/kafka/wire.h"
+#include "tests/proto/hand_bytes.h"
+
+namespace strata::proto::kafka {
+namespace {
+
+using testing::HandBytes;
+using Strings = std::vector<std::string>;
+
+template <typename T, typename WriteFn>
+std::string Encode(const T& value, int16_t version, WriteFn write) {
+  std::string out;
+  Writer w(&out);
+  write(value, version, w);
+  return out;
+}
+
+template <typename ReadFn>
+auto DecodeWhole(const std::string& bytes, int16_t version, ReadFn read) {
+  for (size_t cut = 0; cut < bytes.size(); ++cut) {
+    Reader short_reader(absl::string_view(bytes).substr(0, cut));
+    EXPECT_FALSE(read(short_reader, version).ok()) << "v" << version << " cut at " << cut;
+  }
+  Reader r(bytes);
+  auto value = read(r, version);
+  EXPECT_TRUE(value.ok()) << value.status();
+  EXPECT_EQ(r.remaining(), 0u);
+  return value;
+}
+
+// ---- DescribeConfigs ----
+
+TEST(KafkaDescribeConfigs, RequestsRoundTripAtEveryBoundary) {
+  DescribeConfigsRequest req;
+  req.resources.push_back({2, "orders", std::nullopt});
+  req.resources.push_back({4, "3", Strings{"log.dirs", "node.id"}});
+  req.resources.push_back({4, "", Strings{}});
+  req.include_synonyms = true;
+  req.include_documentation = true;
+  // v1 first served, v3 last classic, v4 first flexible and last; v0 and v2 too.
+  for (int16_t version : {0, 1, 2, 3, 4}) {
+    SCOPED_TRACE(version);
+    auto back = DecodeWhole(Encode(req, version, WriteDescribeConfigsRequest), version, ReadDescribeConfigsRequest);
+    ASSERT_TRUE(back.ok());
+    ASSERT_EQ(back->resources.size(), 3u);
+    EXPECT_EQ(back->resources[0].resource_type, 2);
+    EXPECT_EQ(back->resources[0].configuration_keys, std::nullopt);  // null: every key
+    EXPECT_EQ(back->resources[1].resource_name, "3");
+    EXPECT_EQ(back->resources[1].configuration_keys, std::optional<Strings>(Strings{"log.dirs", "node.id"}));
+    EXPECT_EQ(back->resources[2].configuration_keys, std::optional<Strings>(Strings{}));  // empty is not null
+    EXPECT_EQ(back->include_synonyms, version >= 1);
+    EXPECT_EQ(back->include_documentation, version >= 3);
+  }
+}
+
+DescribeConfigsResponse SampleDescribeConfigsResponse() {
+  DescribeConfigsResponse resp;
+  resp.throttle_time_ms = 2;
+  DescribeConfigsResponse::Result topic;
+  topic.resource_type = 2;
+  topic.resource_name = "orders";
+  DescribeConfigsResponse::Config set;
+  set.name = "retention.ms";
+  set.value = "1000";
+  set.config_source = 1;
+  set.synonyms = {{"retention.ms", std::string("1000"), 1}, {"retention.ms", std::string("604800000"), 5}};
+  set.config_type = 5;
+  set.documentation = "how long";
+  DescribeConfigsResponse::Config secret;
+  secret.name = "password";
+  secret.value = std::nullopt;
+  secret.read_only = true;
+  secret.is_default = true;
+  secret.config_source = 4;
+  secret.is_sensitive = true;
+  topic.configs = {set, secret};
+  DescribeConfigsResponse::Result missing;
+  missing.error_code = 3;
+  missing.error_message = "topic 'gone' does not exist";
+  missing.resource_type = 2;
+  missing.resource_name = "gone";
+  resp.results = {topic, missing};
+  return resp;
+}
+
+TEST(KafkaDescribeConfigs, ResponsesRoundTripAtEveryBoundary) {
+  for (int16_t version : {0, 1, 2, 3, 4}) {
+    SCOPED_TRACE(version);
+    auto back = DecodeWhole(Encode(SampleDescribeConfigsResponse(), version, WriteDescribeConfigsResponse), version,
+                            ReadDescribeConfigsResponse);
+    ASSERT_TRUE(back.ok());
+    EXPECT_EQ(back->throttle_time_ms, 2);
+    ASSERT_EQ(back->results.size(), 2u);
+    const auto& configs = back->results[0].configs;
+    ASSERT_EQ(configs.size(), 2u);
+    EXPECT_EQ(configs[0].value, std::optional<std::string>("1000"));
+    EXPECT_EQ(configs[1].value, std::nullopt);
+    EXPECT_TRUE(configs[1].read_only);
+    EXPECT_TRUE(configs[1].is_sensitive);
+    EXPECT_EQ(configs[1].is_default, version == 0);
+    EXPECT_EQ(configs[0].config_source, version >= 1 ? 1 : -1);
+    EXPECT_EQ(configs[0].synonyms.size(), version >= 1 ? 2u : 0u);
+    if (version >= 1) {
+      EXPECT_EQ(configs[0].synonyms[1].source, 5);
+    }
+    EXPECT_EQ(configs[0].config_type, version >= 3 ? 5 : 0);
+    EXPECT_EQ(configs[0].documentation, version >= 3 ? std::optional<std::string>("how long") : std::nullopt);
+    EXPECT_EQ(back->results[1].error_code, 3);
+    EXPECT_EQ(back->results[1].error_message, std::optional<std::string>("topic 'gone' does not exist"));
+    EXPECT_EQ(back->results[0].error_message, std::nullopt);
+  }
+}
+
+TEST(KafkaDescribeConfigs, RequestBytesMatchTheProtocolLayout) {
+  // v1: type, name, keys (nullable array of strings), then include_synonyms.
+  std::string v1 = HandBytes().Array(2).I8(2).Str("t").Array(-1).I8(4).Str("1").Array(1).Str("k").Bool(true).str();
+  auto a = DecodeWhole(v1, 1, ReadDescribeConfigsRequest);
+  ASSERT_TRUE(a.ok());
+  ASSERT_EQ(a->resources.size(), 2u);
+  EXPECT_EQ(a->resources[0].configuration_keys, std::nullopt);
+  EXPECT_EQ(a->resources[1].resource_type, 4);
+  EXPECT_EQ(a->resources[1].configuration_keys, std::optional<Strings>(Strings{"k"}));
+  EXPECT_TRUE(a->include_synonyms);
+  EXPECT_EQ(Encode(*a, 1, WriteDescribeConfigsRequest), v1);
+  // v4: compact, include_documentation, tagged sections.
+  std::string v4 = HandBytes().CArray(1).I8(2).CStr("t").CNull().NoTags().Bool(false).Bool(true).NoTags().str();
+  auto b = DecodeWhole(v4, 4, ReadDescribeConfigsRequest);
+  ASSERT_TRUE(b.ok());
+  EXPECT_FALSE(b->include_synonyms);
+  EXPECT_TRUE(b->include_documentation);
+  EXPECT_EQ(Encode(*b, 4, WriteDescribeConfigsRequest), v4);
+}
+
+TEST(KafkaDescribeConfigs, ResponseBytesMatchTheProtocolLayout) {
+  DescribeConfigsResponse resp;
+  DescribeConfigsResponse::Result r;
+  r.resource_type = 2;
+  r.resource_name = "t";
+  DescribeConfigsResponse::Config c;
+  c.name = "a";
+  c.value = "1";
+  c.config_source = 1;
+  c.synonyms = {{"a", std::string("1"), 1}};
+  r.configs = {c};
+  resp.results = {r};
+  // v1: throttle; error, message, type, name; per config name, value, read_only,
+  // config_source, is_sensitive, synonyms (name, value, source).
+  std::string v1 = HandBytes()
+                       .I32(0)
+                       .Array(1).I16(0).NullStr().I8(2).Str("t")
+                       .Array(1).Str("a").Str("1").Bool(false).I8(1).Bool(false)
+                       .Array(1).Str("a").Str("1").I8(1)
+                       .str();
+  EXPECT_EQ(Encode(resp, 1, WriteDescribeConfigsResponse), v1);
+  // v4: compact, config_type and documentation (null) after the synonyms.
+  std::string v4 = HandBytes()
+                       .I32(0)
+                       .CArray(1).I16(0).CNull().I8(2).CStr("t")
+                       .CArray(1).CStr("a").CStr("1").Bool(false).I8(1).Bool(false)
+                       .CArray(1).CStr("a").CStr("1").I8(1).NoTags()
+                       .I8(0).CNull()
+                       .NoTags()  // config
+                       .NoTags()  // result
+                       .NoTags()
+                       .str();
+  EXPECT_EQ(Encode(resp, 4, WriteDescribeConfigsResponse), v4);
+  auto back = DecodeWhole(v4, 4, ReadDescribeConfigsResponse);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->results.at(0).configs.at(0).synonyms.at(0).source, 1);
+  // v0: is_default in place of config_source, no synonyms.
+  c.is_default = true;
+  resp.results[0].configs = {c};
+  EXPECT_EQ(Encode(resp, 0, WriteDescribeConfigsResponse),
+            HandBytes().I32(0).Array(1).I16(0).NullStr().I8(2).Str("t").Array(1).Str("a").Str("1").Bool(false)
+                .Bool(true).Bool(false).str());
+}
+
+// ---- DescribeCluster ----
+
+TEST(KafkaDescribeCluster, RequestsAndResponsesRoundTripInBothVersions) {
+  DescribeClusterRequest req;
+  req.include_cluster_authorized_operations = true;
+  req.endpoint_type = 2;
+  DescribeClusterResponse resp;
+  resp.throttle_time_ms = 3;
+  resp.error_code = 114;
+  resp.error_message = "wrong endpoint";
+  resp.endpoint_type = 2;
+  resp.cluster_id = "cluster-1";
+  resp.controller_id = 4;
+  resp.brokers.push_back({4, "127.0.0.1", 9092, std::string("rack-a")});
+  resp.brokers.push_back({5, "127.0.0.2", 9093, std::nullopt});
+  resp.cluster_authorized_operations = 0x0f;
+  for (int16_t version : {0, 1}) {
+    SCOPED_TRACE(version);
+    auto rq = DecodeWhole(Encode(req, version, WriteDescribeClusterRequest), version, ReadDescribeClusterRequest);
+    ASSERT_TRUE(rq.ok());
+    EXPECT_TRUE(rq->include_cluster_authorized_operations);
+    EXPECT_EQ(rq->endpoint_type, version >= 1 ? 2 : 1);  // v0: brokers, always
+    auto rs = DecodeWhole(Encode(resp, version, WriteDescribeClusterResponse), version, ReadDescribeClusterResponse);
+    ASSERT_TRUE(rs.ok());
+    EXPECT_EQ(rs->throttle_time_ms, 3);
+    EXPECT_EQ(rs->error_code, 114);
+    EXPECT_EQ(rs->error_message, std::optional<std::string>("wrong endpoint"));
+    EXPECT_EQ(rs->endpoint_type, version >= 1 ? 2 : 1);
+    EXPECT_EQ(rs->cluster_id, "cluster-1");
+    EXPECT_EQ(rs->controller_id, 4);
+    ASSERT_EQ(rs->brokers.size(), 2u);
+    EXPECT_EQ(rs->brokers[0].rack, std::optional<std::string>("rack-a"));
+    EXPECT_EQ(rs->brokers[1].rack, std::nullopt);
+    EXPECT_EQ(rs->brokers[1].port, 9093);
+    EXPECT_EQ(rs->cluster_authorized_operations, 0x0f);
+  }
+}
+
+TEST(KafkaDescribeCluster, BytesMatchTheProtocolLayout) {
+  // Requests: include_cluster_authorized_operations, endpoint_type (v1), tagged fields.
+  std::string v1 = HandBytes().Bool(false).I8(1).NoTags().str();
+  auto rq = DecodeWhole(v1, 1, ReadDescribeClusterRequest);
+  ASSERT_TRUE(rq.ok());
+  EXPECT_EQ(rq->endpoint_type, 1);
+  EXPECT_EQ(Encode(*rq, 1, WriteDescribeClusterRequest), v1);
+  EXPECT_EQ(Encode(*rq, 0, WriteDescribeClusterRequest), HandBytes().Bool(false).NoTags().str());
+  // Response v1: throttle, error, message, endpoint_type, cluster id, controller id,
+  // brokers (id, host, port, rack, tags), authorized operations, tags.
+  DescribeClusterResponse resp;
+  resp.cluster_id = "c";
+  resp.controller_id = 2;
+  resp.brokers.push_back({2, "h", 9092, std::nullopt});
+  std::string r1 = HandBytes()
+                       .I32(0)
+                       .I16(0)
+                       .CNull()
+                       .I8(1)
+                       .CStr("c")
+                       .I32(2)
+                       .CArray(1).I32(2).CStr("h").I32(9092).CNull().NoTags()
+                       .I32(INT32_MIN)
+                       .NoTags()
+                       .str();
+  EXPECT_EQ(Encode(resp, 1, WriteDescribeClusterResponse), r1);
+  auto back = DecodeWhole(r1, 1, ReadDescribeClusterResponse);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->brokers.at(0).host, "h");
+}
+
+}  // namespace
+}  // namespace strata::proto::kafka

@@ -1,0 +1,402 @@
+// The topic admin APIs' codecs: CreateTopics (v0-v7), DeleteTopics (v0-v6) and
+// CreatePartitions (v0-v3). Requests and responses round-trip at each boundary the
+// broker serves (first version, last classic, first flexible, last) and at the versions
+// where fields appear; nullable fields keep null apart from empty; hand-built bytes pin
+// the layout in both directions; every truncation is refused.
+
+#include <gtest/gtest.h>
+
+#include "proto/kafka/create_partitions.h"
+#include "proto/kafka/create_topics.h"
+#include "proto/kafka/delete_topics.h"
+#include "proto/kafka/wire.h"
+#include "tests/proto/hand_bytes.h"
+
+namespace strata::proto::kafka {
+namespace {
+
+using testing::HandBytes;
+using Ids = std::vector<int32_t>;
+
+template <typename T, typename WriteFn>
+std::string Encode(const T& value, int16_t version, WriteFn write) {
+  std::string out;
+  Writer w(&out);
+  write(value, version, w);
+  return out;
+}
+
+// Decodes all of `bytes` (nothing may be left), and checks that every shorter prefix is
+// refused.
+template <typename ReadFn>
+auto DecodeWhole(const std::string& bytes, int16_t version, ReadFn read) {
+  for (size_t cut = 0; cut < bytes.size(); ++cut) {
+    Reader short_reader(absl::string_view(bytes).substr(0, cut));
+    EXPECT_FALSE(read(short_reader, version).ok()) << "v" << version << " cut at " << cut;
+  }
+  Reader r(bytes);
+  auto value = read(r, version);
+  EXPECT_TRUE(value.ok()) << value.status();
+  EXPECT_EQ(r.remaining(), 0u);
+  return value;
+}
+
+// ---- CreateTopics ----
+
+CreateTopicsRequest SampleCreateTopics() {
+  CreateTopicsRequest req;
+  req.topics.push_back({"orders", 6, 3, {}, {{"retention.ms", "1000"}, {"cleanup.policy", std::nullopt}}});
+  req.topics.push_back({"manual", -1, -1, {{0, {1, 2}}, {1, {2, 3}}}, {}});
+  req.timeout_ms = 5000;
+  req.validate_only = true;
+  return req;
+}
+
+TEST(KafkaCreateTopics, RequestsRoundTripAtEveryBoundary) {
+  // v2 first served, v4 last classic, v5 first flexible, v7 last; v0/v1 for validate_only.
+  for (int16_t version : {0, 1, 2, 4, 5, 7}) {
+    SCOPED_TRACE(version);
+    std::string bytes = Encode(SampleCreateTopics(), version, WriteCreateTopicsRequest);
+    auto back = DecodeWhole(bytes, version, ReadCreateTopicsRequest);
+    ASSERT_TRUE(back.ok());
+    ASSERT_EQ(back->topics.size(), 2u);
+    const auto& orders = back->topics[0];
+    EXPECT_EQ(orders.name, "orders");
+    EXPECT_EQ(orders.num_partitions, 6);
+    EXPECT_EQ(orders.replication_factor, 3);
+    ASSERT_EQ(orders.configs.size(), 2u);
+    EXPECT_EQ(orders.configs[0].value, std::optional<std::string>("1000"));
+    EXPECT_EQ(orders.configs[1].name, "cleanup.policy");
+    EXPECT_EQ(orders.configs[1].value, std::nullopt);  // null stays null
+    const auto& manual = back->topics[1];
+    EXPECT_EQ(manual.num_partitions, -1);
+    EXPECT_EQ(manual.replication_factor, -1);
+    ASSERT_EQ(manual.assignments.size(), 2u);
+    EXPECT_EQ(manual.assignments[1].partition_index, 1);
+    EXPECT_EQ(manual.assignments[1].broker_ids, (Ids{2, 3}));
+    EXPECT_EQ(back->timeout_ms, 5000);
+    EXPECT_EQ(back->validate_only, version >= 1);
+  }
+}
+
+CreateTopicsResponse SampleCreateTopicsResponse() {
+  CreateTopicsResponse resp;
+  resp.throttle_time_ms = 9;
+  CreateTopicsResponse::Topic created;
+  created.name = "orders";
+  created.topic_id = std::string(16, 'x');
+  created.num_partitions = 6;
+  created.replication_factor = 3;
+  created.configs = std::vector<CreateTopicsResponse::Config>{{"retention.ms", "1000", false, 1, false},
+                                                              {"secret", std::nullopt, true, 5, true}};
+  CreateTopicsResponse::Topic refused;
+  refused.name = "taken";
+  refused.error_code = 36;
+  refused.error_message = "topic 'taken' already exists";
+  refused.topic_config_error_code = 29;
+  refused.configs = std::nullopt;
+  resp.topics = {created, refused};
+  return resp;
+}
+
+TEST(KafkaCreateTopics, ResponsesRoundTripAtEveryBoundary) {
+  for (int16_t version : {0, 1, 2, 4, 5, 6, 7}) {
+    SCOPED_TRACE(version);
+    std::string bytes = Encode(SampleCreateTopicsResponse(), version, WriteCreateTopicsResponse);
+    auto back = DecodeWhole(bytes, version, ReadCreateTopicsResponse);
+    ASSERT_TRUE(back.ok());
+    EXPECT_EQ(back->throttle_time_ms, version >= 2 ? 9 : 0);
+    ASSERT_EQ(back->topics.size(), 2u);
+    const auto& created = back->topics[0];
+    const auto& refused = back->topics[1];
+    EXPECT_EQ(created.topic_id, version >= 7 ? std::string(16, 'x') : std::string(16, '\0'));
+    EXPECT_EQ(created.error_message, std::nullopt);
+    EXPECT_EQ(refused.error_code, 36);
+    EXPECT_EQ(refused.error_message,
+              version >= 1 ? std::optional<std::string>("topic 'taken' already exists") : std::nullopt);
+    if (version >= 5) {
+      EXPECT_EQ(created.num_partitions, 6);
+      EXPECT_EQ(created.replication_factor, 3);
+      ASSERT_TRUE(created.configs.has_value());
+      ASSERT_EQ(created.configs->size(), 2u);
+      EXPECT_EQ((*created.configs)[0].config_source, 1);
+      EXPECT_EQ((*created.configs)[1].value, std::nullopt);
+      EXPECT_TRUE((*created.configs)[1].read_only);
+      EXPECT_TRUE((*created.configs)[1].is_sensitive);
+      EXPECT_EQ(refused.configs, std::nullopt);  // a null array stays null
+      EXPECT_EQ(refused.topic_config_error_code, std::optional<int16_t>(29));
+      EXPECT_EQ(created.topic_config_error_code, std::nullopt);
+    } else {
+      EXPECT_EQ(created.num_partitions, -1);
+      EXPECT_TRUE(created.configs.has_value() && created.configs->empty());
+      EXPECT_EQ(refused.topic_config_error_code, std::nullopt);
+    }
+  }
+}
+
+TEST(KafkaCreateTopics, RequestBytesMatchTheProtocolLayout) {
+  // v2 (classic): a manual assignment, defaults for the counts, no configs.
+  std::string v2 = HandBytes()
+                       .Array(1)
+                       .Str("t1")
+                       .I32(-1)  // num_partitions
+                       .I16(-1)  // replication_factor
+                       .Array(1).I32(0).Array(2).I32(1).I32(2)  // partition 0 on brokers 1, 2
+                       .Array(0)                                // configs
+                       .I32(30000)                              // timeout_ms
+                       .Bool(false)                             // validate_only
+                       .str();
+  auto a = DecodeWhole(v2, 2, ReadCreateTopicsRequest);
+  ASSERT_TRUE(a.ok());
+  ASSERT_EQ(a->topics.size(), 1u);
+  EXPECT_EQ(a->topics[0].assignments.at(0).broker_ids, (Ids{1, 2}));
+  EXPECT_EQ(a->timeout_ms, 30000);
+  CreateTopicsRequest manual;
+  manual.topics.push_back({"t1", -1, -1, {{0, {1, 2}}}, {}});
+  manual.timeout_ms = 30000;
+  EXPECT_EQ(Encode(manual, 2, WriteCreateTopicsRequest), v2);
+
+  // v5 (flexible): compact strings and arrays, a null config value, tagged sections.
+  std::string v5 = HandBytes()
+                       .CArray(1)
+                       .CStr("t1")
+                       .I32(3)
+                       .I16(2)
+                       .CArray(0)  // assignments
+                       .CArray(2).CStr("a").CStr("1").NoTags().CStr("b").CNull().NoTags()
+                       .NoTags()  // topic
+                       .I32(5000)
+                       .Bool(true)
+                       .NoTags()
+                       .str();
+  auto b = DecodeWhole(v5, 5, ReadCreateTopicsRequest);
+  ASSERT_TRUE(b.ok());
+  ASSERT_EQ(b->topics.size(), 1u);
+  EXPECT_EQ(b->topics[0].num_partitions, 3);
+  EXPECT_EQ(b->topics[0].replication_factor, 2);
+  ASSERT_EQ(b->topics[0].configs.size(), 2u);
+  EXPECT_EQ(b->topics[0].configs[1].value, std::nullopt);
+  EXPECT_TRUE(b->validate_only);
+  CreateTopicsRequest flexible;
+  flexible.topics.push_back({"t1", 3, 2, {}, {{"a", "1"}, {"b", std::nullopt}}});
+  flexible.timeout_ms = 5000;
+  flexible.validate_only = true;
+  EXPECT_EQ(Encode(flexible, 5, WriteCreateTopicsRequest), v5);
+}
+
+TEST(KafkaCreateTopics, ResponseBytesMatchTheProtocolLayout) {
+  CreateTopicsResponse resp;
+  CreateTopicsResponse::Topic t;
+  t.name = "t1";
+  t.topic_id = std::string(16, '\x11');
+  t.num_partitions = 3;
+  t.replication_factor = 1;
+  t.configs = std::vector<CreateTopicsResponse::Config>{{"a", "1", false, 1, false}};
+  t.topic_config_error_code = 29;
+  resp.topics.push_back(t);
+  // v7: throttle, then per topic name, id, error, message, partitions, replication,
+  // configs and a tagged section holding topic_config_error_code (tag 0, 2 bytes).
+  std::string v7 = HandBytes()
+                       .I32(0)
+                       .CArray(1)
+                       .CStr("t1")
+                       .Uuid('\x11')
+                       .I16(0)
+                       .CNull()
+                       .I32(3)
+                       .I16(1)
+                       .CArray(1).CStr("a").CStr("1").Bool(false).I8(1).Bool(false).NoTags()
+                       .I8(1).I8(0).I8(2).I16(29)  // one tagged field: tag 0, size 2, value 29
+                       .NoTags()
+                       .str();
+  EXPECT_EQ(Encode(resp, 7, WriteCreateTopicsResponse), v7);
+  auto back = DecodeWhole(v7, 7, ReadCreateTopicsResponse);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->topics.at(0).topic_config_error_code, std::optional<int16_t>(29));
+  // v4 (classic): throttle, name, error, nullable message; nothing of v5's.
+  std::string v4 = HandBytes().I32(0).Array(1).Str("t1").I16(0).NullStr().str();
+  EXPECT_EQ(Encode(resp, 4, WriteCreateTopicsResponse), v4);
+}
+
+TEST(KafkaCreateTopics, ATaggedFieldOfTheWrongSizeIsRefused) {
+  // topic_config_error_code declared with 3 bytes: the int16 leaves one unread.
+  std::string bad = HandBytes()
+                        .I32(0)
+                        .CArray(1).CStr("t1").I16(0).CNull().I32(1).I16(1).CArray(0)
+                        .I8(1).I8(0).I8(3).I16(29).I8(0)
+                        .NoTags()
+                        .str();
+  Reader r(bad);
+  EXPECT_FALSE(ReadCreateTopicsResponse(r, 5).ok());
+}
+
+// ---- DeleteTopics ----
+
+TEST(KafkaDeleteTopics, RequestsRoundTripAtEveryBoundary) {
+  DeleteTopicsRequest req;
+  req.topics.push_back({std::string("orders"), std::string(16, '\0')});
+  req.timeout_ms = 15000;
+  // v1 first served, v3 last classic, v4 first flexible, v5, v6 last (topics by id).
+  for (int16_t version : {0, 1, 3, 4, 5, 6}) {
+    SCOPED_TRACE(version);
+    DeleteTopicsRequest sent = req;
+    if (version >= 6) sent.topics.push_back({std::nullopt, std::string(16, '\x42')});
+    auto back = DecodeWhole(Encode(sent, version, WriteDeleteTopicsRequest), version, ReadDeleteTopicsRequest);
+    ASSERT_TRUE(back.ok());
+    ASSERT_EQ(back->topics.size(), version >= 6 ? 2u : 1u);
+    EXPECT_EQ(back->topics[0].name, std::optional<std::string>("orders"));
+    EXPECT_EQ(back->topics[0].topic_id, std::string(16, '\0'));
+    if (version >= 6) {
+      EXPECT_EQ(back->topics[1].name, std::nullopt);
+      EXPECT_EQ(back->topics[1].topic_id, std::string(16, '\x42'));
+    }
+    EXPECT_EQ(back->timeout_ms, 15000);
+  }
+}
+
+TEST(KafkaDeleteTopics, ResponsesRoundTripAtEveryBoundary) {
+  DeleteTopicsResponse resp;
+  resp.throttle_time_ms = 4;
+  resp.topics.push_back({std::string("orders"), std::string(16, '\x07'), 0, std::nullopt});
+  resp.topics.push_back({std::nullopt, std::string(16, '\x09'), 100, std::string("no topic with that id")});
+  for (int16_t version : {0, 1, 3, 4, 5, 6}) {
+    SCOPED_TRACE(version);
+    auto back = DecodeWhole(Encode(resp, version, WriteDeleteTopicsResponse), version, ReadDeleteTopicsResponse);
+    ASSERT_TRUE(back.ok());
+    EXPECT_EQ(back->throttle_time_ms, version >= 1 ? 4 : 0);
+    ASSERT_EQ(back->topics.size(), 2u);
+    EXPECT_EQ(back->topics[0].name, std::optional<std::string>("orders"));
+    // Before v6 a name is not nullable: a topic known only by id is sent as "".
+    EXPECT_EQ(back->topics[1].name, version >= 6 ? std::nullopt : std::optional<std::string>(""));
+    EXPECT_EQ(back->topics[1].topic_id, version >= 6 ? std::string(16, '\x09') : std::string(16, '\0'));
+    EXPECT_EQ(back->topics[1].error_code, 100);
+    EXPECT_EQ(back->topics[1].error_message,
+              version >= 5 ? std::optional<std::string>("no topic with that id") : std::nullopt);
+    EXPECT_EQ(back->topics[0].error_message, std::nullopt);
+  }
+}
+
+TEST(KafkaDeleteTopics, BytesMatchTheProtocolLayout) {
+  // v1 request: an array of classic strings, then timeout_ms.
+  std::string v1 = HandBytes().Array(2).Str("a").Str("bc").I32(1000).str();
+  auto a = DecodeWhole(v1, 1, ReadDeleteTopicsRequest);
+  ASSERT_TRUE(a.ok());
+  ASSERT_EQ(a->topics.size(), 2u);
+  EXPECT_EQ(a->topics[1].name, std::optional<std::string>("bc"));
+  EXPECT_EQ(Encode(*a, 1, WriteDeleteTopicsRequest), v1);
+  // v4 request: compact array of compact strings (no tagged fields per string).
+  std::string v4 = HandBytes().CArray(1).CStr("a").I32(1000).NoTags().str();
+  auto b = DecodeWhole(v4, 4, ReadDeleteTopicsRequest);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->topics.at(0).name, std::optional<std::string>("a"));
+  // v6 request: structs of nullable name and id.
+  std::string v6 = HandBytes()
+                       .CArray(2)
+                       .CStr("a").Uuid('\0').NoTags()
+                       .CNull().Uuid('\x33').NoTags()
+                       .I32(1000)
+                       .NoTags()
+                       .str();
+  auto c = DecodeWhole(v6, 6, ReadDeleteTopicsRequest);
+  ASSERT_TRUE(c.ok());
+  ASSERT_EQ(c->topics.size(), 2u);
+  EXPECT_EQ(c->topics[1].name, std::nullopt);
+  EXPECT_EQ(c->topics[1].topic_id, std::string(16, '\x33'));
+  EXPECT_EQ(Encode(*c, 6, WriteDeleteTopicsRequest), v6);
+
+  // v6 response: throttle, then name (nullable), id, error, message (nullable).
+  DeleteTopicsResponse resp;
+  resp.topics.push_back({std::nullopt, std::string(16, '\x33'), 100, std::string("gone")});
+  std::string r6 = HandBytes().I32(0).CArray(1).CNull().Uuid('\x33').I16(100).CStr("gone").NoTags().NoTags().str();
+  EXPECT_EQ(Encode(resp, 6, WriteDeleteTopicsResponse), r6);
+  // v3 response: classic, no message.
+  resp.topics[0].name = std::string("t");
+  EXPECT_EQ(Encode(resp, 3, WriteDeleteTopicsResponse), HandBytes().I32(0).Array(1).Str("t").I16(100).str());
+}
+
+// ---- CreatePartitions ----
+
+TEST(KafkaCreatePartitions, RequestsRoundTripAtEveryBoundary) {
+  CreatePartitionsRequest req;
+  req.topics.push_back({"placed", 8, std::nullopt});
+  req.topics.push_back({"manual", 3, std::vector<Ids>{{1, 2}, {2, 3}}});
+  req.topics.push_back({"empty", 2, std::vector<Ids>{}});
+  req.timeout_ms = 2500;
+  req.validate_only = true;
+  // v0 first, v1 last classic, v2 first flexible, v3 last.
+  for (int16_t version : {0, 1, 2, 3}) {
+    SCOPED_TRACE(version);
+    auto back = DecodeWhole(Encode(req, version, WriteCreatePartitionsRequest), version, ReadCreatePartitionsRequest);
+    ASSERT_TRUE(back.ok());
+    ASSERT_EQ(back->topics.size(), 3u);
+    EXPECT_EQ(back->topics[0].count, 8);
+    EXPECT_EQ(back->topics[0].assignments, std::nullopt);  // null: the controller places
+    ASSERT_TRUE(back->topics[1].assignments.has_value());
+    EXPECT_EQ(*back->topics[1].assignments, (std::vector<Ids>{{1, 2}, {2, 3}}));
+    ASSERT_TRUE(back->topics[2].assignments.has_value());  // empty is not null
+    EXPECT_TRUE(back->topics[2].assignments->empty());
+    EXPECT_EQ(back->timeout_ms, 2500);
+    EXPECT_TRUE(back->validate_only);
+  }
+}
+
+TEST(KafkaCreatePartitions, ResponsesRoundTripAtEveryBoundary) {
+  CreatePartitionsResponse resp;
+  resp.throttle_time_ms = 1;
+  resp.results.push_back({"placed", 0, std::nullopt});
+  resp.results.push_back({"small", 37, std::string("the new count must be larger")});
+  for (int16_t version : {0, 1, 2, 3}) {
+    SCOPED_TRACE(version);
+    auto back =
+        DecodeWhole(Encode(resp, version, WriteCreatePartitionsResponse), version, ReadCreatePartitionsResponse);
+    ASSERT_TRUE(back.ok());
+    EXPECT_EQ(back->throttle_time_ms, 1);
+    ASSERT_EQ(back->results.size(), 2u);
+    EXPECT_EQ(back->results[0].error_message, std::nullopt);
+    EXPECT_EQ(back->results[1].error_code, 37);
+    EXPECT_EQ(back->results[1].error_message, std::optional<std::string>("the new count must be larger"));
+  }
+}
+
+TEST(KafkaCreatePartitions, BytesMatchTheProtocolLayout) {
+  // v0 request: name, count, assignments (nullable array of broker-id arrays), timeout,
+  // validate_only.
+  std::string v0 = HandBytes()
+                       .Array(2)
+                       .Str("a").I32(4).Array(1).Array(2).I32(1).I32(2)
+                       .Str("b").I32(2).Array(-1)
+                       .I32(100)
+                       .Bool(false)
+                       .str();
+  auto a = DecodeWhole(v0, 0, ReadCreatePartitionsRequest);
+  ASSERT_TRUE(a.ok());
+  ASSERT_EQ(a->topics.size(), 2u);
+  EXPECT_EQ(a->topics[0].assignments, std::optional<std::vector<Ids>>(std::vector<Ids>{{1, 2}}));
+  EXPECT_EQ(a->topics[1].assignments, std::nullopt);
+  EXPECT_EQ(Encode(*a, 0, WriteCreatePartitionsRequest), v0);
+  // v2 request: compact, a tagged section after each assignment and topic.
+  std::string v2 = HandBytes()
+                       .CArray(2)
+                       .CStr("a").I32(4).CArray(1).CArray(2).I32(1).I32(2).NoTags().NoTags()
+                       .CStr("b").I32(2).CNull().NoTags()
+                       .I32(100)
+                       .Bool(true)
+                       .NoTags()
+                       .str();
+  auto b = DecodeWhole(v2, 2, ReadCreatePartitionsRequest);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->topics.at(1).assignments, std::nullopt);
+  EXPECT_TRUE(b->validate_only);
+  EXPECT_EQ(Encode(*b, 2, WriteCreatePartitionsRequest), v2);
+  // Responses: throttle, then name, error, nullable message.
+  CreatePartitionsResponse resp;
+  resp.results.push_back({"a", 37, std::string("no")});
+  resp.results.push_back({"b", 0, std::nullopt});
+  EXPECT_EQ(Encode(resp, 1, WriteCreatePartitionsResponse),
+            HandBytes().I32(0).Array(2).Str("a").I16(37).Str("no").Str("b").I16(0).NullStr().str());
+  EXPECT_EQ(Encode(resp, 3, WriteCreatePartitionsResponse),
+            HandBytes().I32(0).CArray(2).CStr("a").I16(37).CStr("no").NoTags().CStr("b").I16(0).CNull().NoTags().NoTags().str());
+}
+
+}  // namespace
+}  // namespace strata::proto::kafka
