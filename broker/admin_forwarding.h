@@ -41,7 +41,9 @@ std::optional<ForwardFailure> ForwardToController(
     grpc::Status (admin::v1::AdminService::Stub::*method)(grpc::ClientContext*, const Request&, Response*),
     const Request& request, Response* response, std::chrono::milliseconds deadline) {
   using proto::kafka::ErrorCode;
-  if (controller == nullptr) return ForwardFailure{ErrorCode::kNotController, "this broker has no way to the controller"};
+  if (controller == nullptr) {
+    return ForwardFailure{ErrorCode::kNotController, "this broker has no way to the controller"};
+  }
   absl::Status status = controller->CallAdmin(method, request, response, deadline);
   if (!status.ok()) return ForwardFailure{ErrorCode::kRequestTimedOut, std::string(status.message())};
   if (response->error_code() != 0) {

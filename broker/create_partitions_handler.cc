@@ -30,7 +30,8 @@ kafka::CreatePartitionsResponse AnswerCreatePartitions(const KafkaApisContext& c
       out.error_message = std::move(message);
     };
     if (names[t.name] > 1) {
-      refuse(ErrorCode::kInvalidRequest, absl::StrCat("topic '", t.name, "' is named ", names[t.name], " times in the request"));
+      refuse(ErrorCode::kInvalidRequest,
+             absl::StrCat("topic '", t.name, "' is named ", names[t.name], " times in the request"));
     } else if (t.assignments && t.assignments->empty()) {
       // The controller would take no assignment for "place them yourself".
       refuse(ErrorCode::kInvalidReplicaAssignment, "the assignment (not null) names no new partitions");

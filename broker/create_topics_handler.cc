@@ -23,7 +23,9 @@ std::optional<std::pair<ErrorCode, std::string>> RefuseLocally(const kafka::Crea
   }
   std::set<std::string> keys;
   for (const auto& c : topic.configs) {
-    if (!c.value) return std::make_pair(ErrorCode::kInvalidConfig, absl::StrCat("config '", c.name, "' has a null value"));
+    if (!c.value) {
+      return std::make_pair(ErrorCode::kInvalidConfig, absl::StrCat("config '", c.name, "' has a null value"));
+    }
     if (!keys.insert(c.name).second) {
       return std::make_pair(ErrorCode::kInvalidConfig, absl::StrCat("config '", c.name, "' is given twice"));
     }

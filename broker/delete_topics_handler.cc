@@ -19,7 +19,7 @@ const std::string kZeroId(16, '\0');
 
 // How a request names a topic: "n" + name, or "i" + id (one key space for duplicates).
 std::string Key(const kafka::DeleteTopicsRequest::Topic& t) {
-  return t.topic_id != kZeroId ? "i" + t.topic_id : "n" + t.name.value_or("");
+  return t.topic_id != kZeroId ? absl::StrCat("i", t.topic_id) : absl::StrCat("n", t.name.value_or(""));
 }
 
 }  // namespace

@@ -58,7 +58,8 @@ class Forwarded {
   std::map<std::pair<int, std::string>, int> index_;
 };
 
-Need Plan(const KafkaApisContext& context, const kafka::DescribeConfigsRequest::Resource& resource, Forwarded& forward) {
+Need Plan(const KafkaApisContext& context, const kafka::DescribeConfigsRequest::Resource& resource,
+          Forwarded& forward) {
   Need need;
   switch (static_cast<ConfigResourceType>(resource.resource_type)) {
     case ConfigResourceType::kTopic:
@@ -146,9 +147,11 @@ kafka::DescribeConfigsResponse AnswerDescribeConfigs(const KafkaApisContext& con
   admin::v1::DescribeConfigsResponse answer;
   std::optional<ForwardFailure> failure;
   if (forward.request().resources_size() > 0) {
-    failure = ForwardToController(context.controller, &admin::v1::AdminService::Stub::DescribeConfigs, forward.request(),
-                                  &answer, kMaxForwardDeadline);
-    if (!failure) failure = CountMismatch(answer.results_size(), static_cast<size_t>(forward.request().resources_size()));
+    failure = ForwardToController(context.controller, &admin::v1::AdminService::Stub::DescribeConfigs,
+                                  forward.request(), &answer, kMaxForwardDeadline);
+    if (!failure) {
+      failure = CountMismatch(answer.results_size(), static_cast<size_t>(forward.request().resources_size()));
+    }
   }
   kafka::DescribeConfigsResponse response;
   for (size_t i = 0; i < request.resources.size(); ++i) {
@@ -164,7 +167,8 @@ kafka::DescribeConfigsResponse AnswerDescribeConfigs(const KafkaApisContext& con
       if (failure) {
         refusal = Refusal{failure->code, failure->message};
       } else if (answer.results(index).error_code() != 0) {
-        refusal = Refusal{static_cast<ErrorCode>(answer.results(index).error_code()), answer.results(index).error_message()};
+        const auto& result = answer.results(index);
+        refusal = Refusal{static_cast<ErrorCode>(result.error_code()), result.error_message()};
       }
     }
     if (refusal) {

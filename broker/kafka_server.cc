@@ -29,6 +29,7 @@ struct Shared {
   KafkaHandler handler;
   std::atomic<int64_t>* closed_on_error = nullptr;
   std::atomic<int64_t>* bytes_from_files = nullptr;
+  std::atomic<int64_t>* transfer_failures = nullptr;
   std::shared_ptr<Lifetime> lifetime = std::make_shared<Lifetime>();
   std::unique_ptr<asio::thread_pool> io_pool;
 };
@@ -203,7 +204,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
       if (slice.on_transfer_failure && *slice.on_transfer_failure) {
         (*slice.on_transfer_failure)(slice, slice.position + slice_sent_, slice.size - slice_sent_, error);
       }
-      return Close(absl::StrCat("file transfer failed: ", error.message()), true);
+      // A disconnect to the client (it retries elsewhere or later); the handler decides
+      // whether the file or the socket failed.
+      spdlog::debug("kafka connection from {}: file transfer failed: {}", peer_, error.message());
+      ++*shared_.transfer_failures;
+      return Close("file transfer failed");
     }
     head_sent_ = splice.position;
     ++next_splice_;
@@ -264,6 +269,7 @@ absl::StatusOr<std::unique_ptr<KafkaServer>> KafkaServer::Start(const KafkaServe
   impl->shared.handler = std::move(handler);
   impl->shared.closed_on_error = &server->closed_on_error_;
   impl->shared.bytes_from_files = &server->bytes_from_files_;
+  impl->shared.transfer_failures = &server->transfer_failures_;
   impl->shared.io_pool = std::make_unique<asio::thread_pool>(static_cast<size_t>(std::max(1, options.io_threads)));
   asio::error_code ec;
   auto address = asio::ip::make_address(options.host, ec);

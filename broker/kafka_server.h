@@ -9,9 +9,10 @@
 // and nothing else; a connection idle for connections.max.idle.ms is closed.
 // Record data travels as file slices spliced into the response: sent with sendfile(2),
 // without passing through user space. A slice that cannot be read (I/O error, or a file
-// shorter than promised) is reported to the slice's failure handler (the log-dir
-// failure channel) and the connection closes: the frame's size was already sent, so no
-// other bytes may stand in for the missing ones.
+// shorter than promised) is reported to the slice's failure handler (which re-reads the
+// region and takes the log dir offline when the file is at fault,
+// storage/transfer_failure_checker.h) and the connection closes as a disconnect: the
+// frame's size was already sent, so no other bytes may stand in for the missing ones.
 // Thread-safe.
 
 #include <atomic>
@@ -63,6 +64,8 @@ class KafkaServer {
   int64_t connections_closed_on_error() const { return closed_on_error_.load(); }
   // Bytes sent with sendfile(2) so far (tests check the zero-copy path was taken).
   int64_t bytes_sent_from_files() const { return bytes_from_files_.load(); }
+  // File slices whose transfer failed (each closed its connection).
+  int64_t transfer_failures() const { return transfer_failures_.load(); }
 
  private:
   struct Impl;
@@ -71,6 +74,7 @@ class KafkaServer {
   int port_ = 0;
   std::atomic<int64_t> closed_on_error_{0};
   std::atomic<int64_t> bytes_from_files_{0};
+  std::atomic<int64_t> transfer_failures_{0};
 };
 
 }  // namespace strata::broker

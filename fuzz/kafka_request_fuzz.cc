@@ -6,6 +6,11 @@
 #include <cstdint>
 
 #include "proto/kafka/api_versions.h"
+#include "proto/kafka/create_partitions.h"
+#include "proto/kafka/create_topics.h"
+#include "proto/kafka/delete_topics.h"
+#include "proto/kafka/describe_cluster.h"
+#include "proto/kafka/describe_configs.h"
 #include "proto/kafka/fetch.h"
 #include "proto/kafka/header.h"
 #include "proto/kafka/init_producer_id.h"
@@ -14,6 +19,25 @@
 #include "proto/kafka/offset_for_leader_epoch.h"
 #include "proto/kafka/produce.h"
 #include "proto/kafka/wire.h"
+
+namespace {
+
+// Decodes a request; one that decodes must encode and decode again in full (a codec that
+// cannot read its own output is asymmetric).
+template <typename ReadFn, typename WriteFn>
+void DecodeAndReencode(strata::proto::kafka::Reader& body, int16_t version, ReadFn read, WriteFn write) {
+  auto request = read(body, version);
+  if (!request.ok()) return;
+  std::string out;
+  strata::proto::kafka::Writer w(&out);
+  write(*request, version, w);
+  strata::proto::kafka::Reader again(out);
+  if (!read(again, version).ok() || again.remaining() != 0) __builtin_trap();
+}
+
+bool Within(int16_t version, int16_t min, int16_t max) { return version >= min && version <= max; }
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace strata::proto::kafka;
@@ -43,6 +67,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
              header->api_version >= kOffsetForLeaderEpochMinVersion &&
              header->api_version <= kOffsetForLeaderEpochMaxVersion) {
     (void)ReadOffsetForLeaderEpochRequest(body, header->api_version);
+  }
+  // The admin APIs, over each codec's whole version range.
+  int16_t v = header->api_version;
+  switch (static_cast<ApiKey>(header->api_key)) {
+    case ApiKey::kCreateTopics:
+      if (Within(v, 0, 7)) DecodeAndReencode(body, v, ReadCreateTopicsRequest, WriteCreateTopicsRequest);
+      break;
+    case ApiKey::kDeleteTopics:
+      if (Within(v, 0, 6)) DecodeAndReencode(body, v, ReadDeleteTopicsRequest, WriteDeleteTopicsRequest);
+      break;
+    case ApiKey::kCreatePartitions:
+      if (Within(v, 0, 3)) DecodeAndReencode(body, v, ReadCreatePartitionsRequest, WriteCreatePartitionsRequest);
+      break;
+    case ApiKey::kDescribeConfigs:
+      if (Within(v, 0, 4)) DecodeAndReencode(body, v, ReadDescribeConfigsRequest, WriteDescribeConfigsRequest);
+      break;
+    case ApiKey::kDescribeCluster:
+      if (Within(v, 0, 1)) DecodeAndReencode(body, v, ReadDescribeClusterRequest, WriteDescribeClusterRequest);
+      break;
+    default:
+      break;
   }
   // The primitives over whatever follows, in both encodings.
   for (bool flexible : {false, true}) {

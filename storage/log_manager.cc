@@ -20,6 +20,7 @@ absl::StatusOr<std::unique_ptr<LogManager>> LogManager::Open(const LogManagerOpt
   ABSL_CHECK(options.scheduler != nullptr);
   if (options.log_dirs.empty()) return MakeError(Errc::kInvalidConfig, "log.dirs is empty");
   std::unique_ptr<LogManager> manager(new LogManager(options));
+  manager->transfer_checker_ = std::make_shared<TransferFailureChecker>(options.scheduler, &manager->failure_channel_);
   for (const auto& dir : options.log_dirs) manager->failure_channel_.RegisterDir(dir);
   LogManager* raw = manager.get();
   manager->failure_channel_.AddListener([raw](const std::string& dir, const absl::Status&) { raw->OnDirOffline(dir); });
@@ -131,6 +132,7 @@ absl::Status LogManager::OpenDir(const std::string& dir, std::map<std::string, s
                        absl::StrCat("partition ", tp.DirName(), " is in both ", dir_of_[tp], " and ", dir));
     }
     dir_of_[tp] = dir;
+    log->set_transfer_failure_handler(transfer_checker_->HandlerFor(dir));
     logs_[tp] = std::move(log);
   }
   directory_ids_[dir] = meta.directory_id;
@@ -185,6 +187,7 @@ absl::StatusOr<Log*> LogManager::GetOrCreateLog(const TopicPartition& tp, const 
   lo.had_clean_shutdown = true;  // a new, empty log
   STRATA_ASSIGN_OR_RETURN(auto log, Log::Open(lo));
   Log* raw = log.get();
+  log->set_transfer_failure_handler(transfer_checker_->HandlerFor(chosen));
   logs_[tp] = std::move(log);
   dir_of_[tp] = chosen;
   return raw;

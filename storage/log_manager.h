@@ -27,6 +27,7 @@
 #include "storage/log_dir_failure_channel.h"
 #include "storage/meta_properties.h"
 #include "storage/scheduler.h"
+#include "storage/transfer_failure_checker.h"
 
 namespace strata::storage {
 
@@ -65,6 +66,8 @@ class LogManager {
   absl::Status Shutdown();
 
   LogDirFailureChannel& failure_channel() { return failure_channel_; }
+  // Re-reads after failed zero-copy sends (seed 000); its counters for tests.
+  const TransferFailureChecker& transfer_checker() const { return *transfer_checker_; }
   std::vector<std::string> online_dirs() const;
   std::string directory_id(const std::string& dir) const;
   // The dir holding tp's log ("" when absent).
@@ -86,6 +89,7 @@ class LogManager {
   const LogManagerOptions options_;
   std::shared_ptr<Lifetime> lifetime_ = std::make_shared<Lifetime>();
   LogDirFailureChannel failure_channel_;
+  std::shared_ptr<TransferFailureChecker> transfer_checker_;
   mutable absl::Mutex mu_;
   std::map<TopicPartition, std::unique_ptr<Log>> logs_ ABSL_GUARDED_BY(mu_);
   std::map<TopicPartition, std::string> dir_of_ ABSL_GUARDED_BY(mu_);

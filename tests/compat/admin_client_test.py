@@ -4,12 +4,14 @@ Run with Debian's Python and python3-confluent-kafka (librdkafka underneath):
     /usr/bin/python3 admin_client_test.py <bootstrap.servers>
 AdminClient creates topics (an existing one: TOPIC_ALREADY_EXISTS; too many replicas:
 INVALID_REPLICATION_FACTOR; validate_only creates nothing), describes topic and broker
-configs (static, dynamic per broker and cluster default, set by the strata CLI), adds partitions (a smaller count: INVALID_PARTITIONS) and deletes topics (an
-unknown one: UNKNOWN_TOPIC_OR_PARTITION); after each, Metadata (list_topics) shows the
-effect. confluent-kafka 1.7 has no describe_cluster and sends older versions, so the
-newest ones are spoken directly on a socket: DescribeCluster v0/v1 (brokers, cluster id
-and controller id as Metadata has them), CreateTopics v7 (topic id, the broker's
-default partitions, configs) and DeleteTopics v6 by topic id.
+configs (static, dynamic per broker and cluster default, set by the strata CLI), adds
+partitions (a smaller count: INVALID_PARTITIONS) and deletes topics (an unknown one:
+UNKNOWN_TOPIC_OR_PARTITION); after each, Metadata (list_topics) shows the effect.
+confluent-kafka 1.7 has no describe_cluster and sends older versions, so the newest
+ones are spoken directly on a socket: DescribeCluster v0/v1 (brokers, cluster id and
+controller id as Metadata has them), CreateTopics v7 (topic id, the broker's default
+partitions, configs) and DeleteTopics v6 by topic id (and one topic by name and id at
+once: deleted once, the second INVALID_REQUEST).
 Exits non-zero naming every failed check.
 """
 
@@ -181,8 +183,12 @@ def create_topic_v7(address, name):
     return topics[0]
 
 
-def delete_topic_by_id_v6(address, topic_id):
-    body = uvarint(2) + b"\x00" + topic_id + b"\x00" + struct.pack(">i", 10000) + b"\x00"
+def delete_topics_v6(address, topics):
+    """topics: (name or None, 16-byte id) pairs. The per-topic results, in order."""
+    body = uvarint(len(topics) + 1)
+    for name, topic_id in topics:
+        body += compact_string(name) + topic_id + b"\x00"
+    body += struct.pack(">i", 10000) + b"\x00"
     r = call(address, 20, 6, body)
     r.i32()
 
@@ -193,7 +199,7 @@ def delete_topic_by_id_v6(address, topic_id):
 
     results = r.compact_array(result)
     r.tags()
-    return results[0]
+    return results
 
 
 # ---- the checks ----
@@ -232,7 +238,8 @@ check("too-wide" not in md.topics, "a refused topic was not created")
 resource = ConfigResource("TOPIC", "orders")
 configs = ADMIN.describe_configs([resource])[resource].result(timeout=30)
 retention = configs.get("retention.ms")
-check(retention is not None and retention.value == "3600000" and retention.source == ConfigSource.DYNAMIC_TOPIC_CONFIG.value,
+check(retention is not None and retention.value == "3600000"
+      and retention.source == ConfigSource.DYNAMIC_TOPIC_CONFIG.value,
       f"orders retention.ms set on the topic: {retention}")
 policy = configs.get("cleanup.policy")
 check(policy is not None and policy.value == "compact", f"orders cleanup.policy: {policy}")
@@ -256,7 +263,8 @@ check(broker_ids[0] == 2 and io_threads is not None and io_threads.value == "4"
       and io_threads.source == ConfigSource.DYNAMIC_BROKER_CONFIG.value and not io_threads.is_read_only,
       f"broker 2 num.io.threads set for it: {io_threads}")
 cleaner = broker_configs.get("log.cleaner.threads")
-check(cleaner is not None and cleaner.value == "2" and cleaner.source == ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG.value,
+check(cleaner is not None and cleaner.value == "2"
+      and cleaner.source == ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG.value,
       f"log.cleaner.threads from the cluster default: {cleaner}")
 other = ConfigResource("BROKER", str(broker_ids[1]))
 other_configs = ADMIN.describe_configs([other])[other].result(timeout=30)  # librdkafka asks that broker
@@ -306,10 +314,16 @@ check(created["partitions"] == 1 and created["replication"] == 1, f"broker defau
 config_names = {c[0]: c for c in created["configs"] or []}
 check(config_names.get("cleanup.policy", (None, None))[1] == "delete", "CreateTopics v7 returns the topic's configs")
 wait_for("by-id in Metadata", lambda m: partitions_of(m, "by-id") is not None)
-gone = delete_topic_by_id_v6(FIRST, created["id"])
+gone = delete_topics_v6(FIRST, [(None, created["id"])])[0]
 check(gone["error"] == 0 and gone["name"] == "by-id" and gone["id"] == created["id"], f"DeleteTopics v6 by id: {gone}")
-check(delete_topic_by_id_v6(FIRST, created["id"])["error"] == 100, "deleting the id again is UNKNOWN_TOPIC_ID")
+check(delete_topics_v6(FIRST, [(None, created["id"])])[0]["error"] == 100, "deleting the id again is UNKNOWN_TOPIC_ID")
 wait_for("by-id gone from Metadata", lambda m: partitions_of(m, "by-id") is None)
+# One topic named by its name and by its id in one request: deleted once, the second
+# mention INVALID_REQUEST.
+pair = create_topic_v7(FIRST, "pair")
+both = delete_topics_v6(FIRST, [("pair", bytes(16)), (None, pair["id"])])
+check(sorted(r["error"] for r in both) == [0, 42], f"name and id of one topic: {both}")
+wait_for("pair gone from Metadata", lambda m: partitions_of(m, "pair") is None)
 
 if FAILURES:
     print(f"{len(FAILURES)} check(s) failed", file=sys.stderr)

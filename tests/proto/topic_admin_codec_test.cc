@@ -395,7 +395,11 @@ TEST(KafkaCreatePartitions, BytesMatchTheProtocolLayout) {
   EXPECT_EQ(Encode(resp, 1, WriteCreatePartitionsResponse),
             HandBytes().I32(0).Array(2).Str("a").I16(37).Str("no").Str("b").I16(0).NullStr().str());
   EXPECT_EQ(Encode(resp, 3, WriteCreatePartitionsResponse),
-            HandBytes().I32(0).CArray(2).CStr("a").I16(37).CStr("no").NoTags().CStr("b").I16(0).CNull().NoTags().NoTags().str());
+            HandBytes()
+                .I32(0)
+                .CArray(2).CStr("a").I16(37).CStr("no").NoTags().CStr("b").I16(0).CNull().NoTags()
+                .NoTags()
+                .str());
 }
 
 }  // namespace

@@ -1,0 +1,443 @@
+// The admin API handlers (CreateTopics, DeleteTopics, CreatePartitions, DescribeConfigs,
+// DescribeCluster) without a cluster: what each answers on its own (duplicates, null
+// config values, name-and-id, other brokers' resources, endpoint types), without a way
+// to the controller (every item NOT_CONTROLLER, no crash), and against a fake
+// AdminService on a loopback gRPC port: what is forwarded (names then ids, assignment
+// partition ids, validate_only, the resources a broker resource needs) and how the
+// controller's answer maps back (v5+ topic descriptions, config sources and synonyms by
+// precedence, a whole-request refusal, a short answer).
+
+#include <gtest/gtest.h>
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+
+#include "broker/admin_forwarding.h"
+#include "broker/create_partitions_handler.h"
+#include "broker/create_topics_handler.h"
+#include "broker/delete_topics_handler.h"
+#include "broker/describe_cluster_handler.h"
+#include "broker/describe_configs_handler.h"
+#include "broker/kafka_api_handler.h"
+#include "proto/kafka/api.h"
+#include "proto/kafka/error_code.h"
+
+namespace strata::broker {
+namespace {
+
+namespace kafka = strata::proto::kafka;
+using kafka::ErrorCode;
+
+int16_t Code(ErrorCode c) { return static_cast<int16_t>(c); }
+
+const std::string kZeroId(16, '\0');
+
+// An AdminService that records each request and answers what the test set.
+class FakeAdmin final : public admin::v1::AdminService::Service {
+ public:
+  grpc::Status CreateTopics(grpc::ServerContext*, const admin::v1::CreateTopicsRequest* request,
+                            admin::v1::CreateTopicsResponse* response) override {
+    create_topics = *request;
+    *response = create_topics_answer;
+    return grpc::Status::OK;
+  }
+  grpc::Status DeleteTopics(grpc::ServerContext*, const admin::v1::DeleteTopicsRequest* request,
+                            admin::v1::DeleteTopicsResponse* response) override {
+    delete_topics = *request;
+    *response = delete_topics_answer;
+    return grpc::Status::OK;
+  }
+  grpc::Status CreatePartitions(grpc::ServerContext*, const admin::v1::CreatePartitionsRequest* request,
+                                admin::v1::CreatePartitionsResponse* response) override {
+    create_partitions = *request;
+    *response = create_partitions_answer;
+    return grpc::Status::OK;
+  }
+  grpc::Status DescribeConfigs(grpc::ServerContext*, const admin::v1::DescribeConfigsRequest* request,
+                               admin::v1::DescribeConfigsResponse* response) override {
+    describe_configs = *request;
+    *response = describe_configs_answer;
+    return grpc::Status::OK;
+  }
+
+  admin::v1::CreateTopicsRequest create_topics;
+  admin::v1::CreateTopicsResponse create_topics_answer;
+  admin::v1::DeleteTopicsRequest delete_topics;
+  admin::v1::DeleteTopicsResponse delete_topics_answer;
+  admin::v1::CreatePartitionsRequest create_partitions;
+  admin::v1::CreatePartitionsResponse create_partitions_answer;
+  admin::v1::DescribeConfigsRequest describe_configs;
+  admin::v1::DescribeConfigsResponse describe_configs_answer;
+};
+
+class AdminHandlers : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    builder.RegisterService(&fake_);
+    server_ = builder.BuildAndStart();
+    ASSERT_NE(port, 0);
+    client_ = std::make_unique<ControllerClient>(
+        std::vector<ControllerAddress>{{1, "127.0.0.1:" + std::to_string(port)}});
+    context_.broker_id = 7;
+    context_.cluster_id = "cluster-x";
+    context_.controller = client_.get();
+    context_.static_configs = {{"node.id", "7"}, {"num.io.threads", "8"}, {"log.dirs", "/data"}};
+  }
+  void TearDown() override { server_->Shutdown(); }
+
+  FakeAdmin fake_;
+  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<ControllerClient> client_;
+  KafkaApisContext context_;
+};
+
+admin::v1::TopicResult Result(const std::string& name, ErrorCode code, const std::string& message = "") {
+  admin::v1::TopicResult r;
+  r.set_name(name);
+  r.set_error_code(static_cast<int32_t>(code));
+  r.set_error_message(message);
+  return r;
+}
+
+// ---- without a controller ----
+
+TEST(AdminHandlersWithoutController, EveryForwardedItemAnswersNotController) {
+  KafkaApisContext context;  // controller == nullptr
+  kafka::CreateTopicsRequest create;
+  create.topics.push_back({"a", 1, 1, {}, {}});
+  create.topics.push_back({"b", 1, 1, {}, {}});
+  auto created = AnswerCreateTopics(context, create);
+  ASSERT_EQ(created.topics.size(), 2u);
+  for (const auto& t : created.topics) EXPECT_EQ(t.error_code, Code(ErrorCode::kNotController)) << t.name;
+
+  kafka::DeleteTopicsRequest del;
+  del.topics.push_back({std::string("a"), kZeroId});
+  del.topics.push_back({std::nullopt, std::string(16, '\x01')});
+  auto deleted = AnswerDeleteTopics(context, del);
+  ASSERT_EQ(deleted.topics.size(), 2u);
+  for (const auto& t : deleted.topics) EXPECT_EQ(t.error_code, Code(ErrorCode::kNotController));
+
+  kafka::CreatePartitionsRequest grow;
+  grow.topics.push_back({"a", 3, std::nullopt});
+  auto grown = AnswerCreatePartitions(context, grow);
+  ASSERT_EQ(grown.results.size(), 1u);
+  EXPECT_EQ(grown.results[0].error_code, Code(ErrorCode::kNotController));
+
+  kafka::DescribeConfigsRequest describe;
+  describe.resources.push_back({static_cast<int8_t>(kafka::ConfigResourceType::kTopic), "a", std::nullopt});
+  describe.resources.push_back({static_cast<int8_t>(kafka::ConfigResourceType::kBroker), "0", std::nullopt});
+  auto described = AnswerDescribeConfigs(context, describe);
+  ASSERT_EQ(described.results.size(), 2u);
+  for (const auto& r : described.results) EXPECT_EQ(r.error_code, Code(ErrorCode::kNotController));
+}
+
+TEST(AdminHandlersWithoutController, RefusalsOfTheBrokerItselfNeedNoController) {
+  KafkaApisContext context;
+  kafka::CreateTopicsRequest create;
+  create.topics.push_back({"twice", 1, 1, {}, {}});
+  create.topics.push_back({"twice", 2, 1, {}, {}});
+  create.topics.push_back({"null-config", 1, 1, {}, {{"retention.ms", std::nullopt}}});
+  create.topics.push_back({"same-key", 1, 1, {}, {{"retention.ms", "1"}, {"retention.ms", "2"}}});
+  auto created = AnswerCreateTopics(context, create);
+  ASSERT_EQ(created.topics.size(), 3u);  // one answer per name
+  EXPECT_EQ(created.topics[0].error_code, Code(ErrorCode::kInvalidRequest));
+  EXPECT_EQ(created.topics[1].error_code, Code(ErrorCode::kInvalidConfig));
+  EXPECT_EQ(created.topics[2].error_code, Code(ErrorCode::kInvalidConfig));
+
+  kafka::DeleteTopicsRequest del;
+  del.topics.push_back({std::string("both"), std::string(16, '\x01')});
+  del.topics.push_back({std::nullopt, kZeroId});
+  del.topics.push_back({std::nullopt, std::string(16, '\x02')});
+  del.topics.push_back({std::nullopt, std::string(16, '\x02')});
+  auto deleted = AnswerDeleteTopics(context, del);
+  ASSERT_EQ(deleted.topics.size(), 3u);
+  for (const auto& t : deleted.topics) EXPECT_EQ(t.error_code, Code(ErrorCode::kInvalidRequest));
+  EXPECT_EQ(deleted.topics[2].topic_id, std::string(16, '\x02'));
+
+  kafka::CreatePartitionsRequest grow;
+  grow.topics.push_back({"twice", 3, std::nullopt});
+  grow.topics.push_back({"twice", 4, std::nullopt});
+  grow.topics.push_back({"empty", 4, std::vector<std::vector<int32_t>>{}});
+  auto grown = AnswerCreatePartitions(context, grow);
+  ASSERT_EQ(grown.results.size(), 2u);
+  EXPECT_EQ(grown.results[0].error_code, Code(ErrorCode::kInvalidRequest));
+  EXPECT_EQ(grown.results[1].error_code, Code(ErrorCode::kInvalidReplicaAssignment));
+
+  context.broker_id = 3;
+  kafka::DescribeConfigsRequest describe;
+  describe.resources.push_back({static_cast<int8_t>(kafka::ConfigResourceType::kBroker), "4", std::nullopt});
+  describe.resources.push_back({static_cast<int8_t>(kafka::ConfigResourceType::kBroker), "x", std::nullopt});
+  describe.resources.push_back({static_cast<int8_t>(kafka::ConfigResourceType::kBrokerLogger), "3", std::nullopt});
+  describe.resources.push_back({static_cast<int8_t>(kafka::ConfigResourceType::kTopic), "bad/name", std::nullopt});
+  auto described = AnswerDescribeConfigs(context, describe);
+  ASSERT_EQ(described.results.size(), 4u);
+  EXPECT_EQ(described.results[0].error_code, Code(ErrorCode::kInvalidRequest));
+  EXPECT_EQ(described.results[1].error_code, Code(ErrorCode::kInvalidRequest));
+  EXPECT_EQ(described.results[2].error_code, Code(ErrorCode::kInvalidRequest));
+  EXPECT_EQ(described.results[3].error_code, Code(ErrorCode::kInvalidTopicException));
+  EXPECT_EQ(described.results[3].resource_name, "bad/name");
+}
+
+TEST(AdminHandlersWithoutController, DescribeClusterAnswersBrokersOnlyAndAsMetadataDoes) {
+  KafkaApisContext context;
+  context.broker_id = 5;
+  context.cluster_id = "cid";
+  kafka::DescribeClusterRequest brokers;
+  auto answer = AnswerDescribeCluster(context, brokers);
+  EXPECT_EQ(answer.error_code, 0);
+  EXPECT_EQ(answer.cluster_id, "cid");
+  EXPECT_EQ(answer.controller_id, 5);  // as Metadata: the broker itself
+  EXPECT_TRUE(answer.brokers.empty());  // no image
+  EXPECT_EQ(answer.cluster_authorized_operations, INT32_MIN);
+  kafka::DescribeClusterRequest controllers;
+  controllers.endpoint_type = static_cast<int8_t>(kafka::EndpointType::kController);
+  EXPECT_EQ(AnswerDescribeCluster(context, controllers).error_code, Code(ErrorCode::kMismatchedEndpointType));
+  kafka::DescribeClusterRequest unknown;
+  unknown.endpoint_type = 3;
+  EXPECT_EQ(AnswerDescribeCluster(context, unknown).error_code, Code(ErrorCode::kUnsupportedEndpointType));
+}
+
+TEST(AdminForwarding, TimeoutsAreBoundedToOneToThirtySeconds) {
+  EXPECT_EQ(ForwardDeadline(0), std::chrono::milliseconds(1000));
+  EXPECT_EQ(ForwardDeadline(-5), std::chrono::milliseconds(1000));
+  EXPECT_EQ(ForwardDeadline(5000), std::chrono::milliseconds(5000));
+  EXPECT_EQ(ForwardDeadline(600000), std::chrono::milliseconds(30000));
+}
+
+TEST(AdminHandlersWithoutController, TheListenerServesTheAdminApisInTheirRanges) {
+  for (auto [key, min, max] : {std::tuple{kafka::ApiKey::kCreateTopics, 2, 7}, {kafka::ApiKey::kDeleteTopics, 1, 6},
+                               {kafka::ApiKey::kCreatePartitions, 0, 3}, {kafka::ApiKey::kDescribeConfigs, 1, 4},
+                               {kafka::ApiKey::kDescribeCluster, 0, 1}}) {
+    auto range = kafka::SupportedRange(static_cast<int16_t>(key));
+    ASSERT_TRUE(range.has_value()) << kafka::ApiName(static_cast<int16_t>(key));
+    EXPECT_EQ(range->min_version, min);
+    EXPECT_EQ(range->max_version, max);
+  }
+  // A DescribeCluster v1 request through the dispatch, answered and decodable.
+  KafkaApisContext context;
+  context.broker_id = 9;
+  KafkaApis apis(context);
+  kafka::RequestHeader header;
+  header.api_key = static_cast<int16_t>(kafka::ApiKey::kDescribeCluster);
+  header.api_version = 1;
+  std::string body;
+  kafka::Writer w(&body);
+  kafka::WriteDescribeClusterRequest(kafka::DescribeClusterRequest(), 1, w);
+  auto answer = apis.HandleAndWait(header, body);
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  ASSERT_TRUE(answer->has_value());
+  kafka::Reader r((*answer)->body);
+  auto response = kafka::ReadDescribeClusterResponse(r, 1);
+  ASSERT_TRUE(response.ok()) << response.status();
+  EXPECT_EQ(response->controller_id, 9);
+}
+
+// ---- against a fake controller ----
+
+TEST_F(AdminHandlers, CreateTopicsForwardsAndDescribesWhatWasCreated) {
+  admin::v1::TopicResult created = Result("orders", ErrorCode::kNone);
+  created.set_topic_id(std::string(16, '\x05'));
+  created.set_num_partitions(6);
+  created.set_replication_factor(3);
+  auto* set = created.add_configs();
+  set->set_name("retention.ms");
+  set->set_value("1000");
+  auto* dflt = created.add_configs();
+  dflt->set_name("segment.bytes");
+  dflt->set_value("1073741824");
+  dflt->set_is_default(true);
+  *fake_.create_topics_answer.add_topics() = created;
+  *fake_.create_topics_answer.add_topics() = Result("taken", ErrorCode::kTopicAlreadyExists, "exists");
+
+  kafka::CreateTopicsRequest request;
+  request.topics.push_back({"orders", -1, -1, {}, {{"retention.ms", "1000"}}});
+  request.topics.push_back({"dup", 1, 1, {}, {}});
+  request.topics.push_back({"taken", 1, 1, {{0, {1, 2}}}, {}});
+  request.topics.push_back({"dup", 1, 1, {}, {}});
+  auto response = AnswerCreateTopics(context_, request);
+
+  // Forwarded: orders and taken, not the duplicate.
+  ASSERT_EQ(fake_.create_topics.topics_size(), 2);
+  EXPECT_EQ(fake_.create_topics.topics(0).num_partitions(), -1);
+  EXPECT_EQ(fake_.create_topics.topics(0).replication_factor(), -1);
+  EXPECT_EQ(fake_.create_topics.topics(0).configs().at("retention.ms"), "1000");
+  EXPECT_EQ(fake_.create_topics.topics(1).assignments(0).broker_ids_size(), 2);
+  EXPECT_FALSE(fake_.create_topics.validate_only());
+
+  ASSERT_EQ(response.topics.size(), 3u);  // orders, dup, taken: request order, one per name
+  const auto& orders = response.topics[0];
+  EXPECT_EQ(orders.name, "orders");
+  EXPECT_EQ(orders.error_code, 0);
+  EXPECT_EQ(orders.error_message, std::nullopt);
+  EXPECT_EQ(orders.topic_id, std::string(16, '\x05'));
+  EXPECT_EQ(orders.num_partitions, 6);
+  EXPECT_EQ(orders.replication_factor, 3);
+  ASSERT_TRUE(orders.configs.has_value());
+  ASSERT_EQ(orders.configs->size(), 2u);
+  EXPECT_EQ((*orders.configs)[0].config_source, static_cast<int8_t>(kafka::ConfigSource::kTopicConfig));
+  EXPECT_EQ((*orders.configs)[1].config_source, static_cast<int8_t>(kafka::ConfigSource::kDefaultConfig));
+  EXPECT_EQ(response.topics[1].name, "dup");
+  EXPECT_EQ(response.topics[1].error_code, Code(ErrorCode::kInvalidRequest));
+  EXPECT_EQ(response.topics[2].error_code, Code(ErrorCode::kTopicAlreadyExists));
+  EXPECT_EQ(response.topics[2].error_message, std::optional<std::string>("exists"));
+  EXPECT_EQ(response.topics[2].num_partitions, -1);
+}
+
+TEST_F(AdminHandlers, ValidateOnlyCreatesReportNoTopicId) {
+  admin::v1::TopicResult would = Result("t", ErrorCode::kNone);
+  would.set_topic_id(std::string(16, '\x05'));
+  would.set_num_partitions(1);
+  would.set_replication_factor(1);
+  *fake_.create_topics_answer.add_topics() = would;
+  kafka::CreateTopicsRequest request;
+  request.topics.push_back({"t", 1, 1, {}, {}});
+  request.validate_only = true;
+  auto response = AnswerCreateTopics(context_, request);
+  EXPECT_TRUE(fake_.create_topics.validate_only());
+  ASSERT_EQ(response.topics.size(), 1u);
+  EXPECT_EQ(response.topics[0].error_code, 0);
+  EXPECT_EQ(response.topics[0].topic_id, kZeroId);
+  EXPECT_EQ(response.topics[0].num_partitions, 1);
+}
+
+TEST_F(AdminHandlers, AControllerRefusalOrAShortAnswerFailsEveryForwardedItem) {
+  fake_.create_topics_answer.set_error_code(static_cast<int32_t>(ErrorCode::kRequestTimedOut));
+  fake_.create_topics_answer.set_error_message("metadata write failed");
+  kafka::CreateTopicsRequest request;
+  request.topics.push_back({"a", 1, 1, {}, {}});
+  auto refused = AnswerCreateTopics(context_, request);
+  ASSERT_EQ(refused.topics.size(), 1u);
+  EXPECT_EQ(refused.topics[0].error_code, Code(ErrorCode::kRequestTimedOut));
+
+  // The controller answers one result for two topics: neither is trusted.
+  *fake_.create_partitions_answer.add_topics() = Result("a", ErrorCode::kNone);
+  kafka::CreatePartitionsRequest grow;
+  grow.topics.push_back({"a", 3, std::nullopt});
+  grow.topics.push_back({"b", 3, std::nullopt});
+  auto grown = AnswerCreatePartitions(context_, grow);
+  ASSERT_EQ(grown.results.size(), 2u);
+  for (const auto& r : grown.results) EXPECT_EQ(r.error_code, Code(ErrorCode::kUnknownServerError));
+}
+
+TEST_F(AdminHandlers, DeleteTopicsSendsNamesThenIdsAndMapsTheAnswersBack) {
+  // The request mixes them; the controller answers names first, then ids.
+  *fake_.delete_topics_answer.add_topics() = Result("named", ErrorCode::kNone);
+  fake_.delete_topics_answer.mutable_topics(0)->set_topic_id(std::string(16, '\x0a'));
+  *fake_.delete_topics_answer.add_topics() = Result("by-id", ErrorCode::kNone);
+  fake_.delete_topics_answer.mutable_topics(1)->set_topic_id(std::string(16, '\x0b'));
+  admin::v1::TopicResult unknown = Result("", ErrorCode::kUnknownTopicId, "no topic has that id");
+  unknown.set_topic_id(std::string(16, '\x0c'));
+  *fake_.delete_topics_answer.add_topics() = unknown;
+
+  kafka::DeleteTopicsRequest request;
+  request.topics.push_back({std::nullopt, std::string(16, '\x0b')});
+  request.topics.push_back({std::string("named"), kZeroId});
+  request.topics.push_back({std::nullopt, std::string(16, '\x0c')});
+  auto response = AnswerDeleteTopics(context_, request);
+
+  ASSERT_EQ(fake_.delete_topics.names_size(), 1);
+  EXPECT_EQ(fake_.delete_topics.names(0), "named");
+  ASSERT_EQ(fake_.delete_topics.topic_ids_size(), 2);
+  EXPECT_EQ(fake_.delete_topics.topic_ids(0), std::string(16, '\x0b'));
+  ASSERT_EQ(response.topics.size(), 3u);
+  EXPECT_EQ(response.topics[0].name, std::optional<std::string>("by-id"));  // named by the controller
+  EXPECT_EQ(response.topics[0].error_code, 0);
+  EXPECT_EQ(response.topics[1].name, std::optional<std::string>("named"));
+  EXPECT_EQ(response.topics[1].topic_id, std::string(16, '\x0a'));
+  EXPECT_EQ(response.topics[2].name, std::nullopt);  // an unknown id has no name
+  EXPECT_EQ(response.topics[2].error_code, Code(ErrorCode::kUnknownTopicId));
+}
+
+TEST_F(AdminHandlers, CreatePartitionsNumbersTheAssignedPartitionsFromTheEnd) {
+  *fake_.create_partitions_answer.add_topics() = Result("t", ErrorCode::kNone);
+  kafka::CreatePartitionsRequest request;
+  request.topics.push_back({"t", 5, std::vector<std::vector<int32_t>>{{1, 2}, {2, 3}}});
+  request.validate_only = true;
+  auto response = AnswerCreatePartitions(context_, request);
+  ASSERT_EQ(fake_.create_partitions.topics_size(), 1);
+  const auto& forwarded = fake_.create_partitions.topics(0);
+  EXPECT_EQ(forwarded.count(), 5);
+  ASSERT_EQ(forwarded.assignments_size(), 2);
+  EXPECT_EQ(forwarded.assignments(0).partition_id(), 3);  // 5 partitions, 2 new: 3 and 4
+  EXPECT_EQ(forwarded.assignments(1).partition_id(), 4);
+  EXPECT_EQ(forwarded.assignments(1).broker_ids(1), 3);
+  EXPECT_TRUE(fake_.create_partitions.validate_only());
+  ASSERT_EQ(response.results.size(), 1u);
+  EXPECT_EQ(response.results[0].error_code, 0);
+  EXPECT_EQ(response.results[0].error_message, std::nullopt);
+}
+
+TEST_F(AdminHandlers, DescribeConfigsLayersABrokersSettingsByPrecedence) {
+  // The handler asks for the cluster default ("") and broker 7's dynamic configs.
+  auto* dflt = fake_.describe_configs_answer.add_results();
+  auto* e = dflt->add_entries();
+  e->set_name("num.io.threads");
+  e->set_value("6");
+  e = dflt->add_entries();
+  e->set_name("log.cleaner.threads");
+  e->set_value("2");
+  auto* own = fake_.describe_configs_answer.add_results();
+  e = own->add_entries();
+  e->set_name("num.io.threads");
+  e->set_value("4");
+  auto* topic = fake_.describe_configs_answer.add_results();
+  e = topic->add_entries();
+  e->set_name("cleanup.policy");
+  e->set_value("delete");
+  e->set_is_default(true);
+  e = topic->add_entries();
+  e->set_name("retention.ms");
+  e->set_value("5");
+
+  kafka::DescribeConfigsRequest request;
+  request.resources.push_back({static_cast<int8_t>(kafka::ConfigResourceType::kBroker), "7", std::nullopt});
+  request.resources.push_back({static_cast<int8_t>(kafka::ConfigResourceType::kTopic), "t",
+                               std::vector<std::string>{"retention.ms"}});
+  request.include_synonyms = true;
+  auto response = AnswerDescribeConfigs(context_, request);
+
+  ASSERT_EQ(fake_.describe_configs.resources_size(), 3);
+  EXPECT_EQ(fake_.describe_configs.resources(0).name(), "");
+  EXPECT_EQ(fake_.describe_configs.resources(1).name(), "7");
+  EXPECT_EQ(fake_.describe_configs.resources(2).type(), admin::v1::ConfigResource::TOPIC);
+  ASSERT_EQ(response.results.size(), 2u);
+  std::map<std::string, kafka::DescribeConfigsResponse::Config> broker;
+  for (const auto& c : response.results[0].configs) broker[c.name] = c;
+  ASSERT_EQ(broker.size(), 4u);  // node.id, num.io.threads, log.dirs, log.cleaner.threads
+  const auto& io = broker.at("num.io.threads");
+  EXPECT_EQ(io.value, std::optional<std::string>("4"));
+  EXPECT_EQ(io.config_source, static_cast<int8_t>(kafka::ConfigSource::kDynamicBrokerConfig));
+  EXPECT_FALSE(io.read_only);
+  ASSERT_EQ(io.synonyms.size(), 3u);  // highest precedence first
+  EXPECT_EQ(io.synonyms[1].value, std::optional<std::string>("6"));
+  EXPECT_EQ(io.synonyms[1].source, static_cast<int8_t>(kafka::ConfigSource::kDynamicDefaultBrokerConfig));
+  EXPECT_EQ(io.synonyms[2].value, std::optional<std::string>("8"));
+  EXPECT_EQ(io.synonyms[2].source, static_cast<int8_t>(kafka::ConfigSource::kStaticBrokerConfig));
+  EXPECT_EQ(broker.at("log.cleaner.threads").config_source,
+            static_cast<int8_t>(kafka::ConfigSource::kDynamicDefaultBrokerConfig));
+  EXPECT_TRUE(broker.at("node.id").read_only);
+  EXPECT_EQ(broker.at("node.id").config_source, static_cast<int8_t>(kafka::ConfigSource::kStaticBrokerConfig));
+  // The topic: only the key asked for.
+  ASSERT_EQ(response.results[1].configs.size(), 1u);
+  EXPECT_EQ(response.results[1].configs[0].name, "retention.ms");
+  EXPECT_EQ(response.results[1].configs[0].config_source, static_cast<int8_t>(kafka::ConfigSource::kTopicConfig));
+}
+
+TEST_F(AdminHandlers, DescribeConfigsPassesAControllerErrorForOneResource) {
+  auto* missing = fake_.describe_configs_answer.add_results();
+  missing->set_error_code(static_cast<int32_t>(ErrorCode::kUnknownTopicOrPartition));
+  missing->set_error_message("topic 'gone' does not exist");
+  kafka::DescribeConfigsRequest request;
+  request.resources.push_back({static_cast<int8_t>(kafka::ConfigResourceType::kTopic), "gone", std::nullopt});
+  auto response = AnswerDescribeConfigs(context_, request);
+  ASSERT_EQ(response.results.size(), 1u);
+  EXPECT_EQ(response.results[0].error_code, Code(ErrorCode::kUnknownTopicOrPartition));
+  EXPECT_EQ(response.results[0].error_message, std::optional<std::string>("topic 'gone' does not exist"));
+  EXPECT_TRUE(response.results[0].configs.empty());
+}
+
+}  // namespace
+}  // namespace strata::broker

@@ -1,0 +1,596 @@
+// The broker's data path in one process, with the real pieces: a MetadataStore
+// (RocksDB) fed metadata records, a LogManager over real files, the ReplicaManager
+// following the image and KafkaApis answering encoded Kafka requests. Covers what the
+// Produce, Fetch, ListOffsets and OffsetForLeaderEpoch handlers answer — offsets,
+// errors with nothing appended, idempotent retries, LogAppendTime, epoch fencing,
+// acks=all and min.insync.replicas, fetch min.bytes waiting in the purgatory — and how
+// partitions follow the image (leader/follower, deletion, a recreated topic).
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <future>
+
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "broker/kafka_api_handler.h"
+#include "broker/kafka_server.h"
+#include "broker/replica_manager.h"
+#include "controller/metadata_store.h"
+#include "proto/kafka/api.h"
+#include "proto/kafka/error_code.h"
+#include "proto/kafka/fetch.h"
+#include "proto/kafka/list_offsets.h"
+#include "proto/kafka/offset_for_leader_epoch.h"
+#include "proto/kafka/produce.h"
+#include "storage/fault_injecting_file_ops.h"
+#include "storage/record_batch.h"
+#include "tests/support/kafka_test_client.h"
+#include "tests/support/batches.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/wait.h"
+
+namespace strata::broker {
+namespace {
+
+namespace kafka = proto::kafka;
+namespace pb = metadata::v1;
+using namespace std::chrono_literals;
+
+constexpr int32_t kBroker = 1;
+
+std::string Id(char c) { return std::string(16, c); }
+
+pb::MetadataRecord TopicRecord(const std::string& name, const std::string& id) {
+  pb::MetadataRecord r;
+  r.mutable_topic()->set_name(name);
+  r.mutable_topic()->set_topic_id(id);
+  return r;
+}
+
+pb::MetadataRecord PartitionRecord(const std::string& id, int32_t p, std::vector<int32_t> replicas, int32_t leader,
+                                   int32_t epoch = 0) {
+  pb::MetadataRecord r;
+  auto* part = r.mutable_partition();
+  part->set_topic_id(id);
+  part->set_partition_id(p);
+  for (int32_t b : replicas) {
+    part->add_replicas(b);
+    part->add_isr(b);
+  }
+  part->set_leader(leader);
+  part->set_leader_epoch(epoch);
+  return r;
+}
+
+pb::MetadataRecord LeaderChange(const std::string& id, int32_t p, int32_t leader) {
+  pb::MetadataRecord r;
+  auto* c = r.mutable_partition_change();
+  c->set_topic_id(id);
+  c->set_partition_id(p);
+  c->set_leader(leader);
+  return r;
+}
+
+pb::MetadataRecord RemoveTopic(const std::string& id) {
+  pb::MetadataRecord r;
+  r.mutable_remove_topic()->set_topic_id(id);
+  return r;
+}
+
+pb::MetadataRecord TopicConfig(const std::string& topic, const std::string& key, const std::string& value) {
+  pb::MetadataRecord r;
+  auto* c = r.mutable_config();
+  c->set_resource_type(pb::Config::TOPIC);
+  c->set_resource_name(topic);
+  c->set_name(key);
+  c->set_value(value);
+  return r;
+}
+
+// The response bytes with every spliced file slice in place.
+std::string Assemble(const KafkaResponse& response) {
+  std::string out;
+  size_t at = 0;
+  for (const kafka::Splice& s : response.splices) {
+    out.append(response.body, at, s.position - at);
+    auto bytes = response.slices[s.id].ReadAll();
+    EXPECT_TRUE(bytes.ok()) << bytes.status();
+    out += bytes.ok() ? *bytes : std::string(s.size, '\0');
+    at = s.position;
+  }
+  out.append(response.body, at);
+  return out;
+}
+
+class DataPathTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto store = controller::MetadataStore::Open(tmp_.Sub("metadata"));
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = std::move(*store);
+    storage::LogManagerOptions lmo;
+    lmo.log_dirs = {tmp_.Sub("logs")};
+    lmo.cluster_id = "test-cluster";
+    lmo.node_id = kBroker;
+    lmo.scheduler = &scheduler_;
+    lmo.ops = &faults_;
+    lmo.default_config.file_delete_delay_ms = 0;
+    auto logs = storage::LogManager::Open(lmo);
+    ASSERT_TRUE(logs.ok()) << logs.status();
+    logs_ = std::move(*logs);
+    ReplicaManagerOptions rmo;
+    rmo.broker_id = kBroker;
+    rmo.logs = logs_.get();
+    rmo.default_config = lmo.default_config;
+    rmo.ops = &faults_;
+    replicas_ = std::make_unique<ReplicaManager>(rmo);
+    KafkaApisContext context;
+    context.broker_id = kBroker;
+    context.cluster_id = "test-cluster";
+    context.store = store_.get();
+    context.replicas = replicas_.get();
+    apis_ = std::make_unique<KafkaApis>(context);
+    replicas_->set_on_high_watermark([this](const storage::TopicPartition& tp) { apis_->OnHighWatermark(tp); });
+  }
+
+  void TearDown() override {
+    apis_.reset();
+    replicas_.reset();
+    scheduler_.Shutdown();
+  }
+
+  void Apply(std::vector<pb::MetadataRecord> records) {
+    pb::MetadataBatch batch;
+    for (auto& r : records) *batch.add_records() = std::move(r);
+    ASSERT_TRUE(store_->Apply(raft::Entry{1, ++index_, batch.SerializeAsString()}).ok());
+    store_->Read([&](const controller::MetadataImage& image) { replicas_->ApplyImage(image); });
+  }
+
+  // A topic of one partition led by this broker (replicas as given).
+  void CreateTopic(const std::string& name, char id, std::vector<int32_t> replicas = {kBroker},
+                   std::vector<pb::MetadataRecord> configs = {}) {
+    std::vector<pb::MetadataRecord> records{TopicRecord(name, Id(id)), PartitionRecord(Id(id), 0, replicas, kBroker)};
+    for (auto& c : configs) records.push_back(std::move(c));
+    Apply(std::move(records));
+  }
+
+  absl::StatusOr<std::optional<KafkaResponse>> Call(kafka::ApiKey key, int16_t version, const std::string& body) {
+    kafka::RequestHeader header;
+    header.api_key = static_cast<int16_t>(key);
+    header.api_version = version;
+    header.correlation_id = 7;
+    return apis_->HandleAndWait(header, body);
+  }
+
+  kafka::ProduceResponse::Partition Produce(const std::string& topic, std::string records, int16_t acks = 1,
+                                            int16_t version = 9, int32_t timeout_ms = 5000) {
+    kafka::ProduceRequest request;
+    request.acks = acks;
+    request.timeout_ms = timeout_ms;
+    request.topic_data.push_back({topic, {{0, std::move(records)}}});
+    std::string body;
+    kafka::Writer w(&body);
+    kafka::WriteProduceRequest(request, version, w);
+    auto answer = Call(kafka::ApiKey::kProduce, version, body);
+    EXPECT_TRUE(answer.ok() && answer->has_value()) << answer.status();
+    if (!answer.ok() || !answer->has_value()) return {};
+    kafka::Reader r((*answer)->body);
+    auto response = kafka::ReadProduceResponse(r, version);
+    EXPECT_TRUE(response.ok()) << response.status();
+    return response->responses.at(0).partition_responses.at(0);
+  }
+
+  kafka::FetchRequest FetchRequestFor(const std::string& topic, int64_t offset, int32_t min_bytes = 1,
+                                      int32_t max_wait_ms = 0) {
+    kafka::FetchRequest request;
+    request.max_wait_ms = max_wait_ms;
+    request.min_bytes = min_bytes;
+    kafka::FetchRequest::Partition p;
+    p.fetch_offset = offset;
+    p.partition_max_bytes = 1 << 20;
+    request.topics.push_back({topic, std::string(16, '\0'), {p}});
+    return request;
+  }
+
+  std::string Encode(const kafka::FetchRequest& request, int16_t version) {
+    std::string body;
+    kafka::Writer w(&body);
+    kafka::WriteFetchRequest(request, version, w);
+    return body;
+  }
+
+  kafka::FetchResponse::Partition DecodeFetch(const absl::StatusOr<std::optional<KafkaResponse>>& answer,
+                                              int16_t version) {
+    EXPECT_TRUE(answer.ok() && answer->has_value()) << answer.status();
+    if (!answer.ok() || !answer->has_value()) return {};
+    std::string bytes = Assemble(**answer);
+    kafka::Reader r(bytes);
+    auto response = kafka::ReadFetchResponse(r, version);
+    EXPECT_TRUE(response.ok()) << response.status();
+    return response->responses.at(0).partitions.at(0);
+  }
+
+  kafka::FetchResponse::Partition Fetch(const std::string& topic, int64_t offset, int16_t version = 12) {
+    return DecodeFetch(Call(kafka::ApiKey::kFetch, version, Encode(FetchRequestFor(topic, offset), version)), version);
+  }
+
+  kafka::ListOffsetsResponse::Partition ListOffsets(const std::string& topic, int64_t timestamp, int16_t version = 8,
+                                                    int32_t current_leader_epoch = -1) {
+    kafka::ListOffsetsRequest request;
+    request.topics.push_back({topic, {{0, current_leader_epoch, timestamp}}});
+    std::string body;
+    kafka::Writer w(&body);
+    kafka::WriteListOffsetsRequest(request, version, w);
+    auto answer = Call(kafka::ApiKey::kListOffsets, version, body);
+    EXPECT_TRUE(answer.ok() && answer->has_value()) << answer.status();
+    kafka::Reader r((*answer)->body);
+    auto response = kafka::ReadListOffsetsResponse(r, version);
+    EXPECT_TRUE(response.ok()) << response.status();
+    return response->topics.at(0).partitions.at(0);
+  }
+
+  storage::Log* LogOf(const std::string& topic) { return logs_->GetLog({topic, 0}); }
+
+  testing::TempDir tmp_;
+  storage::FaultInjectingFileOps faults_;
+  storage::Scheduler scheduler_{1};
+  std::unique_ptr<controller::MetadataStore> store_;
+  std::unique_ptr<storage::LogManager> logs_;
+  std::unique_ptr<ReplicaManager> replicas_;
+  std::unique_ptr<KafkaApis> apis_;
+  int64_t index_ = 0;
+};
+
+int16_t Code(kafka::ErrorCode c) { return static_cast<int16_t>(c); }
+
+TEST_F(DataPathTest, ProducedRecordsAreFetchedBackByteForByteInEveryFetchVersion) {
+  CreateTopic("orders", 'o');
+  std::string first = testing::MakeBatch(3, "a");
+  std::string second = testing::MakeBatch(2, "b");
+  auto p = Produce("orders", first);
+  EXPECT_EQ(p.error_code, 0);
+  EXPECT_EQ(p.base_offset, 0);
+  EXPECT_EQ(p.log_append_time_ms, -1);
+  p = Produce("orders", second, 1, 3);  // the oldest Produce version still works
+  EXPECT_EQ(p.error_code, 0);
+  EXPECT_EQ(p.base_offset, 3);
+  for (int16_t version = kafka::kFetchMinVersion; version <= kafka::kFetchMaxVersion; ++version) {
+    kafka::FetchRequest request = FetchRequestFor("orders", 0);
+    if (version >= 13) request.topics[0].topic_id = Id('o');
+    auto fetched = DecodeFetch(Call(kafka::ApiKey::kFetch, version, Encode(request, version)), version);
+    ASSERT_EQ(fetched.error_code, 0) << "v" << version;
+    EXPECT_EQ(fetched.high_watermark, 5) << "v" << version;
+    ASSERT_TRUE(fetched.records.has_value());
+    // The stored batches: offsets assigned, the rest as the producer sent them.
+    std::string expected_first = first, expected_second = second;
+    storage::SetBaseOffset(expected_first.data(), 0);
+    storage::SetPartitionLeaderEpoch(expected_first.data(), 0);
+    storage::SetBaseOffset(expected_second.data(), 3);
+    storage::SetPartitionLeaderEpoch(expected_second.data(), 0);
+    EXPECT_EQ(*fetched.records, expected_first + expected_second) << "v" << version;
+  }
+  // From the middle: the batch holding offset 4 only.
+  auto tail = Fetch("orders", 4);
+  ASSERT_TRUE(tail.records.has_value());
+  EXPECT_EQ(storage::RecordBatchHeader::Parse(tail.records->data()).base_offset, 3);
+  EXPECT_EQ(tail.records->size(), second.size());
+  // At the high watermark: nothing, no error.
+  auto end = Fetch("orders", 5);
+  EXPECT_EQ(end.error_code, 0);
+  EXPECT_EQ(end.records, std::string());
+}
+
+TEST_F(DataPathTest, RejectedBatchesAppendNothingAndSayWhy) {
+  CreateTopic("orders", 'o');
+  std::string corrupt = testing::MakeBatch(2, "a");
+  corrupt.back() ^= 1;  // the CRC no longer matches
+  EXPECT_EQ(Produce("orders", corrupt).error_code, Code(kafka::ErrorCode::kCorruptMessage));
+  std::string good = testing::MakeBatch(2, "b");
+  // A good batch followed by a bad one in the same partition data: neither goes in.
+  EXPECT_EQ(Produce("orders", good + corrupt).error_code, Code(kafka::ErrorCode::kCorruptMessage));
+  std::string truncated = testing::MakeBatch(2, "c");
+  truncated.resize(truncated.size() - 3);
+  EXPECT_NE(Produce("orders", truncated).error_code, 0);
+  EXPECT_EQ(Produce("orders", "").error_code, Code(kafka::ErrorCode::kInvalidRecord));
+  EXPECT_EQ(Produce("nope", good).error_code, Code(kafka::ErrorCode::kUnknownTopicOrPartition));
+  EXPECT_EQ(Produce("orders", good, /*acks=*/2).error_code, Code(kafka::ErrorCode::kInvalidRequiredAcks));
+  EXPECT_EQ(LogOf("orders")->log_end_offset(), 0);
+  // Too large for the topic's max.message.bytes.
+  Apply({TopicConfig("orders", "max.message.bytes", "200")});
+  std::string big = testing::MakeBatch(1, "d", 1000, 500);
+  EXPECT_EQ(Produce("orders", big).error_code, Code(kafka::ErrorCode::kMessageTooLarge));
+  EXPECT_EQ(LogOf("orders")->log_end_offset(), 0);
+  EXPECT_EQ(Produce("orders", good).error_code, 0);
+  EXPECT_EQ(LogOf("orders")->log_end_offset(), 2);
+}
+
+TEST_F(DataPathTest, IdempotentRetryGetsItsOriginalOffsetAndAGapIsRefused) {
+  CreateTopic("orders", 'o');
+  EXPECT_EQ(Produce("orders", testing::MakeBatch(1, "x")).base_offset, 0);
+  std::string batch = testing::MakeProducerBatch(3, 42, 0, 0);
+  EXPECT_EQ(Produce("orders", batch).base_offset, 1);
+  auto retry = Produce("orders", batch);
+  EXPECT_EQ(retry.error_code, 0);
+  EXPECT_EQ(retry.base_offset, 1);
+  EXPECT_EQ(LogOf("orders")->log_end_offset(), 4);
+  auto gap = Produce("orders", testing::MakeProducerBatch(1, 42, 0, 5));
+  EXPECT_EQ(gap.error_code, Code(kafka::ErrorCode::kOutOfOrderSequenceNumber));
+  EXPECT_EQ(LogOf("orders")->log_end_offset(), 4);
+}
+
+TEST_F(DataPathTest, LogAppendTimeTopicAnswersTheBrokersTime) {
+  CreateTopic("stamped", 's', {kBroker}, {TopicConfig("stamped", "message.timestamp.type", "LogAppendTime")});
+  int64_t before = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::system_clock::now().time_since_epoch()).count();
+  auto p = Produce("stamped", testing::MakeBatch(2, "a", /*timestamp=*/5));
+  EXPECT_EQ(p.error_code, 0);
+  EXPECT_GE(p.log_append_time_ms, before);
+  auto fetched = Fetch("stamped", 0);
+  ASSERT_TRUE(fetched.records.has_value());
+  auto header = storage::RecordBatchHeader::Parse(fetched.records->data());
+  EXPECT_TRUE(header.log_append_time());
+  EXPECT_EQ(header.max_timestamp, p.log_append_time_ms);
+}
+
+TEST_F(DataPathTest, ListOffsetsAnswersEarliestLatestByTimeAndMaxTimestamp) {
+  CreateTopic("orders", 'o');
+  Produce("orders", testing::MakeBatch(2, "a", 1000));
+  Produce("orders", testing::MakeBatch(2, "b", 3000));
+  Produce("orders", testing::MakeBatch(2, "c", 2000));
+  EXPECT_EQ(ListOffsets("orders", kafka::kListOffsetsEarliestTimestamp).offset, 0);
+  EXPECT_EQ(ListOffsets("orders", kafka::kListOffsetsLatestTimestamp).offset, 6);
+  EXPECT_EQ(ListOffsets("orders", kafka::kListOffsetsLatestTimestamp, 1).offset, 6);
+  auto by_time = ListOffsets("orders", 1500);
+  EXPECT_EQ(by_time.offset, 2);
+  EXPECT_EQ(by_time.timestamp, 3000);
+  EXPECT_EQ(by_time.leader_epoch, 0);
+  EXPECT_EQ(ListOffsets("orders", 9999).offset, -1);
+  auto max = ListOffsets("orders", kafka::kListOffsetsMaxTimestamp);
+  EXPECT_EQ(max.timestamp, 3001);  // MakeBatch stamps record i with timestamp + i
+  EXPECT_EQ(max.offset, 3);  // the batch holding it ends at offset 3
+  EXPECT_EQ(ListOffsets("orders", kafka::kListOffsetsMaxTimestamp, 6).error_code,
+            Code(kafka::ErrorCode::kUnsupportedVersion));
+  EXPECT_EQ(ListOffsets("nope", kafka::kListOffsetsLatestTimestamp).error_code,
+            Code(kafka::ErrorCode::kUnknownTopicOrPartition));
+}
+
+TEST_F(DataPathTest, LeaderEpochsAreCheckedAndAnswered) {
+  CreateTopic("orders", 'o', {kBroker, 2});
+  Produce("orders", testing::MakeBatch(2, "a"));
+  // Leadership goes to broker 2 and comes back: two new leader epochs.
+  Apply({LeaderChange(Id('o'), 0, 2)});
+  EXPECT_EQ(Produce("orders", testing::MakeBatch(1, "x")).error_code, Code(kafka::ErrorCode::kNotLeaderOrFollower));
+  Apply({LeaderChange(Id('o'), 0, kBroker)});
+  int32_t epoch = replicas_->GetPartition({"orders", 0})->leader_epoch();
+  ASSERT_GT(epoch, 0);
+  Produce("orders", testing::MakeBatch(3, "b"));
+  EXPECT_EQ(ListOffsets("orders", kafka::kListOffsetsLatestTimestamp, 8, epoch - 1).error_code,
+            Code(kafka::ErrorCode::kFencedLeaderEpoch));
+  EXPECT_EQ(ListOffsets("orders", kafka::kListOffsetsLatestTimestamp, 8, epoch + 1).error_code,
+            Code(kafka::ErrorCode::kUnknownLeaderEpoch));
+  kafka::FetchRequest stale = FetchRequestFor("orders", 0);
+  stale.topics[0].partitions[0].current_leader_epoch = epoch - 1;
+  EXPECT_EQ(DecodeFetch(Call(kafka::ApiKey::kFetch, 12, Encode(stale, 12)), 12).error_code,
+            Code(kafka::ErrorCode::kFencedLeaderEpoch));
+
+  kafka::OffsetForLeaderEpochRequest request;
+  request.replica_id = -1;
+  request.topics.push_back({"orders", {{0, epoch, 0}, }});
+  std::string body;
+  kafka::Writer w(&body);
+  kafka::WriteOffsetForLeaderEpochRequest(request, 4, w);
+  auto answer = Call(kafka::ApiKey::kOffsetForLeaderEpoch, 4, body);
+  ASSERT_TRUE(answer.ok() && answer->has_value());
+  kafka::Reader r((*answer)->body);
+  auto response = kafka::ReadOffsetForLeaderEpochResponse(r, 4);
+  ASSERT_TRUE(response.ok());
+  const auto& p = response->topics[0].partitions[0];
+  EXPECT_EQ(p.error_code, 0);
+  EXPECT_EQ(p.leader_epoch, 0);
+  EXPECT_EQ(p.end_offset, 2);  // epoch 0 ended where the new epoch began
+}
+
+TEST_F(DataPathTest, FollowerAndDeletedPartitionsAreNotServed) {
+  Apply({TopicRecord("orders", Id('o')), PartitionRecord(Id('o'), 0, {2, kBroker}, 2)});
+  ASSERT_NE(replicas_->GetPartition({"orders", 0}), nullptr) << "a follower replica has its log";
+  EXPECT_EQ(Produce("orders", testing::MakeBatch(1, "a")).error_code, Code(kafka::ErrorCode::kNotLeaderOrFollower));
+  EXPECT_EQ(Fetch("orders", 0).error_code, Code(kafka::ErrorCode::kNotLeaderOrFollower));
+  std::string dir = LogOf("orders")->dir();
+  Apply({RemoveTopic(Id('o'))});
+  EXPECT_EQ(replicas_->GetPartition({"orders", 0}), nullptr);
+  EXPECT_EQ(LogOf("orders"), nullptr);
+  EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
+TEST_F(DataPathTest, ARecreatedTopicNeverServesTheOldTopicsRecords) {
+  CreateTopic("orders", 'o');
+  Produce("orders", testing::MakeBatch(4, "old"));
+  // Delete and recreate under the same name in one step (as a broker that missed the
+  // deletion sees it): the partition.metadata topic id tells the logs apart.
+  Apply({RemoveTopic(Id('o')), TopicRecord("orders", Id('n')), PartitionRecord(Id('n'), 0, {kBroker}, kBroker)});
+  EXPECT_EQ(LogOf("orders")->log_end_offset(), 0);
+  EXPECT_EQ(ListOffsets("orders", kafka::kListOffsetsLatestTimestamp).offset, 0);
+}
+
+TEST_F(DataPathTest, AcksAllWaitsForTheIsrAndRespectsMinInsyncReplicas) {
+  // ISR {1, 2}: without a follower fetching, the high watermark cannot pass the append.
+  Apply({TopicRecord("orders", Id('o')), PartitionRecord(Id('o'), 0, {kBroker, 2}, kBroker)});
+  auto timed_out = Produce("orders", testing::MakeBatch(1, "a"), -1, 9, /*timeout_ms=*/100);
+  EXPECT_EQ(timed_out.error_code, Code(kafka::ErrorCode::kRequestTimedOut));
+  EXPECT_EQ(LogOf("orders")->log_end_offset(), 1) << "appended, not acknowledged";
+  EXPECT_EQ(Fetch("orders", 0).records, std::string()) << "consumers never read past the high watermark";
+  // A follower's fetch reports its log end: the high watermark moves, the next acks=all
+  // completes once the follower has that one too.
+  std::promise<kafka::ProduceResponse::Partition> done;
+  std::thread producer([&] { done.set_value(Produce("orders", testing::MakeBatch(1, "b"), -1, 9, 30000)); });
+  ASSERT_TRUE(testing::WaitUntil([&] { return LogOf("orders")->log_end_offset() == 2; }, 10s));
+  kafka::FetchRequest follower = FetchRequestFor("orders", 2);
+  follower.replica_id = 2;
+  Call(kafka::ApiKey::kFetch, 12, Encode(follower, 12));
+  producer.join();
+  auto acked = done.get_future().get();
+  EXPECT_EQ(acked.error_code, 0);
+  EXPECT_EQ(acked.base_offset, 1);
+  EXPECT_EQ(LogOf("orders")->high_watermark(), 2);
+  // min.insync.replicas above the ISR: refused before anything is appended.
+  Apply({TopicConfig("orders", "min.insync.replicas", "3")});
+  EXPECT_EQ(Produce("orders", testing::MakeBatch(1, "c"), -1).error_code,
+            Code(kafka::ErrorCode::kNotEnoughReplicas));
+  EXPECT_EQ(LogOf("orders")->log_end_offset(), 2);
+  EXPECT_EQ(Produce("orders", testing::MakeBatch(1, "c"), 1).error_code, 0) << "acks=1 does not ask";
+}
+
+TEST_F(DataPathTest, FetchWaitsForMinBytesAndWakesOnProduce) {
+  CreateTopic("orders", 'o');
+  std::promise<kafka::FetchResponse::Partition> fetched;
+  std::thread consumer([&] {
+    fetched.set_value(DecodeFetch(
+        Call(kafka::ApiKey::kFetch, 12, Encode(FetchRequestFor("orders", 0, 1, /*max_wait_ms=*/60000), 12)), 12));
+  });
+  auto future = fetched.get_future();
+  // The fetch waits (nothing to read yet) ...
+  EXPECT_EQ(future.wait_for(50ms), std::future_status::timeout);
+  // ... until a produce moves the high watermark.
+  Produce("orders", testing::MakeBatch(2, "a"));
+  ASSERT_EQ(future.wait_for(20s), std::future_status::ready);
+  consumer.join();
+  auto p = future.get();
+  EXPECT_EQ(p.error_code, 0);
+  EXPECT_EQ(p.high_watermark, 2);
+  ASSERT_TRUE(p.records.has_value());
+  EXPECT_FALSE(p.records->empty());
+  // With nothing arriving, max_wait_ms ends the wait with an empty answer.
+  auto empty = DecodeFetch(Call(kafka::ApiKey::kFetch, 12, Encode(FetchRequestFor("orders", 2, 1, 50), 12)), 12);
+  EXPECT_EQ(empty.error_code, 0);
+  EXPECT_EQ(empty.records, std::string());
+}
+
+TEST_F(DataPathTest, FetchOutOfRangeAndUnknownTopicIdAreErrors) {
+  CreateTopic("orders", 'o');
+  Produce("orders", testing::MakeBatch(2, "a"));
+  EXPECT_EQ(Fetch("orders", 3).error_code, Code(kafka::ErrorCode::kOffsetOutOfRange));
+  EXPECT_EQ(Fetch("orders", -1).error_code, Code(kafka::ErrorCode::kOffsetOutOfRange));
+  kafka::FetchRequest by_id = FetchRequestFor("", 0);
+  by_id.topics[0].topic_id = Id('z');
+  EXPECT_EQ(DecodeFetch(Call(kafka::ApiKey::kFetch, 13, Encode(by_id, 13)), 13).error_code,
+            Code(kafka::ErrorCode::kUnknownTopicId));
+  kafka::FetchRequest session = FetchRequestFor("orders", 0);
+  session.session_id = 99;
+  session.session_epoch = 3;
+  auto answer = Call(kafka::ApiKey::kFetch, 12, Encode(session, 12));
+  ASSERT_TRUE(answer.ok() && answer->has_value());
+  kafka::Reader r((*answer)->body);
+  auto response = kafka::ReadFetchResponse(r, 12);
+  ASSERT_TRUE(response.ok());
+  EXPECT_EQ(response->error_code, Code(kafka::ErrorCode::kFetchSessionIdNotFound));
+}
+
+TEST_F(DataPathTest, AcksZeroHasNoResponseAndAFailureClosesTheConnection) {
+  CreateTopic("orders", 'o');
+  kafka::ProduceRequest request;
+  request.acks = 0;
+  request.topic_data.push_back({"orders", {{0, testing::MakeBatch(1, "a")}}});
+  std::string body;
+  kafka::Writer w(&body);
+  kafka::WriteProduceRequest(request, 9, w);
+  auto answer = Call(kafka::ApiKey::kProduce, 9, body);
+  ASSERT_TRUE(answer.ok());
+  EXPECT_FALSE(answer->has_value());
+  EXPECT_EQ(LogOf("orders")->log_end_offset(), 1);
+  request.topic_data[0].partition_data[0].records->back() ^= 1;
+  body.clear();
+  kafka::WriteProduceRequest(request, 9, w);
+  EXPECT_FALSE(Call(kafka::ApiKey::kProduce, 9, body).ok());
+  EXPECT_EQ(LogOf("orders")->log_end_offset(), 1);
+}
+
+// Over a real socket: record data leaves through sendfile(2), byte for byte.
+class ZeroCopyTest : public DataPathTest {
+ protected:
+  void StartServer() {
+    auto server = KafkaServer::Start(KafkaServerOptions{}, [this](const auto& header, auto body, auto respond) {
+      apis_->Handle(header, body, std::move(respond));
+    });
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = std::move(*server);
+  }
+  void TearDown() override {
+    server_.reset();
+    DataPathTest::TearDown();
+  }
+  std::string SegmentPath() { return LogOf("orders")->dir() + "/00000000000000000000.log"; }
+  std::unique_ptr<KafkaServer> server_;
+};
+
+TEST_F(ZeroCopyTest, FetchedRecordsLeaveThroughSendfileByteForByte) {
+  CreateTopic("orders", 'o');
+  std::string stored;
+  for (int i = 0; i < 3; ++i) {
+    std::string batch = testing::MakeBatch(5, "v" + std::to_string(i), 1000, 300);
+    ASSERT_EQ(Produce("orders", batch).error_code, 0);
+    stored += batch;
+  }
+  auto on_disk = storage::ReadWholeFile(*storage::FileOps::Default(), SegmentPath());
+  ASSERT_TRUE(on_disk.ok()) << on_disk.status();
+  StartServer();
+  testing::KafkaTestClient client(server_->port());
+  client.SendRaw(testing::KafkaTestClient::Frame(static_cast<int16_t>(kafka::ApiKey::kFetch), 12, 5,
+                                                 Encode(FetchRequestFor("orders", 0), 12)));
+  auto frame = client.ReadFrame();
+  ASSERT_TRUE(frame.has_value());
+  kafka::Reader r(*frame);
+  EXPECT_EQ(r.Int32("correlation_id"), 5);
+  r.SkipTaggedFields("response header");
+  auto response = kafka::ReadFetchResponse(r, 12);
+  ASSERT_TRUE(response.ok()) << response.status();
+  const auto& p = response->responses.at(0).partitions.at(0);
+  EXPECT_EQ(p.error_code, 0);
+  EXPECT_EQ(p.records, *on_disk);
+  EXPECT_EQ(server_->bytes_sent_from_files(), static_cast<int64_t>(on_disk->size()));
+  EXPECT_EQ(server_->transfer_failures(), 0);
+}
+
+TEST_F(ZeroCopyTest, AFileThatEndsInsideTheSliceClosesTheConnectionAndIsRereadInconclusively) {
+  CreateTopic("orders", 'o');
+  ASSERT_EQ(Produce("orders", testing::MakeBatch(50, "v", 1000, 100)).error_code, 0);
+  StartServer();
+  // Cut the segment under the log's feet: the slice promises more than the file holds.
+  ASSERT_EQ(::truncate(SegmentPath().c_str(), 100), 0);
+  testing::KafkaTestClient client(server_->port());
+  client.SendRaw(testing::KafkaTestClient::Frame(static_cast<int16_t>(kafka::ApiKey::kFetch), 12, 5,
+                                                 Encode(FetchRequestFor("orders", 0), 12)));
+  auto frame = client.ReadFrame();
+  EXPECT_TRUE(!frame.has_value() || frame->size() < 200) << "a whole response arrived: " << frame->size();
+  EXPECT_EQ(server_->transfer_failures(), 1) << "closed on error: " << server_->connections_closed_on_error();
+  ASSERT_TRUE(testing::WaitUntil([&] { return logs_->transfer_checker().rereads() == 1; }, 10s));
+  EXPECT_EQ(logs_->transfer_checker().inconclusive(), 1);
+  EXPECT_EQ(logs_->online_dirs().size(), 1u) << "a truncation race does not fail the dir";
+  // The server goes on serving other connections.
+  testing::KafkaTestClient other(server_->port());
+  other.SendRaw(testing::KafkaTestClient::Frame(static_cast<int16_t>(kafka::ApiKey::kApiVersions), 0, 6, ""));
+  EXPECT_TRUE(other.ReadFrame().has_value());
+}
+
+TEST_F(ZeroCopyTest, AFileThatFailsItsRereadTakesTheLogDirOffline) {
+  CreateTopic("orders", 'o');
+  ASSERT_EQ(Produce("orders", testing::MakeBatch(50, "v", 1000, 100)).error_code, 0);
+  StartServer();
+  ASSERT_EQ(::truncate(SegmentPath().c_str(), 100), 0);
+  // Reads past the cut fail: only the re-read of the failed region goes there.
+  faults_.AddRule({".log", storage::FaultOp::kRead, 100, UINT64_MAX, EIO, -1});
+  testing::KafkaTestClient client(server_->port());
+  client.SendRaw(testing::KafkaTestClient::Frame(static_cast<int16_t>(kafka::ApiKey::kFetch), 12, 5,
+                                                 Encode(FetchRequestFor("orders", 0), 12)));
+  (void)client.ReadFrame();
+  ASSERT_TRUE(testing::WaitUntil([&] { return logs_->online_dirs().empty(); }, 10s));
+  EXPECT_EQ(logs_->transfer_checker().file_side(), 1);
+  EXPECT_NE(logs_->failure_channel().OfflineReason(tmp_.Sub("logs")).message().find("zero-copy send"),
+            absl::string_view::npos)
+      << logs_->failure_channel().OfflineReason(tmp_.Sub("logs"));
+  EXPECT_EQ(Produce("orders", testing::MakeBatch(1, "x")).error_code, Code(kafka::ErrorCode::kKafkaStorageError));
+}
+
+}  // namespace
+}  // namespace strata::broker

@@ -1,0 +1,186 @@
+#include "tools/perf/kafka_connection.h"
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "proto/kafka/api.h"
+#include "proto/kafka/header.h"
+#include "proto/kafka/wire.h"
+
+namespace strata::tools::perf {
+
+namespace kafka = strata::proto::kafka;
+
+namespace {
+
+// No response strata-perf asks for comes near this; a larger size means the stream is
+// out of step or the peer is not a Kafka broker.
+constexpr int32_t kMaxResponseBytes = 1 << 30;
+
+absl::Status Errno(absl::string_view what, const std::string& name) {
+  return absl::UnavailableError(absl::StrCat(what, " ", name, ": ", std::strerror(errno)));
+}
+
+}  // namespace
+
+absl::Status ParseHostPort(absl::string_view text, std::string* host, int* port) {
+  size_t colon = text.rfind(':');
+  int value = 0;
+  if (colon == absl::string_view::npos || colon == 0 || !absl::SimpleAtoi(text.substr(colon + 1), &value) ||
+      value <= 0 || value > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat("'", text, "' is not host:port"));
+  }
+  *host = std::string(text.substr(0, colon));
+  if (host->size() >= 2 && host->front() == '[' && host->back() == ']') *host = host->substr(1, host->size() - 2);
+  *port = value;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<KafkaConnection>> KafkaConnection::Connect(const std::string& host, int port,
+                                                                         std::chrono::milliseconds receive_timeout) {
+  std::string name = absl::StrCat(host, ":", port);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  int rc = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found);
+  if (rc != 0) return absl::UnavailableError(absl::StrCat("cannot resolve ", name, ": ", gai_strerror(rc)));
+  int fd = -1;
+  int last_errno = 0;
+  for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) { last_errno = errno; continue; }
+    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) break;
+    last_errno = errno;
+    close(fd);
+    fd = -1;
+  }
+  freeaddrinfo(found);
+  if (fd < 0) {
+    errno = last_errno;
+    return Errno("cannot connect to", name);
+  }
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  auto usec = std::chrono::duration_cast<std::chrono::microseconds>(receive_timeout).count();
+  timeval timeout{static_cast<time_t>(usec / 1'000'000), static_cast<suseconds_t>(usec % 1'000'000)};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  return std::unique_ptr<KafkaConnection>(new KafkaConnection(fd, std::move(name)));
+}
+
+KafkaConnection::~KafkaConnection() { close(fd_); }
+
+void KafkaConnection::Shutdown() { shutdown(fd_, SHUT_RDWR); }
+
+absl::StatusOr<int32_t> KafkaConnection::Send(int16_t api_key, int16_t api_version, absl::string_view body,
+                                              bool expect_response) {
+  kafka::RequestHeader header;
+  header.api_key = api_key;
+  header.api_version = api_version;
+  header.correlation_id = next_correlation_id_++;
+  header.client_id = "strata-perf";
+  std::string prefix;  // size + header; the body goes out from the caller's buffer
+  kafka::Writer writer(&prefix);
+  writer.Int32(0);
+  kafka::WriteRequestHeader(header, writer);
+  uint64_t frame_size = prefix.size() - 4 + body.size();
+  if (frame_size > static_cast<uint64_t>(INT32_MAX)) return absl::InvalidArgumentError("request too large");
+  writer.PatchInt32(0, static_cast<int32_t>(frame_size));
+  if (expect_response) {
+    // Queued before the bytes go out: the reader may see the response before writev returns.
+    std::lock_guard<std::mutex> lock(mutex_);
+    awaiting_.push_back({api_key, api_version, header.correlation_id});
+  }
+  iovec parts[2] = {{prefix.data(), prefix.size()}, {const_cast<char*>(body.data()), body.size()}};
+  int first = 0;
+  while (first < 2) {
+    msghdr message{};
+    message.msg_iov = parts + first;
+    message.msg_iovlen = static_cast<size_t>(2 - first);
+    ssize_t n = sendmsg(fd_, &message, MSG_NOSIGNAL);  // a closed peer is an error, not SIGPIPE
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Errno("cannot write to", name_);
+    }
+    size_t written = static_cast<size_t>(n);
+    while (first < 2 && written >= parts[first].iov_len) {
+      written -= parts[first].iov_len;
+      ++first;
+    }
+    if (first < 2) {
+      parts[first].iov_base = static_cast<char*>(parts[first].iov_base) + written;
+      parts[first].iov_len -= written;
+    }
+  }
+  return header.correlation_id;
+}
+
+absl::Status KafkaConnection::ReadExactly(char* out, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t k = read(fd_, out + got, n - got);
+    if (k > 0) {
+      got += static_cast<size_t>(k);
+    } else if (k == 0) {
+      return absl::UnavailableError(absl::StrCat(name_, " closed the connection"));
+    } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      return absl::DeadlineExceededError(absl::StrCat("no response from ", name_, " within the timeout"));
+    } else if (errno != EINTR) {
+      return Errno("cannot read from", name_);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<KafkaResponse> KafkaConnection::Receive() {
+  Pending pending;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (awaiting_.empty()) return absl::FailedPreconditionError("no request awaits a response");
+    pending = awaiting_.front();
+  }
+  char size_bytes[4];
+  if (absl::Status s = ReadExactly(size_bytes, 4); !s.ok()) return s;
+  kafka::Reader size_reader(absl::string_view(size_bytes, 4));
+  int32_t size = size_reader.Int32("size");
+  if (size < 4 || size > kMaxResponseBytes) {
+    return absl::DataLossError(absl::StrCat(name_, " sent a response frame of ", size, " bytes"));
+  }
+  KafkaResponse response;
+  response.api_key = pending.api_key;
+  response.api_version = pending.api_version;
+  response.frame.resize(static_cast<size_t>(size));
+  if (absl::Status s = ReadExactly(response.frame.data(), response.frame.size()); !s.ok()) return s;
+  kafka::Reader reader(response.frame);
+  response.correlation_id = reader.Int32("correlation_id");
+  if (kafka::ResponseHeaderVersion(pending.api_key, pending.api_version) >= 1) {
+    reader.SkipTaggedFields("response header tagged fields");
+  }
+  if (!reader.ok()) return absl::DataLossError(absl::StrCat(name_, ": bad response header: ", reader.status().message()));
+  if (response.correlation_id != pending.correlation_id) {
+    return absl::DataLossError(absl::StrCat(name_, " answered correlation id ", response.correlation_id, " where ",
+                                            pending.correlation_id, " (", kafka::ApiName(pending.api_key),
+                                            ") was due"));
+  }
+  response.body_offset = reader.position();
+  std::lock_guard<std::mutex> lock(mutex_);
+  awaiting_.pop_front();
+  return response;
+}
+
+absl::StatusOr<KafkaResponse> KafkaConnection::Call(int16_t api_key, int16_t api_version, absl::string_view body) {
+  absl::StatusOr<int32_t> sent = Send(api_key, api_version, body);
+  if (!sent.ok()) return sent.status();
+  return Receive();
+}
+
+}  // namespace strata::tools::perf

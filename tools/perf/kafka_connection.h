@@ -1,0 +1,78 @@
+#pragma once
+// A blocking Kafka protocol connection for strata-perf: one TCP socket to one broker,
+// size-prefixed request frames out (header + body, written with sendmsg until every
+// byte is out), response frames in (read until the whole frame is in). Responses come
+// back in request order, so the connection keeps the queue of requests awaiting one
+// and checks each response's correlation id against it.
+// Thread-safety: one thread may Send while another Receives (a producer's writer and
+// reader); Send is not safe from two threads at once, nor Receive. Shutdown is safe
+// from any thread and wakes both.
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace strata::tools::perf {
+
+// A response frame without its size: the response header, then the body from
+// body_offset. `frame` owns the bytes the body views.
+struct KafkaResponse {
+  int16_t api_key = 0;
+  int16_t api_version = 0;
+  int32_t correlation_id = 0;
+  std::string frame;
+  size_t body_offset = 0;
+  absl::string_view body() const { return absl::string_view(frame).substr(body_offset); }
+};
+
+class KafkaConnection {
+ public:
+  // Connects to host:port (a name or an address). `receive_timeout` bounds each wait for
+  // response bytes: a broker that stops answering becomes an error, not a hang.
+  static absl::StatusOr<std::unique_ptr<KafkaConnection>> Connect(const std::string& host, int port,
+                                                                  std::chrono::milliseconds receive_timeout);
+  ~KafkaConnection();
+  KafkaConnection(const KafkaConnection&) = delete;
+  KafkaConnection& operator=(const KafkaConnection&) = delete;
+
+  // Writes one request; returns its correlation id. With expect_response false (a
+  // Produce with acks=0) no response is awaited for it.
+  absl::StatusOr<int32_t> Send(int16_t api_key, int16_t api_version, absl::string_view body,
+                               bool expect_response = true);
+  // Reads the next response. REQUIRES: a request awaiting one.
+  absl::StatusOr<KafkaResponse> Receive();
+  // Send, then Receive: for requests that are not pipelined.
+  absl::StatusOr<KafkaResponse> Call(int16_t api_key, int16_t api_version, absl::string_view body);
+  // Shuts the socket down both ways: a blocked Send or Receive returns an error.
+  void Shutdown();
+
+  const std::string& name() const { return name_; }  // host:port, for messages
+
+ private:
+  struct Pending {
+    int16_t api_key;
+    int16_t api_version;
+    int32_t correlation_id;
+  };
+  KafkaConnection(int fd, std::string name) : fd_(fd), name_(std::move(name)) {}
+  absl::Status ReadExactly(char* out, size_t n);
+
+  const int fd_;
+  const std::string name_;
+  int32_t next_correlation_id_ = 1;  // Send's thread only
+  std::mutex mutex_;
+  std::deque<Pending> awaiting_ ABSL_GUARDED_BY(mutex_);
+};
+
+// "host:port" -> host and port; an error naming `text` when it is not that.
+absl::Status ParseHostPort(absl::string_view text, std::string* host, int* port);
+
+}  // namespace strata::tools::perf

@@ -1,0 +1,391 @@
+// strata-perf produce: Produce requests of record batches, pipelined, one connection
+// per leader broker, a writer and a reader thread on each.
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "proto/kafka/api.h"
+#include "proto/kafka/produce.h"
+#include "storage/record_batch.h"
+#include "tools/perf/kafka_cluster.h"
+#include "tools/perf/latency.h"
+#include "tools/perf/perf_tool.h"
+
+namespace strata::tools::perf {
+
+namespace {
+
+namespace kafka = strata::proto::kafka;
+using Clock = std::chrono::steady_clock;
+
+// Encoded bytes a record adds to a batch beyond its value, at most: length, attributes,
+// timestamp and offset deltas, the null key, the value length and the header count.
+constexpr int32_t kRecordOverhead = 16;
+// Partition errors printed in full; the rest are only counted.
+constexpr size_t kMaxErrorsShown = 10;
+// Random bytes values are cut from (values start at varying offsets into it).
+constexpr size_t kValuePoolExtra = 64 * 1024;
+
+struct PartitionLoad {
+  int32_t partition = 0;
+  int64_t records_left = 0;
+};
+
+// One batch of a request.
+struct CarriedBatch {
+  int32_t partition = 0;
+  int64_t records = 0;
+  int64_t bytes = 0;
+};
+
+// One request on the wire: what it carried, for its response.
+struct InFlight {
+  Clock::time_point sent;
+  std::vector<CarriedBatch> batches;
+};
+
+// Records per batch: as many as fit in batch.size (at least one, as Kafka puts a
+// record larger than batch.size in a batch of its own).
+int64_t RecordsPerBatch(const ProduceOptions& options) {
+  int64_t room = int64_t{options.batch_size} - static_cast<int64_t>(storage::batch_layout::kHeaderSize);
+  return std::max<int64_t>(1, room / (int64_t{options.record_size} + kRecordOverhead));
+}
+
+struct BrokerResult {
+  int64_t records_sent = 0;
+  int64_t records_acked = 0;
+  int64_t records_failed = 0;  // in batches a partition answered with an error
+  int64_t batch_bytes_acked = 0;
+  int64_t requests = 0;
+  int64_t partition_errors = 0;
+  std::vector<std::string> errors_shown;
+  std::vector<int64_t> latencies_ns;
+  absl::Status failure;  // the connection or a response went wrong
+};
+
+// Produces the partitions one leader leads. Run() starts the reader thread, writes
+// every request and returns once the last response is read (or the connection failed).
+class BrokerProducer {
+ public:
+  BrokerProducer(const ProduceOptions& options, BrokerConnection broker, std::vector<PartitionLoad> loads,
+                 const std::string& value_pool, double records_per_second)
+      : options_(options), broker_(std::move(broker)), loads_(std::move(loads)), value_pool_(value_pool),
+        records_per_second_(records_per_second) {}
+
+  // `start`: the moment --throughput counts from.
+  BrokerResult Run(Clock::time_point start) {
+    start_ = start;
+    std::thread reader;
+    if (options_.acks != 0) reader = std::thread([this] { ReadResponses(); });
+    WriteRequests();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      writer_done_ = true;
+    }
+    changed_.notify_all();
+    if (reader.joinable()) reader.join();
+    return std::move(result_);
+  }
+
+ private:
+  // One batch per partition with records left, each of up to RecordsPerBatch records.
+  std::string BuildRequest(InFlight* carried) {
+    kafka::ProduceRequest request;
+    request.acks = options_.acks;
+    request.timeout_ms = options_.timeout_ms;
+    kafka::ProduceRequest::Topic topic;
+    topic.name = options_.topic;
+    const int64_t now_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    for (PartitionLoad& load : loads_) {
+      if (load.records_left == 0) continue;
+      int64_t n = std::min<int64_t>(load.records_left, RecordsPerBatch(options_));
+      storage::RecordBatchBuilder builder;
+      for (int64_t i = 0; i < n; ++i) {
+        size_t at = static_cast<size_t>(value_cursor_++ * 4099 % kValuePoolExtra);
+        builder.Add(std::nullopt, absl::string_view(value_pool_).substr(at, options_.record_size), now_ms);
+      }
+      std::string batch = builder.Build();
+      carried->batches.push_back({load.partition, n, static_cast<int64_t>(batch.size())});
+      topic.partition_data.push_back({load.partition, std::move(batch)});
+      load.records_left -= n;
+    }
+    request.topic_data.push_back(std::move(topic));
+    std::string body;
+    kafka::Writer writer(&body);
+    kafka::WriteProduceRequest(request, broker_.versions.produce, writer);
+    return body;
+  }
+
+  void Fail(absl::Status status) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (result_.failure.ok()) result_.failure = std::move(status);
+    }
+    broker_.connection->Shutdown();  // wakes the other thread from its socket call
+    changed_.notify_all();
+  }
+
+  bool Failed() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return !result_.failure.ok();
+  }
+
+  void WriteRequests() {
+    const auto api_key = static_cast<int16_t>(kafka::ApiKey::kProduce);
+    while (!Failed()) {
+      bool any_left = std::any_of(loads_.begin(), loads_.end(), [](const PartitionLoad& l) { return l.records_left > 0; });
+      if (!any_left) return;
+      if (records_per_second_ > 0) {
+        auto due = start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                                static_cast<double>(records_built_) / records_per_second_));
+        std::this_thread::sleep_until(due);
+      }
+      InFlight carried;
+      std::string body = BuildRequest(&carried);
+      for (const CarriedBatch& b : carried.batches) records_built_ += b.records;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        changed_.wait(lock, [&] {
+          return !result_.failure.ok() || in_flight_.size() < static_cast<size_t>(options_.max_in_flight);
+        });
+        if (!result_.failure.ok()) return;
+      }
+      carried.sent = Clock::now();
+      auto sent = broker_.connection->Send(api_key, broker_.versions.produce, body, options_.acks != 0);
+      if (!sent.ok()) return Fail(sent.status());
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++result_.requests;
+      for (const CarriedBatch& b : carried.batches) {
+        result_.records_sent += b.records;
+        if (options_.acks == 0) {  // no response comes: sent is all there is
+          result_.records_acked += b.records;
+          result_.batch_bytes_acked += b.bytes;
+        }
+      }
+      if (options_.acks != 0) {
+        in_flight_.push_back(std::move(carried));
+        changed_.notify_all();
+      }
+    }
+  }
+
+  void ReadResponses() {
+    while (true) {
+      InFlight request;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        changed_.wait(lock, [&] { return !result_.failure.ok() || !in_flight_.empty() || writer_done_; });
+        if (!result_.failure.ok() || in_flight_.empty()) return;  // failed, or done with nothing left
+        request = in_flight_.front();
+      }
+      auto response = broker_.connection->Receive();
+      auto received = Clock::now();
+      if (!response.ok()) return Fail(response.status());
+      const int16_t version = broker_.versions.produce;
+      auto decoded = DecodeResponse(*response, broker_.connection->name(),
+                                    [&](kafka::Reader& r) { return kafka::ReadProduceResponse(r, version); });
+      if (!decoded.ok()) return Fail(decoded.status());
+      if (absl::Status s = Account(request, *decoded, *response, received); !s.ok()) return Fail(s);
+    }
+  }
+
+  // Counts a response's outcome per batch. An answer missing a partition is a bad response.
+  absl::Status Account(const InFlight& request, const kafka::ProduceResponse& decoded, const KafkaResponse& response,
+                       Clock::time_point received) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const CarriedBatch& batch : request.batches) {
+      const kafka::ProduceResponse::Partition* answer = nullptr;
+      for (const auto& t : decoded.responses) {
+        if (t.name != options_.topic) continue;
+        for (const auto& p : t.partition_responses) {
+          if (p.index == batch.partition) answer = &p;
+        }
+      }
+      if (answer == nullptr) {
+        return BadResponse(response, broker_.connection->name(),
+                           absl::StrCat("no answer for ", options_.topic, "-", batch.partition));
+      }
+      if (answer->error_code == 0) {
+        result_.records_acked += batch.records;
+        result_.batch_bytes_acked += batch.bytes;
+        continue;
+      }
+      result_.records_failed += batch.records;
+      ++result_.partition_errors;
+      if (result_.errors_shown.size() < kMaxErrorsShown) {
+        result_.errors_shown.push_back(absl::StrCat(
+            options_.topic, "-", batch.partition, ": ",
+KafkaErrorText(answer->error_code), answer->error_message ? ": " + *answer->error_message : ""));
+      }
+    }
+    result_.latencies_ns.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(received - request.sent).count());
+    in_flight_.pop_front();
+    changed_.notify_all();
+    return absl::OkStatus();
+  }
+
+  const ProduceOptions& options_;
+  BrokerConnection broker_;
+  std::vector<PartitionLoad> loads_;  // writer thread only
+  const std::string& value_pool_;
+  Clock::time_point start_;           // set by Run
+  const double records_per_second_;  // this connection's share of --throughput; <= 0: no cap
+  int64_t records_built_ = 0;        // writer thread only
+  uint64_t value_cursor_ = 0;        // writer thread only
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<InFlight> in_flight_;  // guarded by mutex_
+  bool writer_done_ = false;        // guarded by mutex_
+  BrokerResult result_;             // guarded by mutex_ while both threads run
+};
+
+}  // namespace
+
+int RunProduce(const ProduceOptions& options, std::ostream& out, std::ostream& err) {
+  const auto timeout = std::chrono::milliseconds(options.timeout_ms);
+  auto metadata = FetchTopicMetadata(options.bootstrap_servers, options.topic, timeout);
+  if (!metadata.ok()) {
+    err << "strata-perf: " << metadata.status().message() << "\n";
+    return absl::IsNotFound(metadata.status()) ? kExitUsage : kExitFailed;
+  }
+  auto partitions = SelectPartitions(*metadata, options.partitions);
+  if (!partitions.ok()) {
+    err << "strata-perf: " << partitions.status().message() << "\n";
+    return kExitUsage;
+  }
+
+  // N records spread evenly over the partitions, the first ones taking the remainder.
+  const int64_t count = static_cast<int64_t>(partitions->size());
+  std::map<int32_t, int64_t> share;
+  for (int64_t i = 0; i < count; ++i) {
+    share[(*partitions)[i].partition] = options.num_records / count + (i < options.num_records % count ? 1 : 0);
+  }
+
+  std::mt19937_64 random(20240601);
+  std::string value_pool(static_cast<size_t>(options.record_size) + kValuePoolExtra, '\0');
+  for (char& c : value_pool) c = static_cast<char>(random());
+
+  std::vector<std::unique_ptr<BrokerProducer>> producers;
+  std::map<int32_t, std::vector<PartitionInfo>> by_leader = GroupByLeader(*partitions);
+  int16_t produce_version = -1;
+  for (const auto& [leader, led] : by_leader) {
+    const BrokerAddress& address = metadata->brokers.at(leader);
+    auto broker = ConnectBroker(address.host, address.port, timeout);
+    if (!broker.ok()) {
+      err << "strata-perf: broker " << leader << ": " << broker.status().message() << "\n";
+      return kExitFailed;
+    }
+    if (broker->versions.produce < 0) {
+      err << "strata-perf: broker " << leader << " does not serve Produce v3-v9\n";
+      return kExitFailed;
+    }
+    produce_version = broker->versions.produce;
+    std::vector<PartitionLoad> loads;
+    int64_t records = 0;
+    for (const PartitionInfo& p : led) {
+      loads.push_back({p.partition, share[p.partition]});
+      records += share[p.partition];
+    }
+    double rate = options.throughput > 0 && options.num_records > 0
+                      ? options.throughput * static_cast<double>(records) / static_cast<double>(options.num_records)
+                      : -1;
+    producers.push_back(std::make_unique<BrokerProducer>(options, std::move(*broker), std::move(loads), value_pool,
+                                                         rate));
+  }
+
+  const auto began = Clock::now();
+  std::vector<BrokerResult> results(producers.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < producers.size(); ++i) {
+    threads.emplace_back([&, i] { results[i] = producers[i]->Run(began); });
+  }
+  for (std::thread& t : threads) t.join();
+  const double seconds = std::chrono::duration<double>(Clock::now() - began).count();
+
+  BrokerResult total;
+  std::vector<std::string> failures;
+  for (BrokerResult& r : results) {
+    total.records_sent += r.records_sent;
+    total.records_acked += r.records_acked;
+    total.records_failed += r.records_failed;
+    total.batch_bytes_acked += r.batch_bytes_acked;
+    total.requests += r.requests;
+    total.partition_errors += r.partition_errors;
+    for (auto& e : r.errors_shown) {
+      if (total.errors_shown.size() < kMaxErrorsShown) total.errors_shown.push_back(std::move(e));
+    }
+    total.latencies_ns.insert(total.latencies_ns.end(), r.latencies_ns.begin(), r.latencies_ns.end());
+    if (!r.failure.ok()) failures.emplace_back(r.failure.message());
+  }
+  LatencySummary latency = Summarize(total.latencies_ns);
+  const double records_per_s = seconds > 0 ? static_cast<double>(total.records_acked) / seconds : 0;
+  const double payload_mb_per_s = Megabytes(records_per_s * options.record_size);
+  const double batch_mb_per_s = seconds > 0 ? Megabytes(static_cast<double>(total.batch_bytes_acked)) / seconds : 0;
+  const int64_t records_per_batch = RecordsPerBatch(options);
+
+  if (options.json) {
+    nlohmann::json j = {{"command", "produce"},
+                        {"topic", options.topic},
+                        {"partitions", count},
+                        {"brokers", producers.size()},
+                        {"produce_version", produce_version},
+                        {"acks", options.acks},
+                        {"record_size", options.record_size},
+                        {"records_per_batch", records_per_batch},
+                        {"max_in_flight", options.max_in_flight},
+                        {"records_sent", total.records_sent},
+                        {"records_acked", total.records_acked},
+                        {"records_failed", total.records_failed},
+                        {"partition_errors", total.partition_errors},
+                        {"errors", total.errors_shown},
+                        {"failures", failures},
+                        {"requests", total.requests},
+                        {"elapsed_s", seconds},
+                        {"records_per_s", records_per_s},
+                        {"mb_per_s", payload_mb_per_s},
+                        {"batch_mb_per_s", batch_mb_per_s},
+                        {"request_latency", LatencyJson(latency)}};
+    out << j.dump() << "\n";
+  } else {
+    out << absl::StrFormat(
+        "%d records sent, %d acknowledged in %.3f s: %.1f records/s (%.2f MB/s of values, %.2f MB/s of batches)\n",
+        total.records_sent, total.records_acked, seconds, records_per_s, payload_mb_per_s, batch_mb_per_s);
+    out << absl::StrFormat("%d Produce v%d requests, acks=%d, %d records of %d bytes per batch, up to %d in flight "
+                           "per connection, %d partition(s) on %d broker(s)\n",
+                           total.requests, produce_version, options.acks, records_per_batch, options.record_size,
+                           options.max_in_flight, count, producers.size());
+    if (options.acks == 0) {
+      out << "request latency: not measured (acks=0: no responses)\n";
+    } else {
+      out << "request latency (send to response; per request, not per record as kafka-producer-perf-test "
+             "reports it): "
+          << FormatLatency(latency, "requests") << "\n";
+    }
+  }
+  for (const std::string& e : total.errors_shown) err << "strata-perf: error: " << e << "\n";
+  if (total.partition_errors > static_cast<int64_t>(total.errors_shown.size())) {
+    err << "strata-perf: ... " << total.partition_errors - static_cast<int64_t>(total.errors_shown.size())
+        << " more partition errors\n";
+  }
+  for (const std::string& f : failures) err << "strata-perf: " << f << "\n";
+  if (total.partition_errors > 0) {
+    err << "strata-perf: " << total.records_failed << " records in " << total.partition_errors
+        << " batches were refused\n";
+  }
+  return failures.empty() && total.partition_errors == 0 ? kExitOk : kExitFailed;
+}
+
+}  // namespace strata::tools::perf
