@@ -3,6 +3,7 @@
 #include <sys/sendfile.h>
 
 #include <asio.hpp>
+#include <asio/ssl.hpp>
 #include <mutex>
 #include <set>
 
@@ -32,6 +33,7 @@ struct Shared {
   std::atomic<int64_t>* transfer_failures = nullptr;
   std::shared_ptr<Lifetime> lifetime = std::make_shared<Lifetime>();
   std::unique_ptr<asio::thread_pool> io_pool;
+  std::unique_ptr<asio::ssl::context> tls;  // SSL listeners
 };
 
 class Connection;
@@ -45,9 +47,18 @@ struct Registry {
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(tcp::socket socket, Shared& shared, Registry& registry)
-      : socket_(std::move(socket)), timer_(socket_.get_executor()), shared_(shared), registry_(registry) {}
+      : socket_(std::move(socket)), timer_(socket_.get_executor()), shared_(shared), registry_(registry) {
+    if (shared_.tls) tls_ = std::make_unique<asio::ssl::stream<tcp::socket&>>(socket_, *shared_.tls);
+  }
 
-  void Start() { ReadSize(); }
+  void Start() {
+    if (!tls_) return ReadSize();
+    ArmIdleTimer();
+    tls_->async_handshake(asio::ssl::stream_base::server, [self = shared_from_this()](const asio::error_code& ec) {
+      if (ec) return self->Close(absl::StrCat("TLS handshake failed: ", ec.message()), true);
+      self->ReadSize();
+    });
+  }
 
   void Close(absl::string_view why, bool error = false) {
     if (closed_) return;
@@ -58,13 +69,25 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
     asio::error_code ignored;
     timer_.cancel();
-    socket_.shutdown(tcp::socket::shutdown_both, ignored);
+    socket_.shutdown(tcp::socket::shutdown_both, ignored);  // under TLS too: no close_notify wait
     socket_.close(ignored);
     std::lock_guard<std::mutex> lock(registry_.mu);
     registry_.connections.erase(shared_from_this());
   }
 
  private:
+  // Reads and writes go through TLS on an SSL listener.
+  template <typename Buffers, typename Handler>
+  void Read(const Buffers& buffers, Handler&& handler) {
+    if (tls_) return asio::async_read(*tls_, buffers, std::forward<Handler>(handler));
+    asio::async_read(socket_, buffers, std::forward<Handler>(handler));
+  }
+  template <typename Buffers, typename Handler>
+  void Write(const Buffers& buffers, Handler&& handler) {
+    if (tls_) return asio::async_write(*tls_, buffers, std::forward<Handler>(handler));
+    asio::async_write(socket_, buffers, std::forward<Handler>(handler));
+  }
+
   void ArmIdleTimer() {
     timer_.expires_after(shared_.options.idle_timeout);
     timer_.async_wait([self = shared_from_this()](const asio::error_code& ec) {
@@ -79,7 +102,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       peer_ = ec ? "?" : absl::StrCat(endpoint.address().to_string(), ":", endpoint.port());
     }
     ArmIdleTimer();
-    asio::async_read(socket_, asio::buffer(size_buf_), [self = shared_from_this()](const asio::error_code& ec, size_t) {
+    Read(asio::buffer(size_buf_), [self = shared_from_this()](const asio::error_code& ec, size_t) {
       if (ec) return self->Close("peer closed");
       int32_t size = 0;
       for (unsigned char b : self->size_buf_) size = static_cast<int32_t>(static_cast<uint32_t>(size) << 8 | b);
@@ -94,7 +117,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void ReadFrame() {
-    asio::async_read(socket_, asio::buffer(frame_), [self = shared_from_this()](const asio::error_code& ec, size_t) {
+    Read(asio::buffer(frame_), [self = shared_from_this()](const asio::error_code& ec, size_t) {
       if (ec) return self->Close("peer closed mid-request");
       self->timer_.cancel();  // not idle while a request is being served
       self->Dispatch();
@@ -156,7 +179,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void WriteNext() {
     size_t until = next_splice_ < response_.splices.size() ? response_.splices[next_splice_].position : head_.size();
     if (head_sent_ < until) {
-      asio::async_write(socket_, asio::buffer(head_.data() + head_sent_, until - head_sent_),
+      Write(asio::buffer(head_.data() + head_sent_, until - head_sent_),
                         [self = shared_from_this(), until](const asio::error_code& ec, size_t) {
                           if (ec) return self->Close("peer closed before the response");
                           self->head_sent_ = until;
@@ -172,7 +195,34 @@ class Connection : public std::enable_shared_from_this<Connection> {
     ReadSize();
   }
 
+  // A failed slice: the handler decides whether the file or the socket failed; the
+  // client sees a disconnect (the frame's size is out, nothing may replace the bytes).
+  void FailSlice(const storage::FileSlice& slice, uint64_t sent, const absl::Status& error) {
+    if (slice.on_transfer_failure && *slice.on_transfer_failure) {
+      (*slice.on_transfer_failure)(slice, slice.position + sent, slice.size - sent, error);
+    }
+    spdlog::debug("kafka connection from {}: file transfer failed: {}", peer_, error.message());
+    ++*shared_.transfer_failures;
+    Close("file transfer failed");
+  }
+
+  // TLS: the slice is read into memory and encrypted; a read that fails or comes back
+  // short sends nothing of it.
+  void SendSliceTls() {
+    const proto::kafka::Splice& splice = response_.splices[next_splice_];
+    const storage::FileSlice& slice = response_.slices[splice.id];
+    if (absl::Status read = slice.ReadInto(tls_buffer_); !read.ok()) return FailSlice(slice, 0, read);
+    Write(asio::buffer(tls_buffer_), [self = shared_from_this(), position = splice.position](const asio::error_code& ec,
+                                                                                              size_t) {
+      if (ec) return self->Close("peer closed during a file transfer");
+      self->head_sent_ = position;
+      ++self->next_splice_;
+      self->WriteNext();
+    });
+  }
+
   void SendSlice() {
+    if (tls_) return SendSliceTls();
     const proto::kafka::Splice& splice = response_.splices[next_splice_];
     const storage::FileSlice& slice = response_.slices[splice.id];
     asio::error_code ec;
@@ -201,14 +251,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
                                  : storage::MakeError(storage::Errc::kStorageError,
                                                       absl::StrCat(slice.file->path(), " ended at ", offset,
                                                                    " inside a slice of ", slice.size, " bytes"));
-      if (slice.on_transfer_failure && *slice.on_transfer_failure) {
-        (*slice.on_transfer_failure)(slice, slice.position + slice_sent_, slice.size - slice_sent_, error);
-      }
-      // A disconnect to the client (it retries elsewhere or later); the handler decides
-      // whether the file or the socket failed.
-      spdlog::debug("kafka connection from {}: file transfer failed: {}", peer_, error.message());
-      ++*shared_.transfer_failures;
-      return Close("file transfer failed");
+      return FailSlice(slice, slice_sent_, error);
     }
     head_sent_ = splice.position;
     ++next_splice_;
@@ -216,6 +259,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   tcp::socket socket_;
+  std::unique_ptr<asio::ssl::stream<tcp::socket&>> tls_;  // SSL listeners
+  std::string tls_buffer_;
   asio::steady_timer timer_;
   Shared& shared_;
   Registry& registry_;
@@ -271,6 +316,34 @@ absl::StatusOr<std::unique_ptr<KafkaServer>> KafkaServer::Start(const KafkaServe
   impl->shared.bytes_from_files = &server->bytes_from_files_;
   impl->shared.transfer_failures = &server->transfer_failures_;
   impl->shared.io_pool = std::make_unique<asio::thread_pool>(static_cast<size_t>(std::max(1, options.io_threads)));
+  if (options.tls) {
+    auto tls = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_server);
+    asio::error_code tls_error;
+    tls->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                         asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1,
+                     tls_error);
+    if (!tls_error) tls->use_certificate_chain_file(options.tls->keystore_pem, tls_error);
+    if (!tls_error) tls->use_private_key_file(options.tls->keystore_pem, asio::ssl::context::pem, tls_error);
+    if (tls_error) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("ssl.keystore.location ", options.tls->keystore_pem, ": ", tls_error.message()));
+    }
+    if (!options.tls->truststore_pem.empty()) {
+      tls->load_verify_file(options.tls->truststore_pem, tls_error);
+      if (tls_error) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("ssl.truststore.location ", options.tls->truststore_pem, ": ", tls_error.message()));
+      }
+    }
+    switch (options.tls->client_auth) {
+      case TlsOptions::ClientAuth::kNone: tls->set_verify_mode(asio::ssl::verify_none); break;
+      case TlsOptions::ClientAuth::kRequested: tls->set_verify_mode(asio::ssl::verify_peer); break;
+      case TlsOptions::ClientAuth::kRequired:
+        tls->set_verify_mode(asio::ssl::verify_peer | asio::ssl::verify_fail_if_no_peer_cert);
+        break;
+    }
+    impl->shared.tls = std::move(tls);
+  }
   asio::error_code ec;
   auto address = asio::ip::make_address(options.host, ec);
   if (ec) return absl::InvalidArgumentError(absl::StrCat("listener host '", options.host, "': ", ec.message()));

@@ -7,8 +7,9 @@
 // purgatory). A frame whose size is negative or above socket.request.max.bytes, a
 // header that does not parse, or a request the handler refuses closes that connection
 // and nothing else; a connection idle for connections.max.idle.ms is closed.
-// Record data travels as file slices spliced into the response: sent with sendfile(2),
-// without passing through user space. A slice that cannot be read (I/O error, or a file
+// Record data travels as file slices spliced into the response: on PLAINTEXT sent with
+// sendfile(2), without passing through user space; on SSL read into memory and
+// encrypted (a failed or short read sends none of it). A slice that cannot be read (I/O error, or a file
 // shorter than promised) is reported to the slice's failure handler (which re-reads the
 // region and takes the log dir offline when the file is at fault,
 // storage/transfer_failure_checker.h) and the connection closes as a disconnect: the
@@ -31,6 +32,17 @@
 
 namespace strata::broker {
 
+// An SSL listener (OpenSSL through Asio): TLS 1.2+, the broker's certificate chain and
+// private key from one PEM file (ssl.keystore.location, ssl.keystore.type=PEM), and
+// optionally client certificates checked against the CA certificates of
+// ssl.truststore.location (ssl.client.auth).
+struct TlsOptions {
+  enum class ClientAuth { kNone, kRequested, kRequired };
+  std::string keystore_pem;
+  std::string truststore_pem;
+  ClientAuth client_auth = ClientAuth::kNone;
+};
+
 struct KafkaServerOptions {
   std::string host = "127.0.0.1";
   int port = 0;  // 0: a free port
@@ -38,6 +50,7 @@ struct KafkaServerOptions {
   int io_threads = 2;                                   // num.io.threads
   int32_t max_request_bytes = 100 << 20;               // socket.request.max.bytes
   std::chrono::milliseconds idle_timeout{600'000};      // connections.max.idle.ms
+  std::optional<TlsOptions> tls;                        // set: an SSL listener
 };
 
 // A response body (after the response header) with file slices spliced in:

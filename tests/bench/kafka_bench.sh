@@ -35,7 +35,7 @@ rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", (s > 0 ? n / s : 0) }';
 mbps() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.1f", (s > 0 ? b / 1048576 / s : 0) }'; }
 ROWS=()
 # row NAME SECONDS TOOL_RECORDS_PER_S TOOL_MB_PER_S LATENCY
-row() { ROWS+=("$(printf '%-44s %9s %11s %9s %11s %9s  %s' "$1" "$2" "$(rate $N "$2")" "$(mbps $BYTES "$2")" "$3" "$4" "$5")"); }
+row() { ROWS+=("$(printf '%-50s %9s %11s %9s %11s %9s  %s' "$1" "$2" "$(rate $N "$2")" "$(mbps $BYTES "$2")" "$3" "$4" "$5")"); }
 
 baselines() {  # $1: label
   local t0 t1 copy
@@ -121,7 +121,7 @@ baselines after
 echo "machine: load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 echo
 echo "N=$N records of $RECORD bytes, $PARTITIONS partitions, RF 1, 1 broker, batch.size $BATCH_SIZE"
-printf '%-44s %9s %11s %9s %11s %9s  %s\n' "run" "wall s" "records/s" "MB/s" "tool rec/s" "tool MB/s" "latency"
+printf '%-50s %9s %11s %9s %11s %9s  %s\n' "run" "wall s" "records/s" "MB/s" "tool rec/s" "tool MB/s" "latency"
 printf '%s\n' "${ROWS[@]}"
 echo "(records/s and MB/s: N records of $RECORD bytes over the wall time, also for the baselines, which move the"
 echo " same bytes; tool figures are strata-perf's own; a trailing b counts record batches as fetched)"

@@ -96,9 +96,7 @@ class BrokerConsumer {
   absl::Status FetchAll() {
     const int16_t version = broker_.versions.fetch;
     const auto api_key = static_cast<int16_t>(kafka::ApiKey::kFetch);
-    // Fetches that moved nothing (each waits up to max_wait_ms) before giving up.
-    const int64_t max_idle_fetches = std::max<int64_t>(1, options_.timeout_ms / std::max(options_.max_wait_ms, 1));
-    int64_t idle_fetches = 0;
+    auto last_progress = Clock::now();
     while (!LimitReached()) {
       kafka::FetchRequest request;
       request.max_wait_ms = options_.max_wait_ms;
@@ -136,7 +134,8 @@ class BrokerConsumer {
       bool moved = false;
       for (const auto& t : response->responses) {
         if (t.topic != options_.topic) {
-          return BadResponse(*answer, broker_.connection->name(), absl::StrCat("topic ", t.topic, " was not asked for"));
+          return BadResponse(*answer, broker_.connection->name(),
+                             absl::StrCat("topic ", t.topic, " was not asked for"));
         }
         for (const auto& p : t.partitions) {
           auto range = std::find_if(ranges_.begin(), ranges_.end(),
@@ -156,11 +155,12 @@ class BrokerConsumer {
           moved = moved || range->position > before;
         }
       }
-      idle_fetches = moved ? 0 : idle_fetches + 1;
-      if (idle_fetches > max_idle_fetches) {
+      if (moved) last_progress = received;
+      if (received - last_progress > std::chrono::milliseconds(options_.timeout_ms)) {
         std::string where;
         for (const PartitionRange& r : ranges_) {
-          if (r.position < r.end_offset) absl::StrAppend(&where, " ", options_.topic, "-", r.partition, "@", r.position);
+          if (r.position < r.end_offset)
+            absl::StrAppend(&where, " ", options_.topic, "-", r.partition, "@", r.position);
         }
         return absl::DeadlineExceededError(absl::StrCat("no progress from ", broker_.connection->name(), " within ",
                                                         options_.timeout_ms, " ms; still to read:", where));
@@ -180,17 +180,19 @@ class BrokerConsumer {
       const bool frames = header.batch_length >= kMinBatchLength;
       if (frames && static_cast<uint64_t>(header.size_in_bytes()) > data.size() - at) break;  // cut short
       // A batchLength that frames nothing: validation below names the problem.
-      absl::string_view batch = data.substr(at, frames ? static_cast<size_t>(header.size_in_bytes()) : data.size() - at);
+      absl::string_view batch =
+          data.substr(at, frames ? static_cast<size_t>(header.size_in_bytes()) : data.size() - at);
       std::string where = absl::StrCat(options_.topic, "-", range.partition, " batch at offset ", header.base_offset);
       if (absl::Status s = storage::ValidateStoredBatch(batch, where); !s.ok()) return s;
       at += batch.size();
       if (header.last_offset() < range.position) continue;  // before the fetch offset
-      if (header.base_offset >= range.end_offset) break;      // appended after the start
+      if (header.base_offset >= range.end_offset) break;    // appended after the start
       if (!header.is_control()) {
         int64_t records = header.records_count;
         if (header.base_offset < range.position || header.last_offset() >= range.end_offset) {
           // Partly outside the range: offsets in a batch run without gaps unless compacted.
-          records = std::min(header.last_offset(), range.end_offset - 1) - std::max(header.base_offset, range.position) + 1;
+          records =
+              std::min(header.last_offset(), range.end_offset - 1) - std::max(header.base_offset, range.position) + 1;
         }
         result_.records += records;
         consumed_.fetch_add(records);
@@ -241,7 +243,8 @@ int RunConsume(const ConsumeOptions& options, std::ostream& out, std::ostream& e
     }
     fetch_version = broker->versions.fetch;
     auto earliest = ListOffsets(*broker, options.topic, led, kafka::kListOffsetsEarliestTimestamp);
-    auto latest = earliest.ok() ? ListOffsets(*broker, options.topic, led, kafka::kListOffsetsLatestTimestamp) : earliest;
+    auto latest =
+        earliest.ok() ? ListOffsets(*broker, options.topic, led, kafka::kListOffsetsLatestTimestamp) : earliest;
     if (!latest.ok()) {
       err << "strata-perf: " << latest.status().message() << "\n";
       return kExitFailed;
@@ -300,8 +303,9 @@ int RunConsume(const ConsumeOptions& options, std::ostream& out, std::ostream& e
         "%d records in %d batches (%.2f MB of batches, CRCs valid) read in %.3f s: %.1f records/s, %.2f MB/s\n",
         total.records, total.batches, Megabytes(static_cast<double>(total.batch_bytes)), seconds, records_per_s,
         batch_mb_per_s);
-    out << absl::StrFormat("%d Fetch v%d requests to %d broker(s) for %d partition(s) holding %d records at the start\n",
-                           total.fetches, fetch_version, consumers.size(), partitions->size(), available);
+    out << absl::StrFormat(
+        "%d Fetch v%d requests to %d broker(s) for %d partition(s) holding %d records at the start\n", total.fetches,
+        fetch_version, consumers.size(), partitions->size(), available);
     out << "fetch latency (request to response): " << FormatLatency(latency, "fetches") << "\n";
   }
   if (short_of_request) {

@@ -107,8 +107,8 @@ absl::StatusOr<TopicMetadata> FetchTopicMetadata(absl::string_view bootstrap_ser
     }
     for (const auto& p : found->partitions) {
       if (p.error_code != 0 || p.leader_id < 0) {
-        return absl::UnavailableError(absl::StrCat(topic, "-", p.partition_index, " has no leader: ",
-                                                   KafkaErrorText(p.error_code)));
+        return absl::UnavailableError(
+            absl::StrCat(topic, "-", p.partition_index, " has no leader: ", KafkaErrorText(p.error_code)));
       }
       if (!out.brokers.contains(p.leader_id)) {
         return absl::DataLossError(absl::StrCat(topic, "-", p.partition_index, ": leader ", p.leader_id,

@@ -46,7 +46,7 @@ absl::Status ParseHostPort(absl::string_view text, std::string* host, int* port)
 }
 
 absl::StatusOr<std::unique_ptr<KafkaConnection>> KafkaConnection::Connect(const std::string& host, int port,
-                                                                         std::chrono::milliseconds receive_timeout) {
+                                                                          std::chrono::milliseconds receive_timeout) {
   std::string name = absl::StrCat(host, ":", port);
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -58,7 +58,10 @@ absl::StatusOr<std::unique_ptr<KafkaConnection>> KafkaConnection::Connect(const 
   int last_errno = 0;
   for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
     fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0) { last_errno = errno; continue; }
+    if (fd < 0) {
+      last_errno = errno;
+      continue;
+    }
     if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) break;
     last_errno = errno;
     close(fd);
@@ -165,7 +168,8 @@ absl::StatusOr<KafkaResponse> KafkaConnection::Receive() {
   if (kafka::ResponseHeaderVersion(pending.api_key, pending.api_version) >= 1) {
     reader.SkipTaggedFields("response header tagged fields");
   }
-  if (!reader.ok()) return absl::DataLossError(absl::StrCat(name_, ": bad response header: ", reader.status().message()));
+  if (!reader.ok())
+    return absl::DataLossError(absl::StrCat(name_, ": bad response header: ", reader.status().message()));
   if (response.correlation_id != pending.correlation_id) {
     return absl::DataLossError(absl::StrCat(name_, " answered correlation id ", response.correlation_id, " where ",
                                             pending.correlation_id, " (", kafka::ApiName(pending.api_key),

@@ -41,7 +41,7 @@ std::string FormatLatency(const LatencySummary& s, const char* noun) {
 }
 
 nlohmann::json LatencyJson(const LatencySummary& s) {
-  return {{"count", s.count}, {"avg_ms", s.avg_ms}, {"p50_ms", s.p50_ms},
+  return {{"count", s.count},   {"avg_ms", s.avg_ms},   {"p50_ms", s.p50_ms},
           {"p99_ms", s.p99_ms}, {"p999_ms", s.p999_ms}, {"max_ms", s.max_ms}};
 }
 

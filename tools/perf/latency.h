@@ -3,10 +3,9 @@
 // Not thread-safe: each connection keeps its own samples; merge them at the end.
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace strata::tools::perf {
 

@@ -17,22 +17,25 @@ void AddCommon(CLI::App* command, CommonOptions& options) {
   command->add_option("--topic", options.topic, "The topic")->required();
   command->add_option("--partitions", options.partitions, "all (default) or a list of partitions, 0,2,5");
   command->add_flag("--json", options.json, "Print one JSON object instead of the human lines");
-  command->add_option("--timeout-ms", options.timeout_ms,
-                      "Longest wait for a response (and for a consume making no progress); default 30000")
+  command
+      ->add_option("--timeout-ms", options.timeout_ms,
+                   "Longest wait for a response (and for a consume making no progress); default 30000")
       ->check(CLI::Range(1, 3'600'000));
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"strata-perf: producer and consumer load over the Kafka protocol (exit codes: 0 ok, 1 errors or "
-               "failed requests, 2 usage error)"};
+  CLI::App app{
+      "strata-perf: producer and consumer load over the Kafka protocol (exit codes: 0 ok, 1 errors or "
+      "failed requests, 2 usage error)"};
   app.require_subcommand(1);
 
   ProduceOptions produce;
   CLI::App* produce_cmd = app.add_subcommand(
-      "produce", "Produce records (null key, random value) to the partitions' leaders; prints records/s, MB/s and "
-                 "request latency percentiles");
+      "produce",
+      "Produce records (null key, random value) to the partitions' leaders; prints records/s, MB/s and "
+      "request latency percentiles");
   AddCommon(produce_cmd, produce);
   produce_cmd->add_option("--num-records", produce.num_records, "Records to produce")
       ->required()
@@ -41,24 +44,25 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 64 << 20));
   produce_cmd->add_option("--batch-size", produce.batch_size, "Bytes per record batch, as batch.size (default 16384)")
       ->check(CLI::Range(1, 64 << 20));
-  produce_cmd->add_option("--acks", produce.acks, "0, 1 (default) or -1 (all)")
-      ->check(CLI::IsMember({0, 1, -1}));
-  produce_cmd->add_option("--max-in-flight", produce.max_in_flight,
-                          "Produce requests pipelined per connection (default 5)")
+  produce_cmd->add_option("--acks", produce.acks, "0, 1 (default) or -1 (all)")->check(CLI::IsMember({0, 1, -1}));
+  produce_cmd
+      ->add_option("--max-in-flight", produce.max_in_flight, "Produce requests pipelined per connection (default 5)")
       ->check(CLI::Range(1, 1000));
   produce_cmd->add_option("--throughput", produce.throughput, "Records/s cap over all partitions (-1: none, default)");
 
   ConsumeOptions consume;
   CLI::App* consume_cmd = app.add_subcommand(
-      "consume", "Read every partition from its start to its end offset at the start of the run, validating each "
-                 "batch; prints records/s, MB/s and fetch latency percentiles");
+      "consume",
+      "Read every partition from its start to its end offset at the start of the run, validating each "
+      "batch; prints records/s, MB/s and fetch latency percentiles");
   AddCommon(consume_cmd, consume);
   consume_cmd->add_option("--num-records", consume.num_records, "Stop after this many records (default: all)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
   consume_cmd->add_option("--fetch-max-bytes", consume.fetch_max_bytes, "Fetch max_bytes (default 52428800)")
       ->check(CLI::Range(1, 1 << 30));
-  consume_cmd->add_option("--max-partition-fetch-bytes", consume.partition_max_bytes,
-                          "Fetch partition_max_bytes (default 1048576)")
+  consume_cmd
+      ->add_option("--max-partition-fetch-bytes", consume.partition_max_bytes,
+                   "Fetch partition_max_bytes (default 1048576)")
       ->check(CLI::Range(1, 1 << 30));
   consume_cmd->add_option("--fetch-max-wait-ms", consume.max_wait_ms, "Fetch max_wait_ms (default 500)")
       ->check(CLI::Range(0, 60'000));

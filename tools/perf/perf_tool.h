@@ -16,9 +16,9 @@
 namespace strata::tools::perf {
 
 enum ExitCode : int {
-  kExitOk = 0,       // done; every request answered without an error
-  kExitFailed = 1,   // a connection failed, a response was bad, or partitions answered errors
-  kExitUsage = 2,    // bad arguments, or a topic or partition that does not exist
+  kExitOk = 0,      // done; every request answered without an error
+  kExitFailed = 1,  // a connection failed, a response was bad, or partitions answered errors
+  kExitUsage = 2,   // bad arguments, or a topic or partition that does not exist
 };
 
 struct CommonOptions {
@@ -31,19 +31,19 @@ struct CommonOptions {
 
 struct ProduceOptions : CommonOptions {
   int64_t num_records = 0;
-  int32_t record_size = 1024;   // value bytes per record (the key is null)
-  int32_t batch_size = 16384;   // bytes per record batch, as Kafka's batch.size
-  int16_t acks = 1;             // 0, 1 or -1 (all)
-  int32_t max_in_flight = 5;    // pipelined Produce requests per connection
-  double throughput = -1;       // records/s cap over all partitions; -1: none
+  int32_t record_size = 1024;  // value bytes per record (the key is null)
+  int32_t batch_size = 16384;  // bytes per record batch, as Kafka's batch.size
+  int16_t acks = 1;            // 0, 1 or -1 (all)
+  int32_t max_in_flight = 5;   // pipelined Produce requests per connection
+  double throughput = -1;      // records/s cap over all partitions; -1: none
 };
 int RunProduce(const ProduceOptions& options, std::ostream& out, std::ostream& err);
 
 struct ConsumeOptions : CommonOptions {
-  int64_t num_records = -1;                  // stop after this many; -1: up to the end offsets at start
-  int32_t fetch_max_bytes = 50 << 20;        // Fetch max_bytes (Kafka's fetch.max.bytes)
-  int32_t partition_max_bytes = 1 << 20;     // per partition (max.partition.fetch.bytes)
-  int32_t max_wait_ms = 500;                 // Fetch max_wait_ms (fetch.max.wait.ms)
+  int64_t num_records = -1;               // stop after this many; -1: up to the end offsets at start
+  int32_t fetch_max_bytes = 50 << 20;     // Fetch max_bytes (Kafka's fetch.max.bytes)
+  int32_t partition_max_bytes = 1 << 20;  // per partition (max.partition.fetch.bytes)
+  int32_t max_wait_ms = 500;              // Fetch max_wait_ms (fetch.max.wait.ms)
 };
 int RunConsume(const ConsumeOptions& options, std::ostream& out, std::ostream& err);
 

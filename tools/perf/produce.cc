@@ -1,6 +1,8 @@
 // strata-perf produce: Produce requests of record batches, pipelined, one connection
 // per leader broker, a writer and a reader thread on each.
 
+#include "proto/kafka/produce.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -15,7 +17,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "proto/kafka/api.h"
-#include "proto/kafka/produce.h"
 #include "storage/record_batch.h"
 #include "tools/perf/kafka_cluster.h"
 #include "tools/perf/latency.h"
@@ -79,7 +80,10 @@ class BrokerProducer {
  public:
   BrokerProducer(const ProduceOptions& options, BrokerConnection broker, std::vector<PartitionLoad> loads,
                  const std::string& value_pool, double records_per_second)
-      : options_(options), broker_(std::move(broker)), loads_(std::move(loads)), value_pool_(value_pool),
+      : options_(options),
+        broker_(std::move(broker)),
+        loads_(std::move(loads)),
+        value_pool_(value_pool),
         records_per_second_(records_per_second) {}
 
   // `start`: the moment --throughput counts from.
@@ -145,7 +149,8 @@ class BrokerProducer {
   void WriteRequests() {
     const auto api_key = static_cast<int16_t>(kafka::ApiKey::kProduce);
     while (!Failed()) {
-      bool any_left = std::any_of(loads_.begin(), loads_.end(), [](const PartitionLoad& l) { return l.records_left > 0; });
+      bool any_left =
+          std::any_of(loads_.begin(), loads_.end(), [](const PartitionLoad& l) { return l.records_left > 0; });
       if (!any_left) return;
       if (records_per_second_ > 0) {
         auto due = start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
@@ -225,12 +230,13 @@ class BrokerProducer {
       result_.records_failed += batch.records;
       ++result_.partition_errors;
       if (result_.errors_shown.size() < kMaxErrorsShown) {
-        result_.errors_shown.push_back(absl::StrCat(
-            options_.topic, "-", batch.partition, ": ",
-KafkaErrorText(answer->error_code), answer->error_message ? ": " + *answer->error_message : ""));
+        result_.errors_shown.push_back(absl::StrCat(options_.topic, "-", batch.partition, ": ",
+                                                    KafkaErrorText(answer->error_code),
+                                                    answer->error_message ? ": " + *answer->error_message : ""));
       }
     }
-    result_.latencies_ns.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(received - request.sent).count());
+    result_.latencies_ns.push_back(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(received - request.sent).count());
     in_flight_.pop_front();
     changed_.notify_all();
     return absl::OkStatus();
@@ -240,7 +246,7 @@ KafkaErrorText(answer->error_code), answer->error_message ? ": " + *answer->erro
   BrokerConnection broker_;
   std::vector<PartitionLoad> loads_;  // writer thread only
   const std::string& value_pool_;
-  Clock::time_point start_;           // set by Run
+  Clock::time_point start_;          // set by Run
   const double records_per_second_;  // this connection's share of --throughput; <= 0: no cap
   int64_t records_built_ = 0;        // writer thread only
   uint64_t value_cursor_ = 0;        // writer thread only
@@ -302,8 +308,8 @@ int RunProduce(const ProduceOptions& options, std::ostream& out, std::ostream& e
     double rate = options.throughput > 0 && options.num_records > 0
                       ? options.throughput * static_cast<double>(records) / static_cast<double>(options.num_records)
                       : -1;
-    producers.push_back(std::make_unique<BrokerProducer>(options, std::move(*broker), std::move(loads), value_pool,
-                                                         rate));
+    producers.push_back(
+        std::make_unique<BrokerProducer>(options, std::move(*broker), std::move(loads), value_pool, rate));
   }
 
   const auto began = Clock::now();
@@ -363,10 +369,11 @@ int RunProduce(const ProduceOptions& options, std::ostream& out, std::ostream& e
     out << absl::StrFormat(
         "%d records sent, %d acknowledged in %.3f s: %.1f records/s (%.2f MB/s of values, %.2f MB/s of batches)\n",
         total.records_sent, total.records_acked, seconds, records_per_s, payload_mb_per_s, batch_mb_per_s);
-    out << absl::StrFormat("%d Produce v%d requests, acks=%d, %d records of %d bytes per batch, up to %d in flight "
-                           "per connection, %d partition(s) on %d broker(s)\n",
-                           total.requests, produce_version, options.acks, records_per_batch, options.record_size,
-                           options.max_in_flight, count, producers.size());
+    out << absl::StrFormat(
+        "%d Produce v%d requests, acks=%d, %d records of %d bytes per batch, up to %d in flight "
+        "per connection, %d partition(s) on %d broker(s)\n",
+        total.requests, produce_version, options.acks, records_per_batch, options.record_size, options.max_in_flight,
+        count, producers.size());
     if (options.acks == 0) {
       out << "request latency: not measured (acks=0: no responses)\n";
     } else {

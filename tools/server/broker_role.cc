@@ -89,9 +89,9 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
   for (const Listener& l : config.listeners) {
     metadata::v1::BrokerEndpoint e;
     e.set_name(l.name);
-    e.set_host(l.host);
-    e.set_port(l.port);
-    e.set_security_protocol(l.name);
+    e.set_host(l.advertised_host);
+    e.set_port(l.advertised_port);
+    e.set_security_protocol(l.security_protocol);
     lo.listeners.push_back(std::move(e));
   }
   lo.rack = config.broker_rack;
@@ -141,37 +141,55 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
       [lifecycle = role->lifecycle_.get()](const broker::MonitoredDir& dir, const absl::Status&) {
         lifecycle->ReportOfflineDir(dir.directory_id);
       });
-  // The Kafka listener (the first of `listeners`; ApiVersions so far, issue 5).
-  broker::KafkaServerOptions ko;
-  ko.host = config.listeners.front().host;
-  ko.port = config.listeners.front().port;
-  ko.network_threads = config.num_network_threads;
-  ko.io_threads = config.num_io_threads;
-  ko.max_request_bytes = config.socket_request_max_bytes;
-  ko.idle_timeout = std::chrono::milliseconds(config.connections_max_idle_ms);
-  broker::KafkaApisContext kc;
-  kc.broker_id = config.node_id;
-  kc.cluster_id = cluster_id;
-  kc.listener_name = config.listeners.front().name;
-  kc.store = role->store_;
-  kc.controller = role->client_.get();
-  kc.producer_ids = role->producer_ids_.get();
-  kc.replicas = role->replicas_.get();
-  kc.default_min_insync_replicas = config.min_insync_replicas;
-  kc.static_configs = StaticConfigs(config);
-  role->kafka_apis_ = std::make_unique<broker::KafkaApis>(kc);
-  role->replicas_->set_on_high_watermark(
-      [apis = role->kafka_apis_.get()](const storage::TopicPartition& tp) { apis->OnHighWatermark(tp); });
+  // The Kafka listeners: one server (and one KafkaApis, which answers Metadata with
+  // that listener's endpoints) per entry of `listeners`.
+  for (const Listener& l : config.listeners) {
+    broker::KafkaApisContext kc;
+    kc.broker_id = config.node_id;
+    kc.cluster_id = cluster_id;
+    kc.listener_name = l.name;
+    kc.store = role->store_;
+    kc.controller = role->client_.get();
+    kc.producer_ids = role->producer_ids_.get();
+    kc.replicas = role->replicas_.get();
+    kc.default_min_insync_replicas = config.min_insync_replicas;
+    kc.static_configs = StaticConfigs(config);
+    role->kafka_apis_.push_back(std::make_unique<broker::KafkaApis>(kc));
+  }
+  role->replicas_->set_on_high_watermark([r = role.get()](const storage::TopicPartition& tp) {
+    for (auto& apis : r->kafka_apis_) apis->OnHighWatermark(tp);
+  });
   // From here on every applied entry reaches the partitions (Publish); first the image
   // as it stands.
   role->serving_ = true;
   role->store_->Read([&](const controller::MetadataImage& image) { role->replicas_->ApplyImage(image); });
-  STRATA_ASSIGN_OR_RETURN(role->kafka_server_,
-                          broker::KafkaServer::Start(ko, [apis = role->kafka_apis_.get()](const auto& header, auto body,
-                                                                                          auto respond) {
-                            apis->Handle(header, body, std::move(respond));
-                          }));
-  spdlog::info("broker {} serving the Kafka protocol on {}:{}", config.node_id, ko.host, role->kafka_server_->port());
+  for (size_t i = 0; i < config.listeners.size(); ++i) {
+    const Listener& l = config.listeners[i];
+    broker::KafkaServerOptions ko;
+    ko.host = l.host;
+    ko.port = l.port;
+    ko.network_threads = config.num_network_threads;
+    ko.io_threads = config.num_io_threads;
+    ko.max_request_bytes = config.socket_request_max_bytes;
+    ko.idle_timeout = std::chrono::milliseconds(config.connections_max_idle_ms);
+    if (l.security_protocol == "SSL") {
+      broker::TlsOptions tls;
+      tls.keystore_pem = config.ssl_keystore_location;
+      tls.truststore_pem = config.ssl_truststore_location;
+      tls.client_auth = config.ssl_client_auth == "required"    ? broker::TlsOptions::ClientAuth::kRequired
+                        : config.ssl_client_auth == "requested" ? broker::TlsOptions::ClientAuth::kRequested
+                                                                : broker::TlsOptions::ClientAuth::kNone;
+      ko.tls = tls;
+    }
+    STRATA_ASSIGN_OR_RETURN(auto server, broker::KafkaServer::Start(
+                                             ko, [apis = role->kafka_apis_[i].get()](const auto& header, auto body,
+                                                                                     auto respond) {
+                                               apis->Handle(header, body, std::move(respond));
+                                             }));
+    spdlog::info("broker {} serving the Kafka protocol ({} listener {}) on {}:{}", config.node_id,
+                 l.security_protocol, l.name, ko.host, server->port());
+    role->kafka_servers_.push_back(std::move(server));
+  }
   spdlog::info("broker {} started: log dirs {}, metadata from {}", config.node_id, config.log_dirs.size(),
                shared_store ? "this node's controller" : "the controllers (observer)");
   return role;
@@ -190,7 +208,7 @@ BrokerRole::~BrokerRole() {
 void BrokerRole::Stop(std::chrono::milliseconds timeout) {
   if (stopped_) return;
   stopped_ = true;
-  kafka_server_.reset();  // no new requests during the controlled shutdown
+  kafka_servers_.clear();  // no new requests during the controlled shutdown
   producer_ids_.reset();
   dir_monitor_.reset();
   lifecycle_->Shutdown(timeout);
@@ -213,8 +231,8 @@ void BrokerRole::StopServing(bool clean) {
     std::lock_guard<std::mutex> lock(publish_mu_);  // no Publish runs past this
     serving_ = false;
   }
-  kafka_server_.reset();  // no new requests; answers still due are dropped
-  kafka_apis_.reset();    // waiting requests are answered (and dropped)
+  kafka_servers_.clear();  // no new requests; answers still due are dropped
+  kafka_apis_.clear();     // waiting requests are answered (and dropped)
   if (store_ != nullptr) store_->set_listener(nullptr);
   replicas_.reset();
   if (scheduler_) scheduler_->Shutdown();

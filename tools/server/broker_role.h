@@ -62,8 +62,8 @@ class BrokerRole {
   std::unique_ptr<storage::Scheduler> scheduler_;
   std::unique_ptr<storage::LogManager> logs_;
   std::unique_ptr<broker::ReplicaManager> replicas_;
-  std::unique_ptr<broker::KafkaApis> kafka_apis_;
-  std::unique_ptr<broker::KafkaServer> kafka_server_;
+  std::vector<std::unique_ptr<broker::KafkaApis>> kafka_apis_;  // one per listener
+  std::vector<std::unique_ptr<broker::KafkaServer>> kafka_servers_;
   bool stopped_ = false;
   std::mutex publish_mu_;
   std::atomic<bool> serving_{false};  // the partitions follow the image

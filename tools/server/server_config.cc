@@ -3,6 +3,7 @@
 #include "storage/log_config.h"
 
 #include <fstream>
+#include <map>
 #include <set>
 #include <type_traits>
 #include <sstream>
@@ -76,6 +77,13 @@ absl::StatusOr<ServerConfig> ServerConfig::Parse(const std::string& text, const 
                                                  "socket.request.max.bytes",
                                                  "connections.max.idle.ms",
                                                  "num.io.threads",
+                                                 "advertised.listeners",
+                                                 "listener.security.protocol.map",
+                                                 "ssl.keystore.location",
+                                                 "ssl.keystore.type",
+                                                 "ssl.truststore.location",
+                                                 "ssl.truststore.type",
+                                                 "ssl.client.auth",
                                                  "min.insync.replicas",
                                                  "log.retention.check.interval.ms",
                                                  "replica.high.watermark.checkpoint.interval.ms"};
@@ -184,6 +192,76 @@ absl::StatusOr<ServerConfig> ServerConfig::Parse(const std::string& text, const 
     auto listeners = ParseListeners(props["listeners"].first);
     if (!listeners.ok()) return absl::InvalidArgumentError(absl::StrCat(where("listeners"), ": ", listeners.status().message()));
     config.listeners = std::move(*listeners);
+  }
+  std::map<std::string, std::string> protocols = {{"PLAINTEXT", "PLAINTEXT"}, {"SSL", "SSL"}};
+  if (props.count("listener.security.protocol.map")) {
+    protocols.clear();
+    for (absl::string_view item : absl::StrSplit(props["listener.security.protocol.map"].first, ',', absl::SkipWhitespace())) {
+      std::vector<std::string> kv = absl::StrSplit(absl::StripAsciiWhitespace(item), ':');
+      if (kv.size() != 2 || (kv[1] != "PLAINTEXT" && kv[1] != "SSL")) {
+        return absl::InvalidArgumentError(absl::StrCat(where("listener.security.protocol.map"), ": '", item,
+                                                       "' is not NAME:PLAINTEXT or NAME:SSL"));
+      }
+      protocols[kv[0]] = kv[1];
+    }
+  }
+  std::vector<Listener> advertised;
+  if (props.count("advertised.listeners")) {
+    auto parsed = ParseListeners(props["advertised.listeners"].first);
+    if (!parsed.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(where("advertised.listeners"), ": ", parsed.status().message()));
+    }
+    advertised = std::move(*parsed);
+  }
+  for (Listener& l : config.listeners) {
+    auto protocol = protocols.find(l.name);
+    if (protocol == protocols.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(where("listeners"), ": listener ", l.name,
+                                                     " has no security protocol (listener.security.protocol.map)"));
+    }
+    l.security_protocol = protocol->second;
+    l.advertised_host = l.host;
+    l.advertised_port = l.port;
+    for (const Listener& a : advertised) {
+      if (a.name == l.name) {
+        l.advertised_host = a.host;
+        l.advertised_port = a.port;
+      }
+    }
+  }
+  for (const Listener& a : advertised) {
+    bool found = false;
+    for (const Listener& l : config.listeners) found = found || l.name == a.name;
+    if (!found) {
+      return absl::InvalidArgumentError(absl::StrCat(where("advertised.listeners"), ": ", a.name,
+                                                     " is not one of the listeners"));
+    }
+  }
+  if (props.count("ssl.keystore.type") && props["ssl.keystore.type"].first != "PEM") {
+    return absl::InvalidArgumentError(absl::StrCat(where("ssl.keystore.type"), " = '", props["ssl.keystore.type"].first,
+                                                   "': only PEM is supported"));
+  }
+  if (props.count("ssl.truststore.type") && props["ssl.truststore.type"].first != "PEM") {
+    return absl::InvalidArgumentError(absl::StrCat(where("ssl.truststore.type"), " = '",
+                                                   props["ssl.truststore.type"].first, "': only PEM is supported"));
+  }
+  if (props.count("ssl.keystore.location")) config.ssl_keystore_location = props["ssl.keystore.location"].first;
+  if (props.count("ssl.truststore.location")) config.ssl_truststore_location = props["ssl.truststore.location"].first;
+  if (props.count("ssl.client.auth")) {
+    config.ssl_client_auth = props["ssl.client.auth"].first;
+    if (config.ssl_client_auth != "none" && config.ssl_client_auth != "requested" &&
+        config.ssl_client_auth != "required") {
+      return absl::InvalidArgumentError(absl::StrCat(where("ssl.client.auth"), " = '", config.ssl_client_auth,
+                                                     "' must be none, requested or required"));
+    }
+    if (config.ssl_client_auth != "none" && config.ssl_truststore_location.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(where("ssl.client.auth"), " needs ssl.truststore.location"));
+    }
+  }
+  for (const Listener& l : config.listeners) {
+    if (l.security_protocol == "SSL" && config.ssl_keystore_location.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(file, ": listener ", l.name, " is SSL but ssl.keystore.location is not set"));
+    }
   }
   if (config.broker) {
     if (config.log_dirs.empty()) return absl::InvalidArgumentError(absl::StrCat(file, ": 'log.dirs' is required for a broker"));

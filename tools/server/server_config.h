@@ -34,11 +34,17 @@
 
 namespace strata::server {
 
-// One entry of `listeners`: NAME://host:port (the name is also the security protocol).
+// One entry of `listeners`: NAME://host:port. Its security protocol (PLAINTEXT or SSL)
+// comes from listener.security.protocol.map, by default the name itself.
 struct Listener {
   std::string name;
   std::string host;
   int32_t port = 0;
+  std::string security_protocol;
+  // Where clients are told to connect (advertised.listeners of the same name; by
+  // default host and port above).
+  std::string advertised_host;
+  int32_t advertised_port = 0;
 };
 
 struct ServerConfig {
@@ -66,6 +72,12 @@ struct ServerConfig {
   int32_t socket_request_max_bytes = 104857600;    // socket.request.max.bytes
   int32_t connections_max_idle_ms = 600000;        // connections.max.idle.ms
   int32_t num_io_threads = 8;                      // num.io.threads
+  // SSL listeners: ssl.keystore.location (PEM: certificate chain and private key;
+  // ssl.keystore.type must be PEM), ssl.truststore.location (PEM CA certificates),
+  // ssl.client.auth (none, requested, required).
+  std::string ssl_keystore_location;
+  std::string ssl_truststore_location;
+  std::string ssl_client_auth = "none";
   int32_t min_insync_replicas = 1;                 // min.insync.replicas (topic default)
   // log.* defaults for the broker's partitions (log.segment.bytes, log.retention.ms,
   // log.message.timestamp.type, message.max.bytes, ...), checked by LogConfig.
