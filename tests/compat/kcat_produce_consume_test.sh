@@ -12,6 +12,8 @@
 #    inside the first run and one just after it, kcat -Q (ListOffsets by timestamp) and
 #    kcat -C -o s@TS start every partition at its first offset with a timestamp >= TS
 #    (or at the end when there is none).
+#  * The same records come back with fetch limits smaller than a batch; a consumer
+#    waiting at the end of a partition in a 20 s long poll gets new messages at once.
 #  * A topic with message.timestamp.type=LogAppendTime: kcat shows tstype logappend and
 #    broker times taken while the produce ran.
 # Usage: kcat_produce_consume_test.sh <bin dir> <strata-cluster>
@@ -64,6 +66,13 @@ if grep -qi "fail\|error" "$DIR/produce1.err" "$DIR/produce2.err"; then fail "kc
 # Read everything back: partition, offset, timestamp, headers, key, value.
 timeout 60 kcat -C -b "$BS" -t records -e -q -o beginning -f '%p\t%o\t%T\t%h\t%k\t%s\n' >"$DIR/records.out" ||
   fail "kcat -C exited $?"
+# Small fetch limits: the broker still returns each partition's first batch whole when it
+# is bigger (KIP-74), so the same records come back, in many more Fetch round trips.
+timeout 60 kcat -C -b "$BS" -t records -e -q -o beginning -X fetch.message.max.bytes=4096 -X message.max.bytes=8192 \
+  -X fetch.max.bytes=8192 -f '%p\t%o\t%T\t%h\t%k\t%s\n' >"$DIR/small-fetches.out" || fail "kcat -C with small fetches exited $?"
+cmp -s <(LC_ALL=C sort "$DIR/records.out") <(LC_ALL=C sort "$DIR/small-fetches.out") ||
+  fail "with small fetch limits kcat read $(wc -l <"$DIR/small-fetches.out") lines, not the same $(wc -l <"$DIR/records.out")"
+
 # ListOffsets for every partition at once (kcat -Q): "partition offset" lines.
 list_offsets() {  # list_offsets TIMESTAMP
   local args=() p
@@ -165,6 +174,21 @@ if [[ -f "$DIR/expected" ]]; then
 else
   fail "no timestamps to look up (the read-back check failed)"
 fi
+
+# A consumer parked at the end of partition 0 in a long poll (fetch.wait.max.ms 20 s) gets
+# new messages as soon as they are written, not when its wait runs out.
+end0=$(awk '$1 == 0 { print $3 }' "$DIR/ends")
+timeout 60 kcat -C -b "$BS" -t records -p 0 -o "$end0" -c 100 -q -X fetch.wait.max.ms=20000 -f '%o %k\n' \
+  >"$DIR/parked.out" 2>"$DIR/parked.err" </dev/null &
+parked=$!
+sleep 1  # for the consumer to connect and send its Fetch; producing earlier only weakens the test
+produced=$(now_ms)
+generate $N $((N + 100)) | timeout 60 kcat -P -b "$BS" -t records -p 0 -K '\t' || fail "kcat -P -p 0 exited $?"
+wait "$parked" || fail "the parked consumer exited $?: $(head -3 "$DIR/parked.err")"
+waited=$(( $(now_ms) - produced ))
+(( waited < 10000 )) || fail "the parked consumer got the new messages $waited ms after the produce (its long poll lasts 20 s)"
+want=$(for ((i = 0; i < 100; i++)); do echo "$((end0 + i)) key-$((N + i))"; done)
+[[ "$(cat "$DIR/parked.out")" == "$want" ]] || fail "the parked consumer read: $(head -3 "$DIR/parked.out")..., expected $end0 key-$N..."
 
 # LogAppendTime: the broker stamps the batches while the produce runs.
 before=$(now_ms)
