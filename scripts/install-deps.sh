@@ -11,6 +11,7 @@ packages=(
   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev prometheus-cpp-dev
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
   jq python3 clang libclang-rt-14-dev kcat python3-confluent-kafka
+  nodejs
 )
 
 missing=()
@@ -19,6 +20,9 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
+# npm for the kafkajs compat test: Debian packages it apart from nodejs; a NodeSource
+# nodejs (as on the CI image) brings its own, and Debian's npm would conflict with it.
+if ! command -v npm >/dev/null; then missing+=(npm); fi
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages present"
   exit 0

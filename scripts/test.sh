@@ -16,13 +16,15 @@ bash scripts/build.sh build-asan asan
    ctest -L "unit|fault" --output-on-failure -j2 --timeout 900)
 
 echo "== Fuzzing: the Kafka request decoder and the record batch parser (${STRATA_FUZZ_SECONDS:-30} s each)"
-bash scripts/build.sh build-fuzz fuzz kafka_request_fuzz record_batch_fuzz
+bash scripts/build.sh build-fuzz fuzz kafka_request_fuzz record_batch_fuzz seed_corpus
+seeds=$(mktemp -d)
+mkdir -p "$seeds/kafka_request_fuzz" "$seeds/record_batch_fuzz"
+build-fuzz/fuzz/seed_corpus "$seeds/kafka_request_fuzz" "$seeds/record_batch_fuzz"
 for target in kafka_request_fuzz record_batch_fuzz; do
-  corpus=$(mktemp -d)
   ASAN_OPTIONS=detect_leaks=1 "build-fuzz/fuzz/$target" -max_total_time="${STRATA_FUZZ_SECONDS:-30}" \
-    -rss_limit_mb=2048 -print_final_stats=1 "$corpus" 2>&1 | tail -n 12
-  rm -rf "$corpus"
+    -rss_limit_mb=2048 -print_final_stats=1 "$seeds/$target" 2>&1 | tail -n 12
 done
+rm -rf "$seeds"
 
 echo "== Release build: unit, integration, compat, fault tests"
 bash scripts/build.sh build release

@@ -1,0 +1,142 @@
+// Writes the fuzzers' seed corpora from the project's own encoders, so the seeds always
+// match the current codecs: every supported version of the data-path, metadata and
+// producer-id requests (a request frame body: header + request), and record data
+// (single and consecutive batches: plain, idempotent, transactional, control, headers,
+// null keys and values).
+// Usage: seed_corpus <kafka request corpus dir> <record batch corpus dir>
+
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <string>
+
+#include "proto/kafka/api.h"
+#include "proto/kafka/api_versions.h"
+#include "proto/kafka/fetch.h"
+#include "proto/kafka/header.h"
+#include "proto/kafka/init_producer_id.h"
+#include "proto/kafka/list_offsets.h"
+#include "proto/kafka/metadata.h"
+#include "proto/kafka/offset_for_leader_epoch.h"
+#include "proto/kafka/produce.h"
+#include "storage/record_batch.h"
+
+namespace {
+
+using namespace strata::proto::kafka;
+using strata::storage::RecordBatchBuilder;
+
+int written = 0;
+
+void Save(const std::string& dir, const std::string& name, const std::string& bytes) {
+  std::ofstream(dir + "/" + name, std::ios::binary) << bytes;
+  ++written;
+}
+
+void SaveRequest(const std::string& dir, ApiKey key, int16_t version,
+                 const std::function<void(int16_t, Writer&)>& body) {
+  std::string out;
+  Writer w(&out);
+  RequestHeader h;
+  h.api_key = static_cast<int16_t>(key);
+  h.api_version = version;
+  h.correlation_id = 1;
+  h.client_id = "seed";
+  h.header_version = RequestHeaderVersion(h.api_key, version);
+  WriteRequestHeader(h, w);
+  body(version, w);
+  Save(dir, std::string(ApiName(h.api_key)) + "_v" + std::to_string(version), out);
+}
+
+std::string Batch(int records, int64_t producer_id = -1, bool transactional = false) {
+  RecordBatchBuilder b;
+  if (producer_id >= 0) b.set_producer(producer_id, 0, 0);
+  b.set_transactional(transactional);
+  for (int i = 0; i < records; ++i) {
+    std::string key = "k" + std::to_string(i);
+    b.Add(i % 3 == 0 ? std::nullopt : std::optional<absl::string_view>(key), "value-" + std::to_string(i), 1000 + i,
+          i % 2 ? std::vector<strata::storage::RecordHeader>{{"h", "v"}, {"n", std::nullopt}}
+                : std::vector<strata::storage::RecordHeader>{});
+  }
+  return b.Build();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::cerr << "usage: seed_corpus <kafka request corpus dir> <record batch corpus dir>\n";
+    return 2;
+  }
+  const std::string requests = argv[1], batches = argv[2];
+  const std::string records = Batch(3);
+  for (int16_t v = 0; v <= 3; ++v) {
+    SaveRequest(requests, ApiKey::kApiVersions, v, [](int16_t v, Writer& w) {
+      ApiVersionsRequest r;
+      r.client_software_name = "seed";
+      r.client_software_version = "1";
+      WriteApiVersionsRequest(r, v, w);
+    });
+  }
+  for (int16_t v = 0; v <= 12; ++v) {
+    SaveRequest(requests, ApiKey::kMetadata, v, [](int16_t v, Writer& w) {
+      MetadataRequest r;
+      r.topics = std::vector<MetadataRequest::Topic>{{std::string(16, '\0'), "orders"}};
+      WriteMetadataRequest(r, v, w);
+    });
+  }
+  for (int16_t v = kProduceMinVersion; v <= kProduceMaxVersion; ++v) {
+    SaveRequest(requests, ApiKey::kProduce, v, [&](int16_t v, Writer& w) {
+      ProduceRequest r;
+      r.acks = -1;
+      r.timeout_ms = 1000;
+      r.topic_data.push_back({"orders", {{0, records}, {1, std::nullopt}}});
+      WriteProduceRequest(r, v, w);
+    });
+  }
+  for (int16_t v = kFetchMinVersion; v <= kFetchMaxVersion; ++v) {
+    SaveRequest(requests, ApiKey::kFetch, v, [](int16_t v, Writer& w) {
+      FetchRequest r;
+      r.max_wait_ms = 500;
+      r.min_bytes = 1;
+      r.rack_id = "r1";
+      FetchRequest::Partition p;
+      p.fetch_offset = 42;
+      p.partition_max_bytes = 1 << 20;
+      r.topics.push_back({"orders", std::string(16, 'i'), {p}});
+      r.forgotten_topics_data.push_back({"old", std::string(16, 'o'), {1, 2}});
+      WriteFetchRequest(r, v, w);
+    });
+  }
+  for (int16_t v = kListOffsetsMinVersion; v <= kListOffsetsMaxVersion; ++v) {
+    SaveRequest(requests, ApiKey::kListOffsets, v, [](int16_t v, Writer& w) {
+      ListOffsetsRequest r;
+      r.topics.push_back({"orders", {{0, 3, kListOffsetsEarliestTimestamp}, {1, -1, 1700000000000}}});
+      WriteListOffsetsRequest(r, v, w);
+    });
+  }
+  for (int16_t v = kOffsetForLeaderEpochMinVersion; v <= kOffsetForLeaderEpochMaxVersion; ++v) {
+    SaveRequest(requests, ApiKey::kOffsetForLeaderEpoch, v, [](int16_t v, Writer& w) {
+      OffsetForLeaderEpochRequest r;
+      r.replica_id = -1;
+      r.topics.push_back({"orders", {{0, 5, 4}}});
+      WriteOffsetForLeaderEpochRequest(r, v, w);
+    });
+  }
+  for (int16_t v = 0; v <= 4; ++v) {
+    SaveRequest(requests, ApiKey::kInitProducerId, v, [](int16_t v, Writer& w) {
+      InitProducerIdRequest r;
+      WriteInitProducerIdRequest(r, v, w);
+    });
+  }
+  Save(batches, "plain", Batch(1));
+  Save(batches, "several_records", Batch(7));
+  Save(batches, "idempotent", Batch(4, 42));
+  Save(batches, "transactional", Batch(2, 7, true));
+  Save(batches, "two_batches", Batch(2) + Batch(3, 42));
+  RecordBatchBuilder control;
+  control.set_producer(7, 0, 0).set_control(true).Add(std::string("\0\0\0\0", 4), std::string("\0\0\0\0\0\0", 6), 5);
+  Save(batches, "control", control.Build());
+  std::cout << "wrote " << written << " seeds\n";
+  return 0;
+}
