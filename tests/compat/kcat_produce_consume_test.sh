@@ -24,7 +24,7 @@ command -v kcat >/dev/null || { echo "kcat is not installed (scripts/install-dep
 PY=/usr/bin/python3
 S="$STRATA_BIN_DIR/strata"
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/strata-kcat-pc-test.XXXXXX")
-trap '"$CLUSTER" down --dir "$DIR" >/dev/null 2>&1 || true; rm -rf "$DIR"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; "$CLUSTER" down --dir "$DIR" >/dev/null 2>&1 || true; rm -rf "$DIR"' EXIT
 failures=0
 fail() { echo "FAILED: $*" >&2; failures=$((failures + 1)); }
 now_ms() { date +%s%3N; }

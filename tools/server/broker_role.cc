@@ -111,10 +111,15 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
   STRATA_ASSIGN_OR_RETURN(lmo.default_config, storage::LogConfig::FromProperties(config.log_settings));
   lmo.scheduler = role->scheduler_.get();
   STRATA_ASSIGN_OR_RETURN(role->logs_, storage::LogManager::Open(lmo));
+  // The channel may call from under the LogManager's own lock: the listener must not
+  // call back into it (the dir's id comes from meta.properties as read at start).
+  std::map<std::string, std::string> dir_ids;
+  for (size_t i = 0; i < config.log_dirs.size(); ++i) dir_ids[config.log_dirs[i]] = log_dir_ids[i];
   role->logs_->failure_channel().AddListener(
-      [lifecycle = role->lifecycle_.get(), logs = role->logs_.get()](const std::string& dir, const absl::Status& why) {
+      [lifecycle = role->lifecycle_.get(), dir_ids](const std::string& dir, const absl::Status& why) {
         spdlog::error("log dir {} failed: {}", dir, why.ToString());
-        lifecycle->ReportOfflineDir(logs->directory_id(dir));
+        auto id = dir_ids.find(dir);
+        if (id != dir_ids.end()) lifecycle->ReportOfflineDir(id->second);
       });
   broker::ReplicaManagerOptions rmo;
   rmo.broker_id = config.node_id;
