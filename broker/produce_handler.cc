@@ -112,7 +112,11 @@ void HandleProduce(const KafkaApisContext& context, Purgatory& purgatory, const 
   kafka::ProduceResponse response;
   std::vector<DelayedProduce::Waiting> waiting;
   absl::Status refused;  // for every partition when set
-  if (request->transactional_id.has_value()) {
+  if (header.api_version < kafka::kProduceMinServedVersion) {
+    refused = KafkaError(kafka::ErrorCode::kUnsupportedVersion,
+                         absl::StrCat("Produce v", header.api_version, " (message format v0/v1) is not supported; use v",
+                                      kafka::kProduceMinServedVersion, "+"));
+  } else if (request->transactional_id.has_value()) {
     refused = KafkaError(kafka::ErrorCode::kInvalidRequest, "transactions are not supported by Strata");
   } else if (request->acks != 0 && request->acks != 1 && request->acks != -1) {
     refused = KafkaError(kafka::ErrorCode::kInvalidRequiredAcks,

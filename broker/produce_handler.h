@@ -1,5 +1,6 @@
 #pragma once
-// Produce v3-v9: appends each partition's batches on the leader. A partition's batches
+// Produce v3-v9 (v0-v2 are advertised and answered UNSUPPORTED_VERSION for every
+// partition, as Kafka 4.0: newer librdkafka needs v0 advertised to compress): appends each partition's batches on the leader. A partition's batches
 // are validated whole (framing, CRC, record decoding, max.message.bytes, idempotent
 // sequences) and either all appended or none, with the error its client should see:
 // CORRUPT_MESSAGE, INVALID_RECORD, MESSAGE_TOO_LARGE, OUT_OF_ORDER_SEQUENCE_NUMBER,

@@ -51,7 +51,9 @@ const std::vector<ApiVersionRange>& SupportedApis() {
       {static_cast<int16_t>(ApiKey::kMetadata), 0, 12},
       {static_cast<int16_t>(ApiKey::kApiVersions), 0, 3},
       {static_cast<int16_t>(ApiKey::kInitProducerId), 0, 4},
-      {static_cast<int16_t>(ApiKey::kProduce), 3, 9},
+      // Produce 0-2 advertised and refused with UNSUPPORTED_VERSION, as Kafka 4.0 does:
+      // newer librdkafka turns compression off when Produce v0 is not advertised.
+      {static_cast<int16_t>(ApiKey::kProduce), 0, 9},
       {static_cast<int16_t>(ApiKey::kFetch), 4, 13},
       {static_cast<int16_t>(ApiKey::kListOffsets), 1, 8},
       {static_cast<int16_t>(ApiKey::kOffsetForLeaderEpoch), 2, 4},

@@ -8,7 +8,7 @@ constexpr int16_t kFlexible = 9;
 absl::StatusOr<ProduceRequest> ReadProduceRequest(Reader& r, int16_t version) {
   bool flexible = version >= kFlexible;
   ProduceRequest req;
-  req.transactional_id = r.NullableString(flexible, "transactional_id");
+  if (version >= 3) req.transactional_id = r.NullableString(flexible, "transactional_id");
   req.acks = r.Int16("acks");
   req.timeout_ms = r.Int32("timeout_ms");
   int32_t nt = r.ArrayLength(flexible, "topic_data");
@@ -33,7 +33,7 @@ absl::StatusOr<ProduceRequest> ReadProduceRequest(Reader& r, int16_t version) {
 
 void WriteProduceRequest(const ProduceRequest& req, int16_t version, Writer& w) {
   bool flexible = version >= kFlexible;
-  w.NullableString(req.transactional_id, flexible);
+  if (version >= 3) w.NullableString(req.transactional_id, flexible);
   w.Int16(req.acks);
   w.Int32(req.timeout_ms);
   w.ArrayLength(static_cast<int32_t>(req.topic_data.size()), flexible);
@@ -60,7 +60,7 @@ void WriteProduceResponse(const ProduceResponse& resp, int16_t version, Writer& 
       w.Int32(p.index);
       w.Int16(p.error_code);
       w.Int64(p.base_offset);
-      w.Int64(p.log_append_time_ms);
+      if (version >= 2) w.Int64(p.log_append_time_ms);
       if (version >= 5) w.Int64(p.log_start_offset);
       if (version >= 8) {
         w.ArrayLength(static_cast<int32_t>(p.record_errors.size()), flexible);
@@ -75,7 +75,7 @@ void WriteProduceResponse(const ProduceResponse& resp, int16_t version, Writer& 
     }
     if (flexible) w.EmptyTaggedFields();
   }
-  w.Int32(resp.throttle_time_ms);
+  if (version >= 1) w.Int32(resp.throttle_time_ms);
   if (flexible) w.EmptyTaggedFields();
 }
 
@@ -92,7 +92,7 @@ absl::StatusOr<ProduceResponse> ReadProduceResponse(Reader& r, int16_t version) 
       p.index = r.Int32("index");
       p.error_code = r.Int16("error_code");
       p.base_offset = r.Int64("base_offset");
-      p.log_append_time_ms = r.Int64("log_append_time_ms");
+      if (version >= 2) p.log_append_time_ms = r.Int64("log_append_time_ms");
       if (version >= 5) p.log_start_offset = r.Int64("log_start_offset");
       if (version >= 8) {
         int32_t ne = r.ArrayLength(flexible, "record_errors");
@@ -111,7 +111,7 @@ absl::StatusOr<ProduceResponse> ReadProduceResponse(Reader& r, int16_t version) 
     if (flexible) r.SkipTaggedFields("responses tagged fields");
     resp.responses.push_back(std::move(t));
   }
-  resp.throttle_time_ms = r.Int32("throttle_time_ms");
+  if (version >= 1) resp.throttle_time_ms = r.Int32("throttle_time_ms");
   if (flexible) r.SkipTaggedFields("ProduceResponse tagged fields");
   if (!r.ok()) return r.status();
   return resp;

@@ -1,5 +1,6 @@
 #pragma once
-// Produce (key 0) v3-v9. Request: transactional_id (nullable), acks, timeout, and per
+// Produce (key 0) v0-v9 (the broker serves v3-v9 and answers v0-v2 UNSUPPORTED_VERSION,
+// as Kafka 4.0). Request: transactional_id (v3+, nullable), acks, timeout, and per
 // topic per partition the record data (a record batch set, nullable bytes). Response: per
 // topic per partition the error, base offset, log append time, log start offset (v5+),
 // the record errors and error message (v8+); throttle time last. Flexible from v9.
@@ -15,7 +16,9 @@
 
 namespace strata::proto::kafka {
 
-inline constexpr int16_t kProduceMinVersion = 3;
+inline constexpr int16_t kProduceMinVersion = 0;
+// The oldest version the broker appends for (v0-v2 carry message sets, not batches).
+inline constexpr int16_t kProduceMinServedVersion = 3;
 inline constexpr int16_t kProduceMaxVersion = 9;
 
 struct ProduceRequest {

@@ -299,6 +299,10 @@ TEST_F(DataPathTest, RejectedBatchesAppendNothingAndSayWhy) {
   EXPECT_EQ(Produce("orders", "").error_code, Code(kafka::ErrorCode::kInvalidRecord));
   EXPECT_EQ(Produce("nope", good).error_code, Code(kafka::ErrorCode::kUnknownTopicOrPartition));
   EXPECT_EQ(Produce("orders", good, /*acks=*/2).error_code, Code(kafka::ErrorCode::kInvalidRequiredAcks));
+  // Produce v0-v2 are advertised (newer librdkafka needs v0 to compress) and refused.
+  for (int16_t v = 0; v < kafka::kProduceMinServedVersion; ++v) {
+    EXPECT_EQ(Produce("orders", good, 1, v).error_code, Code(kafka::ErrorCode::kUnsupportedVersion)) << "v" << v;
+  }
   EXPECT_EQ(LogOf("orders")->log_end_offset(), 0);
   // Too large for the topic's max.message.bytes.
   Apply({TopicConfig("orders", "max.message.bytes", "200")});

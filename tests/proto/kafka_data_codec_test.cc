@@ -90,7 +90,8 @@ TEST(KafkaProduce, RequestsRoundTripInEveryVersion) {
   ProduceRequest non_transactional = req;
   non_transactional.transactional_id.reset();
   for (int16_t v = kProduceMinVersion; v <= kProduceMaxVersion; ++v) {
-    ExpectRoundTrip(WriteProduceRequest, ReadProduceRequest, req, req, v);
+    // transactional_id arrived with v3.
+    ExpectRoundTrip(WriteProduceRequest, ReadProduceRequest, req, v >= 3 ? req : non_transactional, v);
     ExpectRoundTrip(WriteProduceRequest, ReadProduceRequest, non_transactional, non_transactional, v);
   }
 }
@@ -104,11 +105,13 @@ ProduceResponse SampleProduceResponse() {
   return resp;
 }
 
-// The response as a version carries it: log_start_offset from v5, record errors and the
-// error message from v8.
+// The response as a version carries it: throttle time from v1, log_append_time from
+// v2, log_start_offset from v5, record errors and the error message from v8.
 ProduceResponse ProduceResponseAt(ProduceResponse resp, int16_t version) {
+  if (version < 1) resp.throttle_time_ms = 0;
   for (auto& t : resp.responses) {
     for (auto& p : t.partition_responses) {
+      if (version < 2) p.log_append_time_ms = -1;
       if (version < 5) p.log_start_offset = -1;
       if (version < 8) {
         p.record_errors.clear();
