@@ -22,7 +22,6 @@ struct FetchResult {
   KafkaResponse response;
   uint64_t bytes = 0;
   bool any_error = false;
-  std::vector<storage::TopicPartition> moved;  // leaders whose high watermark a follower moved
 };
 
 FetchResult ReadAll(const KafkaApisContext& context, const kafka::FetchRequest& request, int16_t version) {
@@ -59,6 +58,17 @@ FetchResult ReadAll(const KafkaApisContext& context, const kafka::FetchRequest& 
       }
       std::optional<int32_t> epoch;
       if (version >= 9) epoch = p.current_leader_epoch;
+      if (follower && version >= 12) {
+        // A follower whose log diverged from this leader's truncates before fetching on.
+        if (auto diverging = (*partition)->DivergingEpoch(p.last_fetched_epoch, p.fetch_offset)) {
+          rp.diverging_epoch = kafka::FetchResponse::EpochEndOffset{diverging->first, diverging->second};
+          rp.high_watermark = (*partition)->high_watermark();
+          rp.last_stable_offset = rp.high_watermark;
+          rp.log_start_offset = (*partition)->log()->log_start_offset();
+          rp.records = std::string();
+          continue;
+        }
+      }
       uint64_t max_bytes = std::min<uint64_t>(budget, static_cast<uint64_t>(std::max(p.partition_max_bytes, 0)));
       bool min_one_batch = result.bytes == 0;
       auto read = (*partition)->ReadRecords(p.fetch_offset, max_bytes, isolation, epoch, min_one_batch);
@@ -66,8 +76,13 @@ FetchResult ReadAll(const KafkaApisContext& context, const kafka::FetchRequest& 
         fail(read.status());
         continue;
       }
-      if (follower && (*partition)->UpdateFollowerLogEnd(request.replica_id, p.fetch_offset)) {
-        result.moved.push_back({*name, p.partition});
+      if (follower) {
+        // Its fetch offset is its log end: the high watermark may move, and the answer
+        // carries the moved one.
+        context.replicas->UpdateFollowerFetchState(**partition, request.replica_id, p.fetch_offset,
+                                                   read->log_end_offset);
+        read->high_watermark = (*partition)->high_watermark();
+        read->last_stable_offset = read->high_watermark;
       }
       rp.high_watermark = read->high_watermark;
       rp.last_stable_offset = read->last_stable_offset;
@@ -133,8 +148,7 @@ class DelayedFetch final : public DelayedOperation {
 }  // namespace
 
 void HandleFetch(const KafkaApisContext& context, Purgatory& purgatory, const kafka::RequestHeader& header,
-                 absl::string_view body, KafkaResponder respond,
-                 const std::function<void(const storage::TopicPartition&)>& on_high_watermark) {
+                 absl::string_view body, KafkaResponder respond) {
   kafka::Reader reader(body);
   auto request = kafka::ReadFetchRequest(reader, header.api_version);
   if (!request.ok()) return respond(request.status());
@@ -147,7 +161,6 @@ void HandleFetch(const KafkaApisContext& context, Purgatory& purgatory, const ka
     return respond(std::optional<KafkaResponse>(std::move(out)));
   }
   FetchResult result = ReadAll(context, *request, header.api_version);
-  for (const auto& tp : result.moved) on_high_watermark(tp);
   bool enough = result.bytes >= static_cast<uint64_t>(std::max(request->min_bytes, 1)) || result.any_error;
   if (enough || request->max_wait_ms <= 0 || request->topics.empty()) {
     return respond(std::optional<KafkaResponse>(std::move(result.response)));

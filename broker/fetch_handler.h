@@ -2,7 +2,9 @@
 // Fetch v4-v13: reads each partition from its leader, for consumers up to the high
 // watermark (the last stable offset for read_committed, the same while Strata has no
 // transactions) and for followers (replica_id >= 0) up to the log end — a follower's
-// fetch offset also tells the leader its log end (the high watermark may move).
+// fetch offset also tells the leader its log end (the high watermark may move, the ISR
+// may grow), and from v12 a follower whose last fetched epoch diverges from the
+// leader's log is answered the diverging epoch instead of records.
 // Record data goes out as file slices spliced into the response (sendfile). The
 // response holds at most max_bytes and each partition at most partition_max_bytes,
 // except that the first partition with data returns at least one whole batch (KIP-74).
@@ -23,9 +25,7 @@
 
 namespace strata::broker {
 
-// on_high_watermark: told of leaders whose high watermark a follower's fetch moved.
 void HandleFetch(const KafkaApisContext& context, Purgatory& purgatory, const proto::kafka::RequestHeader& header,
-                 absl::string_view body, KafkaResponder respond,
-                 const std::function<void(const storage::TopicPartition&)>& on_high_watermark);
+                 absl::string_view body, KafkaResponder respond);
 
 }  // namespace strata::broker

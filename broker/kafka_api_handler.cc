@@ -44,8 +44,7 @@ void KafkaApis::Handle(const kafka::RequestHeader& header, absl::string_view bod
   auto range = kafka::SupportedRange(header.api_key);
   bool supported = range && header.api_version >= range->min_version && header.api_version <= range->max_version;
   if (supported && header.api_key == static_cast<int16_t>(kafka::ApiKey::kFetch)) {
-    return HandleFetch(context_, *fetch_purgatory_, header, body, std::move(respond),
-                       [this](const storage::TopicPartition& tp) { OnHighWatermark(tp); });
+    return HandleFetch(context_, *fetch_purgatory_, header, body, std::move(respond));
   }
   if (supported && header.api_key == static_cast<int16_t>(kafka::ApiKey::kProduce)) {
     return HandleProduce(context_, *produce_purgatory_, header, body, std::move(respond));

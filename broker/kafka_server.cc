@@ -2,6 +2,8 @@
 
 #include <sys/sendfile.h>
 
+#include <csignal>
+
 #include <asio.hpp>
 #include <asio/ssl.hpp>
 #include <mutex>
@@ -308,6 +310,9 @@ struct KafkaServer::Impl {
 };
 
 absl::StatusOr<std::unique_ptr<KafkaServer>> KafkaServer::Start(const KafkaServerOptions& options, KafkaHandler handler) {
+  // sendfile(2) has no MSG_NOSIGNAL: a client that disconnects mid-transfer would kill
+  // the process with SIGPIPE. The broken pipe is reported as EPIPE instead.
+  std::signal(SIGPIPE, SIG_IGN);
   std::unique_ptr<KafkaServer> server(new KafkaServer());
   auto impl = std::make_unique<Impl>();
   impl->shared.options = options;

@@ -14,6 +14,8 @@
 // region and takes the log dir offline when the file is at fault,
 // storage/transfer_failure_checker.h) and the connection closes as a disconnect: the
 // frame's size was already sent, so no other bytes may stand in for the missing ones.
+// Starting a server ignores SIGPIPE for the process (sendfile cannot be told not to
+// raise it; a client gone mid-transfer is an EPIPE instead).
 // Thread-safe.
 
 #include <atomic>

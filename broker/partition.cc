@@ -23,7 +23,7 @@ Partition::Partition(storage::TopicPartition tp, int32_t local_broker_id, storag
   ABSL_CHECK(log_ != nullptr) << tp_.DirName();
 }
 
-absl::StatusOr<bool> Partition::Update(const PartitionState& state) {
+absl::StatusOr<bool> Partition::Update(const PartitionState& state, int64_t now_ms) {
   absl::MutexLock lock(&mu_);
   bool was_leader = has_state_ && IsLeaderLocked();
   bool changed = !has_state_ || state.leader_epoch != state_.leader_epoch ||
@@ -43,9 +43,13 @@ absl::StatusOr<bool> Partition::Update(const PartitionState& state) {
       STRATA_RETURN_IF_ERROR(log_->leader_epoch_cache().Assign(state.leader_epoch, log_->log_end_offset()));
     }
   }
-  if (changed) {
+  {
     absl::MutexLock hw(&hw_mu_);
-    follower_log_end_.clear();
+    if (changed) {
+      followers_.clear();  // every follower starts afresh in a new epoch
+      became_leader_ms_ = now_ms;
+    }
+    pending_isr_.reset();  // the metadata moved: whatever was in flight is settled
   }
   if (state.leader == local_broker_id_) MaybeIncrementHighWatermarkLocked();
   return changed;
@@ -84,28 +88,137 @@ absl::StatusOr<storage::LogAppendInfo> Partition::AppendRecordsToLeader(std::str
   return info;
 }
 
+std::vector<int32_t> Partition::MaximalIsrLocked() const {
+  std::vector<int32_t> isr = state_.isr;
+  if (pending_isr_) {
+    for (int32_t r : *pending_isr_) {
+      if (std::find(isr.begin(), isr.end(), r) == isr.end()) isr.push_back(r);
+    }
+  }
+  return isr;
+}
+
 bool Partition::MaybeIncrementHighWatermarkLocked() {
   absl::MutexLock lock(&hw_mu_);
   int64_t candidate = log_->log_end_offset();
-  for (int32_t replica : state_.isr) {
+  for (int32_t replica : MaximalIsrLocked()) {
     if (replica == local_broker_id_) continue;
-    auto it = follower_log_end_.find(replica);
+    auto it = followers_.find(replica);
     // A member that has not fetched in this epoch holds the watermark where it is.
-    candidate = std::min(candidate, it == follower_log_end_.end() ? int64_t{-1} : it->second);
+    candidate = std::min(candidate, it == followers_.end() ? int64_t{-1} : it->second.log_end_offset);
   }
   if (candidate <= log_->high_watermark()) return false;
   log_->UpdateHighWatermark(candidate);
   return true;
 }
 
-bool Partition::UpdateFollowerLogEnd(int32_t replica_id, int64_t log_end_offset) {
+Partition::FollowerFetch Partition::UpdateFollowerFetchState(int32_t replica_id, int64_t fetch_offset,
+                                                             int64_t leader_log_end, int64_t now_ms) {
+  FollowerFetch result;
   absl::ReaderMutexLock lock(&mu_);
-  if (!IsLeaderLocked()) return false;
+  if (!IsLeaderLocked()) return result;
+  bool replica = std::find(state_.replicas.begin(), state_.replicas.end(), replica_id) != state_.replicas.end();
+  if (!replica) return result;  // not a replica of this partition (any more)
+  bool in_isr = std::find(state_.isr.begin(), state_.isr.end(), replica_id) != state_.isr.end();
   {
     absl::MutexLock hw(&hw_mu_);
-    follower_log_end_[replica_id] = log_end_offset;
+    FollowerState& f = followers_[replica_id];
+    if (fetch_offset >= leader_log_end) {
+      f.last_caught_up_ms = now_ms;
+    } else if (fetch_offset >= f.last_fetch_leader_log_end && f.last_fetch_leader_log_end >= 0) {
+      f.last_caught_up_ms = std::max(f.last_caught_up_ms, f.last_fetch_ms);
+    }
+    f.log_end_offset = fetch_offset;
+    f.last_fetch_leader_log_end = leader_log_end;
+    f.last_fetch_ms = now_ms;
+    // Back in the ISR once it holds everything acknowledged so far and this epoch's
+    // records have started reaching it.
+    auto epoch_start = log_->leader_epoch_cache().Latest();
+    if (!in_isr && !pending_isr_ && fetch_offset >= log_->high_watermark() &&
+        (!epoch_start || fetch_offset >= epoch_start->start_offset)) {
+      std::vector<int32_t> isr = state_.isr;
+      isr.push_back(replica_id);
+      result.expand_isr = std::move(isr);
+    }
   }
-  return MaybeIncrementHighWatermarkLocked();
+  result.high_watermark_moved = MaybeIncrementHighWatermarkLocked();
+  return result;
+}
+
+std::optional<std::vector<int32_t>> Partition::IsrToShrinkTo(int64_t now_ms, int64_t lag_ms) const {
+  absl::ReaderMutexLock lock(&mu_);
+  if (!IsLeaderLocked()) return std::nullopt;
+  absl::MutexLock hw(&hw_mu_);
+  if (pending_isr_) return std::nullopt;
+  std::vector<int32_t> isr;
+  for (int32_t replica : state_.isr) {
+    if (replica != local_broker_id_) {
+      auto it = followers_.find(replica);
+      // Caught up within lag_ms; one that has not fetched in this epoch counts from
+      // when this broker became leader.
+      int64_t since = it == followers_.end() ? became_leader_ms_
+                                             : std::max(it->second.last_caught_up_ms, became_leader_ms_);
+      if (now_ms - since > lag_ms) continue;
+    }
+    isr.push_back(replica);
+  }
+  if (isr.size() == state_.isr.size()) return std::nullopt;
+  return isr;
+}
+
+void Partition::SetPendingIsr(std::vector<int32_t> new_isr) {
+  absl::ReaderMutexLock lock(&mu_);
+  absl::MutexLock hw(&hw_mu_);
+  pending_isr_ = std::move(new_isr);
+}
+
+void Partition::ClearPendingIsr() {
+  absl::ReaderMutexLock lock(&mu_);
+  absl::MutexLock hw(&hw_mu_);
+  pending_isr_.reset();
+}
+
+bool Partition::has_pending_isr() const {
+  absl::ReaderMutexLock lock(&mu_);
+  absl::MutexLock hw(&hw_mu_);
+  return pending_isr_.has_value();
+}
+
+std::optional<std::pair<int32_t, int64_t>> Partition::DivergingEpoch(int32_t last_fetched_epoch,
+                                                                     int64_t fetch_offset) const {
+  if (last_fetched_epoch < 0) return std::nullopt;
+  auto [epoch, end] = log_->leader_epoch_cache().EndOffsetFor(last_fetched_epoch, log_->log_end_offset());
+  if (epoch == last_fetched_epoch && end >= fetch_offset) return std::nullopt;
+  return std::make_pair(epoch, end);
+}
+
+absl::StatusOr<storage::LogAppendInfo> Partition::AppendRecordsToFollower(absl::string_view records,
+                                                                          int64_t leader_high_watermark) {
+  absl::ReaderMutexLock lock(&mu_);
+  if (!has_state_ || IsLeaderLocked()) {
+    return KafkaError(kafka::ErrorCode::kNotLeaderOrFollower,
+                      absl::StrCat("broker ", local_broker_id_, " is not a follower of ", tp_.DirName()));
+  }
+  storage::LogAppendInfo info;
+  if (!records.empty()) {
+    STRATA_ASSIGN_OR_RETURN(info, log_->AppendAsFollower(records));
+  }
+  log_->UpdateHighWatermark(std::min(leader_high_watermark, log_->log_end_offset()));
+  return info;
+}
+
+absl::Status Partition::TruncateToDivergence(int32_t leader_epoch, int64_t leader_end_offset) {
+  absl::ReaderMutexLock lock(&mu_);
+  if (leader_epoch < 0 || leader_end_offset < 0) {
+    // The leader knows no epoch that old: nothing of this log's can be trusted past
+    // the leader's log start; restart from the log start the leader reports next.
+    return log_->TruncateTo(log_->log_start_offset()).status();
+  }
+  // This log's own end for that epoch: where its records of that epoch (or of the
+  // largest epoch below it) stop. Truncate to the smaller of the two.
+  auto [own_epoch, own_end] = log_->leader_epoch_cache().EndOffsetFor(leader_epoch, log_->log_end_offset());
+  int64_t offset = own_epoch < 0 ? leader_end_offset : std::min(leader_end_offset, own_end);
+  return log_->TruncateTo(std::max<int64_t>(offset, 0)).status();
 }
 
 absl::StatusOr<PartitionReadInfo> Partition::ReadRecords(int64_t fetch_offset, uint64_t max_bytes,

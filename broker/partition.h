@@ -6,7 +6,10 @@
 // issue 6). Requests naming a leader epoch are checked against it as Kafka does
 // (older: FENCED_LEADER_EPOCH, newer: UNKNOWN_LEADER_EPOCH).
 // High watermark: the leader moves it to the smallest log end offset among the ISR
-// members, counting its own; the LEOs of followers are reported by their fetches.
+// members (and members of an ISR change in flight), counting its own; followers report
+// theirs by fetching, and learn the high watermark from the leader's answers.
+// ISR: the leader tracks when each follower last caught up; ReplicaManager asks the
+// controller (AlterPartition) to drop the laggards and to add followers that caught up.
 // Thread-safe: the state is guarded, the Log is thread-safe itself.
 
 #include <cstdint>
@@ -59,7 +62,7 @@ class Partition {
   // Takes the image's state. Becoming leader of a new epoch records the epoch's start
   // at the log end in the leader-epoch cache. Returns true when this broker's role or
   // the leader epoch changed.
-  absl::StatusOr<bool> Update(const PartitionState& state);
+  absl::StatusOr<bool> Update(const PartitionState& state, int64_t now_ms);
 
   // Appends a producer's batches (validated, offsets assigned, stamped with the leader
   // epoch; records is rewritten in place). NOT_LEADER_OR_FOLLOWER when not leader.
@@ -79,9 +82,39 @@ class Partition {
   absl::StatusOr<std::pair<int32_t, int64_t>> LastOffsetForLeaderEpoch(std::optional<int32_t> current_leader_epoch,
                                                                        int32_t leader_epoch) const;
 
-  // A follower's fetch reported its log end offset (issue 6 calls this); may move the
-  // high watermark. Returns whether it moved.
-  bool UpdateFollowerLogEnd(int32_t replica_id, int64_t log_end_offset);
+  // Leader: a follower fetched from fetch_offset at now_ms while the leader's log ended
+  // at leader_log_end. Its fetch offset is its log end; it has caught up when that
+  // reaches the leader's log end of this fetch or of its previous one (Kafka's rule).
+  // May move the high watermark; a follower outside the ISR that reached the high
+  // watermark (and this epoch's start) is returned as the ISR to ask for.
+  struct FollowerFetch {
+    bool high_watermark_moved = false;
+    std::optional<std::vector<int32_t>> expand_isr;
+  };
+  FollowerFetch UpdateFollowerFetchState(int32_t replica_id, int64_t fetch_offset, int64_t leader_log_end,
+                                         int64_t now_ms);
+  // Leader: the ISR without the followers that have not caught up for lag_ms, when that
+  // differs from the ISR and no change is in flight; nullopt otherwise.
+  std::optional<std::vector<int32_t>> IsrToShrinkTo(int64_t now_ms, int64_t lag_ms) const;
+  // Leader: an AlterPartition for new_isr is in flight. Until the metadata shows it (or
+  // it fails), the high watermark counts the union of both ISRs, so an acknowledged
+  // record is on every replica that may become leader.
+  void SetPendingIsr(std::vector<int32_t> new_isr);
+  void ClearPendingIsr();
+  bool has_pending_isr() const;
+
+  // Leader, Fetch v12+: where a follower whose last fetched batch has epoch
+  // last_fetched_epoch must truncate before fetching fetch_offset: (epoch, end offset)
+  // of the leader's log, or nullopt when the logs agree.
+  std::optional<std::pair<int32_t, int64_t>> DivergingEpoch(int32_t last_fetched_epoch, int64_t fetch_offset) const;
+
+  // Follower: appends records fetched from the leader (offsets kept), then sets the
+  // high watermark to min(leader's, own log end).
+  absl::StatusOr<storage::LogAppendInfo> AppendRecordsToFollower(absl::string_view records,
+                                                                 int64_t leader_high_watermark);
+  // Follower: the leader's answer to a diverging log: truncate to the end of the
+  // leader's epoch, or less when this log's own epoch ends earlier.
+  absl::Status TruncateToDivergence(int32_t leader_epoch, int64_t leader_end_offset);
 
   const storage::TopicPartition& topic_partition() const { return tp_; }
   storage::Log* log() const { return log_; }
@@ -104,9 +137,19 @@ class Partition {
   mutable absl::Mutex mu_;
   PartitionState state_ ABSL_GUARDED_BY(mu_);
   bool has_state_ ABSL_GUARDED_BY(mu_) = false;
-  std::map<int32_t, int64_t> follower_log_end_ ABSL_GUARDED_BY(hw_mu_);
+  struct FollowerState {
+    int64_t log_end_offset = -1;     // unknown until it fetches in this epoch
+    int64_t last_caught_up_ms = 0;
+    int64_t last_fetch_leader_log_end = -1;
+    int64_t last_fetch_ms = 0;
+  };
+  std::map<int32_t, FollowerState> followers_ ABSL_GUARDED_BY(hw_mu_);
+  std::optional<std::vector<int32_t>> pending_isr_ ABSL_GUARDED_BY(hw_mu_);
+  // The ISR the high watermark waits for: the ISR, with a pending change's members too.
+  std::vector<int32_t> MaximalIsrLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(hw_mu_) ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // Serialises high-watermark moves, which run under the shared mu_ (appends).
   mutable absl::Mutex hw_mu_ ABSL_ACQUIRED_AFTER(mu_);
+  int64_t became_leader_ms_ ABSL_GUARDED_BY(hw_mu_) = 0;
 };
 
 }  // namespace strata::broker

@@ -12,6 +12,7 @@
 #include "base/logging.h"
 #include "base/status_macros.h"
 #include "broker/kafka_error.h"
+#include "controller.grpc.pb.h"
 #include "storage/errc.h"
 
 namespace strata::broker {
@@ -32,9 +33,159 @@ std::string TopicIdIn(absl::string_view text) {
 
 ReplicaManager::ReplicaManager(ReplicaManagerOptions options) : options_(std::move(options)) {
   ABSL_CHECK(options_.logs != nullptr);
+  if (options_.fetch_from_leaders) {
+    ReplicaFetcherManagerOptions fo = options_.fetchers;
+    fo.fetcher.broker_id = options_.broker_id;
+    fetchers_ = std::make_unique<ReplicaFetcherManager>(fo, this);
+  }
+  if (options_.controller != nullptr) isr_thread_ = std::thread([this] { RunIsrChanges(); });
 }
 
-ReplicaManager::~ReplicaManager() = default;
+ReplicaManager::~ReplicaManager() { Shutdown(); }
+
+void ReplicaManager::Shutdown() {
+  {
+    absl::MutexLock lock(&isr_mu_);
+    isr_stopping_ = true;
+  }
+  if (isr_thread_.joinable()) isr_thread_.join();
+  if (fetchers_) fetchers_->Shutdown();
+}
+
+void ReplicaManager::NotifyHighWatermark(const storage::TopicPartition& tp) {
+  std::function<void(const storage::TopicPartition&)> callback;
+  {
+    absl::MutexLock lock(&mu_);
+    callback = on_high_watermark_;
+  }
+  if (callback) callback(tp);
+}
+
+void ReplicaManager::FollowLeader(const controller::MetadataImage& image, const storage::TopicPartition& tp,
+                                  const PartitionState& state) {
+  if (!fetchers_) return;
+  if (state.leader < 0 || state.leader == options_.broker_id) {
+    fetchers_->RemovePartition(tp);
+    return;
+  }
+  auto broker = image.brokers().find(state.leader);
+  const pb::BrokerEndpoint* endpoint = nullptr;
+  if (broker != image.brokers().end()) {
+    for (const auto& e : broker->second.registration().endpoints()) {
+      if (options_.inter_broker_listener.empty() ? endpoint == nullptr : e.name() == options_.inter_broker_listener) {
+        endpoint = &e;
+      }
+    }
+  }
+  if (endpoint == nullptr) {
+    spdlog::warn("broker {}: leader {} of {} has no '{}' endpoint; not fetching", options_.broker_id, state.leader,
+                 tp.DirName(), options_.inter_broker_listener);
+    fetchers_->RemovePartition(tp);
+    return;
+  }
+  fetchers_->AddPartition(tp, state.leader, endpoint->host(), endpoint->port(), state.leader_epoch);
+}
+
+void ReplicaManager::UpdateFollowerFetchState(Partition& partition, int32_t replica_id, int64_t fetch_offset,
+                                              int64_t leader_log_end) {
+  Partition::FollowerFetch result =
+      partition.UpdateFollowerFetchState(replica_id, fetch_offset, leader_log_end, options_.clock->NowMs());
+  if (result.high_watermark_moved) NotifyHighWatermark(partition.topic_partition());
+  if (result.expand_isr && options_.controller != nullptr) {
+    absl::MutexLock lock(&isr_mu_);
+    isr_expansions_[partition.topic_partition()] = std::move(*result.expand_isr);
+  }
+}
+
+int64_t ReplicaManager::isr_changes_sent() const {
+  absl::MutexLock lock(const_cast<absl::Mutex*>(&isr_mu_));
+  return isr_sent_;
+}
+
+int64_t ReplicaManager::isr_changes_failed() const {
+  absl::MutexLock lock(const_cast<absl::Mutex*>(&isr_mu_));
+  return isr_failed_;
+}
+
+void ReplicaManager::RunIsrChanges() {
+  // Expansions go within a few ms; shrinks are checked every lag / 2 (Kafka's period).
+  const int64_t check_every = std::max<int64_t>(options_.replica_lag_time_max_ms / 2, 10);
+  int64_t next_shrink_check = options_.clock->NowMs() + check_every;
+  while (true) {
+    std::map<storage::TopicPartition, std::vector<int32_t>> expansions;
+    {
+      absl::MutexLock lock(&isr_mu_);
+      auto wake = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(isr_mu_) {
+        return isr_stopping_ || !isr_expansions_.empty();
+      };
+      isr_mu_.AwaitWithTimeout(absl::Condition(&wake), absl::Milliseconds(std::min<int64_t>(check_every, 50)));
+      if (isr_stopping_) return;
+      expansions.swap(isr_expansions_);
+    }
+    std::vector<std::pair<storage::TopicPartition, std::vector<int32_t>>> changes(expansions.begin(),
+                                                                                 expansions.end());
+    int64_t now = options_.clock->NowMs();
+    if (now >= next_shrink_check) {
+      next_shrink_check = now + check_every;
+      for (const storage::TopicPartition& tp : partitions()) {
+        if (expansions.count(tp)) continue;
+        std::shared_ptr<Partition> partition = GetPartition(tp);
+        if (partition == nullptr) continue;
+        if (auto isr = partition->IsrToShrinkTo(now, options_.replica_lag_time_max_ms)) {
+          spdlog::info("broker {}: {} ISR [{}] -> [{}]: followers behind for more than {} ms", options_.broker_id,
+                       tp.DirName(), absl::StrJoin(partition->state().isr, ","), absl::StrJoin(*isr, ","),
+                       options_.replica_lag_time_max_ms);
+          changes.emplace_back(tp, std::move(*isr));
+        }
+      }
+    }
+    if (!changes.empty()) SendIsrChanges(changes);
+  }
+}
+
+void ReplicaManager::SendIsrChanges(
+    const std::vector<std::pair<storage::TopicPartition, std::vector<int32_t>>>& changes) {
+  controller::v1::AlterPartitionRequest request;
+  request.set_broker_id(options_.broker_id);
+  request.set_broker_epoch(options_.broker_epoch ? options_.broker_epoch() : -1);
+  std::map<std::pair<std::string, int32_t>, std::shared_ptr<Partition>> sent;
+  for (const auto& [tp, isr] : changes) {
+    std::shared_ptr<Partition> partition = GetPartition(tp);
+    if (partition == nullptr || !partition->is_leader() || partition->has_pending_isr()) continue;
+    PartitionState state = partition->state();
+    partition->SetPendingIsr(isr);
+    auto* p = request.add_partitions();
+    p->set_topic_id(state.topic_id);
+    p->set_partition_id(tp.partition);
+    p->set_leader_epoch(state.leader_epoch);
+    p->set_partition_epoch(state.partition_epoch);
+    for (int32_t r : isr) p->add_new_isr(r);
+    sent[{state.topic_id, tp.partition}] = std::move(partition);
+  }
+  if (sent.empty()) return;
+  controller::v1::AlterPartitionResponse response;
+  absl::Status status = options_.controller->CallController(&controller::v1::ControllerService::Stub::AlterPartition,
+                                                            request, &response, std::chrono::seconds(5));
+  int64_t failed = 0;
+  if (!status.ok() || response.error_code() != 0) {
+    spdlog::warn("broker {}: AlterPartition for {} partitions failed: {} {}", options_.broker_id, sent.size(),
+                 status.ToString(), response.error_message());
+    for (auto& [key, partition] : sent) partition->ClearPendingIsr();
+    failed = static_cast<int64_t>(sent.size());
+  } else {
+    for (const auto& p : response.partitions()) {
+      auto it = sent.find({p.topic_id(), p.partition_id()});
+      if (it == sent.end() || p.error_code() == 0) continue;  // accepted: the metadata settles it
+      spdlog::info("broker {}: AlterPartition of {} refused: {} ({}); asking again from the newest state",
+                   options_.broker_id, it->second->topic_partition().DirName(), p.error_code(), p.error_message());
+      it->second->ClearPendingIsr();
+      ++failed;
+    }
+  }
+  absl::MutexLock lock(&isr_mu_);
+  isr_sent_ += static_cast<int64_t>(sent.size());
+  isr_failed_ += failed;
+}
 
 std::string ReplicaManager::PartitionMetadataText(const std::string& topic_id) {
   return absl::StrCat("version: 0\ntopic_id: ", controller::TopicIdToString(topic_id), "\n");
@@ -136,7 +287,10 @@ void ReplicaManager::ApplyImage(const controller::MetadataImage& image) {
           if (config_changed) it->second.config = config;
         }
       }
-      if (replaced) DropPartition(tp, std::move(*replaced));
+      if (replaced) {
+        if (fetchers_) fetchers_->RemovePartition(tp);
+        DropPartition(tp, std::move(*replaced));
+      }
       if (partition == nullptr) {
         std::string directory_id = replica_index < p.directories_size() ? p.directories(replica_index) : "";
         auto log = OpenLog(tp, topic_id, config, directory_id);
@@ -152,7 +306,7 @@ void ReplicaManager::ApplyImage(const controller::MetadataImage& image) {
         partition->log()->UpdateConfig(config);
       }
       int64_t hw_before = partition->high_watermark();
-      auto changed = partition->Update(state);
+      auto changed = partition->Update(state, options_.clock->NowMs());
       if (!changed.ok()) {
         spdlog::error("broker {}: {}: {}", options_.broker_id, tp.DirName(), changed.status().ToString());
         continue;
@@ -162,6 +316,7 @@ void ReplicaManager::ApplyImage(const controller::MetadataImage& image) {
                      state.leader == options_.broker_id ? "leads" : "follows", state.leader_epoch, state.leader,
                      absl::StrJoin(state.isr, ","));
       }
+      FollowLeader(image, tp, state);
       if (partition->high_watermark() != hw_before) moved.push_back(tp);
     }
   }
@@ -177,7 +332,10 @@ void ReplicaManager::ApplyImage(const controller::MetadataImage& image) {
       it = hosted_.erase(it);
     }
   }
-  for (auto& [tp, hosted] : gone) DropPartition(tp, std::move(hosted));
+  for (auto& [tp, hosted] : gone) {
+    if (fetchers_) fetchers_->RemovePartition(tp);
+    DropPartition(tp, std::move(hosted));
+  }
   std::function<void(const storage::TopicPartition&)> callback;
   {
     absl::MutexLock lock(&mu_);
@@ -227,16 +385,10 @@ absl::StatusOr<storage::LogAppendInfo> ReplicaManager::AppendRecords(const stora
     return KafkaError(proto::kafka::ErrorCode::kNotLeaderOrFollower,
                       absl::StrCat("broker ", options_.broker_id, " hosts no replica of ", tp.DirName()));
   }
-  int64_t hw_before = partition->high_watermark();
   auto info = partition->AppendRecordsToLeader(records);
-  if (partition->high_watermark() != hw_before) {
-    std::function<void(const storage::TopicPartition&)> callback;
-    {
-      absl::MutexLock lock(&mu_);
-      callback = on_high_watermark_;
-    }
-    if (callback) callback(tp);
-  }
+  // New records: consumers wake when the high watermark moved, followers waiting at the
+  // log end wake for the records themselves.
+  if (info.ok() && !info->duplicate) NotifyHighWatermark(tp);
   return info;
 }
 

@@ -10,6 +10,11 @@
 // for a new topic of the same name.
 // Appends go through here so that a moved high watermark wakes the fetches waiting
 // in the purgatory (on_high_watermark).
+// Replication: a partition this broker follows is fetched from its leader by the
+// ReplicaFetcherManager; for a partition it leads, the ISR thread asks the controller
+// (AlterPartition, with the partition epoch) to drop followers that have not caught up
+// for replica.lag.time.max.ms and to add those that caught up; a refused or stale
+// change is dropped and asked again from the newest state.
 // Thread-safe: ApplyImage runs on the metadata thread, lookups and appends on request
 // threads.
 
@@ -18,12 +23,15 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "broker/controller_client.h"
 #include "broker/partition.h"
+#include "broker/replica_fetcher_manager.h"
 #include "controller/metadata_image.h"
 #include "storage/log_manager.h"
 
@@ -34,6 +42,17 @@ struct ReplicaManagerOptions {
   storage::LogManager* logs = nullptr;  // required
   storage::FileOps* ops = storage::FileOps::Default();
   storage::LogConfig default_config;    // the broker's log.* settings
+  // Replication (issue 6). Without a controller no ISR change is asked for; without
+  // fetchers (tests) followers do not fetch.
+  ControllerClient* controller = nullptr;
+  std::function<int64_t()> broker_epoch;  // the registration AlterPartition names
+  bool fetch_from_leaders = true;
+  // The leaders' listener the fetchers connect to (inter.broker.listener.name; empty:
+  // the first listener the leader registered). It must be PLAINTEXT.
+  std::string inter_broker_listener;
+  ReplicaFetcherManagerOptions fetchers;
+  int64_t replica_lag_time_max_ms = 30000;  // replica.lag.time.max.ms
+  storage::Clock* clock = storage::Clock::System();
 };
 
 class ReplicaManager {
@@ -57,6 +76,19 @@ class ReplicaManager {
   // Called with a partition whose high watermark moved (outside any lock).
   void set_on_high_watermark(std::function<void(const storage::TopicPartition&)> callback);
 
+  // Leader: a follower's fetch from fetch_offset, answered while the log ended at
+  // leader_log_end. Tracks the follower (ISR, high watermark); wakes waiting requests
+  // when the high watermark moved and asks the controller to add the follower to the
+  // ISR once it caught up.
+  void UpdateFollowerFetchState(Partition& partition, int32_t replica_id, int64_t fetch_offset,
+                                int64_t leader_log_end);
+  // Stops the fetchers and the ISR thread (before the logs close).
+  void Shutdown();
+  const ReplicaFetcherManager* fetchers() const { return fetchers_.get(); }
+  // AlterPartition requests sent / refused by the controller (tests, metrics).
+  int64_t isr_changes_sent() const;
+  int64_t isr_changes_failed() const;
+
   // Kafka's partition.metadata: "version: 0\ntopic_id: <base64>\n".
   static std::string PartitionMetadataText(const std::string& topic_id);
 
@@ -72,12 +104,28 @@ class ReplicaManager {
   // Forgets tp and deletes its log once no request holds the partition any more.
   void DropPartition(const storage::TopicPartition& tp, Hosted hosted);
   storage::LogConfig ConfigFor(const controller::MetadataImage& image, const std::string& topic) const;
+  // Starts or stops fetching tp after its state changed.
+  void FollowLeader(const controller::MetadataImage& image, const storage::TopicPartition& tp,
+                    const PartitionState& state);
+  void NotifyHighWatermark(const storage::TopicPartition& tp);
+  // The ISR thread: every replica.lag.time.max.ms / 2 it shrinks the ISR of partitions
+  // with laggards; expansions queued by follower fetches go at once.
+  void RunIsrChanges();
+  void SendIsrChanges(const std::vector<std::pair<storage::TopicPartition, std::vector<int32_t>>>& changes);
 
   const ReplicaManagerOptions options_;
   absl::Mutex apply_mu_;  // one ApplyImage at a time
   mutable absl::Mutex mu_ ABSL_ACQUIRED_AFTER(apply_mu_);
   std::map<storage::TopicPartition, Hosted> hosted_ ABSL_GUARDED_BY(mu_);
   std::function<void(const storage::TopicPartition&)> on_high_watermark_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<ReplicaFetcherManager> fetchers_;
+
+  absl::Mutex isr_mu_;
+  bool isr_stopping_ ABSL_GUARDED_BY(isr_mu_) = false;
+  std::map<storage::TopicPartition, std::vector<int32_t>> isr_expansions_ ABSL_GUARDED_BY(isr_mu_);
+  int64_t isr_sent_ ABSL_GUARDED_BY(isr_mu_) = 0;
+  int64_t isr_failed_ ABSL_GUARDED_BY(isr_mu_) = 0;
+  std::thread isr_thread_;
 };
 
 }  // namespace strata::broker

@@ -128,6 +128,7 @@ class DataPathTest : public ::testing::Test {
     rmo.logs = logs_.get();
     rmo.default_config = lmo.default_config;
     rmo.ops = &faults_;
+    rmo.fetch_from_leaders = false;  // followers here are only followed by hand
     replicas_ = std::make_unique<ReplicaManager>(rmo);
     KafkaApisContext context;
     context.broker_id = kBroker;
@@ -559,6 +560,27 @@ TEST_F(ZeroCopyTest, FetchedRecordsLeaveThroughSendfileByteForByte) {
   EXPECT_EQ(p.records, *on_disk);
   EXPECT_EQ(server_->bytes_sent_from_files(), static_cast<int64_t>(on_disk->size()));
   EXPECT_EQ(server_->transfer_failures(), 0);
+}
+
+TEST_F(ZeroCopyTest, AClientGoneMidTransferDoesNotKillTheBroker) {
+  CreateTopic("orders", 'o');
+  for (int i = 0; i < 8; ++i) {
+    ASSERT_EQ(Produce("orders", testing::MakeBatch(1, "big", 1000, 900 << 10)).error_code, 0);
+  }
+  StartServer();
+  for (int round = 0; round < 5; ++round) {
+    testing::KafkaTestClient client(server_->port());
+    kafka::FetchRequest request = FetchRequestFor("orders", 0);
+    request.max_bytes = 64 << 20;
+    request.topics[0].partitions[0].partition_max_bytes = 64 << 20;
+    client.SendRaw(testing::KafkaTestClient::Frame(static_cast<int16_t>(kafka::ApiKey::kFetch), 12, 5,
+                                                   Encode(request, 12)));
+    // Gone before reading megabytes of records: sendfile meets a closed socket (EPIPE,
+    // not a SIGPIPE that would end this process).
+  }
+  testing::KafkaTestClient other(server_->port());
+  other.SendRaw(testing::KafkaTestClient::Frame(static_cast<int16_t>(kafka::ApiKey::kApiVersions), 0, 6, ""));
+  EXPECT_TRUE(other.ReadFrame().has_value());
 }
 
 TEST_F(ZeroCopyTest, AFileThatEndsInsideTheSliceClosesTheConnectionAndIsRereadInconclusively) {

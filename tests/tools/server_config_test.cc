@@ -50,6 +50,15 @@ TEST(ServerConfig, EveryMistakeNamesTheKeyAndLine) {
       {base + "metadata.log.segment.bytes=4096\n", "'metadata.log.segment.bytes' = '4096' must be 2097152.."},
       {base + "metadata.log.max.record.bytes.between.snapshots=0\n", "must be 1.."},
       {base + "metrics.listener=9404\n", "'metrics.listener' = '9404' must be host:port"},
+      {base + "auto.create.topics.enable=true\n", "only false is supported"},
+      {base + "log.retention.ms=soon\n", "'log.retention.ms' = 'soon' is not an integer"},
+      {base + "log.message.timestamp.type=Now\n", "must be CreateTime or LogAppendTime"},
+      {base + "min.insync.replicas=0\n", "must be 1..1000"},
+      {base + "listeners=SSL://h:1\n", "listener SSL is SSL but ssl.keystore.location is not set"},
+      {base + "listeners=INTERNAL://h:1\n", "listener INTERNAL has no security protocol"},
+      {base + "listeners=PLAINTEXT://h:1\nadvertised.listeners=OTHER://x:2\n", "OTHER is not one of the listeners"},
+      {base + "ssl.keystore.type=JKS\n", "only PEM is supported"},
+      {base + "ssl.client.auth=required\n", "needs ssl.truststore.location"},
   };
   for (const auto& c : cases) {
     auto parsed = ServerConfig::Parse(c.text, "s.properties");
@@ -74,6 +83,32 @@ TEST(ServerConfig, ABrokerNeedsNoVoteAndNamesItsListenersAndLogDirs) {
   EXPECT_EQ(c->listeners[0].port, 9092);
   EXPECT_EQ(c->broker_rack, "r1");
   EXPECT_EQ(c->broker_heartbeat_interval_ms, 500);
+}
+
+TEST(ServerConfig, ListenersLogDefaultsAndTls) {
+  auto c = ServerConfig::Parse(
+      "node.id=7\nprocess.roles=broker\ncontroller.quorum.voters=1@h:9093\nmetadata.log.dir=/m\nlog.dirs=/d\n"
+      "listeners=PLAINTEXT://0.0.0.0:9092,CLIENTS://0.0.0.0:9093\n"
+      "advertised.listeners=PLAINTEXT://broker-7:9092,CLIENTS://kafka.example:19093\n"
+      "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CLIENTS:SSL\nssl.keystore.location=/etc/k.pem\n"
+      "ssl.truststore.location=/etc/ca.pem\nssl.client.auth=required\nlog.retention.ms=1000\n"
+      "log.message.timestamp.type=LogAppendTime\nmessage.max.bytes=2048\nnum.io.threads=4\nmin.insync.replicas=2\n"
+      "auto.create.topics.enable=false\n",
+      "b.properties");
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->listeners.size(), 2u);
+  EXPECT_EQ(c->listeners[0].security_protocol, "PLAINTEXT");
+  EXPECT_EQ(c->listeners[0].advertised_host, "broker-7");
+  EXPECT_EQ(c->listeners[1].security_protocol, "SSL");
+  EXPECT_EQ(c->listeners[1].host, "0.0.0.0");
+  EXPECT_EQ(c->listeners[1].advertised_host, "kafka.example");
+  EXPECT_EQ(c->listeners[1].advertised_port, 19093);
+  EXPECT_EQ(c->ssl_client_auth, "required");
+  EXPECT_EQ(c->log_settings.at("log.retention.ms"), "1000");
+  EXPECT_EQ(c->log_settings.at("log.message.timestamp.type"), "LogAppendTime");
+  EXPECT_EQ(c->log_settings.at("message.max.bytes"), "2048");
+  EXPECT_EQ(c->num_io_threads, 4);
+  EXPECT_EQ(c->min_insync_replicas, 2);
 }
 
 }  // namespace

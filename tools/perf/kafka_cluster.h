@@ -16,9 +16,13 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "proto/kafka/wire.h"
-#include "tools/perf/kafka_connection.h"
+#include "client/kafka_connection.h"
 
 namespace strata::tools::perf {
+
+using client::KafkaConnection;
+using client::KafkaResponse;
+using client::ParseHostPort;
 
 // The version of each API strata-perf uses: the highest both sides implement within
 // strata-perf's own range (Metadata 1-12, Produce 3-9, Fetch 4-12 — v13 names topics

@@ -125,6 +125,16 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
   rmo.broker_id = config.node_id;
   rmo.logs = role->logs_.get();
   rmo.default_config = lmo.default_config;
+  rmo.controller = role->client_.get();
+  rmo.broker_epoch = [lifecycle = role->lifecycle_.get()] { return lifecycle->status().broker_epoch; };
+  rmo.inter_broker_listener = config.inter_broker_listener_name;
+  rmo.replica_lag_time_max_ms = config.replica_lag_time_max_ms;
+  rmo.fetchers.num_fetchers = config.num_replica_fetchers;
+  rmo.fetchers.fetcher.max_wait = std::chrono::milliseconds(config.replica_fetch_wait_max_ms);
+  rmo.fetchers.fetcher.min_bytes = config.replica_fetch_min_bytes;
+  rmo.fetchers.fetcher.partition_max_bytes = config.replica_fetch_max_bytes;
+  rmo.fetchers.fetcher.max_bytes = config.replica_fetch_response_max_bytes;
+  rmo.fetchers.fetcher.backoff = std::chrono::milliseconds(config.replica_fetch_backoff_ms);
   role->replicas_ = std::make_unique<broker::ReplicaManager>(rmo);
   STRATA_RETURN_IF_ERROR(role->scheduler_
                              ->SchedulePeriodic("checkpoint-offsets",
@@ -213,13 +223,15 @@ BrokerRole::~BrokerRole() {
 void BrokerRole::Stop(std::chrono::milliseconds timeout) {
   if (stopped_) return;
   stopped_ = true;
-  kafka_servers_.clear();  // no new requests during the controlled shutdown
-  producer_ids_.reset();
+  // Kafka's controlled shutdown: the listeners keep serving while the controller moves
+  // the leaderships away (clients are told NOT_LEADER_OR_FOLLOWER and follow the new
+  // leaders; followers keep fetching), then everything stops.
   dir_monitor_.reset();
   lifecycle_->Shutdown(timeout);
+  StopServing(/*clean=*/true);  // before lifecycle_: the ISR thread asks it for the epoch
+  producer_ids_.reset();
   lifecycle_.reset();
   observer_.reset();
-  StopServing(/*clean=*/true);
 }
 
 void BrokerRole::Publish(const metadata::v1::MetadataBatch& batch, int64_t index) {
@@ -239,6 +251,7 @@ void BrokerRole::StopServing(bool clean) {
   kafka_servers_.clear();  // no new requests; answers still due are dropped
   kafka_apis_.clear();     // waiting requests are answered (and dropped)
   if (store_ != nullptr) store_->set_listener(nullptr);
+  if (replicas_) replicas_->Shutdown();  // fetchers stop writing before the logs close
   replicas_.reset();
   if (scheduler_) scheduler_->Shutdown();
   if (logs_ && clean) {

@@ -77,7 +77,16 @@ absl::StatusOr<ServerConfig> ServerConfig::Parse(const std::string& text, const 
                                                  "socket.request.max.bytes",
                                                  "connections.max.idle.ms",
                                                  "num.io.threads",
+                                                 "inter.broker.listener.name",
+                                                 "num.replica.fetchers",
+                                                 "replica.fetch.wait.max.ms",
+                                                 "replica.fetch.min.bytes",
+                                                 "replica.fetch.max.bytes",
+                                                 "replica.fetch.response.max.bytes",
+                                                 "replica.fetch.backoff.ms",
+                                                 "replica.lag.time.max.ms",
                                                  "advertised.listeners",
+                                                 "auto.create.topics.enable",
                                                  "listener.security.protocol.map",
                                                  "ssl.keystore.location",
                                                  "ssl.keystore.type",
@@ -170,6 +179,19 @@ absl::StatusOr<ServerConfig> ServerConfig::Parse(const std::string& text, const 
   if (auto s = integer("connections.max.idle.ms", 100, INT32_MAX, &config.connections_max_idle_ms); !s.ok()) return s;
   if (auto s = integer("num.io.threads", 1, 256, &config.num_io_threads); !s.ok()) return s;
   if (auto s = integer("min.insync.replicas", 1, 1000, &config.min_insync_replicas); !s.ok()) return s;
+  if (auto s = integer("num.replica.fetchers", 1, 64, &config.num_replica_fetchers); !s.ok()) return s;
+  if (auto s = integer("replica.fetch.wait.max.ms", 0, 60000, &config.replica_fetch_wait_max_ms); !s.ok()) return s;
+  if (auto s = integer("replica.fetch.min.bytes", 1, INT32_MAX, &config.replica_fetch_min_bytes); !s.ok()) return s;
+  if (auto s = integer("replica.fetch.max.bytes", 1024, INT32_MAX, &config.replica_fetch_max_bytes); !s.ok()) return s;
+  if (auto s = integer("replica.fetch.response.max.bytes", 1024, INT32_MAX, &config.replica_fetch_response_max_bytes);
+      !s.ok()) {
+    return s;
+  }
+  if (auto s = integer("replica.fetch.backoff.ms", 1, 600000, &config.replica_fetch_backoff_ms); !s.ok()) return s;
+  if (auto s = integer("replica.lag.time.max.ms", 10, INT32_MAX, &config.replica_lag_time_max_ms); !s.ok()) return s;
+  if (props.count("inter.broker.listener.name")) {
+    config.inter_broker_listener_name = props["inter.broker.listener.name"].first;
+  }
   if (auto s = integer("log.retention.check.interval.ms", 1, INT32_MAX, &config.log_retention_check_interval_ms);
       !s.ok()) {
     return s;
@@ -237,6 +259,12 @@ absl::StatusOr<ServerConfig> ServerConfig::Parse(const std::string& text, const 
                                                      " is not one of the listeners"));
     }
   }
+  // Topics are created explicitly (CreateTopics, the CLI); Metadata never creates one.
+  if (props.count("auto.create.topics.enable") && props["auto.create.topics.enable"].first != "false") {
+    return absl::InvalidArgumentError(absl::StrCat(where("auto.create.topics.enable"), " = '",
+                                                   props["auto.create.topics.enable"].first,
+                                                   "': only false is supported (create topics explicitly)"));
+  }
   if (props.count("ssl.keystore.type") && props["ssl.keystore.type"].first != "PEM") {
     return absl::InvalidArgumentError(absl::StrCat(where("ssl.keystore.type"), " = '", props["ssl.keystore.type"].first,
                                                    "': only PEM is supported"));
@@ -257,6 +285,24 @@ absl::StatusOr<ServerConfig> ServerConfig::Parse(const std::string& text, const 
     if (config.ssl_client_auth != "none" && config.ssl_truststore_location.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(where("ssl.client.auth"), " needs ssl.truststore.location"));
     }
+  }
+  if (config.broker && !config.listeners.empty()) {
+    const Listener* inter = &config.listeners.front();
+    if (!config.inter_broker_listener_name.empty()) {
+      inter = nullptr;
+      for (const Listener& l : config.listeners) {
+        if (l.name == config.inter_broker_listener_name) inter = &l;
+      }
+      if (inter == nullptr) {
+        return absl::InvalidArgumentError(absl::StrCat(where("inter.broker.listener.name"), " = '",
+                                                       config.inter_broker_listener_name, "' is not one of the listeners"));
+      }
+    }
+    if (inter->security_protocol != "PLAINTEXT") {
+      return absl::InvalidArgumentError(absl::StrCat(file, ": the inter-broker listener ", inter->name,
+                                                     " must be PLAINTEXT (replication over SSL is not supported)"));
+    }
+    config.inter_broker_listener_name = inter->name;
   }
   for (const Listener& l : config.listeners) {
     if (l.security_protocol == "SSL" && config.ssl_keystore_location.empty()) {

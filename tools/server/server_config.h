@@ -72,6 +72,15 @@ struct ServerConfig {
   int32_t socket_request_max_bytes = 104857600;    // socket.request.max.bytes
   int32_t connections_max_idle_ms = 600000;        // connections.max.idle.ms
   int32_t num_io_threads = 8;                      // num.io.threads
+  // Replication.
+  std::string inter_broker_listener_name;          // inter.broker.listener.name (default: the first listener)
+  int32_t num_replica_fetchers = 1;                // num.replica.fetchers (per leader)
+  int32_t replica_fetch_wait_max_ms = 500;         // replica.fetch.wait.max.ms
+  int32_t replica_fetch_min_bytes = 1;             // replica.fetch.min.bytes
+  int32_t replica_fetch_max_bytes = 1048576;       // replica.fetch.max.bytes (per partition)
+  int32_t replica_fetch_response_max_bytes = 10485760;  // replica.fetch.response.max.bytes
+  int32_t replica_fetch_backoff_ms = 1000;         // replica.fetch.backoff.ms
+  int64_t replica_lag_time_max_ms = 30000;         // replica.lag.time.max.ms
   // SSL listeners: ssl.keystore.location (PEM: certificate chain and private key;
   // ssl.keystore.type must be PEM), ssl.truststore.location (PEM CA certificates),
   // ssl.client.auth (none, requested, required).

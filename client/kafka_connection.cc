@@ -1,4 +1,4 @@
-#include "tools/perf/kafka_connection.h"
+#include "client/kafka_connection.h"
 
 #include <netdb.h>
 #include <netinet/in.h>
@@ -16,7 +16,7 @@
 #include "proto/kafka/header.h"
 #include "proto/kafka/wire.h"
 
-namespace strata::tools::perf {
+namespace strata::client {
 
 namespace kafka = strata::proto::kafka;
 
@@ -187,4 +187,4 @@ absl::StatusOr<KafkaResponse> KafkaConnection::Call(int16_t api_key, int16_t api
   return Receive();
 }
 
-}  // namespace strata::tools::perf
+}  // namespace strata::client

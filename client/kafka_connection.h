@@ -1,5 +1,5 @@
 #pragma once
-// A blocking Kafka protocol connection for strata-perf: one TCP socket to one broker,
+// A blocking Kafka protocol connection (strata-perf, the replica fetchers): one TCP socket to one broker,
 // size-prefixed request frames out (header + body, written with sendmsg until every
 // byte is out), response frames in (read until the whole frame is in). Responses come
 // back in request order, so the connection keeps the queue of requests awaiting one
@@ -20,7 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace strata::tools::perf {
+namespace strata::client {
 
 // A response frame without its size: the response header, then the body from
 // body_offset. `frame` owns the bytes the body views.
@@ -75,4 +75,4 @@ class KafkaConnection {
 // "host:port" -> host and port; an error naming `text` when it is not that.
 absl::Status ParseHostPort(absl::string_view text, std::string* host, int* port);
 
-}  // namespace strata::tools::perf
+}  // namespace strata::client

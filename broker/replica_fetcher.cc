@@ -1,0 +1,254 @@
+#include "broker/replica_fetcher.h"
+
+#include "absl/strings/str_cat.h"
+#include "base/logging.h"
+#include "broker/kafka_error.h"
+#include "broker/replica_manager.h"
+#include "proto/kafka/api.h"
+#include "proto/kafka/error_code.h"
+#include "proto/kafka/fetch.h"
+#include "proto/kafka/list_offsets.h"
+#include "storage/record_batch.h"
+
+namespace strata::broker {
+
+namespace kafka = proto::kafka;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+constexpr int16_t kFetchVersion = 12;        // by topic name, with diverging epochs
+constexpr int16_t kListOffsetsVersion = 4;   // with the current leader epoch
+
+// The bytes of the whole batches at the start of records (a leader cuts the last one
+// when it reaches max bytes; the follower fetches it whole next time).
+absl::string_view WholeBatches(absl::string_view records) {
+  size_t end = 0;
+  while (records.size() - end >= storage::batch_layout::kLogOverhead) {
+    uint32_t length = 0;
+    for (int i = 0; i < 4; ++i) {
+      length = length << 8 | static_cast<unsigned char>(records[end + storage::batch_layout::kBatchLength + i]);
+    }
+    size_t size = storage::batch_layout::kLogOverhead + static_cast<size_t>(length);
+    if (static_cast<int32_t>(length) < 0 || records.size() - end < size) break;
+    end += size;
+  }
+  return records.substr(0, end);
+}
+}  // namespace
+
+ReplicaFetcher::ReplicaFetcher(ReplicaFetcherOptions options, ReplicaManager* replicas)
+    : options_(std::move(options)), replicas_(replicas) {
+  thread_ = std::thread([this] { Run(); });
+}
+
+ReplicaFetcher::~ReplicaFetcher() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+    if (connection_) connection_->Shutdown();
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+void ReplicaFetcher::AddPartition(const storage::TopicPartition& tp, int32_t leader_epoch) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    Target& t = targets_[tp];
+    if (t.leader_epoch != leader_epoch) t.delayed_until = Clock::time_point();  // a new epoch: at once
+    t.leader_epoch = leader_epoch;
+  }
+  cv_.notify_all();
+}
+
+void ReplicaFetcher::RemovePartition(const storage::TopicPartition& tp) {
+  std::lock_guard<std::mutex> lock(mu_);
+  targets_.erase(tp);
+}
+
+size_t ReplicaFetcher::partition_count() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return targets_.size();
+}
+
+int64_t ReplicaFetcher::fetches() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return fetches_;
+}
+
+void ReplicaFetcher::Delay(const storage::TopicPartition& tp, const absl::Status& why) {
+  spdlog::debug("broker {}: fetching {} from broker {} paused: {}", options_.broker_id, tp.DirName(),
+                options_.leader_id, why.ToString());
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = targets_.find(tp);
+  if (it != targets_.end()) it->second.delayed_until = Clock::now() + options_.backoff;
+}
+
+void ReplicaFetcher::Run() {
+  while (true) {
+    std::map<storage::TopicPartition, Target> ready;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      auto now = Clock::now();
+      Clock::time_point next_ready = Clock::time_point::max();
+      for (const auto& [tp, target] : targets_) {
+        if (target.delayed_until <= now) {
+          ready.emplace(tp, target);
+        } else {
+          next_ready = std::min(next_ready, target.delayed_until);
+        }
+      }
+      if (stopping_) return;
+      if (ready.empty()) {
+        if (next_ready == Clock::time_point::max()) {
+          cv_.wait(lock);
+        } else {
+          cv_.wait_until(lock, next_ready);
+        }
+        continue;
+      }
+    }
+    absl::Status status = FetchOnce(ready);
+    if (status.ok()) continue;
+    spdlog::warn("broker {}: fetching from broker {} ({}:{}) failed: {}; retrying in {} ms", options_.broker_id,
+                 options_.leader_id, options_.host, options_.port, status.ToString(), options_.backoff.count());
+    std::unique_lock<std::mutex> lock(mu_);
+    connection_.reset();
+    cv_.wait_for(lock, options_.backoff, [this] { return stopping_; });
+  }
+}
+
+absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, Target>& targets) {
+  client::KafkaConnection* connection = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!connection_) {
+      auto connected = client::KafkaConnection::Connect(options_.host, options_.port,
+                                                        options_.max_wait + std::chrono::seconds(30));
+      if (!connected.ok()) return connected.status();
+      connection_ = std::move(*connected);
+      if (stopping_) connection_->Shutdown();
+    }
+    connection = connection_.get();
+  }
+  kafka::FetchRequest request;
+  request.replica_id = options_.broker_id;
+  request.max_wait_ms = static_cast<int32_t>(options_.max_wait.count());
+  request.min_bytes = options_.min_bytes;
+  request.max_bytes = options_.max_bytes;
+  request.session_epoch = -1;  // no fetch session
+  std::map<storage::TopicPartition, std::shared_ptr<Partition>> partitions;
+  for (const auto& [tp, target] : targets) {
+    std::shared_ptr<Partition> partition = replicas_->GetPartition(tp);
+    if (partition == nullptr) continue;
+    storage::Log* log = partition->log();
+    kafka::FetchRequest::Partition p;
+    p.partition = tp.partition;
+    p.current_leader_epoch = target.leader_epoch;
+    p.fetch_offset = log->log_end_offset();
+    auto latest = log->leader_epoch_cache().Latest();
+    p.last_fetched_epoch = latest ? latest->epoch : -1;
+    p.log_start_offset = log->log_start_offset();
+    p.partition_max_bytes = options_.partition_max_bytes;
+    if (request.topics.empty() || request.topics.back().topic != tp.topic) {
+      request.topics.push_back({tp.topic, std::string(16, '\0'), {}});
+    }
+    request.topics.back().partitions.push_back(p);
+    partitions.emplace(tp, std::move(partition));
+  }
+  if (partitions.empty()) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait_for(lock, options_.backoff, [this] { return stopping_; });
+    return absl::OkStatus();
+  }
+  std::string body;
+  kafka::Writer w(&body);
+  kafka::WriteFetchRequest(request, kFetchVersion, w);
+  auto answer = connection->Call(static_cast<int16_t>(kafka::ApiKey::kFetch), kFetchVersion, body);
+  if (!answer.ok()) return answer.status();
+  kafka::Reader r(answer->body());
+  auto response = kafka::ReadFetchResponse(r, kFetchVersion);
+  if (!response.ok()) return response.status();
+  if (response->error_code != 0) {
+    return KafkaError(static_cast<kafka::ErrorCode>(response->error_code), "the leader refused the fetch");
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++fetches_;
+  }
+  for (const auto& topic : response->responses) {
+    for (const auto& p : topic.partitions) {
+      storage::TopicPartition tp{topic.topic, p.partition_index};
+      auto it = partitions.find(tp);
+      if (it == partitions.end()) continue;
+      Partition& partition = *it->second;
+      int32_t epoch = targets.at(tp).leader_epoch;
+      {
+        // Removed, or moved to another epoch, while the fetch was out: its answer is stale.
+        std::lock_guard<std::mutex> lock(mu_);
+        auto target = targets_.find(tp);
+        if (target == targets_.end() || target->second.leader_epoch != epoch) continue;
+      }
+      auto code = static_cast<kafka::ErrorCode>(p.error_code);
+      if (code == kafka::ErrorCode::kOffsetOutOfRange) {
+        if (absl::Status s = HandleOutOfRange(tp, epoch, p.log_start_offset); !s.ok()) Delay(tp, s);
+        continue;
+      }
+      if (code != kafka::ErrorCode::kNone) {
+        Delay(tp, KafkaError(code, "the leader's answer"));
+        continue;
+      }
+      if (p.diverging_epoch) {
+        spdlog::info("broker {}: {} diverges from leader {} at epoch {} offset {}: truncating", options_.broker_id,
+                     tp.DirName(), options_.leader_id, p.diverging_epoch->epoch, p.diverging_epoch->end_offset);
+        if (absl::Status s = partition.TruncateToDivergence(p.diverging_epoch->epoch, p.diverging_epoch->end_offset);
+            !s.ok()) {
+          Delay(tp, s);
+        }
+        continue;
+      }
+      absl::string_view records = p.records ? WholeBatches(*p.records) : absl::string_view();
+      auto appended = partition.AppendRecordsToFollower(records, p.high_watermark);
+      if (!appended.ok()) Delay(tp, appended.status());
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReplicaFetcher::HandleOutOfRange(const storage::TopicPartition& tp, int32_t leader_epoch,
+                                              int64_t leader_log_start) {
+  std::shared_ptr<Partition> partition = replicas_->GetPartition(tp);
+  if (partition == nullptr) return absl::OkStatus();
+  storage::Log* log = partition->log();
+  if (leader_log_start >= 0 && log->log_end_offset() < leader_log_start) {
+    spdlog::info("broker {}: {} ends at {} below leader {}'s log start {}: restarting the log there",
+                 options_.broker_id, tp.DirName(), log->log_end_offset(), options_.leader_id, leader_log_start);
+    return log->TruncateFullyAndStartAt(leader_log_start);
+  }
+  // Above the leader's log end: ask where it ends (a replica's ListOffsets answers the
+  // log end) and cut there.
+  client::KafkaConnection* connection = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    connection = connection_.get();
+  }
+  if (connection == nullptr) return absl::UnavailableError("no connection");
+  kafka::ListOffsetsRequest request;
+  request.replica_id = options_.broker_id;
+  request.topics.push_back({tp.topic, {{tp.partition, leader_epoch, kafka::kListOffsetsLatestTimestamp}}});
+  std::string body;
+  kafka::Writer w(&body);
+  kafka::WriteListOffsetsRequest(request, kListOffsetsVersion, w);
+  auto answer = connection->Call(static_cast<int16_t>(kafka::ApiKey::kListOffsets), kListOffsetsVersion, body);
+  if (!answer.ok()) return answer.status();
+  kafka::Reader r(answer->body());
+  auto response = kafka::ReadListOffsetsResponse(r, kListOffsetsVersion);
+  if (!response.ok()) return response.status();
+  const auto& p = response->topics.at(0).partitions.at(0);
+  if (p.error_code != 0) return KafkaError(static_cast<kafka::ErrorCode>(p.error_code), "ListOffsets");
+  spdlog::info("broker {}: {} ends at {} above leader {}'s log end {}: truncating", options_.broker_id, tp.DirName(),
+               log->log_end_offset(), options_.leader_id, p.offset);
+  return log->TruncateTo(p.offset).status();
+}
+
+}  // namespace strata::broker

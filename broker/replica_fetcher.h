@@ -1,0 +1,81 @@
+#pragma once
+// ReplicaFetcher: one thread that copies the partitions this broker follows from one
+// leader, as Kafka's ReplicaFetcherThread. It sends Fetch v12 with replica_id = this
+// broker (all its partitions in one request), fetch offset = the log end, the last
+// fetched epoch and the leader epoch it knows, over one connection to the leader's
+// inter-broker listener, and for each partition:
+//   * records: appended with the leader's offsets (a trailing batch cut by max bytes is
+//     dropped and fetched whole next time); the high watermark becomes min(leader's,
+//     own log end);
+//   * diverging epoch: the log is truncated to where it agrees with the leader's;
+//   * OFFSET_OUT_OF_RANGE: below the leader's log start the log restarts there, above
+//     the leader's log end it is truncated to it (asked with ListOffsets);
+//   * a leadership or epoch error: the partition waits `backoff` (the metadata will move
+//     it), other partitions go on.
+// A connection error closes the connection and waits `backoff` before reconnecting.
+// Thread-safe (partitions are added and removed from the metadata thread).
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "client/kafka_connection.h"
+#include "storage/file_names.h"
+
+namespace strata::broker {
+
+class ReplicaManager;
+
+struct ReplicaFetcherOptions {
+  int32_t broker_id = 0;        // this broker (replica_id)
+  int32_t leader_id = 0;
+  std::string host;             // the leader's inter-broker endpoint
+  int port = 0;
+  std::chrono::milliseconds max_wait{500};      // replica.fetch.wait.max.ms
+  int32_t min_bytes = 1;                        // replica.fetch.min.bytes
+  int32_t max_bytes = 10 << 20;                 // replica.fetch.response.max.bytes
+  int32_t partition_max_bytes = 1 << 20;        // replica.fetch.max.bytes
+  std::chrono::milliseconds backoff{1000};      // replica.fetch.backoff.ms
+};
+
+class ReplicaFetcher {
+ public:
+  ReplicaFetcher(ReplicaFetcherOptions options, ReplicaManager* replicas);
+  ~ReplicaFetcher();  // stops the thread (a fetch in flight is cut short)
+
+  // Follows tp from this leader in leader_epoch (an update when already followed).
+  void AddPartition(const storage::TopicPartition& tp, int32_t leader_epoch);
+  void RemovePartition(const storage::TopicPartition& tp);
+  size_t partition_count() const;
+  const ReplicaFetcherOptions& options() const { return options_; }
+  // Fetch responses processed (tests, metrics).
+  int64_t fetches() const;
+
+ private:
+  struct Target {
+    int32_t leader_epoch = -1;
+    std::chrono::steady_clock::time_point delayed_until;
+  };
+  void Run();
+  // One Fetch round; an error means the connection is unusable.
+  absl::Status FetchOnce(const std::map<storage::TopicPartition, Target>& targets);
+  absl::Status HandleOutOfRange(const storage::TopicPartition& tp, int32_t leader_epoch, int64_t leader_log_start);
+  void Delay(const storage::TopicPartition& tp, const absl::Status& why);
+
+  const ReplicaFetcherOptions options_;
+  ReplicaManager* const replicas_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::map<storage::TopicPartition, Target> targets_;
+  std::unique_ptr<client::KafkaConnection> connection_;  // shut down from the destructor
+  int64_t fetches_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace strata::broker

@@ -1,0 +1,81 @@
+#include "broker/replica_fetcher_manager.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace strata::broker {
+
+ReplicaFetcherManager::~ReplicaFetcherManager() { Shutdown(); }
+
+void ReplicaFetcherManager::Shutdown() {
+  std::map<Key, std::unique_ptr<ReplicaFetcher>> fetchers;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    fetchers.swap(fetchers_);
+    assigned_.clear();
+  }
+  fetchers.clear();  // joins their threads outside the lock
+}
+
+void ReplicaFetcherManager::AddPartition(const storage::TopicPartition& tp, int32_t leader_id, const std::string& host,
+                                         int port, int32_t leader_epoch) {
+  std::unique_ptr<ReplicaFetcher> idle;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    int index = static_cast<int>(std::hash<std::string>()(tp.DirName()) % std::max(1, options_.num_fetchers));
+    Key key{leader_id, absl::StrCat(host, ":", port), index};
+    auto assigned = assigned_.find(tp);
+    if (assigned != assigned_.end() && !(assigned->second == key)) {
+      auto old = fetchers_.find(assigned->second);
+      if (old != fetchers_.end()) {
+        old->second->RemovePartition(tp);
+        if (old->second->partition_count() == 0) {
+          idle = std::move(old->second);
+          fetchers_.erase(old);
+        }
+      }
+    }
+    auto& fetcher = fetchers_[key];
+    if (!fetcher) {
+      ReplicaFetcherOptions o = options_.fetcher;
+      o.leader_id = leader_id;
+      o.host = host;
+      o.port = port;
+      fetcher = std::make_unique<ReplicaFetcher>(o, replicas_);
+    }
+    fetcher->AddPartition(tp, leader_epoch);
+    assigned_[tp] = key;
+  }
+  idle.reset();
+}
+
+void ReplicaFetcherManager::RemovePartition(const storage::TopicPartition& tp) {
+  std::unique_ptr<ReplicaFetcher> idle;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto assigned = assigned_.find(tp);
+    if (assigned == assigned_.end()) return;
+    auto fetcher = fetchers_.find(assigned->second);
+    if (fetcher != fetchers_.end()) {
+      fetcher->second->RemovePartition(tp);
+      if (fetcher->second->partition_count() == 0) {
+        idle = std::move(fetcher->second);
+        fetchers_.erase(fetcher);
+      }
+    }
+    assigned_.erase(assigned);
+  }
+  idle.reset();
+}
+
+int32_t ReplicaFetcherManager::LeaderOf(const storage::TopicPartition& tp) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = assigned_.find(tp);
+  return it == assigned_.end() ? -1 : it->second.leader_id;
+}
+
+size_t ReplicaFetcherManager::fetcher_count() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return fetchers_.size();
+}
+
+}  // namespace strata::broker

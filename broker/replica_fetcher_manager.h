@@ -1,0 +1,58 @@
+#pragma once
+// ReplicaFetcherManager: which ReplicaFetcher copies each followed partition. There are
+// num.replica.fetchers fetchers per leader broker; a partition goes to fetcher
+// hash(partition) % n of its leader, so all partitions followed from one leader share a
+// few connections and requests. A fetcher left without partitions is stopped.
+// Thread-safe.
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "broker/replica_fetcher.h"
+
+namespace strata::broker {
+
+class ReplicaManager;
+
+struct ReplicaFetcherManagerOptions {
+  int num_fetchers = 1;  // num.replica.fetchers (per leader)
+  // Everything but the leader's id and address, which AddPartition gives.
+  ReplicaFetcherOptions fetcher;
+};
+
+class ReplicaFetcherManager {
+ public:
+  ReplicaFetcherManager(ReplicaFetcherManagerOptions options, ReplicaManager* replicas)
+      : options_(std::move(options)), replicas_(replicas) {}
+  ~ReplicaFetcherManager();
+
+  // Follows tp from leader_id (at host:port) in leader_epoch; moves it from another
+  // leader's fetcher when the leader changed.
+  void AddPartition(const storage::TopicPartition& tp, int32_t leader_id, const std::string& host, int port,
+                    int32_t leader_epoch);
+  void RemovePartition(const storage::TopicPartition& tp);
+  // The leader tp is fetched from (-1: none).
+  int32_t LeaderOf(const storage::TopicPartition& tp) const;
+  size_t fetcher_count() const;
+  void Shutdown();
+
+ private:
+  struct Key {
+    int32_t leader_id;
+    std::string address;  // a re-registered leader may move
+    int index;
+    auto operator<=>(const Key&) const = default;
+  };
+
+  const ReplicaFetcherManagerOptions options_;
+  ReplicaManager* const replicas_;
+  mutable std::mutex mu_;
+  std::map<Key, std::unique_ptr<ReplicaFetcher>> fetchers_;
+  std::map<storage::TopicPartition, Key> assigned_;
+};
+
+}  // namespace strata::broker

@@ -1,0 +1,230 @@
+// Replication between brokers in one process: each broker has its own metadata store
+// (fed the same records, as every broker applies the same log), log dir, ReplicaManager
+// with real follower fetchers and a Kafka listener on 127.0.0.1, so followers fetch
+// over real sockets. Covers acks=all waiting for the followers, the high watermark
+// reaching followers, a leader change, and a former leader truncating the tail it
+// never replicated.
+
+#include <gtest/gtest.h>
+
+#include <future>
+
+#include "base/logging.h"
+#include "broker/kafka_api_handler.h"
+#include "broker/kafka_server.h"
+#include "broker/replica_manager.h"
+#include "controller/metadata_store.h"
+#include "proto/kafka/api.h"
+#include "proto/kafka/error_code.h"
+#include "proto/kafka/produce.h"
+#include "storage/record_batch.h"
+#include "tests/support/batches.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/wait.h"
+
+namespace strata::broker {
+namespace {
+
+namespace kafka = proto::kafka;
+namespace pb = metadata::v1;
+using namespace std::chrono_literals;
+
+const std::string kTopicId(16, 't');
+
+// One broker: store, logs, replica manager (fetching), Kafka listener.
+struct Broker {
+  Broker(int32_t id, const std::string& dir) : id(id) {
+    auto s = controller::MetadataStore::Open(dir + "/metadata");
+    EXPECT_TRUE(s.ok()) << s.status();
+    store = std::move(*s);
+    storage::LogManagerOptions lmo;
+    lmo.log_dirs = {dir + "/logs"};
+    lmo.cluster_id = "test-cluster";
+    lmo.node_id = id;
+    lmo.scheduler = &scheduler;
+    auto l = storage::LogManager::Open(lmo);
+    EXPECT_TRUE(l.ok()) << l.status();
+    logs = std::move(*l);
+    ReplicaManagerOptions rmo;
+    rmo.broker_id = id;
+    rmo.logs = logs.get();
+    rmo.fetchers.fetcher.max_wait = 100ms;
+    rmo.fetchers.fetcher.backoff = 20ms;
+    replicas = std::make_unique<ReplicaManager>(rmo);
+    KafkaApisContext context;
+    context.broker_id = id;
+    context.store = store.get();
+    context.replicas = replicas.get();
+    apis = std::make_unique<KafkaApis>(context);
+    replicas->set_on_high_watermark([this](const storage::TopicPartition& tp) { apis->OnHighWatermark(tp); });
+    auto server = KafkaServer::Start(KafkaServerOptions{}, [this](const auto& h, auto b, auto respond) {
+      apis->Handle(h, b, std::move(respond));
+    });
+    EXPECT_TRUE(server.ok()) << server.status();
+    this->server = std::move(*server);
+  }
+  ~Broker() {
+    server.reset();
+    apis.reset();
+    replicas->Shutdown();
+    replicas.reset();
+    scheduler.Shutdown();
+  }
+  void Apply(int64_t index, const pb::MetadataBatch& batch) {
+    ASSERT_TRUE(store->Apply(raft::Entry{1, index, batch.SerializeAsString()}).ok());
+    store->Read([&](const controller::MetadataImage& image) { replicas->ApplyImage(image); });
+  }
+  storage::Log* log() { return logs->GetLog({"orders", 0}); }
+
+  int32_t id;
+  storage::Scheduler scheduler{1};
+  std::unique_ptr<controller::MetadataStore> store;
+  std::unique_ptr<storage::LogManager> logs;
+  std::unique_ptr<ReplicaManager> replicas;
+  std::unique_ptr<KafkaApis> apis;
+  std::unique_ptr<KafkaServer> server;
+};
+
+class ReplicationTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (getenv("STRATA_TEST_DEBUG")) spdlog::set_level(spdlog::level::debug);
+    for (int32_t id : {1, 2, 3}) brokers_.push_back(std::make_unique<Broker>(id, tmp_.Sub("b" + std::to_string(id))));
+    pb::MetadataBatch batch;
+    for (auto& b : brokers_) {
+      auto* r = batch.add_records()->mutable_register_broker();
+      r->set_broker_id(b->id);
+      r->set_broker_epoch(1);
+      r->set_incarnation_id(std::string(16, static_cast<char>('a' + b->id)));
+      auto* e = r->add_endpoints();
+      e->set_name("PLAINTEXT");
+      e->set_host("127.0.0.1");
+      e->set_port(b->server->port());
+      e->set_security_protocol("PLAINTEXT");
+    }
+    auto* topic = batch.add_records()->mutable_topic();
+    topic->set_name("orders");
+    topic->set_topic_id(kTopicId);
+    auto* p = batch.add_records()->mutable_partition();
+    p->set_topic_id(kTopicId);
+    p->set_partition_id(0);
+    for (int32_t id : {1, 2, 3}) {
+      p->add_replicas(id);
+      p->add_isr(id);
+    }
+    p->set_leader(1);
+    p->set_leader_epoch(0);
+    ApplyEverywhere(batch);
+  }
+
+  void ApplyEverywhere(const pb::MetadataBatch& batch, std::vector<int32_t> only = {}) {
+    ++index_;
+    for (auto& b : brokers_) {
+      if (only.empty() || std::find(only.begin(), only.end(), b->id) != only.end()) b->Apply(index_, batch);
+    }
+  }
+
+  // A new leader (and ISR) for orders-0, as the controller would record it.
+  void ChangeLeader(int32_t leader, std::vector<int32_t> isr, std::vector<int32_t> only = {}) {
+    pb::MetadataBatch batch;
+    auto* c = batch.add_records()->mutable_partition_change();
+    c->set_topic_id(kTopicId);
+    c->set_partition_id(0);
+    c->set_leader(leader);
+    for (int32_t r : isr) c->mutable_isr()->add_ids(r);
+    ApplyEverywhere(batch, only);
+  }
+
+  kafka::ProduceResponse::Partition Produce(Broker& b, std::string records, int16_t acks, int32_t timeout_ms = 20000) {
+    kafka::ProduceRequest request;
+    request.acks = acks;
+    request.timeout_ms = timeout_ms;
+    request.topic_data.push_back({"orders", {{0, std::move(records)}}});
+    std::string body;
+    kafka::Writer w(&body);
+    kafka::WriteProduceRequest(request, 9, w);
+    kafka::RequestHeader header;
+    header.api_key = static_cast<int16_t>(kafka::ApiKey::kProduce);
+    header.api_version = 9;
+    auto answer = b.apis->HandleAndWait(header, body);
+    EXPECT_TRUE(answer.ok() && answer->has_value()) << answer.status();
+    kafka::Reader r((*answer)->body);
+    auto response = kafka::ReadProduceResponse(r, 9);
+    EXPECT_TRUE(response.ok()) << response.status();
+    return response->responses.at(0).partition_responses.at(0);
+  }
+
+  Broker& broker(int32_t id) { return *brokers_[static_cast<size_t>(id - 1)]; }
+
+  testing::TempDir tmp_;
+  std::vector<std::unique_ptr<Broker>> brokers_;
+  int64_t index_ = 0;
+};
+
+TEST_F(ReplicationTest, AcksAllIsAnsweredOnceEveryIsrMemberHasTheRecordsAndTheyMatchByteForByte) {
+  for (int i = 0; i < 5; ++i) {
+    auto p = Produce(broker(1), testing::MakeBatch(10, "r" + std::to_string(i), 1000, 100), -1);
+    ASSERT_EQ(p.error_code, 0);
+    EXPECT_EQ(p.base_offset, i * 10);
+  }
+  // Acknowledged: the leader's high watermark passed them, so every ISR member has them.
+  EXPECT_EQ(broker(1).log()->high_watermark(), 50);
+  for (int32_t id : {2, 3}) EXPECT_GE(broker(id).log()->log_end_offset(), 50) << "broker " << id;
+  // Followers learn the high watermark from the next fetch.
+  for (int32_t id : {2, 3}) {
+    ASSERT_TRUE(testing::WaitUntil([&] { return broker(id).log()->high_watermark() == 50; }, 10s)) << id;
+  }
+  auto bytes = [](Broker& b) {
+    auto read = b.log()->Read(0, 1 << 20, 50, true);
+    EXPECT_TRUE(read.ok()) << read.status();
+    auto data = read->records.ReadAll();
+    EXPECT_TRUE(data.ok());
+    return *data;
+  };
+  std::string leader = bytes(broker(1));
+  EXPECT_EQ(bytes(broker(2)), leader);
+  EXPECT_EQ(bytes(broker(3)), leader);
+  EXPECT_EQ(broker(2).log()->leader_epoch_cache().entries(), broker(1).log()->leader_epoch_cache().entries());
+}
+
+TEST_F(ReplicationTest, AFormerLeaderTruncatesTheTailItNeverReplicated) {
+  ASSERT_EQ(Produce(broker(1), testing::MakeBatch(4, "acked"), -1).error_code, 0)
+      << "follower log ends " << broker(2).log()->log_end_offset() << " " << broker(3).log()->log_end_offset()
+      << " fetches " << broker(2).replicas->fetchers()->fetcher_count();
+  // Broker 1 is cut off from the others (they no longer see it as leader: leadership
+  // moves to 2 in epoch 1 while 1 still believes it leads epoch 0 and takes an acks=1
+  // write no one will ever fetch.
+  ChangeLeader(2, {2, 3}, {2, 3});
+  ASSERT_TRUE(testing::WaitUntil([&] { return broker(3).replicas->fetchers()->LeaderOf({"orders", 0}) == 2; }, 10s));
+  auto lost = Produce(broker(1), testing::MakeBatch(3, "unreplicated"), 1);
+  ASSERT_EQ(lost.error_code, 0);
+  EXPECT_EQ(broker(1).log()->log_end_offset(), 7);
+  ASSERT_EQ(Produce(broker(2), testing::MakeBatch(2, "new-leader"), -1).error_code, 0);
+  // Broker 1 learns the change and follows 2: its unreplicated tail goes, 2's log comes.
+  ChangeLeader(2, {2, 3}, {1});
+  ASSERT_TRUE(testing::WaitUntil([&] { return broker(1).log()->log_end_offset() == 6 &&
+                                              broker(1).log()->high_watermark() == 6; }, 10s))
+      << broker(1).log()->log_end_offset();
+  auto records = testing::ReadAll(*broker(1).log());
+  ASSERT_TRUE(records.ok()) << records.status();
+  ASSERT_EQ(records->size(), 6u);
+  EXPECT_EQ((*records)[3].value, "acked-3");
+  EXPECT_EQ((*records)[4].value, "new-leader-0");
+  for (const auto& r : *records) EXPECT_EQ(r.value.find("unreplicated"), std::string::npos);
+}
+
+TEST_F(ReplicationTest, TheHighWatermarkWaitsForAStalledIsrMemberAndMovesWhenTheIsrShrinks) {
+  // Broker 3 stops following (as if paused): acks=all cannot complete while it is in
+  // the ISR ...
+  broker(3).replicas->Shutdown();
+  auto timed_out = Produce(broker(1), testing::MakeBatch(2, "a"), -1, 300);
+  EXPECT_EQ(timed_out.error_code, static_cast<int16_t>(kafka::ErrorCode::kRequestTimedOut));
+  EXPECT_EQ(broker(1).log()->high_watermark(), 0);
+  // ... and completes once the ISR is {1, 2} (the controller accepted the shrink).
+  ChangeLeader(1, {1, 2}, {1, 2});  // (broker 3 stays stalled: it is not told)
+  ASSERT_TRUE(testing::WaitUntil([&] { return broker(1).log()->high_watermark() == 2; }, 10s));
+  EXPECT_EQ(Produce(broker(1), testing::MakeBatch(1, "b"), -1).error_code, 0);
+}
+
+}  // namespace
+}  // namespace strata::broker
