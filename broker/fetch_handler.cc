@@ -7,6 +7,7 @@
 #include "broker/kafka_error.h"
 #include "broker/partition_lookup.h"
 #include "broker/replica_manager.h"
+#include "broker/replica_selector.h"
 #include "proto/kafka/fetch.h"
 
 namespace strata::broker {
@@ -22,6 +23,7 @@ struct FetchResult {
   KafkaResponse response;
   uint64_t bytes = 0;
   bool any_error = false;
+  bool redirected = false;  // a partition was sent to its preferred read replica
 };
 
 FetchResult ReadAll(const KafkaApisContext& context, const kafka::FetchRequest& request, int16_t version) {
@@ -58,6 +60,19 @@ FetchResult ReadAll(const KafkaApisContext& context, const kafka::FetchRequest& 
       }
       std::optional<int32_t> epoch;
       if (version >= 9) epoch = p.current_leader_epoch;
+      if (!follower && context.rack_aware_selector && version >= 11 && (*partition)->is_leader()) {
+        int32_t preferred = PreferredReadReplica(context, (*partition)->state(), request.rack_id);
+        if (preferred >= 0) {
+          // KIP-392: no records; the consumer goes to the replica in its rack.
+          rp.preferred_read_replica = preferred;
+          rp.high_watermark = (*partition)->high_watermark();
+          rp.last_stable_offset = rp.high_watermark;
+          rp.log_start_offset = (*partition)->log()->log_start_offset();
+          rp.records = std::string();
+          result.redirected = true;
+          continue;
+        }
+      }
       if (follower && version >= 12) {
         // A follower whose log diverged from this leader's truncates before fetching on.
         if (auto diverging = (*partition)->DivergingEpoch(p.last_fetched_epoch, p.fetch_offset)) {
@@ -71,7 +86,9 @@ FetchResult ReadAll(const KafkaApisContext& context, const kafka::FetchRequest& 
       }
       uint64_t max_bytes = std::min<uint64_t>(budget, static_cast<uint64_t>(std::max(p.partition_max_bytes, 0)));
       bool min_one_batch = result.bytes == 0;
-      auto read = (*partition)->ReadRecords(p.fetch_offset, max_bytes, isolation, epoch, min_one_batch);
+      // Followers serve consumers only with the rack-aware selector (KIP-392).
+      bool leader_only = follower || !context.rack_aware_selector;
+      auto read = (*partition)->ReadRecords(p.fetch_offset, max_bytes, isolation, epoch, min_one_batch, leader_only);
       if (!read.ok()) {
         fail(read.status());
         continue;
@@ -117,7 +134,10 @@ class DelayedFetch final : public DelayedOperation {
 
   void TryComplete() override {
     FetchResult result = ReadAll(context_, request_, version_);
-    if (result.bytes < static_cast<uint64_t>(std::max(request_.min_bytes, 1)) && !result.any_error) return;
+    if (result.bytes < static_cast<uint64_t>(std::max(request_.min_bytes, 1)) && !result.any_error &&
+        !result.redirected) {
+      return;
+    }
     {
       std::lock_guard<std::mutex> lock(mu_);
       ready_ = std::move(result.response);
@@ -161,7 +181,8 @@ void HandleFetch(const KafkaApisContext& context, Purgatory& purgatory, const ka
     return respond(std::optional<KafkaResponse>(std::move(out)));
   }
   FetchResult result = ReadAll(context, *request, header.api_version);
-  bool enough = result.bytes >= static_cast<uint64_t>(std::max(request->min_bytes, 1)) || result.any_error;
+  bool enough = result.bytes >= static_cast<uint64_t>(std::max(request->min_bytes, 1)) || result.any_error ||
+                result.redirected;
   if (enough || request->max_wait_ms <= 0 || request->topics.empty()) {
     return respond(std::optional<KafkaResponse>(std::move(result.response)));
   }

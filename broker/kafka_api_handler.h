@@ -43,6 +43,9 @@ struct KafkaApisContext {
   // OffsetForLeaderEpoch); nullptr answers those NOT_LEADER_OR_FOLLOWER (tests, fuzzing).
   ReplicaManager* replicas = nullptr;
   int32_t default_min_insync_replicas = 1;  // min.insync.replicas
+  // replica.selector.class is the rack-aware selector: consumers are sent to a replica
+  // in their rack, and followers serve consumers (KIP-392, replica_selector.h).
+  bool rack_aware_selector = false;
   // This broker's settings as strata-server resolved them (Kafka's names), for
   // DescribeConfigs on the BROKER resource.
   std::map<std::string, std::string> static_configs;

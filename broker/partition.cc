@@ -224,9 +224,10 @@ absl::Status Partition::TruncateToDivergence(int32_t leader_epoch, int64_t leade
 absl::StatusOr<PartitionReadInfo> Partition::ReadRecords(int64_t fetch_offset, uint64_t max_bytes,
                                                          FetchIsolation isolation,
                                                          std::optional<int32_t> current_leader_epoch,
-                                                         bool min_one_batch) const {
+                                                         bool min_one_batch, bool leader_only) const {
   absl::ReaderMutexLock lock(&mu_);
-  STRATA_RETURN_IF_ERROR(CheckEpochLocked(current_leader_epoch, true));
+  STRATA_RETURN_IF_ERROR(CheckEpochLocked(current_leader_epoch, leader_only));
+  if (!IsLeaderLocked()) isolation = FetchIsolation::kHighWatermark;  // a follower serves consumers only
   PartitionReadInfo info;
   // Read the bounds before the data: a concurrent append may only add past them.
   info.high_watermark = log_->high_watermark();

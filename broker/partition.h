@@ -69,9 +69,12 @@ class Partition {
   absl::StatusOr<storage::LogAppendInfo> AppendRecordsToLeader(std::string& records);
 
   // Reads from fetch_offset under the isolation's bound. current_leader_epoch: the
-  // client's view (nullopt: unchecked). Only a leader serves consumers.
+  // client's view (nullopt: unchecked). leader_only: refuse on a follower
+  // (NOT_LEADER_OR_FOLLOWER); else a follower serves up to its own high watermark
+  // (KIP-392 fetching from the closest replica).
   absl::StatusOr<PartitionReadInfo> ReadRecords(int64_t fetch_offset, uint64_t max_bytes, FetchIsolation isolation,
-                                                std::optional<int32_t> current_leader_epoch, bool min_one_batch) const;
+                                                std::optional<int32_t> current_leader_epoch, bool min_one_batch,
+                                                bool leader_only = true) const;
 
   // ListOffsets: timestamp >= 0, or -1 latest, -2 earliest, -3 max timestamp,
   // -4 earliest local. offset -1 when no record matches below the bound.

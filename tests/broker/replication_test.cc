@@ -16,6 +16,7 @@
 #include "controller/metadata_store.h"
 #include "proto/kafka/api.h"
 #include "proto/kafka/error_code.h"
+#include "proto/kafka/fetch.h"
 #include "proto/kafka/produce.h"
 #include "storage/record_batch.h"
 #include "tests/support/batches.h"
@@ -55,6 +56,7 @@ struct Broker {
     context.broker_id = id;
     context.store = store.get();
     context.replicas = replicas.get();
+    context.rack_aware_selector = true;
     apis = std::make_unique<KafkaApis>(context);
     replicas->set_on_high_watermark([this](const storage::TopicPartition& tp) { apis->OnHighWatermark(tp); });
     auto server = KafkaServer::Start(KafkaServerOptions{}, [this](const auto& h, auto b, auto respond) {
@@ -96,6 +98,7 @@ class ReplicationTest : public ::testing::Test {
       r->set_broker_id(b->id);
       r->set_broker_epoch(1);
       r->set_incarnation_id(std::string(16, static_cast<char>('a' + b->id)));
+      r->set_rack("rack-" + std::to_string(b->id));
       auto* e = r->add_endpoints();
       e->set_name("PLAINTEXT");
       e->set_host("127.0.0.1");
@@ -224,6 +227,45 @@ TEST_F(ReplicationTest, TheHighWatermarkWaitsForAStalledIsrMemberAndMovesWhenThe
   ChangeLeader(1, {1, 2}, {1, 2});  // (broker 3 stays stalled: it is not told)
   ASSERT_TRUE(testing::WaitUntil([&] { return broker(1).log()->high_watermark() == 2; }, 10s));
   EXPECT_EQ(Produce(broker(1), testing::MakeBatch(1, "b"), -1).error_code, 0);
+}
+
+TEST_F(ReplicationTest, AConsumerInAFollowersRackIsSentThereAndTheFollowerServesIt) {
+  ASSERT_EQ(Produce(broker(1), testing::MakeBatch(3, "near"), -1).error_code, 0);
+  ASSERT_TRUE(testing::WaitUntil([&] { return broker(2).log()->high_watermark() == 3; }, 10s));
+  auto fetch = [&](Broker& b, const std::string& rack) {
+    kafka::FetchRequest request;
+    request.rack_id = rack;
+    kafka::FetchRequest::Partition p;
+    p.partition_max_bytes = 1 << 20;
+    request.topics.push_back({"orders", std::string(16, '\0'), {p}});
+    std::string body;
+    kafka::Writer w(&body);
+    kafka::WriteFetchRequest(request, 11, w);
+    kafka::RequestHeader header;
+    header.api_key = static_cast<int16_t>(kafka::ApiKey::kFetch);
+    header.api_version = 11;
+    auto answer = b.apis->HandleAndWait(header, body);
+    EXPECT_TRUE(answer.ok() && answer->has_value());
+    std::string bytes = (*answer)->body;
+    for (auto it = (*answer)->splices.rbegin(); it != (*answer)->splices.rend(); ++it) {
+      bytes.insert(it->position, *(*answer)->slices[it->id].ReadAll());
+    }
+    kafka::Reader r(bytes);
+    auto response = kafka::ReadFetchResponse(r, 11);
+    EXPECT_TRUE(response.ok()) << response.status();
+    return response->responses.at(0).partitions.at(0);
+  };
+  auto redirected = fetch(broker(1), "rack-2");
+  EXPECT_EQ(redirected.error_code, 0);
+  EXPECT_EQ(redirected.preferred_read_replica, 2);
+  EXPECT_EQ(redirected.records, std::string());
+  auto local = fetch(broker(1), "rack-1");
+  EXPECT_EQ(local.preferred_read_replica, -1);
+  EXPECT_FALSE(local.records->empty());
+  auto from_follower = fetch(broker(2), "rack-2");
+  EXPECT_EQ(from_follower.error_code, 0);
+  EXPECT_EQ(from_follower.high_watermark, 3);
+  EXPECT_EQ(*from_follower.records, *local.records) << "the follower serves the same bytes";
 }
 
 }  // namespace

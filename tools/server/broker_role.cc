@@ -168,6 +168,7 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
     kc.producer_ids = role->producer_ids_.get();
     kc.replicas = role->replicas_.get();
     kc.default_min_insync_replicas = config.min_insync_replicas;
+    kc.rack_aware_selector = !config.replica_selector_class.empty();
     kc.static_configs = StaticConfigs(config);
     role->kafka_apis_.push_back(std::make_unique<broker::KafkaApis>(kc));
   }

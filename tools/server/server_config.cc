@@ -85,6 +85,7 @@ absl::StatusOr<ServerConfig> ServerConfig::Parse(const std::string& text, const 
                                                  "replica.fetch.response.max.bytes",
                                                  "replica.fetch.backoff.ms",
                                                  "replica.lag.time.max.ms",
+                                                 "replica.selector.class",
                                                  "advertised.listeners",
                                                  "auto.create.topics.enable",
                                                  "listener.security.protocol.map",
@@ -189,6 +190,15 @@ absl::StatusOr<ServerConfig> ServerConfig::Parse(const std::string& text, const 
   }
   if (auto s = integer("replica.fetch.backoff.ms", 1, 600000, &config.replica_fetch_backoff_ms); !s.ok()) return s;
   if (auto s = integer("replica.lag.time.max.ms", 10, INT32_MAX, &config.replica_lag_time_max_ms); !s.ok()) return s;
+  if (props.count("replica.selector.class")) {
+    config.replica_selector_class = props["replica.selector.class"].first;
+    if (!config.replica_selector_class.empty() &&
+        config.replica_selector_class != "org.apache.kafka.common.replica.RackAwareReplicaSelector") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where("replica.selector.class"), " = '", config.replica_selector_class,
+          "': only org.apache.kafka.common.replica.RackAwareReplicaSelector (or empty: the leader) is supported"));
+    }
+  }
   if (props.count("inter.broker.listener.name")) {
     config.inter_broker_listener_name = props["inter.broker.listener.name"].first;
   }

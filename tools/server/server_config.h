@@ -81,6 +81,7 @@ struct ServerConfig {
   int32_t replica_fetch_response_max_bytes = 10485760;  // replica.fetch.response.max.bytes
   int32_t replica_fetch_backoff_ms = 1000;         // replica.fetch.backoff.ms
   int64_t replica_lag_time_max_ms = 30000;         // replica.lag.time.max.ms
+  std::string replica_selector_class;              // replica.selector.class (KIP-392)
   // SSL listeners: ssl.keystore.location (PEM: certificate chain and private key;
   // ssl.keystore.type must be PEM), ssl.truststore.location (PEM CA certificates),
   // ssl.client.auth (none, requested, required).
