@@ -1,0 +1,131 @@
+// Partition's replication rules on a real log: the high watermark over the ISR (and an
+// ISR change in flight), Kafka's caught-up rule driving ISR shrink and expansion, the
+// diverging-epoch answer, and a follower's truncation to where it agrees with the
+// leader.
+
+#include "broker/partition.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/support/batches.h"
+#include "tests/support/temp_dir.h"
+
+namespace strata::broker {
+namespace {
+
+class PartitionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    storage::LogOptions o;
+    o.dir = tmp_.Sub("orders-0");
+    auto log = storage::Log::Open(o);
+    ASSERT_TRUE(log.ok()) << log.status();
+    log_ = std::move(*log);
+  }
+  PartitionState Led(std::vector<int32_t> isr, int32_t epoch = 0, int32_t leader = 1) {
+    PartitionState s;
+    s.topic_id = std::string(16, 't');
+    s.leader = leader;
+    s.leader_epoch = epoch;
+    s.partition_epoch = epoch;
+    s.replicas = {1, 2, 3};
+    s.isr = std::move(isr);
+    return s;
+  }
+  void Append(Partition& p, int records) {
+    std::string batch = testing::MakeBatch(records, "v");
+    ASSERT_TRUE(p.AppendRecordsToLeader(batch).ok());
+  }
+  testing::TempDir tmp_;
+  std::unique_ptr<storage::Log> log_;
+};
+
+TEST_F(PartitionTest, TheHighWatermarkIsTheSmallestLogEndOfTheIsr) {
+  Partition p({"orders", 0}, 1, log_.get());
+  ASSERT_TRUE(p.Update(Led({1, 2, 3}), 0).ok());
+  Append(p, 10);
+  EXPECT_EQ(p.high_watermark(), 0) << "followers have not fetched";
+  p.UpdateFollowerFetchState(2, 10, 10, 1);
+  EXPECT_EQ(p.high_watermark(), 0) << "broker 3 holds it";
+  auto r = p.UpdateFollowerFetchState(3, 6, 10, 1);
+  EXPECT_TRUE(r.high_watermark_moved);
+  EXPECT_EQ(p.high_watermark(), 6);
+  p.UpdateFollowerFetchState(3, 10, 10, 2);
+  EXPECT_EQ(p.high_watermark(), 10);
+}
+
+TEST_F(PartitionTest, AFollowerThatStopsCatchingUpLeavesAndOneThatCatchesUpReturns) {
+  Partition p({"orders", 0}, 1, log_.get());
+  ASSERT_TRUE(p.Update(Led({1, 2, 3}), /*now_ms=*/1000).ok());
+  Append(p, 5);
+  p.UpdateFollowerFetchState(2, 5, 5, 1100);   // caught up at 1100
+  p.UpdateFollowerFetchState(3, 0, 5, 1100);   // behind
+  EXPECT_EQ(p.IsrToShrinkTo(1500, 1000), std::nullopt) << "within the lag";
+  // Broker 3 last caught up when this broker became leader (1000); at 2001 that is
+  // more than 1000 ms ago, while broker 2 keeps catching up.
+  EXPECT_EQ(p.IsrToShrinkTo(1999, 1000), std::nullopt);
+  p.UpdateFollowerFetchState(2, 5, 5, 2000);
+  auto shrunk = p.IsrToShrinkTo(2001, 1000);
+  ASSERT_TRUE(shrunk.has_value());
+  EXPECT_EQ(*shrunk, (std::vector<int32_t>{1, 2}));
+  // While the change is in flight the high watermark still waits for broker 3.
+  p.SetPendingIsr(*shrunk);
+  EXPECT_EQ(p.IsrToShrinkTo(5000, 1000), std::nullopt) << "one change at a time";
+  EXPECT_EQ(p.high_watermark(), 0);
+  // The controller accepted: the metadata shows ISR {1, 2}; the watermark follows 2.
+  ASSERT_TRUE(p.Update(Led({1, 2}, 0), 2200).ok());
+  EXPECT_FALSE(p.has_pending_isr());
+  EXPECT_EQ(p.high_watermark(), 5);
+  // Broker 3 fetches up to the high watermark: it is offered back.
+  auto behind = p.UpdateFollowerFetchState(3, 2, 5, 2300);
+  EXPECT_FALSE(behind.expand_isr.has_value());
+  auto back = p.UpdateFollowerFetchState(3, 5, 5, 2400);
+  ASSERT_TRUE(back.expand_isr.has_value());
+  EXPECT_EQ(*back.expand_isr, (std::vector<int32_t>{1, 2, 3}));
+}
+
+TEST_F(PartitionTest, AnExpansionInFlightCountsTheNewMemberForTheHighWatermark) {
+  Partition p({"orders", 0}, 1, log_.get());
+  ASSERT_TRUE(p.Update(Led({1, 2}), 0).ok());
+  Append(p, 4);
+  p.UpdateFollowerFetchState(2, 4, 4, 1);
+  EXPECT_EQ(p.high_watermark(), 4);
+  p.UpdateFollowerFetchState(3, 4, 4, 1);
+  p.SetPendingIsr({1, 2, 3});
+  Append(p, 4);
+  p.UpdateFollowerFetchState(2, 8, 8, 2);
+  EXPECT_EQ(p.high_watermark(), 4) << "broker 3 may be in the ISR any moment: it must have the records too";
+  p.UpdateFollowerFetchState(3, 8, 8, 2);
+  EXPECT_EQ(p.high_watermark(), 8);
+}
+
+TEST_F(PartitionTest, DivergingEpochAndTruncation) {
+  Partition leader({"orders", 0}, 1, log_.get());
+  ASSERT_TRUE(leader.Update(Led({1, 2, 3}, 0), 0).ok());
+  Append(leader, 4);
+  ASSERT_TRUE(leader.Update(Led({1, 2, 3}, 1), 0).ok());
+  Append(leader, 2);  // epoch 1 starts at 4
+  EXPECT_EQ(leader.DivergingEpoch(-1, 0), std::nullopt);
+  EXPECT_EQ(leader.DivergingEpoch(0, 4), std::nullopt) << "epoch 0 ends at 4: agrees";
+  auto diverging = leader.DivergingEpoch(0, 7);
+  ASSERT_TRUE(diverging.has_value());
+  EXPECT_EQ(*diverging, std::make_pair(0, int64_t{4}));
+  EXPECT_EQ(leader.DivergingEpoch(1, 6), std::nullopt);
+
+  // A follower that wrote 7 records in epoch 0 (3 the leader never had).
+  storage::LogOptions o;
+  o.dir = tmp_.Sub("follower-0");
+  auto flog = storage::Log::Open(o);
+  ASSERT_TRUE(flog.ok());
+  Partition follower({"orders", 0}, 2, flog->get());
+  ASSERT_TRUE(follower.Update(Led({1, 2, 3}, 0, /*leader=*/2), 0).ok());
+  std::string batch = testing::MakeBatch(7, "f");
+  ASSERT_TRUE(follower.AppendRecordsToLeader(batch).ok());
+  ASSERT_TRUE(follower.Update(Led({1, 2, 3}, 1, /*leader=*/1), 0).ok());
+  ASSERT_TRUE(follower.TruncateToDivergence(diverging->first, diverging->second).ok());
+  EXPECT_LE((*flog)->log_end_offset(), 4) << "the batch straddling 4 goes whole";
+  EXPECT_EQ((*flog)->log_end_offset(), 0) << "its only batch (0-6) straddles the divergence";
+}
+
+}  // namespace
+}  // namespace strata::broker

@@ -1,0 +1,98 @@
+"""Acknowledged records survive kill -9 of brokers, leaders included (issue 6, test 1).
+
+3 controllers + 3 brokers (real processes); topic `chaos`: 3 partitions, RF 3,
+min.insync.replicas 2. An idempotent confluent-kafka producer (acks=all) sends numbered
+values at a steady rate while a seeded chaos loop (STRATA_TEST_SEED repeats it) kills -9
+a broker — most often a partition leader — several times: some restarts come at once (a
+new incarnation while the controller still counts the old one alive), others after the
+controller fenced the dead broker and moved its leaderships. After each kill, produce
+must go on with the two survivors; before the next, the ISRs are full again.
+Afterwards, for every partition:
+  * every replica's log holds the same bytes (the concatenated .log segments) once the
+    ISR is full again and the log ends agree;
+  * on every replica and through a consumer reading from the beginning, each
+    acknowledged value is there exactly once, at the offset its delivery report gave;
+    values are in production order; no value appears twice, acknowledged or not;
+  * every record was acknowledged (no delivery failures: the producer retries through
+    leader changes and ISR >= 2 always).
+Usage: /usr/bin/python3 replication_chaos_test.py <bin dir> <strata-cluster>
+"""
+
+import sys
+import time
+
+from replication_harness import Cluster, NumberedProducer, check_numbered, log, read_all, seeded_random
+
+TOPIC = "chaos"
+PARTITIONS = 3
+ROUNDS = 4
+
+overrides = {
+    "broker.session.timeout.ms": 2000,
+    "broker.heartbeat.interval.ms": 200,
+    "replica.lag.time.max.ms": 2000,
+    "replica.fetch.backoff.ms": 100,
+}
+
+with Cluster(sys.argv[1], sys.argv[2], "replication-chaos", overrides, budget_s=170) as cluster:
+    rng = seeded_random("replication-chaos")
+    cluster.create_topic(TOPIC, PARTITIONS, 3, {"min.insync.replicas": 2})
+    producer = NumberedProducer(cluster.bootstrap, TOPIC, PARTITIONS, "chaos",
+                                {"enable.idempotence": True}, rate=1500).start()
+    cluster.wait_for("the first 500 acknowledgements", lambda: producer.acked_count() >= 500, 30)
+
+    for rnd in range(ROUNDS):
+        parts = cluster.partitions(TOPIC)
+        if rng.random() < 0.75:
+            victim = parts[rng.randrange(PARTITIONS)]["leader"]
+        else:
+            victim = rng.choice(cluster.brokers)
+        quick = rng.random() < 0.5
+        led = [p["partition"] for p in parts if p["leader"] == victim]
+        log(f"round {rnd + 1}: broker {victim} (leads {led}), {'quick' if quick else 'late'} restart; "
+            f"{producer.acked_count()} acked so far")
+        cluster.kill9(victim)
+        if not quick:
+            # The controller fences it and moves its leaderships to the other ISR members;
+            # acks=all produce goes on with two in-sync replicas.
+            cluster.wait_for(f"broker {victim}'s leaderships to move",
+                             lambda: all(p["leader"] not in (victim, -1) for p in cluster.partitions(TOPIC)), 30)
+            acked = producer.acked_count()
+            cluster.wait_for(f"produce to go on without broker {victim}",
+                             lambda: producer.acked_count() >= acked + 300, 30)
+        cluster.start(victim)
+        cluster.wait_for(f"broker {victim} back in every ISR after its restart", lambda: cluster.isr_full(TOPIC), 60)
+        acked = producer.acked_count()
+        cluster.wait_for("produce to go on with the full ISR", lambda: producer.acked_count() >= acked + 300, 30)
+
+    left = producer.stop()
+    cluster.check(left == 0, f"{left} records still undelivered after 90 s")
+    with producer.lock:
+        failed = dict(producer.failed)
+        acked_count = len(producer.acked)
+    log(f"{producer.sent} sent, {acked_count} acknowledged, {len(failed)} failed")
+    cluster.check(not failed, f"{len(failed)} delivery failures, e.g. {sorted(failed.items())[:5]}")
+    cluster.check(not producer.client_errors, f"producer errors: {producer.client_errors[:5]}")
+
+    # Every replica holds the same log once the ISRs are full and the log ends agree.
+    cluster.wait_for("full ISRs", lambda: cluster.isr_full(TOPIC), 60)
+    for p in cluster.partitions(TOPIC):
+        index, replicas, leader = p["partition"], p["replicas"], p["leader"]
+        cluster.wait_for(f"{TOPIC}-{index}: every replica's log end at the leader's",
+                         lambda: len({cluster.log_end(n, TOPIC, index) for n in replicas}) == 1, 30)
+        if not cluster.check(cluster.replicas_identical(TOPIC, index, replicas),
+                             f"{TOPIC}-{index}: replicas differ: {cluster.describe_difference(TOPIC, index, replicas)}"):
+            continue
+        for n in replicas:
+            check_numbered(cluster, f"{TOPIC}-{index} on broker {n}", cluster.records(n, TOPIC, index), producer, index)
+        log(f"{TOPIC}-{index}: replicas {replicas} identical, {cluster.log_end(leader, TOPIC, index)} records")
+
+    consumed, errors = read_all(cluster.bootstrap, TOPIC, PARTITIONS)
+    cluster.check(not errors, f"consumer errors: {errors[:5]}")
+    for index in range(PARTITIONS):
+        check_numbered(cluster, f"{TOPIC}-{index} as consumed", consumed[index], producer, index)
+        offsets = [o for o, _ in consumed[index]]
+        cluster.check(offsets == list(range(len(offsets))),
+                      f"{TOPIC}-{index}: consumed offsets are not 0..{len(offsets) - 1}")
+
+sys.exit(cluster.exit_code())

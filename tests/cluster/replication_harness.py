@@ -1,0 +1,437 @@
+"""What the replication process tests share: a real cluster, real clients, replica files.
+
+Run by Debian's /usr/bin/python3 (python3-confluent-kafka lives there). A test does
+
+    with Cluster(sys.argv[1], sys.argv[2], "chaos", overrides=...) as cluster:
+        ...
+    sys.exit(cluster.exit_code())
+
+Cluster starts 3 controllers and 3 brokers with tools/strata-cluster (127.0.0.1, free
+ports, a temp dir) and always stops them when the block ends — also on an exception, a
+SIGTERM/SIGINT/SIGHUP or the test's own time budget (SIGALRM): paused nodes are
+continued first so that their shutdown can run, and the node logs' tails are printed
+when a check failed. Waits are conditions polled with a deadline (wait_for); a failed
+wait or require() ends the test, check() records a failure and goes on.
+
+Replica contents are read from the partition's segment files with strata-storage dump
+(read-only; a broker may be running): batches, records, and the concatenated bytes of
+the .log segments, which are equal on replicas holding the same log whatever their
+segment boundaries.
+"""
+
+import hashlib
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
+
+
+class TestFailed(Exception):
+    """A failed require() or wait_for(): the test cannot go on."""
+
+
+class Budget(Exception):
+    """The test ran past its time budget or was asked to stop."""
+
+
+def log(*args):
+    print(time.strftime("%H:%M:%S"), *args, file=sys.stderr, flush=True)
+
+
+def _interrupt(signum, frame):
+    raise Budget(f"stopped by signal {signal.Signals(signum).name}")
+
+
+class Cluster:
+    def __init__(self, bin_dir, cluster_script, name, overrides=None, budget_s=150, brokers=3, controllers=3):
+        self.bin_dir = os.path.abspath(bin_dir)
+        self.script = os.path.abspath(cluster_script)
+        self.name = name
+        self.overrides = dict(overrides or {})
+        self.budget_s = budget_s
+        self.brokers = list(range(controllers + 1, controllers + brokers + 1))
+        self.controllers = controllers
+        self.failures = []
+        self.dir = None
+        self.env = dict(os.environ, STRATA_BIN_DIR=self.bin_dir)
+        self.started = time.monotonic()
+
+    # ---- lifecycle -----------------------------------------------------------------
+    def __enter__(self):
+        for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGALRM):
+            signal.signal(s, _interrupt)
+        signal.alarm(self.budget_s)
+        self.dir = tempfile.mkdtemp(prefix=f"strata-{self.name}-test.", dir=os.environ.get("TMPDIR", "/tmp"))
+        args = ["up", "--controllers", str(self.controllers), "--brokers", str(len(self.brokers))]
+        for key, value in self.overrides.items():
+            args += ["--override", f"{key}={value}"]
+        self.cluster(*args)
+        with open(os.path.join(self.dir, "cluster.env")) as f:
+            props = dict(line.strip().split("=", 1) for line in f if "=" in line)
+        self.bootstrap = props["bootstrap.servers"]
+        self.env["STRATA_BOOTSTRAP_CONTROLLER"] = props["bootstrap.controllers"]
+        log(f"{self.name}: cluster up in {self.dir} ({self.elapsed():.1f} s)")
+        return self
+
+    def __exit__(self, kind, value, tb):
+        signal.alarm(0)
+        if kind is not None:
+            self.failures.append(f"{kind.__name__}: {value}")
+            print(f"FAILED: {kind.__name__}: {value}", file=sys.stderr, flush=True)
+            if not isinstance(value, (TestFailed, Budget)):
+                import traceback
+                traceback.print_exception(kind, value, tb)
+        # Shutting down must not be cut short by another signal.
+        for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(s, signal.SIG_IGN)
+        try:
+            for node in self.nodes():
+                pid = self.pid(node)
+                if pid:
+                    try:
+                        os.kill(pid, signal.SIGCONT)  # a paused node cannot shut down
+                    except ProcessLookupError:
+                        pass
+            if self.failures:
+                for node in self.nodes():
+                    path = os.path.join(self.dir, f"node-{node}", "server.log")
+                    print(f"--- {path} (tail)", file=sys.stderr)
+                    try:
+                        with open(path, errors="replace") as f:
+                            print("".join(f.readlines()[-25:]), file=sys.stderr, end="")
+                    except OSError as e:
+                        print(e, file=sys.stderr)
+            subprocess.run([self.script, "down", "--dir", self.dir], env=self.env, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=120)
+        finally:
+            if os.environ.get("STRATA_KEEP_TEST_DIR"):
+                log(f"kept {self.dir}")
+            else:
+                shutil.rmtree(self.dir, ignore_errors=True)
+        if self.failures:
+            print(f"{self.name}: {len(self.failures)} failure(s) in {self.elapsed():.1f} s", file=sys.stderr)
+        else:
+            print(f"{self.name}: passed in {self.elapsed():.1f} s", file=sys.stderr)
+        return True  # the failure is recorded; exit_code() reports it
+
+    def exit_code(self):
+        return 1 if self.failures else 0
+
+    def elapsed(self):
+        return time.monotonic() - self.started
+
+    # ---- checks --------------------------------------------------------------------
+    def check(self, ok, what):
+        if not ok:
+            self.failures.append(what)
+            print("FAILED:", what, file=sys.stderr, flush=True)
+        return ok
+
+    def require(self, ok, what):
+        if not ok:
+            raise TestFailed(what)
+
+    def wait_for(self, what, condition, timeout):
+        """Polls condition() until it returns a true value (returned); fails the test at the deadline."""
+        deadline = time.monotonic() + timeout
+        last_error = None
+        while True:
+            try:
+                result = condition()
+                if result:
+                    return result
+            except (subprocess.CalledProcessError, json.JSONDecodeError, KeyError, IndexError) as e:
+                last_error = e  # a CLI call refused while the cluster changes: poll again
+            if time.monotonic() >= deadline:
+                raise TestFailed(f"not within {timeout} s: {what}" + (f" (last error: {last_error})" if last_error else ""))
+            time.sleep(0.05)  # polling a condition with a deadline
+
+    # ---- nodes ---------------------------------------------------------------------
+    def cluster(self, *args):
+        subprocess.run([self.script, *args, "--dir", self.dir], env=self.env, check=True, stdout=subprocess.DEVNULL,
+                       timeout=120)
+
+    def nodes(self):
+        return list(range(1, self.controllers + 1)) + self.brokers
+
+    def pid(self, node):
+        try:
+            with open(os.path.join(self.dir, f"node-{node}", "pid")) as f:
+                return int(f.read().strip())
+        except (OSError, ValueError):
+            return None
+
+    def running(self, node):
+        pid = self.pid(node)
+        if pid is None:
+            return False
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        # A zombie is not running (strata-cluster's shell may not have reaped it yet).
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                return f.read().split(")")[-1].split()[0] != "Z"
+        except OSError:
+            return False
+
+    def kill9(self, node):
+        self.cluster("kill", str(node))
+        log(f"kill -9 broker {node}")
+
+    def start(self, node):
+        self.cluster("start", str(node))
+        log(f"started broker {node}")
+
+    def signal(self, node, sig):
+        os.kill(self.pid(node), sig)
+        log(f"{signal.Signals(sig).name} to node {node}")
+
+    def server_log(self, node):
+        with open(os.path.join(self.dir, f"node-{node}", "server.log"), errors="replace") as f:
+            return f.read()
+
+    # ---- the strata CLI ------------------------------------------------------------
+    def strata(self, *args):
+        out = subprocess.run([os.path.join(self.bin_dir, "strata"), *args, "-o", "json"], env=self.env, check=True,
+                             capture_output=True, text=True, timeout=30)
+        return json.loads(out.stdout)
+
+    def create_topic(self, name, partitions, replication_factor, configs=None):
+        args = ["topics", "create", name, "--partitions", str(partitions), "--replication-factor",
+                str(replication_factor)]
+        for key, value in (configs or {}).items():
+            args += ["--config", f"{key}={value}"]
+        subprocess.run([os.path.join(self.bin_dir, "strata"), *args], env=self.env, check=True,
+                       stdout=subprocess.DEVNULL, timeout=30)
+        # Every replica hosts its partition and every leader is known before producing.
+        self.wait_for(f"{name}'s partitions have leaders and full ISRs",
+                      lambda: all(p["leader"] >= 0 and sorted(p["isr"]) == sorted(p["replicas"])
+                                  for p in self.partitions(name)), 30)
+
+    def partitions(self, topic):
+        """[{partition, leader, leader_epoch, replicas, isr, offline_replicas}] from the controller."""
+        return sorted(self.strata("topics", "describe", topic)[0]["partitions"], key=lambda p: p["partition"])
+
+    def partition(self, topic, index):
+        return self.partitions(topic)[index]
+
+    def broker_state(self, broker):
+        for b in self.strata("cluster", "describe")["brokers"]:
+            if b["id"] == broker:
+                return b
+        return None
+
+    def isr_full(self, topic):
+        return all(p["leader"] >= 0 and sorted(p["isr"]) == sorted(p["replicas"]) for p in self.partitions(topic))
+
+    # ---- replica files -------------------------------------------------------------
+    def partition_dir(self, node, topic, index):
+        return os.path.join(self.dir, f"node-{node}", "logs", f"{topic}-{index}")
+
+    def segments(self, node, topic, index):
+        d = self.partition_dir(node, topic, index)
+        return sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".log"))
+
+    def dump(self, node, topic, index, records=False):
+        """The JSON lines strata-storage dump prints for the replica's segments, in order."""
+        files = self.segments(node, topic, index)
+        if not files:
+            return []
+        args = [os.path.join(self.bin_dir, "strata-storage"), "dump", "--output", "json"]
+        if records:
+            args += ["--records", "--max-bytes", "1000"]
+        out = subprocess.run(args + files, capture_output=True, text=True, timeout=60)
+        if out.returncode != 0:
+            raise TestFailed(f"strata-storage dump of broker {node}'s {topic}-{index} exited {out.returncode}: "
+                             f"{(out.stdout + out.stderr)[-500:]}")
+        return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+
+    def batches(self, node, topic, index):
+        return [e for e in self.dump(node, topic, index) if e["type"] == "batch"]
+
+    def records(self, node, topic, index):
+        """[(offset, value)] of the replica's data records (uncompressed batches)."""
+        return [(e["offset"], e["value"]) for e in self.dump(node, topic, index, records=True) if e["type"] == "record"]
+
+    def log_end(self, node, topic, index):
+        b = self.batches(node, topic, index)
+        return b[-1]["lastOffset"] + 1 if b else 0
+
+    def log_bytes(self, node, topic, index):
+        data = b""
+        for path in self.segments(node, topic, index):
+            with open(path, "rb") as f:
+                data += f.read()
+        return data
+
+    def replicas_identical(self, topic, index, nodes):
+        """True when the replicas' logs hold the same bytes; else a description of the first difference."""
+        digests = {n: hashlib.md5(self.log_bytes(n, topic, index)).hexdigest() for n in nodes}
+        return len(set(digests.values())) == 1
+
+    def describe_difference(self, topic, index, nodes):
+        lines = []
+        for n in nodes:
+            bs = self.batches(n, topic, index)
+            end = bs[-1]["lastOffset"] + 1 if bs else 0
+            data = self.log_bytes(n, topic, index)
+            lines.append(f"broker {n}: {len(bs)} batches, log end {end}, {len(data)} bytes, "
+                         f"md5 {hashlib.md5(data).hexdigest()}")
+        first = {n: [(b["baseOffset"], b["lastOffset"], b["partitionLeaderEpoch"], b["crc"])
+                     for b in self.batches(n, topic, index)] for n in nodes}
+        ref = first[nodes[0]]
+        for n in nodes[1:]:
+            for i, (a, b) in enumerate(zip(ref, first[n])):
+                if a != b:
+                    lines.append(f"batch #{i}: broker {nodes[0]} has (base, last, epoch, crc) {a}, broker {n} {b}")
+                    break
+        return "; ".join(lines)
+
+
+# ---- clients -----------------------------------------------------------------------
+def client_error_logger(name, errors):
+    def on_error(err):
+        # librdkafka reports brokers going away; those are what the tests do to it.
+        if err.fatal() or err.code() not in (KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN):
+            errors.append(f"{name}: {err}")
+    return on_error
+
+
+class NumberedProducer:
+    """Sends values b"<tag>-<n>" (n = 0, 1, ...) to partition n % partitions from a thread, at
+    most rate per second, and records each delivery report: acked {n: (partition, offset)}
+    and failed {n: error}."""
+
+    def __init__(self, bootstrap, topic, partitions, tag, config=None, rate=1000):
+        self.topic = topic
+        self.partitions = partitions
+        self.tag = tag
+        self.rate = rate
+        self.client_errors = []
+        self.producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5, "acks": "all",
+                                  "message.timeout.ms": 60000, "error_cb": client_error_logger(tag, self.client_errors),
+                                  **(config or {})})
+        self.lock = threading.Lock()
+        self.acked = {}
+        self.failed = {}
+        self.sent = 0
+        self.stopping = threading.Event()
+        self.thread = None
+
+    def value(self, n):
+        return f"{self.tag}-{n}".encode()
+
+    def _report(self, n):
+        def report(err, msg):
+            with self.lock:
+                if err is None:
+                    self.acked[n] = (msg.partition(), msg.offset())
+                else:
+                    self.failed[n] = err
+        return report
+
+    def _run(self):
+        started = time.monotonic()
+        while not self.stopping.is_set():
+            due = int((time.monotonic() - started) * self.rate) + 1
+            while self.sent < due and not self.stopping.is_set():
+                n = self.sent
+                try:
+                    self.producer.produce(self.topic, value=self.value(n), partition=n % self.partitions,
+                                          on_delivery=self._report(n))
+                    self.sent += 1
+                except BufferError:
+                    break
+            self.producer.poll(0.01)
+
+    def start(self):
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+        return self
+
+    def acked_count(self):
+        with self.lock:
+            return len(self.acked)
+
+    def stop(self, flush_s=90):
+        """Stops sending; waits for every delivery report. Returns the number still undelivered."""
+        self.stopping.set()
+        self.thread.join()
+        return self.producer.flush(flush_s)
+
+    def value_number(self, value):
+        prefix = f"{self.tag}-"
+        if not value.startswith(prefix):
+            return None
+        return int(value[len(prefix):])
+
+
+def read_all(bootstrap, topic, partitions, timeout=60):
+    """Consumes every partition from its beginning to its end: {p: [(offset, value str)]}."""
+    errors = []
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "strata-replication-test-unused",
+                         "enable.auto.commit": False, "enable.partition.eof": True,
+                         "error_cb": client_error_logger("consumer", errors)})
+    try:
+        consumer.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
+        got = {p: [] for p in range(partitions)}
+        at_end = set()
+        deadline = time.monotonic() + timeout
+        while len(at_end) < partitions:
+            if time.monotonic() > deadline:
+                raise TestFailed(f"consuming {topic}: partitions {sorted(set(range(partitions)) - at_end)} "
+                                 f"did not reach their end in {timeout} s")
+            for msg in consumer.consume(1000, timeout=0.2):
+                if msg.error() is None:
+                    got[msg.partition()].append((msg.offset(), msg.value().decode()))
+                    at_end.discard(msg.partition())
+                elif msg.error().code() == KafkaError._PARTITION_EOF:
+                    at_end.add(msg.partition())
+                else:
+                    errors.append(f"consume {topic}: {msg.error()}")
+        return got, errors
+    finally:
+        consumer.close()
+
+
+def check_numbered(cluster, what, records, producer, partition):
+    """Checks a partition's [(offset, value)] against a NumberedProducer's reports: each acked
+    value once at its acked offset, values in production order, no value twice, nothing
+    foreign. Returns the set of numbers found."""
+    seen = {}
+    for offset, value in records:
+        n = producer.value_number(value)
+        if not cluster.check(n is not None and n % producer.partitions == partition,
+                             f"{what}: offset {offset} holds {value!r}, never produced to partition {partition}"):
+            continue
+        cluster.check(n not in seen, f"{what}: {value!r} at offsets {seen.get(n)} and {offset}")
+        seen.setdefault(n, offset)
+    numbers = [producer.value_number(v) for _, v in records]
+    disorder = [(records[i][0], numbers[i], numbers[i + 1]) for i in range(len(numbers) - 1)
+                if numbers[i] is not None and numbers[i + 1] is not None and numbers[i] >= numbers[i + 1]]
+    cluster.check(not disorder, f"{what}: not in production order at (offset, n, next n) {disorder[:5]}")
+    with producer.lock:
+        acked = {n: o for n, (p, o) in producer.acked.items() if p == partition}
+    missing = sorted(n for n in acked if n not in seen)
+    cluster.check(not missing, f"{what}: {len(missing)} acknowledged values missing, e.g. "
+                               f"{[(n, acked[n]) for n in missing[:5]]} (n, acked offset)")
+    moved = [(n, acked[n], seen[n]) for n in acked if n in seen and seen[n] != acked[n]]
+    cluster.check(not moved, f"{what}: {len(moved)} values not at their acknowledged offset, e.g. {moved[:5]} "
+                             f"(n, acked offset, offset)")
+    return set(seen)
+
+
+def seeded_random(name):
+    seed = int(os.environ.get("STRATA_TEST_SEED", random.randrange(1 << 30)))
+    log(f"{name}: seed={seed} (STRATA_TEST_SEED={seed} repeats the choices)")
+    return random.Random(seed)
