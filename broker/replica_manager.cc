@@ -98,12 +98,12 @@ void ReplicaManager::UpdateFollowerFetchState(Partition& partition, int32_t repl
 }
 
 int64_t ReplicaManager::isr_changes_sent() const {
-  absl::MutexLock lock(const_cast<absl::Mutex*>(&isr_mu_));
+  absl::MutexLock lock(&isr_mu_);
   return isr_sent_;
 }
 
 int64_t ReplicaManager::isr_changes_failed() const {
-  absl::MutexLock lock(const_cast<absl::Mutex*>(&isr_mu_));
+  absl::MutexLock lock(&isr_mu_);
   return isr_failed_;
 }
 

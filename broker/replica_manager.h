@@ -120,7 +120,7 @@ class ReplicaManager {
   std::function<void(const storage::TopicPartition&)> on_high_watermark_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<ReplicaFetcherManager> fetchers_;
 
-  absl::Mutex isr_mu_;
+  mutable absl::Mutex isr_mu_;
   bool isr_stopping_ ABSL_GUARDED_BY(isr_mu_) = false;
   std::map<storage::TopicPartition, std::vector<int32_t>> isr_expansions_ ABSL_GUARDED_BY(isr_mu_);
   int64_t isr_sent_ ABSL_GUARDED_BY(isr_mu_) = 0;

@@ -319,8 +319,8 @@ class NumberedProducer:
         self.rate = rate
         self.client_errors = []
         self.producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5, "acks": "all",
-                                  "message.timeout.ms": 60000, "error_cb": client_error_logger(tag, self.client_errors),
-                                  **(config or {})})
+                                  "message.timeout.ms": 60000, "log_level": 2,
+                                  "error_cb": client_error_logger(tag, self.client_errors), **(config or {})})
         self.lock = threading.Lock()
         self.acked = {}
         self.failed = {}
@@ -367,13 +367,26 @@ class NumberedProducer:
         """Stops sending; waits for every delivery report. Returns the number still undelivered."""
         self.stopping.set()
         self.thread.join()
-        return self.producer.flush(flush_s)
+        left = self.producer.flush(flush_s)
+        self.producer = None  # its connections close now, not when the brokers go
+        return left
 
     def value_number(self, value):
         prefix = f"{self.tag}-"
-        if not value.startswith(prefix):
+        if not value.startswith(prefix) or not value[len(prefix):].isdigit():
             return None
         return int(value[len(prefix):])
+
+    def number_in(self, partition):
+        """value -> n for the values this producer sends to partition, else None."""
+        def number_of(value):
+            n = self.value_number(value)
+            return n if n is not None and n % self.partitions == partition else None
+        return number_of
+
+    def acked_in(self, partition):
+        with self.lock:
+            return {n: o for n, (p, o) in self.acked.items() if p == partition}
 
 
 def read_all(bootstrap, topic, partitions, timeout=60):
@@ -404,31 +417,58 @@ def read_all(bootstrap, topic, partitions, timeout=60):
         consumer.close()
 
 
-def check_numbered(cluster, what, records, producer, partition):
-    """Checks a partition's [(offset, value)] against a NumberedProducer's reports: each acked
-    value once at its acked offset, values in production order, no value twice, nothing
-    foreign. Returns the set of numbers found."""
+def check_sequence(cluster, what, records, number_of, acked=None):
+    """Checks one partition's [(offset, value)]: number_of(value) gives each value's n (None:
+    the value does not belong in this partition); no value twice; n increasing with the
+    offset (production order); every n of acked ({n: offset, or None when unknown}) present,
+    at its acknowledged offset. Returns {n: offset}."""
     seen = {}
+    previous = None
+    disorder = []
     for offset, value in records:
-        n = producer.value_number(value)
-        if not cluster.check(n is not None and n % producer.partitions == partition,
-                             f"{what}: offset {offset} holds {value!r}, never produced to partition {partition}"):
+        n = number_of(value)
+        if not cluster.check(n is not None, f"{what}: offset {offset} holds {value!r}, never produced there"):
             continue
         cluster.check(n not in seen, f"{what}: {value!r} at offsets {seen.get(n)} and {offset}")
         seen.setdefault(n, offset)
-    numbers = [producer.value_number(v) for _, v in records]
-    disorder = [(records[i][0], numbers[i], numbers[i + 1]) for i in range(len(numbers) - 1)
-                if numbers[i] is not None and numbers[i + 1] is not None and numbers[i] >= numbers[i + 1]]
-    cluster.check(not disorder, f"{what}: not in production order at (offset, n, next n) {disorder[:5]}")
-    with producer.lock:
-        acked = {n: o for n, (p, o) in producer.acked.items() if p == partition}
+        if previous is not None and n <= previous[1]:
+            disorder.append((previous, (offset, n)))
+        previous = (offset, n)
+    cluster.check(not disorder, f"{what}: not in production order at ((offset, n), (next offset, n)) {disorder[:3]}")
+    acked = acked or {}
     missing = sorted(n for n in acked if n not in seen)
     cluster.check(not missing, f"{what}: {len(missing)} acknowledged values missing, e.g. "
-                               f"{[(n, acked[n]) for n in missing[:5]]} (n, acked offset)")
-    moved = [(n, acked[n], seen[n]) for n in acked if n in seen and seen[n] != acked[n]]
+                               f"{[(n, acked[n]) for n in missing[:5]]} (n, acknowledged offset)")
+    moved = sorted((n, acked[n], seen[n]) for n in acked if n in seen and acked[n] is not None and seen[n] != acked[n])
     cluster.check(not moved, f"{what}: {len(moved)} values not at their acknowledged offset, e.g. {moved[:5]} "
-                             f"(n, acked offset, offset)")
-    return set(seen)
+                             f"(n, acknowledged offset, offset)")
+    return seen
+
+
+def check_numbered(cluster, what, records, producer, partition):
+    """check_sequence for one partition of a NumberedProducer's topic."""
+    return check_sequence(cluster, what, records, producer.number_in(partition), producer.acked_in(partition))
+
+
+def produce_values(bootstrap, topic, partition, values, config=None, timeout=60):
+    """Sends values to one partition and waits for every delivery report:
+    [(value, offset or None, KafkaError or None)] in the order sent."""
+    errors = []
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5, "log_level": 2,
+                         "error_cb": client_error_logger("producer", errors), **(config or {})})
+    reports = [None] * len(values)
+
+    def report(i):
+        def on_delivery(err, msg):
+            reports[i] = (values[i], msg.offset() if err is None else None, err)
+        return on_delivery
+
+    for i, value in enumerate(values):
+        producer.produce(topic, value=value.encode(), partition=partition, on_delivery=report(i))
+    left = producer.flush(timeout)
+    if left:
+        raise TestFailed(f"{left} of {len(values)} records to {topic}-{partition} had no delivery report in {timeout} s")
+    return reports
 
 
 def seeded_random(name):
