@@ -209,6 +209,12 @@ absl::StatusOr<storage::LogAppendInfo> Partition::AppendRecordsToFollower(absl::
 
 absl::Status Partition::TruncateToDivergence(int32_t leader_epoch, int64_t leader_end_offset) {
   absl::ReaderMutexLock lock(&mu_);
+  if (!has_state_ || IsLeaderLocked()) {
+    // An answer of the old leader that arrived after this broker took over: this log
+    // (and the epoch it just started at its end) is the partition's now.
+    return KafkaError(kafka::ErrorCode::kNotLeaderOrFollower,
+                      absl::StrCat("broker ", local_broker_id_, " is not a follower of ", tp_.DirName()));
+  }
   if (leader_epoch < 0 || leader_end_offset < 0) {
     // The leader knows no epoch that old: nothing of this log's can be trusted past
     // the leader's log start; restart from the log start the leader reports next.

@@ -55,7 +55,13 @@ void ReplicaFetcher::AddPartition(const storage::TopicPartition& tp, int32_t lea
   {
     std::lock_guard<std::mutex> lock(mu_);
     Target& t = targets_[tp];
-    if (t.leader_epoch != leader_epoch) t.delayed_until = Clock::time_point();  // a new epoch: at once
+    if (t.leader_epoch != leader_epoch) {
+      t.delayed_until = Clock::time_point();  // a new epoch: at once
+      if (fetch_in_flight_ && connection_ && !restart_) {
+        restart_ = true;
+        connection_->Shutdown();
+      }
+    }
     t.leader_epoch = leader_epoch;
   }
   cv_.notify_all();
@@ -76,12 +82,13 @@ int64_t ReplicaFetcher::fetches() const {
   return fetches_;
 }
 
-void ReplicaFetcher::Delay(const storage::TopicPartition& tp, const absl::Status& why) {
-  spdlog::debug("broker {}: fetching {} from broker {} paused: {}", options_.broker_id, tp.DirName(),
-                options_.leader_id, why.ToString());
+void ReplicaFetcher::Delay(const storage::TopicPartition& tp, const absl::Status& why,
+                           std::chrono::milliseconds how_long) {
+  spdlog::debug("broker {}: fetching {} from broker {} paused {} ms: {}", options_.broker_id, tp.DirName(),
+                options_.leader_id, how_long.count(), why.ToString());
   std::lock_guard<std::mutex> lock(mu_);
   auto it = targets_.find(tp);
-  if (it != targets_.end()) it->second.delayed_until = Clock::now() + options_.backoff;
+  if (it != targets_.end()) it->second.delayed_until = Clock::now() + how_long;
 }
 
 void ReplicaFetcher::Run() {
@@ -109,7 +116,15 @@ void ReplicaFetcher::Run() {
       }
     }
     absl::Status status = FetchOnce(ready);
-    if (status.ok()) continue;
+    bool restarted = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      fetch_in_flight_ = false;
+      restarted = restart_;
+      restart_ = false;
+      if (restarted) connection_.reset();  // cut short for a new partition: reconnect now
+    }
+    if (status.ok() || restarted) continue;
     spdlog::warn("broker {}: fetching from broker {} ({}:{}) failed: {}; retrying in {} ms", options_.broker_id,
                  options_.leader_id, options_.host, options_.port, status.ToString(), options_.backoff.count());
     std::unique_lock<std::mutex> lock(mu_);
@@ -130,6 +145,7 @@ absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, T
       if (stopping_) connection_->Shutdown();
     }
     connection = connection_.get();
+    fetch_in_flight_ = true;
   }
   kafka::FetchRequest request;
   request.replica_id = options_.broker_id;
@@ -191,11 +207,18 @@ absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, T
       }
       auto code = static_cast<kafka::ErrorCode>(p.error_code);
       if (code == kafka::ErrorCode::kOffsetOutOfRange) {
-        if (absl::Status s = HandleOutOfRange(tp, epoch, p.log_start_offset); !s.ok()) Delay(tp, s);
+        if (absl::Status s = HandleOutOfRange(tp, epoch, p.log_start_offset); !s.ok()) {
+          Delay(tp, s, options_.backoff);
+        }
         continue;
       }
       if (code != kafka::ErrorCode::kNone) {
-        Delay(tp, KafkaError(code, "the leader's answer"));
+        bool leadership = code == kafka::ErrorCode::kNotLeaderOrFollower ||
+                          code == kafka::ErrorCode::kUnknownLeaderEpoch ||
+                          code == kafka::ErrorCode::kFencedLeaderEpoch ||
+                          code == kafka::ErrorCode::kUnknownTopicOrPartition;
+        Delay(tp, KafkaError(code, "the leader's answer"),
+              leadership ? options_.leadership_backoff : options_.backoff);
         continue;
       }
       if (p.diverging_epoch) {
@@ -203,13 +226,13 @@ absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, T
                      tp.DirName(), options_.leader_id, p.diverging_epoch->epoch, p.diverging_epoch->end_offset);
         if (absl::Status s = partition.TruncateToDivergence(p.diverging_epoch->epoch, p.diverging_epoch->end_offset);
             !s.ok()) {
-          Delay(tp, s);
+          Delay(tp, s, options_.backoff);
         }
         continue;
       }
       absl::string_view records = p.records ? WholeBatches(*p.records) : absl::string_view();
       auto appended = partition.AppendRecordsToFollower(records, p.high_watermark);
-      if (!appended.ok()) Delay(tp, appended.status());
+      if (!appended.ok()) Delay(tp, appended.status(), options_.backoff);
     }
   }
   return absl::OkStatus();

@@ -12,7 +12,9 @@
 //     the leader's log end it is truncated to it (asked with ListOffsets);
 //   * a leadership or epoch error: the partition waits `backoff` (the metadata will move
 //     it), other partitions go on.
-// A connection error closes the connection and waits `backoff` before reconnecting.
+// A connection error closes the connection and waits `backoff` before reconnecting. A
+// partition added (or moved to a new epoch) while a fetch waits at the leader cuts that
+// fetch short, so a new follower starts at once.
 // Thread-safe (partitions are added and removed from the metadata thread).
 
 #include <chrono>
@@ -41,6 +43,10 @@ struct ReplicaFetcherOptions {
   int32_t max_bytes = 10 << 20;                 // replica.fetch.response.max.bytes
   int32_t partition_max_bytes = 1 << 20;        // replica.fetch.max.bytes
   std::chrono::milliseconds backoff{1000};      // replica.fetch.backoff.ms
+  // After a leadership or epoch error: the metadata that settles it is milliseconds
+  // away (the leader has not applied its own leadership yet, or this broker has not
+  // applied the change), so the partition is retried soon rather than after `backoff`.
+  std::chrono::milliseconds leadership_backoff{20};
 };
 
 class ReplicaFetcher {
@@ -65,7 +71,7 @@ class ReplicaFetcher {
   // One Fetch round; an error means the connection is unusable.
   absl::Status FetchOnce(const std::map<storage::TopicPartition, Target>& targets);
   absl::Status HandleOutOfRange(const storage::TopicPartition& tp, int32_t leader_epoch, int64_t leader_log_start);
-  void Delay(const storage::TopicPartition& tp, const absl::Status& why);
+  void Delay(const storage::TopicPartition& tp, const absl::Status& why, std::chrono::milliseconds how_long);
 
   const ReplicaFetcherOptions options_;
   ReplicaManager* const replicas_;
@@ -74,6 +80,10 @@ class ReplicaFetcher {
   bool stopping_ = false;
   std::map<storage::TopicPartition, Target> targets_;
   std::unique_ptr<client::KafkaConnection> connection_;  // shut down from the destructor
+  bool fetch_in_flight_ = false;
+  // A partition was added while a fetch waited at the leader: the fetch is cut short
+  // (its connection shut) so the new partition does not wait replica.fetch.wait.max.ms.
+  bool restart_ = false;
   int64_t fetches_ = 0;
   std::thread thread_;
 };

@@ -584,7 +584,10 @@ controller::v1::AllocateProducerIdsResponse QuorumController::AllocateProducerId
 void QuorumController::SessionLoop() {
   std::unique_lock<std::mutex> lock(sessions_mu_);
   while (!stopping_) {
-    sessions_wake_.wait_for(lock, std::chrono::milliseconds(100), [&] { return stopping_; });
+    // A tenth of the session (at most 100 ms, at least 10): an expired session is fenced
+    // within 10% of its timeout, which is most of a leader failover.
+    auto tick = std::clamp(options_.session_timeout / 10, std::chrono::milliseconds(10), std::chrono::milliseconds(100));
+    sessions_wake_.wait_for(lock, tick, [&] { return stopping_; });
     if (stopping_) return;
     raft::RaftNodeStatus st = node_.status();
     if (st.stopped || st.role != raft::Role::kLeader) continue;

@@ -360,7 +360,14 @@ absl::StatusOr<bool> Log::TruncateTo(int64_t offset) {
   if (offset < 0) return MakeError(Errc::kInvalidArgument, absl::StrCat("cannot truncate to offset ", offset));
   absl::MutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckOpenLocked());
-  if (offset >= log_end_offset_) return false;
+  if (offset >= log_end_offset_) {
+    // No record goes, but an epoch that starts at the log end holds none either: a
+    // broker that became leader and was deposed before appending has one, which the
+    // new leader's log never had. Kept, the follower would name it in every fetch and
+    // be told to truncate here again, forever (Kafka's truncateTo drops it the same way).
+    STRATA_RETURN_IF_ERROR(Io(leader_epoch_cache_->TruncateFromEnd(log_end_offset_)));
+    return false;
+  }
   if (offset < log_start_offset_) {
     STRATA_RETURN_IF_ERROR(TruncateFullyLocked(offset));
     return true;

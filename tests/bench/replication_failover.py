@@ -1,19 +1,27 @@
 #!/usr/bin/python3
 """Failover probe for replication_bench.sh: kill -9 of a partition leader, timed.
 
-One librdkafka producer (python3-confluent-kafka) sends one record at a time with
-acks=all (linger.ms=0) and waits for its delivery report. Each run: wait until the
-partition has its full ISR, send records until WARMUP have been acknowledged, SIGKILL the
+A librdkafka producer (python3-confluent-kafka, a new one each run) sends one record at
+a time to partition 0 with acks=all (linger.ms=0) and waits for its delivery report.
+Each run: wait until the partition has its full ISR, send WARMUP records, SIGKILL the
 leader between two acknowledgements (nothing is in flight, so the next acknowledgement
 can only come from a new leader), send the next record at once and time its
-acknowledgement. The dead broker is restarted (strata-cluster start) before the next run.
+acknowledgement (acked_ms, from just before the kill). The dead broker is restarted
+(strata-cluster start) before the next run.
 
-Beside the client's figure each run is broken down from
-  * a metadata poller (a second librdkafka client asking the surviving brokers every
-    POLL_MS ms): the first answer that names a new leader;
+Each run is broken down (all in ms since the kill) from
   * the server logs (wall clock, ms): the active controller's "broker N missed its
-    session" (fencing and the new leader, one metadata write), the new leader's
-    "T-P leads in leader epoch E" and the other follower's "T-P follows in leader epoch E".
+    session" (fenced_ms: fencing and the new leader, one metadata write, logged once
+    committed), the new leader's "T-0 leads in leader epoch E" (leader_applied_ms) and
+    the other follower's "T-0 follows in leader epoch E" (follower_applied_ms);
+  * a metadata poller (a second librdkafka client asking the surviving brokers every
+    POLL_MS ms until the acknowledgement): the first answer naming a new leader
+    (metadata_new_leader_ms; null when no answer named it before the acknowledgement);
+  * librdkafka's own "topic" debug line "migrating from broker N" (client_moved_ms):
+    when the producer moved the partition to the new leader.
+Environment: RDKAFKA_DEBUG adds librdkafka debug contexts (e.g. broker,msg,protocol);
+FAILOVER_LOG names a file that gets every librdkafka line of each run, in ms since the
+kill.
 Prints one JSON object per run on stdout; progress on stderr.
 Usage: replication_failover.py --bootstrap B --topic T --cluster-dir D --cluster CMD
        [--runs 10] [--client tuned|default] [--warmup 20] [--poll-ms 5]
@@ -21,6 +29,7 @@ Usage: replication_failover.py --bootstrap B --topic T --cluster-dir D --cluster
 import argparse
 import datetime
 import json
+import logging
 import os
 import re
 import signal
@@ -35,7 +44,9 @@ from confluent_kafka.admin import AdminClient
 # Client settings. Both: acks=all, one record per request, no Nagle. "tuned" also makes
 # librdkafka look for a new leader quickly; "default" keeps librdkafka 2.0's defaults
 # for those (refresh 300000, fast refresh 250 doubling, retry backoff 100, reconnect
-# backoff 100 doubling to 10000).
+# backoff 100 doubling to 10000): the producer then finds the new leader only through
+# its once-a-second scan of partitions whose broker is down (its fast leader query runs
+# once at the disconnect, and is answered with the old leader until it is fenced).
 COMMON = {"acks": "all", "linger.ms": 0, "socket.nagle.disable": True, "enable.idempotence": False}
 TUNED = {
     "topic.metadata.refresh.interval.ms": 100,
@@ -76,11 +87,21 @@ class Probe:
         self.config = dict(COMMON, **({"bootstrap.servers": args.bootstrap}))
         if args.client == "tuned":
             self.config.update(TUNED)
-        if os.environ.get("RDKAFKA_DEBUG"):
-            self.config["debug"] = os.environ["RDKAFKA_DEBUG"]
-        self.producer = Producer(self.config)
+        # librdkafka's "topic" debug lines say when the producer moved the partition to a
+        # new leader; they reach the handler from poll(), which the send loop runs.
+        self.migrations = []
+        handler = logging.Handler()
+        handler.emit = lambda record: self.migrations.append((time.monotonic(), record.getMessage()))
+        rdkafka_log = logging.getLogger("rdkafka")
+        rdkafka_log.addHandler(handler)
+        rdkafka_log.propagate = False
+        rdkafka_log.setLevel(logging.DEBUG)
+        # RDKAFKA_DEBUG adds contexts (e.g. broker,msg,metadata) and FAILOVER_LOG names a
+        # file that gets every librdkafka line of each run, in ms since the kill.
+        debug = ",".join(["topic"] + [c for c in os.environ.get("RDKAFKA_DEBUG", "").split(",") if c])
+        self.config.update({"debug": debug, "logger": rdkafka_log})
+        self.producer = None
         self.admin = AdminClient({"bootstrap.servers": args.bootstrap})
-        self.sent = 0
 
     def partition(self, admin=None):
         md = (admin or self.admin).list_topics(self.args.topic, timeout=2)
@@ -94,7 +115,6 @@ class Probe:
             done.append((time.monotonic(), err))
 
         self.producer.produce(self.args.topic, value=b"x" * 1024, partition=0, on_delivery=report)
-        self.sent += 1
         while not done:
             self.producer.poll(1)
         return done[0]
@@ -114,6 +134,12 @@ class Probe:
     def run_once(self, index):
         p = self.wait_full_isr(len(self.partition().replicas))
         old_leader = p.leader
+        # A new producer each run: librdkafka keeps backing off reconnects to a broker
+        # that was down (up to reconnect.backoff.max.ms, 10 s by default), which would
+        # charge an earlier run's kill to this one when its victim becomes the leader.
+        if self.producer is not None:
+            self.producer.flush(10)
+        self.producer = Producer(self.config)
         steady = []
         for _ in range(self.args.warmup):
             t0 = time.monotonic()
@@ -142,6 +168,7 @@ class Probe:
                     seen["new_leader"] = (time.monotonic(), leader)
                 time.sleep(self.args.poll_ms / 1000)  # polling Metadata
 
+        self.migrations.clear()
         kill_wall = time.time()
         kill_mono = time.monotonic()
         os.kill(pid, signal.SIGKILL)
@@ -169,6 +196,12 @@ class Probe:
         fenced = first(r"broker %d missed its session" % old_leader)
         leads = first(r"%s leads in leader epoch" % re.escape(topic_p))
         follows = first(r"%s follows in leader epoch" % re.escape(topic_p))
+        if os.environ.get("FAILOVER_LOG"):
+            with open(os.environ["FAILOVER_LOG"], "a") as f:
+                f.write("=== run %d: killed %d\n" % (index, old_leader))
+                for t, m in self.migrations:
+                    f.write("%9.1f %s\n" % ((t - kill_mono) * 1000, m))
+        moved = [t for t, m in self.migrations if "migrating from broker %d" % old_leader in m]
         result = {
             "run": index,
             "killed": old_leader,
@@ -178,12 +211,20 @@ class Probe:
             "leader_applied_ms": round(leads[0] * 1000) if leads else None,
             "follower_applied_ms": round(follows[0] * 1000) if follows else None,
             "metadata_new_leader_ms": round((seen["new_leader"][0] - kill_mono) * 1000, 1) if "new_leader" in seen else None,
+            "client_moved_ms": round((moved[0] - kill_mono) * 1000, 1) if moved else None,
             "delivery_errors": errors,
             "steady_ack_p50_ms": round(sorted(steady)[len(steady) // 2] * 1000, 2) if steady else None,
         }
         log("run %d: killed broker %d -> new leader %s, acked after %.1f ms (fenced %s ms, metadata %s ms)" % (
             index, old_leader, result["new_leader"], result["acked_ms"], result["fenced_ms"],
             result["metadata_new_leader_ms"]))
+        gone_by = time.monotonic() + 10
+        while time.monotonic() < gone_by:  # until it is reaped: strata-cluster start refuses a live pid
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)  # waiting for the dead process to be reaped
         subprocess.run([self.args.cluster, "start", "--dir", self.args.cluster_dir, str(old_leader)], check=True)
         return result
 
@@ -218,7 +259,6 @@ def main():
         r["client"] = args.client
         print(json.dumps(r), flush=True)
         done += 1
-    probe.producer.flush(10)
 
 
 if __name__ == "__main__":

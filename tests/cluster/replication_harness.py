@@ -60,6 +60,7 @@ class Cluster:
         self.brokers = list(range(controllers + 1, controllers + brokers + 1))
         self.controllers = controllers
         self.failures = []
+        self.stopped_epochs = {}  # broker -> the registration epoch it was stopped with
         self.dir = None
         self.env = dict(os.environ, STRATA_BIN_DIR=self.bin_dir)
         self.started = time.monotonic()
@@ -170,23 +171,39 @@ class Cluster:
             return None
 
     def running(self, node):
+        """The node's process exists (until reaped, like strata-cluster's own check)."""
         pid = self.pid(node)
         if pid is None:
             return False
         try:
             os.kill(pid, 0)
+            return True
         except ProcessLookupError:
             return False
-        # A zombie is not running (strata-cluster's shell may not have reaped it yet).
+
+    @staticmethod
+    def exited(pid):
+        """The process is gone or a zombie: its sockets and files are closed."""
         try:
             with open(f"/proc/{pid}/stat") as f:
-                return f.read().split(")")[-1].split()[0] != "Z"
+                return f.read().rsplit(")", 1)[1].split()[0] == "Z"
         except OSError:
-            return False
+            return True
+
+    def note_stop(self, node):
+        """Remembers the registration a broker stops with (settled() waits for a new one)."""
+        epoch = self.broker_epochs().get(node)
+        if epoch is not None:
+            self.stopped_epochs[node] = epoch
 
     def kill9(self, node):
+        pid = self.pid(node)
+        if node in self.brokers:
+            self.note_stop(node)
         self.cluster("kill", str(node))
         log(f"kill -9 broker {node}")
+        if pid is not None:
+            self.wait_for(f"broker {node} (pid {pid}) to die", lambda: self.exited(pid), 10)
 
     def start(self, node):
         self.cluster("start", str(node))
@@ -195,6 +212,14 @@ class Cluster:
     def signal(self, node, sig):
         os.kill(self.pid(node), sig)
         log(f"{signal.Signals(sig).name} to node {node}")
+
+    def address(self, broker):
+        """The broker's Kafka listener, host:port (a bootstrap that avoids paused brokers)."""
+        with open(os.path.join(self.dir, f"node-{broker}", "server.properties")) as f:
+            for line in f:
+                if line.startswith("listeners="):
+                    return line.strip().split("://", 1)[1].split(",")[0]
+        raise TestFailed(f"broker {broker} has no listeners line")
 
     def server_log(self, node):
         with open(os.path.join(self.dir, f"node-{node}", "server.log"), errors="replace") as f:
@@ -231,6 +256,26 @@ class Cluster:
                 return b
         return None
 
+    def broker_epochs(self):
+        """{broker id: epoch of its current registration} (a restarted broker registers anew)."""
+        return {b["id"]: b["epoch"] for b in self.strata("cluster", "describe")["brokers"]}
+
+    def settled(self, topic):
+        """Every broker registered — anew when it was stopped since (the controller has seen
+        the restart, not only the old incarnation, whose session may still run out) —
+        unfenced, and every ISR of topic full."""
+        brokers = {b["id"]: b for b in self.strata("cluster", "describe")["brokers"]}
+        for broker in self.brokers:
+            b = brokers.get(broker)
+            if b is None or b["fenced"] or b["in_controlled_shutdown"]:
+                return False
+            if self.stopped_epochs.get(broker) == b["epoch"]:
+                return False
+        if not self.isr_full(topic):
+            return False
+        self.stopped_epochs.clear()
+        return True
+
     def isr_full(self, topic):
         return all(p["leader"] >= 0 and sorted(p["isr"]) == sorted(p["replicas"]) for p in self.partitions(topic))
 
@@ -262,6 +307,16 @@ class Cluster:
     def records(self, node, topic, index):
         """[(offset, value)] of the replica's data records (uncompressed batches)."""
         return [(e["offset"], e["value"]) for e in self.dump(node, topic, index, records=True) if e["type"] == "record"]
+
+    def epochs(self, node, topic, index):
+        """The replica's leader-epoch-checkpoint: [(epoch, start offset)]."""
+        path = os.path.join(self.partition_dir(node, topic, index), "leader-epoch-checkpoint")
+        if not os.path.exists(path):
+            return []
+        out = subprocess.run([os.path.join(self.bin_dir, "strata-storage"), "dump", "--output", "json", path],
+                             capture_output=True, text=True, timeout=30)
+        entries = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+        return [(e["epoch"], e["startOffset"]) for e in entries if "epoch" in e]
 
     def log_end(self, node, topic, index):
         b = self.batches(node, topic, index)
@@ -473,5 +528,5 @@ def produce_values(bootstrap, topic, partition, values, config=None, timeout=60)
 
 def seeded_random(name):
     seed = int(os.environ.get("STRATA_TEST_SEED", random.randrange(1 << 30)))
-    log(f"{name}: seed={seed} (STRATA_TEST_SEED={seed} repeats the choices)")
+    log(f"{name}: seed={seed} (STRATA_TEST_SEED={seed} repeats the random choices)")
     return random.Random(seed)

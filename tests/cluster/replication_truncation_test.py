@@ -56,12 +56,14 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-truncation", overrides, budg
         for f in followers:
             cluster.signal(f, signal.SIGSTOP)
             paused.append(f)
-        tail_a = produce_values(cluster.bootstrap, TOPIC, 0, [f"tail-a-{i}" for i in range(20)], {"acks": 1})
-        tail_b = produce_values(cluster.bootstrap, TOPIC, 0, [f"tail-b-{i}" for i in range(30)], {"acks": 1})
+        # Clients bootstrap from the leader alone: a paused broker accepts connections and never answers.
+        at_leader = cluster.address(leader)
+        tail_a = produce_values(at_leader, TOPIC, 0, [f"tail-a-{i}" for i in range(20)], {"acks": 1})
+        tail_b = produce_values(at_leader, TOPIC, 0, [f"tail-b-{i}" for i in range(30)], {"acks": 1})
         cluster.require(all(err is None for _, _, err in tail_a + tail_b),
                         f"acks=1 produce to the leader failed: {[r for r in tail_a + tail_b if r[2]][:3]}")
         # Nothing past the records every ISR member has is served.
-        high = read_all(cluster.bootstrap, TOPIC, 1, timeout=20)[0][0]
+        high = read_all(at_leader, TOPIC, 1, timeout=20)[0][0]
         cluster.check(len(high) == 100, f"with its followers paused the leader served {len(high)} records, "
                                         f"not the 100 every replica has: {high[100:103]}")
         cluster.kill9(leader)
@@ -89,7 +91,7 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-truncation", overrides, budg
 
     cluster.start(leader)
     replicas = first["replicas"]
-    cluster.wait_for(f"broker {leader} back in the ISR", lambda: cluster.isr_full(TOPIC), 30)
+    cluster.wait_for(f"broker {leader} back in the ISR", lambda: cluster.settled(TOPIC), 30)
     cluster.wait_for("every replica's log end at the new leader's",
                      lambda: len({cluster.log_end(n, TOPIC, 0) for n in replicas}) == 1, 30)
     cluster.check(cluster.log_end(leader, TOPIC, 0) == cluster.log_end(new_leader, TOPIC, 0),
@@ -100,8 +102,7 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-truncation", overrides, budg
     log_text = cluster.server_log(leader)
     cluster.check("truncating" in log_text, f"broker {leader}'s log does not say it truncated")
 
-    acked = {("base", i): o for (v, o, _) in base for i in [int(v.rsplit("-", 1)[1])]}
-    acked.update({("after", int(v.rsplit("-", 1)[1])): o for v, o, _ in after})
+    acked = {number(v): o for v, o, _ in base + after}
     survivors = {number(v) for v in new_values}
     consumed, errors = read_all(cluster.bootstrap, TOPIC, 1)
     cluster.check(not errors, f"consumer errors: {errors[:5]}")
@@ -113,6 +114,44 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-truncation", overrides, budg
         # Order: by (phase, n) — base, then the tail the new leader kept, then after.
         rank = {"base": 0, "tail-a": 1, "tail-b": 2, "after": 3}
         check_sequence(cluster, f"{TOPIC}-0 in {what}", records,
+                       lambda v: (rank[number(v)[0]], number(v)[1]) if number(v) in survivors else None,
+                       {(rank[tag], n): o for (tag, n), o in acked.items()})
+
+    # A leader deposed, alive, in an epoch it appended nothing in: its epoch cache names
+    # an epoch the next leader's log never had (its end is this log's end). It must drop
+    # that entry although no record goes (as Kafka's truncateTo does) and rejoin the ISR.
+    cluster.kill9(new_leader)
+    elected = cluster.wait_for(f"a leader after broker {new_leader}",
+                               lambda: next((p["leader"] for p in cluster.partitions(TOPIC)
+                                             if p["leader"] not in (new_leader, -1)), None), 30)
+    epoch = cluster.partition(TOPIC, 0)["leader_epoch"]
+    cluster.wait_for(f"broker {elected} to record leader epoch {epoch}",
+                     lambda: any(e == epoch for e, _ in cluster.epochs(elected, TOPIC, 0)), 10)
+    third = next(r for r in replicas if r not in (new_leader, elected))
+    cluster.signal(elected, signal.SIGSTOP)
+    try:
+        cluster.wait_for(f"broker {third} to lead while broker {elected} is paused",
+                         lambda: cluster.partition(TOPIC, 0)["leader"] == third, 30)
+    finally:
+        cluster.signal(elected, signal.SIGCONT)
+    log(f"broker {elected} led epoch {epoch} without appending: its epochs {cluster.epochs(elected, TOPIC, 0)}, "
+        f"the new leader {third}'s {cluster.epochs(third, TOPIC, 0)}")
+    later = produce_values(cluster.bootstrap, TOPIC, 0, [f"later-{i}" for i in range(50)], {"acks": "all"})
+    cluster.require(all(err is None for _, _, err in later),
+                    f"acks=all produce to broker {third} failed: {[r for r in later if r[2]][:3]}")
+    cluster.wait_for(f"broker {elected}, deposed in an epoch without records, back in the ISR",
+                     lambda: elected in cluster.partition(TOPIC, 0)["isr"], 20)
+    cluster.start(new_leader)
+    cluster.wait_for("the full ISR", lambda: cluster.settled(TOPIC), 30)
+    cluster.wait_for("every replica's log end at the leader's",
+                     lambda: len({cluster.log_end(n, TOPIC, 0) for n in replicas}) == 1, 30)
+    cluster.check(cluster.replicas_identical(TOPIC, 0, replicas),
+                  f"replicas differ after the second change: {cluster.describe_difference(TOPIC, 0, replicas)}")
+    rank["later"] = 4
+    survivors |= {number(v) for v, _, _ in later}
+    acked.update({number(v): o for v, o, _ in later})
+    for n in replicas:
+        check_sequence(cluster, f"{TOPIC}-0 on broker {n} at the end", cluster.records(n, TOPIC, 0),
                        lambda v: (rank[number(v)[0]], number(v)[1]) if number(v) in survivors else None,
                        {(rank[tag], n): o for (tag, n), o in acked.items()})
 

@@ -172,6 +172,21 @@ TEST_F(LogTest, TruncateToRemovesTheTailAndEpochs) {
   EXPECT_FALSE(*log->TruncateTo(500));
 }
 
+TEST_F(LogTest, TruncateToTheLogEndDropsAnEpochThatHoldsNoRecords) {
+  auto log = OpenLog(SmallLogOptions(dir_));
+  AppendBatches(*log, 30, 4, "a", 1);
+  // Became leader of epoch 2 at the log end, then deposed before appending anything.
+  ASSERT_TRUE(log->leader_epoch_cache().Assign(2, 120).ok());
+  auto truncated = log->TruncateTo(120);
+  ASSERT_TRUE(truncated.ok()) << truncated.status();
+  EXPECT_FALSE(*truncated);  // no record went
+  EXPECT_EQ(log->log_end_offset(), 120);
+  EXPECT_EQ(log->leader_epoch_cache().entries(), (std::vector<EpochEntry>{{1, 0}}));
+  // Epochs holding records stay.
+  EXPECT_FALSE(*log->TruncateTo(500));
+  EXPECT_EQ(log->leader_epoch_cache().entries(), (std::vector<EpochEntry>{{1, 0}}));
+}
+
 TEST_F(LogTest, TruncateFullyAndStartAtRestartsEmpty) {
   auto log = OpenLog(SmallLogOptions(dir_));
   AppendBatches(*log, 20, 4, "a", 1);

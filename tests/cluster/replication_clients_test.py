@@ -1,0 +1,215 @@
+"""kcat and confluent-kafka keep producing and consuming through leader changes: a
+controlled shutdown (SIGTERM) and a kill -9 (issue 6, test 5).
+
+3 controllers + 3 brokers (real processes); topic `moves`: 3 partitions, RF 3,
+min.insync.replicas 2. Running throughout:
+  * kcat -P (idempotent, acks=all) fed numbered lines at a steady rate, its partitioner
+    spreading them;
+  * an idempotent confluent-kafka Producer (acks=all) sending numbered values, each to
+    partition n % 3;
+  * a confluent-kafka Consumer (assign() from the beginning, auto.offset.reset=error so an
+    out-of-range answer from a new leader is an error, not a silent jump) and a kcat -C
+    consumer, both tailing all partitions.
+Meanwhile the leader of partition 0 is stopped with SIGTERM (its controlled shutdown
+moves its leaderships before it exits, and the clients follow the metadata), restarted,
+and then the leader of partition 1 is killed with kill -9 and restarted. Both producers
+must make progress while each broker is away. At the end:
+  * kcat -P exits 0 (no delivery failed) and confluent-kafka got no failed delivery report;
+  * both consumers read every record of both producers exactly once (offsets 0, 1, 2 ...
+    per partition without gaps or repeats), each producer's values in production order
+    per partition, and the confluent producer's values at their acknowledged offsets.
+Usage: /usr/bin/python3 replication_clients_test.py <bin dir> <strata-cluster>
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+from confluent_kafka import Consumer, KafkaError, TopicPartition
+
+from replication_harness import Cluster, NumberedProducer, check_sequence, client_error_logger, log
+
+TOPIC = "moves"
+PARTITIONS = 3
+RATE = 400  # records per second per producer
+
+overrides = {
+    "broker.session.timeout.ms": 2000,
+    "broker.heartbeat.interval.ms": 200,
+    "replica.lag.time.max.ms": 2000,
+    "replica.fetch.backoff.ms": 100,
+}
+
+
+class KcatProducer:
+    """kcat -P fed b"kcat-<n>\\n" lines at RATE per second from a thread."""
+
+    def __init__(self, bootstrap):
+        self.process = subprocess.Popen(
+            ["kcat", "-P", "-b", bootstrap, "-t", TOPIC, "-X", "acks=all", "-X", "enable.idempotence=true",
+             "-X", "linger.ms=5", "-X", "message.timeout.ms=60000", "-X", "log_level=2"],
+            stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.sent = 0
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        started = time.monotonic()
+        while not self.stopping.is_set():
+            due = int((time.monotonic() - started) * RATE) + 1
+            lines = b"".join(b"kcat-%d\n" % n for n in range(self.sent, due))
+            try:
+                self.process.stdin.write(lines)
+                self.process.stdin.flush()
+            except BrokenPipeError:
+                return  # kcat exited; stop() reports its exit code
+            self.sent = due
+            time.sleep(0.01)  # pacing the producer, not synchronisation
+
+    def stop(self):
+        """Closes kcat's input; returns (exit code, stderr) once it delivered everything."""
+        self.stopping.set()
+        self.thread.join()
+        try:
+            self.process.stdin.close()
+        except BrokenPipeError:
+            pass
+        try:
+            self.process.wait(timeout=90)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        return self.process.wait(), self.process.stderr.read().decode(errors="replace")
+
+
+class TailingConsumer:
+    """A confluent-kafka Consumer reading every partition from offset 0 in a thread."""
+
+    def __init__(self, bootstrap):
+        self.errors = []
+        self.consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "strata-replication-test-unused",
+                                  "enable.auto.commit": False, "auto.offset.reset": "error", "log_level": 2,
+                                  "error_cb": client_error_logger("consumer", self.errors)})
+        self.consumer.assign([TopicPartition(TOPIC, p, 0) for p in range(PARTITIONS)])
+        self.lock = threading.Lock()
+        self.got = {p: [] for p in range(PARTITIONS)}
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.stopping.is_set():
+            for msg in self.consumer.consume(1000, timeout=0.1):
+                if msg.error() is None:
+                    with self.lock:
+                        self.got[msg.partition()].append((msg.offset(), msg.value().decode()))
+                elif msg.error().code() != KafkaError._PARTITION_EOF:
+                    self.errors.append(f"consume: {msg.error()}")
+        self.consumer.close()
+
+    def count(self):
+        with self.lock:
+            return sum(len(v) for v in self.got.values())
+
+    def stop(self):
+        self.stopping.set()
+        self.thread.join()
+
+
+def kcat_consumed(path):
+    """What kcat -C wrote ('partition offset value' lines): {p: [(offset, value)]}."""
+    got = {p: [] for p in range(PARTITIONS)}
+    with open(path, errors="replace") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 3:
+                got[int(parts[0])].append((int(parts[1]), parts[2]))
+    return got
+
+
+with Cluster(sys.argv[1], sys.argv[2], "replication-clients", overrides, budget_s=130) as cluster:
+    cluster.create_topic(TOPIC, PARTITIONS, 3, {"min.insync.replicas": 2})
+    kcat_out = os.path.join(cluster.dir, "kcat-consumer.out")
+    with open(kcat_out, "w") as out, open(kcat_out + ".err", "w") as err:
+        kcat_consumer = subprocess.Popen(["kcat", "-C", "-b", cluster.bootstrap, "-t", TOPIC, "-o", "beginning", "-u",
+                                          "-f", "%p %o %s\n", "-X", "log_level=2"],
+                                         stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+    tailing = TailingConsumer(cluster.bootstrap)
+    ck = NumberedProducer(cluster.bootstrap, TOPIC, PARTITIONS, "ck", {"enable.idempotence": True}, rate=RATE).start()
+    kcat = KcatProducer(cluster.bootstrap)
+    try:
+        def progress(what, records=200):
+            """Both producers get records through: the confluent acks, kcat's seen by the consumer."""
+            acked, seen = ck.acked_count(), tailing.count()
+            cluster.wait_for(f"both producers to make progress {what}",
+                             lambda: ck.acked_count() >= acked + records and tailing.count() >= seen + 2 * records,
+                             30)
+
+        progress("at the start")
+        # A controlled shutdown: SIGTERM; leaderships move before the process exits.
+        victim = cluster.partition(TOPIC, 0)["leader"]
+        cluster.note_stop(victim)
+        cluster.signal(victim, signal.SIGTERM)
+        cluster.wait_for(f"broker {victim} to exit after SIGTERM", lambda: not cluster.running(victim), 30)
+        cluster.check("controlled shutdown done" in cluster.server_log(victim),
+                      f"broker {victim} exited without finishing its controlled shutdown")
+        cluster.check(all(p["leader"] != victim for p in cluster.partitions(TOPIC)),
+                      f"broker {victim} still leads after its controlled shutdown: {cluster.partitions(TOPIC)}")
+        progress(f"with broker {victim} shut down")
+        cluster.start(victim)
+        cluster.wait_for(f"broker {victim} back in every ISR", lambda: cluster.settled(TOPIC), 30)
+        progress(f"with broker {victim} back")
+
+        victim = cluster.partition(TOPIC, 1)["leader"]
+        cluster.kill9(victim)
+        cluster.wait_for(f"broker {victim}'s leaderships to move",
+                         lambda: all(p["leader"] not in (victim, -1) for p in cluster.partitions(TOPIC)), 30)
+        progress(f"with broker {victim} killed")
+        cluster.start(victim)
+        cluster.wait_for(f"broker {victim} back in every ISR", lambda: cluster.settled(TOPIC), 30)
+        progress(f"with broker {victim} back")
+    finally:
+        kcat_rc, kcat_err = kcat.stop()
+        left = ck.stop()
+
+    cluster.check(kcat_rc == 0, f"kcat -P exited {kcat_rc}: {kcat_err[-500:]}")
+    cluster.check(left == 0 and not ck.failed, f"confluent-kafka: {left} undelivered, {len(ck.failed)} failed, e.g. "
+                                               f"{sorted(ck.failed.items())[:3]}")
+    cluster.check(not ck.client_errors, f"producer errors: {ck.client_errors[:5]}")
+    total = kcat.sent + ck.sent
+    log(f"kcat sent {kcat.sent}, confluent-kafka {ck.sent} ({len(ck.acked)} acknowledged)")
+    cluster.wait_for(f"the confluent consumer to read all {total} records", lambda: tailing.count() >= total, 30)
+    cluster.wait_for(f"kcat -C to read all {total} records",
+                     lambda: sum(len(v) for v in kcat_consumed(kcat_out).values()) >= total, 30)
+    tailing.stop()
+    kcat_consumer.terminate()
+    kcat_consumer.wait(timeout=30)
+    cluster.check(not tailing.errors, f"consumer errors: {tailing.errors[:5]}")
+
+    def kcat_number(value):
+        return int(value[5:]) if value.startswith("kcat-") and value[5:].isdigit() else None
+
+    for who, got in (("the confluent consumer", tailing.got), ("kcat -C", kcat_consumed(kcat_out))):
+        kcat_values = set()
+        for p in range(PARTITIONS):
+            records = got[p]
+            offsets = [o for o, _ in records]
+            cluster.check(offsets == list(range(len(offsets))),
+                          f"{who}: {TOPIC}-{p} offsets are not 0..{len(offsets) - 1}: "
+                          f"{[(a, b) for a, b in zip([-1] + offsets, offsets) if b != a + 1][:5]} (previous, next)")
+            check_sequence(cluster, f"{who}: {TOPIC}-{p} confluent values",
+                           [r for r in records if r[1].startswith("ck-")], ck.number_in(p), ck.acked_in(p))
+            mine = check_sequence(cluster, f"{who}: {TOPIC}-{p} kcat values",
+                                  [r for r in records if r[1].startswith("kcat-")], kcat_number)
+            cluster.check(not kcat_values & set(mine), f"{who}: kcat values in two partitions: "
+                                                       f"{sorted(kcat_values & set(mine))[:5]}")
+            kcat_values |= set(mine)
+            foreign = [r for r in records if not r[1].startswith(("ck-", "kcat-"))]
+            cluster.check(not foreign, f"{who}: {TOPIC}-{p} holds records nobody produced: {foreign[:3]}")
+        cluster.check(kcat_values == set(range(kcat.sent)),
+                      f"{who}: kcat values missing: {sorted(set(range(kcat.sent)) - kcat_values)[:10]}")
+
+sys.exit(cluster.exit_code())
