@@ -61,8 +61,11 @@ class KafkaApis {
   // The same, waiting for the answer (tests, fuzzing).
   absl::StatusOr<std::optional<KafkaResponse>> HandleAndWait(const proto::kafka::RequestHeader& header,
                                                              absl::string_view body);
-  // A partition's high watermark moved: wakes the fetches waiting on it.
+  // A partition's high watermark moved, or its leadership changed: wakes the fetches and
+  // acks=all produces waiting on it.
   void OnHighWatermark(const storage::TopicPartition& tp);
+  // acks=all produces waiting for the high watermark (tests, metrics).
+  size_t produces_waiting() const { return produce_purgatory_->waiting(); }
 
  private:
   // The APIs answered at once, as a response body.

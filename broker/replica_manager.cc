@@ -243,7 +243,11 @@ absl::StatusOr<storage::Log*> ReplicaManager::OpenLog(const storage::TopicPartit
 void ReplicaManager::ApplyImage(const controller::MetadataImage& image) {
   absl::MutexLock apply(&apply_mu_);
   std::set<storage::TopicPartition> wanted;
-  std::vector<storage::TopicPartition> moved;  // high watermark moved on becoming leader
+  // Partitions whose waiting requests must look again: the high watermark moved (on
+  // becoming leader), or the role or leader epoch changed — an acks=all produce waiting
+  // on a leader that lost the partition then answers NOT_LEADER_OR_FOLLOWER at once
+  // rather than REQUEST_TIMED_OUT at its timeout (its client stalled meanwhile).
+  std::vector<storage::TopicPartition> moved;
   for (const auto& [topic_id, topic] : image.topics()) {
     storage::LogConfig config = ConfigFor(image, topic.name);
     for (const auto& [index, p] : topic.partitions) {
@@ -317,7 +321,7 @@ void ReplicaManager::ApplyImage(const controller::MetadataImage& image) {
                      absl::StrJoin(state.isr, ","));
       }
       FollowLeader(image, tp, state);
-      if (partition->high_watermark() != hw_before) moved.push_back(tp);
+      if (*changed || partition->high_watermark() != hw_before) moved.push_back(tp);
     }
   }
   std::vector<std::pair<storage::TopicPartition, Hosted>> gone;

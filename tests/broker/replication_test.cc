@@ -229,6 +229,21 @@ TEST_F(ReplicationTest, TheHighWatermarkWaitsForAStalledIsrMemberAndMovesWhenThe
   EXPECT_EQ(Produce(broker(1), testing::MakeBatch(1, "b"), -1).error_code, 0);
 }
 
+TEST_F(ReplicationTest, AnAcksAllProduceWaitingOnALeaderThatLosesThePartitionIsAnsweredAtOnce) {
+  // Broker 3 stops following: the acks=all produce waits in broker 1's purgatory ...
+  broker(3).replicas->Shutdown();
+  auto started = std::chrono::steady_clock::now();
+  auto waiting = std::async(std::launch::async, [&] { return Produce(broker(1), testing::MakeBatch(2, "a"), -1); });
+  ASSERT_TRUE(testing::WaitUntil([&] { return broker(1).apis->produces_waiting() == 1; }, 10s));
+  ASSERT_EQ(broker(1).log()->log_end_offset(), 2);
+  // ... until broker 1 learns it no longer leads: then it is told NOT_LEADER_OR_FOLLOWER
+  // at once (its client goes to the new leader), not REQUEST_TIMED_OUT after 20 s.
+  ChangeLeader(2, {1, 2}, {1, 2});
+  ASSERT_EQ(waiting.wait_for(10s), std::future_status::ready);
+  EXPECT_EQ(waiting.get().error_code, static_cast<int16_t>(kafka::ErrorCode::kNotLeaderOrFollower));
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 10s);
+}
+
 TEST_F(ReplicationTest, AConsumerInAFollowersRackIsSentThereAndTheFollowerServesIt) {
   ASSERT_EQ(Produce(broker(1), testing::MakeBatch(3, "near"), -1).error_code, 0);
   ASSERT_TRUE(testing::WaitUntil([&] { return broker(2).log()->high_watermark() == 3; }, 10s));

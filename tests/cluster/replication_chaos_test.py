@@ -15,19 +15,24 @@ Afterwards, for every partition:
   * on every replica and through a consumer reading from the beginning, each
     acknowledged value is there exactly once, at the offset its delivery report gave;
     values are in production order; no value appears twice, acknowledged or not;
+  * a consumer tailing the topic through the chaos (auto.offset.reset=error) was served
+    only records that are in the final log at the same offsets (nothing served below a
+    high watermark is lost), each offset once;
   * every record was acknowledged (no delivery failures: the producer retries through
     leader changes and NOT_ENOUGH_REPLICAS within its 60 s message timeout).
 Usage: /usr/bin/python3 replication_chaos_test.py <bin dir> <strata-cluster>
 """
 
 import sys
-import time
 
-from replication_harness import Cluster, NumberedProducer, check_numbered, log, read_all, seeded_random
+from replication_harness import Cluster, NumberedProducer, TailingConsumer, check_numbered, log, read_all, seeded_random
 
 TOPIC = "chaos"
 PARTITIONS = 3
 ROUNDS = 6
+# Acknowledgements never stop longer than this: a leader election takes about the session
+# timeout; a request stuck at a deposed leader would wait out request.timeout.ms (30 s).
+STALL_S = 15
 
 overrides = {
     "broker.session.timeout.ms": 2000,
@@ -40,7 +45,8 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-chaos", overrides, budget_s=
     rng = seeded_random("replication-chaos")
     cluster.create_topic(TOPIC, PARTITIONS, 3, {"min.insync.replicas": 2})
     producer = NumberedProducer(cluster.bootstrap, TOPIC, PARTITIONS, "chaos",
-                                {"enable.idempotence": True}, rate=1500).start()
+                                {"enable.idempotence": True, "request.timeout.ms": 30000}, rate=1500).start()
+    tailing = TailingConsumer(cluster.bootstrap, TOPIC, PARTITIONS)
     cluster.wait_for("the first 500 acknowledgements", lambda: producer.acked_count() >= 500, 30)
 
     for rnd in range(ROUNDS):
@@ -60,7 +66,7 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-chaos", overrides, budget_s=
                              lambda: all(p["leader"] not in (victim, -1) for p in cluster.partitions(TOPIC)), 30)
             acked = producer.acked_count()
             cluster.wait_for(f"produce to go on without broker {victim}",
-                             lambda: producer.acked_count() >= acked + 300, 30)
+                             lambda: producer.acked_count() >= acked + 300, STALL_S)
         cluster.start(victim)
         if kind == "overlap":
             # While it catches up (maybe out of an ISR), a leader among the others dies too:
@@ -74,9 +80,9 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-chaos", overrides, budget_s=
         # The controller has seen the restarts (new registrations; an old incarnation's
         # session may still run out after a quick restart) and every ISR is full.
         cluster.wait_for(f"restarted brokers registered anew and every ISR full after round {rnd + 1}",
-                         lambda: cluster.settled(TOPIC), 60)
+                         lambda: cluster.settled(TOPIC), 60, lambda: cluster.cluster_state(TOPIC))
         acked = producer.acked_count()
-        cluster.wait_for("produce to go on with the full ISR", lambda: producer.acked_count() >= acked + 300, 30)
+        cluster.wait_for("produce to go on with the full ISR", lambda: producer.acked_count() >= acked + 300, STALL_S)
 
     left = producer.stop()
     cluster.check(left == 0, f"{left} records still undelivered after 90 s")
@@ -85,6 +91,9 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-chaos", overrides, budget_s=
         acked_count = len(producer.acked)
     log(f"{producer.sent} sent, {acked_count} acknowledged, {len(failed)} failed")
     cluster.check(not failed, f"{len(failed)} delivery failures, e.g. {sorted(failed.items())[:5]}")
+    stall, at = producer.longest_stall
+    log(f"longest time without an acknowledgement: {stall:.1f} s (at {at} acknowledged)")
+    cluster.check(stall < STALL_S, f"no acknowledgement for {stall:.1f} s (at {at} acknowledged)")
     cluster.check(not producer.client_errors, f"producer errors: {producer.client_errors[:5]}")
 
     # Every replica holds the same log once the ISRs are full and the log ends agree.
@@ -107,5 +116,20 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-chaos", overrides, budget_s=
         offsets = [o for o, _ in consumed[index]]
         cluster.check(offsets == list(range(len(offsets))),
                       f"{TOPIC}-{index}: consumed offsets are not 0..{len(offsets) - 1}")
+
+    # What the consumer tailing through the chaos was served is in the final log, at the
+    # same offsets: no record was served (below a high watermark) and then lost.
+    total = sum(len(v) for v in consumed.values())
+    cluster.wait_for(f"the tailing consumer to reach all {total} records", lambda: tailing.count() >= total, 30)
+    tailing.stop()
+    cluster.check(not tailing.errors, f"tailing consumer errors: {tailing.errors[:5]}")
+    for index in range(PARTITIONS):
+        final = dict(consumed[index])
+        served = tailing.got[index]
+        lost = [(o, v, final.get(o)) for o, v in served if final.get(o) != v]
+        cluster.check(not lost, f"{TOPIC}-{index}: {len(lost)} records served during the chaos are not in the final "
+                                f"log at their offset, e.g. {lost[:3]} (offset, served, final)")
+        cluster.check([o for o, _ in served] == list(range(len(served))),
+                      f"{TOPIC}-{index}: the tailing consumer's offsets are not 0..{len(served) - 1}")
 
 sys.exit(cluster.exit_code())

@@ -28,9 +28,7 @@ import sys
 import threading
 import time
 
-from confluent_kafka import Consumer, KafkaError, TopicPartition
-
-from replication_harness import Cluster, NumberedProducer, check_sequence, client_error_logger, log
+from replication_harness import Cluster, NumberedProducer, TailingConsumer, check_sequence, log
 
 TOPIC = "moves"
 PARTITIONS = 3
@@ -85,40 +83,6 @@ class KcatProducer:
         return self.process.wait(), self.process.stderr.read().decode(errors="replace")
 
 
-class TailingConsumer:
-    """A confluent-kafka Consumer reading every partition from offset 0 in a thread."""
-
-    def __init__(self, bootstrap):
-        self.errors = []
-        self.consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "strata-replication-test-unused",
-                                  "enable.auto.commit": False, "auto.offset.reset": "error", "log_level": 2,
-                                  "error_cb": client_error_logger("consumer", self.errors)})
-        self.consumer.assign([TopicPartition(TOPIC, p, 0) for p in range(PARTITIONS)])
-        self.lock = threading.Lock()
-        self.got = {p: [] for p in range(PARTITIONS)}
-        self.stopping = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self):
-        while not self.stopping.is_set():
-            for msg in self.consumer.consume(1000, timeout=0.1):
-                if msg.error() is None:
-                    with self.lock:
-                        self.got[msg.partition()].append((msg.offset(), msg.value().decode()))
-                elif msg.error().code() != KafkaError._PARTITION_EOF:
-                    self.errors.append(f"consume: {msg.error()}")
-        self.consumer.close()
-
-    def count(self):
-        with self.lock:
-            return sum(len(v) for v in self.got.values())
-
-    def stop(self):
-        self.stopping.set()
-        self.thread.join()
-
-
 def kcat_consumed(path):
     """What kcat -C wrote ('partition offset value' lines): {p: [(offset, value)]}."""
     got = {p: [] for p in range(PARTITIONS)}
@@ -137,7 +101,7 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-clients", overrides, budget_
         kcat_consumer = subprocess.Popen(["kcat", "-C", "-b", cluster.bootstrap, "-t", TOPIC, "-o", "beginning", "-u",
                                           "-f", "%p %o %s\n", "-X", "log_level=2"],
                                          stdout=out, stderr=err, stdin=subprocess.DEVNULL)
-    tailing = TailingConsumer(cluster.bootstrap)
+    tailing = TailingConsumer(cluster.bootstrap, TOPIC, PARTITIONS)
     ck = NumberedProducer(cluster.bootstrap, TOPIC, PARTITIONS, "ck", {"enable.idempotence": True}, rate=RATE).start()
     kcat = KcatProducer(cluster.bootstrap)
     try:

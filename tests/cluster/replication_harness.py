@@ -140,11 +140,17 @@ class Cluster:
         if not ok:
             raise TestFailed(what)
 
-    def wait_for(self, what, condition, timeout):
-        """Polls condition() until it returns a true value (returned); fails the test at the deadline."""
-        deadline = time.monotonic() + timeout
+    def wait_for(self, what, condition, timeout, state=None):
+        """Polls condition() until it returns a true value (returned); fails the test at the
+        deadline. state() describes what is awaited: logged every 5 s and at the deadline."""
+        started = time.monotonic()
+        deadline = started + timeout
+        next_report = started + 5
         last_error = None
         while True:
+            if state is not None and time.monotonic() >= next_report:
+                next_report += 5
+                log(f"still waiting for {what} after {time.monotonic() - started:.0f} s: {self.describe_state(state)}")
             try:
                 result = condition()
                 if result:
@@ -152,8 +158,24 @@ class Cluster:
             except (subprocess.CalledProcessError, json.JSONDecodeError, KeyError, IndexError) as e:
                 last_error = e  # a CLI call refused while the cluster changes: poll again
             if time.monotonic() >= deadline:
-                raise TestFailed(f"not within {timeout} s: {what}" + (f" (last error: {last_error})" if last_error else ""))
+                raise TestFailed(f"not within {timeout} s: {what}" + (f" (last error: {last_error})" if last_error else "") +
+                                 (f"; {self.describe_state(state)}" if state is not None else ""))
             time.sleep(0.05)  # polling a condition with a deadline
+
+    def describe_state(self, state):
+        try:
+            return state()
+        except Exception as e:  # describing must not fail the wait itself
+            return f"(cannot describe: {e})"
+
+    def cluster_state(self, topic):
+        """The brokers (epoch, fenced) and topic's partitions (leader, epoch, ISR), for messages."""
+        brokers = self.strata("cluster", "describe")["brokers"]
+        parts = self.partitions(topic)
+        return ("brokers " + ", ".join(f"{b['id']}(epoch {b['epoch']}{', fenced' if b['fenced'] else ''})"
+                                       for b in brokers) +
+                "; partitions " + ", ".join(f"{p['partition']}: leader {p['leader']} epoch {p['leader_epoch']} "
+                                            f"isr {p['isr']}" for p in parts))
 
     # ---- nodes ---------------------------------------------------------------------
     def cluster(self, *args):
@@ -380,6 +402,8 @@ class NumberedProducer:
         self.acked = {}
         self.failed = {}
         self.sent = 0
+        self.last_ack = None
+        self.longest_stall = (0.0, None)  # (seconds without an acknowledgement, acked count then)
         self.stopping = threading.Event()
         self.thread = None
 
@@ -391,6 +415,10 @@ class NumberedProducer:
             with self.lock:
                 if err is None:
                     self.acked[n] = (msg.partition(), msg.offset())
+                    now = time.monotonic()
+                    if self.last_ack is not None and now - self.last_ack > self.longest_stall[0]:
+                        self.longest_stall = (now - self.last_ack, len(self.acked))
+                    self.last_ack = now
                 else:
                     self.failed[n] = err
         return report
@@ -470,6 +498,43 @@ def read_all(bootstrap, topic, partitions, timeout=60):
         return got, errors
     finally:
         consumer.close()
+
+
+class TailingConsumer:
+    """A confluent-kafka Consumer reading every partition from offset 0 in a thread, through
+    whatever happens to the cluster: got {p: [(offset, value)]} and errors. With
+    auto.offset.reset=error an out-of-range answer (a new leader's log ending below what
+    was served) is an error, not a silent jump."""
+
+    def __init__(self, bootstrap, topic, partitions):
+        self.errors = []
+        self.consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "strata-replication-test-unused",
+                                  "enable.auto.commit": False, "auto.offset.reset": "error", "log_level": 2,
+                                  "error_cb": client_error_logger("consumer", self.errors)})
+        self.consumer.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
+        self.lock = threading.Lock()
+        self.got = {p: [] for p in range(partitions)}
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.stopping.is_set():
+            for msg in self.consumer.consume(1000, timeout=0.1):
+                if msg.error() is None:
+                    with self.lock:
+                        self.got[msg.partition()].append((msg.offset(), msg.value().decode()))
+                elif msg.error().code() != KafkaError._PARTITION_EOF:
+                    self.errors.append(f"consume: {msg.error()}")
+        self.consumer.close()
+
+    def count(self):
+        with self.lock:
+            return sum(len(v) for v in self.got.values())
+
+    def stop(self):
+        self.stopping.set()
+        self.thread.join()
 
 
 def check_sequence(cluster, what, records, number_of, acked=None):
