@@ -1,5 +1,8 @@
 #include "broker/partition_lookup.h"
 
+#include <chrono>
+#include <thread>
+
 #include "absl/strings/str_cat.h"
 #include "broker/kafka_error.h"
 #include "broker/replica_manager.h"
@@ -12,10 +15,15 @@ namespace pb = metadata::v1;
 absl::StatusOr<std::shared_ptr<Partition>> LookupPartition(const KafkaApisContext& context, const std::string& topic,
                                                            int32_t partition) {
   bool exists = false;
+  bool replica_here = false;
   if (context.store != nullptr) {
-    exists = context.store->Read([&](const controller::MetadataImage& image) {
+    context.store->Read([&](const controller::MetadataImage& image) {
       const controller::TopicState* t = image.FindTopic(topic);
-      return t != nullptr && t->partitions.count(partition) > 0;
+      if (t == nullptr) return;
+      auto p = t->partitions.find(partition);
+      if (p == t->partitions.end()) return;
+      exists = true;
+      for (int32_t r : p->second.replicas()) replica_here = replica_here || r == context.broker_id;
     });
   }
   if (!exists) {
@@ -24,6 +32,14 @@ absl::StatusOr<std::shared_ptr<Partition>> LookupPartition(const KafkaApisContex
   }
   std::shared_ptr<Partition> p =
       context.replicas != nullptr ? context.replicas->GetPartition({topic, partition}) : nullptr;
+  // The image is published before the ReplicaManager applies it (milliseconds): a
+  // client that saw a new partition in Metadata may ask before its log is open here.
+  // Wait for that (bounded) rather than answer an error the client did nothing to earn.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (p == nullptr && replica_here && context.replicas != nullptr && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    p = context.replicas->GetPartition({topic, partition});
+  }
   if (p == nullptr) {
     return KafkaError(kafka::ErrorCode::kNotLeaderOrFollower,
                       absl::StrCat("broker ", context.broker_id, " is not a replica of ", topic, "-", partition));
