@@ -154,7 +154,9 @@ for b in 4 5 6; do wait_for 20 broker_fenced "$b" false || fail "broker $b is no
 out=$("$S" topics create dirs --partitions 6 --replication-factor 3 2>&1) || fail "create dirs: $out"
 led_by_5=$("$S" topics describe dirs -o json | jq '[.[0].partitions[] | select(.leader == 5)] | length')
 [[ "$led_by_5" == 2 ]] || fail "broker 5 leads $led_by_5 partitions of dirs, not 2"
-rm -rf "$DIR/node-5/logs"
+# The broker writes there meanwhile (checkpoints, partition dirs): retry until it is gone.
+for _ in $(seq 50); do rm -rf "$DIR/node-5/logs" 2>/dev/null && break; done
+[[ ! -e "$DIR/node-5/logs" ]] || { echo "FAILED: could not remove node-5/logs" >&2; exit 1; }
 dir_offline() { "$S" cluster describe -o json | jq -e '.brokers[] | select(.id == 5) | .offline_log_dirs == 1'; }
 wait_for 20 dir_offline || fail "broker 5's log dir is not shown offline"
 moved_off_5() { "$S" topics describe dirs -o json | jq -e '[.[0].partitions[] | select(.leader == 5 or (.isr | index(5) != null))] | length == 0'; }
@@ -167,7 +169,7 @@ offline5=$("$S" topics describe dirs -o json | jq '[.[0].partitions[] | select(.
 
 # A broker whose metadata.log.dir is removed from under it stops itself.
 pid6=$(cat "$DIR/node-6/pid")
-rm -rf "$DIR/node-6/metadata"
+for _ in $(seq 50); do rm -rf "$DIR/node-6/metadata" 2>/dev/null && break; done
 wait_for 20 gone6 || fail "broker 6 kept running without its metadata.log.dir"
 grep -q "metadata.log.dir .* failed, stopping" "$DIR/node-6/server.log" || fail "broker 6 did not say why it stopped"
 

@@ -25,7 +25,10 @@ Usage: /usr/bin/python3 replication_chaos_test.py <bin dir> <strata-cluster>
 
 import sys
 
-from replication_harness import Cluster, NumberedProducer, TailingConsumer, check_numbered, log, read_all, seeded_random
+import re
+
+from replication_harness import (Cluster, NumberedProducer, TailingConsumer, TestFailed, check_numbered, log, read_all,
+                                 seeded_random)
 
 TOPIC = "chaos"
 PARTITIONS = 3
@@ -47,42 +50,49 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-chaos", overrides, budget_s=
     producer = NumberedProducer(cluster.bootstrap, TOPIC, PARTITIONS, "chaos",
                                 {"enable.idempotence": True, "request.timeout.ms": 30000}, rate=1500).start()
     tailing = TailingConsumer(cluster.bootstrap, TOPIC, PARTITIONS)
-    cluster.wait_for("the first 500 acknowledgements", lambda: producer.acked_count() >= 500, 30)
+    cluster.wait_for("the first 500 acknowledgements", lambda: producer.acked_at_least(500), 30)
 
-    for rnd in range(ROUNDS):
-        parts = cluster.partitions(TOPIC)
-        if rng.random() < 0.75:
-            victim = parts[rng.randrange(PARTITIONS)]["leader"]
-        else:
-            victim = rng.choice(cluster.brokers)
-        kind = rng.choice(["late", "quick", "overlap"])
-        led = [p["partition"] for p in parts if p["leader"] == victim]
-        log(f"round {rnd + 1}: broker {victim} (leads {led}), {kind} restart; {producer.acked_count()} acked so far")
-        cluster.kill9(victim)
-        if kind == "late":
-            # The controller fences it and moves its leaderships to the other ISR members;
-            # acks=all produce goes on with two in-sync replicas.
-            cluster.wait_for(f"broker {victim}'s leaderships to move",
-                             lambda: all(p["leader"] not in (victim, -1) for p in cluster.partitions(TOPIC)), 30)
+    # A failed round still leads to the checks below: what was acknowledged must be there.
+    try:
+        for rnd in range(ROUNDS):
+            parts = cluster.partitions(TOPIC)
+            if rng.random() < 0.75:
+                victim = parts[rng.randrange(PARTITIONS)]["leader"]
+            else:
+                victim = rng.choice(cluster.brokers)
+            kind = rng.choice(["late", "quick", "overlap"])
+            led = [p["partition"] for p in parts if p["leader"] == victim]
+            log(f"round {rnd + 1}: broker {victim} (leads {led}), {kind} restart; {producer.acked_count()} acked so far")
+            cluster.kill9(victim)
+            if kind == "late":
+                # The controller fences it and moves its leaderships to the other ISR members;
+                # acks=all produce goes on with two in-sync replicas.
+                cluster.wait_for(f"broker {victim}'s leaderships to move",
+                                 lambda: all(p["leader"] not in (victim, -1) for p in cluster.partitions(TOPIC)), 30)
+                acked = producer.acked_count()
+                cluster.wait_for(f"produce to go on without broker {victim}",
+                                 lambda: producer.acked_at_least(acked + 300), STALL_S)
+            cluster.start(victim)
+            if kind == "overlap":
+                # While it catches up (maybe out of an ISR), a leader among the others dies too:
+                # ISRs may fall below min.insync.replicas and produce stalls (retried) until
+                # both are back; nothing acknowledged may be lost.
+                second = next((p["leader"] for p in cluster.partitions(TOPIC) if p["leader"] not in (victim, -1)),
+                              rng.choice([b for b in cluster.brokers if b != victim]))
+                log(f"round {rnd + 1}: and broker {second} while broker {victim} catches up")
+                cluster.kill9(second)
+                cluster.start(second)
+            # The controller has seen the restarts (new registrations; an old incarnation's
+            # session may still run out after a quick restart) and every ISR is full.
+            cluster.wait_for(f"restarted brokers registered anew and every ISR full after round {rnd + 1}",
+                             lambda: cluster.settled(TOPIC), 60, lambda: cluster.cluster_state(TOPIC))
             acked = producer.acked_count()
-            cluster.wait_for(f"produce to go on without broker {victim}",
-                             lambda: producer.acked_count() >= acked + 300, STALL_S)
-        cluster.start(victim)
-        if kind == "overlap":
-            # While it catches up (maybe out of an ISR), a leader among the others dies too:
-            # ISRs may fall below min.insync.replicas and produce stalls (retried) until
-            # both are back; nothing acknowledged may be lost.
-            second = next((p["leader"] for p in cluster.partitions(TOPIC) if p["leader"] not in (victim, -1)),
-                          rng.choice([b for b in cluster.brokers if b != victim]))
-            log(f"round {rnd + 1}: and broker {second} while broker {victim} catches up")
-            cluster.kill9(second)
-            cluster.start(second)
-        # The controller has seen the restarts (new registrations; an old incarnation's
-        # session may still run out after a quick restart) and every ISR is full.
-        cluster.wait_for(f"restarted brokers registered anew and every ISR full after round {rnd + 1}",
-                         lambda: cluster.settled(TOPIC), 60, lambda: cluster.cluster_state(TOPIC))
-        acked = producer.acked_count()
-        cluster.wait_for("produce to go on with the full ISR", lambda: producer.acked_count() >= acked + 300, STALL_S)
+            cluster.wait_for("produce to go on with the full ISR", lambda: producer.acked_at_least(acked + 300), STALL_S)
+    except TestFailed as e:
+        cluster.check(False, f"chaos: {e}")
+        for b in cluster.brokers:
+            if not cluster.running(b):
+                cluster.start(b)
 
     left = producer.stop()
     cluster.check(left == 0, f"{left} records still undelivered after 90 s")
@@ -95,6 +105,14 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-chaos", overrides, budget_s=
     log(f"longest time without an acknowledgement: {stall:.1f} s (at {at} acknowledged)")
     cluster.check(stall < STALL_S, f"no acknowledgement for {stall:.1f} s (at {at} acknowledged)")
     cluster.check(not producer.client_errors, f"producer errors: {producer.client_errors[:5]}")
+    fatal = re.search(r"\[(\d+)\] with \d+ message\(s\).*base seq (\d+)", producer.fatal or "")
+    if not cluster.check(producer.fatal is None, f"the producer failed: {producer.fatal}") and fatal:
+        # What each replica holds around the sequence the producer and a broker disagreed on.
+        index, seq = int(fatal.group(1)), int(fatal.group(2))
+        for n in cluster.partition(TOPIC, index)["replicas"]:
+            near = [(b["baseOffset"], b["baseSequence"], b["lastSequence"], b["partitionLeaderEpoch"])
+                    for b in cluster.batches(n, TOPIC, index) if seq - 50 <= b["lastSequence"] and b["baseSequence"] <= seq + 50]
+            log(f"{TOPIC}-{index} on broker {n}: batches (offset, first seq, last seq, epoch) near seq {seq}: {near}")
 
     # Every replica holds the same log once the ISRs are full and the log ends agree.
     cluster.wait_for("full ISRs", lambda: cluster.settled(TOPIC), 60)

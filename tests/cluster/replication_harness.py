@@ -31,7 +31,7 @@ import tempfile
 import threading
 import time
 
-from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 
 
 class TestFailed(Exception):
@@ -406,6 +406,7 @@ class NumberedProducer:
         self.longest_stall = (0.0, None)  # (seconds without an acknowledgement, acked count then)
         self.stopping = threading.Event()
         self.thread = None
+        self.fatal = None  # the client's fatal error, when it stopped on one
 
     def value(self, n):
         return f"{self.tag}-{n}".encode()
@@ -425,17 +426,27 @@ class NumberedProducer:
 
     def _run(self):
         started = time.monotonic()
-        while not self.stopping.is_set():
-            due = int((time.monotonic() - started) * self.rate) + 1
-            while self.sent < due and not self.stopping.is_set():
-                n = self.sent
-                try:
-                    self.producer.produce(self.topic, value=self.value(n), partition=n % self.partitions,
-                                          on_delivery=self._report(n))
-                    self.sent += 1
-                except BufferError:
-                    break
-            self.producer.poll(0.01)
+        try:
+            while not self.stopping.is_set():
+                due = int((time.monotonic() - started) * self.rate) + 1
+                while self.sent < due and not self.stopping.is_set():
+                    n = self.sent
+                    try:
+                        self.producer.produce(self.topic, value=self.value(n), partition=n % self.partitions,
+                                              on_delivery=self._report(n))
+                        self.sent += 1
+                    except BufferError:
+                        break
+                self.producer.poll(0.01)
+        except KafkaException as e:  # a fatal error (e.g. of the idempotent producer): no more sends
+            self.fatal = str(e)
+            log(f"{self.tag} producer stopped on a fatal error: {e}")
+
+    def acked_at_least(self, count):
+        """acked_count() >= count; a fatal producer error fails the test at once."""
+        if self.fatal:
+            raise TestFailed(f"the {self.tag} producer failed: {self.fatal}")
+        return self.acked_count() >= count
 
     def start(self):
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -450,7 +461,11 @@ class NumberedProducer:
         """Stops sending; waits for every delivery report. Returns the number still undelivered."""
         self.stopping.set()
         self.thread.join()
-        left = self.producer.flush(flush_s)
+        try:
+            left = self.producer.flush(flush_s)
+        except KafkaException as e:
+            self.fatal = self.fatal or str(e)
+            left = len(self.producer)
         self.producer = None  # its connections close now, not when the brokers go
         return left
 

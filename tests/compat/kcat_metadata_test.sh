@@ -20,7 +20,12 @@ BS=$(sed -n 's/^bootstrap.servers=//p' "$DIR/cluster.env")
 "$S" topics create orders --partitions 6 --replication-factor 3 >/dev/null
 "$S" topics create events --partitions 2 --replication-factor 1 >/dev/null
 
-listing=$(timeout 30 kcat -L -J -b "$BS")
+# Brokers learn new topics from the metadata log a moment after the controller answers.
+for _ in $(seq 100); do
+  listing=$(timeout 30 kcat -L -J -b "$BS")
+  [[ $(jq -c '[.topics[].topic] | sort' <<<"$listing") == '["events","orders"]' ]] && break
+  sleep 0.1
+done
 [[ $(jq -c '[.brokers[].id] | sort' <<<"$listing") == "[2,3,4]" ]] || fail "brokers: $(jq -c .brokers <<<"$listing")"
 [[ $(jq -c '[.topics[].topic] | sort' <<<"$listing") == '["events","orders"]' ]] || fail "topics: $(jq -c '[.topics[].topic]' <<<"$listing")"
 # Leaders, replicas and ISRs as the controller has them.
