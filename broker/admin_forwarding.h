@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "broker/controller_client.h"
@@ -61,5 +62,34 @@ inline std::optional<std::string> ErrorMessage(const std::string& message) {
   if (message.empty()) return std::nullopt;
   return message;
 }
+
+// Forwards a request whose items are topics and maps the answer back: item i of the
+// forwarded request answers outs[forwarded[i]] — the failure for every item when there
+// is no usable answer, else the controller's error for that topic, and on_result(out,
+// result) for the rest of what the API carries.
+template <typename Request, typename Response, typename Out, typename OnResult>
+void ForwardTopics(ControllerClient* controller,
+                   grpc::Status (admin::v1::AdminService::Stub::*method)(grpc::ClientContext*, const Request&,
+                                                                         Response*),
+                   const Request& request, std::chrono::milliseconds deadline, const std::vector<size_t>& forwarded,
+                   std::vector<Out>& outs, OnResult on_result) {
+  if (forwarded.empty()) return;
+  Response answer;
+  std::optional<ForwardFailure> failure = ForwardToController(controller, method, request, &answer, deadline);
+  if (!failure) failure = CountMismatch(answer.topics_size(), forwarded.size());
+  for (size_t i = 0; i < forwarded.size(); ++i) {
+    Out& out = outs[forwarded[i]];
+    if (failure) {
+      out.error_code = static_cast<int16_t>(failure->code);
+      out.error_message = failure->message;
+      continue;
+    }
+    const admin::v1::TopicResult& result = answer.topics(static_cast<int>(i));
+    out.error_code = static_cast<int16_t>(result.error_code());
+    out.error_message = ErrorMessage(result.error_message());
+    on_result(out, result);
+  }
+}
+
 
 }  // namespace strata::broker

@@ -52,23 +52,8 @@ kafka::CreatePartitionsResponse AnswerCreatePartitions(const KafkaApisContext& c
     }
     response.results.push_back(std::move(out));
   }
-  if (forwarded.empty()) return response;
-  admin::v1::CreatePartitionsResponse answer;
-  std::optional<ForwardFailure> failure =
-      ForwardToController(context.controller, &admin::v1::AdminService::Stub::CreatePartitions, forward, &answer,
-                          ForwardDeadline(request.timeout_ms));
-  if (!failure) failure = CountMismatch(answer.topics_size(), forwarded.size());
-  for (size_t i = 0; i < forwarded.size(); ++i) {
-    kafka::CreatePartitionsResponse::Result& out = response.results[forwarded[i]];
-    if (failure) {
-      out.error_code = static_cast<int16_t>(failure->code);
-      out.error_message = failure->message;
-      continue;
-    }
-    const admin::v1::TopicResult& result = answer.topics(static_cast<int>(i));
-    out.error_code = static_cast<int16_t>(result.error_code());
-    out.error_message = ErrorMessage(result.error_message());
-  }
+  ForwardTopics(context.controller, &admin::v1::AdminService::Stub::CreatePartitions, forward,
+                ForwardDeadline(request.timeout_ms), forwarded, response.results, [](auto&, const auto&) {});
   return response;
 }
 

@@ -86,24 +86,11 @@ kafka::CreateTopicsResponse AnswerCreateTopics(const KafkaApisContext& context,
     }
     response.topics.push_back(std::move(out));
   }
-  if (forwarded.empty()) return response;
-  admin::v1::CreateTopicsResponse answer;
-  std::optional<ForwardFailure> failure =
-      ForwardToController(context.controller, &admin::v1::AdminService::Stub::CreateTopics, forward, &answer,
-                          ForwardDeadline(request.timeout_ms));
-  if (!failure) failure = CountMismatch(answer.topics_size(), forwarded.size());
-  for (size_t i = 0; i < forwarded.size(); ++i) {
-    kafka::CreateTopicsResponse::Topic& out = response.topics[forwarded[i]];
-    if (failure) {
-      out.error_code = static_cast<int16_t>(failure->code);
-      out.error_message = failure->message;
-      continue;
-    }
-    const admin::v1::TopicResult& result = answer.topics(static_cast<int>(i));
-    out.error_code = static_cast<int16_t>(result.error_code());
-    out.error_message = ErrorMessage(result.error_message());
-    if (result.error_code() == 0) FillCreated(result, request.validate_only, &out);
-  }
+  ForwardTopics(context.controller, &admin::v1::AdminService::Stub::CreateTopics, forward,
+                ForwardDeadline(request.timeout_ms), forwarded, response.topics,
+                [&](kafka::CreateTopicsResponse::Topic& out, const admin::v1::TopicResult& result) {
+                  if (result.error_code() == 0) FillCreated(result, request.validate_only, &out);
+                });
   return response;
 }
 

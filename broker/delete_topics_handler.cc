@@ -61,25 +61,12 @@ kafka::DeleteTopicsResponse AnswerDeleteTopics(const KafkaApisContext& context,
   }
   std::vector<size_t> forwarded = by_name;
   forwarded.insert(forwarded.end(), by_id.begin(), by_id.end());
-  if (forwarded.empty()) return response;
-  admin::v1::DeleteTopicsResponse answer;
-  std::optional<ForwardFailure> failure =
-      ForwardToController(context.controller, &admin::v1::AdminService::Stub::DeleteTopics, forward, &answer,
-                          ForwardDeadline(request.timeout_ms));
-  if (!failure) failure = CountMismatch(answer.topics_size(), forwarded.size());
-  for (size_t i = 0; i < forwarded.size(); ++i) {
-    kafka::DeleteTopicsResponse::Topic& out = response.topics[forwarded[i]];
-    if (failure) {
-      out.error_code = static_cast<int16_t>(failure->code);
-      out.error_message = failure->message;
-      continue;
-    }
-    const admin::v1::TopicResult& result = answer.topics(static_cast<int>(i));
-    out.error_code = static_cast<int16_t>(result.error_code());
-    out.error_message = ErrorMessage(result.error_message());
-    if (!result.name().empty()) out.name = result.name();
-    if (result.topic_id().size() == 16) out.topic_id = result.topic_id();
-  }
+  ForwardTopics(context.controller, &admin::v1::AdminService::Stub::DeleteTopics, forward,
+                ForwardDeadline(request.timeout_ms), forwarded, response.topics,
+                [](kafka::DeleteTopicsResponse::Topic& out, const admin::v1::TopicResult& result) {
+                  if (!result.name().empty()) out.name = result.name();
+                  if (result.topic_id().size() == 16) out.topic_id = result.topic_id();
+                });
   return response;
 }
 

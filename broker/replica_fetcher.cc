@@ -8,6 +8,7 @@
 #include "proto/kafka/error_code.h"
 #include "proto/kafka/fetch.h"
 #include "proto/kafka/list_offsets.h"
+#include "storage/bytes.h"
 #include "storage/record_batch.h"
 
 namespace strata::broker {
@@ -24,12 +25,9 @@ constexpr int16_t kListOffsetsVersion = 4;   // with the current leader epoch
 absl::string_view WholeBatches(absl::string_view records) {
   size_t end = 0;
   while (records.size() - end >= storage::batch_layout::kLogOverhead) {
-    uint32_t length = 0;
-    for (int i = 0; i < 4; ++i) {
-      length = length << 8 | static_cast<unsigned char>(records[end + storage::batch_layout::kBatchLength + i]);
-    }
+    auto length = storage::LoadBigEndian<int32_t>(records.data() + end + storage::batch_layout::kBatchLength);
     size_t size = storage::batch_layout::kLogOverhead + static_cast<size_t>(length);
-    if (static_cast<int32_t>(length) < 0 || records.size() - end < size) break;
+    if (length < 0 || records.size() - end < size) break;
     end += size;
   }
   return records.substr(0, end);

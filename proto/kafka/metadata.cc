@@ -1,20 +1,10 @@
 #include "proto/kafka/metadata.h"
 
+#include "proto/kafka/common_fields.h"
+
 namespace strata::proto::kafka {
 namespace {
 constexpr int16_t kFlexible = 9;
-
-void WriteIds(const std::vector<int32_t>& ids, bool flexible, Writer& w) {
-  w.ArrayLength(static_cast<int32_t>(ids.size()), flexible);
-  for (int32_t id : ids) w.Int32(id);
-}
-
-std::vector<int32_t> ReadIds(Reader& r, bool flexible, const char* field) {
-  std::vector<int32_t> ids;
-  int32_t n = r.ArrayLength(flexible, field);
-  for (int32_t i = 0; i < n && r.ok(); ++i) ids.push_back(r.Int32(field));
-  return ids;
-}
 }  // namespace
 
 absl::StatusOr<MetadataRequest> ReadMetadataRequest(Reader& r, int16_t version) {
@@ -96,9 +86,9 @@ void WriteMetadataResponse(const MetadataResponse& resp, int16_t version, Writer
       w.Int32(p.partition_index);
       w.Int32(p.leader_id);
       if (version >= 7) w.Int32(p.leader_epoch);
-      WriteIds(p.replica_nodes, flexible, w);
-      WriteIds(p.isr_nodes, flexible, w);
-      if (version >= 5) WriteIds(p.offline_replicas, flexible, w);
+      WriteInt32Array(p.replica_nodes, flexible, w);
+      WriteInt32Array(p.isr_nodes, flexible, w);
+      if (version >= 5) WriteInt32Array(p.offline_replicas, flexible, w);
       if (flexible) w.EmptyTaggedFields();
     }
     if (version >= 8) w.Int32(t.topic_authorized_operations);
@@ -138,9 +128,9 @@ absl::StatusOr<MetadataResponse> ReadMetadataResponse(Reader& r, int16_t version
       p.partition_index = r.Int32("partition_index");
       p.leader_id = r.Int32("leader_id");
       if (version >= 7) p.leader_epoch = r.Int32("leader_epoch");
-      p.replica_nodes = ReadIds(r, flexible, "replica_nodes");
-      p.isr_nodes = ReadIds(r, flexible, "isr_nodes");
-      if (version >= 5) p.offline_replicas = ReadIds(r, flexible, "offline_replicas");
+      p.replica_nodes = ReadInt32Array(r, flexible, "replica_nodes");
+      p.isr_nodes = ReadInt32Array(r, flexible, "isr_nodes");
+      if (version >= 5) p.offline_replicas = ReadInt32Array(r, flexible, "offline_replicas");
       if (flexible) r.SkipTaggedFields("partition tagged fields");
       t.partitions.push_back(std::move(p));
     }

@@ -215,16 +215,14 @@ class BrokerConsumer {
 
 int RunConsume(const ConsumeOptions& options, std::ostream& out, std::ostream& err) {
   const auto timeout = std::chrono::milliseconds(options.timeout_ms);
-  auto metadata = FetchTopicMetadata(options.bootstrap_servers, options.topic, timeout);
-  if (!metadata.ok()) {
-    err << "strata-perf: " << metadata.status().message() << "\n";
-    return absl::IsNotFound(metadata.status()) ? kExitUsage : kExitFailed;
+  TopicMetadata metadata_value;
+  std::vector<PartitionInfo> partition_list;
+  if (auto code = ResolveTopic(options.bootstrap_servers, options.topic, options.partitions, timeout, err,
+                               &metadata_value, &partition_list)) {
+    return *code;
   }
-  auto partitions = SelectPartitions(*metadata, options.partitions);
-  if (!partitions.ok()) {
-    err << "strata-perf: " << partitions.status().message() << "\n";
-    return kExitUsage;
-  }
+  const TopicMetadata* metadata = &metadata_value;
+  const std::vector<PartitionInfo>* partitions = &partition_list;
 
   std::atomic<int64_t> consumed{0};
   std::vector<std::unique_ptr<BrokerConsumer>> consumers;

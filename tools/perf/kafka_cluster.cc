@@ -1,5 +1,7 @@
 #include "tools/perf/kafka_cluster.h"
 
+#include "tools/perf/perf_tool.h"
+
 #include <algorithm>
 #include <set>
 
@@ -149,6 +151,24 @@ std::map<int32_t, std::vector<PartitionInfo>> GroupByLeader(const std::vector<Pa
   std::map<int32_t, std::vector<PartitionInfo>> out;
   for (const PartitionInfo& p : partitions) out[p.leader_id].push_back(p);
   return out;
+}
+
+std::optional<int> ResolveTopic(absl::string_view bootstrap_servers, const std::string& topic,
+                                absl::string_view partition_spec, std::chrono::milliseconds timeout, std::ostream& err,
+                                TopicMetadata* metadata, std::vector<PartitionInfo>* partitions) {
+  auto fetched = FetchTopicMetadata(bootstrap_servers, topic, timeout);
+  if (!fetched.ok()) {
+    err << "strata-perf: " << fetched.status().message() << "\n";
+    return absl::IsNotFound(fetched.status()) ? kExitUsage : kExitFailed;
+  }
+  auto selected = SelectPartitions(*fetched, partition_spec);
+  if (!selected.ok()) {
+    err << "strata-perf: " << selected.status().message() << "\n";
+    return kExitUsage;
+  }
+  *metadata = std::move(*fetched);
+  *partitions = std::move(*selected);
+  return std::nullopt;
 }
 
 }  // namespace strata::tools::perf

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,6 +69,13 @@ absl::StatusOr<TopicMetadata> FetchTopicMetadata(absl::string_view bootstrap_ser
 
 // `spec` is "all" or a comma-separated list of partition indexes of the topic.
 absl::StatusOr<std::vector<PartitionInfo>> SelectPartitions(const TopicMetadata& metadata, absl::string_view spec);
+
+// FetchTopicMetadata then SelectPartitions, as both commands start: on failure prints
+// the reason to err and returns the exit code (kExitUsage for an unknown topic or
+// partition, kExitFailed otherwise); nullopt when *metadata and *partitions are set.
+std::optional<int> ResolveTopic(absl::string_view bootstrap_servers, const std::string& topic,
+                                absl::string_view partition_spec, std::chrono::milliseconds timeout, std::ostream& err,
+                                TopicMetadata* metadata, std::vector<PartitionInfo>* partitions);
 
 // The selected partitions grouped by leader node id.
 std::map<int32_t, std::vector<PartitionInfo>> GroupByLeader(const std::vector<PartitionInfo>& partitions);
