@@ -8,7 +8,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 bash scripts/install-deps.sh
-bash scripts/build.sh build release strata-server strata strata-storage
+bash scripts/build.sh build release strata-server strata strata-storage strata-perf
 export STRATA_BIN_DIR="$root/build/tools"
 data=${STRATA_DATA:-$root/data/local}
 tools/strata-cluster down --dir "$data" >/dev/null 2>&1 || true
@@ -21,6 +21,8 @@ build/tools/strata cluster describe
 build/tools/strata topics describe demo
 echo
 echo "The cluster runs in the background (logs in $data/node-*/server.log)."
+echo "Kafka clients: $(grep '^bootstrap.servers=' "$data/cluster.env"), e.g."
+echo "  kcat -b $(sed -n 's/^bootstrap.servers=//p' "$data/cluster.env") -L"
 echo "  export STRATA_BOOTSTRAP_CONTROLLER=$STRATA_BOOTSTRAP_CONTROLLER"
 echo "  build/tools/strata topics list"
 echo "  tools/strata-cluster down --dir $data"

@@ -19,16 +19,21 @@ Afterwards, for every partition:
     only records that are in the final log at the same offsets (nothing served below a
     high watermark is lost), each offset once;
   * every record was acknowledged (no delivery failures: the producer retries through
-    leader changes and NOT_ENOUGH_REPLICAS within its 60 s message timeout).
+    leader changes and NOT_ENOUGH_REPLICAS within its 60 s message timeout), and
+    acknowledgements never stopped for 15 s. One exception: librdkafka 2.0 may stop an
+    idempotent producer on "sequence desynchronization" (its PR 4438, fixed in 2.3: it
+    counts a possibly-persisted batch as written); the test accepts that only when the
+    broker's OUT_OF_ORDER_SEQUENCE_NUMBER was right by its log, and then checks what was
+    acknowledged up to there.
 Usage: /usr/bin/python3 replication_chaos_test.py <bin dir> <strata-cluster>
 """
 
 import sys
 
-import re
+from confluent_kafka import KafkaError
 
 from replication_harness import (Cluster, NumberedProducer, TailingConsumer, TestFailed, check_numbered, log, read_all,
-                                 seeded_random)
+                                 out_of_order_was_right, seeded_random)
 
 TOPIC = "chaos"
 PARTITIONS = 3
@@ -89,7 +94,8 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-chaos", overrides, budget_s=
             acked = producer.acked_count()
             cluster.wait_for("produce to go on with the full ISR", lambda: producer.acked_at_least(acked + 300), STALL_S)
     except TestFailed as e:
-        cluster.check(False, f"chaos: {e}")
+        # A fatal producer error is judged below, once the replicas can be read.
+        cluster.check(producer.fatal is not None, f"chaos: {e}")
         for b in cluster.brokers:
             if not cluster.running(b):
                 cluster.start(b)
@@ -100,22 +106,24 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-chaos", overrides, budget_s=
         failed = dict(producer.failed)
         acked_count = len(producer.acked)
     log(f"{producer.sent} sent, {acked_count} acknowledged, {len(failed)} failed")
-    cluster.check(not failed, f"{len(failed)} delivery failures, e.g. {sorted(failed.items())[:5]}")
     stall, at = producer.longest_stall
     log(f"longest time without an acknowledgement: {stall:.1f} s (at {at} acknowledged)")
     cluster.check(stall < STALL_S, f"no acknowledgement for {stall:.1f} s (at {at} acknowledged)")
     cluster.check(not producer.client_errors, f"producer errors: {producer.client_errors[:5]}")
-    fatal = re.search(r"\[(\d+)\] with \d+ message\(s\).*base seq (\d+)", producer.fatal or "")
-    if not cluster.check(producer.fatal is None, f"the producer failed: {producer.fatal}") and fatal:
-        # What each replica holds around the sequence the producer and a broker disagreed on.
-        index, seq = int(fatal.group(1)), int(fatal.group(2))
-        for n in cluster.partition(TOPIC, index)["replicas"]:
-            near = [(b["baseOffset"], b["baseSequence"], b["lastSequence"], b["partitionLeaderEpoch"])
-                    for b in cluster.batches(n, TOPIC, index) if seq - 50 <= b["lastSequence"] and b["baseSequence"] <= seq + 50]
-            log(f"{TOPIC}-{index} on broker {n}: batches (offset, first seq, last seq, epoch) near seq {seq}: {near}")
 
     # Every replica holds the same log once the ISRs are full and the log ends agree.
     cluster.wait_for("full ISRs", lambda: cluster.settled(TOPIC), 60)
+    if producer.fatal is None:
+        cluster.check(not failed, f"{len(failed)} delivery failures, e.g. {sorted(failed.items())[:5]}")
+    else:
+        # librdkafka 2.0 may stop an idempotent producer on a right OUT_OF_ORDER_SEQUENCE_NUMBER
+        # (out_of_order_was_right says when). Then the chaos ended early: what was
+        # acknowledged is checked below, what failed with the producer may be there once.
+        if cluster.check(*out_of_order_was_right(cluster, TOPIC, producer.fatal)):
+            log("note: the producer stopped on librdkafka's sequence desynchronization; the chaos ended early")
+        unexplained = {n: e for n, e in failed.items()
+                       if e.code() not in (KafkaError._FATAL, KafkaError.OUT_OF_ORDER_SEQUENCE_NUMBER)}
+        cluster.check(not unexplained, f"{len(unexplained)} delivery failures, e.g. {sorted(unexplained.items())[:5]}")
     for p in cluster.partitions(TOPIC):
         index, replicas, leader = p["partition"], p["replicas"], p["leader"]
         cluster.wait_for(f"{TOPIC}-{index}: every replica's log end at the leader's",

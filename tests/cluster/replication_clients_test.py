@@ -15,9 +15,13 @@ moves its leaderships before it exits, and the clients follow the metadata), res
 and then the leader of partition 1 is killed with kill -9 and restarted. Both producers
 must make progress while each broker is away. At the end:
   * kcat -P exits 0 (no delivery failed) and confluent-kafka got no failed delivery report;
-  * both consumers read every record of both producers exactly once (offsets 0, 1, 2 ...
-    per partition without gaps or repeats), each producer's values in production order
-    per partition, and the confluent producer's values at their acknowledged offsets.
+  * both consumers read exactly what the partitions hold at the end (offsets 0, 1, 2 ...
+    without gaps or repeats, nothing served that was lost), which is every record of both
+    producers once, each producer's values in production order per partition, and the
+    confluent producer's values at their acknowledged offsets.
+  * librdkafka 2.0 may stop the idempotent producer on "sequence desynchronization" (its
+    PR 4438, fixed in 2.3); accepted only when the broker's OUT_OF_ORDER_SEQUENCE_NUMBER
+    was right by its log (replication_harness.out_of_order_was_right).
 Usage: /usr/bin/python3 replication_clients_test.py <bin dir> <strata-cluster>
 """
 
@@ -28,7 +32,10 @@ import sys
 import threading
 import time
 
-from replication_harness import Cluster, NumberedProducer, TailingConsumer, check_sequence, log
+from confluent_kafka import KafkaError
+
+from replication_harness import (Cluster, NumberedProducer, TailingConsumer, TestFailed, check_sequence, log,
+                                 out_of_order_was_right, read_all)
 
 TOPIC = "moves"
 PARTITIONS = 3
@@ -109,7 +116,7 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-clients", overrides, budget_
             """Both producers get records through: the confluent acks, kcat's seen by the consumer."""
             acked, seen = ck.acked_count(), tailing.count()
             cluster.wait_for(f"both producers to make progress {what}",
-                             lambda: ck.acked_count() >= acked + records and tailing.count() >= seen + 2 * records,
+                             lambda: ck.acked_at_least(acked + records) and tailing.count() >= seen + 2 * records,
                              30)
 
         progress("at the start")
@@ -135,45 +142,68 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-clients", overrides, budget_
         cluster.start(victim)
         cluster.wait_for(f"broker {victim} back in every ISR", lambda: cluster.settled(TOPIC), 30)
         progress(f"with broker {victim} back")
+    except TestFailed as e:
+        # A fatal error of the confluent producer is judged below, from the broker's log.
+        cluster.check(ck.fatal is not None, str(e))
+        for b in cluster.brokers:
+            if not cluster.running(b):
+                cluster.start(b)
     finally:
         kcat_rc, kcat_err = kcat.stop()
         left = ck.stop()
 
     cluster.check(kcat_rc == 0, f"kcat -P exited {kcat_rc}: {kcat_err[-500:]}")
-    cluster.check(left == 0 and not ck.failed, f"confluent-kafka: {left} undelivered, {len(ck.failed)} failed, e.g. "
-                                               f"{sorted(ck.failed.items())[:3]}")
     cluster.check(not ck.client_errors, f"producer errors: {ck.client_errors[:5]}")
-    total = kcat.sent + ck.sent
     log(f"kcat sent {kcat.sent}, confluent-kafka {ck.sent} ({len(ck.acked)} acknowledged)")
-    cluster.wait_for(f"the confluent consumer to read all {total} records", lambda: tailing.count() >= total, 30)
-    cluster.wait_for(f"kcat -C to read all {total} records",
-                     lambda: sum(len(v) for v in kcat_consumed(kcat_out).values()) >= total, 30)
+    cluster.wait_for("every ISR full", lambda: cluster.settled(TOPIC), 30)
+    if ck.fatal is None:
+        cluster.check(left == 0 and not ck.failed, f"confluent-kafka: {left} undelivered, {len(ck.failed)} failed, "
+                                                   f"e.g. {sorted(ck.failed.items())[:3]}")
+    else:
+        # librdkafka 2.0's sequence desynchronization (see out_of_order_was_right): the
+        # broker's answer must have been right; the producer's last records may be missing.
+        if cluster.check(*out_of_order_was_right(cluster, TOPIC, ck.fatal)):
+            log("note: the confluent producer stopped on librdkafka's sequence desynchronization")
+        unexplained = {n: e for n, e in ck.failed.items()
+                       if e.code() not in (KafkaError._FATAL, KafkaError.OUT_OF_ORDER_SEQUENCE_NUMBER)}
+        cluster.check(not unexplained, f"confluent-kafka: {len(unexplained)} failed, e.g. {sorted(unexplained.items())[:3]}")
+
+    # Both tailing consumers got exactly the partitions' final contents: every offset once,
+    # nothing served that is not in the log now.
+    final, errors = read_all(cluster.bootstrap, TOPIC, PARTITIONS)
+    cluster.check(not errors, f"consumer errors reading the final logs: {errors[:5]}")
+    sizes = {p: len(final[p]) for p in range(PARTITIONS)}
+    cluster.wait_for(f"the confluent consumer to read {sum(sizes.values())} records",
+                     lambda: all(len(tailing.got[p]) >= sizes[p] for p in range(PARTITIONS)), 30)
+    cluster.wait_for(f"kcat -C to read {sum(sizes.values())} records",
+                     lambda: all(len(kcat_consumed(kcat_out)[p]) >= sizes[p] for p in range(PARTITIONS)), 30)
     tailing.stop()
     kcat_consumer.terminate()
     kcat_consumer.wait(timeout=30)
     cluster.check(not tailing.errors, f"consumer errors: {tailing.errors[:5]}")
+    for who, got in (("the confluent consumer", tailing.got), ("kcat -C", kcat_consumed(kcat_out))):
+        for p in range(PARTITIONS):
+            differ = [(a, b) for a, b in zip(got[p], final[p]) if a != b]
+            cluster.check(got[p] == final[p], f"{who}: {TOPIC}-{p}: read {len(got[p])} records, the log holds "
+                                              f"{len(final[p])}; first differences (read, log) {differ[:3]}")
 
     def kcat_number(value):
         return int(value[5:]) if value.startswith("kcat-") and value[5:].isdigit() else None
 
-    for who, got in (("the confluent consumer", tailing.got), ("kcat -C", kcat_consumed(kcat_out))):
-        kcat_values = set()
-        for p in range(PARTITIONS):
-            records = got[p]
-            offsets = [o for o, _ in records]
-            cluster.check(offsets == list(range(len(offsets))),
-                          f"{who}: {TOPIC}-{p} offsets are not 0..{len(offsets) - 1}: "
-                          f"{[(a, b) for a, b in zip([-1] + offsets, offsets) if b != a + 1][:5]} (previous, next)")
-            check_sequence(cluster, f"{who}: {TOPIC}-{p} confluent values",
-                           [r for r in records if r[1].startswith("ck-")], ck.number_in(p), ck.acked_in(p))
-            mine = check_sequence(cluster, f"{who}: {TOPIC}-{p} kcat values",
-                                  [r for r in records if r[1].startswith("kcat-")], kcat_number)
-            cluster.check(not kcat_values & set(mine), f"{who}: kcat values in two partitions: "
-                                                       f"{sorted(kcat_values & set(mine))[:5]}")
-            kcat_values |= set(mine)
-            foreign = [r for r in records if not r[1].startswith(("ck-", "kcat-"))]
-            cluster.check(not foreign, f"{who}: {TOPIC}-{p} holds records nobody produced: {foreign[:3]}")
-        cluster.check(kcat_values == set(range(kcat.sent)),
-                      f"{who}: kcat values missing: {sorted(set(range(kcat.sent)) - kcat_values)[:10]}")
+    kcat_values = set()
+    for p in range(PARTITIONS):
+        records = final[p]
+        offsets = [o for o, _ in records]
+        cluster.check(offsets == list(range(len(offsets))), f"{TOPIC}-{p}: offsets are not 0..{len(offsets) - 1}")
+        check_sequence(cluster, f"{TOPIC}-{p} confluent values", [r for r in records if r[1].startswith("ck-")],
+                       ck.number_in(p), ck.acked_in(p))
+        mine = check_sequence(cluster, f"{TOPIC}-{p} kcat values", [r for r in records if r[1].startswith("kcat-")],
+                              kcat_number)
+        cluster.check(not kcat_values & set(mine), f"kcat values in two partitions: {sorted(kcat_values & set(mine))[:5]}")
+        kcat_values |= set(mine)
+        foreign = [r for r in records if not r[1].startswith(("ck-", "kcat-"))]
+        cluster.check(not foreign, f"{TOPIC}-{p} holds records nobody produced: {foreign[:3]}")
+    cluster.check(kcat_values == set(range(kcat.sent)),
+                  f"kcat values missing: {sorted(set(range(kcat.sent)) - kcat_values)[:10]}")
 
 sys.exit(cluster.exit_code())

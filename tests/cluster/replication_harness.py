@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -604,6 +605,30 @@ def produce_values(bootstrap, topic, partition, values, config=None, timeout=60)
     if left:
         raise TestFailed(f"{left} of {len(values)} records to {topic}-{partition} had no delivery report in {timeout} s")
     return reports
+
+
+def out_of_order_was_right(cluster, topic, fatal):
+    """(ok, what) for librdkafka's fatal OUT_OF_ORDER_SEQUENCE_NUMBER ("sequence
+    desynchronization" or "rewound sequence number"): ok when the broker that answered it
+    holds batches of that producer whose sequence does not continue at the rejected base
+    sequence, so that the answer was right. librdkafka 2.0 then stops the producer: it had
+    counted an earlier possibly-persisted batch as written (librdkafka PR 4438, fixed in
+    2.3) or batched a retry anew (issue 3584); Kafka answers the same."""
+    m = re.search(r"\[(\d+)\] with \d+ message\(s\).*broker (\d+) \(PID\{Id:(\d+),Epoch:(\d+)\}, base seq (\d+)",
+                  fatal or "")
+    if not m:
+        return False, f"the producer failed: {fatal}"
+    index, broker, pid, epoch, seq = (int(g) for g in m.groups())
+    mine = [b for b in cluster.batches(broker, topic, index) if b["producerId"] == pid and b["producerEpoch"] == epoch]
+    held = max((b["lastSequence"] for b in mine), default=None)
+    near = [(b["baseOffset"], b["baseSequence"], b["lastSequence"], b["partitionLeaderEpoch"])
+            for b in mine if seq - 50 <= b["lastSequence"] and b["baseSequence"] <= seq + 50]
+    log(f"{topic}-{index} on broker {broker}: batches of producer {pid} (offset, first seq, last seq, leader epoch) "
+        f"near seq {seq}: {near}; its last sequence is {held}")
+    ok = held is not None and held != seq - 1
+    return ok, (f"broker {broker} refused sequence {seq} of producer {pid} on {topic}-{index} as out of order, "
+                f"its log's last sequence of that producer being {held}: "
+                f"{'right' if ok else 'wrong'}; the producer's error: {fatal}")
 
 
 def seeded_random(name):

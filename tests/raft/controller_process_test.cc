@@ -38,6 +38,7 @@
 #include "metadata.pb.h"
 #include "raft.grpc.pb.h"
 #include "storage/meta_properties.h"
+#include "tests/support/free_port.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/wait.h"
 
@@ -48,19 +49,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
-
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  int port = ntohs(addr.sin_port);
-  close(fd);
-  return port;
-}
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
@@ -92,8 +80,8 @@ class Controllers {
   // that the tests exercise snapshots and compaction.
   explicit Controllers(std::map<int, std::string> log_dirs = {}, int64_t snapshot_bytes = 256) {
     for (int id = 1; id <= 3; ++id) {
-      ports_[id] = FreePort();
-      metrics_ports_[id] = FreePort();
+      ports_[id] = testing::FreePort();
+      metrics_ports_[id] = testing::FreePort();
     }
     std::string voters;
     for (int id = 1; id <= 3; ++id) {

@@ -1,0 +1,13 @@
+#pragma once
+// A TCP port on 127.0.0.1 that nothing listens on, for a process a test starts and may
+// restart on the same port. It is taken below the kernel's ephemeral range
+// (ip_local_port_range) so that no outgoing connection, of this test or of another one
+// running at the same time, can occupy it while the process is down; it is chosen at
+// random so that tests started together rarely pick the same one, and never twice in
+// one test process. tools/strata-cluster does the same for its clusters.
+
+namespace strata::testing {
+
+int FreePort();
+
+}  // namespace strata::testing
