@@ -48,6 +48,8 @@ class BrokerLifecycle {
   ~BrokerLifecycle();  // stops heartbeating (without controlled shutdown)
 
   BrokerLifecycleStatus status() const;
+  // New at every process start; the registration record in the image carries it.
+  const std::string& incarnation_id() const { return incarnation_id_; }
   // Reports a log dir that failed; sent with the next heartbeat, which goes at once.
   void ReportOfflineDir(const std::string& dir_id);
   // Controlled shutdown; true when the controller confirmed leadership moved away.

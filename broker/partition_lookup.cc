@@ -35,8 +35,11 @@ absl::StatusOr<std::shared_ptr<Partition>> LookupPartition(const KafkaApisContex
   // The image is published before the ReplicaManager applies it (milliseconds): a
   // client that saw a new partition in Metadata may ask before its log is open here.
   // Wait for that (bounded) rather than answer an error the client did nothing to earn.
+  // A broker that has not caught up with the metadata log since it started hosts
+  // nothing yet (its image may be stale): it answers at once.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-  while (p == nullptr && replica_here && context.replicas != nullptr && std::chrono::steady_clock::now() < deadline) {
+  while (p == nullptr && replica_here && context.replicas != nullptr && context.replicas->following_image() &&
+         std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
     p = context.replicas->GetPartition({topic, partition});
   }

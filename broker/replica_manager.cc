@@ -348,6 +348,7 @@ void ReplicaManager::ApplyImage(const controller::MetadataImage& image) {
   if (callback) {
     for (const auto& tp : moved) callback(tp);
   }
+  following_image_ = true;
 }
 
 void ReplicaManager::DropPartition(const storage::TopicPartition& tp, Hosted hosted) {

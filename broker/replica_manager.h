@@ -18,6 +18,7 @@
 // Thread-safe: ApplyImage runs on the metadata thread, lookups and appends on request
 // threads.
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -64,6 +65,9 @@ class ReplicaManager {
   // applied metadata entry). A partition whose log cannot be opened is skipped (its
   // log dir is reported offline by the storage layer) and retried next time.
   void ApplyImage(const controller::MetadataImage& image);
+  // Whether ApplyImage ran: before that the broker had not caught up with the metadata
+  // log (see tools/server/broker_role.h) and hosts nothing yet.
+  bool following_image() const { return following_image_.load(); }
 
   // nullptr when this broker does not host tp.
   std::shared_ptr<Partition> GetPartition(const storage::TopicPartition& tp) const;
@@ -119,6 +123,7 @@ class ReplicaManager {
   std::map<storage::TopicPartition, Hosted> hosted_ ABSL_GUARDED_BY(mu_);
   std::function<void(const storage::TopicPartition&)> on_high_watermark_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<ReplicaFetcherManager> fetchers_;
+  std::atomic<bool> following_image_{false};
 
   mutable absl::Mutex isr_mu_;
   bool isr_stopping_ ABSL_GUARDED_BY(isr_mu_) = false;

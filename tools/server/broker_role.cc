@@ -175,10 +175,13 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
   role->replicas_->set_on_high_watermark([r = role.get()](const storage::TopicPartition& tp) {
     for (auto& apis : r->kafka_apis_) apis->OnHighWatermark(tp);
   });
-  // From here on every applied entry reaches the partitions (Publish); first the image
-  // as it stands.
-  role->serving_ = true;
-  role->store_->Read([&](const controller::MetadataImage& image) { role->replicas_->ApplyImage(image); });
+  // From here on every applied entry reaches the partitions (Publish) once the broker
+  // caught up with the metadata log; first the image as it stands.
+  {
+    std::lock_guard<std::mutex> lock(role->publish_mu_);
+    role->serving_ = true;
+    role->FollowImageLocked(role->store_->applied().index);
+  }
   for (size_t i = 0; i < config.listeners.size(); ++i) {
     const Listener& l = config.listeners[i];
     broker::KafkaServerOptions ko;
@@ -240,7 +243,31 @@ void BrokerRole::Publish(const metadata::v1::MetadataBatch& batch, int64_t index
   // Every applied entry (or restored snapshot): the hosted partitions follow the image.
   std::lock_guard<std::mutex> lock(publish_mu_);
   if (!serving_.load()) return;  // Start applies the image it finds once serving
-  store_->Read([&](const controller::MetadataImage& image) { replicas_->ApplyImage(image); });
+  FollowImageLocked(index);
+}
+
+void BrokerRole::FollowImageLocked(int64_t index) {
+  store_->Read([&](const controller::MetadataImage& image) {
+    if (!caught_up_) {
+      // The image may be what this node saw before it stopped: leaderships moved since
+      // (its old incarnation was fenced) are not in it yet. Acting on it would make this
+      // broker a leader again, serving a log that may have lost its unflushed tail, and
+      // its followers would truncate acknowledged records to match. As Kafka's broker
+      // waits for its initial catch-up, nothing is hosted until the image holds this
+      // process's own registration (the controller accepts it only once the previous
+      // incarnation is fenced and its leaderships moved).
+      auto self = image.brokers().find(broker_id_);
+      if (self == image.brokers().end() ||
+          self->second.registration().incarnation_id() != lifecycle_->incarnation_id()) {
+        return;
+      }
+      caught_up_ = true;
+      spdlog::info("broker {}: caught up with the metadata log at entry {} (registered with epoch {}); hosting "
+                   "partitions",
+                   broker_id_, index, self->second.registration().broker_epoch());
+    }
+    replicas_->ApplyImage(image);
+  });
   spdlog::debug("broker {}: partitions follow metadata entry {}", broker_id_, index);
 }
 

@@ -2,8 +2,10 @@
 // The broker role of strata-server (so far its control plane): it follows the committed
 // metadata log into its own metadata image (in combined mode the controller's image is
 // shared; a broker-only node runs a RaftObserver into MetadataStore in its
-// metadata.log.dir), registers and heartbeats with the active controller, and publishes
-// what changes for it (leaderships; issues 5 and 6 act on them). A failed log dir is
+// metadata.log.dir), registers and heartbeats with the active controller, and hands the
+// image to the ReplicaManager after every applied entry — but only once the image holds
+// this process's own registration (Kafka's initial catch-up): until then the image may
+// be the one the node stopped with, and the broker hosts no partition. A failed log dir is
 // reported to the controller; a failed metadata.log.dir (checked every second, as the
 // Raft driver checks a controller's) stops the node. Stopping is Kafka's controlled
 // shutdown.
@@ -47,6 +49,8 @@ class BrokerRole {
  private:
   BrokerRole() = default;
   void Publish(const metadata::v1::MetadataBatch& batch, int64_t index);
+  // The hosted partitions follow the image (under publish_mu_), once caught_up_.
+  void FollowImageLocked(int64_t index);
   // Stops serving and closes the logs: cleanly (checkpoints, clean-shutdown marker) or not.
   void StopServing(bool clean);
 
@@ -67,6 +71,9 @@ class BrokerRole {
   bool stopped_ = false;
   std::mutex publish_mu_;
   std::atomic<bool> serving_{false};  // the partitions follow the image
+  // The image held this process's registration once (publish_mu_): the partitions may
+  // follow it from then on.
+  bool caught_up_ = false;
 };
 
 }  // namespace strata::server
