@@ -192,13 +192,26 @@ std::optional<std::pair<int32_t, int64_t>> Partition::DivergingEpoch(int32_t las
   return std::make_pair(epoch, end);
 }
 
-absl::StatusOr<storage::LogAppendInfo> Partition::AppendRecordsToFollower(absl::string_view records,
-                                                                          int64_t leader_high_watermark) {
-  absl::ReaderMutexLock lock(&mu_);
+absl::Status Partition::CheckFollowerLocked(int32_t fetched_in_epoch) const {
   if (!has_state_ || IsLeaderLocked()) {
+    // E.g. an answer of the old leader that arrived after this broker took over: this
+    // log (and the epoch it just started at its end) is the partition's now.
     return KafkaError(kafka::ErrorCode::kNotLeaderOrFollower,
                       absl::StrCat("broker ", local_broker_id_, " is not a follower of ", tp_.DirName()));
   }
+  if (state_.leader_epoch != fetched_in_epoch) {
+    return KafkaError(kafka::ErrorCode::kNotLeaderOrFollower,
+                      absl::StrCat("broker ", local_broker_id_, " follows ", tp_.DirName(), " in leader epoch ",
+                                   state_.leader_epoch, ", not in ", fetched_in_epoch, " the answer is for"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<storage::LogAppendInfo> Partition::AppendRecordsToFollower(int32_t fetched_in_epoch,
+                                                                          absl::string_view records,
+                                                                          int64_t leader_high_watermark) {
+  absl::ReaderMutexLock lock(&mu_);
+  STRATA_RETURN_IF_ERROR(CheckFollowerLocked(fetched_in_epoch));
   storage::LogAppendInfo info;
   if (!records.empty()) {
     STRATA_ASSIGN_OR_RETURN(info, log_->AppendAsFollower(records));
@@ -207,14 +220,10 @@ absl::StatusOr<storage::LogAppendInfo> Partition::AppendRecordsToFollower(absl::
   return info;
 }
 
-absl::Status Partition::TruncateToDivergence(int32_t leader_epoch, int64_t leader_end_offset) {
+absl::Status Partition::TruncateToDivergence(int32_t fetched_in_epoch, int32_t leader_epoch,
+                                             int64_t leader_end_offset) {
   absl::ReaderMutexLock lock(&mu_);
-  if (!has_state_ || IsLeaderLocked()) {
-    // An answer of the old leader that arrived after this broker took over: this log
-    // (and the epoch it just started at its end) is the partition's now.
-    return KafkaError(kafka::ErrorCode::kNotLeaderOrFollower,
-                      absl::StrCat("broker ", local_broker_id_, " is not a follower of ", tp_.DirName()));
-  }
+  STRATA_RETURN_IF_ERROR(CheckFollowerLocked(fetched_in_epoch));
   if (leader_epoch < 0 || leader_end_offset < 0) {
     // The leader knows no epoch that old: nothing of this log's can be trusted past
     // the leader's log start; restart from the log start the leader reports next.
@@ -225,6 +234,18 @@ absl::Status Partition::TruncateToDivergence(int32_t leader_epoch, int64_t leade
   auto [own_epoch, own_end] = log_->leader_epoch_cache().EndOffsetFor(leader_epoch, log_->log_end_offset());
   int64_t offset = own_epoch < 0 ? leader_end_offset : std::min(leader_end_offset, own_end);
   return log_->TruncateTo(std::max<int64_t>(offset, 0)).status();
+}
+
+absl::Status Partition::TruncateToLeaderLogEnd(int32_t fetched_in_epoch, int64_t leader_log_end) {
+  absl::ReaderMutexLock lock(&mu_);
+  STRATA_RETURN_IF_ERROR(CheckFollowerLocked(fetched_in_epoch));
+  return log_->TruncateTo(leader_log_end).status();
+}
+
+absl::Status Partition::RestartAtLeaderLogStart(int32_t fetched_in_epoch, int64_t leader_log_start) {
+  absl::ReaderMutexLock lock(&mu_);
+  STRATA_RETURN_IF_ERROR(CheckFollowerLocked(fetched_in_epoch));
+  return log_->TruncateFullyAndStartAt(leader_log_start);
 }
 
 absl::StatusOr<PartitionReadInfo> Partition::ReadRecords(int64_t fetch_offset, uint64_t max_bytes,

@@ -111,13 +111,23 @@ class Partition {
   // of the leader's log, or nullopt when the logs agree.
   std::optional<std::pair<int32_t, int64_t>> DivergingEpoch(int32_t last_fetched_epoch, int64_t fetch_offset) const;
 
-  // Follower: appends records fetched from the leader (offsets kept), then sets the
-  // high watermark to min(leader's, own log end).
-  absl::StatusOr<storage::LogAppendInfo> AppendRecordsToFollower(absl::string_view records,
+  // Follower, acting on the leader's answer to a fetch sent in leader epoch
+  // fetched_in_epoch. Each checks, under the lock that becoming leader takes, that this
+  // broker still follows in that epoch, and else changes nothing (NOT_LEADER_OR_FOLLOWER):
+  // an answer that arrives after this broker took over, or after the leadership moved,
+  // must never cut or extend the log.
+  //
+  // Appends the fetched records (offsets kept), then sets the high watermark to
+  // min(leader's, own log end).
+  absl::StatusOr<storage::LogAppendInfo> AppendRecordsToFollower(int32_t fetched_in_epoch, absl::string_view records,
                                                                  int64_t leader_high_watermark);
-  // Follower: the leader's answer to a diverging log: truncate to the end of the
-  // leader's epoch, or less when this log's own epoch ends earlier.
-  absl::Status TruncateToDivergence(int32_t leader_epoch, int64_t leader_end_offset);
+  // A diverging log: truncates to the end of the leader's diverging_epoch, or less when
+  // this log's own epoch ends earlier.
+  absl::Status TruncateToDivergence(int32_t fetched_in_epoch, int32_t diverging_epoch, int64_t leader_end_offset);
+  // OFFSET_OUT_OF_RANGE above the leader's log end: truncates to it.
+  absl::Status TruncateToLeaderLogEnd(int32_t fetched_in_epoch, int64_t leader_log_end);
+  // OFFSET_OUT_OF_RANGE below the leader's log start: the log restarts empty there.
+  absl::Status RestartAtLeaderLogStart(int32_t fetched_in_epoch, int64_t leader_log_start);
 
   const storage::TopicPartition& topic_partition() const { return tp_; }
   storage::Log* log() const { return log_; }
@@ -133,6 +143,8 @@ class Partition {
   // Moves the high watermark up to the smallest LEO of the ISR; never down.
   bool MaybeIncrementHighWatermarkLocked() ABSL_SHARED_LOCKS_REQUIRED(mu_) ABSL_LOCKS_EXCLUDED(hw_mu_);
   bool IsLeaderLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_) { return state_.leader == local_broker_id_; }
+  // OK when this broker follows in fetched_in_epoch; else NOT_LEADER_OR_FOLLOWER.
+  absl::Status CheckFollowerLocked(int32_t fetched_in_epoch) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
   const storage::TopicPartition tp_;
   const int32_t local_broker_id_;

@@ -222,14 +222,15 @@ absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, T
       if (p.diverging_epoch) {
         spdlog::info("broker {}: {} diverges from leader {} at epoch {} offset {}: truncating", options_.broker_id,
                      tp.DirName(), options_.leader_id, p.diverging_epoch->epoch, p.diverging_epoch->end_offset);
-        if (absl::Status s = partition.TruncateToDivergence(p.diverging_epoch->epoch, p.diverging_epoch->end_offset);
+        if (absl::Status s =
+                partition.TruncateToDivergence(epoch, p.diverging_epoch->epoch, p.diverging_epoch->end_offset);
             !s.ok()) {
           Delay(tp, s, options_.backoff);
         }
         continue;
       }
       absl::string_view records = p.records ? WholeBatches(*p.records) : absl::string_view();
-      auto appended = partition.AppendRecordsToFollower(records, p.high_watermark);
+      auto appended = partition.AppendRecordsToFollower(epoch, records, p.high_watermark);
       if (!appended.ok()) Delay(tp, appended.status(), options_.backoff);
     }
   }
@@ -244,7 +245,7 @@ absl::Status ReplicaFetcher::HandleOutOfRange(const storage::TopicPartition& tp,
   if (leader_log_start >= 0 && log->log_end_offset() < leader_log_start) {
     spdlog::info("broker {}: {} ends at {} below leader {}'s log start {}: restarting the log there",
                  options_.broker_id, tp.DirName(), log->log_end_offset(), options_.leader_id, leader_log_start);
-    return log->TruncateFullyAndStartAt(leader_log_start);
+    return partition->RestartAtLeaderLogStart(leader_epoch, leader_log_start);
   }
   // Above the leader's log end: ask where it ends (a replica's ListOffsets answers the
   // log end) and cut there.
@@ -269,7 +270,7 @@ absl::Status ReplicaFetcher::HandleOutOfRange(const storage::TopicPartition& tp,
   if (p.error_code != 0) return KafkaError(static_cast<kafka::ErrorCode>(p.error_code), "ListOffsets");
   spdlog::info("broker {}: {} ends at {} above leader {}'s log end {}: truncating", options_.broker_id, tp.DirName(),
                log->log_end_offset(), options_.leader_id, p.offset);
-  return log->TruncateTo(p.offset).status();
+  return partition->TruncateToLeaderLogEnd(leader_epoch, p.offset);
 }
 
 }  // namespace strata::broker

@@ -93,6 +93,10 @@ void ReplicaManager::UpdateFollowerFetchState(Partition& partition, int32_t repl
   if (result.high_watermark_moved) NotifyHighWatermark(partition.topic_partition());
   if (result.expand_isr && options_.controller != nullptr) {
     absl::MutexLock lock(&isr_mu_);
+    // As Kafka's leader does, do not propose a replica the controller would refuse
+    // (INELIGIBLE_REPLICA): a broker fenced (a new incarnation not yet unfenced), shutting
+    // down or unknown. Else each of its fetches would send another refused AlterPartition.
+    if (!eligible_for_isr_.count(replica_id)) return;
     isr_expansions_[partition.topic_partition()] = std::move(*result.expand_isr);
   }
 }
@@ -242,6 +246,14 @@ absl::StatusOr<storage::Log*> ReplicaManager::OpenLog(const storage::TopicPartit
 
 void ReplicaManager::ApplyImage(const controller::MetadataImage& image) {
   absl::MutexLock apply(&apply_mu_);
+  {
+    std::set<int32_t> eligible;
+    for (const auto& [id, broker] : image.brokers()) {
+      if (!broker.fenced() && !broker.in_controlled_shutdown()) eligible.insert(id);
+    }
+    absl::MutexLock lock(&isr_mu_);
+    eligible_for_isr_ = std::move(eligible);
+  }
   std::set<storage::TopicPartition> wanted;
   // Partitions whose waiting requests must look again: the high watermark moved (on
   // becoming leader), or the role or leader epoch changed — an acks=all produce waiting

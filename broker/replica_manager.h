@@ -23,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -128,6 +129,9 @@ class ReplicaManager {
   mutable absl::Mutex isr_mu_;
   bool isr_stopping_ ABSL_GUARDED_BY(isr_mu_) = false;
   std::map<storage::TopicPartition, std::vector<int32_t>> isr_expansions_ ABSL_GUARDED_BY(isr_mu_);
+  // Brokers neither fenced nor shutting down in the last image applied: the only ones an
+  // ISR expansion proposes.
+  std::set<int32_t> eligible_for_isr_ ABSL_GUARDED_BY(isr_mu_);
   int64_t isr_sent_ ABSL_GUARDED_BY(isr_mu_) = 0;
   int64_t isr_failed_ ABSL_GUARDED_BY(isr_mu_) = 0;
   std::thread isr_thread_;

@@ -122,9 +122,44 @@ TEST_F(PartitionTest, DivergingEpochAndTruncation) {
   std::string batch = testing::MakeBatch(7, "f");
   ASSERT_TRUE(follower.AppendRecordsToLeader(batch).ok());
   ASSERT_TRUE(follower.Update(Led({1, 2, 3}, 1, /*leader=*/1), 0).ok());
-  ASSERT_TRUE(follower.TruncateToDivergence(diverging->first, diverging->second).ok());
+  ASSERT_TRUE(follower.TruncateToDivergence(1, diverging->first, diverging->second).ok());
   EXPECT_LE((*flog)->log_end_offset(), 4) << "the batch straddling 4 goes whole";
   EXPECT_EQ((*flog)->log_end_offset(), 0) << "its only batch (0-6) straddles the divergence";
+}
+
+// An answer to a fetch sent in an older leader epoch, or one arriving after this broker
+// took over, never changes the log: truncation, restart and append are all refused.
+TEST_F(PartitionTest, AStaleFetchAnswerNeitherCutsNorExtendsTheLog) {
+  Partition p({"orders", 0}, 2, log_.get());
+  ASSERT_TRUE(p.Update(Led({1, 2, 3}, 0, /*leader=*/1), 0).ok());
+  std::string first = testing::MakeBatch(4, "f");
+  ASSERT_TRUE(p.AppendRecordsToFollower(0, first, 4).ok());
+  std::string second = testing::MakeBatch(2, "f");
+  storage::SetBaseOffset(second.data(), 4);
+  ASSERT_TRUE(p.AppendRecordsToFollower(0, second, 6).ok());
+  ASSERT_EQ(log_->log_end_offset(), 6);
+  ASSERT_TRUE(p.Update(Led({1, 2, 3}, 1, /*leader=*/3), 0).ok());  // epoch 1: broker 3 leads
+
+  std::string more = testing::MakeBatch(2, "g");
+  storage::SetBaseOffset(more.data(), 6);
+  EXPECT_FALSE(p.AppendRecordsToFollower(0, more, 8).ok());
+  EXPECT_FALSE(p.TruncateToDivergence(0, 0, 2).ok());
+  EXPECT_FALSE(p.TruncateToLeaderLogEnd(0, 3).ok());
+  EXPECT_FALSE(p.RestartAtLeaderLogStart(0, 100).ok());
+  EXPECT_EQ(log_->log_start_offset(), 0);
+  EXPECT_EQ(log_->log_end_offset(), 6) << "answers of epoch 0's leader changed the log";
+
+  ASSERT_TRUE(p.Update(Led({1, 2, 3}, 2, /*leader=*/2), 0).ok());  // epoch 2: this broker leads
+  EXPECT_FALSE(p.TruncateToLeaderLogEnd(2, 3).ok());
+  EXPECT_FALSE(p.TruncateToDivergence(2, 0, 2).ok());
+  EXPECT_EQ(log_->log_end_offset(), 6) << "a leader's log was cut by a follower's path";
+
+  ASSERT_TRUE(p.Update(Led({1, 2, 3}, 3, /*leader=*/1), 0).ok());  // epoch 3: broker 1 leads
+  ASSERT_TRUE(p.TruncateToLeaderLogEnd(3, 4).ok());
+  EXPECT_EQ(log_->log_end_offset(), 4);
+  ASSERT_TRUE(p.RestartAtLeaderLogStart(3, 50).ok());
+  EXPECT_EQ(log_->log_start_offset(), 50);
+  EXPECT_EQ(log_->log_end_offset(), 50);
 }
 
 }  // namespace
