@@ -21,6 +21,7 @@
 #include "broker/kafka_api_handler.h"
 #include "proto/kafka/api.h"
 #include "proto/kafka/error_code.h"
+#include "tests/support/loopback_grpc.h"
 
 namespace strata::broker {
 namespace {
@@ -73,24 +74,17 @@ class FakeAdmin final : public admin::v1::AdminService::Service {
 class AdminHandlers : public ::testing::Test {
  protected:
   void SetUp() override {
-    grpc::ServerBuilder builder;
-    int port = 0;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-    builder.RegisterService(&fake_);
-    server_ = builder.BuildAndStart();
-    ASSERT_NE(port, 0);
-    client_ = std::make_unique<ControllerClient>(
-        std::vector<ControllerAddress>{{1, "127.0.0.1:" + std::to_string(port)}});
+    controller_ = testing::StartLoopbackController(&fake_);
+    ASSERT_NE(controller_.server, nullptr);
     context_.broker_id = 7;
     context_.cluster_id = "cluster-x";
-    context_.controller = client_.get();
+    context_.controller = controller_.client.get();
     context_.static_configs = {{"node.id", "7"}, {"num.io.threads", "8"}, {"log.dirs", "/data"}};
   }
-  void TearDown() override { server_->Shutdown(); }
+  void TearDown() override { controller_.server->Shutdown(); }
 
   FakeAdmin fake_;
-  std::unique_ptr<grpc::Server> server_;
-  std::unique_ptr<ControllerClient> client_;
+  testing::LoopbackController controller_;
   KafkaApisContext context_;
 };
 

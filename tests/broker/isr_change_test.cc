@@ -14,6 +14,7 @@
 #include "broker/replica_manager.h"
 #include "controller/metadata_store.h"
 #include "proto/kafka/error_code.h"
+#include "tests/support/loopback_grpc.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/wait.h"
 
@@ -60,14 +61,8 @@ class FakeController final : public controller::v1::ControllerService::Service {
 class IsrChangeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    grpc::ServerBuilder builder;
-    int port = 0;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-    builder.RegisterService(&fake_);
-    server_ = builder.BuildAndStart();
-    ASSERT_NE(port, 0);
-    client_ = std::make_unique<ControllerClient>(
-        std::vector<ControllerAddress>{{1, "127.0.0.1:" + std::to_string(port)}});
+    controller_ = testing::StartLoopbackController(&fake_);
+    ASSERT_NE(controller_.server, nullptr);
     auto s = controller::MetadataStore::Open(tmp_.Sub("metadata"));
     ASSERT_TRUE(s.ok()) << s.status();
     store_ = std::move(*s);
@@ -82,7 +77,7 @@ class IsrChangeTest : public ::testing::Test {
     ReplicaManagerOptions rmo;
     rmo.broker_id = 1;
     rmo.logs = logs_.get();
-    rmo.controller = client_.get();
+    rmo.controller = controller_.client.get();
     rmo.broker_epoch = [] { return int64_t{1}; };
     rmo.fetch_from_leaders = false;
     replicas_ = std::make_unique<ReplicaManager>(rmo);
@@ -91,7 +86,7 @@ class IsrChangeTest : public ::testing::Test {
     replicas_->Shutdown();
     replicas_.reset();
     scheduler_.Shutdown();
-    server_->Shutdown();
+    controller_.server->Shutdown();
   }
   void Apply(const pb::MetadataBatch& batch) {
     ASSERT_TRUE(store_->Apply(raft::Entry{1, ++index_, batch.SerializeAsString()}).ok());
@@ -106,8 +101,7 @@ class IsrChangeTest : public ::testing::Test {
 
   testing::TempDir tmp_;
   FakeController fake_;
-  std::unique_ptr<grpc::Server> server_;
-  std::unique_ptr<ControllerClient> client_;
+  testing::LoopbackController controller_;
   storage::Scheduler scheduler_{1};
   std::unique_ptr<controller::MetadataStore> store_;
   std::unique_ptr<storage::LogManager> logs_;
