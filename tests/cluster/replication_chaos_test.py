@@ -30,10 +30,8 @@ Usage: /usr/bin/python3 replication_chaos_test.py <bin dir> <strata-cluster>
 
 import sys
 
-from confluent_kafka import KafkaError
-
-from replication_harness import (Cluster, NumberedProducer, TailingConsumer, TestFailed, check_numbered, log, read_all,
-                                 out_of_order_was_right, seeded_random)
+from replication_harness import (FAILED_WITH_THE_PRODUCER, Cluster, NumberedProducer, TailingConsumer, TestFailed,
+                                 check_numbered, log, out_of_order_was_right, read_all, seeded_random)
 
 TOPIC = "chaos"
 PARTITIONS = 3
@@ -122,7 +120,7 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-chaos", overrides, budget_s=
         if cluster.check(*out_of_order_was_right(cluster, TOPIC, producer.fatal)):
             log("note: the producer stopped on librdkafka's sequence desynchronization; the chaos ended early")
         unexplained = {n: e for n, e in failed.items()
-                       if e.code() not in (KafkaError._FATAL, KafkaError.OUT_OF_ORDER_SEQUENCE_NUMBER)}
+                       if e.code() not in FAILED_WITH_THE_PRODUCER}
         cluster.check(not unexplained, f"{len(unexplained)} delivery failures, e.g. {sorted(unexplained.items())[:5]}")
     for p in cluster.partitions(TOPIC):
         index, replicas, leader = p["partition"], p["replicas"], p["leader"]

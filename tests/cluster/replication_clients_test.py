@@ -32,10 +32,8 @@ import sys
 import threading
 import time
 
-from confluent_kafka import KafkaError
-
-from replication_harness import (Cluster, NumberedProducer, TailingConsumer, TestFailed, check_sequence, log,
-                                 out_of_order_was_right, read_all)
+from replication_harness import (FAILED_WITH_THE_PRODUCER, Cluster, NumberedProducer, TailingConsumer, TestFailed,
+                                 check_sequence, log, out_of_order_was_right, read_all)
 
 TOPIC = "moves"
 PARTITIONS = 3
@@ -165,7 +163,7 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-clients", overrides, budget_
         if cluster.check(*out_of_order_was_right(cluster, TOPIC, ck.fatal)):
             log("note: the confluent producer stopped on librdkafka's sequence desynchronization")
         unexplained = {n: e for n, e in ck.failed.items()
-                       if e.code() not in (KafkaError._FATAL, KafkaError.OUT_OF_ORDER_SEQUENCE_NUMBER)}
+                       if e.code() not in FAILED_WITH_THE_PRODUCER}
         cluster.check(not unexplained, f"confluent-kafka: {len(unexplained)} failed, e.g. {sorted(unexplained.items())[:3]}")
 
     # Both tailing consumers got exactly the partitions' final contents: every offset once,

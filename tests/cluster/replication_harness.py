@@ -607,6 +607,13 @@ def produce_values(bootstrap, topic, partition, values, config=None, timeout=60)
     return reports
 
 
+# The delivery errors of a producer that librdkafka stopped on a fatal error (see
+# out_of_order_was_right): the error itself, and the purge of the records it still had
+# queued or in flight (never acknowledged, so they may be in the log once or not at all).
+FAILED_WITH_THE_PRODUCER = (KafkaError._FATAL, KafkaError.OUT_OF_ORDER_SEQUENCE_NUMBER, KafkaError._PURGE_QUEUE,
+                            KafkaError._PURGE_INFLIGHT)
+
+
 def out_of_order_was_right(cluster, topic, fatal):
     """(ok, what) for librdkafka's fatal OUT_OF_ORDER_SEQUENCE_NUMBER ("sequence
     desynchronization" or "rewound sequence number"): ok when the broker that answered it

@@ -57,7 +57,7 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-isr", overrides, budget_s=10
         broker = cluster.broker_state(paused)
         cluster.check(broker is not None and not broker["fenced"],
                       f"broker {paused} left the ISR by being fenced ({broker}), not by lagging")
-        cluster.check(f"ISR [" in cluster.server_log(leader) and "followers behind" in cluster.server_log(leader),
+        cluster.check("ISR [" in cluster.server_log(leader) and "followers behind" in cluster.server_log(leader),
                       f"the leader {leader} did not log why it shrank the ISR")
         isr = cluster.partition(TOPIC, 0)["isr"]
         cluster.check(sorted(isr) == sorted(r for r in replicas if r != paused), f"ISR {isr} after the shrink")
