@@ -215,21 +215,19 @@ class BrokerConsumer {
 
 int RunConsume(const ConsumeOptions& options, std::ostream& out, std::ostream& err) {
   const auto timeout = std::chrono::milliseconds(options.timeout_ms);
-  TopicMetadata metadata_value;
-  std::vector<PartitionInfo> partition_list;
-  if (auto code = ResolveTopic(options.bootstrap_servers, options.topic, options.partitions, timeout, err,
-                               &metadata_value, &partition_list)) {
+  TopicMetadata metadata;
+  std::vector<PartitionInfo> partitions;
+  if (auto code = ResolveTopic(options.bootstrap_servers, options.topic, options.partitions, timeout, err, &metadata,
+                               &partitions)) {
     return *code;
   }
-  const TopicMetadata* metadata = &metadata_value;
-  const std::vector<PartitionInfo>* partitions = &partition_list;
 
   std::atomic<int64_t> consumed{0};
   std::vector<std::unique_ptr<BrokerConsumer>> consumers;
   int64_t available = 0;
   int16_t fetch_version = -1;
-  for (const auto& [leader, led] : GroupByLeader(*partitions)) {
-    const BrokerAddress& address = metadata->brokers.at(leader);
+  for (const auto& [leader, led] : GroupByLeader(partitions)) {
+    const BrokerAddress& address = metadata.brokers.at(leader);
     auto broker = ConnectBroker(address.host, address.port, timeout);
     if (!broker.ok()) {
       err << "strata-perf: broker " << leader << ": " << broker.status().message() << "\n";
@@ -282,7 +280,7 @@ int RunConsume(const ConsumeOptions& options, std::ostream& out, std::ostream& e
   if (options.json) {
     nlohmann::json j = {{"command", "consume"},
                         {"topic", options.topic},
-                        {"partitions", partitions->size()},
+                        {"partitions", partitions.size()},
                         {"brokers", consumers.size()},
                         {"fetch_version", fetch_version},
                         {"records_available", available},
@@ -303,7 +301,7 @@ int RunConsume(const ConsumeOptions& options, std::ostream& out, std::ostream& e
         batch_mb_per_s);
     out << absl::StrFormat(
         "%d Fetch v%d requests to %d broker(s) for %d partition(s) holding %d records at the start\n", total.fetches,
-        fetch_version, consumers.size(), partitions->size(), available);
+        fetch_version, consumers.size(), partitions.size(), available);
     out << "fetch latency (request to response): " << FormatLatency(latency, "fetches") << "\n";
   }
   if (short_of_request) {

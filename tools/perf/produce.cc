@@ -262,20 +262,18 @@ class BrokerProducer {
 
 int RunProduce(const ProduceOptions& options, std::ostream& out, std::ostream& err) {
   const auto timeout = std::chrono::milliseconds(options.timeout_ms);
-  TopicMetadata metadata_value;
-  std::vector<PartitionInfo> partition_list;
-  if (auto code = ResolveTopic(options.bootstrap_servers, options.topic, options.partitions, timeout, err,
-                               &metadata_value, &partition_list)) {
+  TopicMetadata metadata;
+  std::vector<PartitionInfo> partitions;
+  if (auto code = ResolveTopic(options.bootstrap_servers, options.topic, options.partitions, timeout, err, &metadata,
+                               &partitions)) {
     return *code;
   }
-  const TopicMetadata* metadata = &metadata_value;
-  const std::vector<PartitionInfo>* partitions = &partition_list;
 
   // N records spread evenly over the partitions, the first ones taking the remainder.
-  const int64_t count = static_cast<int64_t>(partitions->size());
+  const int64_t count = static_cast<int64_t>(partitions.size());
   std::map<int32_t, int64_t> share;
   for (int64_t i = 0; i < count; ++i) {
-    share[(*partitions)[i].partition] = options.num_records / count + (i < options.num_records % count ? 1 : 0);
+    share[partitions[i].partition] = options.num_records / count + (i < options.num_records % count ? 1 : 0);
   }
 
   std::mt19937_64 random(20240601);
@@ -283,10 +281,10 @@ int RunProduce(const ProduceOptions& options, std::ostream& out, std::ostream& e
   for (char& c : value_pool) c = static_cast<char>(random());
 
   std::vector<std::unique_ptr<BrokerProducer>> producers;
-  std::map<int32_t, std::vector<PartitionInfo>> by_leader = GroupByLeader(*partitions);
+  std::map<int32_t, std::vector<PartitionInfo>> by_leader = GroupByLeader(partitions);
   int16_t produce_version = -1;
   for (const auto& [leader, led] : by_leader) {
-    const BrokerAddress& address = metadata->brokers.at(leader);
+    const BrokerAddress& address = metadata.brokers.at(leader);
     auto broker = ConnectBroker(address.host, address.port, timeout);
     if (!broker.ok()) {
       err << "strata-perf: broker " << leader << ": " << broker.status().message() << "\n";
