@@ -51,7 +51,7 @@ kafka::MetadataResponse AnswerMetadata(const KafkaApisContext& context, const ka
   response.cluster_id = context.cluster_id;
   response.controller_id = context.broker_id;
   if (context.store == nullptr) return response;
-  context.store->Read([&](const controller::MetadataImage& image) {
+  context.store->WithImage([&](const controller::MetadataImage& image) {
     for (const auto& [id, b] : image.brokers()) {
       if (b.fenced() || b.registration().endpoints().empty()) continue;
       const pb::BrokerEndpoint* endpoint = &b.registration().endpoints(0);

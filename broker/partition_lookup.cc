@@ -17,7 +17,7 @@ absl::StatusOr<std::shared_ptr<Partition>> LookupPartition(const KafkaApisContex
   bool exists = false;
   bool replica_here = false;
   if (context.store != nullptr) {
-    context.store->Read([&](const controller::MetadataImage& image) {
+    context.store->WithImage([&](const controller::MetadataImage& image) {
       const controller::TopicState* t = image.FindTopic(topic);
       if (t == nullptr) return;
       auto p = t->partitions.find(partition);
@@ -52,7 +52,7 @@ absl::StatusOr<std::shared_ptr<Partition>> LookupPartition(const KafkaApisContex
 
 std::optional<std::string> TopicNameForId(const KafkaApisContext& context, const std::string& topic_id) {
   if (context.store == nullptr) return std::nullopt;
-  return context.store->Read([&](const controller::MetadataImage& image) -> std::optional<std::string> {
+  return context.store->WithImage([&](const controller::MetadataImage& image) -> std::optional<std::string> {
     const controller::TopicState* t = image.FindTopicById(topic_id);
     if (t == nullptr) return std::nullopt;
     return t->name;
@@ -62,7 +62,7 @@ std::optional<std::string> TopicNameForId(const KafkaApisContext& context, const
 std::optional<std::string> TopicConfig(const KafkaApisContext& context, const std::string& topic,
                                        const std::string& key) {
   if (context.store == nullptr) return std::nullopt;
-  return context.store->Read([&](const controller::MetadataImage& image) -> std::optional<std::string> {
+  return context.store->WithImage([&](const controller::MetadataImage& image) -> std::optional<std::string> {
     auto it = image.configs().find({pb::Config::TOPIC, topic});
     if (it == image.configs().end()) return std::nullopt;
     auto value = it->second.find(key);

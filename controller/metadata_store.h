@@ -39,9 +39,10 @@ class MetadataStore final : public raft::StateMachine {
   raft::SnapshotMeta applied() const;
   // Records skipped because they did not fit the image.
   int64_t apply_errors() const;
-  // Runs f(image) under a shared lock.
+  // Runs f(image) under a shared lock and returns what f returns; f must not keep a
+  // reference to the image past its return.
   template <typename F>
-  auto Read(F&& f) const {
+  auto WithImage(F&& f) const {
     std::shared_lock<std::shared_mutex> lock(mu_);
     return f(image_);
   }

@@ -39,7 +39,7 @@ std::vector<prometheus::MetricFamily> MetadataMetrics::Collect() const {
                        MetricType::Counter);
   Add(errors, static_cast<double>(store_.apply_errors()));
   out.push_back(std::move(errors));
-  store_.Read([&](const MetadataImage& image) {
+  store_.WithImage([&](const MetadataImage& image) {
     std::map<std::string, int> states = {{"unfenced", 0}, {"fenced", 0}, {"shutting_down", 0}};
     for (const auto& [id, b] : image.brokers()) {
       ++states[b.fenced() ? "fenced" : (b.in_controlled_shutdown() ? "shutting_down" : "unfenced")];

@@ -151,7 +151,7 @@ void QuorumController::RunWrite(Response* response, Items* items,
     return;
   }
   Writes writes;
-  store_.Read([&](const MetadataImage& image) {
+  store_.WithImage([&](const MetadataImage& image) {
     plan(image, writes);
     return 0;
   });
@@ -241,7 +241,7 @@ admin::v1::DescribeClusterResponse QuorumController::DescribeCluster() {
   raft::RaftNodeStatus st = node_.status();
   response.set_controller_id(st.leader);
   response.set_cluster_id(options_.cluster_id);
-  store_.Read([&](const MetadataImage& image) {
+  store_.WithImage([&](const MetadataImage& image) {
     for (const auto& [id, b] : image.brokers()) {
       admin::v1::BrokerDescription* d = response.add_brokers();
       d->set_broker_id(id);
@@ -260,7 +260,7 @@ admin::v1::DescribeClusterResponse QuorumController::DescribeCluster() {
 admin::v1::DescribeTopicsResponse QuorumController::DescribeTopics(const admin::v1::DescribeTopicsRequest& request) {
   admin::v1::DescribeTopicsResponse response;
   response.set_controller_id(node_.status().leader);
-  store_.Read([&](const MetadataImage& image) {
+  store_.WithImage([&](const MetadataImage& image) {
     auto describe = [&](const TopicState& t) {
       admin::v1::TopicDescription* d = response.add_topics();
       d->set_name(t.name);
@@ -368,7 +368,7 @@ admin::v1::AlterConfigsResponse QuorumController::AlterConfigs(const admin::v1::
 admin::v1::DescribeConfigsResponse QuorumController::DescribeConfigs(const admin::v1::DescribeConfigsRequest& request) {
   admin::v1::DescribeConfigsResponse response;
   response.set_controller_id(node_.status().leader);
-  store_.Read([&](const MetadataImage& image) {
+  store_.WithImage([&](const MetadataImage& image) {
     for (const auto& resource : request.resources()) {
       auto* result = response.add_results();
       *result->mutable_resource() = resource;
@@ -413,7 +413,7 @@ controller::v1::BrokerRegistrationResponse QuorumController::RegisterBroker(
   }
   // Broker epochs grow with the log: the index the registration will at least get.
   int64_t epoch = node_.status().commit + 1;
-  Plan plan = store_.Read([&](const MetadataImage& image) { return PlanRegisterBroker(image, request, epoch); });
+  Plan plan = store_.WithImage([&](const MetadataImage& image) { return PlanRegisterBroker(image, request, epoch); });
   if (!plan.outcome.ok()) {
     SetOutcome(plan.outcome, &response);
     return response;
@@ -443,7 +443,7 @@ controller::v1::BrokerHeartbeatResponse QuorumController::BrokerHeartbeat(
     }
     return {};
   };
-  if (Outcome o = store_.Read(check); !o.ok()) {
+  if (Outcome o = store_.WithImage(check); !o.ok()) {
     SetOutcome(o, &response);
     return response;
   }
@@ -457,7 +457,7 @@ controller::v1::BrokerHeartbeatResponse QuorumController::BrokerHeartbeat(
     return response;
   }
   std::vector<std::vector<pb::MetadataRecord>> groups;
-  Outcome planned = store_.Read([&](const MetadataImage& image) -> Outcome {
+  Outcome planned = store_.WithImage([&](const MetadataImage& image) -> Outcome {
     if (Outcome o = check(image); !o.ok()) return o;
     const pb::BrokerState& b = image.brokers().at(id);
     if (!request.offline_log_dirs().empty()) {
@@ -489,13 +489,13 @@ controller::v1::BrokerHeartbeatResponse QuorumController::BrokerHeartbeat(
   // Controlled shutdown is complete once the broker leads nothing: it is fenced then, as
   // Kafka does, so that its next incarnation can register at once.
   if (o.ok() && request.want_shut_down()) {
-    Plan fence = store_.Read([&](const MetadataImage& image) {
+    Plan fence = store_.WithImage([&](const MetadataImage& image) {
       return leads_nothing(image) && !image.brokers().at(id).fenced() ? PlanFenceBroker(image, id, options_.config) : Plan{};
     });
     if (fence.outcome.ok() && !fence.records.empty()) o = WriteLocked({fence.records});
   }
   SetOutcome(o, &response);
-  store_.Read([&](const MetadataImage& image) {
+  store_.WithImage([&](const MetadataImage& image) {
     const pb::BrokerState& b = image.brokers().at(id);
     response.set_is_fenced(b.fenced());
     response.set_is_caught_up(request.current_metadata_offset() >= b.registration().broker_epoch());
@@ -516,7 +516,7 @@ controller::v1::AlterPartitionResponse QuorumController::AlterPartition(
     return response;
   }
   std::vector<std::vector<pb::MetadataRecord>> groups;
-  Outcome stale = store_.Read([&](const MetadataImage& image) -> Outcome {
+  Outcome stale = store_.WithImage([&](const MetadataImage& image) -> Outcome {
     auto it = image.brokers().find(request.broker_id());
     if (it == image.brokers().end() || it->second.registration().broker_epoch() != request.broker_epoch()) {
       return {ErrorCode::kStaleBrokerEpoch, absl::StrCat("broker ", request.broker_id(), " epoch ", request.broker_epoch(),
@@ -537,7 +537,7 @@ controller::v1::AlterPartitionResponse QuorumController::AlterPartition(
     return response;
   }
   Outcome o = WriteLocked(groups);
-  store_.Read([&](const MetadataImage& image) {
+  store_.WithImage([&](const MetadataImage& image) {
     for (auto& r : *response.mutable_partitions()) {
       if (r.error_code() == Code(ErrorCode::kNone) && !o.ok()) SetOutcome(o, &r);
       const pb::Partition* p = image.FindPartition(r.topic_id(), r.partition_id());
@@ -562,7 +562,7 @@ controller::v1::AllocateProducerIdsResponse QuorumController::AllocateProducerId
     SetOutcome(o, &response);
     return response;
   }
-  Plan plan = store_.Read([&](const MetadataImage& image) {
+  Plan plan = store_.WithImage([&](const MetadataImage& image) {
     return PlanAllocateProducerIds(image, request.broker_id(), request.broker_epoch());
   });
   if (!plan.outcome.ok()) {
@@ -598,7 +598,7 @@ void QuorumController::SessionLoop() {
       last_heartbeat_.clear();
     }
     std::vector<BrokerId> expired;
-    store_.Read([&](const MetadataImage& image) {
+    store_.WithImage([&](const MetadataImage& image) {
       for (const auto& [id, b] : image.brokers()) {
         auto it = last_heartbeat_.try_emplace(id, now).first;
         if (!b.fenced() && now - it->second > options_.session_timeout) expired.push_back(id);
@@ -610,7 +610,7 @@ void QuorumController::SessionLoop() {
     for (BrokerId id : expired) {
       std::lock_guard<std::mutex> write(write_mu_);
       if (!CatchUpLocked().ok()) break;
-      Plan plan = store_.Read([&](const MetadataImage& image) { return PlanFenceBroker(image, id, options_.config); });
+      Plan plan = store_.WithImage([&](const MetadataImage& image) { return PlanFenceBroker(image, id, options_.config); });
       if (!plan.outcome.ok() || plan.records.empty()) continue;
       Outcome o = WriteLocked({plan.records});
       spdlog::info("broker {} missed its session ({} ms): fenced, {} partition changes: {}", id,

@@ -7,6 +7,9 @@ dir=${1:?build dir}
 kind=${2:-release}
 shift 2 || shift $#
 root=$(cd "$(dirname "$0")/.." && pwd)
+# ccache keys on paths relative to the checkout, so a second clone or worktree (CI's
+# fresh clone included) reuses the objects of the first.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
 case "$kind" in
   release) flags=(-DCMAKE_BUILD_TYPE=Release -DSTRATA_SANITIZE=OFF) ;;
   asan) flags=(-DCMAKE_BUILD_TYPE=Debug -DSTRATA_SANITIZE=ON) ;;

@@ -149,7 +149,7 @@ class DataPathTest : public ::testing::Test {
     pb::MetadataBatch batch;
     for (auto& r : records) *batch.add_records() = std::move(r);
     ASSERT_TRUE(store_->Apply(raft::Entry{1, ++index_, batch.SerializeAsString()}).ok());
-    store_->Read([&](const controller::MetadataImage& image) { replicas_->ApplyImage(image); });
+    store_->WithImage([&](const controller::MetadataImage& image) { replicas_->ApplyImage(image); });
   }
 
   // A topic of one partition led by this broker (replicas as given).

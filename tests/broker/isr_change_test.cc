@@ -90,7 +90,7 @@ class IsrChangeTest : public ::testing::Test {
   }
   void Apply(const pb::MetadataBatch& batch) {
     ASSERT_TRUE(store_->Apply(raft::Entry{1, ++index_, batch.SerializeAsString()}).ok());
-    store_->Read([&](const controller::MetadataImage& image) { replicas_->ApplyImage(image); });
+    store_->WithImage([&](const controller::MetadataImage& image) { replicas_->ApplyImage(image); });
   }
   // Follower `replica` of partition `index` fetched at the leader's (empty) log end.
   void CaughtUp(int32_t index, int32_t replica) {

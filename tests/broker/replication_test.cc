@@ -74,7 +74,7 @@ struct Broker {
   }
   void Apply(int64_t index, const pb::MetadataBatch& batch) {
     ASSERT_TRUE(store->Apply(raft::Entry{1, index, batch.SerializeAsString()}).ok());
-    store->Read([&](const controller::MetadataImage& image) { replicas->ApplyImage(image); });
+    store->WithImage([&](const controller::MetadataImage& image) { replicas->ApplyImage(image); });
   }
   storage::Log* log() { return logs->GetLog({"orders", 0}); }
 

@@ -170,18 +170,18 @@ TEST(MetadataStore, TheImageSurvivesARestartFromRocksDb) {
     auto store = OpenStore(tmp.Sub("db"));
     for (const raft::Entry& e : History()) ASSERT_TRUE(store->Apply(e).ok());
     EXPECT_EQ(store->apply_errors(), 0);
-    dump = store->Read([](const MetadataImage& i) { return i.Dump(); });
+    dump = store->WithImage([](const MetadataImage& i) { return i.Dump(); });
     EXPECT_NE(dump.find("orders"), std::string::npos);
     EXPECT_EQ(dump.find("gone"), std::string::npos);
   }
   auto store = OpenStore(tmp.Sub("db"));
   EXPECT_EQ(store->applied().index, static_cast<raft::Index>(History().size()));
-  EXPECT_EQ(store->Read([](const MetadataImage& i) { return i.Dump(); }), dump);
+  EXPECT_EQ(store->WithImage([](const MetadataImage& i) { return i.Dump(); }), dump);
   // The Raft log is replayed from the start after a restart: what RocksDB holds is
   // skipped, so nothing is applied twice (ProducerIds would refuse going back).
   for (const raft::Entry& e : History()) ASSERT_TRUE(store->Apply(e).ok());
   EXPECT_EQ(store->apply_errors(), 0);
-  EXPECT_EQ(store->Read([](const MetadataImage& i) { return i.Dump(); }), dump);
+  EXPECT_EQ(store->WithImage([](const MetadataImage& i) { return i.Dump(); }), dump);
 }
 
 TEST(MetadataStore, ASnapshotPlusTheEntriesAfterItEqualsAFullReplay) {
@@ -208,8 +208,8 @@ TEST(MetadataStore, ASnapshotPlusTheEntriesAfterItEqualsAFullReplay) {
     ASSERT_TRUE(restored->RestoreSnapshot(Ops(), (*store)->PathOf(meta), meta).ok());
     EXPECT_EQ(restored->applied(), meta);
     for (size_t i = at; i < history.size(); ++i) ASSERT_TRUE(restored->Apply(history[i]).ok());
-    EXPECT_EQ(restored->Read([](const MetadataImage& i) { return i.Dump(); }),
-              full->Read([](const MetadataImage& i) { return i.Dump(); }));
+    EXPECT_EQ(restored->WithImage([](const MetadataImage& i) { return i.Dump(); }),
+              full->WithImage([](const MetadataImage& i) { return i.Dump(); }));
     EXPECT_EQ(restored->applied(), full->applied());
     // The snapshot's files are intact after the restored database was written to.
     auto manifest = (*store)->ReadManifest(meta);
@@ -225,7 +225,7 @@ TEST(MetadataStore, ARecordThatDoesNotFitIsSkippedAndTheRestOfTheBatchApplied) {
   auto store = OpenStore(tmp.Sub("db"));
   ASSERT_TRUE(store->Apply(EntryOf(1, {Partition(Id('x'), 0, {1}), Topic("kept", Id('k'))})).ok());
   EXPECT_EQ(store->apply_errors(), 1);
-  EXPECT_NE(store->Read([](const MetadataImage& i) { return i.FindTopic("kept"); }), nullptr);
+  EXPECT_NE(store->WithImage([](const MetadataImage& i) { return i.FindTopic("kept"); }), nullptr);
   ASSERT_TRUE(store->Apply(raft::Entry{1, 2, "not a protobuf \xff\xff"}).ok());
   EXPECT_EQ(store->apply_errors(), 2);
   EXPECT_EQ(store->applied().index, 2);

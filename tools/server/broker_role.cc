@@ -247,7 +247,7 @@ void BrokerRole::Publish(const metadata::v1::MetadataBatch& batch, int64_t index
 }
 
 void BrokerRole::FollowImageLocked(int64_t index) {
-  store_->Read([&](const controller::MetadataImage& image) {
+  store_->WithImage([&](const controller::MetadataImage& image) {
     if (!caught_up_) {
       // The image may be what this node saw before it stopped: leaderships moved since
       // (its old incarnation was fenced) are not in it yet. Acting on it would make this
