@@ -2,7 +2,6 @@
 // Forwarding a Kafka admin request to the active controller's AdminService (KRaft
 // brokers do the same): the deadline a request's timeout_ms gives, and what every item
 // of the request answers when no usable answer comes back.
-//  * no ControllerClient (tests, fuzzing): NOT_CONTROLLER;
 //  * no active controller answered before the deadline: REQUEST_TIMED_OUT;
 //  * the controller refused the whole request: its error (e.g. NOT_CONTROLLER while it
 //    catches up after an election).
@@ -38,14 +37,11 @@ struct ForwardFailure {
 // results (in *response), else why not.
 template <typename Request, typename Response>
 std::optional<ForwardFailure> ForwardToController(
-    ControllerClient* controller,
+    ControllerChannel& controller,
     grpc::Status (admin::v1::AdminService::Stub::*method)(grpc::ClientContext*, const Request&, Response*),
     const Request& request, Response* response, std::chrono::milliseconds deadline) {
   using proto::kafka::ErrorCode;
-  if (controller == nullptr) {
-    return ForwardFailure{ErrorCode::kNotController, "this broker has no way to the controller"};
-  }
-  absl::Status status = controller->CallAdmin(method, request, response, deadline);
+  absl::Status status = controller.CallAdmin(method, request, response, deadline);
   if (!status.ok()) return ForwardFailure{ErrorCode::kRequestTimedOut, std::string(status.message())};
   if (response->error_code() != 0) {
     return ForwardFailure{static_cast<ErrorCode>(response->error_code()),
@@ -68,7 +64,7 @@ inline std::optional<std::string> ErrorMessage(const std::string& message) {
 // is no usable answer, else the controller's error for that topic, and on_result(out,
 // result) for the rest of what the API carries.
 template <typename Request, typename Response, typename Out, typename OnResult>
-void ForwardTopics(ControllerClient* controller,
+void ForwardTopics(ControllerChannel& controller,
                    grpc::Status (admin::v1::AdminService::Stub::*method)(grpc::ClientContext*, const Request&,
                                                                          Response*),
                    const Request& request, std::chrono::milliseconds deadline, const std::vector<size_t>& forwarded,

@@ -30,20 +30,20 @@ struct ControllerAddress {
 // "id@host:port,..." (controller.quorum.voters' form) or "host:port,...".
 std::vector<ControllerAddress> ParseControllerAddresses(absl::string_view text);
 
-class ControllerClient {
+// The way to the active controller as its callers see it: one call that reaches the
+// active controller (or fails by a deadline), and the typed calls built on it. Broker
+// code takes this interface, so a test can put a small fake in place of the real
+// client (ControllerClient, below). Implementations are thread-safe.
+class ControllerChannel {
  public:
-  explicit ControllerClient(std::vector<ControllerAddress> controllers,
-                            std::chrono::milliseconds call_timeout = std::chrono::seconds(5));
-  // controllers: node id -> host:port (controller.quorum.voters).
-  explicit ControllerClient(const std::map<int32_t, std::string>& controllers,
-                            std::chrono::milliseconds call_timeout = std::chrono::seconds(5));
+  virtual ~ControllerChannel() = default;
 
   // Calls `call` on controllers until one answers with something other than
   // NOT_CONTROLLER, or `deadline` passes. call makes its stub on the channel, returns
   // the gRPC status and sets *error_code / *controller_id from the response.
   using Call = std::function<grpc::Status(grpc::ClientContext*, const std::shared_ptr<grpc::Channel>&,
                                           int32_t* error_code, int32_t* controller_id)>;
-  absl::Status CallActive(const Call& call, std::chrono::milliseconds deadline);
+  virtual absl::Status CallActive(const Call& call, std::chrono::milliseconds deadline) = 0;
 
   // CallActive for one method of a service whose responses carry error_code and
   // controller_id (ControllerService, AdminService): *response is the active
@@ -74,6 +74,18 @@ class ControllerClient {
                          const Request& request, Response* response, std::chrono::milliseconds deadline) {
     return CallMethod<admin::v1::AdminService>(method, request, response, deadline);
   }
+};
+
+// The gRPC client of the controller quorum.
+class ControllerClient final : public ControllerChannel {
+ public:
+  explicit ControllerClient(std::vector<ControllerAddress> controllers,
+                            std::chrono::milliseconds call_timeout = std::chrono::seconds(5));
+  // controllers: node id -> host:port (controller.quorum.voters).
+  explicit ControllerClient(const std::map<int32_t, std::string>& controllers,
+                            std::chrono::milliseconds call_timeout = std::chrono::seconds(5));
+
+  absl::Status CallActive(const Call& call, std::chrono::milliseconds deadline) override;
 
  private:
   std::shared_ptr<grpc::Channel> Channel(size_t index);

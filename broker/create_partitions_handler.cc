@@ -57,4 +57,11 @@ kafka::CreatePartitionsResponse AnswerCreatePartitions(const KafkaApisContext& c
   return response;
 }
 
+void HandleCreatePartitions(const ApiRequest& request, KafkaResponder respond) {
+  AnswerAtOnce(
+      request, respond, [](kafka::Reader& reader, int16_t version) { return kafka::ReadCreatePartitionsRequest(reader, version); },
+      [&](const auto& r) { return AnswerCreatePartitions(request.broker, r); },
+      [](const auto& response, int16_t version, kafka::Writer& writer) { kafka::WriteCreatePartitionsResponse(response, version, writer); });
+}
+
 }  // namespace strata::broker

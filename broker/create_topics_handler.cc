@@ -94,4 +94,11 @@ kafka::CreateTopicsResponse AnswerCreateTopics(const KafkaApisContext& context,
   return response;
 }
 
+void HandleCreateTopics(const ApiRequest& request, KafkaResponder respond) {
+  AnswerAtOnce(
+      request, respond, [](kafka::Reader& reader, int16_t version) { return kafka::ReadCreateTopicsRequest(reader, version); },
+      [&](const auto& r) { return AnswerCreateTopics(request.broker, r); },
+      [](const auto& response, int16_t version, kafka::Writer& writer) { kafka::WriteCreateTopicsResponse(response, version, writer); });
+}
+
 }  // namespace strata::broker

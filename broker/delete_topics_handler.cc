@@ -70,4 +70,11 @@ kafka::DeleteTopicsResponse AnswerDeleteTopics(const KafkaApisContext& context,
   return response;
 }
 
+void HandleDeleteTopics(const ApiRequest& request, KafkaResponder respond) {
+  AnswerAtOnce(
+      request, respond, [](kafka::Reader& reader, int16_t version) { return kafka::ReadDeleteTopicsRequest(reader, version); },
+      [&](const auto& r) { return AnswerDeleteTopics(request.broker, r); },
+      [](const auto& response, int16_t version, kafka::Writer& writer) { kafka::WriteDeleteTopicsResponse(response, version, writer); });
+}
+
 }  // namespace strata::broker

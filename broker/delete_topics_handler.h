@@ -14,10 +14,13 @@
 //  * no answer from the controller: every topic REQUEST_TIMED_OUT / NOT_CONTROLLER.
 // timeout_ms bounds the wait for the controller (ForwardDeadline). Thread-safe.
 
-#include "broker/kafka_api_handler.h"
+#include "broker/request_context.h"
 #include "proto/kafka/delete_topics.h"
 
 namespace strata::broker {
+
+// The registry's entry (api_registry.h): decodes, answers with AnswerDeleteTopics, encodes.
+void HandleDeleteTopics(const ApiRequest& request, KafkaResponder respond);
 
 proto::kafka::DeleteTopicsResponse AnswerDeleteTopics(const KafkaApisContext& context,
                                                       const proto::kafka::DeleteTopicsRequest& request);

@@ -32,4 +32,11 @@ kafka::DescribeClusterResponse AnswerDescribeCluster(const KafkaApisContext& con
   return response;
 }
 
+void HandleDescribeCluster(const ApiRequest& request, KafkaResponder respond) {
+  AnswerAtOnce(
+      request, respond, [](kafka::Reader& reader, int16_t version) { return kafka::ReadDescribeClusterRequest(reader, version); },
+      [&](const auto& r) { return AnswerDescribeCluster(request.broker, r); },
+      [](const auto& response, int16_t version, kafka::Writer& writer) { kafka::WriteDescribeClusterResponse(response, version, writer); });
+}
+
 }  // namespace strata::broker

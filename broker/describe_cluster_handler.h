@@ -8,10 +8,13 @@
 // UNSUPPORTED_ENDPOINT_TYPE. Cluster authorized operations are not computed (no ACLs):
 // INT32_MIN, as Metadata answers. Thread-safe.
 
-#include "broker/kafka_api_handler.h"
+#include "broker/request_context.h"
 #include "proto/kafka/describe_cluster.h"
 
 namespace strata::broker {
+
+// The registry's entry (api_registry.h): decodes, answers with AnswerDescribeCluster, encodes.
+void HandleDescribeCluster(const ApiRequest& request, KafkaResponder respond);
 
 proto::kafka::DescribeClusterResponse AnswerDescribeCluster(const KafkaApisContext& context,
                                                             const proto::kafka::DescribeClusterRequest& request);

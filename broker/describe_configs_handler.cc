@@ -202,4 +202,11 @@ kafka::DescribeConfigsResponse AnswerDescribeConfigs(const KafkaApisContext& con
   return response;
 }
 
+void HandleDescribeConfigs(const ApiRequest& request, KafkaResponder respond) {
+  AnswerAtOnce(
+      request, respond, [](kafka::Reader& reader, int16_t version) { return kafka::ReadDescribeConfigsRequest(reader, version); },
+      [&](const auto& r) { return AnswerDescribeConfigs(request.broker, r); },
+      [](const auto& response, int16_t version, kafka::Writer& writer) { kafka::WriteDescribeConfigsResponse(response, version, writer); });
+}
+
 }  // namespace strata::broker

@@ -23,10 +23,13 @@
 // The wait for the controller is bounded by kMaxForwardDeadline (the request has no
 // timeout of its own). Thread-safe.
 
-#include "broker/kafka_api_handler.h"
+#include "broker/request_context.h"
 #include "proto/kafka/describe_configs.h"
 
 namespace strata::broker {
+
+// The registry's entry (api_registry.h): decodes, answers with AnswerDescribeConfigs, encodes.
+void HandleDescribeConfigs(const ApiRequest& request, KafkaResponder respond);
 
 proto::kafka::DescribeConfigsResponse AnswerDescribeConfigs(const KafkaApisContext& context,
                                                             const proto::kafka::DescribeConfigsRequest& request);

@@ -96,7 +96,7 @@ FetchResult ReadAll(const KafkaApisContext& context, const kafka::FetchRequest& 
       if (follower) {
         // Its fetch offset is its log end: the high watermark may move, and the answer
         // carries the moved one.
-        context.replicas->UpdateFollowerFetchState(**partition, request.replica_id, p.fetch_offset,
+        context.replicas.UpdateFollowerFetchState(**partition, request.replica_id, p.fetch_offset,
                                                    read->log_end_offset);
         read->high_watermark = (*partition)->high_watermark();
         read->last_stable_offset = read->high_watermark;
@@ -167,9 +167,10 @@ class DelayedFetch final : public DelayedOperation {
 
 }  // namespace
 
-void HandleFetch(const KafkaApisContext& context, Purgatory& purgatory, const kafka::RequestHeader& header,
-                 absl::string_view body, KafkaResponder respond) {
-  kafka::Reader reader(body);
+void HandleFetch(const ApiRequest& api, KafkaResponder respond) {
+  const KafkaApisContext& context = api.broker;
+  const kafka::RequestHeader& header = api.header;
+  kafka::Reader reader(api.body);
   auto request = kafka::ReadFetchRequest(reader, header.api_version);
   if (!request.ok()) return respond(request.status());
   if (header.api_version >= 7 && request->session_id != 0) {
@@ -196,7 +197,7 @@ void HandleFetch(const KafkaApisContext& context, Purgatory& purgatory, const ka
   auto deadline = Clock::now() + std::chrono::milliseconds(request->max_wait_ms);
   auto op = std::make_shared<DelayedFetch>(context, deadline, std::move(*request), header.api_version,
                                            std::move(respond));
-  purgatory.TryCompleteElseWatch(op, keys);
+  api.purgatories.fetch.TryCompleteElseWatch(op, keys);
 }
 
 }  // namespace strata::broker

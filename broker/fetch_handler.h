@@ -20,12 +20,11 @@
 #include <functional>
 
 #include "absl/strings/string_view.h"
-#include "broker/kafka_api_handler.h"
-#include "broker/purgatory.h"
+#include "broker/request_context.h"
 
 namespace strata::broker {
 
-void HandleFetch(const KafkaApisContext& context, Purgatory& purgatory, const proto::kafka::RequestHeader& header,
-                 absl::string_view body, KafkaResponder respond);
+// The registry's entry (api_registry.h); a fetch that waits goes to the fetch purgatory.
+void HandleFetch(const ApiRequest& request, KafkaResponder respond);
 
 }  // namespace strata::broker

@@ -24,8 +24,7 @@ kafka::InitProducerIdResponse AnswerInitProducerId(const KafkaApisContext& conte
   if ((request.producer_id == kafka::kNoProducerId) != (request.producer_epoch == kafka::kNoProducerEpoch)) {
     return fail(ErrorCode::kInvalidRequest);
   }
-  if (context.producer_ids == nullptr) return fail(ErrorCode::kCoordinatorNotAvailable);
-  absl::StatusOr<int64_t> id = context.producer_ids->NextProducerId();
+  absl::StatusOr<int64_t> id = context.producer_ids.NextProducerId();
   if (!id.ok()) {
     spdlog::warn("broker {}: InitProducerId: {}", context.broker_id, id.status().message());
     return fail(ErrorCode::kCoordinatorLoadInProgress);
@@ -33,6 +32,13 @@ kafka::InitProducerIdResponse AnswerInitProducerId(const KafkaApisContext& conte
   response.producer_id = *id;
   response.producer_epoch = 0;
   return response;
+}
+
+void HandleInitProducerId(const ApiRequest& request, KafkaResponder respond) {
+  AnswerAtOnce(
+      request, respond, [](kafka::Reader& reader, int16_t version) { return kafka::ReadInitProducerIdRequest(reader, version); },
+      [&](const auto& r) { return AnswerInitProducerId(request.broker, r); },
+      [](const auto& response, int16_t version, kafka::Writer& writer) { kafka::WriteInitProducerIdResponse(response, version, writer); });
 }
 
 }  // namespace strata::broker

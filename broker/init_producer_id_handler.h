@@ -8,15 +8,17 @@
 //    no transaction coordinator; Kafka answers UNSUPPORTED_VERSION for other features a
 //    cluster does not enable); an empty one: INVALID_REQUEST, as in Kafka;
 //  * only one of producer id / epoch set (v3+): INVALID_REQUEST, as in Kafka;
-//  * no ProducerIdManager (tests, fuzzing): COORDINATOR_NOT_AVAILABLE;
 //  * no block from the controller within the manager's wait: COORDINATOR_LOAD_IN_PROGRESS
 //    (retriable; Kafka answers it while a broker's next block is on its way).
 // Every error answers producer id -1, epoch -1. Thread-safe.
 
-#include "broker/kafka_api_handler.h"
+#include "broker/request_context.h"
 #include "proto/kafka/init_producer_id.h"
 
 namespace strata::broker {
+
+// The registry's entry (api_registry.h): decodes, answers with AnswerInitProducerId, encodes.
+void HandleInitProducerId(const ApiRequest& request, KafkaResponder respond);
 
 proto::kafka::InitProducerIdResponse AnswerInitProducerId(const KafkaApisContext& context,
                                                           const proto::kafka::InitProducerIdRequest& request);

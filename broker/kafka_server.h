@@ -28,8 +28,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "broker/kafka_response.h"
 #include "proto/kafka/header.h"
-#include "proto/kafka/wire.h"
 #include "storage/file_slice.h"
 
 namespace strata::broker {
@@ -55,17 +55,6 @@ struct KafkaServerOptions {
   std::optional<TlsOptions> tls;                        // set: an SSL listener
 };
 
-// A response body (after the response header) with file slices spliced in:
-// slices[s.id] goes at body position s.position for each s in splices.
-struct KafkaResponse {
-  std::string body;
-  std::vector<proto::kafka::Splice> splices;  // in position order
-  std::vector<storage::FileSlice> slices;
-};
-
-// The answer to one request: a response, nullopt for none (acks=0 produce), or an
-// error that closes the connection. Call it exactly once, from any thread.
-using KafkaResponder = std::function<void(absl::StatusOr<std::optional<KafkaResponse>>)>;
 // body stays valid until the responder is called.
 using KafkaHandler =
     std::function<void(const proto::kafka::RequestHeader& header, absl::string_view body, KafkaResponder respond)>;

@@ -57,4 +57,11 @@ kafka::ListOffsetsResponse AnswerListOffsets(const KafkaApisContext& context, co
   return response;
 }
 
+void HandleListOffsets(const ApiRequest& request, KafkaResponder respond) {
+  AnswerAtOnce(
+      request, respond, [](kafka::Reader& reader, int16_t version) { return kafka::ReadListOffsetsRequest(reader, version); },
+      [&](const auto& r) { return AnswerListOffsets(request.broker, r, request.header.api_version); },
+      [](const auto& response, int16_t version, kafka::Writer& writer) { kafka::WriteListOffsetsResponse(response, version, writer); });
+}
+
 }  // namespace strata::broker

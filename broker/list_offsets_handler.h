@@ -12,10 +12,13 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "broker/kafka_api_handler.h"
+#include "broker/request_context.h"
 #include "proto/kafka/list_offsets.h"
 
 namespace strata::broker {
+
+// The registry's entry (api_registry.h): decodes, answers with AnswerListOffsets, encodes.
+void HandleListOffsets(const ApiRequest& request, KafkaResponder respond);
 
 proto::kafka::ListOffsetsResponse AnswerListOffsets(const KafkaApisContext& context,
                                                     const proto::kafka::ListOffsetsRequest& request, int16_t version);

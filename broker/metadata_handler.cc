@@ -50,8 +50,7 @@ kafka::MetadataResponse AnswerMetadata(const KafkaApisContext& context, const ka
   kafka::MetadataResponse response;
   response.cluster_id = context.cluster_id;
   response.controller_id = context.broker_id;
-  if (context.store == nullptr) return response;
-  context.store->WithImage([&](const controller::MetadataImage& image) {
+  context.store.WithImage([&](const controller::MetadataImage& image) {
     for (const auto& [id, b] : image.brokers()) {
       if (b.fenced() || b.registration().endpoints().empty()) continue;
       const pb::BrokerEndpoint* endpoint = &b.registration().endpoints(0);
@@ -92,6 +91,13 @@ kafka::MetadataResponse AnswerMetadata(const KafkaApisContext& context, const ka
     return 0;
   });
   return response;
+}
+
+void HandleMetadata(const ApiRequest& request, KafkaResponder respond) {
+  AnswerAtOnce(
+      request, respond, [](kafka::Reader& reader, int16_t version) { return kafka::ReadMetadataRequest(reader, version); },
+      [&](const auto& r) { return AnswerMetadata(request.broker, r); },
+      [](const auto& response, int16_t version, kafka::Writer& writer) { kafka::WriteMetadataResponse(response, version, writer); });
 }
 
 }  // namespace strata::broker

@@ -11,10 +11,13 @@
 
 #include <string>
 
-#include "broker/kafka_api_handler.h"
+#include "broker/request_context.h"
 #include "proto/kafka/metadata.h"
 
 namespace strata::broker {
+
+// The registry's entry (api_registry.h): decodes, answers with AnswerMetadata, encodes.
+void HandleMetadata(const ApiRequest& request, KafkaResponder respond);
 
 proto::kafka::MetadataResponse AnswerMetadata(const KafkaApisContext& context,
                                               const proto::kafka::MetadataRequest& request);

@@ -31,4 +31,11 @@ kafka::OffsetForLeaderEpochResponse AnswerOffsetForLeaderEpoch(const KafkaApisCo
   return response;
 }
 
+void HandleOffsetForLeaderEpoch(const ApiRequest& request, KafkaResponder respond) {
+  AnswerAtOnce(
+      request, respond, [](kafka::Reader& reader, int16_t version) { return kafka::ReadOffsetForLeaderEpochRequest(reader, version); },
+      [&](const auto& r) { return AnswerOffsetForLeaderEpoch(request.broker, r); },
+      [](const auto& response, int16_t version, kafka::Writer& writer) { kafka::WriteOffsetForLeaderEpochResponse(response, version, writer); });
+}
+
 }  // namespace strata::broker

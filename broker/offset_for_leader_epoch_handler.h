@@ -6,10 +6,13 @@
 // log truncation with it (KIP-320). current_leader_epoch is checked.
 // Thread-safe.
 
-#include "broker/kafka_api_handler.h"
+#include "broker/request_context.h"
 #include "proto/kafka/offset_for_leader_epoch.h"
 
 namespace strata::broker {
+
+// The registry's entry (api_registry.h): decodes, answers with AnswerOffsetForLeaderEpoch, encodes.
+void HandleOffsetForLeaderEpoch(const ApiRequest& request, KafkaResponder respond);
 
 proto::kafka::OffsetForLeaderEpochResponse AnswerOffsetForLeaderEpoch(
     const KafkaApisContext& context, const proto::kafka::OffsetForLeaderEpochRequest& request);

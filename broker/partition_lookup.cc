@@ -16,32 +16,29 @@ absl::StatusOr<std::shared_ptr<Partition>> LookupPartition(const KafkaApisContex
                                                            int32_t partition) {
   bool exists = false;
   bool replica_here = false;
-  if (context.store != nullptr) {
-    context.store->WithImage([&](const controller::MetadataImage& image) {
-      const controller::TopicState* t = image.FindTopic(topic);
-      if (t == nullptr) return;
-      auto p = t->partitions.find(partition);
-      if (p == t->partitions.end()) return;
-      exists = true;
-      for (int32_t r : p->second.replicas()) replica_here = replica_here || r == context.broker_id;
-    });
-  }
+  context.store.WithImage([&](const controller::MetadataImage& image) {
+    const controller::TopicState* t = image.FindTopic(topic);
+    if (t == nullptr) return;
+    auto p = t->partitions.find(partition);
+    if (p == t->partitions.end()) return;
+    exists = true;
+    for (int32_t r : p->second.replicas()) replica_here = replica_here || r == context.broker_id;
+  });
   if (!exists) {
     return KafkaError(kafka::ErrorCode::kUnknownTopicOrPartition,
                       absl::StrCat("this server does not host partition ", partition, " of topic '", topic, "'"));
   }
-  std::shared_ptr<Partition> p =
-      context.replicas != nullptr ? context.replicas->GetPartition({topic, partition}) : nullptr;
+  std::shared_ptr<Partition> p = context.replicas.GetPartition({topic, partition});
   // The image is published before the ReplicaManager applies it (milliseconds): a
   // client that saw a new partition in Metadata may ask before its log is open here.
   // Wait for that (bounded) rather than answer an error the client did nothing to earn.
   // A broker that has not caught up with the metadata log since it started hosts
   // nothing yet (its image may be stale): it answers at once.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-  while (p == nullptr && replica_here && context.replicas != nullptr && context.replicas->following_image() &&
+  while (p == nullptr && replica_here && context.replicas.following_image() &&
          std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    p = context.replicas->GetPartition({topic, partition});
+    p = context.replicas.GetPartition({topic, partition});
   }
   if (p == nullptr) {
     return KafkaError(kafka::ErrorCode::kNotLeaderOrFollower,
@@ -51,8 +48,7 @@ absl::StatusOr<std::shared_ptr<Partition>> LookupPartition(const KafkaApisContex
 }
 
 std::optional<std::string> TopicNameForId(const KafkaApisContext& context, const std::string& topic_id) {
-  if (context.store == nullptr) return std::nullopt;
-  return context.store->WithImage([&](const controller::MetadataImage& image) -> std::optional<std::string> {
+  return context.store.WithImage([&](const controller::MetadataImage& image) -> std::optional<std::string> {
     const controller::TopicState* t = image.FindTopicById(topic_id);
     if (t == nullptr) return std::nullopt;
     return t->name;
@@ -61,8 +57,7 @@ std::optional<std::string> TopicNameForId(const KafkaApisContext& context, const
 
 std::optional<std::string> TopicConfig(const KafkaApisContext& context, const std::string& topic,
                                        const std::string& key) {
-  if (context.store == nullptr) return std::nullopt;
-  return context.store->WithImage([&](const controller::MetadataImage& image) -> std::optional<std::string> {
+  return context.store.WithImage([&](const controller::MetadataImage& image) -> std::optional<std::string> {
     auto it = image.configs().find({pb::Config::TOPIC, topic});
     if (it == image.configs().end()) return std::nullopt;
     auto value = it->second.find(key);

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "broker/kafka_api_handler.h"
+#include "broker/request_context.h"
 #include "broker/partition.h"
 
 namespace strata::broker {

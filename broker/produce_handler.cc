@@ -60,7 +60,7 @@ class DelayedProduce final : public DelayedOperation {
       for (Waiting& w : waiting_) {
         if (w.required_offset < 0) continue;  // settled
         auto& p = response_.responses[w.topic].partition_responses[w.partition];
-        std::shared_ptr<Partition> partition = context_.replicas->GetPartition(w.tp);
+        std::shared_ptr<Partition> partition = context_.replicas.GetPartition(w.tp);
         if (partition == nullptr || !partition->is_leader()) {
           SetError(p, KafkaError(kafka::ErrorCode::kNotLeaderOrFollower,
                                  absl::StrCat("leadership of ", w.tp.DirName(), " moved before the ISR had the records")));
@@ -104,9 +104,10 @@ class DelayedProduce final : public DelayedOperation {
 
 }  // namespace
 
-void HandleProduce(const KafkaApisContext& context, Purgatory& purgatory, const kafka::RequestHeader& header,
-                   absl::string_view body, KafkaResponder respond) {
-  kafka::Reader reader(body);
+void HandleProduce(const ApiRequest& api, KafkaResponder respond) {
+  const KafkaApisContext& context = api.broker;
+  const kafka::RequestHeader& header = api.header;
+  kafka::Reader reader(api.body);
   auto request = kafka::ReadProduceRequest(reader, header.api_version);
   if (!request.ok()) return respond(request.status());
   kafka::ProduceResponse response;
@@ -157,7 +158,7 @@ void HandleProduce(const KafkaApisContext& context, Purgatory& purgatory, const 
         }
       }
       storage::TopicPartition tp{topic.name, data.index};
-      auto info = context.replicas->AppendRecords(tp, *data.records);
+      auto info = context.replicas.AppendRecords(tp, *data.records);
       if (!info.ok()) {
         fail(info.status());
         continue;
@@ -182,7 +183,7 @@ void HandleProduce(const KafkaApisContext& context, Purgatory& purgatory, const 
   auto op = std::make_shared<DelayedProduce>(context, Clock::now() + std::chrono::milliseconds(request->timeout_ms),
                                              std::move(response), header.api_version, std::move(waiting),
                                              std::move(respond));
-  purgatory.TryCompleteElseWatch(op, keys);
+  api.purgatories.produce.TryCompleteElseWatch(op, keys);
 }
 
 }  // namespace strata::broker

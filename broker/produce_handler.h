@@ -16,12 +16,11 @@
 // Thread-safe.
 
 #include "absl/strings/string_view.h"
-#include "broker/kafka_api_handler.h"
-#include "broker/purgatory.h"
+#include "broker/request_context.h"
 
 namespace strata::broker {
 
-void HandleProduce(const KafkaApisContext& context, Purgatory& purgatory, const proto::kafka::RequestHeader& header,
-                   absl::string_view body, KafkaResponder respond);
+// The registry's entry (api_registry.h); acks=all waits in the produce purgatory.
+void HandleProduce(const ApiRequest& request, KafkaResponder respond);
 
 }  // namespace strata::broker

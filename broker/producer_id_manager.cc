@@ -14,7 +14,7 @@ namespace strata::broker {
 namespace cv1 = strata::controller::v1;
 using proto::kafka::ErrorCode;
 
-ProducerIdBlockSource ControllerBlockSource(ControllerClient& client, int32_t broker_id,
+ProducerIdBlockSource ControllerBlockSource(ControllerChannel& client, int32_t broker_id,
                                             std::function<int64_t()> broker_epoch, std::chrono::milliseconds deadline) {
   return [&client, broker_id, broker_epoch = std::move(broker_epoch), deadline]() -> absl::StatusOr<ProducerIdBlock> {
     int64_t epoch = broker_epoch();

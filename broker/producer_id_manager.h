@@ -37,7 +37,7 @@ using ProducerIdBlockSource = std::function<absl::StatusOr<ProducerIdBlock>()>;
 // AllocateProducerIds on the active controller for broker_id with its current epoch
 // (broker_epoch(); negative while the broker is not registered: UNAVAILABLE without a
 // call). Each call tries for at most `deadline`.
-ProducerIdBlockSource ControllerBlockSource(ControllerClient& client, int32_t broker_id,
+ProducerIdBlockSource ControllerBlockSource(ControllerChannel& client, int32_t broker_id,
                                             std::function<int64_t()> broker_epoch,
                                             std::chrono::milliseconds deadline = std::chrono::seconds(3));
 

@@ -46,7 +46,7 @@ struct ReplicaManagerOptions {
   storage::LogConfig default_config;    // the broker's log.* settings
   // Replication (issue 6). Without a controller no ISR change is asked for; without
   // fetchers (tests) followers do not fetch.
-  ControllerClient* controller = nullptr;
+  ControllerChannel* controller = nullptr;
   std::function<int64_t()> broker_epoch;  // the registration AlterPartition names
   bool fetch_from_leaders = true;
   // The leaders' listener the fetchers connect to (inter.broker.listener.name; empty:

@@ -6,8 +6,8 @@ namespace strata::broker {
 
 int32_t PreferredReadReplica(const KafkaApisContext& context, const PartitionState& state,
                              const std::string& client_rack) {
-  if (client_rack.empty() || context.store == nullptr) return -1;
-  return context.store->WithImage([&](const controller::MetadataImage& image) -> int32_t {
+  if (client_rack.empty()) return -1;
+  return context.store.WithImage([&](const controller::MetadataImage& image) -> int32_t {
     auto rack_of = [&](int32_t id) -> const std::string* {
       auto it = image.brokers().find(id);
       if (it == image.brokers().end() || it->second.fenced()) return nullptr;

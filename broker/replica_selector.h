@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "broker/kafka_api_handler.h"
+#include "broker/request_context.h"
 #include "broker/partition.h"
 
 namespace strata::broker {

@@ -45,32 +45,4 @@ int ResponseHeaderVersion(int16_t api_key, int16_t version) {
   return IsFlexible(api_key, version) ? 1 : 0;
 }
 
-const std::vector<ApiVersionRange>& SupportedApis() {
-  // Grows as handlers land (issue 5): only what is implemented is advertised.
-  static const auto* supported = new std::vector<ApiVersionRange>{
-      {static_cast<int16_t>(ApiKey::kMetadata), 0, 12},
-      {static_cast<int16_t>(ApiKey::kApiVersions), 0, 3},
-      {static_cast<int16_t>(ApiKey::kInitProducerId), 0, 4},
-      // Produce 0-2 advertised and refused with UNSUPPORTED_VERSION, as Kafka 4.0 does:
-      // newer librdkafka turns compression off when Produce v0 is not advertised.
-      {static_cast<int16_t>(ApiKey::kProduce), 0, 9},
-      {static_cast<int16_t>(ApiKey::kFetch), 4, 13},
-      {static_cast<int16_t>(ApiKey::kListOffsets), 1, 8},
-      {static_cast<int16_t>(ApiKey::kOffsetForLeaderEpoch), 2, 4},
-      {static_cast<int16_t>(ApiKey::kCreateTopics), 2, 7},
-      {static_cast<int16_t>(ApiKey::kDeleteTopics), 1, 6},
-      {static_cast<int16_t>(ApiKey::kCreatePartitions), 0, 3},
-      {static_cast<int16_t>(ApiKey::kDescribeConfigs), 1, 4},
-      {static_cast<int16_t>(ApiKey::kDescribeCluster), 0, 1},
-  };
-  return *supported;
-}
-
-std::optional<ApiVersionRange> SupportedRange(int16_t api_key) {
-  for (const ApiVersionRange& r : SupportedApis()) {
-    if (r.api_key == api_key) return r;
-  }
-  return std::nullopt;
-}
-
 }  // namespace strata::proto::kafka

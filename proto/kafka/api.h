@@ -1,9 +1,8 @@
 #pragma once
 // The Kafka APIs: their keys and names, the first flexible version of each (from the
-// message schemas), which header versions a request and its response use, and the
-// version ranges Strata implements — the ranges ApiVersions advertises. An API is
-// listed here only once its handler exists; every other request is answered
-// UNSUPPORTED_VERSION by the listener.
+// message schemas), and which header versions a request and its response use. Which
+// APIs and versions a broker serves (and ApiVersions advertises) is the broker's
+// registry (broker/api_registry.h), not this table.
 // Thread-safe (constant tables).
 
 #include <cstdint>
@@ -48,8 +47,5 @@ struct ApiVersionRange {
   int16_t max_version;
 };
 
-// What this broker implements (and ApiVersions advertises), by api key.
-const std::vector<ApiVersionRange>& SupportedApis();
-std::optional<ApiVersionRange> SupportedRange(int16_t api_key);
 
 }  // namespace strata::proto::kafka

@@ -1,5 +1,7 @@
 #include "proto/kafka/api_versions.h"
 
+#include <algorithm>
+
 #include "proto/kafka/error_code.h"
 
 namespace strata::proto::kafka {
@@ -55,11 +57,14 @@ absl::StatusOr<ApiVersionsResponse> ReadApiVersionsResponse(Reader& reader, int1
   return r;
 }
 
-ApiVersionsResponse AnswerApiVersions(int16_t request_version, int16_t* response_version) {
+ApiVersionsResponse AnswerApiVersions(const std::vector<ApiVersionRange>& supported, int16_t request_version,
+                                      int16_t* response_version) {
   ApiVersionsResponse r;
-  r.api_keys = SupportedApis();
-  auto range = SupportedRange(static_cast<int16_t>(ApiKey::kApiVersions));
-  if (!range || request_version < range->min_version || request_version > range->max_version) {
+  r.api_keys = supported;
+  auto own = std::find_if(supported.begin(), supported.end(), [](const ApiVersionRange& range) {
+    return range.api_key == static_cast<int16_t>(ApiKey::kApiVersions);
+  });
+  if (own == supported.end() || request_version < own->min_version || request_version > own->max_version) {
     r.error_code = static_cast<int16_t>(ErrorCode::kUnsupportedVersion);
     *response_version = 0;
   } else {

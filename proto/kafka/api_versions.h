@@ -33,8 +33,9 @@ void WriteApiVersionsResponse(const ApiVersionsResponse& response, int16_t versi
 absl::StatusOr<ApiVersionsResponse> ReadApiVersionsResponse(Reader& reader, int16_t version);
 
 // The response to an ApiVersions request of `request_version`: the supported ranges, or
-// UNSUPPORTED_VERSION with them (to be written as v0) when the version is too new.
-// *response_version says which version to encode it in.
-ApiVersionsResponse AnswerApiVersions(int16_t request_version, int16_t* response_version);
+// UNSUPPORTED_VERSION with them (to be written as v0) when the version is outside
+// ApiVersions' own range among them. *response_version says which version to encode it in.
+ApiVersionsResponse AnswerApiVersions(const std::vector<ApiVersionRange>& supported, int16_t request_version,
+                                      int16_t* response_version);
 
 }  // namespace strata::proto::kafka

@@ -1,7 +1,7 @@
 // The admin API handlers (CreateTopics, DeleteTopics, CreatePartitions, DescribeConfigs,
 // DescribeCluster) without a cluster: what each answers on its own (duplicates, null
 // config values, name-and-id, other brokers' resources, endpoint types), without a way
-// to the controller (every item NOT_CONTROLLER, no crash), and against a fake
+// to the controller (every item REQUEST_TIMED_OUT, no crash), and against a fake
 // AdminService on a loopback gRPC port: what is forwarded (names then ids, assignment
 // partition ids, validate_only, the resources a broker resource needs) and how the
 // controller's answer maps back (v5+ topic descriptions, config sources and synonyms by
@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "broker/admin_forwarding.h"
+#include "broker/api_registry.h"
 #include "broker/create_partitions_handler.h"
 #include "broker/create_topics_handler.h"
 #include "broker/delete_topics_handler.h"
@@ -21,7 +22,9 @@
 #include "broker/kafka_api_handler.h"
 #include "proto/kafka/api.h"
 #include "proto/kafka/error_code.h"
+#include "tests/support/broker_services.h"
 #include "tests/support/loopback_grpc.h"
+#include "tests/support/temp_dir.h"
 
 namespace strata::broker {
 namespace {
@@ -76,16 +79,25 @@ class AdminHandlers : public ::testing::Test {
   void SetUp() override {
     controller_ = testing::StartLoopbackController(&fake_);
     ASSERT_NE(controller_.server, nullptr);
-    context_.broker_id = 7;
-    context_.cluster_id = "cluster-x";
-    context_.controller = controller_.client.get();
-    context_.static_configs = {{"node.id", "7"}, {"num.io.threads", "8"}, {"log.dirs", "/data"}};
+    testing::BrokerServicesOptions options;
+    options.broker_id = 7;
+    options.cluster_id = "cluster-x";
+    options.controller = controller_.client.get();
+    services_ = std::make_unique<testing::BrokerServices>(tmp_.path(), options);
+    context_ = std::make_unique<KafkaApisContext>(services_->Context());
+    context_->static_configs = {{"node.id", "7"}, {"num.io.threads", "8"}, {"log.dirs", "/data"}};
   }
-  void TearDown() override { controller_.server->Shutdown(); }
+  void TearDown() override {
+    context_.reset();
+    services_.reset();
+    controller_.server->Shutdown();
+  }
 
   FakeAdmin fake_;
   testing::LoopbackController controller_;
-  KafkaApisContext context_;
+  testing::TempDir tmp_;
+  std::unique_ptr<testing::BrokerServices> services_;
+  std::unique_ptr<KafkaApisContext> context_;
 };
 
 admin::v1::TopicResult Result(const std::string& name, ErrorCode code, const std::string& message = "") {
@@ -98,38 +110,43 @@ admin::v1::TopicResult Result(const std::string& name, ErrorCode code, const std
 
 // ---- without a controller ----
 
-TEST(AdminHandlersWithoutController, EveryForwardedItemAnswersNotController) {
-  KafkaApisContext context;  // controller == nullptr
+TEST(AdminHandlersWithoutController, EveryForwardedItemAnswersRequestTimedOutWhenNoControllerAnswers) {
+  testing::TempDir tmp;
+  testing::BrokerServices services(tmp.path());
+  KafkaApisContext context = services.Context();
   kafka::CreateTopicsRequest create;
   create.topics.push_back({"a", 1, 1, {}, {}});
   create.topics.push_back({"b", 1, 1, {}, {}});
   auto created = AnswerCreateTopics(context, create);
   ASSERT_EQ(created.topics.size(), 2u);
-  for (const auto& t : created.topics) EXPECT_EQ(t.error_code, Code(ErrorCode::kNotController)) << t.name;
+  for (const auto& t : created.topics) EXPECT_EQ(t.error_code, Code(ErrorCode::kRequestTimedOut)) << t.name;
 
   kafka::DeleteTopicsRequest del;
   del.topics.push_back({std::string("a"), kZeroId});
   del.topics.push_back({std::nullopt, std::string(16, '\x01')});
   auto deleted = AnswerDeleteTopics(context, del);
   ASSERT_EQ(deleted.topics.size(), 2u);
-  for (const auto& t : deleted.topics) EXPECT_EQ(t.error_code, Code(ErrorCode::kNotController));
+  for (const auto& t : deleted.topics) EXPECT_EQ(t.error_code, Code(ErrorCode::kRequestTimedOut));
 
   kafka::CreatePartitionsRequest grow;
   grow.topics.push_back({"a", 3, std::nullopt});
   auto grown = AnswerCreatePartitions(context, grow);
   ASSERT_EQ(grown.results.size(), 1u);
-  EXPECT_EQ(grown.results[0].error_code, Code(ErrorCode::kNotController));
+  EXPECT_EQ(grown.results[0].error_code, Code(ErrorCode::kRequestTimedOut));
 
   kafka::DescribeConfigsRequest describe;
   describe.resources.push_back({static_cast<int8_t>(kafka::ConfigResourceType::kTopic), "a", std::nullopt});
-  describe.resources.push_back({static_cast<int8_t>(kafka::ConfigResourceType::kBroker), "0", std::nullopt});
+  describe.resources.push_back({static_cast<int8_t>(kafka::ConfigResourceType::kBroker), std::to_string(context.broker_id), std::nullopt});
   auto described = AnswerDescribeConfigs(context, describe);
   ASSERT_EQ(described.results.size(), 2u);
-  for (const auto& r : described.results) EXPECT_EQ(r.error_code, Code(ErrorCode::kNotController));
+  for (const auto& r : described.results) EXPECT_EQ(r.error_code, Code(ErrorCode::kRequestTimedOut));
+  EXPECT_EQ(services.unreachable_controller().calls(), 4);  // one forward per request
 }
 
 TEST(AdminHandlersWithoutController, RefusalsOfTheBrokerItselfNeedNoController) {
-  KafkaApisContext context;
+  testing::TempDir tmp;
+  testing::BrokerServices services(tmp.path());
+  KafkaApisContext context = services.Context();
   kafka::CreateTopicsRequest create;
   create.topics.push_back({"twice", 1, 1, {}, {}});
   create.topics.push_back({"twice", 2, 1, {}, {}});
@@ -173,10 +190,13 @@ TEST(AdminHandlersWithoutController, RefusalsOfTheBrokerItselfNeedNoController) 
   EXPECT_EQ(described.results[2].error_code, Code(ErrorCode::kInvalidRequest));
   EXPECT_EQ(described.results[3].error_code, Code(ErrorCode::kInvalidTopicException));
   EXPECT_EQ(described.results[3].resource_name, "bad/name");
+  EXPECT_EQ(services.unreachable_controller().calls(), 0);  // nothing was forwarded
 }
 
 TEST(AdminHandlersWithoutController, DescribeClusterAnswersBrokersOnlyAndAsMetadataDoes) {
-  KafkaApisContext context;
+  testing::TempDir tmp;
+  testing::BrokerServices services(tmp.path());
+  KafkaApisContext context = services.Context();
   context.broker_id = 5;
   context.cluster_id = "cid";
   kafka::DescribeClusterRequest brokers;
@@ -205,15 +225,17 @@ TEST(AdminHandlersWithoutController, TheListenerServesTheAdminApisInTheirRanges)
   for (auto [key, min, max] : {std::tuple{kafka::ApiKey::kCreateTopics, 2, 7}, {kafka::ApiKey::kDeleteTopics, 1, 6},
                                {kafka::ApiKey::kCreatePartitions, 0, 3}, {kafka::ApiKey::kDescribeConfigs, 1, 4},
                                {kafka::ApiKey::kDescribeCluster, 0, 1}}) {
-    auto range = kafka::SupportedRange(static_cast<int16_t>(key));
-    ASSERT_TRUE(range.has_value()) << kafka::ApiName(static_cast<int16_t>(key));
+    const ApiEntry* range = FindApi(static_cast<int16_t>(key));
+    ASSERT_NE(range, nullptr) << kafka::ApiName(static_cast<int16_t>(key));
     EXPECT_EQ(range->min_version, min);
     EXPECT_EQ(range->max_version, max);
   }
   // A DescribeCluster v1 request through the dispatch, answered and decodable.
-  KafkaApisContext context;
-  context.broker_id = 9;
-  KafkaApis apis(context);
+  testing::TempDir tmp;
+  testing::BrokerServicesOptions options;
+  options.broker_id = 9;
+  testing::BrokerServices services(tmp.path(), options);
+  KafkaApis apis(services.Context());
   kafka::RequestHeader header;
   header.api_key = static_cast<int16_t>(kafka::ApiKey::kDescribeCluster);
   header.api_version = 1;
@@ -251,7 +273,7 @@ TEST_F(AdminHandlers, CreateTopicsForwardsAndDescribesWhatWasCreated) {
   request.topics.push_back({"dup", 1, 1, {}, {}});
   request.topics.push_back({"taken", 1, 1, {{0, {1, 2}}}, {}});
   request.topics.push_back({"dup", 1, 1, {}, {}});
-  auto response = AnswerCreateTopics(context_, request);
+  auto response = AnswerCreateTopics(*context_, request);
 
   // Forwarded: orders and taken, not the duplicate.
   ASSERT_EQ(fake_.create_topics.topics_size(), 2);
@@ -289,7 +311,7 @@ TEST_F(AdminHandlers, ValidateOnlyCreatesReportNoTopicId) {
   kafka::CreateTopicsRequest request;
   request.topics.push_back({"t", 1, 1, {}, {}});
   request.validate_only = true;
-  auto response = AnswerCreateTopics(context_, request);
+  auto response = AnswerCreateTopics(*context_, request);
   EXPECT_TRUE(fake_.create_topics.validate_only());
   ASSERT_EQ(response.topics.size(), 1u);
   EXPECT_EQ(response.topics[0].error_code, 0);
@@ -302,7 +324,7 @@ TEST_F(AdminHandlers, AControllerRefusalOrAShortAnswerFailsEveryForwardedItem) {
   fake_.create_topics_answer.set_error_message("metadata write failed");
   kafka::CreateTopicsRequest request;
   request.topics.push_back({"a", 1, 1, {}, {}});
-  auto refused = AnswerCreateTopics(context_, request);
+  auto refused = AnswerCreateTopics(*context_, request);
   ASSERT_EQ(refused.topics.size(), 1u);
   EXPECT_EQ(refused.topics[0].error_code, Code(ErrorCode::kRequestTimedOut));
 
@@ -311,7 +333,7 @@ TEST_F(AdminHandlers, AControllerRefusalOrAShortAnswerFailsEveryForwardedItem) {
   kafka::CreatePartitionsRequest grow;
   grow.topics.push_back({"a", 3, std::nullopt});
   grow.topics.push_back({"b", 3, std::nullopt});
-  auto grown = AnswerCreatePartitions(context_, grow);
+  auto grown = AnswerCreatePartitions(*context_, grow);
   ASSERT_EQ(grown.results.size(), 2u);
   for (const auto& r : grown.results) EXPECT_EQ(r.error_code, Code(ErrorCode::kUnknownServerError));
 }
@@ -330,7 +352,7 @@ TEST_F(AdminHandlers, DeleteTopicsSendsNamesThenIdsAndMapsTheAnswersBack) {
   request.topics.push_back({std::nullopt, std::string(16, '\x0b')});
   request.topics.push_back({std::string("named"), kZeroId});
   request.topics.push_back({std::nullopt, std::string(16, '\x0c')});
-  auto response = AnswerDeleteTopics(context_, request);
+  auto response = AnswerDeleteTopics(*context_, request);
 
   ASSERT_EQ(fake_.delete_topics.names_size(), 1);
   EXPECT_EQ(fake_.delete_topics.names(0), "named");
@@ -350,7 +372,7 @@ TEST_F(AdminHandlers, CreatePartitionsNumbersTheAssignedPartitionsFromTheEnd) {
   kafka::CreatePartitionsRequest request;
   request.topics.push_back({"t", 5, std::vector<std::vector<int32_t>>{{1, 2}, {2, 3}}});
   request.validate_only = true;
-  auto response = AnswerCreatePartitions(context_, request);
+  auto response = AnswerCreatePartitions(*context_, request);
   ASSERT_EQ(fake_.create_partitions.topics_size(), 1);
   const auto& forwarded = fake_.create_partitions.topics(0);
   EXPECT_EQ(forwarded.count(), 5);
@@ -391,7 +413,7 @@ TEST_F(AdminHandlers, DescribeConfigsLayersABrokersSettingsByPrecedence) {
   request.resources.push_back({static_cast<int8_t>(kafka::ConfigResourceType::kTopic), "t",
                                std::vector<std::string>{"retention.ms"}});
   request.include_synonyms = true;
-  auto response = AnswerDescribeConfigs(context_, request);
+  auto response = AnswerDescribeConfigs(*context_, request);
 
   ASSERT_EQ(fake_.describe_configs.resources_size(), 3);
   EXPECT_EQ(fake_.describe_configs.resources(0).name(), "");
@@ -426,7 +448,7 @@ TEST_F(AdminHandlers, DescribeConfigsPassesAControllerErrorForOneResource) {
   missing->set_error_message("topic 'gone' does not exist");
   kafka::DescribeConfigsRequest request;
   request.resources.push_back({static_cast<int8_t>(kafka::ConfigResourceType::kTopic), "gone", std::nullopt});
-  auto response = AnswerDescribeConfigs(context_, request);
+  auto response = AnswerDescribeConfigs(*context_, request);
   ASSERT_EQ(response.results.size(), 1u);
   EXPECT_EQ(response.results[0].error_code, Code(ErrorCode::kUnknownTopicOrPartition));
   EXPECT_EQ(response.results[0].error_message, std::optional<std::string>("topic 'gone' does not exist"));

@@ -31,6 +31,7 @@
 #include "storage/record_batch.h"
 #include "tests/support/kafka_test_client.h"
 #include "tests/support/batches.h"
+#include "tests/support/broker_services.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/wait.h"
 
@@ -130,12 +131,13 @@ class DataPathTest : public ::testing::Test {
     rmo.ops = &faults_;
     rmo.fetch_from_leaders = false;  // followers here are only followed by hand
     replicas_ = std::make_unique<ReplicaManager>(rmo);
-    KafkaApisContext context;
-    context.broker_id = kBroker;
-    context.cluster_id = "test-cluster";
-    context.store = store_.get();
-    context.replicas = replicas_.get();
-    apis_ = std::make_unique<KafkaApis>(context);
+    producer_ids_ = std::make_unique<ProducerIdManager>(testing::NoProducerIdBlocks());
+    apis_ = std::make_unique<KafkaApis>(KafkaApisContext{.store = *store_,
+                                                         .controller = controller_,
+                                                         .producer_ids = *producer_ids_,
+                                                         .replicas = *replicas_,
+                                                         .broker_id = kBroker,
+                                                         .cluster_id = "test-cluster"});
     replicas_->set_on_high_watermark([this](const storage::TopicPartition& tp) { apis_->OnHighWatermark(tp); });
   }
 
@@ -243,6 +245,8 @@ class DataPathTest : public ::testing::Test {
   std::unique_ptr<controller::MetadataStore> store_;
   std::unique_ptr<storage::LogManager> logs_;
   std::unique_ptr<ReplicaManager> replicas_;
+  testing::UnreachableController controller_;
+  std::unique_ptr<ProducerIdManager> producer_ids_;
   std::unique_ptr<KafkaApis> apis_;
   int64_t index_ = 0;
 };

@@ -14,7 +14,9 @@
 #include "broker/kafka_api_handler.h"
 #include "proto/kafka/api_versions.h"
 #include "proto/kafka/error_code.h"
+#include "tests/support/broker_services.h"
 #include "tests/support/kafka_test_client.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/wait.h"
 
 namespace strata::broker {
@@ -30,7 +32,10 @@ std::unique_ptr<KafkaServer> StartServer(std::chrono::milliseconds idle = 60s) {
   KafkaServerOptions options;
   options.max_request_bytes = 1 << 20;
   options.idle_timeout = idle;
-  static KafkaApis apis(KafkaApisContext{});
+  // One broker with real, idle services for every server of this test program.
+  static testing::TempDir* tmp = new testing::TempDir();
+  static testing::BrokerServices* services = new testing::BrokerServices(tmp->path());
+  static KafkaApis apis(services->Context());
   auto server = KafkaServer::Start(options, [](const auto& header, auto body, auto respond) {
     apis.Handle(header, body, std::move(respond));
   });

@@ -17,11 +17,14 @@
 #include <thread>
 #include <vector>
 
+#include "broker/api_registry.h"
 #include "broker/init_producer_id_handler.h"
 #include "broker/kafka_api_handler.h"
 #include "proto/kafka/api.h"
 #include "proto/kafka/error_code.h"
 #include "proto/kafka/init_producer_id.h"
+#include "tests/support/broker_services.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/wait.h"
 
 namespace strata::broker {
@@ -200,18 +203,25 @@ kafka::InitProducerIdResponse Call(const KafkaApisContext& context, int16_t vers
 
 int16_t Code(kafka::ErrorCode c) { return static_cast<int16_t>(c); }
 
+// A broker's real services whose producer-id blocks come from source.
+struct Broker {
+  explicit Broker(ProducerIdBlockSource source, ProducerIdManagerOptions options = {})
+      : services(tmp.path(), {.producer_id_source = std::move(source), .producer_ids = options}) {}
+  testing::TempDir tmp;
+  testing::BrokerServices services;
+};
+
 TEST(InitProducerIdHandler, IsAdvertisedForV0ToV4) {
-  auto range = kafka::SupportedRange(static_cast<int16_t>(kafka::ApiKey::kInitProducerId));
-  ASSERT_TRUE(range.has_value());
+  const ApiEntry* range = FindApi(static_cast<int16_t>(kafka::ApiKey::kInitProducerId));
+  ASSERT_NE(range, nullptr);
   EXPECT_EQ(range->min_version, 0);
   EXPECT_EQ(range->max_version, 4);
 }
 
 TEST(InitProducerIdHandler, AnIdempotentProducerGetsAFreshIdWithEpochZeroInEveryVersion) {
   FakeController controller;
-  ProducerIdManager m(controller.Source());
-  KafkaApisContext context;
-  context.producer_ids = &m;
+  Broker broker(controller.Source());
+  KafkaApisContext context = broker.services.Context();
   for (int16_t version = 0; version <= 4; ++version) {
     kafka::InitProducerIdRequest request;
     request.transaction_timeout_ms = 60000;
@@ -224,9 +234,8 @@ TEST(InitProducerIdHandler, AnIdempotentProducerGetsAFreshIdWithEpochZeroInEvery
 
 TEST(InitProducerIdHandler, AProducerBringingItsIdAndEpochGetsAFreshIdWithEpochZero) {
   FakeController controller;
-  ProducerIdManager m(controller.Source());
-  KafkaApisContext context;
-  context.producer_ids = &m;
+  Broker broker(controller.Source());
+  KafkaApisContext context = broker.services.Context();
   auto first = Call(context, 4, {});
   ASSERT_EQ(first.error_code, 0);
   kafka::InitProducerIdRequest bump;
@@ -240,9 +249,8 @@ TEST(InitProducerIdHandler, AProducerBringingItsIdAndEpochGetsAFreshIdWithEpochZ
 
 TEST(InitProducerIdHandler, TransactionalIdsAreRefusedWithoutAnId) {
   FakeController controller;
-  ProducerIdManager m(controller.Source());
-  KafkaApisContext context;
-  context.producer_ids = &m;
+  Broker broker(controller.Source());
+  KafkaApisContext context = broker.services.Context();
   for (int16_t version : {0, 2, 4}) {
     auto transactional = Call(context, version, {std::string("orders-tx"), 60000});
     EXPECT_EQ(transactional.error_code, Code(kafka::ErrorCode::kUnsupportedVersion)) << version;
@@ -256,17 +264,10 @@ TEST(InitProducerIdHandler, TransactionalIdsAreRefusedWithoutAnId) {
 
 TEST(InitProducerIdHandler, AnIdWithoutAnEpochOrAnEpochWithoutAnIdIsAnInvalidRequest) {
   FakeController controller;
-  ProducerIdManager m(controller.Source());
-  KafkaApisContext context;
-  context.producer_ids = &m;
+  Broker broker(controller.Source());
+  KafkaApisContext context = broker.services.Context();
   EXPECT_EQ(Call(context, 3, {std::nullopt, 0, 42, kafka::kNoProducerEpoch}).error_code, Code(kafka::ErrorCode::kInvalidRequest));
   EXPECT_EQ(Call(context, 4, {std::nullopt, 0, kafka::kNoProducerId, 2}).error_code, Code(kafka::ErrorCode::kInvalidRequest));
-}
-
-TEST(InitProducerIdHandler, WithoutAManagerTheCoordinatorIsNotAvailable) {
-  auto response = Call(KafkaApisContext{}, 2, {});
-  EXPECT_EQ(response.error_code, Code(kafka::ErrorCode::kCoordinatorNotAvailable));
-  EXPECT_EQ(response.producer_id, kafka::kNoProducerId);
 }
 
 TEST(InitProducerIdHandler, NoBlockFromTheControllerInTimeIsARetriableLoadInProgress) {
@@ -274,9 +275,8 @@ TEST(InitProducerIdHandler, NoBlockFromTheControllerInTimeIsARetriableLoadInProg
   controller.Fail("away");
   ProducerIdManagerOptions options;
   options.wait = 50ms;
-  ProducerIdManager m(controller.Source(), options);
-  KafkaApisContext context;
-  context.producer_ids = &m;
+  Broker broker(controller.Source(), options);
+  KafkaApisContext context = broker.services.Context();
   auto response = Call(context, 4, {});
   EXPECT_EQ(response.error_code, Code(kafka::ErrorCode::kCoordinatorLoadInProgress));
   EXPECT_TRUE(kafka::IsRetriable(kafka::ErrorCode::kCoordinatorLoadInProgress));
@@ -285,9 +285,8 @@ TEST(InitProducerIdHandler, NoBlockFromTheControllerInTimeIsARetriableLoadInProg
 
 TEST(InitProducerIdHandler, TheDispatchAnswersItAndRefusesATruncatedRequest) {
   FakeController controller;
-  ProducerIdManager m(controller.Source());
-  KafkaApisContext context;
-  context.producer_ids = &m;
+  Broker broker(controller.Source());
+  KafkaApisContext context = broker.services.Context();
   KafkaApis apis(context);
   kafka::RequestHeader header;
   header.api_key = static_cast<int16_t>(kafka::ApiKey::kInitProducerId);

@@ -20,6 +20,7 @@
 #include "proto/kafka/produce.h"
 #include "storage/record_batch.h"
 #include "tests/support/batches.h"
+#include "tests/support/broker_services.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/wait.h"
 
@@ -52,12 +53,12 @@ struct Broker {
     rmo.fetchers.fetcher.max_wait = 100ms;
     rmo.fetchers.fetcher.backoff = 20ms;
     replicas = std::make_unique<ReplicaManager>(rmo);
-    KafkaApisContext context;
-    context.broker_id = id;
-    context.store = store.get();
-    context.replicas = replicas.get();
-    context.rack_aware_selector = true;
-    apis = std::make_unique<KafkaApis>(context);
+    apis = std::make_unique<KafkaApis>(KafkaApisContext{.store = *store,
+                                                        .controller = controller,
+                                                        .producer_ids = producer_ids,
+                                                        .replicas = *replicas,
+                                                        .broker_id = id,
+                                                        .rack_aware_selector = true});
     replicas->set_on_high_watermark([this](const storage::TopicPartition& tp) { apis->OnHighWatermark(tp); });
     auto server = KafkaServer::Start(KafkaServerOptions{}, [this](const auto& h, auto b, auto respond) {
       apis->Handle(h, b, std::move(respond));
@@ -79,6 +80,8 @@ struct Broker {
   storage::Log* log() { return logs->GetLog({"orders", 0}); }
 
   int32_t id;
+  testing::UnreachableController controller;
+  ProducerIdManager producer_ids{testing::NoProducerIdBlocks()};
   storage::Scheduler scheduler{1};
   std::unique_ptr<controller::MetadataStore> store;
   std::unique_ptr<storage::LogManager> logs;

@@ -159,18 +159,17 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
   // The Kafka listeners: one server (and one KafkaApis, which answers Metadata with
   // that listener's endpoints) per entry of `listeners`.
   for (const Listener& l : config.listeners) {
-    broker::KafkaApisContext kc;
-    kc.broker_id = config.node_id;
-    kc.cluster_id = cluster_id;
-    kc.listener_name = l.name;
-    kc.store = role->store_;
-    kc.controller = role->client_.get();
-    kc.producer_ids = role->producer_ids_.get();
-    kc.replicas = role->replicas_.get();
-    kc.default_min_insync_replicas = config.min_insync_replicas;
-    kc.rack_aware_selector = !config.replica_selector_class.empty();
-    kc.static_configs = StaticConfigs(config);
-    role->kafka_apis_.push_back(std::make_unique<broker::KafkaApis>(kc));
+    broker::KafkaApisContext kc{.store = *role->store_,
+                                .controller = *role->client_,
+                                .producer_ids = *role->producer_ids_,
+                                .replicas = *role->replicas_,
+                                .broker_id = config.node_id,
+                                .cluster_id = cluster_id,
+                                .listener_name = l.name,
+                                .default_min_insync_replicas = config.min_insync_replicas,
+                                .rack_aware_selector = !config.replica_selector_class.empty(),
+                                .static_configs = StaticConfigs(config)};
+    role->kafka_apis_.push_back(std::make_unique<broker::KafkaApis>(std::move(kc)));
   }
   role->replicas_->set_on_high_watermark([r = role.get()](const storage::TopicPartition& tp) {
     for (auto& apis : r->kafka_apis_) apis->OnHighWatermark(tp);

@@ -1,0 +1,66 @@
+#include "broker/api_registry.h"
+
+#include <algorithm>
+
+#include "broker/api_versions_handler.h"
+#include "broker/create_partitions_handler.h"
+#include "broker/create_topics_handler.h"
+#include "broker/delete_topics_handler.h"
+#include "broker/describe_cluster_handler.h"
+#include "broker/describe_configs_handler.h"
+#include "broker/fetch_handler.h"
+#include "broker/init_producer_id_handler.h"
+#include "broker/list_offsets_handler.h"
+#include "broker/metadata_handler.h"
+#include "broker/offset_for_leader_epoch_handler.h"
+#include "broker/produce_handler.h"
+#include "proto/kafka/produce.h"
+#include "proto/kafka/fetch.h"
+
+namespace strata::broker {
+
+using proto::kafka::ApiKey;
+
+const std::vector<ApiEntry>& ApiRegistry() {
+  static const auto* registry = [] {
+    auto* r = new std::vector<ApiEntry>{
+        // Produce v0-v2 are advertised and answered UNSUPPORTED_VERSION per partition, as
+        // Kafka 4.0 does: newer librdkafka turns compression off when v0 is not advertised.
+        {ApiKey::kProduce, proto::kafka::kProduceMinVersion, proto::kafka::kProduceMaxVersion, &HandleProduce},
+        {ApiKey::kFetch, proto::kafka::kFetchMinVersion, proto::kafka::kFetchMaxVersion, &HandleFetch},
+        {ApiKey::kListOffsets, 1, 8, &HandleListOffsets},
+        {ApiKey::kMetadata, 0, 12, &HandleMetadata},
+        {ApiKey::kApiVersions, 0, 3, &HandleApiVersions, /*answers_every_version=*/true},
+        {ApiKey::kCreateTopics, 2, 7, &HandleCreateTopics},
+        {ApiKey::kDeleteTopics, 1, 6, &HandleDeleteTopics},
+        {ApiKey::kInitProducerId, 0, 4, &HandleInitProducerId},
+        {ApiKey::kOffsetForLeaderEpoch, 2, 4, &HandleOffsetForLeaderEpoch},
+        {ApiKey::kDescribeConfigs, 1, 4, &HandleDescribeConfigs},
+        {ApiKey::kCreatePartitions, 0, 3, &HandleCreatePartitions},
+        {ApiKey::kDescribeCluster, 0, 1, &HandleDescribeCluster},
+    };
+    std::sort(r->begin(), r->end(), [](const ApiEntry& a, const ApiEntry& b) { return a.key < b.key; });
+    return r;
+  }();
+  return *registry;
+}
+
+const ApiEntry* FindApi(int16_t api_key) {
+  for (const ApiEntry& entry : ApiRegistry()) {
+    if (static_cast<int16_t>(entry.key) == api_key) return &entry;
+  }
+  return nullptr;
+}
+
+const std::vector<proto::kafka::ApiVersionRange>& AdvertisedApis() {
+  static const auto* advertised = [] {
+    auto* ranges = new std::vector<proto::kafka::ApiVersionRange>;
+    for (const ApiEntry& entry : ApiRegistry()) {
+      ranges->push_back({static_cast<int16_t>(entry.key), entry.min_version, entry.max_version});
+    }
+    return ranges;
+  }();
+  return *advertised;
+}
+
+}  // namespace strata::broker
