@@ -67,7 +67,7 @@ class ReplicaManager {
   // log dir is reported offline by the storage layer) and retried next time.
   void ApplyImage(const controller::MetadataImage& image);
   // Whether ApplyImage ran: before that the broker had not caught up with the metadata
-  // log (see tools/server/broker_role.h) and hosts nothing yet.
+  // log (see server/broker_role.h) and hosts nothing yet.
   bool following_image() const { return following_image_.load(); }
 
   // nullptr when this broker does not host tp.

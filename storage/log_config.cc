@@ -16,22 +16,37 @@ struct Setting {
   int64_t min;
   int64_t max;
   std::function<void(LogConfig&, int64_t)> set;
+  std::function<int64_t(const LogConfig&)> get;
+  const char* doc;
 };
 
 const std::vector<Setting>& Settings() {
   static const std::vector<Setting> settings = {
-      {"segment.bytes", "log.segment.bytes", 14, INT32_MAX, [](LogConfig& c, int64_t v) { c.segment_bytes = v; }},
-      {"segment.ms", "log.roll.ms", 1, INT64_MAX, [](LogConfig& c, int64_t v) { c.segment_ms = v; }},
+      {"segment.bytes", "log.segment.bytes", 14, INT32_MAX, [](LogConfig& c, int64_t v) { c.segment_bytes = v; },
+       [](const LogConfig& c) { return c.segment_bytes; }, "a segment rolls once it holds this many bytes"},
+      {"segment.ms", "log.roll.ms", 1, INT64_MAX, [](LogConfig& c, int64_t v) { c.segment_ms = v; },
+       [](const LogConfig& c) { return c.segment_ms; }, "a segment rolls once its first record is this old"},
       {"index.interval.bytes", "log.index.interval.bytes", 0, INT32_MAX,
-       [](LogConfig& c, int64_t v) { c.index_interval_bytes = static_cast<int32_t>(v); }},
+       [](LogConfig& c, int64_t v) { c.index_interval_bytes = static_cast<int32_t>(v); },
+       [](const LogConfig& c) { return int64_t{c.index_interval_bytes}; },
+       "bytes of records between two entries of the offset index"},
       {"segment.index.bytes", "log.index.size.max.bytes", 12, INT32_MAX,
-       [](LogConfig& c, int64_t v) { c.segment_index_bytes = static_cast<int32_t>(v); }},
-      {"retention.ms", "log.retention.ms", -1, INT64_MAX, [](LogConfig& c, int64_t v) { c.retention_ms = v; }},
-      {"retention.bytes", "log.retention.bytes", -1, INT64_MAX, [](LogConfig& c, int64_t v) { c.retention_bytes = v; }},
+       [](LogConfig& c, int64_t v) { c.segment_index_bytes = static_cast<int32_t>(v); },
+       [](const LogConfig& c) { return int64_t{c.segment_index_bytes}; },
+       "the size of a segment's offset and time indexes; a full index rolls the segment"},
+      {"retention.ms", "log.retention.ms", -1, INT64_MAX, [](LogConfig& c, int64_t v) { c.retention_ms = v; },
+       [](const LogConfig& c) { return c.retention_ms; }, "rolled segments older than this are deleted (-1: kept)"},
+      {"retention.bytes", "log.retention.bytes", -1, INT64_MAX, [](LogConfig& c, int64_t v) { c.retention_bytes = v; },
+       [](const LogConfig& c) { return c.retention_bytes; },
+       "the oldest segments are deleted while a partition holds more (-1: no limit)"},
       {"file.delete.delay.ms", "log.segment.delete.delay.ms", 0, INT64_MAX,
-       [](LogConfig& c, int64_t v) { c.file_delete_delay_ms = v; }},
+       [](LogConfig& c, int64_t v) { c.file_delete_delay_ms = v; },
+       [](const LogConfig& c) { return c.file_delete_delay_ms; },
+       "a deleted segment's files stay (renamed .deleted) this long for readers still on them"},
       {"max.message.bytes", "message.max.bytes", 0, INT32_MAX,
-       [](LogConfig& c, int64_t v) { c.max_message_bytes = static_cast<int32_t>(v); }},
+       [](LogConfig& c, int64_t v) { c.max_message_bytes = static_cast<int32_t>(v); },
+       [](const LogConfig& c) { return int64_t{c.max_message_bytes}; },
+       "the largest record batch a producer may append (MESSAGE_TOO_LARGE above it)"},
   };
   return settings;
 }
@@ -40,6 +55,19 @@ constexpr const char* kTimestampType = "message.timestamp.type";
 constexpr const char* kBrokerTimestampType = "log.message.timestamp.type";
 
 }  // namespace
+
+std::vector<LogConfig::SettingInfo> LogConfig::Describe() {
+  const LogConfig defaults;
+  std::vector<SettingInfo> out;
+  for (const Setting& s : Settings()) {
+    out.push_back({s.broker_key, s.topic_key, absl::StrCat(s.get(defaults)), "long", s.doc,
+                   absl::StrCat(s.min, "..", s.max == INT64_MAX ? std::string("") : absl::StrCat(s.max))});
+  }
+  out.push_back({kBrokerTimestampType, kTimestampType, defaults.log_append_time ? "LogAppendTime" : "CreateTime",
+                 "string", "CreateTime keeps the producer's timestamps; LogAppendTime stamps each batch on append",
+                 "CreateTime, LogAppendTime"});
+  return out;
+}
 
 bool LogConfig::IsLogSetting(const std::string& key) {
   if (key == kTimestampType || key == kBrokerTimestampType) return true;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -31,6 +32,19 @@ struct LogConfig {
   static absl::StatusOr<LogConfig> FromProperties(const std::map<std::string, std::string>& props) {
     return FromProperties(props, LogConfig{});
   }
+  // What FromProperties knows, for documentation (strata-server --help-config): the
+  // broker-level name, the topic-level name, the default, the type, what it does and the
+  // values it takes.
+  struct SettingInfo {
+    std::string broker_key;
+    std::string topic_key;
+    std::string default_value;
+    std::string type;
+    std::string doc;
+    std::string valid_values;
+  };
+  static std::vector<SettingInfo> Describe();
+
   // Whether key (topic- or broker-level) is one FromProperties knows; topic configs
   // hold other keys too (cleanup.policy, min.insync.replicas, ...).
   static bool IsLogSetting(const std::string& key);

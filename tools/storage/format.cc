@@ -4,7 +4,7 @@
 #include <ostream>
 
 #include "storage/meta_properties.h"
-#include "tools/server/server_config.h"
+#include "server/server_config.h"
 #include "tools/storage/storage_tool.h"
 
 namespace strata::tools {

@@ -1,4 +1,6 @@
-#include "tools/server/server_config.h"
+#include "server/server_config.h"
+
+#include "storage/log_config.h"
 
 #include <gtest/gtest.h>
 
@@ -109,6 +111,39 @@ TEST(ServerConfig, ListenersLogDefaultsAndTls) {
   EXPECT_EQ(c->log_settings.at("message.max.bytes"), "2048");
   EXPECT_EQ(c->num_io_threads, 4);
   EXPECT_EQ(c->min_insync_replicas, 2);
+}
+
+TEST(ServerConfig, EverySettingOfTheTableIsReadAndDocumented) {
+  const std::string base = "node.id=1\nprocess.roles=controller\ncontroller.quorum.voters=1@h:1\nmetadata.log.dir=/m\n";
+  const std::string reference = ConfigurationReference();
+  const ServerConfig defaults;
+  for (const ServerSetting& s : ServerSettings()) {
+    EXPECT_NE(reference.find("| `" + s.name + "` |"), std::string::npos) << s.name;
+    EXPECT_FALSE(s.doc.empty()) << s.name;
+    if (s.required) continue;
+    // Its documented default is a value it accepts, and gives the default config.
+    std::string value = s.default_value(defaults);
+    auto parsed = ServerConfig::Parse(base + s.name + "=" + value + "\n", "s.properties");
+    if (value.empty() && !parsed.ok()) continue;  // no default: a value is needed (listeners, ...)
+    ASSERT_TRUE(parsed.ok()) << s.name << "=" << value << ": " << parsed.status();
+    EXPECT_EQ(s.default_value(*parsed), value) << s.name;
+  }
+  for (const storage::LogConfig::SettingInfo& s : storage::LogConfig::Describe()) {
+    EXPECT_NE(reference.find("| `" + s.broker_key + "` |"), std::string::npos) << s.broker_key;
+    EXPECT_TRUE(IsBrokerLogSetting(s.broker_key)) << s.broker_key;
+    auto parsed = ServerConfig::Parse(base + s.broker_key + "=" + s.default_value + "\n", "s.properties");
+    EXPECT_TRUE(parsed.ok()) << s.broker_key << ": " << parsed.status();
+  }
+}
+
+TEST(ServerConfig, AKeyOutsideTheTableIsRefusedEvenWhenItLooksLikeALogSetting) {
+  const std::string base = "node.id=1\nprocess.roles=controller\ncontroller.quorum.voters=1@h:1\nmetadata.log.dir=/m\n";
+  // retention.ms is a topic setting: a broker reads log.retention.ms.
+  for (const char* key : {"retention.ms", "log.flush.typo", "num.io.thread"}) {
+    auto parsed = ServerConfig::Parse(base + key + "=1\n", "s.properties");
+    ASSERT_FALSE(parsed.ok()) << key;
+    EXPECT_NE(parsed.status().message().find("is not a setting strata-server knows"), absl::string_view::npos);
+  }
 }
 
 }  // namespace

@@ -15,7 +15,7 @@
 #include "controller/quorum_controller.h"
 #include "raft/grpc_transport.h"
 #include "raft/raft_node.h"
-#include "tools/server/server_config.h"
+#include "server/server_config.h"
 
 namespace strata::server {
 

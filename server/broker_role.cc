@@ -1,11 +1,11 @@
-#include "tools/server/broker_role.h"
+#include "server/broker_role.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/logging.h"
 #include "base/status_macros.h"
 #include "broker/kafka_api_handler.h"
-#include "tools/server/controller_role.h"
+#include "server/controller_role.h"
 
 namespace strata::server {
 namespace {
@@ -51,38 +51,58 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
                                                               std::function<void(const absl::Status&)> on_fatal) {
   std::unique_ptr<BrokerRole> role(new BrokerRole());
   role->broker_id_ = config.node_id;
+  STRATA_RETURN_IF_ERROR(role->OpenMetadataImage(config, shared_store));
+  if (shared_store == nullptr) STRATA_RETURN_IF_ERROR(role->FollowMetadataLog(config, on_fatal));
+  role->StartLifecycle(config, cluster_id, log_dir_ids);
+  STRATA_RETURN_IF_ERROR(role->OpenLogs(config, cluster_id, log_dir_ids));
+  role->StartReplicaManager(config);
+  STRATA_RETURN_IF_ERROR(role->ScheduleLogTasks(config));
+  role->WatchLogDirs(config, log_dir_ids);
+  role->MakeKafkaApis(config, cluster_id);
+  role->FollowImage();
+  STRATA_RETURN_IF_ERROR(role->StartListeners(config));
+  spdlog::info("broker {} started: log dirs {}, metadata from {}", config.node_id, config.log_dirs.size(),
+               shared_store ? "this node's controller" : "the controllers (observer)");
+  return role;
+}
+
+absl::Status BrokerRole::OpenMetadataImage(const ServerConfig& config, controller::MetadataStore* shared_store) {
   if (shared_store != nullptr) {
-    role->store_ = shared_store;
+    store_ = shared_store;
   } else {
-    STRATA_ASSIGN_OR_RETURN(role->own_store_, controller::MetadataStore::Open(
-                                                  storage::JoinPath(config.metadata_log_dir, kMetadataImageDir)));
-    role->store_ = role->own_store_.get();
+    STRATA_ASSIGN_OR_RETURN(own_store_, controller::MetadataStore::Open(
+                                            storage::JoinPath(config.metadata_log_dir, kMetadataImageDir)));
+    store_ = own_store_.get();
   }
   // Deltas: the listener runs on the applying thread, after the image changed.
-  role->store_->set_listener([r = role.get()](const metadata::v1::MetadataBatch& batch, int64_t index) {
-    r->Publish(batch, index);
-  });
-  if (shared_store == nullptr) {
-    raft::RaftObserverOptions o;
-    for (const auto& [id, address] : config.voters) o.voters.push_back(address);
-    o.state_machine = role->store_;
-    o.dir = config.metadata_log_dir;
-    o.persist_log = true;  // the broker keeps its own copy of the metadata log
-    o.applied = role->store_->applied().index;
-    o.on_fatal = on_fatal;
-    STRATA_ASSIGN_OR_RETURN(role->observer_, raft::RaftObserver::Start(o));
-  }
-  if (shared_store == nullptr) {
-    // Writes into a removed or failing directory may still succeed through open files:
-    // look at the directory itself.
-    role->metadata_dir_monitor_ = std::make_unique<broker::LogDirMonitor>(
-        std::vector<broker::MonitoredDir>{{config.metadata_log_dir, ""}}, std::chrono::milliseconds(1000),
-        [on_fatal](const broker::MonitoredDir& dir, const absl::Status& why) {
-          spdlog::error("metadata.log.dir {} failed, stopping: {}", dir.path, why.ToString());
-          on_fatal(why);
-        });
-  }
-  role->client_ = std::make_unique<broker::ControllerClient>(config.voters);
+  store_->set_listener([this](const metadata::v1::MetadataBatch& batch, int64_t index) { Publish(batch, index); });
+  return absl::OkStatus();
+}
+
+absl::Status BrokerRole::FollowMetadataLog(const ServerConfig& config,
+                                           const std::function<void(const absl::Status&)>& on_fatal) {
+  raft::RaftObserverOptions o;
+  for (const auto& [id, address] : config.voters) o.voters.push_back(address);
+  o.state_machine = store_;
+  o.dir = config.metadata_log_dir;
+  o.persist_log = true;  // the broker keeps its own copy of the metadata log
+  o.applied = store_->applied().index;
+  o.on_fatal = on_fatal;
+  STRATA_ASSIGN_OR_RETURN(observer_, raft::RaftObserver::Start(o));
+  // Writes into a removed or failing directory may still succeed through open files:
+  // look at the directory itself.
+  metadata_dir_monitor_ = std::make_unique<broker::LogDirMonitor>(
+      std::vector<broker::MonitoredDir>{{config.metadata_log_dir, ""}}, std::chrono::milliseconds(1000),
+      [on_fatal](const broker::MonitoredDir& dir, const absl::Status& why) {
+        spdlog::error("metadata.log.dir {} failed, stopping: {}", dir.path, why.ToString());
+        on_fatal(why);
+      });
+  return absl::OkStatus();
+}
+
+void BrokerRole::StartLifecycle(const ServerConfig& config, const std::string& cluster_id,
+                                const std::vector<std::string>& log_dir_ids) {
+  client_ = std::make_unique<broker::ControllerClient>(config.voters);
   broker::BrokerLifecycleOptions lo;
   lo.broker_id = config.node_id;
   lo.cluster_id = cluster_id;
@@ -97,36 +117,44 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
   lo.rack = config.broker_rack;
   lo.log_dir_ids = log_dir_ids;
   lo.heartbeat_interval = std::chrono::milliseconds(config.broker_heartbeat_interval_ms);
-  lo.metadata_offset = [store = role->store_] { return store->applied().index; };
-  role->lifecycle_ = std::make_unique<broker::BrokerLifecycle>(*role->client_, lo);
+  lo.metadata_offset = [store = store_] { return store->applied().index; };
+  lifecycle_ = std::make_unique<broker::BrokerLifecycle>(*client_, lo);
   // Producer-id blocks from the controller, asked for with the broker's current epoch.
-  role->producer_ids_ = std::make_unique<broker::ProducerIdManager>(broker::ControllerBlockSource(
-      *role->client_, config.node_id, [lifecycle = role->lifecycle_.get()] { return lifecycle->status().broker_epoch; }));
-  // The partitions: logs in log.dirs, kept in line with the image from here on.
-  role->scheduler_ = std::make_unique<storage::Scheduler>(1);
+  producer_ids_ = std::make_unique<broker::ProducerIdManager>(broker::ControllerBlockSource(
+      *client_, config.node_id, [lifecycle = lifecycle_.get()] { return lifecycle->status().broker_epoch; }));
+}
+
+absl::Status BrokerRole::OpenLogs(const ServerConfig& config, const std::string& cluster_id,
+                                  const std::vector<std::string>& log_dir_ids) {
+  scheduler_ = std::make_unique<storage::Scheduler>(1);
   storage::LogManagerOptions lmo;
   lmo.log_dirs = config.log_dirs;
   lmo.cluster_id = cluster_id;
   lmo.node_id = config.node_id;
-  STRATA_ASSIGN_OR_RETURN(lmo.default_config, storage::LogConfig::FromProperties(config.log_settings));
-  lmo.scheduler = role->scheduler_.get();
-  STRATA_ASSIGN_OR_RETURN(role->logs_, storage::LogManager::Open(lmo));
+  STRATA_ASSIGN_OR_RETURN(log_defaults_, storage::LogConfig::FromProperties(config.log_settings));
+  lmo.default_config = log_defaults_;
+  lmo.scheduler = scheduler_.get();
+  STRATA_ASSIGN_OR_RETURN(logs_, storage::LogManager::Open(lmo));
   // The channel may call from under the LogManager's own lock: the listener must not
   // call back into it (the dir's id comes from meta.properties as read at start).
   std::map<std::string, std::string> dir_ids;
   for (size_t i = 0; i < config.log_dirs.size(); ++i) dir_ids[config.log_dirs[i]] = log_dir_ids[i];
-  role->logs_->failure_channel().AddListener(
-      [lifecycle = role->lifecycle_.get(), dir_ids](const std::string& dir, const absl::Status& why) {
+  logs_->failure_channel().AddListener(
+      [lifecycle = lifecycle_.get(), dir_ids](const std::string& dir, const absl::Status& why) {
         spdlog::error("log dir {} failed: {}", dir, why.ToString());
         auto id = dir_ids.find(dir);
         if (id != dir_ids.end()) lifecycle->ReportOfflineDir(id->second);
       });
+  return absl::OkStatus();
+}
+
+void BrokerRole::StartReplicaManager(const ServerConfig& config) {
   broker::ReplicaManagerOptions rmo;
   rmo.broker_id = config.node_id;
-  rmo.logs = role->logs_.get();
-  rmo.default_config = lmo.default_config;
-  rmo.controller = role->client_.get();
-  rmo.broker_epoch = [lifecycle = role->lifecycle_.get()] { return lifecycle->status().broker_epoch; };
+  rmo.logs = logs_.get();
+  rmo.default_config = log_defaults_;
+  rmo.controller = client_.get();
+  rmo.broker_epoch = [lifecycle = lifecycle_.get()] { return lifecycle->status().broker_epoch; };
   rmo.inter_broker_listener = config.inter_broker_listener_name;
   rmo.replica_lag_time_max_ms = config.replica_lag_time_max_ms;
   rmo.fetchers.num_fetchers = config.num_replica_fetchers;
@@ -135,52 +163,63 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
   rmo.fetchers.fetcher.partition_max_bytes = config.replica_fetch_max_bytes;
   rmo.fetchers.fetcher.max_bytes = config.replica_fetch_response_max_bytes;
   rmo.fetchers.fetcher.backoff = std::chrono::milliseconds(config.replica_fetch_backoff_ms);
-  role->replicas_ = std::make_unique<broker::ReplicaManager>(rmo);
-  STRATA_RETURN_IF_ERROR(role->scheduler_
-                             ->SchedulePeriodic("checkpoint-offsets",
-                                                std::chrono::milliseconds(config.replica_high_watermark_checkpoint_interval_ms),
-                                                std::chrono::milliseconds(config.replica_high_watermark_checkpoint_interval_ms),
-                                                [logs = role->logs_.get()] { (void)logs->CheckpointAll(); })
-                             .status());
-  STRATA_RETURN_IF_ERROR(role->scheduler_
-                             ->SchedulePeriodic("log-retention",
-                                                std::chrono::milliseconds(config.log_retention_check_interval_ms),
-                                                std::chrono::milliseconds(config.log_retention_check_interval_ms),
-                                                [logs = role->logs_.get()] { (void)logs->DeleteOldSegments(); })
-                             .status());
+  replicas_ = std::make_unique<broker::ReplicaManager>(rmo);
+}
+
+absl::Status BrokerRole::ScheduleLogTasks(const ServerConfig& config) {
+  auto every = [&](const char* name, int64_t interval_ms, std::function<void()> task) {
+    return scheduler_
+        ->SchedulePeriodic(name, std::chrono::milliseconds(interval_ms), std::chrono::milliseconds(interval_ms),
+                           std::move(task))
+        .status();
+  };
+  STRATA_RETURN_IF_ERROR(every("checkpoint-offsets", config.replica_high_watermark_checkpoint_interval_ms,
+                               [logs = logs_.get()] { (void)logs->CheckpointAll(); }));
+  STRATA_RETURN_IF_ERROR(every("log-retention", config.log_retention_check_interval_ms,
+                               [logs = logs_.get()] { (void)logs->DeleteOldSegments(); }));
+  return absl::OkStatus();
+}
+
+void BrokerRole::WatchLogDirs(const ServerConfig& config, const std::vector<std::string>& log_dir_ids) {
   // A failed log dir goes to the controller with the next heartbeat, sent at once.
   std::vector<broker::MonitoredDir> dirs;
   for (size_t i = 0; i < config.log_dirs.size(); ++i) dirs.push_back({config.log_dirs[i], log_dir_ids[i]});
-  role->dir_monitor_ = std::make_unique<broker::LogDirMonitor>(
+  dir_monitor_ = std::make_unique<broker::LogDirMonitor>(
       dirs, std::chrono::milliseconds(1000),
-      [lifecycle = role->lifecycle_.get()](const broker::MonitoredDir& dir, const absl::Status&) {
+      [lifecycle = lifecycle_.get()](const broker::MonitoredDir& dir, const absl::Status&) {
         lifecycle->ReportOfflineDir(dir.directory_id);
       });
-  // The Kafka listeners: one server (and one KafkaApis, which answers Metadata with
-  // that listener's endpoints) per entry of `listeners`.
+}
+
+void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cluster_id) {
+  // One KafkaApis per entry of `listeners` (Metadata answers that listener's endpoints).
   for (const Listener& l : config.listeners) {
-    broker::KafkaApisContext kc{.store = *role->store_,
-                                .controller = *role->client_,
-                                .producer_ids = *role->producer_ids_,
-                                .replicas = *role->replicas_,
+    broker::KafkaApisContext kc{.store = *store_,
+                                .controller = *client_,
+                                .producer_ids = *producer_ids_,
+                                .replicas = *replicas_,
                                 .broker_id = config.node_id,
                                 .cluster_id = cluster_id,
                                 .listener_name = l.name,
                                 .default_min_insync_replicas = config.min_insync_replicas,
                                 .rack_aware_selector = !config.replica_selector_class.empty(),
                                 .static_configs = StaticConfigs(config)};
-    role->kafka_apis_.push_back(std::make_unique<broker::KafkaApis>(std::move(kc)));
+    kafka_apis_.push_back(std::make_unique<broker::KafkaApis>(std::move(kc)));
   }
-  role->replicas_->set_on_high_watermark([r = role.get()](const storage::TopicPartition& tp) {
-    for (auto& apis : r->kafka_apis_) apis->OnHighWatermark(tp);
+  replicas_->set_on_high_watermark([this](const storage::TopicPartition& tp) {
+    for (auto& apis : kafka_apis_) apis->OnHighWatermark(tp);
   });
+}
+
+void BrokerRole::FollowImage() {
   // From here on every applied entry reaches the partitions (Publish) once the broker
   // caught up with the metadata log; first the image as it stands.
-  {
-    std::lock_guard<std::mutex> lock(role->publish_mu_);
-    role->serving_ = true;
-    role->FollowImageLocked(role->store_->applied().index);
-  }
+  absl::MutexLock lock(&publish_mu_);
+  serving_ = true;
+  FollowImageLocked(store_->applied().index);
+}
+
+absl::Status BrokerRole::StartListeners(const ServerConfig& config) {
   for (size_t i = 0; i < config.listeners.size(); ++i) {
     const Listener& l = config.listeners[i];
     broker::KafkaServerOptions ko;
@@ -200,17 +239,15 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
       ko.tls = tls;
     }
     STRATA_ASSIGN_OR_RETURN(auto server, broker::KafkaServer::Start(
-                                             ko, [apis = role->kafka_apis_[i].get()](const auto& header, auto body,
-                                                                                     auto respond) {
+                                             ko, [apis = kafka_apis_[i].get()](const auto& header, auto body,
+                                                                               auto respond) {
                                                apis->Handle(header, body, std::move(respond));
                                              }));
     spdlog::info("broker {} serving the Kafka protocol ({} listener {}) on {}:{}", config.node_id,
                  l.security_protocol, l.name, ko.host, server->port());
-    role->kafka_servers_.push_back(std::move(server));
+    kafka_servers_.push_back(std::move(server));
   }
-  spdlog::info("broker {} started: log dirs {}, metadata from {}", config.node_id, config.log_dirs.size(),
-               shared_store ? "this node's controller" : "the controllers (observer)");
-  return role;
+  return absl::OkStatus();
 }
 
 BrokerRole::~BrokerRole() {
@@ -240,14 +277,15 @@ void BrokerRole::Stop(std::chrono::milliseconds timeout) {
 void BrokerRole::Publish(const metadata::v1::MetadataBatch& batch, int64_t index) {
   (void)batch;
   // Every applied entry (or restored snapshot): the hosted partitions follow the image.
-  std::lock_guard<std::mutex> lock(publish_mu_);
-  if (!serving_.load()) return;  // Start applies the image it finds once serving
+  absl::MutexLock lock(&publish_mu_);
+  if (!serving_) return;  // Start applies the image it finds once serving
   FollowImageLocked(index);
 }
 
 void BrokerRole::FollowImageLocked(int64_t index) {
+  bool caught_up = caught_up_;  // the lambda below runs under the image's lock only
   store_->WithImage([&](const controller::MetadataImage& image) {
-    if (!caught_up_) {
+    if (!caught_up) {
       // The image may be what this node saw before it stopped: leaderships moved since
       // (its old incarnation was fenced) are not in it yet. Acting on it would make this
       // broker a leader again, serving a log that may have lost its unflushed tail, and
@@ -260,19 +298,20 @@ void BrokerRole::FollowImageLocked(int64_t index) {
           self->second.registration().incarnation_id() != lifecycle_->incarnation_id()) {
         return;
       }
-      caught_up_ = true;
+      caught_up = true;
       spdlog::info("broker {}: caught up with the metadata log at entry {} (registered with epoch {}); hosting "
                    "partitions",
                    broker_id_, index, self->second.registration().broker_epoch());
     }
     replicas_->ApplyImage(image);
   });
+  caught_up_ = caught_up;
   spdlog::debug("broker {}: partitions follow metadata entry {}", broker_id_, index);
 }
 
 void BrokerRole::StopServing(bool clean) {
   {
-    std::lock_guard<std::mutex> lock(publish_mu_);  // no Publish runs past this
+    absl::MutexLock lock(&publish_mu_);  // no Publish runs past this
     serving_ = false;
   }
   kafka_servers_.clear();  // no new requests; answers still due are dropped

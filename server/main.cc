@@ -1,7 +1,9 @@
 // strata-server --config server.properties [--override key=value ...]
+// strata-server --help-config   (every setting, as docs/configuration.md)
 // Runs one Strata node with the roles of process.roles: controller (a voter of the Raft
 // metadata quorum and, when it leads, the active controller), broker (follows the
-// metadata, registers and heartbeats; the Kafka listener arrives with issue 5), or both.
+// metadata, registers and heartbeats, serves its partitions on the Kafka listeners and
+// replicates them), or both.
 // Every directory must have been formatted (strata-storage format).
 // Exit codes: 0 after SIGTERM/SIGINT (clean shutdown; a broker moves its leaderships
 // away first), 1 for a configuration error, 2 when startup fails (unformatted or
@@ -23,9 +25,9 @@
 #include "controller/metrics.h"
 #include "raft/metrics.h"
 #include "storage/meta_properties.h"
-#include "tools/server/broker_role.h"
-#include "tools/server/controller_role.h"
-#include "tools/server/server_config.h"
+#include "server/broker_role.h"
+#include "server/controller_role.h"
+#include "server/server_config.h"
 
 namespace {
 
@@ -34,7 +36,8 @@ constexpr int kExitStartup = 2;
 constexpr int kExitMetadataFailure = 70;
 
 int Usage() {
-  std::cerr << "usage: strata-server --config FILE [--override key=value ...]" << std::endl;
+  std::cerr << "usage: strata-server --config FILE [--override key=value ...]\n"
+               "       strata-server --help-config" << std::endl;
   return kExitConfig;
 }
 
@@ -46,6 +49,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> overrides;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
+    if (arg == "--help-config") {
+      std::cout << server::ConfigurationReference();
+      return 0;
+    }
     if (arg == "--config" && i + 1 < argc) {
       config_path = argv[++i];
     } else if (arg == "--override" && i + 1 < argc) {

@@ -1,5 +1,5 @@
 #pragma once
-// The broker role of strata-server (so far its control plane): it follows the committed
+// The broker role of strata-server: it follows the committed
 // metadata log into its own metadata image (in combined mode the controller's image is
 // shared; a broker-only node runs a RaftObserver into MetadataStore in its
 // metadata.log.dir), registers and heartbeats with the active controller, and hands the
@@ -7,16 +7,19 @@
 // this process's own registration (Kafka's initial catch-up): until then the image may
 // be the one the node stopped with, and the broker hosts no partition. A failed log dir is
 // reported to the controller; a failed metadata.log.dir (checked every second, as the
-// Raft driver checks a controller's) stops the node. Stopping is Kafka's controlled
+// Raft driver checks a controller's) stops the node. It serves the partitions on the
+// Kafka listeners. Start runs the steps below in order; stopping is Kafka's controlled
 // shutdown.
 // Not thread-safe: main starts and stops it.
 
-#include <atomic>
 #include <functional>
-#include <mutex>
 #include <memory>
+#include <string>
+#include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "broker/broker_lifecycle.h"
 #include "broker/controller_client.h"
 #include "broker/kafka_api_handler.h"
@@ -29,7 +32,7 @@
 #include "controller/metadata_store.h"
 #include "raft/observer.h"
 #include "storage/meta_properties.h"
-#include "tools/server/server_config.h"
+#include "server/server_config.h"
 
 namespace strata::server {
 
@@ -48,13 +51,40 @@ class BrokerRole {
 
  private:
   BrokerRole() = default;
+
+  // The steps of Start, in order.
+  // The image: the controller role's (combined mode) or this node's own RocksDB store.
+  absl::Status OpenMetadataImage(const ServerConfig& config, controller::MetadataStore* shared_store);
+  // A broker-only node: observe the committed metadata log into the image, and stop the
+  // node (on_fatal) when metadata.log.dir fails.
+  absl::Status FollowMetadataLog(const ServerConfig& config, const std::function<void(const absl::Status&)>& on_fatal);
+  // The way to the controller: registration and heartbeats, producer-id blocks.
+  void StartLifecycle(const ServerConfig& config, const std::string& cluster_id,
+                      const std::vector<std::string>& log_dir_ids);
+  // The LogManager over log.dirs; a failed dir is reported to the controller.
+  absl::Status OpenLogs(const ServerConfig& config, const std::string& cluster_id,
+                        const std::vector<std::string>& log_dir_ids);
+  // Partitions, follower fetchers and the ISR thread.
+  void StartReplicaManager(const ServerConfig& config);
+  // Offset checkpoints and retention on the scheduler.
+  absl::Status ScheduleLogTasks(const ServerConfig& config);
+  // The LogDirMonitor of log.dirs.
+  void WatchLogDirs(const ServerConfig& config, const std::vector<std::string>& log_dir_ids);
+  // One KafkaApis per listener, woken when a high watermark moves.
+  void MakeKafkaApis(const ServerConfig& config, const std::string& cluster_id);
+  // From now on every applied entry reaches the partitions (once caught up).
+  void FollowImage();
+  // One KafkaServer per listener.
+  absl::Status StartListeners(const ServerConfig& config);
+
   void Publish(const metadata::v1::MetadataBatch& batch, int64_t index);
-  // The hosted partitions follow the image (under publish_mu_), once caught_up_.
-  void FollowImageLocked(int64_t index);
+  // The hosted partitions follow the image, once caught_up_.
+  void FollowImageLocked(int64_t index) ABSL_EXCLUSIVE_LOCKS_REQUIRED(publish_mu_);
   // Stops serving and closes the logs: cleanly (checkpoints, clean-shutdown marker) or not.
   void StopServing(bool clean);
 
   int32_t broker_id_ = 0;
+  storage::LogConfig log_defaults_;  // log.* settings: the partitions' defaults
   std::unique_ptr<controller::MetadataStore> own_store_;
   controller::MetadataStore* store_ = nullptr;
   std::unique_ptr<raft::RaftObserver> observer_;
@@ -69,11 +99,11 @@ class BrokerRole {
   std::vector<std::unique_ptr<broker::KafkaApis>> kafka_apis_;  // one per listener
   std::vector<std::unique_ptr<broker::KafkaServer>> kafka_servers_;
   bool stopped_ = false;
-  std::mutex publish_mu_;
-  std::atomic<bool> serving_{false};  // the partitions follow the image
-  // The image held this process's registration once (publish_mu_): the partitions may
-  // follow it from then on.
-  bool caught_up_ = false;
+  absl::Mutex publish_mu_;
+  bool serving_ ABSL_GUARDED_BY(publish_mu_) = false;  // the partitions follow the image
+  // The image held this process's registration once: the partitions may follow it from
+  // then on.
+  bool caught_up_ ABSL_GUARDED_BY(publish_mu_) = false;
 };
 
 }  // namespace strata::server

@@ -1,4 +1,4 @@
-#include "tools/server/controller_role.h"
+#include "server/controller_role.h"
 
 #include <unistd.h>
 

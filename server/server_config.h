@@ -1,31 +1,14 @@
 #pragma once
-// strata-server's configuration: a Java-properties file with Kafka's setting names.
-//   node.id                                  this node's id (> 0)
-//   process.roles                            "controller", "broker" or "broker,controller"
-//   controller.quorum.voters                 "1@host:port,2@host:port,..." (brokers find
-//                                            the controllers there too)
-//   listeners                                broker: "PLAINTEXT://host:port,..."
-//   log.dirs                                 broker: comma-separated log directories
-//   broker.rack                              broker: its rack (none)
-//   broker.heartbeat.interval.ms             broker: 2000
-//   num.network.threads, socket.request.max.bytes, connections.max.idle.ms
-//                                            broker: the Kafka listener (3, 100 MiB, 600000)
-//   metadata.log.dir                         where the Raft log and quorum-state live
-//   controller.quorum.election.timeout.ms    default 300 (Kafka's is 1000; Strata aims
-//                                            to fail over in well under a second)
-//   metadata.log.max.record.bytes.between.snapshots
-//                                            bytes applied between snapshots (20 MiB)
-//   metadata.log.segment.bytes               metadata log segment size (1 GiB, at least
-//                                            2 MiB: entries are up to 1 MiB)
-//   metrics.listener                         host:port for Prometheus /metrics (none)
-//   broker.session.timeout.ms                fence a broker silent this long (9000)
-//   num.partitions, default.replication.factor   CreateTopics defaults (1, 1)
-//   unclean.leader.election.enable           cluster default (false)
-//   delete.topic.enable                      (true)
-// An unknown key, a missing required key or a malformed value is an error naming the
-// key and the line. Thread-safe (a value type).
+// strata-server's configuration: a Java-properties file with Kafka's setting names. Every
+// setting the server reads is one row of a table (ServerSettings(): name, type, default,
+// who reads it, what it does, how a value is checked and stored), plus the broker's log.*
+// defaults that storage::LogConfig checks; `strata-server --help-config` prints them all
+// (docs/configuration.md is that output, checked in CI). An unknown key, a missing
+// required key or a malformed value is an error naming the key and the line.
+// Thread-safe (value types and a constant table).
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -95,10 +78,38 @@ struct ServerConfig {
   int64_t log_retention_check_interval_ms = 300000;          // log.retention.check.interval.ms
   int64_t replica_high_watermark_checkpoint_interval_ms = 5000;  // replica.high.watermark.checkpoint.interval.ms
 
+  // As given, resolved into `listeners` by Parse: advertised.listeners (by name) and
+  // listener.security.protocol.map (listener name -> PLAINTEXT or SSL).
+  std::vector<Listener> advertised_listeners;
+  std::map<std::string, std::string> listener_security_protocol_map = {{"PLAINTEXT", "PLAINTEXT"}, {"SSL", "SSL"}};
+
   static absl::StatusOr<ServerConfig> Parse(const std::string& text, const std::string& file);
   // overrides: "key=value" settings that replace the file's (--override).
   static absl::StatusOr<ServerConfig> Load(const std::string& path, const std::vector<std::string>& overrides = {});
 };
+
+// One setting of the table.
+struct ServerSetting {
+  std::string name;  // Kafka's name
+  std::string type;  // int, long, boolean, string, list, ...
+  std::string roles;  // who reads it: "broker", "controller" or "broker, controller"
+  bool required = false;
+  std::string valid_values;  // e.g. "1..256"; empty: any
+  std::string doc;
+  std::function<std::string(const ServerConfig&)> default_value;  // of a ServerConfig{}
+  // Checks value and stores it in config. An error's message continues "FILE line N:
+  // 'KEY'" (for example " = 'x' must be 1..256").
+  std::function<absl::Status(const std::string& value, ServerConfig& config)> apply;
+};
+
+// Every setting strata-server reads itself, in the order Parse applies them.
+const std::vector<ServerSetting>& ServerSettings();
+// Whether key is one of the broker's log.* defaults (log.segment.bytes, message.max.bytes,
+// ...), which go to ServerConfig::log_settings and are checked by storage::LogConfig.
+bool IsBrokerLogSetting(const std::string& key);
+// Every setting, the table's and the log.* defaults, as a Markdown document
+// (strata-server --help-config; docs/configuration.md).
+std::string ConfigurationReference();
 
 // "PLAINTEXT://127.0.0.1:9092,..." -> listeners.
 absl::StatusOr<std::vector<Listener>> ParseListeners(const std::string& text);

@@ -1,0 +1,503 @@
+#include "server/server_config.h"
+
+#include "storage/log_config.h"
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
+#include "base/status_macros.h"
+
+namespace strata::server {
+
+absl::StatusOr<std::map<int32_t, std::string>> ParseQuorumVoters(const std::string& text) {
+  std::map<int32_t, std::string> voters;
+  for (absl::string_view part : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
+    part = absl::StripAsciiWhitespace(part);
+    std::vector<absl::string_view> id_address = absl::StrSplit(part, absl::MaxSplits('@', 1));
+    int32_t id = 0;
+    if (id_address.size() != 2 || !absl::SimpleAtoi(id_address[0], &id) || id <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat("voter '", part, "' is not <id>@<host>:<port>"));
+    }
+    absl::string_view address = id_address[1];
+    size_t colon = address.rfind(':');
+    int port = 0;
+    if (colon == absl::string_view::npos || colon == 0 || !absl::SimpleAtoi(address.substr(colon + 1), &port) ||
+        port <= 0 || port > 65535) {
+      return absl::InvalidArgumentError(absl::StrCat("voter '", part, "' has no valid host:port"));
+    }
+    if (!voters.emplace(id, std::string(address)).second) {
+      return absl::InvalidArgumentError(absl::StrCat("voter id ", id, " appears twice"));
+    }
+  }
+  if (voters.empty()) return absl::InvalidArgumentError("no voters");
+  return voters;
+}
+
+namespace {
+
+using Apply = std::function<absl::Status(const std::string&, ServerConfig&)>;
+
+absl::Status Bad(absl::string_view what) { return absl::InvalidArgumentError(what); }
+
+// Rows of the table, by kind.
+template <typename T>
+ServerSetting Int(const char* name, T ServerConfig::*field, int64_t min, int64_t max, const char* roles,
+                  const char* doc) {
+  return ServerSetting{
+      name,
+      sizeof(T) == 8 ? "long" : "int",
+      roles,
+      false,
+      absl::StrCat(min, "..", max),
+      doc,
+      [field](const ServerConfig& c) { return absl::StrCat(c.*field); },
+      [field, min, max](const std::string& v, ServerConfig& c) -> absl::Status {
+        int64_t parsed = 0;
+        if (!absl::SimpleAtoi(v, &parsed) || parsed < min || parsed > max) {
+          return Bad(absl::StrCat(" = '", v, "' must be ", min, "..", max));
+        }
+        c.*field = static_cast<T>(parsed);
+        return absl::OkStatus();
+      }};
+}
+
+ServerSetting Bool(const char* name, bool ServerConfig::*field, const char* roles, const char* doc) {
+  return ServerSetting{name,
+                       "boolean",
+                       roles,
+                       false,
+                       "true, false",
+                       doc,
+                       [field](const ServerConfig& c) { return std::string(c.*field ? "true" : "false"); },
+                       [field](const std::string& v, ServerConfig& c) -> absl::Status {
+                         if (v != "true" && v != "false") return Bad(absl::StrCat(" = '", v, "' must be true or false"));
+                         c.*field = v == "true";
+                         return absl::OkStatus();
+                       }};
+}
+
+// A string setting; check (optional) refuses a value with the message it returns.
+ServerSetting String(const char* name, std::string ServerConfig::*field, const char* roles, const char* valid,
+                     const char* doc, std::function<absl::Status(const std::string&)> check = nullptr) {
+  return ServerSetting{name,
+                       "string",
+                       roles,
+                       false,
+                       valid,
+                       doc,
+                       [field](const ServerConfig& c) { return c.*field; },
+                       [field, check](const std::string& v, ServerConfig& c) -> absl::Status {
+                         if (check) {
+                           if (absl::Status s = check(v); !s.ok()) return s;
+                         }
+                         c.*field = v;
+                         return absl::OkStatus();
+                       }};
+}
+
+// A setting whose only accepted value is `only` (Strata has no other).
+ServerSetting Only(const char* name, const char* only, const char* roles, const char* doc, const char* why) {
+  return ServerSetting{name,
+                       "string",
+                       roles,
+                       false,
+                       only,
+                       doc,
+                       [only](const ServerConfig&) { return std::string(only); },
+                       [only, why](const std::string& v, ServerConfig&) -> absl::Status {
+                         if (v != only) return Bad(absl::StrCat(" = '", v, "': ", why));
+                         return absl::OkStatus();
+                       }};
+}
+
+// A setting parsed by hand.
+ServerSetting Custom(const char* name, const char* type, const char* roles, bool required, const char* valid,
+                     const char* doc, std::function<std::string(const ServerConfig&)> default_value, Apply apply) {
+  return ServerSetting{name, type, roles, required, valid, doc, std::move(default_value), std::move(apply)};
+}
+
+std::string NoDefault(const ServerConfig&) { return ""; }
+
+std::string ListenersText(const std::vector<Listener>& listeners) {
+  std::string out;
+  for (const Listener& l : listeners) absl::StrAppend(&out, out.empty() ? "" : ",", l.name, "://", l.host, ":", l.port);
+  return out;
+}
+
+constexpr char kBroker[] = "broker";
+constexpr char kController[] = "controller";
+constexpr char kBoth[] = "broker, controller";
+
+std::vector<ServerSetting> MakeSettings() {
+  using C = ServerConfig;
+  return {
+      // The node.
+      Custom("node.id", "int", kBoth, true, "1..2147483647", "this node's id, unique in the cluster", NoDefault,
+             [](const std::string& v, C& c) -> absl::Status {
+               if (!absl::SimpleAtoi(v, &c.node_id) || c.node_id <= 0) return Bad(" must be a positive integer");
+               return absl::OkStatus();
+             }),
+      Custom("process.roles", "list", kBoth, true, "broker, controller, broker,controller",
+             "the roles this node runs: a controller votes in the metadata quorum; a broker serves partitions",
+             NoDefault,
+             [](const std::string& v, C& c) -> absl::Status {
+               c.process_roles = v;
+               for (absl::string_view role : absl::StrSplit(v, ',')) {
+                 role = absl::StripAsciiWhitespace(role);
+                 if (role == "controller") {
+                   c.controller = true;
+                 } else if (role == "broker") {
+                   c.broker = true;
+                 } else {
+                   return Bad(absl::StrCat(" = '", v, "': roles are 'broker' and 'controller'"));
+                 }
+               }
+               return absl::OkStatus();
+             }),
+      Custom("controller.quorum.voters", "list", kBoth, true, "id@host:port,...",
+             "the controllers (Raft voters); brokers find the active controller among them", NoDefault,
+             [](const std::string& v, C& c) -> absl::Status {
+               auto voters = ParseQuorumVoters(v);
+               if (!voters.ok()) return Bad(absl::StrCat(": ", voters.status().message()));
+               c.voters = std::move(*voters);
+               return absl::OkStatus();
+             }),
+      Custom("metadata.log.dir", "string", kBoth, true, "a formatted directory",
+             "where the metadata log, the quorum state and the metadata image live", NoDefault,
+             [](const std::string& v, C& c) -> absl::Status {
+               if (v.empty()) return Bad(" is empty");
+               c.metadata_log_dir = v;
+               return absl::OkStatus();
+             }),
+      // The metadata quorum and the controller.
+      Int("controller.quorum.election.timeout.ms", &C::election_timeout_ms, 50, 600'000, kController,
+          "a follower that hears no leader this long starts an election (Kafka's default is 1000; Strata aims to fail "
+          "over in well under a second)"),
+      Int("metadata.log.max.record.bytes.between.snapshots", &C::snapshot_bytes, 1, int64_t{1} << 40, kBoth,
+          "bytes of metadata applied between two snapshots of the image"),
+      // At least the largest entry (1 MiB) plus its batch framing, as Kafka's 8 MiB floor.
+      Int("metadata.log.segment.bytes", &C::segment_bytes, 2 << 20, int64_t{1} << 40, kBoth,
+          "the size of a metadata log segment (at least 2 MiB: entries are up to 1 MiB)"),
+      Int("broker.session.timeout.ms", &C::broker_session_timeout_ms, 100, 3'600'000, kBoth,
+          "a broker whose heartbeats stop this long is fenced and its leaderships move (a broker also bounds its "
+          "controlled shutdown by it)"),
+      Int("num.partitions", &C::num_partitions, 1, 1'000'000, kController,
+          "partitions of a topic created without a count"),
+      Int("default.replication.factor", &C::default_replication_factor, 1, 1000, kController,
+          "replicas of a topic created without a replication factor"),
+      Bool("unclean.leader.election.enable", &C::unclean_leader_election_enable, kController,
+           "the cluster default: whether a replica outside the ISR may become leader when no ISR member can"),
+      Bool("delete.topic.enable", &C::delete_topic_enable, kController,
+           "whether DeleteTopics deletes (false: TOPIC_DELETION_DISABLED)"),
+      String("metrics.listener", &C::metrics_listener, kBoth, "host:port",
+             "where Prometheus /metrics is served (empty: nowhere)", [](const std::string& v) -> absl::Status {
+               if (v.find(':') == std::string::npos) return Bad(absl::StrCat(" = '", v, "' must be host:port"));
+               return absl::OkStatus();
+             }),
+      // The broker and its listeners.
+      Custom("listeners", "list", kBroker, false, "NAME://host:port,...",
+             "the Kafka listeners (port 0: any free port); required for a broker", NoDefault,
+             [](const std::string& v, C& c) -> absl::Status {
+               auto listeners = ParseListeners(v);
+               if (!listeners.ok()) return Bad(absl::StrCat(": ", listeners.status().message()));
+               c.listeners = std::move(*listeners);
+               return absl::OkStatus();
+             }),
+      Custom("advertised.listeners", "list", kBroker, false, "NAME://host:port,...",
+             "where clients are told to connect, per listener name (default: the listener's own host and port)",
+             NoDefault,
+             [](const std::string& v, C& c) -> absl::Status {
+               auto parsed = ParseListeners(v);
+               if (!parsed.ok()) return Bad(absl::StrCat(": ", parsed.status().message()));
+               c.advertised_listeners = std::move(*parsed);
+               return absl::OkStatus();
+             }),
+      Custom("listener.security.protocol.map", "list", kBroker, false, "NAME:PLAINTEXT or NAME:SSL,...",
+             "each listener's security protocol", [](const C&) { return std::string("PLAINTEXT:PLAINTEXT,SSL:SSL"); },
+             [](const std::string& v, C& c) -> absl::Status {
+               c.listener_security_protocol_map.clear();
+               for (absl::string_view item : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
+                 std::vector<std::string> kv = absl::StrSplit(absl::StripAsciiWhitespace(item), ':');
+                 if (kv.size() != 2 || (kv[1] != "PLAINTEXT" && kv[1] != "SSL")) {
+                   return Bad(absl::StrCat(": '", item, "' is not NAME:PLAINTEXT or NAME:SSL"));
+                 }
+                 c.listener_security_protocol_map[kv[0]] = kv[1];
+               }
+               return absl::OkStatus();
+             }),
+      String("inter.broker.listener.name", &C::inter_broker_listener_name, kBroker, "a listener name (PLAINTEXT)",
+             "the listener followers fetch from (default: the first listener)"),
+      Custom("log.dirs", "list", kBroker, false, "dir,...",
+             "the formatted directories partitions are stored in; required for a broker", NoDefault,
+             [](const std::string& v, C& c) -> absl::Status {
+               c.log_dirs.clear();
+               for (absl::string_view d : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
+                 c.log_dirs.emplace_back(absl::StripAsciiWhitespace(d));
+               }
+               return absl::OkStatus();
+             }),
+      String("broker.rack", &C::broker_rack, kBroker, "", "the broker's rack, for placement and KIP-392 (none)"),
+      Int("broker.heartbeat.interval.ms", &C::broker_heartbeat_interval_ms, 10, 600'000, kBroker,
+          "how often a broker heartbeats to the active controller"),
+      Int("num.network.threads", &C::num_network_threads, 1, 256, kBroker, "threads serving each listener's sockets"),
+      Int("num.io.threads", &C::num_io_threads, 1, 256, kBroker, "threads running request handlers"),
+      Int("socket.request.max.bytes", &C::socket_request_max_bytes, 1024, INT32_MAX, kBroker,
+          "the largest request accepted; a larger one closes its connection"),
+      Int("connections.max.idle.ms", &C::connections_max_idle_ms, 100, INT32_MAX, kBroker,
+          "a connection idle this long is closed"),
+      Int("min.insync.replicas", &C::min_insync_replicas, 1, 1000, kBroker,
+          "the topic default: an acks=all produce needs this many in-sync replicas (NOT_ENOUGH_REPLICAS below it)"),
+      Only("auto.create.topics.enable", "false", kBroker, "topics are created explicitly (CreateTopics, the CLI)",
+           "only false is supported (create topics explicitly)"),
+      // Replication.
+      Int("num.replica.fetchers", &C::num_replica_fetchers, 1, 64, kBroker, "fetcher threads per source broker"),
+      Int("replica.fetch.wait.max.ms", &C::replica_fetch_wait_max_ms, 0, 60000, kBroker,
+          "how long a follower's fetch waits at the leader for replica.fetch.min.bytes"),
+      Int("replica.fetch.min.bytes", &C::replica_fetch_min_bytes, 1, INT32_MAX, kBroker,
+          "bytes a follower's fetch waits for"),
+      Int("replica.fetch.max.bytes", &C::replica_fetch_max_bytes, 1024, INT32_MAX, kBroker,
+          "bytes a follower fetches per partition (at least one batch)"),
+      Int("replica.fetch.response.max.bytes", &C::replica_fetch_response_max_bytes, 1024, INT32_MAX, kBroker,
+          "bytes of one follower fetch response"),
+      Int("replica.fetch.backoff.ms", &C::replica_fetch_backoff_ms, 1, 600000, kBroker,
+          "a follower's pause after a fetch error (leadership errors retry after 20 ms)"),
+      Int("replica.lag.time.max.ms", &C::replica_lag_time_max_ms, 10, INT32_MAX, kBroker,
+          "a follower not caught up for this long leaves the ISR"),
+      String("replica.selector.class", &C::replica_selector_class, kBroker,
+             "org.apache.kafka.common.replica.RackAwareReplicaSelector, or empty",
+             "KIP-392: the rack-aware selector sends consumers to an in-sync replica in their rack (empty: the leader "
+             "serves every consumer)",
+             [](const std::string& v) -> absl::Status {
+               if (!v.empty() && v != "org.apache.kafka.common.replica.RackAwareReplicaSelector") {
+                 return Bad(absl::StrCat(" = '", v,
+                                         "': only org.apache.kafka.common.replica.RackAwareReplicaSelector (or empty: "
+                                         "the leader) is supported"));
+               }
+               return absl::OkStatus();
+             }),
+      // TLS.
+      String("ssl.keystore.location", &C::ssl_keystore_location, kBroker, "a PEM file",
+             "the SSL listeners' certificate chain and private key"),
+      Only("ssl.keystore.type", "PEM", kBroker, "the keystore's format", "only PEM is supported"),
+      String("ssl.truststore.location", &C::ssl_truststore_location, kBroker, "a PEM file",
+             "CA certificates that client certificates are checked against"),
+      Only("ssl.truststore.type", "PEM", kBroker, "the truststore's format", "only PEM is supported"),
+      String("ssl.client.auth", &C::ssl_client_auth, kBroker, "none, requested, required",
+             "whether SSL clients are asked for a certificate (required: refused without one)",
+             [](const std::string& v) -> absl::Status {
+               if (v != "none" && v != "requested" && v != "required") {
+                 return Bad(absl::StrCat(" = '", v, "' must be none, requested or required"));
+               }
+               return absl::OkStatus();
+             }),
+      // The broker's background work on its logs.
+      Int("log.retention.check.interval.ms", &C::log_retention_check_interval_ms, 1, INT32_MAX, kBroker,
+          "how often segments past retention are deleted"),
+      Int("replica.high.watermark.checkpoint.interval.ms", &C::replica_high_watermark_checkpoint_interval_ms, 1,
+          INT32_MAX, kBroker, "how often high watermarks are checkpointed (replication-offset-checkpoint)"),
+  };
+}
+
+// Settings that only make sense together, once every one is in.
+absl::Status CheckTogether(ServerConfig& config, const std::string& file,
+                           const std::function<std::string(const std::string&)>& where) {
+  if (config.controller && !config.voters.count(config.node_id)) {
+    return Bad(absl::StrCat(where("controller.quorum.voters"), " does not list node.id ", config.node_id));
+  }
+  if (auto checked = storage::LogConfig::FromProperties(config.log_settings); !checked.ok()) {
+    return Bad(absl::StrCat(file, ": ", checked.status().message()));
+  }
+  for (Listener& l : config.listeners) {
+    auto protocol = config.listener_security_protocol_map.find(l.name);
+    if (protocol == config.listener_security_protocol_map.end()) {
+      return Bad(absl::StrCat(where("listeners"), ": listener ", l.name,
+                              " has no security protocol (listener.security.protocol.map)"));
+    }
+    l.security_protocol = protocol->second;
+    l.advertised_host = l.host;
+    l.advertised_port = l.port;
+    for (const Listener& a : config.advertised_listeners) {
+      if (a.name == l.name) {
+        l.advertised_host = a.host;
+        l.advertised_port = a.port;
+      }
+    }
+  }
+  for (const Listener& a : config.advertised_listeners) {
+    bool found = false;
+    for (const Listener& l : config.listeners) found = found || l.name == a.name;
+    if (!found) return Bad(absl::StrCat(where("advertised.listeners"), ": ", a.name, " is not one of the listeners"));
+  }
+  if (config.ssl_client_auth != "none" && config.ssl_truststore_location.empty()) {
+    return Bad(absl::StrCat(where("ssl.client.auth"), " needs ssl.truststore.location"));
+  }
+  if (config.broker && !config.listeners.empty()) {
+    const Listener* inter = &config.listeners.front();
+    if (!config.inter_broker_listener_name.empty()) {
+      inter = nullptr;
+      for (const Listener& l : config.listeners) {
+        if (l.name == config.inter_broker_listener_name) inter = &l;
+      }
+      if (inter == nullptr) {
+        return Bad(absl::StrCat(where("inter.broker.listener.name"), " = '", config.inter_broker_listener_name,
+                                "' is not one of the listeners"));
+      }
+    }
+    if (inter->security_protocol != "PLAINTEXT") {
+      return Bad(absl::StrCat(file, ": the inter-broker listener ", inter->name,
+                              " must be PLAINTEXT (replication over SSL is not supported)"));
+    }
+    config.inter_broker_listener_name = inter->name;
+  }
+  for (const Listener& l : config.listeners) {
+    if (l.security_protocol == "SSL" && config.ssl_keystore_location.empty()) {
+      return Bad(absl::StrCat(file, ": listener ", l.name, " is SSL but ssl.keystore.location is not set"));
+    }
+  }
+  if (config.broker) {
+    if (config.log_dirs.empty()) return Bad(absl::StrCat(file, ": 'log.dirs' is required for a broker"));
+    if (config.listeners.empty()) return Bad(absl::StrCat(file, ": 'listeners' is required for a broker"));
+  }
+  return absl::OkStatus();
+}
+
+// "key=value" lines: key -> (value, line); the last value of a key wins.
+struct Properties {
+  std::map<std::string, std::pair<std::string, int>> values;
+};
+
+absl::StatusOr<Properties> ReadProperties(const std::string& text, const std::string& file) {
+  Properties props;
+  int line_number = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++line_number;
+    line = absl::StripAsciiWhitespace(line);
+    if (line.empty() || line.front() == '#' || line.front() == '!') continue;
+    size_t eq = line.find('=');
+    if (eq == absl::string_view::npos) {
+      return Bad(absl::StrCat(file, " line ", line_number, ": '", line, "' is not key=value"));
+    }
+    std::string key(absl::StripAsciiWhitespace(line.substr(0, eq)));
+    props.values[key] = {std::string(absl::StripAsciiWhitespace(line.substr(eq + 1))), line_number};
+  }
+  return props;
+}
+
+const ServerSetting* FindSetting(const std::string& key) {
+  for (const ServerSetting& s : ServerSettings()) {
+    if (s.name == key) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const std::vector<ServerSetting>& ServerSettings() {
+  static const auto* settings = new std::vector<ServerSetting>(MakeSettings());
+  return *settings;
+}
+
+bool IsBrokerLogSetting(const std::string& key) {
+  if (key == "message.max.bytes") return true;
+  return storage::LogConfig::IsLogSetting(key) && key.rfind("log.", 0) == 0;
+}
+
+absl::StatusOr<ServerConfig> ServerConfig::Parse(const std::string& text, const std::string& file) {
+  STRATA_ASSIGN_OR_RETURN(Properties props, ReadProperties(text, file));
+  auto where = [&](const std::string& key) {
+    return absl::StrCat(file, " line ", props.values[key].second, ": '", key, "'");
+  };
+  ServerConfig config;
+  for (const auto& [key, value] : props.values) {
+    if (IsBrokerLogSetting(key)) {
+      config.log_settings[key] = value.first;
+    } else if (FindSetting(key) == nullptr) {
+      return Bad(absl::StrCat(where(key), " is not a setting strata-server knows"));
+    }
+  }
+  for (const ServerSetting& s : ServerSettings()) {
+    if (s.required && !props.values.count(s.name)) return Bad(absl::StrCat(file, ": '", s.name, "' is required"));
+  }
+  for (const ServerSetting& s : ServerSettings()) {
+    auto it = props.values.find(s.name);
+    if (it == props.values.end()) continue;
+    if (absl::Status applied = s.apply(it->second.first, config); !applied.ok()) {
+      return Bad(absl::StrCat(where(s.name), applied.message()));
+    }
+  }
+  STRATA_RETURN_IF_ERROR(CheckTogether(config, file, where));
+  return config;
+}
+
+std::string ConfigurationReference() {
+  const ServerConfig defaults;
+  std::string out =
+      "# strata-server settings\n\n"
+      "Generated by `strata-server --help-config` from the server's table of settings\n"
+      "(server/server_config.cc); CI checks that this file is its output. A setting not listed\n"
+      "here is refused at startup, naming the key and the line.\n\n"
+      "| setting | type | default | valid values | read by | description |\n"
+      "|---|---|---|---|---|---|\n";
+  auto cell = [](const std::string& text) { return absl::StrReplaceAll(text, {{"|", "\\|"}}); };
+  for (const ServerSetting& s : ServerSettings()) {
+    std::string default_value = s.default_value(defaults);
+    if (!default_value.empty()) default_value = absl::StrCat("`", cell(default_value), "`");
+    if (s.required) default_value = "required";
+    absl::StrAppend(&out, "| `", s.name, "` | ", s.type, " | ", default_value,
+                    " | ", cell(s.valid_values), " | ", s.roles, " | ", cell(s.doc), " |\n");
+  }
+  absl::StrAppend(&out,
+                  "\n## Log defaults\n\n"
+                  "The broker's defaults for its partitions' logs, checked by `storage::LogConfig`. Each has a\n"
+                  "topic-level name that overrides it per topic (CreateTopics configs, `strata configs`).\n\n"
+                  "| setting | topic setting | type | default | valid values | description |\n"
+                  "|---|---|---|---|---|---|\n");
+  for (const storage::LogConfig::SettingInfo& s : storage::LogConfig::Describe()) {
+    absl::StrAppend(&out, "| `", s.broker_key, "` | `", s.topic_key, "` | ", s.type, " | `", s.default_value, "` | ",
+                    cell(s.valid_values), " | ", cell(s.doc), " |\n");
+  }
+  return out;
+}
+
+absl::StatusOr<ServerConfig> ServerConfig::Load(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read config file ", path));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  // Overrides are later lines: the last value of a key wins.
+  std::string text = buffer.str();
+  for (const std::string& o : overrides) {
+    if (o.find('=') == std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat("--override '", o, "' is not key=value"));
+    }
+    absl::StrAppend(&text, "\n", o);
+  }
+  return Parse(text, path);
+}
+
+absl::StatusOr<std::vector<Listener>> ParseListeners(const std::string& text) {
+  std::vector<Listener> out;
+  for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
+    item = absl::StripAsciiWhitespace(item);
+    size_t scheme = item.find("://");
+    size_t colon = item.rfind(':');
+    Listener l;
+    if (scheme == absl::string_view::npos || colon == absl::string_view::npos || colon <= scheme + 2 ||
+        !absl::SimpleAtoi(item.substr(colon + 1), &l.port) || l.port < 0 || l.port > 65535) {
+      return absl::InvalidArgumentError(absl::StrCat("listener '", item, "' is not NAME://host:port"));
+    }
+    l.name = std::string(item.substr(0, scheme));
+    l.host = std::string(item.substr(scheme + 3, colon - scheme - 3));
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+}  // namespace strata::server
