@@ -2,7 +2,7 @@
 // OffsetForLeaderEpoch v2-v4 on the partition's leader: for each requested epoch, the
 // largest epoch at or below it that the leader's log holds and where that epoch ends
 // (the start of the next one, or the log end for the current epoch); (-1, -1) when the
-// log knows no epoch that old. Followers truncate to it (issue 6); consumers detect
+// log knows no epoch that old. Followers truncate to it; consumers detect
 // log truncation with it (KIP-320). current_leader_epoch is checked.
 // Thread-safe.
 

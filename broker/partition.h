@@ -2,8 +2,8 @@
 // Partition: one partition this broker hosts, as leader or follower — its log and what
 // the metadata image says of it (leader, leader epoch, partition epoch, replicas, ISR).
 // The leader takes produce requests and serves consumers up to the high watermark;
-// a follower serves no client (NOT_LEADER_OR_FOLLOWER; replication arrives with
-// issue 6). Requests naming a leader epoch are checked against it as Kafka does
+// a follower appends what it fetches from the leader and serves consumers only as their
+// preferred read replica (KIP-392), otherwise NOT_LEADER_OR_FOLLOWER. Requests naming a leader epoch are checked against it as Kafka does
 // (older: FENCED_LEADER_EPOCH, newer: UNKNOWN_LEADER_EPOCH).
 // High watermark: the leader moves it to the smallest log end offset among the ISR
 // members (and members of an ISR change in flight), counting its own; followers report

@@ -44,7 +44,7 @@ struct ReplicaManagerOptions {
   storage::LogManager* logs = nullptr;  // required
   storage::FileOps* ops = storage::FileOps::Default();
   storage::LogConfig default_config;    // the broker's log.* settings
-  // Replication (issue 6). Without a controller no ISR change is asked for; without
+  // Replication. Without a controller no ISR change is asked for; without
   // fetchers (tests) followers do not fetch.
   ControllerChannel* controller = nullptr;
   std::function<int64_t()> broker_epoch;  // the registration AlterPartition names

@@ -162,7 +162,8 @@ std::vector<ServerSetting> MakeSettings() {
                return absl::OkStatus();
              }),
       Custom("controller.quorum.voters", "list", kBoth, true, "id@host:port,...",
-             "the controllers (Raft voters); brokers find the active controller among them", NoDefault,
+             "the controllers (Raft voters); a controller listens on its own entry (Raft, ControllerService, "
+             "AdminService); brokers find the active controller among them", NoDefault,
              [](const std::string& v, C& c) -> absl::Status {
                auto voters = ParseQuorumVoters(v);
                if (!voters.ok()) return Bad(absl::StrCat(": ", voters.status().message()));
@@ -170,7 +171,8 @@ std::vector<ServerSetting> MakeSettings() {
                return absl::OkStatus();
              }),
       Custom("metadata.log.dir", "string", kBoth, true, "a formatted directory",
-             "where the metadata log, the quorum state and the metadata image live", NoDefault,
+             "the metadata log (__cluster_metadata-0), quorum-state, snapshots/ and the metadata image "
+             "(metadata-image/, RocksDB)", NoDefault,
              [](const std::string& v, C& c) -> absl::Status {
                if (v.empty()) return Bad(" is empty");
                c.metadata_log_dir = v;
