@@ -1,9 +1,9 @@
 #include "broker/fetch_handler.h"
 
 #include <algorithm>
-#include <mutex>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "broker/kafka_error.h"
 #include "broker/partition_lookup.h"
 #include "broker/replica_manager.h"
@@ -139,7 +139,7 @@ class DelayedFetch final : public DelayedOperation {
       return;
     }
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       ready_ = std::move(result.response);
     }
     ForceComplete();
@@ -148,7 +148,7 @@ class DelayedFetch final : public DelayedOperation {
   void OnComplete() override {
     std::optional<KafkaResponse> response;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       response = std::move(ready_);
     }
     // Expired (or the broker stops): answer with whatever there is now.
@@ -161,8 +161,8 @@ class DelayedFetch final : public DelayedOperation {
   const kafka::FetchRequest request_;
   const int16_t version_;
   KafkaResponder respond_;
-  std::mutex mu_;
-  std::optional<KafkaResponse> ready_;
+  absl::Mutex mu_;
+  std::optional<KafkaResponse> ready_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace

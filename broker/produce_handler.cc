@@ -1,9 +1,9 @@
 #include "broker/produce_handler.h"
 
-#include <mutex>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "broker/kafka_error.h"
 #include "broker/partition_lookup.h"
 #include "broker/replica_manager.h"
@@ -56,7 +56,7 @@ class DelayedProduce final : public DelayedOperation {
 
   void TryComplete() override {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       for (Waiting& w : waiting_) {
         if (w.required_offset < 0) continue;  // settled
         auto& p = response_.responses[w.topic].partition_responses[w.partition];
@@ -82,7 +82,7 @@ class DelayedProduce final : public DelayedOperation {
   }
 
   void OnComplete() override {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     for (const Waiting& w : waiting_) {
       if (w.required_offset < 0) continue;
       SetError(response_.responses[w.topic].partition_responses[w.partition],
@@ -95,10 +95,10 @@ class DelayedProduce final : public DelayedOperation {
 
  private:
   const KafkaApisContext& context_;
-  std::mutex mu_;
-  kafka::ProduceResponse response_;
+  absl::Mutex mu_;
+  kafka::ProduceResponse response_ ABSL_GUARDED_BY(mu_);
   const int16_t version_;
-  std::vector<Waiting> waiting_;
+  std::vector<Waiting> waiting_ ABSL_GUARDED_BY(mu_);
   KafkaResponder respond_;
 };
 
