@@ -46,7 +46,7 @@ int ResponseHeaderVersion(int16_t api_key, int16_t version) {
 }
 
 const std::vector<ApiVersionRange>& SupportedApis() {
-  // Grows as handlers land (issue 5): only what is implemented is advertised.
+  // Only what the broker implements is advertised (a new handler adds its range here).
   static const auto* supported = new std::vector<ApiVersionRange>{
       {static_cast<int16_t>(ApiKey::kMetadata), 0, 12},
       {static_cast<int16_t>(ApiKey::kApiVersions), 0, 3},
