@@ -130,41 +130,62 @@ Outcome QuorumController::WriteLocked(const std::vector<std::vector<pb::Metadata
   return {};
 }
 
-// The records of an admin write, in groups written whole, with the response items that
-// wait for them (they get the write's error if it fails).
+// The records a write RPC's plan step decided, in groups written whole, and (for admin
+// writes) the response items that wait for them: they get the write's error if it fails.
 struct QuorumController::Writes {
   std::vector<std::vector<pb::MetadataRecord>> groups;
   std::vector<int> items;
+  void Add(std::vector<pb::MetadataRecord> records) { groups.push_back(std::move(records)); }
   void Add(int item, std::vector<pb::MetadataRecord> records) {
-    groups.push_back(std::move(records));
+    Add(std::move(records));
     items.push_back(item);
   }
 };
 
-template <typename Response, typename Items>
-void QuorumController::RunWrite(Response* response, Items* items,
-                                const std::function<void(const MetadataImage&, Writes&)>& plan) {
+template <typename Response>
+void QuorumController::RunWrite(Response* response, const WriteSteps& steps) {
   if (RefuseIfNotActive(NotActive(), response)) return;
+  if (steps.admit) {
+    if (Outcome o = steps.admit(); !o.ok()) {
+      SetOutcome(o, response);
+      return;
+    }
+  }
   std::lock_guard<std::mutex> lock(write_mu_);
   if (Outcome o = CatchUpLocked(); !o.ok()) {
     SetOutcome(o, response);
     return;
   }
   Writes writes;
-  store_.WithImage([&](const MetadataImage& image) {
-    plan(image, writes);
-    return 0;
-  });
-  Outcome o = WriteLocked(writes.groups);
-  if (!o.ok()) {
-    for (int i : writes.items) SetOutcome(o, items->Mutable(i));
+  if (Outcome o = steps.plan(writes); !o.ok()) {
+    SetOutcome(o, response);
+    return;
   }
+  steps.written(WriteLocked(writes.groups), writes);
+}
+
+template <typename Response, typename Items>
+void QuorumController::RunAdminWrite(Response* response, Items* items,
+                                     const std::function<void(const MetadataImage&, Writes&)>& plan) {
+  RunWrite(response, {.plan =
+                          [&](Writes& writes) {
+                            store_.WithImage([&](const MetadataImage& image) {
+                              plan(image, writes);
+                              return 0;
+                            });
+                            return Outcome{};
+                          },
+                      .written =
+                          [&](const Outcome& o, const Writes& writes) {
+                            if (o.ok()) return;
+                            for (int i : writes.items) SetOutcome(o, items->Mutable(i));
+                          }});
 }
 
 admin::v1::CreateTopicsResponse QuorumController::CreateTopics(const admin::v1::CreateTopicsRequest& request) {
   admin::v1::CreateTopicsResponse response;
   std::set<std::string> taken;
-  RunWrite(&response, response.mutable_topics(), [&](const MetadataImage& image, Writes& writes) {
+  RunAdminWrite(&response, response.mutable_topics(), [&](const MetadataImage& image, Writes& writes) {
     for (const auto& topic : request.topics()) {
       TopicId id = NewTopicId();
       Plan plan = PlanCreateTopic(image, topic, options_.config, id, taken);
@@ -185,7 +206,7 @@ admin::v1::DeleteTopicsResponse QuorumController::DeleteTopics(const admin::v1::
   admin::v1::DeleteTopicsResponse response;
   std::set<std::string> seen_names;
   std::set<TopicId> seen_ids;  // a topic named by name and by id is named twice
-  RunWrite(&response, response.mutable_topics(), [&](const MetadataImage& image, Writes& writes) {
+  RunAdminWrite(&response, response.mutable_topics(), [&](const MetadataImage& image, Writes& writes) {
     auto remove = [&](admin::v1::TopicResult* result, const std::string& name) {
       Plan plan = PlanDeleteTopic(image, name, options_.config);
       SetOutcome(plan.outcome, result);
@@ -224,7 +245,7 @@ admin::v1::DeleteTopicsResponse QuorumController::DeleteTopics(const admin::v1::
 
 admin::v1::CreatePartitionsResponse QuorumController::CreatePartitions(const admin::v1::CreatePartitionsRequest& request) {
   admin::v1::CreatePartitionsResponse response;
-  RunWrite(&response, response.mutable_topics(), [&](const MetadataImage& image, Writes& writes) {
+  RunAdminWrite(&response, response.mutable_topics(), [&](const MetadataImage& image, Writes& writes) {
     for (const auto& topic : request.topics()) {
       admin::v1::TopicResult* result = response.add_topics();
       result->set_name(topic.name());
@@ -301,7 +322,7 @@ admin::v1::DescribeTopicsResponse QuorumController::DescribeTopics(const admin::
 
 admin::v1::ElectLeadersResponse QuorumController::ElectLeaders(const admin::v1::ElectLeadersRequest& request) {
   admin::v1::ElectLeadersResponse response;
-  RunWrite(&response, response.mutable_results(), [&](const MetadataImage& image, Writes& writes) {
+  RunAdminWrite(&response, response.mutable_results(), [&](const MetadataImage& image, Writes& writes) {
     auto result = [&](const std::string& topic, int32_t partition, const Outcome& o) {
       admin::v1::ElectLeadersResponse::Result* r = response.add_results();
       r->set_topic(topic);
@@ -353,7 +374,7 @@ admin::v1::DescribeQuorumResponse QuorumController::DescribeQuorum() {
 
 admin::v1::AlterConfigsResponse QuorumController::AlterConfigs(const admin::v1::AlterConfigsRequest& request) {
   admin::v1::AlterConfigsResponse response;
-  RunWrite(&response, response.mutable_results(), [&](const MetadataImage& image, Writes& writes) {
+  RunAdminWrite(&response, response.mutable_results(), [&](const MetadataImage& image, Writes& writes) {
     for (const auto& resource : request.resources()) {
       admin::v1::ConfigResult* r = response.add_results();
       *r->mutable_resource() = resource.resource();
@@ -399,40 +420,43 @@ admin::v1::DescribeConfigsResponse QuorumController::DescribeConfigs(const admin
 controller::v1::BrokerRegistrationResponse QuorumController::RegisterBroker(
     const controller::v1::BrokerRegistrationRequest& request) {
   controller::v1::BrokerRegistrationResponse response;
-  if (RefuseIfNotActive(NotActive(), &response)) return response;
-  if (!options_.cluster_id.empty() && !request.cluster_id().empty() && request.cluster_id() != options_.cluster_id) {
-    SetOutcome(Outcome{ErrorCode::kInvalidRequest, absl::StrCat("broker of cluster ", request.cluster_id(),
-                                                                 " cannot join cluster ", options_.cluster_id)},
-               &response);
-    return response;
-  }
-  std::lock_guard<std::mutex> lock(write_mu_);
-  if (Outcome o = CatchUpLocked(); !o.ok()) {
-    SetOutcome(o, &response);
-    return response;
-  }
-  // Broker epochs grow with the log: the index the registration will at least get.
-  int64_t epoch = node_.status().commit + 1;
-  Plan plan = store_.WithImage([&](const MetadataImage& image) { return PlanRegisterBroker(image, request, epoch); });
-  if (!plan.outcome.ok()) {
-    SetOutcome(plan.outcome, &response);
-    return response;
-  }
-  Outcome o = WriteLocked({plan.records});
-  SetOutcome(o, &response);
-  if (o.ok()) {
-    response.set_broker_epoch(epoch);
-    std::lock_guard<std::mutex> s(sessions_mu_);
-    last_heartbeat_[request.broker_id()] = Clock::now();
-  }
-  spdlog::info("broker {} registered with epoch {}: {}", request.broker_id(), epoch, o.ok() ? "ok" : o.message);
+  int64_t epoch = 0;
+  RunWrite(&response,
+           {.admit =
+                [&]() -> Outcome {
+                  if (options_.cluster_id.empty() || request.cluster_id().empty() ||
+                      request.cluster_id() == options_.cluster_id) {
+                    return {};
+                  }
+                  return {ErrorCode::kInvalidRequest,
+                          absl::StrCat("broker of cluster ", request.cluster_id(), " cannot join cluster ", options_.cluster_id)};
+                },
+            .plan =
+                [&](Writes& writes) {
+                  // Broker epochs grow with the log: the index the registration will at least get.
+                  epoch = node_.status().commit + 1;
+                  Plan plan =
+                      store_.WithImage([&](const MetadataImage& image) { return PlanRegisterBroker(image, request, epoch); });
+                  if (plan.outcome.ok()) writes.Add(std::move(plan.records));
+                  return plan.outcome;
+                },
+            .written =
+                [&](const Outcome& o, const Writes&) {
+                  SetOutcome(o, &response);
+                  if (o.ok()) {
+                    response.set_broker_epoch(epoch);
+                    std::lock_guard<std::mutex> s(sessions_mu_);
+                    last_heartbeat_[request.broker_id()] = Clock::now();
+                  }
+                  spdlog::info("broker {} registered with epoch {}: {}", request.broker_id(), epoch,
+                               o.ok() ? "ok" : o.message);
+                }});
   return response;
 }
 
 controller::v1::BrokerHeartbeatResponse QuorumController::BrokerHeartbeat(
     const controller::v1::BrokerHeartbeatRequest& request) {
   controller::v1::BrokerHeartbeatResponse response;
-  if (RefuseIfNotActive(NotActive(), &response)) return response;
   BrokerId id = request.broker_id();
   auto check = [&](const MetadataImage& image) -> Outcome {
     auto it = image.brokers().find(id);
@@ -443,141 +467,134 @@ controller::v1::BrokerHeartbeatResponse QuorumController::BrokerHeartbeat(
     }
     return {};
   };
-  if (Outcome o = store_.WithImage(check); !o.ok()) {
-    SetOutcome(o, &response);
-    return response;
-  }
-  {
-    std::lock_guard<std::mutex> s(sessions_mu_);
-    last_heartbeat_[id] = Clock::now();
-  }
-  std::lock_guard<std::mutex> lock(write_mu_);
-  if (Outcome o = CatchUpLocked(); !o.ok()) {
-    SetOutcome(o, &response);
-    return response;
-  }
-  std::vector<std::vector<pb::MetadataRecord>> groups;
-  Outcome planned = store_.WithImage([&](const MetadataImage& image) -> Outcome {
-    if (Outcome o = check(image); !o.ok()) return o;
-    const pb::BrokerState& b = image.brokers().at(id);
-    if (!request.offline_log_dirs().empty()) {
-      Plan p = PlanOfflineLogDirs(image, id, {request.offline_log_dirs().begin(), request.offline_log_dirs().end()},
-                                  options_.config);
-      if (!p.outcome.ok()) return p.outcome;
-      if (!p.records.empty()) groups.push_back(std::move(p.records));
-    }
-    if (request.want_shut_down()) {
-      Plan p = PlanControlledShutdown(image, id, options_.config);
-      if (!p.outcome.ok()) return p.outcome;
-      if (!p.records.empty()) groups.push_back(std::move(p.records));
-    } else if (b.fenced() && request.current_metadata_offset() >= b.registration().broker_epoch()) {
-      Plan p = PlanUnfenceBroker(image, id, options_.config);
-      if (!p.outcome.ok()) return p.outcome;
-      if (!p.records.empty()) groups.push_back(std::move(p.records));
-    }
-    return {};
-  });
-  if (!planned.ok()) {
-    SetOutcome(planned, &response);
-    return response;
-  }
-  // Several plans from one image must not overlap: write them one after another, each
-  // decided again on the image the previous left (the offline-dir plan first).
-  if (groups.size() > 1) groups.resize(1);
-  Outcome o = WriteLocked(groups);
   auto leads_nothing = [&](const MetadataImage& image) { return LeaderCounts(image).count(id) == 0; };
-  // Controlled shutdown is complete once the broker leads nothing: it is fenced then, as
-  // Kafka does, so that its next incarnation can register at once.
-  if (o.ok() && request.want_shut_down()) {
-    Plan fence = store_.WithImage([&](const MetadataImage& image) {
-      return leads_nothing(image) && !image.brokers().at(id).fenced() ? PlanFenceBroker(image, id, options_.config) : Plan{};
-    });
-    if (fence.outcome.ok() && !fence.records.empty()) o = WriteLocked({fence.records});
-  }
-  SetOutcome(o, &response);
-  store_.WithImage([&](const MetadataImage& image) {
-    const pb::BrokerState& b = image.brokers().at(id);
-    response.set_is_fenced(b.fenced());
-    response.set_is_caught_up(request.current_metadata_offset() >= b.registration().broker_epoch());
-    response.set_should_shut_down(request.want_shut_down() && leads_nothing(image));
-    return 0;
-  });
-  response.set_controller_id(node_.id());
+  RunWrite(
+      &response,
+      {.admit =
+           [&]() -> Outcome {
+             // The session counts from the heartbeat, not from when the write lock is free.
+             if (Outcome o = store_.WithImage(check); !o.ok()) return o;
+             std::lock_guard<std::mutex> s(sessions_mu_);
+             last_heartbeat_[id] = Clock::now();
+             return {};
+           },
+       .plan =
+           [&](Writes& writes) {
+             return store_.WithImage([&](const MetadataImage& image) -> Outcome {
+               if (Outcome o = check(image); !o.ok()) return o;
+               const pb::BrokerState& b = image.brokers().at(id);
+               auto add = [&](Plan p) {
+                 if (p.outcome.ok() && !p.records.empty()) writes.Add(std::move(p.records));
+                 return p.outcome;
+               };
+               if (!request.offline_log_dirs().empty()) {
+                 Outcome o = add(PlanOfflineLogDirs(
+                     image, id, {request.offline_log_dirs().begin(), request.offline_log_dirs().end()}, options_.config));
+                 if (!o.ok()) return o;
+               }
+               if (request.want_shut_down()) {
+                 if (Outcome o = add(PlanControlledShutdown(image, id, options_.config)); !o.ok()) return o;
+               } else if (b.fenced() && request.current_metadata_offset() >= b.registration().broker_epoch()) {
+                 if (Outcome o = add(PlanUnfenceBroker(image, id, options_.config)); !o.ok()) return o;
+               }
+               // Several plans from one image must not overlap: write them one after another, each
+               // decided again on the image the previous left (the offline-dir plan first).
+               if (writes.groups.size() > 1) writes.groups.resize(1);
+               return Outcome{};
+             });
+           },
+       .written =
+           [&](Outcome o, const Writes&) {
+             // Controlled shutdown is complete once the broker leads nothing: it is fenced then, as
+             // Kafka does, so that its next incarnation can register at once.
+             if (o.ok() && request.want_shut_down()) {
+               Plan fence = store_.WithImage([&](const MetadataImage& image) {
+                 return leads_nothing(image) && !image.brokers().at(id).fenced() ? PlanFenceBroker(image, id, options_.config)
+                                                                                 : Plan{};
+               });
+               if (fence.outcome.ok() && !fence.records.empty()) o = WriteLocked({fence.records});
+             }
+             SetOutcome(o, &response);
+             store_.WithImage([&](const MetadataImage& image) {
+               const pb::BrokerState& b = image.brokers().at(id);
+               response.set_is_fenced(b.fenced());
+               response.set_is_caught_up(request.current_metadata_offset() >= b.registration().broker_epoch());
+               response.set_should_shut_down(request.want_shut_down() && leads_nothing(image));
+               return 0;
+             });
+             response.set_controller_id(node_.id());
+           }});
   return response;
 }
 
 controller::v1::AlterPartitionResponse QuorumController::AlterPartition(
     const controller::v1::AlterPartitionRequest& request) {
   controller::v1::AlterPartitionResponse response;
-  if (RefuseIfNotActive(NotActive(), &response)) return response;
-  std::lock_guard<std::mutex> lock(write_mu_);
-  if (Outcome o = CatchUpLocked(); !o.ok()) {
-    SetOutcome(o, &response);
-    return response;
-  }
-  std::vector<std::vector<pb::MetadataRecord>> groups;
-  Outcome stale = store_.WithImage([&](const MetadataImage& image) -> Outcome {
-    auto it = image.brokers().find(request.broker_id());
-    if (it == image.brokers().end() || it->second.registration().broker_epoch() != request.broker_epoch()) {
-      return {ErrorCode::kStaleBrokerEpoch, absl::StrCat("broker ", request.broker_id(), " epoch ", request.broker_epoch(),
-                                                         " is not current")};
-    }
-    for (const auto& item : request.partitions()) {
-      Plan plan = PlanAlterPartition(image, request.broker_id(), item);
-      auto* r = response.add_partitions();
-      r->set_topic_id(item.topic_id());
-      r->set_partition_id(item.partition_id());
-      SetOutcome(plan.outcome, r);
-      if (plan.outcome.ok()) groups.push_back(std::move(plan.records));
-    }
-    return {};
-  });
-  if (!stale.ok()) {
-    SetOutcome(stale, &response);
-    return response;
-  }
-  Outcome o = WriteLocked(groups);
-  store_.WithImage([&](const MetadataImage& image) {
-    for (auto& r : *response.mutable_partitions()) {
-      if (r.error_code() == Code(ErrorCode::kNone) && !o.ok()) SetOutcome(o, &r);
-      const pb::Partition* p = image.FindPartition(r.topic_id(), r.partition_id());
-      if (p == nullptr) continue;
-      r.set_leader(p->leader());
-      r.set_leader_epoch(p->leader_epoch());
-      *r.mutable_isr() = p->isr();
-      r.set_partition_epoch(p->partition_epoch());
-    }
-    return 0;
-  });
+  RunWrite(&response,
+           {.plan =
+                [&](Writes& writes) {
+                  return store_.WithImage([&](const MetadataImage& image) -> Outcome {
+                    auto it = image.brokers().find(request.broker_id());
+                    if (it == image.brokers().end() || it->second.registration().broker_epoch() != request.broker_epoch()) {
+                      return {ErrorCode::kStaleBrokerEpoch, absl::StrCat("broker ", request.broker_id(), " epoch ",
+                                                                         request.broker_epoch(), " is not current")};
+                    }
+                    for (const auto& item : request.partitions()) {
+                      Plan plan = PlanAlterPartition(image, request.broker_id(), item);
+                      auto* r = response.add_partitions();
+                      r->set_topic_id(item.topic_id());
+                      r->set_partition_id(item.partition_id());
+                      SetOutcome(plan.outcome, r);
+                      if (plan.outcome.ok()) writes.Add(std::move(plan.records));
+                    }
+                    return {};
+                  });
+                },
+            .written =
+                [&](const Outcome& o, const Writes&) {
+                  store_.WithImage([&](const MetadataImage& image) {
+                    for (auto& r : *response.mutable_partitions()) {
+                      if (r.error_code() == Code(ErrorCode::kNone) && !o.ok()) SetOutcome(o, &r);
+                      const pb::Partition* p = image.FindPartition(r.topic_id(), r.partition_id());
+                      if (p == nullptr) continue;
+                      r.set_leader(p->leader());
+                      r.set_leader_epoch(p->leader_epoch());
+                      *r.mutable_isr() = p->isr();
+                      r.set_partition_epoch(p->partition_epoch());
+                    }
+                    return 0;
+                  });
+                }});
   return response;
 }
 
 controller::v1::AllocateProducerIdsResponse QuorumController::AllocateProducerIds(
     const controller::v1::AllocateProducerIdsRequest& request) {
   controller::v1::AllocateProducerIdsResponse response;
-  if (RefuseIfNotActive(NotActive(), &response)) return response;
-  std::lock_guard<std::mutex> lock(write_mu_);
-  // Caught up, the image holds every block handed out before, by any controller.
-  if (Outcome o = CatchUpLocked(); !o.ok()) {
-    SetOutcome(o, &response);
-    return response;
-  }
-  Plan plan = store_.WithImage([&](const MetadataImage& image) {
-    return PlanAllocateProducerIds(image, request.broker_id(), request.broker_epoch());
-  });
-  if (!plan.outcome.ok()) {
-    SetOutcome(plan.outcome, &response);
-    return response;
-  }
-  Outcome o = WriteLocked({plan.records});
-  SetOutcome(o, &response);
-  if (o.ok()) {
-    response.set_first_producer_id(plan.records[0].producer_ids().next_producer_id() - kProducerIdBlockSize);
-    response.set_length(kProducerIdBlockSize);
-    spdlog::info("broker {} (epoch {}) got producer ids {}..{}", request.broker_id(), request.broker_epoch(),
-                 response.first_producer_id(), response.first_producer_id() + response.length() - 1);
-  }
-  response.set_controller_id(node_.id());
+  int64_t next_producer_id = 0;
+  RunWrite(&response,
+           {.plan =
+                [&](Writes& writes) {
+                  // Caught up, the image holds every block handed out before, by any controller.
+                  Plan plan = store_.WithImage([&](const MetadataImage& image) {
+                    return PlanAllocateProducerIds(image, request.broker_id(), request.broker_epoch());
+                  });
+                  if (!plan.outcome.ok()) return plan.outcome;
+                  next_producer_id = plan.records[0].producer_ids().next_producer_id();
+                  writes.Add(std::move(plan.records));
+                  return Outcome{};
+                },
+            .written =
+                [&](const Outcome& o, const Writes&) {
+                  SetOutcome(o, &response);
+                  if (o.ok()) {
+                    response.set_first_producer_id(next_producer_id - kProducerIdBlockSize);
+                    response.set_length(kProducerIdBlockSize);
+                    spdlog::info("broker {} (epoch {}) got producer ids {}..{}", request.broker_id(), request.broker_epoch(),
+                                 response.first_producer_id(), response.first_producer_id() + response.length() - 1);
+                  }
+                  response.set_controller_id(node_.id());
+                }});
   return response;
 }
 

@@ -69,12 +69,24 @@ class QuorumController {
   // never splitting a group) and waits until they are applied.
   Outcome WriteLocked(const std::vector<std::vector<pb::MetadataRecord>>& groups);
   TopicId NewTopicId();
-  // An admin write: refuses when not active, serialises, catches up, lets plan fill the
-  // response's items and the records from the image, writes them, and gives the items
-  // whose records were written the write's error if it fails.
+  // Every write RPC takes the same steps; RunWrite runs them in order. It refuses with
+  // NOT_CONTROLLER (naming the leader) when this node is not the active controller, runs
+  // `admit` (optional: checks made before waiting for write_mu_), then, holding write_mu_,
+  // catches up, lets `plan` decide the records to write (from the image it reads), writes
+  // them, and hands the write's outcome to `written` (write_mu_ still held) to answer.
+  // An error from admit, the catch-up or plan answers the request as is: nothing written.
   struct Writes;
+  struct WriteSteps {
+    std::function<Outcome()> admit = nullptr;  // optional
+    std::function<Outcome(Writes&)> plan;
+    std::function<void(Outcome, const Writes&)> written;
+  };
+  template <typename Response>
+  void RunWrite(Response* response, const WriteSteps& steps);
+  // An admin write: RunWrite where plan fills the response's items and the records from
+  // the image, and the items whose records were written get the write's error if it fails.
   template <typename Response, typename Items>
-  void RunWrite(Response* response, Items* items, const std::function<void(const MetadataImage&, Writes&)>& plan);
+  void RunAdminWrite(Response* response, Items* items, const std::function<void(const MetadataImage&, Writes&)>& plan);
   void SessionLoop();
 
   raft::RaftNode& node_;

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# The README's test command and what CI runs: installs dependencies, builds, and runs
-# the test suite. Unit and fault tests run twice: under ASan+UBSan (Debug), then with every
-# other label but `slow` in the Release build; between them the libFuzzer targets run for
-# a bounded time (STRATA_FUZZ_SECONDS, default 30 each; a crash fails the run). ctest's
-# summary is the last line.
+# The README's test command and what CI runs: installs dependencies, checks the include
+# structure (scripts/check-structure.sh: an include cycle or a layering violation fails
+# the run), builds, and runs the test suite. Unit and fault tests run twice: under
+# ASan+UBSan (Debug), then with every other label but `slow` in the Release build;
+# between them the libFuzzer targets run for a bounded time (STRATA_FUZZ_SECONDS, default
+# 30 each; a crash fails the run). ctest's summary is the last line.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 bash scripts/install-deps.sh
+
+echo "== Structure: include cycles and module layering"
+bash scripts/check-structure.sh
 
 echo "== ASan/UBSan build: unit and fault tests"
 bash scripts/build.sh build-asan asan unit_fault_tests

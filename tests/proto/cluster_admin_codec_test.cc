@@ -10,34 +10,16 @@
 #include "proto/kafka/describe_cluster.h"
 #include "proto/kafka/describe_configs.h"
 #include "proto/kafka/wire.h"
+#include "tests/proto/codec_checks.h"
 #include "tests/proto/hand_bytes.h"
 
 namespace strata::proto::kafka {
 namespace {
 
+using testing::DecodeWhole;
+using testing::Encode;
 using testing::HandBytes;
 using Strings = std::vector<std::string>;
-
-template <typename T, typename WriteFn>
-std::string Encode(const T& value, int16_t version, WriteFn write) {
-  std::string out;
-  Writer w(&out);
-  write(value, version, w);
-  return out;
-}
-
-template <typename ReadFn>
-auto DecodeWhole(const std::string& bytes, int16_t version, ReadFn read) {
-  for (size_t cut = 0; cut < bytes.size(); ++cut) {
-    Reader short_reader(absl::string_view(bytes).substr(0, cut));
-    EXPECT_FALSE(read(short_reader, version).ok()) << "v" << version << " cut at " << cut;
-  }
-  Reader r(bytes);
-  auto value = read(r, version);
-  EXPECT_TRUE(value.ok()) << value.status();
-  EXPECT_EQ(r.remaining(), 0u);
-  return value;
-}
 
 // ---- DescribeConfigs ----
 

@@ -16,63 +16,19 @@
 #include "proto/kafka/offset_for_leader_epoch.h"
 #include "proto/kafka/produce.h"
 #include "proto/kafka/wire.h"
+#include "tests/proto/codec_checks.h"
 
 namespace strata::proto::kafka {
 namespace {
 
-// A byte string from a literal that may hold NULs.
-template <size_t N>
-std::string B(const char (&bytes)[N]) {
-  return std::string(bytes, N - 1);
-}
+using testing::B;
+using testing::Encode;
+using testing::ExpectLayout;
+using testing::ExpectRoundTrip;
 
 const std::string kMinusOne64 = B("\xff\xff\xff\xff\xff\xff\xff\xff");
 const std::string kZero64 = B("\x00\x00\x00\x00\x00\x00\x00\x00");
 const std::string kTopicId = "0123456789abcdef";
-
-template <typename T>
-using WriteFn = void (*)(const T&, int16_t, Writer&);
-template <typename T>
-using ReadFn = absl::StatusOr<T> (*)(Reader&, int16_t);
-
-template <typename T>
-std::string Encode(WriteFn<T> write, const T& value, int16_t version) {
-  std::string out;
-  Writer w(&out);
-  write(value, version, w);
-  return out;
-}
-
-// Writes `value` at `version`, reads it back (expecting `expected`: value with the
-// fields this version lacks at their defaults), re-encodes what was read, and refuses
-// every truncation of the encoding.
-template <typename T>
-void ExpectRoundTrip(WriteFn<T> write, ReadFn<T> read, const T& value, const T& expected, int16_t version) {
-  SCOPED_TRACE(testing::Message() << "version " << version);
-  std::string bytes = Encode(write, value, version);
-  Reader r(bytes);
-  absl::StatusOr<T> back = read(r, version);
-  ASSERT_TRUE(back.ok()) << back.status();
-  EXPECT_EQ(r.remaining(), 0u);
-  EXPECT_TRUE(*back == expected) << absl::CHexEscape(bytes);
-  EXPECT_EQ(Encode(write, *back, version), bytes);
-  for (size_t cut = 0; cut < bytes.size(); ++cut) {
-    Reader truncated(absl::string_view(bytes).substr(0, cut));
-    EXPECT_FALSE(read(truncated, version).ok()) << "cut at " << cut << " of " << bytes.size();
-  }
-}
-
-// The hand-built `bytes` are what the writer writes and read back as `value`.
-template <typename T>
-void ExpectLayout(WriteFn<T> write, ReadFn<T> read, const T& value, const std::string& bytes, int16_t version) {
-  SCOPED_TRACE(testing::Message() << "version " << version);
-  EXPECT_EQ(absl::CHexEscape(Encode(write, value, version)), absl::CHexEscape(bytes));
-  Reader r(bytes);
-  absl::StatusOr<T> back = read(r, version);
-  ASSERT_TRUE(back.ok()) << back.status();
-  EXPECT_EQ(r.remaining(), 0u);
-  EXPECT_TRUE(*back == value);
-}
 
 // ---- Produce ----
 
@@ -471,15 +427,15 @@ TEST(KafkaFetch, ResponsesHaveTheProtocolsLayout) {
 TEST(KafkaFetch, TaggedFieldsAreWrittenOnlyWhenSet) {
   FetchResponse resp;
   resp.responses = {{"t", std::string(16, '\0'), {FetchResponse::Partition{}}}};
-  std::string plain = Encode(WriteFetchResponse, resp, 12);
+  std::string plain = Encode(resp, 12, WriteFetchResponse);
   // partition tagged fields, topic tagged fields, response tagged fields: all empty
   EXPECT_EQ(absl::CHexEscape(plain.substr(plain.size() - 4)), absl::CHexEscape(B("\x00" "\x00" "\x00" "\x00")));
   resp.responses[0].partitions[0].current_leader = FetchResponse::LeaderIdAndEpoch{5, 2};
-  std::string with_leader = Encode(WriteFetchResponse, resp, 12);
+  std::string with_leader = Encode(resp, 12, WriteFetchResponse);
   EXPECT_EQ(absl::CHexEscape(with_leader.substr(plain.size() - 3)),
             absl::CHexEscape(B("\x01" "\x01" "\x09" "\x00\x00\x00\x05" "\x00\x00\x00\x02" "\x00" "\x00" "\x00")));
   FetchRequest req;
-  std::string no_cluster = Encode(WriteFetchRequest, req, 12);
+  std::string no_cluster = Encode(req, 12, WriteFetchRequest);
   EXPECT_EQ(no_cluster.back(), '\0');
 }
 
@@ -489,7 +445,7 @@ TEST(KafkaFetch, DivergingEpochRoundTripsAlone) {
   p.diverging_epoch = FetchResponse::EpochEndOffset{12, 3456789012345};
   resp.responses = {{"t", std::string(16, '\0'), {p}}};
   for (int16_t v : {int16_t{12}, int16_t{13}}) {
-    std::string bytes = Encode(WriteFetchResponse, resp, v);
+    std::string bytes = Encode(resp, v, WriteFetchResponse);
     Reader r(bytes);
     auto back = ReadFetchResponse(r, v);
     ASSERT_TRUE(back.ok()) << back.status();
@@ -501,7 +457,7 @@ TEST(KafkaFetch, DivergingEpochRoundTripsAlone) {
     EXPECT_FALSE(bp.snapshot_id.has_value());
   }
   // Before v12 there are no tagged fields: the divergence is not sent.
-  std::string v11 = Encode(WriteFetchResponse, resp, 11);
+  std::string v11 = Encode(resp, 11, WriteFetchResponse);
   Reader r(v11);
   auto back = ReadFetchResponse(r, 11);
   ASSERT_TRUE(back.ok());
@@ -537,7 +493,7 @@ TEST(KafkaFetch, UnknownTaggedFieldsAreSkipped) {
 
   // The request's cluster_id among unknown tags.
   FetchRequest req;
-  std::string request = Encode(WriteFetchRequest, req, 12);
+  std::string request = Encode(req, 12, WriteFetchRequest);
   request.pop_back();  // the empty tagged-field section
   request += B("\x03" "\x00" "\x03" "\x03" "c1" "\x01" "\x00" "\x05" "\x01" "x");
   Reader rr(request);
@@ -596,7 +552,7 @@ TEST(KafkaFetch, SplicedRecordsLeaveTheirBytesToTheCaller) {
   // v12: 4 + 2 + 4 + 1 + 2 + 1, then 4 + 2 + 24 + 1 + 4 + 2 = 51.
   for (const Case& c : {Case{11, 63, B("\x00\x00\x00\xc8"), B("\x00\x00\x00\x03")},
                         Case{12, 51, B("\xc9\x01"), B("\x04")}}) {
-    SCOPED_TRACE(testing::Message() << "version " << c.version);
+    SCOPED_TRACE(::testing::Message() << "version " << c.version);
     std::string out;
     std::vector<Splice> splices;
     Writer w(&out, &splices);

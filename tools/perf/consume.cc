@@ -7,7 +7,6 @@
 #include <chrono>
 #include <map>
 #include <memory>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -18,6 +17,7 @@
 #include "tools/perf/kafka_cluster.h"
 #include "tools/perf/latency.h"
 #include "tools/perf/perf_tool.h"
+#include "tools/perf/run_loop.h"
 
 namespace strata::tools::perf {
 
@@ -32,13 +32,18 @@ struct PartitionRange {
   int64_t end_offset = 0;  // the log end (high watermark) when the run started
 };
 
-struct ConsumerResult {
+struct ConsumerResult : WorkerReport {
   int64_t records = 0;
   int64_t batches = 0;
   int64_t batch_bytes = 0;
   int64_t fetches = 0;
-  std::vector<int64_t> latencies_ns;
-  absl::Status failure;
+
+  void Add(const ConsumerResult& other) {
+    records += other.records;
+    batches += other.batches;
+    batch_bytes += other.batch_bytes;
+    fetches += other.fetches;
+  }
 };
 
 // The offsets of `timestamp` (earliest / latest) for the partitions one broker leads.
@@ -227,16 +232,10 @@ int RunConsume(const ConsumeOptions& options, std::ostream& out, std::ostream& e
   int64_t available = 0;
   int16_t fetch_version = -1;
   for (const auto& [leader, led] : GroupByLeader(partitions)) {
-    const BrokerAddress& address = metadata.brokers.at(leader);
-    auto broker = ConnectBroker(address.host, address.port, timeout);
-    if (!broker.ok()) {
-      err << "strata-perf: broker " << leader << ": " << broker.status().message() << "\n";
-      return kExitFailed;
-    }
-    if (broker->versions.fetch < 0 || broker->versions.list_offsets < 0) {
-      err << "strata-perf: broker " << leader << " does not serve Fetch v4-v12 and ListOffsets v1-v8\n";
-      return kExitFailed;
-    }
+    auto broker = ConnectLeader(
+        metadata, leader, timeout, [](const ApiVersionSet& v) { return v.fetch >= 0 && v.list_offsets >= 0; },
+        "Fetch v4-v12 and ListOffsets v1-v8", err);
+    if (!broker) return kExitFailed;
     fetch_version = broker->versions.fetch;
     auto earliest = ListOffsets(*broker, options.topic, led, kafka::kListOffsetsEarliestTimestamp);
     auto latest =
@@ -253,28 +252,13 @@ int RunConsume(const ConsumeOptions& options, std::ostream& out, std::ostream& e
     consumers.push_back(std::make_unique<BrokerConsumer>(options, std::move(*broker), std::move(ranges), consumed));
   }
 
-  const auto began = Clock::now();
-  std::vector<ConsumerResult> results(consumers.size());
-  std::vector<std::thread> threads;
-  for (size_t i = 0; i < consumers.size(); ++i) {
-    threads.emplace_back([&, i] { results[i] = consumers[i]->Run(); });
-  }
-  for (std::thread& t : threads) t.join();
-  const double seconds = std::chrono::duration<double>(Clock::now() - began).count();
-
-  ConsumerResult total;
-  std::vector<std::string> failures;
-  for (ConsumerResult& r : results) {
-    total.records += r.records;
-    total.batches += r.batches;
-    total.batch_bytes += r.batch_bytes;
-    total.fetches += r.fetches;
-    total.latencies_ns.insert(total.latencies_ns.end(), r.latencies_ns.begin(), r.latencies_ns.end());
-    if (!r.failure.ok()) failures.emplace_back(r.failure.message());
-  }
-  LatencySummary latency = Summarize(total.latencies_ns);
-  const double records_per_s = seconds > 0 ? static_cast<double>(total.records) / seconds : 0;
-  const double batch_mb_per_s = seconds > 0 ? Megabytes(static_cast<double>(total.batch_bytes)) / seconds : 0;
+  RunTotals<ConsumerResult> run =
+      RunWorkers<ConsumerResult>(consumers, [](BrokerConsumer& c, Clock::time_point) { return c.Run(); });
+  const ConsumerResult& total = run.total;
+  const std::vector<std::string>& failures = run.failures;
+  const double seconds = run.seconds;
+  const double records_per_s = run.PerSecond(static_cast<double>(total.records));
+  const double batch_mb_per_s = run.PerSecond(Megabytes(static_cast<double>(total.batch_bytes)));
   const bool short_of_request = options.num_records > available;
 
   if (options.json) {
@@ -288,11 +272,9 @@ int RunConsume(const ConsumeOptions& options, std::ostream& out, std::ostream& e
                         {"batches", total.batches},
                         {"batch_bytes", total.batch_bytes},
                         {"fetches", total.fetches},
-                        {"failures", failures},
-                        {"elapsed_s", seconds},
                         {"records_per_s", records_per_s},
-                        {"batch_mb_per_s", batch_mb_per_s},
-                        {"fetch_latency", LatencyJson(latency)}};
+                        {"batch_mb_per_s", batch_mb_per_s}};
+    j.update(run.Json("fetch_latency"));
     out << j.dump() << "\n";
   } else {
     out << absl::StrFormat(
@@ -302,7 +284,7 @@ int RunConsume(const ConsumeOptions& options, std::ostream& out, std::ostream& e
     out << absl::StrFormat(
         "%d Fetch v%d requests to %d broker(s) for %d partition(s) holding %d records at the start\n", total.fetches,
         fetch_version, consumers.size(), partitions.size(), available);
-    out << "fetch latency (request to response): " << FormatLatency(latency, "fetches") << "\n";
+    out << "fetch latency (request to response): " << FormatLatency(run.latency, "fetches") << "\n";
   }
   if (short_of_request) {
     err << "strata-perf: warning: --num-records " << options.num_records << " asked for, but the partitions held only "

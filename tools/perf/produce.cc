@@ -21,6 +21,7 @@
 #include "tools/perf/kafka_cluster.h"
 #include "tools/perf/latency.h"
 #include "tools/perf/perf_tool.h"
+#include "tools/perf/run_loop.h"
 
 namespace strata::tools::perf {
 
@@ -62,7 +63,7 @@ int64_t RecordsPerBatch(const ProduceOptions& options) {
   return std::max<int64_t>(1, room / (int64_t{options.record_size} + kRecordOverhead));
 }
 
-struct BrokerResult {
+struct BrokerResult : WorkerReport {
   int64_t records_sent = 0;
   int64_t records_acked = 0;
   int64_t records_failed = 0;  // in batches a partition answered with an error
@@ -70,8 +71,18 @@ struct BrokerResult {
   int64_t requests = 0;
   int64_t partition_errors = 0;
   std::vector<std::string> errors_shown;
-  std::vector<int64_t> latencies_ns;
-  absl::Status failure;  // the connection or a response went wrong
+
+  void Add(BrokerResult& other) {
+    records_sent += other.records_sent;
+    records_acked += other.records_acked;
+    records_failed += other.records_failed;
+    batch_bytes_acked += other.batch_bytes_acked;
+    requests += other.requests;
+    partition_errors += other.partition_errors;
+    for (auto& e : other.errors_shown) {
+      if (errors_shown.size() < kMaxErrorsShown) errors_shown.push_back(std::move(e));
+    }
+  }
 };
 
 // Produces the partitions one leader leads. Run() starts the reader thread, writes
@@ -284,16 +295,9 @@ int RunProduce(const ProduceOptions& options, std::ostream& out, std::ostream& e
   std::map<int32_t, std::vector<PartitionInfo>> by_leader = GroupByLeader(partitions);
   int16_t produce_version = -1;
   for (const auto& [leader, led] : by_leader) {
-    const BrokerAddress& address = metadata.brokers.at(leader);
-    auto broker = ConnectBroker(address.host, address.port, timeout);
-    if (!broker.ok()) {
-      err << "strata-perf: broker " << leader << ": " << broker.status().message() << "\n";
-      return kExitFailed;
-    }
-    if (broker->versions.produce < 0) {
-      err << "strata-perf: broker " << leader << " does not serve Produce v3-v9\n";
-      return kExitFailed;
-    }
+    auto broker = ConnectLeader(
+        metadata, leader, timeout, [](const ApiVersionSet& v) { return v.produce >= 0; }, "Produce v3-v9", err);
+    if (!broker) return kExitFailed;
     produce_version = broker->versions.produce;
     std::vector<PartitionLoad> loads;
     int64_t records = 0;
@@ -308,34 +312,14 @@ int RunProduce(const ProduceOptions& options, std::ostream& out, std::ostream& e
         std::make_unique<BrokerProducer>(options, std::move(*broker), std::move(loads), value_pool, rate));
   }
 
-  const auto began = Clock::now();
-  std::vector<BrokerResult> results(producers.size());
-  std::vector<std::thread> threads;
-  for (size_t i = 0; i < producers.size(); ++i) {
-    threads.emplace_back([&, i] { results[i] = producers[i]->Run(began); });
-  }
-  for (std::thread& t : threads) t.join();
-  const double seconds = std::chrono::duration<double>(Clock::now() - began).count();
-
-  BrokerResult total;
-  std::vector<std::string> failures;
-  for (BrokerResult& r : results) {
-    total.records_sent += r.records_sent;
-    total.records_acked += r.records_acked;
-    total.records_failed += r.records_failed;
-    total.batch_bytes_acked += r.batch_bytes_acked;
-    total.requests += r.requests;
-    total.partition_errors += r.partition_errors;
-    for (auto& e : r.errors_shown) {
-      if (total.errors_shown.size() < kMaxErrorsShown) total.errors_shown.push_back(std::move(e));
-    }
-    total.latencies_ns.insert(total.latencies_ns.end(), r.latencies_ns.begin(), r.latencies_ns.end());
-    if (!r.failure.ok()) failures.emplace_back(r.failure.message());
-  }
-  LatencySummary latency = Summarize(total.latencies_ns);
-  const double records_per_s = seconds > 0 ? static_cast<double>(total.records_acked) / seconds : 0;
+  RunTotals<BrokerResult> run =
+      RunWorkers<BrokerResult>(producers, [](BrokerProducer& p, Clock::time_point began) { return p.Run(began); });
+  const BrokerResult& total = run.total;
+  const std::vector<std::string>& failures = run.failures;
+  const double seconds = run.seconds;
+  const double records_per_s = run.PerSecond(static_cast<double>(total.records_acked));
   const double payload_mb_per_s = Megabytes(records_per_s * options.record_size);
-  const double batch_mb_per_s = seconds > 0 ? Megabytes(static_cast<double>(total.batch_bytes_acked)) / seconds : 0;
+  const double batch_mb_per_s = run.PerSecond(Megabytes(static_cast<double>(total.batch_bytes_acked)));
   const int64_t records_per_batch = RecordsPerBatch(options);
 
   if (options.json) {
@@ -353,13 +337,11 @@ int RunProduce(const ProduceOptions& options, std::ostream& out, std::ostream& e
                         {"records_failed", total.records_failed},
                         {"partition_errors", total.partition_errors},
                         {"errors", total.errors_shown},
-                        {"failures", failures},
                         {"requests", total.requests},
-                        {"elapsed_s", seconds},
                         {"records_per_s", records_per_s},
                         {"mb_per_s", payload_mb_per_s},
-                        {"batch_mb_per_s", batch_mb_per_s},
-                        {"request_latency", LatencyJson(latency)}};
+                        {"batch_mb_per_s", batch_mb_per_s}};
+    j.update(run.Json("request_latency"));
     out << j.dump() << "\n";
   } else {
     out << absl::StrFormat(
@@ -375,7 +357,7 @@ int RunProduce(const ProduceOptions& options, std::ostream& out, std::ostream& e
     } else {
       out << "request latency (send to response; per request, not per record as kafka-producer-perf-test "
              "reports it): "
-          << FormatLatency(latency, "requests") << "\n";
+          << FormatLatency(run.latency, "requests") << "\n";
     }
   }
   for (const std::string& e : total.errors_shown) err << "strata-perf: error: " << e << "\n";
