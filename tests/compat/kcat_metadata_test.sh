@@ -2,8 +2,8 @@
 # Compatibility: a real Kafka client (kcat, on Debian's librdkafka) lists a Strata
 # cluster. It negotiates versions with ApiVersions and reads Metadata: the brokers, the
 # topics and their partitions with the same leaders and replicas the controller
-# reports, and an unknown topic's error. (Producing and consuming arrive with the rest
-# of issue 5.) Usage: kcat_metadata_test.sh <bin dir> <strata-cluster>
+# reports, and an unknown topic's error (producing and consuming:
+# kcat_produce_consume_test.sh). Usage: kcat_metadata_test.sh <bin dir> <strata-cluster>
 set -euo pipefail
 export STRATA_BIN_DIR=${1:?usage: $0 <bin dir> <strata-cluster>}
 CLUSTER=${2:?}
