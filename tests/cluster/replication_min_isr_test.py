@@ -87,8 +87,11 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-min-isr", overrides, budget_
                   f"acks=1 with an ISR of one failed: {[str(e) for _, _, e in acks1 if e][:3]}")
 
     cluster.start(follower)
-    cluster.wait_for(f"broker {follower} to drop its entry for epoch {epoch}, in which it appended nothing",
-                     lambda: epoch not in [e for e, _ in cluster.epochs(follower, TOPIC, 0)], 30,
+    # It drops that entry: its checkpoint becomes the leader's (which never had the epoch).
+    cluster.wait_for(f"broker {follower} to drop its entry for epoch {epoch}, in which it appended nothing, and hold "
+                     f"the leader's epochs",
+                     lambda: (lambda mine: mine and epoch not in [e for e, _ in mine] and
+                              mine == cluster.epochs(survivor, TOPIC, 0))(cluster.epochs(follower, TOPIC, 0)), 30,
                      lambda: f"its epochs {cluster.epochs(follower, TOPIC, 0)}, "
                              f"the leader {survivor}'s {cluster.epochs(survivor, TOPIC, 0)}")
     cluster.wait_for(f"broker {follower} back in the ISR", lambda: follower in cluster.partition(TOPIC, 0)["isr"], 30)

@@ -141,10 +141,12 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-truncation", overrides, budg
     later = produce_values(cluster.bootstrap, TOPIC, 0, [f"later-{i}" for i in range(50)], {"acks": "all"})
     cluster.require(all(err is None for _, _, err in later),
                     f"acks=all produce to broker {third} failed: {[r for r in later if r[2]][:3]}")
-    # It names the empty epoch no more: dropped from its checkpoint, the epochs it keeps
-    # are the ones of its records (none of them in that epoch).
-    cluster.wait_for(f"broker {elected} to drop its entry for epoch {epoch}, in which it appended nothing",
-                     lambda: epoch not in [e for e, _ in cluster.epochs(elected, TOPIC, 0)], 20,
+    # It names the empty epoch no more: dropped from its checkpoint, which becomes the
+    # leader's (the new leader's log never had that epoch).
+    cluster.wait_for(f"broker {elected} to drop its entry for epoch {epoch}, in which it appended nothing, and hold "
+                     f"the leader's epochs",
+                     lambda: (lambda mine: mine and epoch not in [e for e, _ in mine] and
+                              mine == cluster.epochs(third, TOPIC, 0))(cluster.epochs(elected, TOPIC, 0)), 20,
                      lambda: f"its epochs {cluster.epochs(elected, TOPIC, 0)}, "
                              f"the leader {third}'s {cluster.epochs(third, TOPIC, 0)}")
     cluster.wait_for(f"broker {elected}, deposed in an epoch without records, back in the ISR",
