@@ -499,7 +499,9 @@ TEST_F(DataPathTest, FetchOutOfRangeAndUnknownTopicIdAreErrors) {
   EXPECT_EQ(response->error_code, Code(kafka::ErrorCode::kFetchSessionIdNotFound));
 }
 
-TEST_F(DataPathTest, AcksZeroHasNoResponseAndAFailureClosesTheConnection) {
+// In process: KafkaApis answers nothing, or an error (which the server turns into a
+// close: AnAcksZeroProduceThatFailsClosesTheConnection below, over a socket).
+TEST_F(DataPathTest, AcksZeroHasNoResponseAndAFailureIsAnError) {
   CreateTopic("orders", 'o');
   kafka::ProduceRequest request;
   request.acks = 0;
@@ -529,11 +531,24 @@ class ZeroCopyTest : public DataPathTest {
     });
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = std::move(*server);
+    sockets_before_clients_ = SocketsOpen();
   }
   void TearDown() override {
     server_.reset();
     DataPathTest::TearDown();
   }
+  // Sockets this process holds (the server's listener and connections, test clients).
+  static int SocketsOpen() {
+    int n = 0;
+    std::error_code ec;
+    for (const auto& fd : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
+      std::error_code link_error;
+      auto target = std::filesystem::read_symlink(fd.path(), link_error);
+      if (!link_error && target.string().rfind("socket:", 0) == 0) ++n;
+    }
+    return n;
+  }
+  int sockets_before_clients_ = 0;
   std::string SegmentPath() { return LogOf("orders")->dir() + "/00000000000000000000.log"; }
   std::unique_ptr<KafkaServer> server_;
 };
@@ -579,9 +594,22 @@ TEST_F(ZeroCopyTest, AClientGoneMidTransferDoesNotKillTheBroker) {
     request.topics[0].partitions[0].partition_max_bytes = 64 << 20;
     client.SendRaw(testing::KafkaTestClient::Frame(static_cast<int16_t>(kafka::ApiKey::kFetch), 12, 5,
                                                    Encode(request, 12)));
-    // Gone before reading megabytes of records: sendfile meets a closed socket (EPIPE,
-    // not a SIGPIPE that would end this process).
+    // The response has begun (its size came), then the client resets the connection
+    // before reading megabytes of records: sendfile meets a reset socket (ECONNRESET or
+    // EPIPE, not a SIGPIPE that would end this process).
+    ASSERT_EQ(client.Read(4).size(), 4u);
+    client.Reset();
   }
+  // The server has closed each of those connections once no socket of it is left: it is
+  // done with their transfers. None of them was a file's failure: no transfer failure,
+  // no re-read, the dir online.
+  ASSERT_TRUE(testing::WaitUntil([&] { return SocketsOpen() == sockets_before_clients_; }, 20s))
+      << SocketsOpen() << " sockets open, " << sockets_before_clients_ << " before the clients; "
+      << server_->transfer_failures() << " transfer failures";
+  EXPECT_EQ(server_->transfer_failures(), 0) << "a peer gone mid-transfer counted as a failed file transfer";
+  ASSERT_TRUE(scheduler_.WaitIdle(10s));
+  EXPECT_EQ(logs_->transfer_checker().rereads(), 0) << "a peer gone mid-transfer made the file be re-read";
+  EXPECT_EQ(logs_->online_dirs().size(), 1u);
   testing::KafkaTestClient other(server_->port());
   other.SendRaw(testing::KafkaTestClient::Frame(static_cast<int16_t>(kafka::ApiKey::kApiVersions), 0, 6, ""));
   EXPECT_TRUE(other.ReadFrame().has_value());
@@ -598,6 +626,9 @@ TEST_F(ZeroCopyTest, AFileThatEndsInsideTheSliceClosesTheConnectionAndIsRereadIn
                                                  Encode(FetchRequestFor("orders", 0), 12)));
   auto frame = client.ReadFrame();
   EXPECT_TRUE(!frame.has_value() || frame->size() < 200) << "a whole response arrived: " << frame->size();
+  // The server closed the connection (end of stream, not the client's 5 s timeout): no
+  // other bytes may stand in for the ones missing from the frame.
+  EXPECT_TRUE(client.Closed()) << "the connection stayed open after the failed transfer";
   EXPECT_EQ(server_->transfer_failures(), 1) << "closed on error: " << server_->connections_closed_on_error();
   ASSERT_TRUE(testing::WaitUntil([&] { return logs_->transfer_checker().rereads() == 1; }, 10s));
   EXPECT_EQ(logs_->transfer_checker().inconclusive(), 1);
@@ -625,6 +656,39 @@ TEST_F(ZeroCopyTest, AFileThatFailsItsRereadTakesTheLogDirOffline) {
             absl::string_view::npos)
       << logs_->failure_channel().OfflineReason(tmp_.Sub("logs"));
   EXPECT_EQ(Produce("orders", testing::MakeBatch(1, "x")).error_code, Code(kafka::ErrorCode::kKafkaStorageError));
+}
+
+TEST_F(ZeroCopyTest, AnAcksZeroProduceThatFailsClosesTheConnection) {
+  CreateTopic("orders", 'o');
+  StartServer();
+  kafka::ProduceRequest request;
+  request.acks = 0;
+  request.topic_data.push_back({"orders", {{0, testing::MakeBatch(1, "a")}}});
+  auto produce = [&](int32_t correlation_id) {
+    std::string body;
+    kafka::Writer w(&body);
+    kafka::WriteProduceRequest(request, 9, w);
+    return testing::KafkaTestClient::Frame(static_cast<int16_t>(kafka::ApiKey::kProduce), 9, correlation_id, body);
+  };
+  auto api_versions = [](int32_t correlation_id) {
+    return testing::KafkaTestClient::Frame(static_cast<int16_t>(kafka::ApiKey::kApiVersions), 0, correlation_id, "");
+  };
+  testing::KafkaTestClient client(server_->port());
+  // Appended without an answer: the next frame on the connection answers the next request.
+  client.SendRaw(produce(1));
+  client.SendRaw(api_versions(2));
+  auto frame = client.ReadFrame();
+  ASSERT_TRUE(frame.has_value());
+  kafka::Reader r(*frame);
+  EXPECT_EQ(r.Int32("correlation_id"), 2) << "the acks=0 produce was answered";
+  EXPECT_EQ(LogOf("orders")->log_end_offset(), 1);
+  // A corrupt batch: the server closes the connection (end of stream, not the client's
+  // 5 s timeout), appending nothing and answering nothing.
+  request.topic_data[0].partition_data[0].records->back() ^= 1;
+  client.SendRaw(produce(3));
+  EXPECT_TRUE(client.Closed()) << "the connection stayed open after a failed acks=0 produce";
+  EXPECT_EQ(server_->connections_closed_on_error(), 1);
+  EXPECT_EQ(LogOf("orders")->log_end_offset(), 1);
 }
 
 // SSL listeners: a self-signed certificate made with the openssl tool.

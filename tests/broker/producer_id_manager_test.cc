@@ -9,9 +9,14 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <deque>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -35,13 +40,20 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
 // Hands out consecutive blocks of `length` from 0, or the error set with Fail(). Counts
-// calls. Thread-safe.
+// calls and, once Observe() named the manager it serves, records for each call how many
+// ids the manager had handed out when it asked (-1: asked before the test could ask
+// anything). The source runs on the manager's fetch thread, outside its lock, so that
+// count is what the manager knew when it decided to fetch. Thread-safe.
 class FakeController {
  public:
   explicit FakeController(int32_t length = 1000) : length_(length) {}
+  void Observe(const ProducerIdManager* manager) { manager_.store(manager); }
   ProducerIdBlockSource Source() {
     return [this]() -> absl::StatusOr<ProducerIdBlock> {
+      const ProducerIdManager* manager = manager_.load();
+      int64_t handed_out = manager != nullptr ? manager->stats().ids_handed_out : -1;
       std::lock_guard<std::mutex> lock(mu_);
+      handed_out_at_call_.push_back(handed_out);
       ++calls_;
       if (!scripted_.empty()) {
         ProducerIdBlock b = scripted_.front();
@@ -66,8 +78,14 @@ class FakeController {
     std::lock_guard<std::mutex> lock(mu_);
     return calls_;
   }
+  std::vector<int64_t> handed_out_at_call() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return handed_out_at_call_;
+  }
 
  private:
+  std::atomic<const ProducerIdManager*> manager_{nullptr};
+  std::vector<int64_t> handed_out_at_call_;
   const int32_t length_;
   mutable std::mutex mu_;
   int64_t next_ = 0;
@@ -75,6 +93,23 @@ class FakeController {
   std::string error_;
   std::deque<ProducerIdBlock> scripted_;
 };
+
+// True when every thread of this process but the calling one is asleep (state S in
+// /proc/self/task/*/stat): blocked in a wait. A manager's fetch thread that does
+// something unasked has done it by then, so what it did can be checked without waiting
+// a fixed time.
+bool OtherThreadsAsleep() {
+  const std::string self = std::to_string(static_cast<long>(::gettid()));
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    if (task.path().filename() == self) continue;
+    std::ifstream in(task.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    size_t end_of_name = stat.rfind(')');
+    if (end_of_name == std::string::npos || end_of_name + 2 >= stat.size()) continue;  // the thread has gone
+    if (stat[end_of_name + 2] != 'S') return false;
+  }
+  return true;
+}
 
 int64_t Next(ProducerIdManager& m) {
   auto id = m.NextProducerId();
@@ -85,9 +120,13 @@ int64_t Next(ProducerIdManager& m) {
 TEST(ProducerIdManager, NothingIsFetchedUntilAProducerAsksThenIdsFollowTheBlock) {
   FakeController controller;
   ProducerIdManager m(controller.Source());
-  EXPECT_FALSE(testing::WaitUntil([&] { return controller.calls() > 0; }, 100ms)) << "fetched before anyone asked";
+  controller.Observe(&m);
+  // The fetch thread runs and goes to sleep: it fetched nothing on its own.
+  ASSERT_TRUE(testing::WaitUntil(OtherThreadsAsleep, 10s)) << "the fetch thread never waits";
+  EXPECT_EQ(controller.calls(), 0) << "fetched before anyone asked";
   for (int64_t expected = 0; expected < 10; ++expected) EXPECT_EQ(Next(m), expected);
-  EXPECT_EQ(controller.calls(), 1);
+  // One fetch, made for the first request (which waited for it: no id was out yet).
+  EXPECT_EQ(controller.handed_out_at_call(), std::vector<int64_t>{0});
   EXPECT_EQ(m.stats().blocks_fetched, 1);
   EXPECT_EQ(m.stats().ids_handed_out, 10);
 }
@@ -95,10 +134,16 @@ TEST(ProducerIdManager, NothingIsFetchedUntilAProducerAsksThenIdsFollowTheBlock)
 TEST(ProducerIdManager, TheNextBlockIsFetchedInTheBackgroundOnceNinetyPercentIsUsed) {
   FakeController controller;
   ProducerIdManager m(controller.Source());
+  controller.Observe(&m);
   for (int i = 0; i < 899; ++i) Next(m);
-  EXPECT_FALSE(testing::WaitUntil([&] { return controller.calls() > 1; }, 100ms)) << "prefetched before 90%";
+  // The fetch thread is asleep again: 899 ids out did not make it prefetch.
+  ASSERT_TRUE(testing::WaitUntil(OtherThreadsAsleep, 10s)) << "the fetch thread never waits";
+  EXPECT_EQ(controller.calls(), 1) << "prefetched before 90%";
   EXPECT_EQ(Next(m), 899);  // the 900th id of the block
   ASSERT_TRUE(testing::WaitUntil([&] { return m.stats().blocks_fetched == 2; }, 5s));
+  // No id is handed out while the prefetch is awaited: the second fetch saw exactly the
+  // 900 ids out that made it due (one made earlier would have seen fewer).
+  EXPECT_EQ(controller.handed_out_at_call(), (std::vector<int64_t>{0, 900})) << "not prefetched at 90%";
   // The controller goes away: the prefetched block still serves the next thousand ids.
   controller.Fail("controller away");
   for (int64_t expected = 900; expected < 2000; ++expected) ASSERT_EQ(Next(m), expected);

@@ -7,7 +7,10 @@
 #    restarted, it registers again and is unfenced;
 #  * every broker follows the metadata into its own image (its /metrics show it) and
 #    answers ApiVersions on its Kafka listener;
-#  * kill -9 of the active controller: another takes over and every admin command works;
+#  * kill -9 of the active controller: another takes over and every admin command works
+#    (a preferred leader election gives every partition its first replica back); back, the
+#    killed controller catches up (its image has a topic made while it was down, its
+#    commit index reaches the leader's);
 #  * SIGTERM of a broker: controlled shutdown moves its leaderships, then it exits;
 #  * a broker's log dir fails: its replicas there leave ISRs and leaderships;
 #  * a broker's metadata.log.dir is removed: that broker stops itself;
@@ -125,13 +128,36 @@ new_active=$("$S" quorum describe -o json | jq .leader_id)
 "$S" configs alter --topic after --set retention.ms=60000 >/dev/null || fail "configs alter"
 [[ $("$S" configs describe --topic after -o json | jq -r '.[] | select(.name == "retention.ms") | .value') == 60000 ]] ||
   fail "retention.ms not set"
-"$S" leaders elect --topic orders >/dev/null || true  # may be not needed or not available: exit 1 is allowed
+# Preferred leader election: once broker $victim is back in every ISR of orders, the
+# partitions it was first replica of (led by others since its kill) get it back; every
+# partition answers elected (0) or ELECTION_NOT_NEEDED, and then every leader is its
+# partition's first replica.
+isr_full() { "$S" topics describe orders -o json | jq -e '[.[0].partitions[] | select((.isr | length) != 3)] | length == 0'; }
+wait_for 30 isr_full || fail "orders' ISRs are not full before the preferred election: $("$S" topics describe orders)"
+rc=0
+elected=$("$S" leaders elect --type preferred --topic orders -o json 2>&1) || rc=$?
+[[ $rc == 0 ]] || fail "leaders elect exited $rc: $elected"
+jq -e 'length == 12 and all(.[]; .error_code == 0 or (.result | startswith("ELECTION_NOT_NEEDED")))' <<<"$elected" >/dev/null 2>&1 ||
+  fail "preferred election results are not 12 of elected or ELECTION_NOT_NEEDED: $elected"
+jq -e 'any(.[]; .error_code == 0)' <<<"$elected" >/dev/null 2>&1 ||
+  fail "the preferred election elected nothing, but broker $victim's partitions were led by others: $elected"
+preferred_lead() { "$S" topics describe orders -o json | jq -e 'all(.[0].partitions[]; .leader == .replicas[0])'; }
+wait_for 20 preferred_lead || fail "after the preferred election not every leader is its first replica: $("$S" topics describe orders -o json | jq -c '[.[0].partitions[] | [.leader, .replicas]]')"
 "$S" topics delete after >/dev/null || fail "topics delete"
 [[ $("$S" topics list -o json | jq -c '[.[].name]') == '["orders"]' ]] || fail "after was not deleted"
-# The killed controller comes back and catches up.
+# State made while the controller is down: its image must have it once it is back.
+"$S" topics create while-down --partitions 1 --replication-factor 3 >/dev/null || fail "create while-down"
+# The killed controller comes back and catches up: its own image (a follower answers
+# reads from it) holds the topic created while it was down, and its commit index reaches
+# the one the leader had just before it came back.
+controller_addr() { echo "127.0.0.1:$(sed -n "s/.*$1@127.0.0.1:\([0-9]*\).*/\1/p" "$DIR/voters")"; }
+leader_commit=$("$S" --bootstrap-controller "$(controller_addr "$new_active")" quorum describe -o json | jq .high_watermark)
 "$CLUSTER" start --dir "$DIR" "$active"
-node_caught_up() { grep -q "term" "$DIR/node-$active/server.log" && "$S" --bootstrap-controller "127.0.0.1:$(sed -n "s/.*$active@127.0.0.1:\([0-9]*\).*/\1/p" "$DIR/voters")" topics list -o json | jq -e 'map(.name) == ["orders"]'; }
-wait_for 20 node_caught_up || fail "controller $active did not catch up"
+node_caught_up() {
+  "$S" --bootstrap-controller "$(controller_addr "$active")" topics list -o json | jq -e 'map(.name) | sort == ["orders", "while-down"]' &&
+    "$S" --bootstrap-controller "$(controller_addr "$active")" quorum describe -o json | jq -e --argjson c "$leader_commit" '.high_watermark >= $c'
+}
+wait_for 20 node_caught_up || fail "controller $active did not catch up: it lists $("$S" --bootstrap-controller "$(controller_addr "$active")" topics list -o json 2>&1 | jq -c 'map(.name)' 2>&1), commit index $("$S" --bootstrap-controller "$(controller_addr "$active")" quorum describe -o json 2>&1 | jq .high_watermark 2>&1), the leader's $leader_commit"
 
 # SIGTERM of a broker: a controlled shutdown moves its leaderships away before it exits 0.
 wait_for 20 broker_fenced 6 false || fail "broker 6 is not unfenced"

@@ -8,7 +8,9 @@ new incarnation while the controller still counts the old one alive), others aft
 controller fenced the dead broker and moved its leaderships (then produce must go on
 with the two survivors), and in some rounds a second broker (a leader) is killed and
 restarted while the first still catches up (ISRs may drop below min.insync.replicas:
-produce stalls and is retried). Before the next round every ISR is full again.
+produce stalls and is retried). Before the next round every ISR is full again. All
+ROUNDS rounds must run to their end: a producer stopped on a fatal error (below) ends
+only the waits for its acknowledgements, never the rounds.
 Afterwards, for every partition:
   * every replica's log holds the same bytes (the concatenated .log segments) once the
     ISR is full again and the log ends agree;
@@ -24,7 +26,7 @@ Afterwards, for every partition:
     idempotent producer on "sequence desynchronization" (its PR 4438, fixed in 2.3: it
     counts a possibly-persisted batch as written); the test accepts that only when the
     broker's OUT_OF_ORDER_SEQUENCE_NUMBER was right by its log, and then checks what was
-    acknowledged up to there.
+    acknowledged up to there (the rounds still all run).
 Usage: /usr/bin/python3 replication_chaos_test.py <bin dir> <strata-cluster>
 """
 
@@ -55,7 +57,18 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-chaos", overrides, budget_s=
     tailing = TailingConsumer(cluster.bootstrap, TOPIC, PARTITIONS)
     cluster.wait_for("the first 500 acknowledgements", lambda: producer.acked_at_least(500), 30)
 
-    # A failed round still leads to the checks below: what was acknowledged must be there.
+    def produce_goes_on(what, records=300):
+        """Waits for records more acknowledgements. A producer that librdkafka stopped on a
+        fatal error (judged below) acknowledges nothing more: then only the rounds go on."""
+        if producer.fatal is not None:
+            return
+        acked = producer.acked_count()
+        cluster.wait_for(what, lambda: producer.fatal is not None or producer.acked_count() >= acked + records,
+                         STALL_S)
+
+    # Every round runs to its end, whatever the producer does: a wait that fails is a
+    # failure (the checks below still run on what was acknowledged).
+    rounds_done = 0
     try:
         for rnd in range(ROUNDS):
             parts = cluster.partitions(TOPIC)
@@ -72,9 +85,7 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-chaos", overrides, budget_s=
                 # acks=all produce goes on with two in-sync replicas.
                 cluster.wait_for(f"broker {victim}'s leaderships to move",
                                  lambda: all(p["leader"] not in (victim, -1) for p in cluster.partitions(TOPIC)), 30)
-                acked = producer.acked_count()
-                cluster.wait_for(f"produce to go on without broker {victim}",
-                                 lambda: producer.acked_at_least(acked + 300), STALL_S)
+                produce_goes_on(f"produce to go on without broker {victim}")
             cluster.start(victim)
             if kind == "overlap":
                 # While it catches up (maybe out of an ISR), a leader among the others dies too:
@@ -89,14 +100,14 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-chaos", overrides, budget_s=
             # session may still run out after a quick restart) and every ISR is full.
             cluster.wait_for(f"restarted brokers registered anew and every ISR full after round {rnd + 1}",
                              lambda: cluster.settled(TOPIC), 60, lambda: cluster.cluster_state(TOPIC))
-            acked = producer.acked_count()
-            cluster.wait_for("produce to go on with the full ISR", lambda: producer.acked_at_least(acked + 300), STALL_S)
+            produce_goes_on("produce to go on with the full ISR")
+            rounds_done += 1
     except TestFailed as e:
-        # A fatal producer error is judged below, once the replicas can be read.
-        cluster.check(producer.fatal is not None, f"chaos: {e}")
+        cluster.check(False, f"chaos round {rounds_done + 1}: {e}")
         for b in cluster.brokers:
             if not cluster.running(b):
                 cluster.start(b)
+    cluster.check(rounds_done == ROUNDS, f"{rounds_done} of the {ROUNDS} kill -9 rounds ran to their end")
 
     left = producer.stop()
     cluster.check(left == 0, f"{left} records still undelivered after 90 s")
@@ -115,10 +126,11 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-chaos", overrides, budget_s=
         cluster.check(not failed, f"{len(failed)} delivery failures, e.g. {sorted(failed.items())[:5]}")
     else:
         # librdkafka 2.0 may stop an idempotent producer on a right OUT_OF_ORDER_SEQUENCE_NUMBER
-        # (out_of_order_was_right says when). Then the chaos ended early: what was
-        # acknowledged is checked below, what failed with the producer may be there once.
+        # (out_of_order_was_right says when). Then the later rounds ran without new
+        # records: what was acknowledged is checked below, what failed with the producer
+        # may be there once.
         if cluster.check(*out_of_order_was_right(cluster, TOPIC, producer.fatal)):
-            log("note: the producer stopped on librdkafka's sequence desynchronization; the chaos ended early")
+            log("note: the producer stopped on librdkafka's sequence desynchronization; the rounds went on without it")
         unexplained = {n: e for n, e in failed.items()
                        if e.code() not in FAILED_WITH_THE_PRODUCER}
         cluster.check(not unexplained, f"{len(unexplained)} delivery failures, e.g. {sorted(unexplained.items())[:5]}")

@@ -332,12 +332,17 @@ class Cluster:
         return [(e["offset"], e["value"]) for e in self.dump(node, topic, index, records=True) if e["type"] == "record"]
 
     def epochs(self, node, topic, index):
-        """The replica's leader-epoch-checkpoint: [(epoch, start offset)]."""
+        """The replica's leader-epoch-checkpoint: [(epoch, start offset)]; [] when there is no
+        checkpoint file. A dump that fails ends the test (TestFailed)."""
         path = os.path.join(self.partition_dir(node, topic, index), "leader-epoch-checkpoint")
         if not os.path.exists(path):
             return []
         out = subprocess.run([os.path.join(self.bin_dir, "strata-storage"), "dump", "--output", "json", path],
                              capture_output=True, text=True, timeout=30)
+        if out.returncode != 0:
+            # Not an empty cache: a check on the epochs must not pass on a dump that failed.
+            raise TestFailed(f"strata-storage dump of broker {node}'s {topic}-{index} leader-epoch-checkpoint exited "
+                             f"{out.returncode}: {(out.stdout + out.stderr)[-500:]}")
         entries = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
         return [(e["epoch"], e["startOffset"]) for e in entries if "epoch" in e]
 

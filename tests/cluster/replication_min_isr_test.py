@@ -12,7 +12,7 @@ min.insync.replicas 2.
   * acks=1 produce still succeeds (min.insync.replicas only concerns acks=all).
   * The second broker killed restarts: its log has an epoch that holds no records (it
     led without appending), which the leader's log does not know; it must drop that
-    entry, catch up and rejoin the ISR (Kafka's truncateTo keeps the epoch cache in line
+    entry (its leader-epoch-checkpoint no longer names the epoch), catch up and rejoin the ISR (Kafka's truncateTo keeps the epoch cache in line
     even when nothing is cut) — then acks=all succeeds again.
   * With all three back, the replicas hold the same bytes; a consumer reads every
     acknowledged record once, in order, and none of the refused ones.
@@ -87,6 +87,13 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-min-isr", overrides, budget_
                   f"acks=1 with an ISR of one failed: {[str(e) for _, _, e in acks1 if e][:3]}")
 
     cluster.start(follower)
+    # It drops that entry: its checkpoint becomes the leader's (which never had the epoch).
+    cluster.wait_for(f"broker {follower} to drop its entry for epoch {epoch}, in which it appended nothing, and hold "
+                     f"the leader's epochs",
+                     lambda: (lambda mine: mine and epoch not in [e for e, _ in mine] and
+                              mine == cluster.epochs(survivor, TOPIC, 0))(cluster.epochs(follower, TOPIC, 0)), 30,
+                     lambda: f"its epochs {cluster.epochs(follower, TOPIC, 0)}, "
+                             f"the leader {survivor}'s {cluster.epochs(survivor, TOPIC, 0)}")
     cluster.wait_for(f"broker {follower} back in the ISR", lambda: follower in cluster.partition(TOPIC, 0)["isr"], 30)
     after = produce_values(cluster.bootstrap, TOPIC, 0, [f"after-{i}" for i in range(100)],
                            {"acks": "all", "enable.idempotence": True})

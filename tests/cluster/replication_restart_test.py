@@ -11,20 +11,25 @@ before the controller fences the dead incarnation.
     point, where nothing was fsynced). It restarts at once, with the metadata image it
     stopped with, which still names it leader.
   * While its old incarnation is not fenced yet the restarted broker hosts nothing: a
-    Fetch or Produce to it is answered NOT_LEADER_OR_FOLLOWER, so the followers do not
+    Fetch and a Produce to it (spoken on a socket as soon as it listens) are answered
+    NOT_LEADER_OR_FOLLOWER, so the followers do not
     truncate to its shorter log. (Before the fix it led again in the same epoch from its
     stale image, and its followers cut the acknowledged records 100..199 to match.)
   * The controller fences the old incarnation and elects an ISR follower; the restarted
-    broker registers, catches up with the metadata log (its log line says so) and
+    broker registers, catches up with the metadata log (its restart adds a log line that
+    says so) and
     follows; then every replica holds the same bytes, every acknowledged record once in
     order, and acks=all works on.
 Usage: /usr/bin/python3 replication_restart_test.py <bin dir> <strata-cluster>
 """
 
 import os
+import socket
+import struct
 import sys
+import time
 
-from replication_harness import Cluster, check_sequence, log, produce_values, read_all
+from replication_harness import Cluster, TestFailed, check_sequence, log, produce_values, read_all
 
 TOPIC = "restart"
 SESSION_MS = 6000
@@ -35,6 +40,85 @@ overrides = {
     "replica.lag.time.max.ms": 10000,
     "replica.fetch.backoff.ms": 100,
 }
+
+
+NOT_LEADER_OR_FOLLOWER = 6
+CAUGHT_UP = "caught up with the metadata log"
+
+
+def connect_when_listening(address, timeout):
+    """A socket to host:port once something listens there (connects retried to a deadline)."""
+    host, port = address.rsplit(":", 1)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return socket.create_connection((host, int(port)), timeout=10)
+        except ConnectionRefusedError:
+            if time.monotonic() >= deadline:
+                raise TestFailed(f"nothing listens on {address} after {timeout} s")
+            time.sleep(0.05)  # polling a condition with a deadline
+
+
+def kafka_call(sock, api_key, version, correlation_id, body):
+    """One request (header v1) on sock; the response body after its correlation id."""
+    client = b"restart-probe"
+    frame = struct.pack(">hhih", api_key, version, correlation_id, len(client)) + client + body
+    sock.sendall(struct.pack(">i", len(frame)) + frame)
+
+    def read(n):
+        data = b""
+        while len(data) < n:
+            chunk = sock.recv(n - len(data))
+            if not chunk:
+                raise TestFailed(f"the broker closed the connection answering API {api_key} v{version}")
+            data += chunk
+        return data
+
+    size = struct.unpack(">i", read(4))[0]
+    data = read(size)
+    got = struct.unpack(">i", data[:4])[0]
+    if got != correlation_id:
+        raise TestFailed(f"correlation id {got} answered request {correlation_id}")
+    return data[4:]
+
+
+def string(s):
+    return struct.pack(">h", len(s)) + s.encode()
+
+
+def produce_error(sock, topic, partition):
+    """The error code of a Produce v3 (acks=1) of a few bytes to one partition. The bytes are
+    no record batch: only a broker that hosts and leads the partition looks at them (and
+    refuses them), so the probe can never add to the log."""
+    records = b"not a record batch"
+    body = (struct.pack(">hhi", -1, 1, 5000) + struct.pack(">i", 1) + string(topic) + struct.pack(">i", 1) +
+            struct.pack(">ii", partition, len(records)) + records)
+    r = kafka_call(sock, 0, 3, 11, body)
+    # [responses: name, [partition_responses: index, error_code, base_offset, log_append_time]], throttle
+    (topics,) = struct.unpack(">i", r[:4])
+    (name_len,) = struct.unpack(">h", r[4:6])
+    at = 6 + name_len
+    (parts,) = struct.unpack(">i", r[at:at + 4])
+    index, error = struct.unpack(">ih", r[at + 4:at + 10])
+    if (topics, parts, index) != (1, 1, partition):
+        raise TestFailed(f"a Produce answer for {topics} topics, {parts} partitions, partition {index}")
+    return error
+
+
+def fetch_error(sock, topic, partition):
+    """The error code of a consumer's Fetch v4 (no wait) of one partition from offset 0."""
+    body = (struct.pack(">iiiib", -1, 0, 1, 1 << 20, 0) + struct.pack(">i", 1) + string(topic) +
+            struct.pack(">i", 1) + struct.pack(">iqi", partition, 0, 1 << 20))
+    r = kafka_call(sock, 1, 4, 12, body)
+    # throttle, [responses: topic, [partitions: index, error_code, ...]]
+    (topics,) = struct.unpack(">i", r[4:8])
+    (name_len,) = struct.unpack(">h", r[8:10])
+    at = 10 + name_len
+    (parts,) = struct.unpack(">i", r[at:at + 4])
+    index, error = struct.unpack(">ih", r[at + 4:at + 10])
+    if (topics, parts, index) != (1, 1, partition):
+        raise TestFailed(f"a Fetch answer for {topics} topics, {parts} partitions, partition {index}")
+    return error
 
 
 def recovery_point(cluster, node, topic, index):
@@ -75,19 +159,25 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-restart", overrides, budget_
                     f"the recovery point {flushed} is past offset {cut['baseOffset']}: those records were fsynced")
     os.truncate(segments[0], cut["position"])
     log(f"broker {leader}'s log cut to offset {cut['baseOffset']} (byte {cut['position']}), as after a power failure")
+    caught_up_before = cluster.server_log(leader).count(CAUGHT_UP)  # the log is appended to
     cluster.start(leader)
 
     # The old incarnation is still registered (the session runs SESSION_MS): the image the
-    # restarted broker has names it leader. It must neither lead nor host the partition.
-    at_restarted = cluster.address(leader)
-    probe = produce_values(at_restarted, TOPIC, 0, ["probe-0"],
-                           {"acks": 1, "message.timeout.ms": 3000, "retries": 0}, timeout=20)
+    # restarted broker has names it leader. It must neither lead nor host the partition:
+    # a real Produce and Fetch to it are answered NOT_LEADER_OR_FOLLOWER (and keep being
+    # so once it follows the new leader).
+    with connect_when_listening(cluster.address(leader), 30) as probe:
+        produce = produce_error(probe, TOPIC, 0)
+        fetch = fetch_error(probe, TOPIC, 0)
     state = cluster.partition(TOPIC, 0)
-    cluster.check(state["leader_epoch"] > epoch or probe[0][2] is not None,
-                  f"broker {leader}, restarted before it was fenced, took a produce in leader epoch {epoch}: "
-                  f"{probe[0]}")
-    if probe[0][2] is not None:
-        log(f"broker {leader} before it registered anew: {probe[0][2]}")
+    log(f"broker {leader} restarted: Produce error {produce}, Fetch error {fetch}; the partition's leader "
+        f"{state['leader']} in epoch {state['leader_epoch']} (epoch {epoch} when it was killed)")
+    cluster.check(produce == NOT_LEADER_OR_FOLLOWER,
+                  f"broker {leader}, restarted before it was fenced, answered a Produce with error {produce}, "
+                  f"not NOT_LEADER_OR_FOLLOWER ({NOT_LEADER_OR_FOLLOWER})")
+    cluster.check(fetch == NOT_LEADER_OR_FOLLOWER,
+                  f"broker {leader}, restarted before it was fenced, answered a Fetch with error {fetch}, "
+                  f"not NOT_LEADER_OR_FOLLOWER ({NOT_LEADER_OR_FOLLOWER})")
 
     new_leader = cluster.wait_for("an ISR follower to take over",
                                   lambda: next((p["leader"] for p in cluster.partitions(TOPIC)
@@ -96,8 +186,10 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-restart", overrides, budget_
     cluster.wait_for(f"broker {leader} registered anew and back in the ISR", lambda: cluster.settled(TOPIC), 30)
     cluster.wait_for("every replica's log end at the leader's",
                      lambda: len({cluster.log_end(n, TOPIC, 0) for n in replicas}) == 1, 30)
-    cluster.check("caught up with the metadata log" in cluster.server_log(leader),
-                  f"broker {leader}'s log does not say when it caught up with the metadata log")
+    caught_up_after = cluster.server_log(leader).count(CAUGHT_UP)
+    cluster.check(caught_up_after > caught_up_before,
+                  f"broker {leader}'s restart did not log that it {CAUGHT_UP} ({caught_up_before} such lines before "
+                  f"the restart, {caught_up_after} after)")
 
     after = produce_values(cluster.bootstrap, TOPIC, 0, [f"after-{i}" for i in range(100)], {"acks": "all"})
     cluster.require(all(err is None for _, _, err in after),

@@ -12,7 +12,9 @@ replica.lag.time.max.ms is 10 s, so followers paused for well under a second sta
     its files) and not on the new leader's. 100 more records (acks=all) go to the new
     leader — past the offsets of the old tail, in a newer epoch.
   * The old leader restarts, rejoins the ISR, and holds exactly the new leader's log: the
-    same bytes, the same log end, none of the values only it had. Every replica and a
+    same bytes, the same log end, none of the values only it had.
+  * A leader deposed (paused) in an epoch it appended nothing in drops that epoch's
+    entry from its leader-epoch-checkpoint (read from its files) and rejoins the ISR. Every replica and a
     consumer hold the acks=all records once each, in order, and no value of the old tail
     that did not survive on the new leader.
 Usage: /usr/bin/python3 replication_truncation_test.py <bin dir> <strata-cluster>
@@ -139,6 +141,14 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-truncation", overrides, budg
     later = produce_values(cluster.bootstrap, TOPIC, 0, [f"later-{i}" for i in range(50)], {"acks": "all"})
     cluster.require(all(err is None for _, _, err in later),
                     f"acks=all produce to broker {third} failed: {[r for r in later if r[2]][:3]}")
+    # It names the empty epoch no more: dropped from its checkpoint, which becomes the
+    # leader's (the new leader's log never had that epoch).
+    cluster.wait_for(f"broker {elected} to drop its entry for epoch {epoch}, in which it appended nothing, and hold "
+                     f"the leader's epochs",
+                     lambda: (lambda mine: mine and epoch not in [e for e, _ in mine] and
+                              mine == cluster.epochs(third, TOPIC, 0))(cluster.epochs(elected, TOPIC, 0)), 20,
+                     lambda: f"its epochs {cluster.epochs(elected, TOPIC, 0)}, "
+                             f"the leader {third}'s {cluster.epochs(third, TOPIC, 0)}")
     cluster.wait_for(f"broker {elected}, deposed in an epoch without records, back in the ISR",
                      lambda: elected in cluster.partition(TOPIC, 0)["isr"], 20)
     cluster.start(new_leader)

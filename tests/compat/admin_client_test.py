@@ -3,7 +3,8 @@
 Run with Debian's Python and python3-confluent-kafka (librdkafka underneath):
     /usr/bin/python3 admin_client_test.py <bootstrap.servers>
 AdminClient creates topics (an existing one: TOPIC_ALREADY_EXISTS; too many replicas:
-INVALID_REPLICATION_FACTOR; validate_only creates nothing), describes topic and broker
+INVALID_REPLICATION_FACTOR; validate_only creates nothing: a topic created after it
+shows in Metadata, it does not), describes topic and broker
 configs (static, dynamic per broker and cluster default, set by the strata CLI), adds
 partitions (a smaller count: INVALID_PARTITIONS) and deletes topics (an unknown one:
 UNKNOWN_TOPIC_OR_PARTITION); after each, Metadata (list_topics) shows the effect.
@@ -226,12 +227,19 @@ again = ADMIN.create_topics([NewTopic("orders", 1, 1)])["orders"]
 check(error_code(again) == KafkaError.TOPIC_ALREADY_EXISTS, "creating orders again is TOPIC_ALREADY_EXISTS")
 dry = ADMIN.create_topics([NewTopic("dry-run", 2, 1)], validate_only=True)["dry-run"]
 check(error_code(dry) == 0, "validate_only create succeeds")
+# A topic created for real after the validate_only request: once a broker's Metadata
+# shows it, that broker's image holds everything the controller wrote before it, which
+# would include dry-run had validate_only created it.
+marker = ADMIN.create_topics([NewTopic("after-dry-run", 1, 1)], operation_timeout=10)["after-dry-run"]
+check(error_code(marker) == 0, "create after-dry-run")
 
-md = wait_for("orders (3 partitions x 2 replicas) and defaults (1 partition) in Metadata", lambda m:
+md = wait_for("orders (3 partitions x 2 replicas), defaults (1 partition) and after-dry-run in Metadata", lambda m:
               partitions_of(m, "orders") is not None and len(partitions_of(m, "orders")) == 3
               and all(len(p.replicas) == 2 for p in partitions_of(m, "orders").values())
-              and partitions_of(m, "defaults") is not None and len(partitions_of(m, "defaults")) == 1)
-check("dry-run" not in md.topics, "validate_only created nothing")
+              and partitions_of(m, "defaults") is not None and len(partitions_of(m, "defaults")) == 1
+              and partitions_of(m, "after-dry-run") is not None)
+check("after-dry-run" in md.topics and "dry-run" not in md.topics,
+      f"validate_only created nothing (Metadata lists {sorted(md.topics)})")
 check("too-wide" not in md.topics, "a refused topic was not created")
 
 # DescribeConfigs: a topic's set and default configs, a broker's own settings.

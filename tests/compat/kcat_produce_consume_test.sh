@@ -13,7 +13,8 @@
 #    kcat -C -o s@TS start every partition at its first offset with a timestamp >= TS
 #    (or at the end when there is none).
 #  * The same records come back with fetch limits smaller than a batch; a consumer
-#    waiting at the end of a partition in a 20 s long poll gets new messages at once.
+#    waiting at the end of a partition in a 120 s long poll gets new messages before that
+#    wait could have run out (the produce wakes its parked Fetch).
 #  * A topic with message.timestamp.type=LogAppendTime: kcat shows tstype logappend and
 #    broker times taken while the produce ran.
 # Usage: kcat_produce_consume_test.sh <bin dir> <strata-cluster>
@@ -175,18 +176,28 @@ else
   fail "no timestamps to look up (the read-back check failed)"
 fi
 
-# A consumer parked at the end of partition 0 in a long poll (fetch.wait.max.ms 20 s) gets
-# new messages as soon as they are written, not when its wait runs out.
+# A consumer parked at the end of partition 0 in a long poll gets new messages as soon as
+# they are written, not when its wait runs out: its wait (fetch.wait.max.ms, 120 s) is
+# twice the 60 s it is given to read them, so it reads them only if the produce woke its
+# parked Fetch. The produce starts once the consumer says (its fetch debug log) that it
+# sent its Fetch at the partition's end.
 end0=$(awk '$1 == 0 { print $3 }' "$DIR/ends")
-timeout 60 kcat -C -b "$BS" -t records -p 0 -o "$end0" -c 100 -q -X fetch.wait.max.ms=20000 -f '%o %k\n' \
-  >"$DIR/parked.out" 2>"$DIR/parked.err" </dev/null &
+timeout 60 kcat -C -b "$BS" -t records -p 0 -o "$end0" -c 100 -q -X fetch.wait.max.ms=120000 \
+  -X socket.timeout.ms=130000 -d fetch -f '%o %k\n' >"$DIR/parked.out" 2>"$DIR/parked.err" </dev/null &
 parked=$!
-sleep 1  # for the consumer to connect and send its Fetch; producing earlier only weakens the test
-produced=$(now_ms)
+fetch_sent() { grep -q "Fetch topic records \[0\] at offset $end0 " "$DIR/parked.err"; }
+wait_for_fetch() {  # polls fetch_sent for up to 30 s
+  local deadline=$(( $(date +%s) + 30 ))
+  until fetch_sent; do
+    (( $(date +%s) < deadline )) || return 1
+    sleep 0.05  # polling a condition with a deadline
+  done
+}
+wait_for_fetch || fail "the consumer did not log a Fetch of records [0] at offset $end0: $(grep -i fetch "$DIR/parked.err" | tail -3)"
 generate $N $((N + 100)) | timeout 60 kcat -P -b "$BS" -t records -p 0 -K '\t' || fail "kcat -P -p 0 exited $?"
-wait "$parked" || fail "the parked consumer exited $?: $(head -3 "$DIR/parked.err")"
-waited=$(( $(now_ms) - produced ))
-(( waited < 10000 )) || fail "the parked consumer got the new messages $waited ms after the produce (its long poll lasts 20 s)"
+rc=0
+wait "$parked" || rc=$?
+(( rc == 0 )) || fail "the parked consumer exited $rc (124: it did not get the new messages while its Fetch was parked): $(grep -v "FETCH\|^%7" "$DIR/parked.err" | head -3)"
 want=$(for ((i = 0; i < 100; i++)); do echo "$((end0 + i)) key-$((N + i))"; done)
 [[ "$(cat "$DIR/parked.out")" == "$want" ]] || fail "the parked consumer read: $(head -3 "$DIR/parked.out")..., expected $end0 key-$N..."
 

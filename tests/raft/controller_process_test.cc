@@ -4,10 +4,12 @@
 // the killed node restarts and catches up (the nodes snapshot every few dozen entries,
 // so restarts load snapshots and followers install them); a node whose metadata log dir
 // runs out of space, or whose metadata log files are deleted, stops itself with one
-// ERROR line and a non-zero exit; /metrics names the leader. Prints commit latency,
-// proposals/s (one client, and many in flight) and failover times
-// (STRATA_FAILOVER_RUNS kill/restart cycles, default 3).
-// Every process is killed at the end, whatever happens.
+// ERROR line and a non-zero exit; /metrics names the leader; many proposals in flight
+// all commit. Prints (never asserts) commit latency, proposals/s of one client and
+// failover times (STRATA_FAILOVER_RUNS kill/restart cycles, default 3); proposals/s with
+// many in flight: tests/bench/controller_proposals_bench.cc. The processes:
+// tests/support/controller_processes.h. Every process is killed at the end, whatever
+// happens.
 
 #include <fcntl.h>
 #include <grpcpp/grpcpp.h>
@@ -38,11 +40,10 @@
 #include "metadata.pb.h"
 #include "raft.grpc.pb.h"
 #include "storage/meta_properties.h"
+#include "tests/support/controller_processes.h"
 #include "tests/support/free_port.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/wait.h"
-
-extern char** environ;
 
 namespace strata::raft {
 namespace {
@@ -50,282 +51,44 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+// Everything in `acknowledged` that `applied` lacks.
+std::vector<std::string> Missing(const std::vector<std::string>& applied, const std::vector<std::string>& acknowledged) {
+  std::vector<std::string> sorted_applied = Sorted(applied), missing;
+  for (const std::string& name : Sorted(acknowledged)) {
+    if (!std::binary_search(sorted_applied.begin(), sorted_applied.end(), name)) missing.push_back(name);
+  }
+  return missing;
 }
 
-// A Raft entry the controller's metadata image applies: a cluster-wide broker config
-// named `name`, so that what was committed can be read back with DescribeConfigs.
-std::string ConfigEntry(const std::string& name) {
-  metadata::v1::MetadataBatch batch;
-  auto* c = batch.add_records()->mutable_config();
-  c->set_resource_type(metadata::v1::Config::BROKER);
-  c->set_name(name);
-  c->set_value("1");
-  return batch.SerializeAsString();
-}
-
-std::vector<std::string> Sorted(std::vector<std::string> v) {
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-  return v;
-}
-
-class Controllers {
- public:
-  // snapshot_bytes: metadata.log.max.record.bytes.between.snapshots; small by default so
-  // that the tests exercise snapshots and compaction.
-  explicit Controllers(std::map<int, std::string> log_dirs = {}, int64_t snapshot_bytes = 256) {
-    for (int id = 1; id <= 3; ++id) {
-      ports_[id] = testing::FreePort();
-      metrics_ports_[id] = testing::FreePort();
-    }
-    std::string voters;
-    for (int id = 1; id <= 3; ++id) {
-      voters += (id > 1 ? "," : "") + std::to_string(id) + "@127.0.0.1:" + std::to_string(ports_[id]);
-    }
-    for (int id = 1; id <= 3; ++id) {
-      std::string dir = log_dirs.count(id) ? log_dirs[id] : tmp_.Sub("metadata" + std::to_string(id));
-      auto formatted = storage::FormatDirectory(*storage::FileOps::Default(), dir, cluster_id_, id);
-      EXPECT_TRUE(formatted.ok()) << formatted.status();
-      std::ofstream(Config(id)) << "node.id=" << id << "\nprocess.roles=controller\ncontroller.quorum.voters="
-                                << voters << "\nmetadata.log.dir=" << dir
-                                << "\ncontroller.quorum.election.timeout.ms=200"
-                                << "\nmetadata.log.max.record.bytes.between.snapshots=" << snapshot_bytes
-                                << "\nmetadata.log.segment.bytes=2097152"
-                                << "\nmetrics.listener=127.0.0.1:" << metrics_ports_[id] << "\n";
-      Start(id);
-    }
-  }
-  ~Controllers() {
-    for (auto& [id, pid] : pids_) {
-      if (pid > 0) {
-        kill(pid, SIGKILL);
-        waitpid(pid, nullptr, 0);
-      }
-    }
-  }
-  std::string Config(int id) { return tmp_.Sub("controller" + std::to_string(id) + ".properties"); }
-  std::string Log(int id) { return tmp_.Sub("controller" + std::to_string(id) + ".log"); }
-
-  void Start(int id) {
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, Log(id).c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    std::string config = Config(id);
-    const char* argv[] = {STRATA_SERVER_PATH, "--config", config.c_str(), nullptr};
-    pid_t pid = 0;
-    int rc = posix_spawn(&pid, STRATA_SERVER_PATH, &actions, nullptr, const_cast<char**>(argv), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    ASSERT_EQ(rc, 0) << "posix_spawn " << STRATA_SERVER_PATH;
-    pids_[id] = pid;
-    // A channel made before the server listens sits in gRPC's reconnect backoff for
-    // seconds: connect once this start of the process says it listens.
-    ++starts_[id];
-    ASSERT_TRUE(testing::WaitUntil([&] { return Count(ReadFile(Log(id)), "listening on") >= starts_[id]; }, 20s))
-        << ReadFile(Log(id));
-    auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(ports_[id]), grpc::InsecureChannelCredentials());
-    stubs_[id] = v1::RaftTransport::NewStub(channel);
-    admin_stubs_[id] = admin::v1::AdminService::NewStub(channel);
-  }
-  static int Count(const std::string& text, const std::string& what) {
-    int n = 0;
-    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-    return n;
-  }
-  void Kill9(int id) {
-    kill(pids_[id], SIGKILL);
-    waitpid(pids_[id], nullptr, 0);
-    pids_[id] = 0;
-  }
-  // Waits for the process to exit by itself; its exit status, or -1 at the deadline.
-  int WaitExit(int id, std::chrono::milliseconds deadline) {
-    auto end = Clock::now() + deadline;
-    while (Clock::now() < end) {
-      int status = 0;
-      if (waitpid(pids_[id], &status, WNOHANG) == pids_[id]) {
-        pids_[id] = 0;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      }
-      std::this_thread::sleep_for(5ms);  // polling a child's exit status; not synchronisation
-    }
-    return -1;
-  }
-
-  std::optional<v1::DescribeQuorumResponse> Describe(int id) {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + 200ms);
-    v1::DescribeQuorumRequest request;
-    v1::DescribeQuorumResponse response;
-    if (!stubs_[id]->DescribeQuorum(&context, request, &response).ok()) return std::nullopt;
-    return response;
-  }
-  int WaitForLeader(int not_this = 0, std::chrono::milliseconds deadline = 20s) {
-    auto end = Clock::now() + deadline;
-    while (Clock::now() < end) {
-      for (int id = 1; id <= 3; ++id) {
-        if (id == not_this || pids_[id] == 0) continue;
-        auto d = Describe(id);
-        if (d && d->role() == "leader") return id;
-      }
-    }
-    return 0;
-  }
-  // Proposes through the leader (following NOT_LEADER answers); the index, or -1.
-  // One attempt on node id: the response, or nullopt when the call failed.
-  std::optional<v1::ProposeResponse> ProposeOnce(int id, const std::string& data) {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + 3s);
-    v1::ProposeRequest request;
-    request.set_data(ConfigEntry(data));
-    request.set_timeout_ms(2000);
-    v1::ProposeResponse response;
-    if (!stubs_[id]->Propose(&context, request, &response).ok()) return std::nullopt;
-    return response;
-  }
-  // Proposes through the leader (following NOT_LEADER answers); the index, or -1.
-  int64_t Propose(const std::string& data, std::chrono::milliseconds deadline = 20s) {
-    auto end = Clock::now() + deadline;
-    int target = WaitForLeader(0, deadline);
-    while (Clock::now() < end && target != 0) {
-      auto response = ProposeOnce(target, data);
-      if (response && response->error() == v1::NONE) return response->index();
-      if (response && response->error() == v1::NOT_LEADER && response->leader_id() != 0) {
-        target = response->leader_id();
-      } else {
-        target = WaitForLeader(0, std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now()));
-      }
-    }
-    return -1;
-  }
-  // One attempt on node id only; the index, or -1.
-  int64_t ProposeTo(int id, const std::string& data) {
-    auto response = ProposeOnce(id, data);
-    return response && response->error() == v1::NONE ? response->index() : -1;
-  }
-  std::vector<std::string> Applied(int id) {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + 2s);
-    admin::v1::DescribeConfigsRequest request;
-    request.add_resources()->set_type(admin::v1::ConfigResource::BROKER);
-    admin::v1::DescribeConfigsResponse response;
-    std::vector<std::string> out;
-    if (!admin_stubs_[id]->DescribeConfigs(&context, request, &response).ok() || response.results_size() != 1) return out;
-    for (const auto& e : response.results(0).entries()) out.push_back(e.name());
-    return out;
-  }
-
-  bool running(int id) const { return pids_.at(id) != 0; }
-  std::map<int32_t, std::string> Voters() const {
-    std::map<int32_t, std::string> voters;
-    for (const auto& [id, port] : ports_) voters[id] = "127.0.0.1:" + std::to_string(port);
-    return voters;
-  }
-  std::string MetadataDir(int id) { return tmp_.Sub("metadata" + std::to_string(id)); }
-
-  // GET /metrics from the node's metrics.listener; the body, or "" on failure.
-  std::string ScrapeMetrics(int id) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = htons(static_cast<uint16_t>(metrics_ports_[id]));
-    std::string response;
-    timeval timeout{2, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-    if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
-      std::string request = "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
-      if (write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
-        char buf[4096];
-        ssize_t n;
-        while ((n = read(fd, buf, sizeof(buf))) > 0) response.append(buf, static_cast<size_t>(n));
-      }
-    }
-    close(fd);
-    size_t body = response.find("\r\n\r\n");
-    return body == std::string::npos ? "" : response.substr(body + 4);
-  }
-  // The value of a metric line "name{node_id="id"} value", or -1.
-  static double MetricValue(const std::string& metrics, const std::string& name) {
-    std::istringstream in(metrics);
-    for (std::string line; std::getline(in, line);) {
-      if (line.rfind(name + "{", 0) == 0) return std::stod(line.substr(line.rfind(' ') + 1));
-    }
-    return -1;
-  }
-
- private:
-  testing::TempDir tmp_;
-  std::map<int, int> ports_;
-  std::map<int, int> metrics_ports_;
-  const std::string cluster_id_ = storage::NewBase64Uuid();
-  std::map<int, pid_t> pids_;
-  std::map<int, std::unique_ptr<v1::RaftTransport::Stub>> stubs_;
-  std::map<int, std::unique_ptr<admin::v1::AdminService::Stub>> admin_stubs_;
-  std::map<int, int> starts_;
-};
-
-double Percentile(std::vector<double> v, double p) {
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<size_t>(p * v.size()))];
-}
-
-// `clients` threads propose to the leader, each one proposal at a time, for `how_long`;
-// returns proposals/s.
-double ProposeFromClients(Controllers& c, int clients, std::chrono::milliseconds how_long) {
-  std::atomic<int64_t> done{0};
-  std::atomic<bool> stop{false};
+// Many proposals in flight at once (16 clients, one proposal each at a time, through
+// whichever node leads): every one is acknowledged, and every node applies every one.
+// (The proposals/s figure: tests/bench/controller_proposals_bench.cc.)
+TEST(ControllerProcesses, ManyProposalsInFlightAllCommit) {
+  Controllers c;
+  ASSERT_NE(c.WaitForLeader(), 0) << ReadFile(c.Log(1));
+  constexpr int kClients = 16, kEach = 20;
+  std::vector<std::vector<std::string>> refused(kClients);
   std::vector<std::thread> threads;
-  int leader = c.WaitForLeader();
-  auto t0 = Clock::now();
-  for (int k = 0; k < clients; ++k) {
+  for (int k = 0; k < kClients; ++k) {
     threads.emplace_back([&, k] {
-      for (int i = 0; !stop.load(); ++i) {
-        if (c.ProposeTo(leader, "c" + std::to_string(k) + "-" + std::to_string(i) + std::string(100, '.')) > 0) ++done;
+      for (int i = 0; i < kEach; ++i) {
+        std::string name = "m" + std::to_string(k) + "-" + std::to_string(i);
+        if (c.Propose(name) <= 0) refused[k].push_back(name);
       }
     });
   }
-  testing::WaitUntil([&] { return Clock::now() - t0 >= how_long; }, how_long + 10s);
-  stop = true;
   for (auto& t : threads) t.join();
-  return static_cast<double>(done.load()) / std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-// The baseline for the figures below, on the same disk in the same run: 128-byte
-// appends each followed by fdatasync, per second (a commit needs one on the leader
-// and one on a follower).
-double FdatasyncPerSecond(const std::string& dir) {
-  std::string path = dir + "/fdatasync-baseline";
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::string block(128, 'b');
-  int64_t n = 0;
-  auto t0 = Clock::now();
-  while (Clock::now() - t0 < 1s) {
-    if (write(fd, block.data(), block.size()) != static_cast<ssize_t>(block.size()) || fdatasync(fd) != 0) break;
-    ++n;
+  std::vector<std::string> proposed, not_acknowledged;
+  for (int k = 0; k < kClients; ++k) {
+    for (int i = 0; i < kEach; ++i) proposed.push_back("m" + std::to_string(k) + "-" + std::to_string(i));
+    not_acknowledged.insert(not_acknowledged.end(), refused[k].begin(), refused[k].end());
   }
-  double rate = static_cast<double>(n) / std::chrono::duration<double>(Clock::now() - t0).count();
-  close(fd);
-  unlink(path.c_str());
-  return rate;
-}
-
-// Figures only (printed, never asserted): proposals/s of ~110-byte entries with 1, 16
-// and 64 clients in flight, Kafka's default snapshot interval, next to the disk's
-// fdatasync rate measured just before.
-TEST(ControllerProcesses, ThroughputWithManyProposalsInFlight) {
-  testing::TempDir scratch;
-  std::cout << "baseline_fdatasync_per_s(128-byte appends, same disk)=" << FdatasyncPerSecond(scratch.path())
-            << std::endl;
-  Controllers c({}, /*snapshot_bytes=*/20 << 20);
-  ASSERT_NE(c.WaitForLeader(), 0);
-  for (int clients : {1, 16, 64}) {
-    std::cout << "controller_processes_proposals_per_s clients=" << clients << " "
-              << ProposeFromClients(c, clients, 2s) << std::endl;
+  EXPECT_TRUE(not_acknowledged.empty()) << not_acknowledged.size() << " proposals not acknowledged, e.g. "
+                                        << not_acknowledged.front();
+  for (int id = 1; id <= 3; ++id) {
+    EXPECT_TRUE(testing::WaitUntil([&] { return Missing(c.Applied(id), proposed).empty(); }, 20s))
+        << "node " << id << " lacks " << Missing(c.Applied(id), proposed).size() << " of the " << proposed.size()
+        << " proposals, e.g. '" << Missing(c.Applied(id), proposed).front() << "'";
   }
 }
 
@@ -347,9 +110,11 @@ TEST(ControllerProcesses, KillNineOfTheLeaderLosesNoCommittedEntry) {
             << " p99=" << Percentile(latencies_ms, 0.99) << " proposals_per_s(one client, sequential)="
             << 200 / seconds << std::endl;
 
-  // Proposals from many clients at once are committed too, in the order applied.
-  ProposeFromClients(c, 16, 1s);
-  committed = c.Applied(c.WaitForLeader());
+  // Proposals from many clients at once: the ones the leader acknowledged join what must
+  // survive (a proposal that timed out at the client may have committed too, or not).
+  ClientProposals in_flight = ProposeFromClients(c, 16, 1s);
+  ASSERT_FALSE(in_flight.acknowledged.empty()) << "no proposal of 16 clients in flight was acknowledged";
+  committed.insert(committed.end(), in_flight.acknowledged.begin(), in_flight.acknowledged.end());
 
   int runs = 3;
   if (const char* env = std::getenv("STRATA_FAILOVER_RUNS")) runs = std::max(1, std::atoi(env));
@@ -365,14 +130,17 @@ TEST(ControllerProcesses, KillNineOfTheLeaderLosesNoCommittedEntry) {
     committed.push_back(data);
     int new_leader = c.WaitForLeader();
     ASSERT_NE(new_leader, leader);
-    // Everything committed before the kill is still there.
+    // Everything acknowledged before the kill is still there.
     std::vector<std::string> applied = c.Applied(new_leader);
-    ASSERT_EQ(applied, Sorted(committed)) << "run " << run << ": " << applied.size() << " applied, " << committed.size()
-                                  << " committed; last applied '" << (applied.empty() ? "" : applied.back()) << "'";
-    // The killed node restarts from its metadata log and catches up.
+    std::vector<std::string> lost = Missing(applied, committed);
+    ASSERT_TRUE(lost.empty()) << "run " << run << ": " << lost.size() << " of " << committed.size()
+                              << " acknowledged proposals are not applied on the new leader, e.g. '" << lost.front()
+                              << "'";
+    // The killed node restarts from its metadata log and catches up: it applies what the
+    // new leader applied (nothing is proposed meanwhile).
     c.Start(leader);
-    ASSERT_TRUE(testing::WaitUntil([&] { return c.Applied(leader) == Sorted(committed); }, 20s))
-        << ReadFile(c.Log(leader));
+    ASSERT_TRUE(testing::WaitUntil([&] { return c.Applied(leader) == applied; }, 20s))
+        << Missing(c.Applied(leader), applied).size() << " entries missing; " << ReadFile(c.Log(leader));
   }
   std::cout << "controller_processes_failover_ms median=" << Percentile(failover_ms, 0.5)
             << " max=" << *std::max_element(failover_ms.begin(), failover_ms.end()) << " runs=" << runs

@@ -31,7 +31,9 @@ class KafkaTestClient {
     setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
     connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
   }
-  ~KafkaTestClient() { close(fd_); }
+  ~KafkaTestClient() {
+    if (fd_ >= 0) close(fd_);
+  }
   bool connected() const { return connected_; }
   void SendRaw(const std::string& bytes) { ASSERT_EQ(write(fd_, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size())); }
   // A request frame: header + body.
@@ -60,6 +62,15 @@ class KafkaTestClient {
   bool Closed() {
     char c;
     return read(fd_, &c, 1) == 0;
+  }
+  // Up to n bytes (fewer when the server closed the connection or 5 s passed).
+  std::string Read(size_t n) { return ReadExactly(n); }
+  // Closes the connection with a reset (SO_LINGER 0): the server's next send to it fails.
+  void Reset() {
+    linger reset{1, 0};
+    setsockopt(fd_, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
+    close(fd_);
+    fd_ = -1;
   }
 
  private:
