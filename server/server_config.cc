@@ -125,10 +125,17 @@ ServerSetting Custom(const char* name, const char* type, const char* roles, bool
 
 std::string NoDefault(const ServerConfig&) { return ""; }
 
-std::string ListenersText(const std::vector<Listener>& listeners) {
-  std::string out;
-  for (const Listener& l : listeners) absl::StrAppend(&out, out.empty() ? "" : ",", l.name, "://", l.host, ":", l.port);
-  return out;
+// A setting that `parse` turns into field (its errors follow ": "); no default.
+template <typename T>
+ServerSetting Parsed(const char* name, const char* type, const char* roles, bool required, const char* valid,
+                     const char* doc, absl::StatusOr<T> (*parse)(const std::string&), T ServerConfig::*field) {
+  return Custom(name, type, roles, required, valid, doc, NoDefault,
+                [parse, field](const std::string& v, ServerConfig& c) -> absl::Status {
+                  auto parsed = parse(v);
+                  if (!parsed.ok()) return Bad(absl::StrCat(": ", parsed.status().message()));
+                  c.*field = std::move(*parsed);
+                  return absl::OkStatus();
+                });
 }
 
 constexpr char kBroker[] = "broker";
@@ -161,15 +168,10 @@ std::vector<ServerSetting> MakeSettings() {
                }
                return absl::OkStatus();
              }),
-      Custom("controller.quorum.voters", "list", kBoth, true, "id@host:port,...",
+      Parsed("controller.quorum.voters", "list", kBoth, true, "id@host:port,...",
              "the controllers (Raft voters); a controller listens on its own entry (Raft, ControllerService, "
-             "AdminService); brokers find the active controller among them", NoDefault,
-             [](const std::string& v, C& c) -> absl::Status {
-               auto voters = ParseQuorumVoters(v);
-               if (!voters.ok()) return Bad(absl::StrCat(": ", voters.status().message()));
-               c.voters = std::move(*voters);
-               return absl::OkStatus();
-             }),
+             "AdminService); brokers find the active controller among them",
+             &ParseQuorumVoters, &C::voters),
       Custom("metadata.log.dir", "string", kBoth, true, "a formatted directory",
              "the metadata log (__cluster_metadata-0), quorum-state, snapshots/ and the metadata image "
              "(metadata-image/, RocksDB)", NoDefault,
@@ -204,23 +206,11 @@ std::vector<ServerSetting> MakeSettings() {
                return absl::OkStatus();
              }),
       // The broker and its listeners.
-      Custom("listeners", "list", kBroker, false, "NAME://host:port,...",
-             "the Kafka listeners (port 0: any free port); required for a broker", NoDefault,
-             [](const std::string& v, C& c) -> absl::Status {
-               auto listeners = ParseListeners(v);
-               if (!listeners.ok()) return Bad(absl::StrCat(": ", listeners.status().message()));
-               c.listeners = std::move(*listeners);
-               return absl::OkStatus();
-             }),
-      Custom("advertised.listeners", "list", kBroker, false, "NAME://host:port,...",
+      Parsed("listeners", "list", kBroker, false, "NAME://host:port,...",
+             "the Kafka listeners (port 0: any free port); required for a broker", &ParseListeners, &C::listeners),
+      Parsed("advertised.listeners", "list", kBroker, false, "NAME://host:port,...",
              "where clients are told to connect, per listener name (default: the listener's own host and port)",
-             NoDefault,
-             [](const std::string& v, C& c) -> absl::Status {
-               auto parsed = ParseListeners(v);
-               if (!parsed.ok()) return Bad(absl::StrCat(": ", parsed.status().message()));
-               c.advertised_listeners = std::move(*parsed);
-               return absl::OkStatus();
-             }),
+             &ParseListeners, &C::advertised_listeners),
       Custom("listener.security.protocol.map", "list", kBroker, false, "NAME:PLAINTEXT or NAME:SSL,...",
              "each listener's security protocol", [](const C&) { return std::string("PLAINTEXT:PLAINTEXT,SSL:SSL"); },
              [](const std::string& v, C& c) -> absl::Status {

@@ -346,6 +346,16 @@ class Cluster:
         entries = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
         return [(e["epoch"], e["startOffset"]) for e in entries if "epoch" in e]
 
+    def wait_empty_epoch_dropped(self, node, leader, topic, index, epoch, timeout):
+        """Waits until node's leader-epoch-checkpoint no longer names `epoch` (one it led
+        without appending) and equals the leader's (whose log never had that epoch)."""
+        self.wait_for(f"broker {node} to drop its entry for epoch {epoch}, in which it appended nothing, and hold "
+                      f"the leader's epochs",
+                      lambda: (lambda mine: mine and epoch not in [e for e, _ in mine] and
+                               mine == self.epochs(leader, topic, index))(self.epochs(node, topic, index)), timeout,
+                      lambda: f"its epochs {self.epochs(node, topic, index)}, "
+                              f"the leader {leader}'s {self.epochs(leader, topic, index)}")
+
     def log_end(self, node, topic, index):
         b = self.batches(node, topic, index)
         return b[-1]["lastOffset"] + 1 if b else 0

@@ -88,12 +88,7 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-min-isr", overrides, budget_
 
     cluster.start(follower)
     # It drops that entry: its checkpoint becomes the leader's (which never had the epoch).
-    cluster.wait_for(f"broker {follower} to drop its entry for epoch {epoch}, in which it appended nothing, and hold "
-                     f"the leader's epochs",
-                     lambda: (lambda mine: mine and epoch not in [e for e, _ in mine] and
-                              mine == cluster.epochs(survivor, TOPIC, 0))(cluster.epochs(follower, TOPIC, 0)), 30,
-                     lambda: f"its epochs {cluster.epochs(follower, TOPIC, 0)}, "
-                             f"the leader {survivor}'s {cluster.epochs(survivor, TOPIC, 0)}")
+    cluster.wait_empty_epoch_dropped(follower, survivor, TOPIC, 0, epoch, 30)
     cluster.wait_for(f"broker {follower} back in the ISR", lambda: follower in cluster.partition(TOPIC, 0)["isr"], 30)
     after = produce_values(cluster.bootstrap, TOPIC, 0, [f"after-{i}" for i in range(100)],
                            {"acks": "all", "enable.idempotence": True})

@@ -143,12 +143,7 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-truncation", overrides, budg
                     f"acks=all produce to broker {third} failed: {[r for r in later if r[2]][:3]}")
     # It names the empty epoch no more: dropped from its checkpoint, which becomes the
     # leader's (the new leader's log never had that epoch).
-    cluster.wait_for(f"broker {elected} to drop its entry for epoch {epoch}, in which it appended nothing, and hold "
-                     f"the leader's epochs",
-                     lambda: (lambda mine: mine and epoch not in [e for e, _ in mine] and
-                              mine == cluster.epochs(third, TOPIC, 0))(cluster.epochs(elected, TOPIC, 0)), 20,
-                     lambda: f"its epochs {cluster.epochs(elected, TOPIC, 0)}, "
-                             f"the leader {third}'s {cluster.epochs(third, TOPIC, 0)}")
+    cluster.wait_empty_epoch_dropped(elected, third, TOPIC, 0, epoch, 20)
     cluster.wait_for(f"broker {elected}, deposed in an epoch without records, back in the ISR",
                      lambda: elected in cluster.partition(TOPIC, 0)["isr"], 20)
     cluster.start(new_leader)
