@@ -1,7 +1,6 @@
 #include "broker/kafka_server.h"
 
-#include <sys/sendfile.h>
-
+#include <cerrno>
 #include <csignal>
 
 #include <asio.hpp>
@@ -230,29 +229,28 @@ class Connection : public std::enable_shared_from_this<Connection> {
     asio::error_code ec;
     socket_.native_non_blocking(true, ec);
     while (slice_sent_ < slice.size) {
-      off_t offset = static_cast<off_t>(slice.position + slice_sent_);
+      uint64_t offset = slice.position + slice_sent_;
       size_t want = static_cast<size_t>(std::min<uint64_t>(slice.size - slice_sent_, 1 << 30));
-      ssize_t n = ::sendfile(socket_.native_handle(), slice.file->fd(), &offset, want);
-      if (n > 0) {
-        slice_sent_ += static_cast<uint64_t>(n);
-        *shared_.bytes_from_files += n;
+      absl::StatusOr<size_t> sent = slice.file->SendFile(socket_.native_handle(), offset, want);
+      if (sent.ok() && *sent > 0) {
+        slice_sent_ += *sent;
+        *shared_.bytes_from_files += static_cast<int64_t>(*sent);
         continue;
       }
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      int err = sent.ok() ? 0 : storage::ErrnoOf(sent.status());
+      if (err == EAGAIN || err == EWOULDBLOCK) {
         socket_.async_wait(tcp::socket::wait_write, [self = shared_from_this()](const asio::error_code& wait_error) {
           if (wait_error) return self->Close("peer closed during a file transfer");
           self->SendSlice();
         });
         return;
       }
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) return Close("peer closed during a file transfer");
+      if (err == EPIPE || err == ECONNRESET) return Close("peer closed during a file transfer");
       // The file failed us: an I/O error, or it ended before the slice did.
-      int err = n < 0 ? errno : EIO;
-      absl::Status error = n < 0 ? storage::IoError("sendfile", slice.file->path(), err)
-                                 : storage::MakeError(storage::Errc::kStorageError,
-                                                      absl::StrCat(slice.file->path(), " ended at ", offset,
-                                                                   " inside a slice of ", slice.size, " bytes"));
+      absl::Status error = !sent.ok() ? sent.status()
+                                      : storage::MakeError(storage::Errc::kStorageError,
+                                                           absl::StrCat(slice.file->path(), " ended at ", offset,
+                                                                        " inside a slice of ", slice.size, " bytes"));
       return FailSlice(slice, slice_sent_, error);
     }
     head_sent_ = splice.position;
