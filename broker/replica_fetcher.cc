@@ -3,7 +3,6 @@
 #include "absl/strings/str_cat.h"
 #include "base/logging.h"
 #include "broker/kafka_error.h"
-#include "broker/replica_manager.h"
 #include "proto/kafka/api.h"
 #include "proto/kafka/error_code.h"
 #include "proto/kafka/fetch.h"
@@ -34,8 +33,8 @@ absl::string_view WholeBatches(absl::string_view records) {
 }
 }  // namespace
 
-ReplicaFetcher::ReplicaFetcher(ReplicaFetcherOptions options, ReplicaManager* replicas)
-    : options_(std::move(options)), replicas_(replicas) {
+ReplicaFetcher::ReplicaFetcher(ReplicaFetcherOptions options, FollowerPartitions* partitions)
+    : options_(std::move(options)), partitions_(partitions) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -151,18 +150,17 @@ absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, T
   request.min_bytes = options_.min_bytes;
   request.max_bytes = options_.max_bytes;
   request.session_epoch = -1;  // no fetch session
-  std::map<storage::TopicPartition, std::shared_ptr<Partition>> partitions;
+  std::map<storage::TopicPartition, std::shared_ptr<FollowerPartition>> partitions;
   for (const auto& [tp, target] : targets) {
-    std::shared_ptr<Partition> partition = replicas_->GetPartition(tp);
+    std::shared_ptr<FollowerPartition> partition = partitions_->GetFollowerPartition(tp);
     if (partition == nullptr) continue;
-    storage::Log* log = partition->log();
+    FollowerLogPosition position = partition->follower_log_position();
     kafka::FetchRequest::Partition p;
     p.partition = tp.partition;
     p.current_leader_epoch = target.leader_epoch;
-    p.fetch_offset = log->log_end_offset();
-    auto latest = log->leader_epoch_cache().Latest();
-    p.last_fetched_epoch = latest ? latest->epoch : -1;
-    p.log_start_offset = log->log_start_offset();
+    p.fetch_offset = position.log_end_offset;
+    p.last_fetched_epoch = position.last_fetched_epoch;
+    p.log_start_offset = position.log_start_offset;
     p.partition_max_bytes = options_.partition_max_bytes;
     if (request.topics.empty() || request.topics.back().topic != tp.topic) {
       request.topics.push_back({tp.topic, std::string(16, '\0'), {}});
@@ -195,7 +193,7 @@ absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, T
       storage::TopicPartition tp{topic.topic, p.partition_index};
       auto it = partitions.find(tp);
       if (it == partitions.end()) continue;
-      Partition& partition = *it->second;
+      FollowerPartition& partition = *it->second;
       int32_t epoch = targets.at(tp).leader_epoch;
       {
         // Removed, or moved to another epoch, while the fetch was out: its answer is stale.
@@ -239,12 +237,12 @@ absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, T
 
 absl::Status ReplicaFetcher::HandleOutOfRange(const storage::TopicPartition& tp, int32_t leader_epoch,
                                               int64_t leader_log_start) {
-  std::shared_ptr<Partition> partition = replicas_->GetPartition(tp);
+  std::shared_ptr<FollowerPartition> partition = partitions_->GetFollowerPartition(tp);
   if (partition == nullptr) return absl::OkStatus();
-  storage::Log* log = partition->log();
-  if (leader_log_start >= 0 && log->log_end_offset() < leader_log_start) {
+  int64_t log_end_offset = partition->follower_log_position().log_end_offset;
+  if (leader_log_start >= 0 && log_end_offset < leader_log_start) {
     spdlog::info("broker {}: {} ends at {} below leader {}'s log start {}: restarting the log there",
-                 options_.broker_id, tp.DirName(), log->log_end_offset(), options_.leader_id, leader_log_start);
+                 options_.broker_id, tp.DirName(), log_end_offset, options_.leader_id, leader_log_start);
     return partition->RestartAtLeaderLogStart(leader_epoch, leader_log_start);
   }
   // Above the leader's log end: ask where it ends (a replica's ListOffsets answers the
@@ -269,7 +267,7 @@ absl::Status ReplicaFetcher::HandleOutOfRange(const storage::TopicPartition& tp,
   const auto& p = response->topics.at(0).partitions.at(0);
   if (p.error_code != 0) return KafkaError(static_cast<kafka::ErrorCode>(p.error_code), "ListOffsets");
   spdlog::info("broker {}: {} ends at {} above leader {}'s log end {}: truncating", options_.broker_id, tp.DirName(),
-               log->log_end_offset(), options_.leader_id, p.offset);
+               partition->follower_log_position().log_end_offset, options_.leader_id, p.offset);
   return partition->TruncateToLeaderLogEnd(leader_epoch, p.offset);
 }
 

@@ -15,6 +15,8 @@
 // A connection error closes the connection and waits `backoff` before reconnecting. A
 // partition added (or moved to a new epoch) while a fetch waits at the leader cuts that
 // fetch short, so a new follower starts at once.
+// It sees the broker only through FollowerPartitions (follower_partitions.h): the
+// partitions it follows, their log positions and the follower's answers to a leader.
 // Thread-safe (partitions are added and removed from the metadata thread).
 
 #include <chrono>
@@ -26,12 +28,11 @@
 #include <thread>
 
 #include "absl/status/status.h"
+#include "broker/follower_partitions.h"
 #include "client/kafka_connection.h"
 #include "storage/file_names.h"
 
 namespace strata::broker {
-
-class ReplicaManager;
 
 struct ReplicaFetcherOptions {
   int32_t broker_id = 0;        // this broker (replica_id)
@@ -51,7 +52,7 @@ struct ReplicaFetcherOptions {
 
 class ReplicaFetcher {
  public:
-  ReplicaFetcher(ReplicaFetcherOptions options, ReplicaManager* replicas);
+  ReplicaFetcher(ReplicaFetcherOptions options, FollowerPartitions* partitions);
   ~ReplicaFetcher();  // stops the thread (a fetch in flight is cut short)
 
   // Follows tp from this leader in leader_epoch (an update when already followed).
@@ -74,7 +75,7 @@ class ReplicaFetcher {
   void Delay(const storage::TopicPartition& tp, const absl::Status& why, std::chrono::milliseconds how_long);
 
   const ReplicaFetcherOptions options_;
-  ReplicaManager* const replicas_;
+  FollowerPartitions* const partitions_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;

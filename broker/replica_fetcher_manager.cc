@@ -40,7 +40,7 @@ void ReplicaFetcherManager::AddPartition(const storage::TopicPartition& tp, int3
       o.leader_id = leader_id;
       o.host = host;
       o.port = port;
-      fetcher = std::make_unique<ReplicaFetcher>(o, replicas_);
+      fetcher = std::make_unique<ReplicaFetcher>(o, partitions_);
     }
     fetcher->AddPartition(tp, leader_epoch);
     assigned_[tp] = key;

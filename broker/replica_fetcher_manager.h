@@ -16,8 +16,6 @@
 
 namespace strata::broker {
 
-class ReplicaManager;
-
 struct ReplicaFetcherManagerOptions {
   int num_fetchers = 1;  // num.replica.fetchers (per leader)
   // Everything but the leader's id and address, which AddPartition gives.
@@ -26,8 +24,8 @@ struct ReplicaFetcherManagerOptions {
 
 class ReplicaFetcherManager {
  public:
-  ReplicaFetcherManager(ReplicaFetcherManagerOptions options, ReplicaManager* replicas)
-      : options_(std::move(options)), replicas_(replicas) {}
+  ReplicaFetcherManager(ReplicaFetcherManagerOptions options, FollowerPartitions* partitions)
+      : options_(std::move(options)), partitions_(partitions) {}
   ~ReplicaFetcherManager();
 
   // Follows tp from leader_id (at host:port) in leader_epoch; moves it from another
@@ -49,7 +47,7 @@ class ReplicaFetcherManager {
   };
 
   const ReplicaFetcherManagerOptions options_;
-  ReplicaManager* const replicas_;
+  FollowerPartitions* const partitions_;  // handed to every fetcher
   mutable std::mutex mu_;
   std::map<Key, std::unique_ptr<ReplicaFetcher>> fetchers_;
   std::map<storage::TopicPartition, Key> assigned_;
