@@ -373,7 +373,7 @@ absl::StatusOr<bool> Log::TruncateTo(int64_t offset) {
     STRATA_RETURN_IF_ERROR(TruncateFullyLocked(offset));
     return true;
   }
-  absl::Status status = [&]() -> absl::Status {
+  absl::Status status = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     while (segments_.size() > 1 && segments_.rbegin()->first > offset) {
       STRATA_RETURN_IF_ERROR(DeleteSegmentLocked(std::prev(segments_.end())));
     }
@@ -406,7 +406,7 @@ absl::Status Log::TruncateFullyAndStartAt(int64_t offset) {
 }
 
 absl::Status Log::TruncateFullyLocked(int64_t offset) {
-  absl::Status status = [&]() -> absl::Status {
+  absl::Status status = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     while (!segments_.empty()) STRATA_RETURN_IF_ERROR(DeleteSegmentLocked(segments_.begin()));
     STRATA_ASSIGN_OR_RETURN(auto segment,
                             LogSegment::Open(SegmentOptionsFor(OptionsLocked(), offset, "", /*active=*/true), true));
@@ -432,7 +432,7 @@ absl::Status Log::MaybeIncrementLogStartOffset(int64_t new_log_start_offset) {
   }
   if (new_log_start_offset <= log_start_offset_) return absl::OkStatus();
   log_start_offset_ = new_log_start_offset;
-  absl::Status status = [&]() -> absl::Status {
+  absl::Status status = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     STRATA_RETURN_IF_ERROR(leader_epoch_cache_->TruncateFromStart(log_start_offset_));
     while (segments_.size() > 1 && std::next(segments_.begin())->first <= log_start_offset_) {
       STRATA_RETURN_IF_ERROR(DeleteSegmentLocked(segments_.begin()));
@@ -452,7 +452,7 @@ absl::StatusOr<int> Log::DeleteOldSegments() {
   int64_t total = 0;
   for (const auto& [base, segment] : segments_) total += static_cast<int64_t>(segment->size());
   int deleted = 0;
-  absl::Status status = [&]() -> absl::Status {
+  absl::Status status = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     while (segments_.size() > 1) {
       auto first = segments_.begin();
       int64_t upper = std::next(first)->first;  // the next segment's base
@@ -486,7 +486,7 @@ absl::Status Log::Flush(int64_t offset) {
   STRATA_RETURN_IF_ERROR(CheckOpenLocked());
   offset = std::min(offset, log_end_offset_);
   if (offset <= recovery_point_) return absl::OkStatus();
-  absl::Status status = [&]() -> absl::Status {
+  absl::Status status = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     for (auto it = segments_.begin(); it != segments_.end(); ++it) {
       auto next = std::next(it);
       if (next != segments_.end() && next->first <= recovery_point_) continue;  // already durable
@@ -529,7 +529,7 @@ absl::Status Log::Close() {
   STRATA_RETURN_IF_ERROR(FlushAll());
   absl::MutexLock lock(&mu_);
   if (closed_) return absl::OkStatus();
-  absl::Status status = [&]() -> absl::Status {
+  absl::Status status = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     STRATA_RETURN_IF_ERROR(producer_state_->TakeSnapshot());
     for (auto& [base, segment] : segments_) STRATA_RETURN_IF_ERROR(segment->Close());
     return absl::OkStatus();

@@ -154,8 +154,8 @@ class Log {
   std::vector<int64_t> segment_base_offsets() const;
   const LoadStats& load_stats() const { return load_stats_; }
   LeaderEpochCache& leader_epoch_cache() { return *leader_epoch_cache_; }
-  // REQUIRES: no concurrent append (tests, tools).
-  const ProducerStateManager& producer_state() const { return *producer_state_; }
+  // REQUIRES: no concurrent append (tests, tools): it reads without the lock.
+  const ProducerStateManager& producer_state() const ABSL_NO_THREAD_SAFETY_ANALYSIS { return *producer_state_; }
   bool offline() const;
   LogConfig config() const;
   // A topic config change: later appends, rolls and retention follow it.
