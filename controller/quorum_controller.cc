@@ -67,10 +67,9 @@ QuorumController::QuorumController(raft::RaftNode& node, MetadataStore& store, Q
 
 QuorumController::~QuorumController() {
   {
-    std::lock_guard<std::mutex> lock(sessions_mu_);
+    absl::MutexLock lock(&sessions_mu_);
     stopping_ = true;
   }
-  sessions_wake_.notify_all();
   sessions_.join();
 }
 
@@ -145,7 +144,7 @@ template <typename Response, typename Items>
 void QuorumController::RunWrite(Response* response, Items* items,
                                 const std::function<void(const MetadataImage&, Writes&)>& plan) {
   if (RefuseIfNotActive(NotActive(), response)) return;
-  std::lock_guard<std::mutex> lock(write_mu_);
+  absl::MutexLock lock(&write_mu_);
   if (Outcome o = CatchUpLocked(); !o.ok()) {
     SetOutcome(o, response);
     return;
@@ -164,7 +163,9 @@ void QuorumController::RunWrite(Response* response, Items* items,
 admin::v1::CreateTopicsResponse QuorumController::CreateTopics(const admin::v1::CreateTopicsRequest& request) {
   admin::v1::CreateTopicsResponse response;
   std::set<std::string> taken;
-  RunWrite(&response, response.mutable_topics(), [&](const MetadataImage& image, Writes& writes) {
+  // The plan runs in RunWrite, under write_mu_.
+  RunWrite(&response, response.mutable_topics(),
+           [&](const MetadataImage& image, Writes& writes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_) {
     for (const auto& topic : request.topics()) {
       TopicId id = NewTopicId();
       Plan plan = PlanCreateTopic(image, topic, options_.config, id, taken);
@@ -406,7 +407,7 @@ controller::v1::BrokerRegistrationResponse QuorumController::RegisterBroker(
                &response);
     return response;
   }
-  std::lock_guard<std::mutex> lock(write_mu_);
+  absl::MutexLock lock(&write_mu_);
   if (Outcome o = CatchUpLocked(); !o.ok()) {
     SetOutcome(o, &response);
     return response;
@@ -422,7 +423,7 @@ controller::v1::BrokerRegistrationResponse QuorumController::RegisterBroker(
   SetOutcome(o, &response);
   if (o.ok()) {
     response.set_broker_epoch(epoch);
-    std::lock_guard<std::mutex> s(sessions_mu_);
+    absl::MutexLock s(&sessions_mu_);
     last_heartbeat_[request.broker_id()] = Clock::now();
   }
   spdlog::info("broker {} registered with epoch {}: {}", request.broker_id(), epoch, o.ok() ? "ok" : o.message);
@@ -448,10 +449,10 @@ controller::v1::BrokerHeartbeatResponse QuorumController::BrokerHeartbeat(
     return response;
   }
   {
-    std::lock_guard<std::mutex> s(sessions_mu_);
+    absl::MutexLock s(&sessions_mu_);
     last_heartbeat_[id] = Clock::now();
   }
-  std::lock_guard<std::mutex> lock(write_mu_);
+  absl::MutexLock lock(&write_mu_);
   if (Outcome o = CatchUpLocked(); !o.ok()) {
     SetOutcome(o, &response);
     return response;
@@ -510,7 +511,7 @@ controller::v1::AlterPartitionResponse QuorumController::AlterPartition(
     const controller::v1::AlterPartitionRequest& request) {
   controller::v1::AlterPartitionResponse response;
   if (RefuseIfNotActive(NotActive(), &response)) return response;
-  std::lock_guard<std::mutex> lock(write_mu_);
+  absl::MutexLock lock(&write_mu_);
   if (Outcome o = CatchUpLocked(); !o.ok()) {
     SetOutcome(o, &response);
     return response;
@@ -556,7 +557,7 @@ controller::v1::AllocateProducerIdsResponse QuorumController::AllocateProducerId
     const controller::v1::AllocateProducerIdsRequest& request) {
   controller::v1::AllocateProducerIdsResponse response;
   if (RefuseIfNotActive(NotActive(), &response)) return response;
-  std::lock_guard<std::mutex> lock(write_mu_);
+  absl::MutexLock lock(&write_mu_);
   // Caught up, the image holds every block handed out before, by any controller.
   if (Outcome o = CatchUpLocked(); !o.ok()) {
     SetOutcome(o, &response);
@@ -582,13 +583,13 @@ controller::v1::AllocateProducerIdsResponse QuorumController::AllocateProducerId
 }
 
 void QuorumController::SessionLoop() {
-  std::unique_lock<std::mutex> lock(sessions_mu_);
+  sessions_mu_.Lock();  // released around the fencing writes below
   while (!stopping_) {
     // A tenth of the session (at most 100 ms, at least 10): an expired session is fenced
     // within 10% of its timeout, which is most of a leader failover.
     auto tick = std::clamp(options_.session_timeout / 10, std::chrono::milliseconds(10), std::chrono::milliseconds(100));
-    sessions_wake_.wait_for(lock, tick, [&] { return stopping_; });
-    if (stopping_) return;
+    sessions_mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::FromChrono(tick));
+    if (stopping_) break;
     raft::RaftNodeStatus st = node_.status();
     if (st.stopped || st.role != raft::Role::kLeader) continue;
     auto now = Clock::now();
@@ -597,18 +598,20 @@ void QuorumController::SessionLoop() {
       sessions_term_ = st.term;
       last_heartbeat_.clear();
     }
-    std::vector<BrokerId> expired;
+    std::vector<std::pair<BrokerId, bool>> brokers;  // (id, fenced)
     store_.WithImage([&](const MetadataImage& image) {
-      for (const auto& [id, b] : image.brokers()) {
-        auto it = last_heartbeat_.try_emplace(id, now).first;
-        if (!b.fenced() && now - it->second > options_.session_timeout) expired.push_back(id);
-      }
+      for (const auto& [id, b] : image.brokers()) brokers.emplace_back(id, b.fenced());
       return 0;
     });
+    std::vector<BrokerId> expired;
+    for (const auto& [id, fenced] : brokers) {
+      auto it = last_heartbeat_.try_emplace(id, now).first;
+      if (!fenced && now - it->second > options_.session_timeout) expired.push_back(id);
+    }
     if (expired.empty()) continue;
-    lock.unlock();
+    sessions_mu_.Unlock();
     for (BrokerId id : expired) {
-      std::lock_guard<std::mutex> write(write_mu_);
+      absl::MutexLock write(&write_mu_);
       if (!CatchUpLocked().ok()) break;
       Plan plan = store_.WithImage([&](const MetadataImage& image) { return PlanFenceBroker(image, id, options_.config); });
       if (!plan.outcome.ok() || plan.records.empty()) continue;
@@ -616,8 +619,9 @@ void QuorumController::SessionLoop() {
       spdlog::info("broker {} missed its session ({} ms): fenced, {} partition changes: {}", id,
                    options_.session_timeout.count(), plan.records.size() - 1, o.ok() ? "ok" : o.message);
     }
-    lock.lock();
+    sessions_mu_.Lock();
   }
+  sessions_mu_.Unlock();
 }
 
 }  // namespace strata::controller
