@@ -5,10 +5,11 @@
 
 #include <asio.hpp>
 #include <asio/ssl.hpp>
-#include <mutex>
 #include <set>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "base/check.h"
 #include "base/logging.h"
 #include "proto/kafka/api.h"
@@ -22,8 +23,8 @@ using asio::ip::tcp;
 
 // Lets responders called after the server stopped drop their answer safely.
 struct Lifetime {
-  std::mutex mu;
-  bool alive = true;
+  absl::Mutex mu;
+  bool alive ABSL_GUARDED_BY(mu) = true;
 };
 
 struct Shared {
@@ -41,8 +42,8 @@ class Connection;
 
 // Every open connection, so the server can close them all when it stops.
 struct Registry {
-  std::mutex mu;
-  std::set<std::shared_ptr<Connection>> connections;
+  absl::Mutex mu;
+  std::set<std::shared_ptr<Connection>> connections ABSL_GUARDED_BY(mu);
 };
 
 class Connection : public std::enable_shared_from_this<Connection> {
@@ -72,7 +73,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     timer_.cancel();
     socket_.shutdown(tcp::socket::shutdown_both, ignored);  // under TLS too: no close_notify wait
     socket_.close(ignored);
-    std::lock_guard<std::mutex> lock(registry_.mu);
+    absl::MutexLock lock(&registry_.mu);
     registry_.connections.erase(shared_from_this());
   }
 
@@ -136,7 +137,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       std::shared_ptr<Lifetime> lifetime = self->shared_.lifetime;
       auto executor = self->socket_.get_executor();
       KafkaResponder respond = [weak, lifetime, executor](absl::StatusOr<std::optional<KafkaResponse>> answer) {
-        std::lock_guard<std::mutex> lock(lifetime->mu);
+        absl::MutexLock lock(&lifetime->mu);
         if (!lifetime->alive) return;
         asio::post(executor, [weak, answer = std::move(answer)]() mutable {
           if (auto c = weak.lock()) c->Respond(std::move(answer));
@@ -297,7 +298,7 @@ struct KafkaServer::Impl {
         socket.set_option(tcp::no_delay(true), ignored);
         auto connection = std::make_shared<Connection>(std::move(socket), shared, registry);
         {
-          std::lock_guard<std::mutex> lock(registry.mu);
+          absl::MutexLock lock(&registry.mu);
           registry.connections.insert(connection);
         }
         connection->Start();
@@ -373,7 +374,7 @@ KafkaServer::~KafkaServer() {
   if (!impl_) return;
   {
     // Answers that arrive from now on are dropped.
-    std::lock_guard<std::mutex> lock(impl_->shared.lifetime->mu);
+    absl::MutexLock lock(&impl_->shared.lifetime->mu);
     impl_->shared.lifetime->alive = false;
   }
   asio::post(impl_->io, [impl = impl_.get()] {
@@ -387,7 +388,7 @@ KafkaServer::~KafkaServer() {
   impl_->shared.io_pool->join();
   std::set<std::shared_ptr<Connection>> open;
   {
-    std::lock_guard<std::mutex> lock(impl_->registry.mu);
+    absl::MutexLock lock(&impl_->registry.mu);
     open.swap(impl_->registry.connections);
   }
   for (const auto& c : open) {

@@ -40,17 +40,17 @@ ReplicaFetcher::ReplicaFetcher(ReplicaFetcherOptions options, FollowerPartitions
 
 ReplicaFetcher::~ReplicaFetcher() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     stopping_ = true;
     if (connection_) connection_->Shutdown();
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   thread_.join();
 }
 
 void ReplicaFetcher::AddPartition(const storage::TopicPartition& tp, int32_t leader_epoch) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     Target& t = targets_[tp];
     if (t.leader_epoch != leader_epoch) {
       t.delayed_until = Clock::time_point();  // a new epoch: at once
@@ -61,21 +61,21 @@ void ReplicaFetcher::AddPartition(const storage::TopicPartition& tp, int32_t lea
     }
     t.leader_epoch = leader_epoch;
   }
-  cv_.notify_all();
+  cv_.SignalAll();
 }
 
 void ReplicaFetcher::RemovePartition(const storage::TopicPartition& tp) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   targets_.erase(tp);
 }
 
 size_t ReplicaFetcher::partition_count() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return targets_.size();
 }
 
 int64_t ReplicaFetcher::fetches() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return fetches_;
 }
 
@@ -83,7 +83,7 @@ void ReplicaFetcher::Delay(const storage::TopicPartition& tp, const absl::Status
                            std::chrono::milliseconds how_long) {
   spdlog::debug("broker {}: fetching {} from broker {} paused {} ms: {}", options_.broker_id, tp.DirName(),
                 options_.leader_id, how_long.count(), why.ToString());
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   auto it = targets_.find(tp);
   if (it != targets_.end()) it->second.delayed_until = Clock::now() + how_long;
 }
@@ -92,7 +92,7 @@ void ReplicaFetcher::Run() {
   while (true) {
     std::map<storage::TopicPartition, Target> ready;
     {
-      std::unique_lock<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       auto now = Clock::now();
       Clock::time_point next_ready = Clock::time_point::max();
       for (const auto& [tp, target] : targets_) {
@@ -105,9 +105,9 @@ void ReplicaFetcher::Run() {
       if (stopping_) return;
       if (ready.empty()) {
         if (next_ready == Clock::time_point::max()) {
-          cv_.wait(lock);
+          cv_.Wait(&mu_);
         } else {
-          cv_.wait_until(lock, next_ready);
+          cv_.WaitWithTimeout(&mu_, absl::FromChrono(next_ready - Clock::now()));
         }
         continue;
       }
@@ -115,7 +115,7 @@ void ReplicaFetcher::Run() {
     absl::Status status = FetchOnce(ready);
     bool restarted = false;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       fetch_in_flight_ = false;
       restarted = restart_;
       restart_ = false;
@@ -124,16 +124,16 @@ void ReplicaFetcher::Run() {
     if (status.ok() || restarted) continue;
     spdlog::warn("broker {}: fetching from broker {} ({}:{}) failed: {}; retrying in {} ms", options_.broker_id,
                  options_.leader_id, options_.host, options_.port, status.ToString(), options_.backoff.count());
-    std::unique_lock<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     connection_.reset();
-    cv_.wait_for(lock, options_.backoff, [this] { return stopping_; });
+    mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::FromChrono(options_.backoff));
   }
 }
 
 absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, Target>& targets) {
   client::KafkaConnection* connection = nullptr;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (!connection_) {
       auto connected = client::KafkaConnection::Connect(options_.host, options_.port,
                                                         options_.max_wait + std::chrono::seconds(30));
@@ -169,8 +169,8 @@ absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, T
     partitions.emplace(tp, std::move(partition));
   }
   if (partitions.empty()) {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait_for(lock, options_.backoff, [this] { return stopping_; });
+    absl::MutexLock lock(&mu_);
+    mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::FromChrono(options_.backoff));
     return absl::OkStatus();
   }
   std::string body;
@@ -185,7 +185,7 @@ absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, T
     return KafkaError(static_cast<kafka::ErrorCode>(response->error_code), "the leader refused the fetch");
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     ++fetches_;
   }
   for (const auto& topic : response->responses) {
@@ -197,7 +197,7 @@ absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, T
       int32_t epoch = targets.at(tp).leader_epoch;
       {
         // Removed, or moved to another epoch, while the fetch was out: its answer is stale.
-        std::lock_guard<std::mutex> lock(mu_);
+        absl::MutexLock lock(&mu_);
         auto target = targets_.find(tp);
         if (target == targets_.end() || target->second.leader_epoch != epoch) continue;
       }
@@ -249,7 +249,7 @@ absl::Status ReplicaFetcher::HandleOutOfRange(const storage::TopicPartition& tp,
   // log end) and cut there.
   client::KafkaConnection* connection = nullptr;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     connection = connection_.get();
   }
   if (connection == nullptr) return absl::UnavailableError("no connection");

@@ -20,13 +20,13 @@
 // Thread-safe (partitions are added and removed from the metadata thread).
 
 #include <chrono>
-#include <condition_variable>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/status/status.h"
 #include "broker/follower_partitions.h"
 #include "client/kafka_connection.h"
@@ -76,16 +76,17 @@ class ReplicaFetcher {
 
   const ReplicaFetcherOptions options_;
   FollowerPartitions* const partitions_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;
-  std::map<storage::TopicPartition, Target> targets_;
-  std::unique_ptr<client::KafkaConnection> connection_;  // shut down from the destructor
-  bool fetch_in_flight_ = false;
+  mutable absl::Mutex mu_;
+  absl::CondVar cv_;  // signalled when a partition is added and when stopping
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::map<storage::TopicPartition, Target> targets_ ABSL_GUARDED_BY(mu_);
+  // Shut down from the destructor.
+  std::unique_ptr<client::KafkaConnection> connection_ ABSL_GUARDED_BY(mu_);
+  bool fetch_in_flight_ ABSL_GUARDED_BY(mu_) = false;
   // A partition was added while a fetch waited at the leader: the fetch is cut short
   // (its connection shut) so the new partition does not wait replica.fetch.wait.max.ms.
-  bool restart_ = false;
-  int64_t fetches_ = 0;
+  bool restart_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t fetches_ ABSL_GUARDED_BY(mu_) = 0;
   std::thread thread_;
 };
 

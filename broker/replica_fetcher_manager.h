@@ -8,10 +8,11 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "broker/replica_fetcher.h"
 
 namespace strata::broker {
@@ -48,9 +49,9 @@ class ReplicaFetcherManager {
 
   const ReplicaFetcherManagerOptions options_;
   FollowerPartitions* const partitions_;  // handed to every fetcher
-  mutable std::mutex mu_;
-  std::map<Key, std::unique_ptr<ReplicaFetcher>> fetchers_;
-  std::map<storage::TopicPartition, Key> assigned_;
+  mutable absl::Mutex mu_;
+  std::map<Key, std::unique_ptr<ReplicaFetcher>> fetchers_ ABSL_GUARDED_BY(mu_);
+  std::map<storage::TopicPartition, Key> assigned_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace strata::broker
