@@ -27,25 +27,25 @@ BrokerLifecycle::BrokerLifecycle(ControllerClient& client, BrokerLifecycleOption
 
 BrokerLifecycle::~BrokerLifecycle() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     stopping_ = true;
   }
-  wake_.notify_all();
+  wake_.SignalAll();
   if (thread_.joinable()) thread_.join();
 }
 
 BrokerLifecycleStatus BrokerLifecycle::status() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return status_;
 }
 
 void BrokerLifecycle::ReportOfflineDir(const std::string& dir_id) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     offline_dirs_.insert(dir_id);
     heartbeat_now_ = true;
   }
-  wake_.notify_all();
+  wake_.SignalAll();
 }
 
 bool BrokerLifecycle::Register() {
@@ -59,7 +59,7 @@ bool BrokerLifecycle::Register() {
   cv1::BrokerRegistrationResponse response;
   absl::Status s = client_.CallController(&cv1::ControllerService::Stub::BrokerRegistration, request, &response,
                                           options_.heartbeat_interval * 2);
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (!s.ok() || response.error_code() != 0) {
     status_.last_error = s.ok() ? absl::StrCat(proto::kafka::ErrorName(static_cast<ErrorCode>(response.error_code())),
                                                ": ", response.error_message())
@@ -76,7 +76,7 @@ bool BrokerLifecycle::Register() {
 bool BrokerLifecycle::Heartbeat(bool want_shut_down, bool* should_shut_down) {
   cv1::BrokerHeartbeatRequest request;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     request.set_broker_epoch(status_.broker_epoch);
     for (const auto& d : offline_dirs_) request.add_offline_log_dirs(d);
   }
@@ -86,7 +86,7 @@ bool BrokerLifecycle::Heartbeat(bool want_shut_down, bool* should_shut_down) {
   cv1::BrokerHeartbeatResponse response;
   absl::Status s = client_.CallController(&cv1::ControllerService::Stub::BrokerHeartbeat, request, &response,
                                           options_.heartbeat_interval);
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (!s.ok()) {
     status_.last_error = std::string(s.message());
     return true;  // the controller is away: try again later
@@ -115,24 +115,25 @@ bool BrokerLifecycle::Heartbeat(bool want_shut_down, bool* should_shut_down) {
 void BrokerLifecycle::Run() {
   while (true) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       if (stopping_) return;
     }
     bool registered = status().broker_epoch >= 0 || Register();
     if (registered && !Heartbeat(false, nullptr)) continue;  // register again at once
-    std::unique_lock<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     auto wait = registered ? options_.heartbeat_interval : std::chrono::milliseconds(200);
-    wake_.wait_for(lock, wait, [&] { return stopping_ || heartbeat_now_; });
+    auto woken = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || heartbeat_now_; };
+    mu_.AwaitWithTimeout(absl::Condition(&woken), absl::FromChrono(wait));
     heartbeat_now_ = false;
   }
 }
 
 bool BrokerLifecycle::Shutdown(std::chrono::milliseconds timeout) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     stopping_ = true;
   }
-  wake_.notify_all();
+  wake_.SignalAll();
   if (thread_.joinable()) thread_.join();
   if (status().broker_epoch < 0) return true;  // never registered: nothing leads here
   auto end = std::chrono::steady_clock::now() + timeout;
@@ -142,8 +143,8 @@ bool BrokerLifecycle::Shutdown(std::chrono::milliseconds timeout) {
       spdlog::info("broker {}: controlled shutdown done", options_.broker_id);
       return true;
     }
-    std::unique_lock<std::mutex> lock(mu_);
-    wake_.wait_for(lock, std::chrono::milliseconds(100));  // pacing between shutdown heartbeats
+    absl::MutexLock lock(&mu_);
+    wake_.WaitWithTimeout(&mu_, absl::Milliseconds(100));  // pacing between shutdown heartbeats
   }
   spdlog::warn("broker {}: controlled shutdown not confirmed within {} ms", options_.broker_id, timeout.count());
   return false;

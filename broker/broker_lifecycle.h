@@ -10,14 +10,14 @@
 // Thread-safe.
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "broker/controller_client.h"
 #include "metadata.pb.h"
 
@@ -63,12 +63,12 @@ class BrokerLifecycle {
   ControllerClient& client_;
   const BrokerLifecycleOptions options_;
   const std::string incarnation_id_;
-  mutable std::mutex mu_;
-  std::condition_variable wake_;
-  BrokerLifecycleStatus status_;
-  std::set<std::string> offline_dirs_;
-  bool stopping_ = false;
-  bool heartbeat_now_ = false;
+  mutable absl::Mutex mu_;
+  absl::CondVar wake_;  // cuts the pacing between shutdown heartbeats short
+  BrokerLifecycleStatus status_ ABSL_GUARDED_BY(mu_);
+  std::set<std::string> offline_dirs_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool heartbeat_now_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

@@ -46,7 +46,7 @@ ControllerClient::ControllerClient(const std::map<int32_t, std::string>& control
     : ControllerClient(FromVoters(controllers), call_timeout) {}
 
 std::shared_ptr<grpc::Channel> ControllerClient::Channel(size_t index) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   auto it = channels_.find(index);
   if (it != channels_.end()) return it->second;
   grpc::ChannelArguments args;
@@ -62,7 +62,7 @@ absl::Status ControllerClient::CallActive(const Call& call, std::chrono::millise
   auto end = std::chrono::steady_clock::now() + deadline;
   size_t target;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     target = last_active_;
   }
   size_t next = 0;
@@ -73,7 +73,7 @@ absl::Status ControllerClient::CallActive(const Call& call, std::chrono::millise
     int32_t error_code = 0, controller_id = 0;
     grpc::Status status = call(&context, Channel(target), &error_code, &controller_id);
     if (status.ok() && error_code != static_cast<int32_t>(proto::kafka::ErrorCode::kNotController)) {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       last_active_ = target;
       return absl::OkStatus();
     }

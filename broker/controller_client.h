@@ -10,12 +10,13 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include <grpcpp/grpcpp.h>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/status/statusor.h"
 #include "admin.grpc.pb.h"
 #include "controller.grpc.pb.h"
@@ -92,9 +93,10 @@ class ControllerClient final : public ControllerChannel {
 
   const std::vector<ControllerAddress> controllers_;
   const std::chrono::milliseconds call_timeout_;
-  std::mutex mu_;
-  std::map<size_t, std::shared_ptr<grpc::Channel>> channels_;  // by index in controllers_
-  size_t last_active_ = 0;
+  absl::Mutex mu_;
+  // By index in controllers_.
+  std::map<size_t, std::shared_ptr<grpc::Channel>> channels_ ABSL_GUARDED_BY(mu_);
+  size_t last_active_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace strata::broker

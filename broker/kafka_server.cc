@@ -1,15 +1,15 @@
 #include "broker/kafka_server.h"
 
-#include <sys/sendfile.h>
-
+#include <cerrno>
 #include <csignal>
 
 #include <asio.hpp>
 #include <asio/ssl.hpp>
-#include <mutex>
 #include <set>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "base/check.h"
 #include "base/logging.h"
 #include "proto/kafka/api.h"
@@ -23,8 +23,8 @@ using asio::ip::tcp;
 
 // Lets responders called after the server stopped drop their answer safely.
 struct Lifetime {
-  std::mutex mu;
-  bool alive = true;
+  absl::Mutex mu;
+  bool alive ABSL_GUARDED_BY(mu) = true;
 };
 
 struct Shared {
@@ -42,8 +42,8 @@ class Connection;
 
 // Every open connection, so the server can close them all when it stops.
 struct Registry {
-  std::mutex mu;
-  std::set<std::shared_ptr<Connection>> connections;
+  absl::Mutex mu;
+  std::set<std::shared_ptr<Connection>> connections ABSL_GUARDED_BY(mu);
 };
 
 class Connection : public std::enable_shared_from_this<Connection> {
@@ -73,7 +73,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     timer_.cancel();
     socket_.shutdown(tcp::socket::shutdown_both, ignored);  // under TLS too: no close_notify wait
     socket_.close(ignored);
-    std::lock_guard<std::mutex> lock(registry_.mu);
+    absl::MutexLock lock(&registry_.mu);
     registry_.connections.erase(shared_from_this());
   }
 
@@ -137,7 +137,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       std::shared_ptr<Lifetime> lifetime = self->shared_.lifetime;
       auto executor = self->socket_.get_executor();
       KafkaResponder respond = [weak, lifetime, executor](absl::StatusOr<std::optional<KafkaResponse>> answer) {
-        std::lock_guard<std::mutex> lock(lifetime->mu);
+        absl::MutexLock lock(&lifetime->mu);
         if (!lifetime->alive) return;
         asio::post(executor, [weak, answer = std::move(answer)]() mutable {
           if (auto c = weak.lock()) c->Respond(std::move(answer));
@@ -230,29 +230,28 @@ class Connection : public std::enable_shared_from_this<Connection> {
     asio::error_code ec;
     socket_.native_non_blocking(true, ec);
     while (slice_sent_ < slice.size) {
-      off_t offset = static_cast<off_t>(slice.position + slice_sent_);
+      uint64_t offset = slice.position + slice_sent_;
       size_t want = static_cast<size_t>(std::min<uint64_t>(slice.size - slice_sent_, 1 << 30));
-      ssize_t n = ::sendfile(socket_.native_handle(), slice.file->fd(), &offset, want);
-      if (n > 0) {
-        slice_sent_ += static_cast<uint64_t>(n);
-        *shared_.bytes_from_files += n;
+      absl::StatusOr<size_t> sent = slice.file->SendFile(socket_.native_handle(), offset, want);
+      if (sent.ok() && *sent > 0) {
+        slice_sent_ += *sent;
+        *shared_.bytes_from_files += static_cast<int64_t>(*sent);
         continue;
       }
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      int err = sent.ok() ? 0 : storage::ErrnoOf(sent.status());
+      if (err == EAGAIN || err == EWOULDBLOCK) {
         socket_.async_wait(tcp::socket::wait_write, [self = shared_from_this()](const asio::error_code& wait_error) {
           if (wait_error) return self->Close("peer closed during a file transfer");
           self->SendSlice();
         });
         return;
       }
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) return Close("peer closed during a file transfer");
+      if (err == EPIPE || err == ECONNRESET) return Close("peer closed during a file transfer");
       // The file failed us: an I/O error, or it ended before the slice did.
-      int err = n < 0 ? errno : EIO;
-      absl::Status error = n < 0 ? storage::IoError("sendfile", slice.file->path(), err)
-                                 : storage::MakeError(storage::Errc::kStorageError,
-                                                      absl::StrCat(slice.file->path(), " ended at ", offset,
-                                                                   " inside a slice of ", slice.size, " bytes"));
+      absl::Status error = !sent.ok() ? sent.status()
+                                      : storage::MakeError(storage::Errc::kStorageError,
+                                                           absl::StrCat(slice.file->path(), " ended at ", offset,
+                                                                        " inside a slice of ", slice.size, " bytes"));
       return FailSlice(slice, slice_sent_, error);
     }
     head_sent_ = splice.position;
@@ -299,7 +298,7 @@ struct KafkaServer::Impl {
         socket.set_option(tcp::no_delay(true), ignored);
         auto connection = std::make_shared<Connection>(std::move(socket), shared, registry);
         {
-          std::lock_guard<std::mutex> lock(registry.mu);
+          absl::MutexLock lock(&registry.mu);
           registry.connections.insert(connection);
         }
         connection->Start();
@@ -375,7 +374,7 @@ KafkaServer::~KafkaServer() {
   if (!impl_) return;
   {
     // Answers that arrive from now on are dropped.
-    std::lock_guard<std::mutex> lock(impl_->shared.lifetime->mu);
+    absl::MutexLock lock(&impl_->shared.lifetime->mu);
     impl_->shared.lifetime->alive = false;
   }
   asio::post(impl_->io, [impl = impl_.get()] {
@@ -389,7 +388,7 @@ KafkaServer::~KafkaServer() {
   impl_->shared.io_pool->join();
   std::set<std::shared_ptr<Connection>> open;
   {
-    std::lock_guard<std::mutex> lock(impl_->registry.mu);
+    absl::MutexLock lock(&impl_->registry.mu);
     open.swap(impl_->registry.connections);
   }
   for (const auto& c : open) {

@@ -8,7 +8,8 @@
 // header that does not parse, or a request the handler refuses closes that connection
 // and nothing else; a connection idle for connections.max.idle.ms is closed.
 // Record data travels as file slices spliced into the response: on PLAINTEXT sent with
-// sendfile(2), without passing through user space; on SSL read into memory and
+// File::SendFile (sendfile(2) behind the storage FileOps seam, so injected faults reach
+// it), without passing through user space; on SSL read into memory and
 // encrypted (a failed or short read sends none of it). A slice that cannot be read (I/O error, or a file
 // shorter than promised) is reported to the slice's failure handler (which re-reads the
 // region and takes the log dir offline when the file is at fault,

@@ -16,23 +16,22 @@ LogDirMonitor::LogDirMonitor(std::vector<MonitoredDir> dirs, std::chrono::millis
                              storage::FileOps* ops)
     : dirs_(std::move(dirs)), interval_(interval), on_offline_(std::move(on_offline)), ops_(ops) {
   thread_ = std::thread([this] {
-    std::unique_lock<std::mutex> lock(mu_);
+    mu_.Lock();  // released while checking
     while (!stopping_) {
-      wake_.wait_for(lock, interval_, [&] { return stopping_; });
-      if (stopping_) return;
-      lock.unlock();
+      if (mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::FromChrono(interval_))) break;
+      mu_.Unlock();
       CheckAll();
-      lock.lock();
+      mu_.Lock();
     }
+    mu_.Unlock();
   });
 }
 
 LogDirMonitor::~LogDirMonitor() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     stopping_ = true;
   }
-  wake_.notify_all();
   thread_.join();
 }
 
@@ -47,13 +46,13 @@ absl::Status LogDirMonitor::Check(const MonitoredDir& dir) {
 void LogDirMonitor::CheckAll() {
   for (const MonitoredDir& dir : dirs_) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       if (offline_.count(dir.path)) continue;
     }
     absl::Status s = Check(dir);
     if (s.ok()) continue;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       if (!offline_.insert(dir.path).second) continue;
     }
     spdlog::error("log dir {} is offline: {}", dir.path, s.ToString());
@@ -62,7 +61,7 @@ void LogDirMonitor::CheckAll() {
 }
 
 std::set<std::string> LogDirMonitor::offline() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return offline_;
 }
 

@@ -9,14 +9,14 @@
 // Thread-safe.
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/status/status.h"
 #include "storage/file_ops.h"
 
@@ -45,10 +45,9 @@ class LogDirMonitor {
   const std::chrono::milliseconds interval_;
   const std::function<void(const MonitoredDir&, const absl::Status&)> on_offline_;
   storage::FileOps* const ops_;
-  mutable std::mutex mu_;
-  std::condition_variable wake_;
-  std::set<std::string> offline_;
-  bool stopping_ = false;
+  mutable absl::Mutex mu_;  // the thread waits on stopping_ between checks
+  std::set<std::string> offline_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

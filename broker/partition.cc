@@ -207,6 +207,15 @@ absl::Status Partition::CheckFollowerLocked(int32_t fetched_in_epoch) const {
   return absl::OkStatus();
 }
 
+FollowerLogPosition Partition::follower_log_position() const {
+  FollowerLogPosition position;
+  position.log_end_offset = log_->log_end_offset();
+  auto latest = log_->leader_epoch_cache().Latest();
+  position.last_fetched_epoch = latest ? latest->epoch : -1;
+  position.log_start_offset = log_->log_start_offset();
+  return position;
+}
+
 absl::StatusOr<storage::LogAppendInfo> Partition::AppendRecordsToFollower(int32_t fetched_in_epoch,
                                                                           absl::string_view records,
                                                                           int64_t leader_high_watermark) {

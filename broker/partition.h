@@ -21,6 +21,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "broker/follower_partitions.h"
 #include "storage/log.h"
 
 namespace strata::broker {
@@ -55,7 +56,7 @@ struct OffsetAndEpoch {
   int32_t leader_epoch = -1;
 };
 
-class Partition {
+class Partition final : public FollowerPartition {
  public:
   Partition(storage::TopicPartition tp, int32_t local_broker_id, storage::Log* log);
 
@@ -120,14 +121,18 @@ class Partition {
   // Appends the fetched records (offsets kept), then sets the high watermark to
   // min(leader's, own log end).
   absl::StatusOr<storage::LogAppendInfo> AppendRecordsToFollower(int32_t fetched_in_epoch, absl::string_view records,
-                                                                 int64_t leader_high_watermark);
+                                                                 int64_t leader_high_watermark) override;
   // A diverging log: truncates to the end of the leader's diverging_epoch, or less when
   // this log's own epoch ends earlier.
-  absl::Status TruncateToDivergence(int32_t fetched_in_epoch, int32_t diverging_epoch, int64_t leader_end_offset);
+  absl::Status TruncateToDivergence(int32_t fetched_in_epoch, int32_t diverging_epoch,
+                                    int64_t leader_end_offset) override;
   // OFFSET_OUT_OF_RANGE above the leader's log end: truncates to it.
-  absl::Status TruncateToLeaderLogEnd(int32_t fetched_in_epoch, int64_t leader_log_end);
+  absl::Status TruncateToLeaderLogEnd(int32_t fetched_in_epoch, int64_t leader_log_end) override;
   // OFFSET_OUT_OF_RANGE below the leader's log start: the log restarts empty there.
-  absl::Status RestartAtLeaderLogStart(int32_t fetched_in_epoch, int64_t leader_log_start);
+  absl::Status RestartAtLeaderLogStart(int32_t fetched_in_epoch, int64_t leader_log_start) override;
+  // The log's end, the epoch of its last batch and its start, read one after the other
+  // (not one snapshot).
+  FollowerLogPosition follower_log_position() const override;
 
   const storage::TopicPartition& topic_partition() const { return tp_; }
   storage::Log* log() const { return log_; }

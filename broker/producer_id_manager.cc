@@ -43,11 +43,9 @@ ProducerIdManager::ProducerIdManager(ProducerIdBlockSource source, ProducerIdMan
 
 ProducerIdManager::~ProducerIdManager() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     stopping_ = true;
   }
-  fetch_wake_.notify_all();
-  block_ready_.notify_all();
   fetcher_.join();
 }
 
@@ -62,14 +60,13 @@ bool ProducerIdManager::NeedBlockLocked() const {
 }
 
 absl::StatusOr<int64_t> ProducerIdManager::NextProducerId() {
-  std::unique_lock<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   auto deadline = std::chrono::steady_clock::now() + options_.wait;
   while (!stopping_) {
     if (next_id_ < end_) {
       int64_t id = next_id_++;
       ++stats_.ids_handed_out;
-      if (NeedBlockLocked()) fetch_wake_.notify_one();
-      return id;
+      return id;  // the fetch thread wakes if NeedBlockLocked() now holds
     }
     if (prefetched_) {
       next_id_ = prefetched_->first;
@@ -79,8 +76,9 @@ absl::StatusOr<int64_t> ProducerIdManager::NextProducerId() {
       continue;
     }
     ++waiting_;
-    fetch_wake_.notify_one();
-    bool ready = block_ready_.wait_until(lock, deadline, [&] { return stopping_ || prefetched_.has_value(); });
+    auto arrived = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || prefetched_.has_value(); };
+    bool ready =
+        mu_.AwaitWithTimeout(absl::Condition(&arrived), absl::FromChrono(deadline - std::chrono::steady_clock::now()));
     --waiting_;
     if (!ready) {
       return absl::UnavailableError(absl::StrCat("no producer id block from the controller within ", options_.wait.count(),
@@ -91,19 +89,20 @@ absl::StatusOr<int64_t> ProducerIdManager::NextProducerId() {
 }
 
 ProducerIdManagerStats ProducerIdManager::stats() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return stats_;
 }
 
 void ProducerIdManager::FetchLoop() {
-  std::unique_lock<std::mutex> lock(mu_);
+  mu_.Lock();  // released while asking the controller
   auto backoff = options_.retry_backoff;
   while (true) {
-    fetch_wake_.wait(lock, [&] { return stopping_ || NeedBlockLocked(); });
-    if (stopping_) return;
-    lock.unlock();
+    auto needed = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || NeedBlockLocked(); };
+    mu_.Await(absl::Condition(&needed));
+    if (stopping_) break;
+    mu_.Unlock();
     absl::StatusOr<ProducerIdBlock> block = source_();
-    lock.lock();
+    mu_.Lock();
     if (block.ok() && (block->length <= 0 || block->first < highest_end_ ||
                        block->first > std::numeric_limits<int64_t>::max() - block->length)) {
       // Ids must never repeat: a block overlapping one already used is refused.
@@ -119,15 +118,15 @@ void ProducerIdManager::FetchLoop() {
       ++stats_.blocks_fetched;
       stats_.last_error.clear();
       backoff = options_.retry_backoff;
-      block_ready_.notify_all();
       continue;
     }
     ++stats_.fetch_failures;
     stats_.last_error = std::string(block.status().message());
     spdlog::debug("producer id block fetch failed: {}", stats_.last_error);
-    fetch_wake_.wait_for(lock, backoff, [&] { return stopping_; });  // retry pacing
+    mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::FromChrono(backoff));  // retry pacing
     backoff = std::min(backoff * 2, options_.max_retry_backoff);
   }
+  mu_.Unlock();
 }
 
 }  // namespace strata::broker

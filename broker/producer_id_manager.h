@@ -10,16 +10,15 @@
 // Thread-safe. REQUIRES: no NextProducerId call runs or starts while it is destroyed.
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "broker/controller_client.h"
 
 namespace strata::broker {
@@ -80,9 +79,9 @@ class ProducerIdManager {
   const ProducerIdBlockSource source_;
   const ProducerIdManagerOptions options_;
 
-  mutable std::mutex mu_;
-  std::condition_variable fetch_wake_;    // for the fetch thread: a block is needed, or stop
-  std::condition_variable block_ready_;   // for waiting requests: a block arrived, or stop
+  // The fetch thread waits for a block to be needed (or stopping); requests wait for a
+  // block to arrive (or stopping): conditions over what mu_ guards.
+  mutable absl::Mutex mu_;
   int64_t next_id_ ABSL_GUARDED_BY(mu_) = 0;        // the current block is [next_id_, end_)
   int64_t end_ ABSL_GUARDED_BY(mu_) = 0;
   int32_t current_length_ ABSL_GUARDED_BY(mu_) = 0;  // 0: no block yet

@@ -3,7 +3,6 @@
 #include "absl/strings/str_cat.h"
 #include "base/logging.h"
 #include "broker/kafka_error.h"
-#include "broker/replica_manager.h"
 #include "proto/kafka/api.h"
 #include "proto/kafka/error_code.h"
 #include "proto/kafka/fetch.h"
@@ -34,24 +33,24 @@ absl::string_view WholeBatches(absl::string_view records) {
 }
 }  // namespace
 
-ReplicaFetcher::ReplicaFetcher(ReplicaFetcherOptions options, ReplicaManager* replicas)
-    : options_(std::move(options)), replicas_(replicas) {
+ReplicaFetcher::ReplicaFetcher(ReplicaFetcherOptions options, FollowerPartitions* partitions)
+    : options_(std::move(options)), partitions_(partitions) {
   thread_ = std::thread([this] { Run(); });
 }
 
 ReplicaFetcher::~ReplicaFetcher() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     stopping_ = true;
     if (connection_) connection_->Shutdown();
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   thread_.join();
 }
 
 void ReplicaFetcher::AddPartition(const storage::TopicPartition& tp, int32_t leader_epoch) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     Target& t = targets_[tp];
     if (t.leader_epoch != leader_epoch) {
       t.delayed_until = Clock::time_point();  // a new epoch: at once
@@ -62,21 +61,21 @@ void ReplicaFetcher::AddPartition(const storage::TopicPartition& tp, int32_t lea
     }
     t.leader_epoch = leader_epoch;
   }
-  cv_.notify_all();
+  cv_.SignalAll();
 }
 
 void ReplicaFetcher::RemovePartition(const storage::TopicPartition& tp) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   targets_.erase(tp);
 }
 
 size_t ReplicaFetcher::partition_count() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return targets_.size();
 }
 
 int64_t ReplicaFetcher::fetches() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return fetches_;
 }
 
@@ -84,7 +83,7 @@ void ReplicaFetcher::Delay(const storage::TopicPartition& tp, const absl::Status
                            std::chrono::milliseconds how_long) {
   spdlog::debug("broker {}: fetching {} from broker {} paused {} ms: {}", options_.broker_id, tp.DirName(),
                 options_.leader_id, how_long.count(), why.ToString());
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   auto it = targets_.find(tp);
   if (it != targets_.end()) it->second.delayed_until = Clock::now() + how_long;
 }
@@ -93,7 +92,7 @@ void ReplicaFetcher::Run() {
   while (true) {
     std::map<storage::TopicPartition, Target> ready;
     {
-      std::unique_lock<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       auto now = Clock::now();
       Clock::time_point next_ready = Clock::time_point::max();
       for (const auto& [tp, target] : targets_) {
@@ -106,9 +105,9 @@ void ReplicaFetcher::Run() {
       if (stopping_) return;
       if (ready.empty()) {
         if (next_ready == Clock::time_point::max()) {
-          cv_.wait(lock);
+          cv_.Wait(&mu_);
         } else {
-          cv_.wait_until(lock, next_ready);
+          cv_.WaitWithTimeout(&mu_, absl::FromChrono(next_ready - Clock::now()));
         }
         continue;
       }
@@ -116,7 +115,7 @@ void ReplicaFetcher::Run() {
     absl::Status status = FetchOnce(ready);
     bool restarted = false;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       fetch_in_flight_ = false;
       restarted = restart_;
       restart_ = false;
@@ -125,16 +124,16 @@ void ReplicaFetcher::Run() {
     if (status.ok() || restarted) continue;
     spdlog::warn("broker {}: fetching from broker {} ({}:{}) failed: {}; retrying in {} ms", options_.broker_id,
                  options_.leader_id, options_.host, options_.port, status.ToString(), options_.backoff.count());
-    std::unique_lock<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     connection_.reset();
-    cv_.wait_for(lock, options_.backoff, [this] { return stopping_; });
+    mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::FromChrono(options_.backoff));
   }
 }
 
 absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, Target>& targets) {
   client::KafkaConnection* connection = nullptr;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (!connection_) {
       auto connected = client::KafkaConnection::Connect(options_.host, options_.port,
                                                         options_.max_wait + std::chrono::seconds(30));
@@ -151,18 +150,17 @@ absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, T
   request.min_bytes = options_.min_bytes;
   request.max_bytes = options_.max_bytes;
   request.session_epoch = -1;  // no fetch session
-  std::map<storage::TopicPartition, std::shared_ptr<Partition>> partitions;
+  std::map<storage::TopicPartition, std::shared_ptr<FollowerPartition>> partitions;
   for (const auto& [tp, target] : targets) {
-    std::shared_ptr<Partition> partition = replicas_->GetPartition(tp);
+    std::shared_ptr<FollowerPartition> partition = partitions_->GetFollowerPartition(tp);
     if (partition == nullptr) continue;
-    storage::Log* log = partition->log();
+    FollowerLogPosition position = partition->follower_log_position();
     kafka::FetchRequest::Partition p;
     p.partition = tp.partition;
     p.current_leader_epoch = target.leader_epoch;
-    p.fetch_offset = log->log_end_offset();
-    auto latest = log->leader_epoch_cache().Latest();
-    p.last_fetched_epoch = latest ? latest->epoch : -1;
-    p.log_start_offset = log->log_start_offset();
+    p.fetch_offset = position.log_end_offset;
+    p.last_fetched_epoch = position.last_fetched_epoch;
+    p.log_start_offset = position.log_start_offset;
     p.partition_max_bytes = options_.partition_max_bytes;
     if (request.topics.empty() || request.topics.back().topic != tp.topic) {
       request.topics.push_back({tp.topic, std::string(16, '\0'), {}});
@@ -171,8 +169,8 @@ absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, T
     partitions.emplace(tp, std::move(partition));
   }
   if (partitions.empty()) {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait_for(lock, options_.backoff, [this] { return stopping_; });
+    absl::MutexLock lock(&mu_);
+    mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::FromChrono(options_.backoff));
     return absl::OkStatus();
   }
   std::string body;
@@ -187,7 +185,7 @@ absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, T
     return KafkaError(static_cast<kafka::ErrorCode>(response->error_code), "the leader refused the fetch");
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     ++fetches_;
   }
   for (const auto& topic : response->responses) {
@@ -195,11 +193,11 @@ absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, T
       storage::TopicPartition tp{topic.topic, p.partition_index};
       auto it = partitions.find(tp);
       if (it == partitions.end()) continue;
-      Partition& partition = *it->second;
+      FollowerPartition& partition = *it->second;
       int32_t epoch = targets.at(tp).leader_epoch;
       {
         // Removed, or moved to another epoch, while the fetch was out: its answer is stale.
-        std::lock_guard<std::mutex> lock(mu_);
+        absl::MutexLock lock(&mu_);
         auto target = targets_.find(tp);
         if (target == targets_.end() || target->second.leader_epoch != epoch) continue;
       }
@@ -239,19 +237,19 @@ absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, T
 
 absl::Status ReplicaFetcher::HandleOutOfRange(const storage::TopicPartition& tp, int32_t leader_epoch,
                                               int64_t leader_log_start) {
-  std::shared_ptr<Partition> partition = replicas_->GetPartition(tp);
+  std::shared_ptr<FollowerPartition> partition = partitions_->GetFollowerPartition(tp);
   if (partition == nullptr) return absl::OkStatus();
-  storage::Log* log = partition->log();
-  if (leader_log_start >= 0 && log->log_end_offset() < leader_log_start) {
+  int64_t log_end_offset = partition->follower_log_position().log_end_offset;
+  if (leader_log_start >= 0 && log_end_offset < leader_log_start) {
     spdlog::info("broker {}: {} ends at {} below leader {}'s log start {}: restarting the log there",
-                 options_.broker_id, tp.DirName(), log->log_end_offset(), options_.leader_id, leader_log_start);
+                 options_.broker_id, tp.DirName(), log_end_offset, options_.leader_id, leader_log_start);
     return partition->RestartAtLeaderLogStart(leader_epoch, leader_log_start);
   }
   // Above the leader's log end: ask where it ends (a replica's ListOffsets answers the
   // log end) and cut there.
   client::KafkaConnection* connection = nullptr;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     connection = connection_.get();
   }
   if (connection == nullptr) return absl::UnavailableError("no connection");
@@ -269,7 +267,7 @@ absl::Status ReplicaFetcher::HandleOutOfRange(const storage::TopicPartition& tp,
   const auto& p = response->topics.at(0).partitions.at(0);
   if (p.error_code != 0) return KafkaError(static_cast<kafka::ErrorCode>(p.error_code), "ListOffsets");
   spdlog::info("broker {}: {} ends at {} above leader {}'s log end {}: truncating", options_.broker_id, tp.DirName(),
-               log->log_end_offset(), options_.leader_id, p.offset);
+               partition->follower_log_position().log_end_offset, options_.leader_id, p.offset);
   return partition->TruncateToLeaderLogEnd(leader_epoch, p.offset);
 }
 

@@ -15,23 +15,24 @@
 // A connection error closes the connection and waits `backoff` before reconnecting. A
 // partition added (or moved to a new epoch) while a fetch waits at the leader cuts that
 // fetch short, so a new follower starts at once.
+// It sees the broker only through FollowerPartitions (follower_partitions.h): the
+// partitions it follows, their log positions and the follower's answers to a leader.
 // Thread-safe (partitions are added and removed from the metadata thread).
 
 #include <chrono>
-#include <condition_variable>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/status/status.h"
+#include "broker/follower_partitions.h"
 #include "client/kafka_connection.h"
 #include "storage/file_names.h"
 
 namespace strata::broker {
-
-class ReplicaManager;
 
 struct ReplicaFetcherOptions {
   int32_t broker_id = 0;        // this broker (replica_id)
@@ -51,7 +52,7 @@ struct ReplicaFetcherOptions {
 
 class ReplicaFetcher {
  public:
-  ReplicaFetcher(ReplicaFetcherOptions options, ReplicaManager* replicas);
+  ReplicaFetcher(ReplicaFetcherOptions options, FollowerPartitions* partitions);
   ~ReplicaFetcher();  // stops the thread (a fetch in flight is cut short)
 
   // Follows tp from this leader in leader_epoch (an update when already followed).
@@ -74,17 +75,18 @@ class ReplicaFetcher {
   void Delay(const storage::TopicPartition& tp, const absl::Status& why, std::chrono::milliseconds how_long);
 
   const ReplicaFetcherOptions options_;
-  ReplicaManager* const replicas_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;
-  std::map<storage::TopicPartition, Target> targets_;
-  std::unique_ptr<client::KafkaConnection> connection_;  // shut down from the destructor
-  bool fetch_in_flight_ = false;
+  FollowerPartitions* const partitions_;
+  mutable absl::Mutex mu_;
+  absl::CondVar cv_;  // signalled when a partition is added and when stopping
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::map<storage::TopicPartition, Target> targets_ ABSL_GUARDED_BY(mu_);
+  // Shut down from the destructor.
+  std::unique_ptr<client::KafkaConnection> connection_ ABSL_GUARDED_BY(mu_);
+  bool fetch_in_flight_ ABSL_GUARDED_BY(mu_) = false;
   // A partition was added while a fetch waited at the leader: the fetch is cut short
   // (its connection shut) so the new partition does not wait replica.fetch.wait.max.ms.
-  bool restart_ = false;
-  int64_t fetches_ = 0;
+  bool restart_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t fetches_ ABSL_GUARDED_BY(mu_) = 0;
   std::thread thread_;
 };
 

@@ -9,7 +9,7 @@ ReplicaFetcherManager::~ReplicaFetcherManager() { Shutdown(); }
 void ReplicaFetcherManager::Shutdown() {
   std::map<Key, std::unique_ptr<ReplicaFetcher>> fetchers;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     fetchers.swap(fetchers_);
     assigned_.clear();
   }
@@ -20,7 +20,7 @@ void ReplicaFetcherManager::AddPartition(const storage::TopicPartition& tp, int3
                                          int port, int32_t leader_epoch) {
   std::unique_ptr<ReplicaFetcher> idle;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     int index = static_cast<int>(std::hash<std::string>()(tp.DirName()) % std::max(1, options_.num_fetchers));
     Key key{leader_id, absl::StrCat(host, ":", port), index};
     auto assigned = assigned_.find(tp);
@@ -40,7 +40,7 @@ void ReplicaFetcherManager::AddPartition(const storage::TopicPartition& tp, int3
       o.leader_id = leader_id;
       o.host = host;
       o.port = port;
-      fetcher = std::make_unique<ReplicaFetcher>(o, replicas_);
+      fetcher = std::make_unique<ReplicaFetcher>(o, partitions_);
     }
     fetcher->AddPartition(tp, leader_epoch);
     assigned_[tp] = key;
@@ -51,7 +51,7 @@ void ReplicaFetcherManager::AddPartition(const storage::TopicPartition& tp, int3
 void ReplicaFetcherManager::RemovePartition(const storage::TopicPartition& tp) {
   std::unique_ptr<ReplicaFetcher> idle;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     auto assigned = assigned_.find(tp);
     if (assigned == assigned_.end()) return;
     auto fetcher = fetchers_.find(assigned->second);
@@ -68,13 +68,13 @@ void ReplicaFetcherManager::RemovePartition(const storage::TopicPartition& tp) {
 }
 
 int32_t ReplicaFetcherManager::LeaderOf(const storage::TopicPartition& tp) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   auto it = assigned_.find(tp);
   return it == assigned_.end() ? -1 : it->second.leader_id;
 }
 
 size_t ReplicaFetcherManager::fetcher_count() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return fetchers_.size();
 }
 

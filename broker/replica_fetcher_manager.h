@@ -8,15 +8,14 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "broker/replica_fetcher.h"
 
 namespace strata::broker {
-
-class ReplicaManager;
 
 struct ReplicaFetcherManagerOptions {
   int num_fetchers = 1;  // num.replica.fetchers (per leader)
@@ -26,8 +25,8 @@ struct ReplicaFetcherManagerOptions {
 
 class ReplicaFetcherManager {
  public:
-  ReplicaFetcherManager(ReplicaFetcherManagerOptions options, ReplicaManager* replicas)
-      : options_(std::move(options)), replicas_(replicas) {}
+  ReplicaFetcherManager(ReplicaFetcherManagerOptions options, FollowerPartitions* partitions)
+      : options_(std::move(options)), partitions_(partitions) {}
   ~ReplicaFetcherManager();
 
   // Follows tp from leader_id (at host:port) in leader_epoch; moves it from another
@@ -49,10 +48,10 @@ class ReplicaFetcherManager {
   };
 
   const ReplicaFetcherManagerOptions options_;
-  ReplicaManager* const replicas_;
-  mutable std::mutex mu_;
-  std::map<Key, std::unique_ptr<ReplicaFetcher>> fetchers_;
-  std::map<storage::TopicPartition, Key> assigned_;
+  FollowerPartitions* const partitions_;  // handed to every fetcher
+  mutable absl::Mutex mu_;
+  std::map<Key, std::unique_ptr<ReplicaFetcher>> fetchers_ ABSL_GUARDED_BY(mu_);
+  std::map<storage::TopicPartition, Key> assigned_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace strata::broker

@@ -32,6 +32,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "broker/controller_client.h"
+#include "broker/follower_partitions.h"
 #include "broker/partition.h"
 #include "broker/replica_fetcher_manager.h"
 #include "controller/metadata_image.h"
@@ -57,7 +58,7 @@ struct ReplicaManagerOptions {
   storage::Clock* clock = storage::Clock::System();
 };
 
-class ReplicaManager {
+class ReplicaManager final : public FollowerPartitions {
  public:
   explicit ReplicaManager(ReplicaManagerOptions options);
   ~ReplicaManager();
@@ -72,6 +73,10 @@ class ReplicaManager {
 
   // nullptr when this broker does not host tp.
   std::shared_ptr<Partition> GetPartition(const storage::TopicPartition& tp) const;
+  // The same for the ReplicaFetchers (all they see of the ReplicaManager).
+  std::shared_ptr<FollowerPartition> GetFollowerPartition(const storage::TopicPartition& tp) const override {
+    return GetPartition(tp);
+  }
   std::vector<storage::TopicPartition> partitions() const;
 
   // Appends a producer's records to the partition this broker leads, then wakes

@@ -100,7 +100,7 @@ absl::StatusOr<int32_t> KafkaConnection::Send(int16_t api_key, int16_t api_versi
   writer.PatchInt32(0, static_cast<int32_t>(frame_size));
   if (expect_response) {
     // Queued before the bytes go out: the reader may see the response before writev returns.
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     awaiting_.push_back({api_key, api_version, header.correlation_id});
   }
   iovec parts[2] = {{prefix.data(), prefix.size()}, {const_cast<char*>(body.data()), body.size()}};
@@ -147,7 +147,7 @@ absl::Status KafkaConnection::ReadExactly(char* out, size_t n) {
 absl::StatusOr<KafkaResponse> KafkaConnection::Receive() {
   Pending pending;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     if (awaiting_.empty()) return absl::FailedPreconditionError("no request awaits a response");
     pending = awaiting_.front();
   }
@@ -176,7 +176,7 @@ absl::StatusOr<KafkaResponse> KafkaConnection::Receive() {
                                             ") was due"));
   }
   response.body_offset = reader.position();
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   awaiting_.pop_front();
   return response;
 }

@@ -12,13 +12,13 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 
 namespace strata::client {
 
@@ -68,7 +68,7 @@ class KafkaConnection {
   const int fd_;
   const std::string name_;
   int32_t next_correlation_id_ = 1;  // Send's thread only
-  std::mutex mutex_;
+  absl::Mutex mutex_;
   std::deque<Pending> awaiting_ ABSL_GUARDED_BY(mutex_);
 };
 

@@ -113,7 +113,7 @@ void ElectAround(const MetadataImage& image, BrokerId broker, const ControllerCo
     for (const auto& [pid, p] : t.partitions) {
       if (std::find(p.replicas().begin(), p.replicas().end(), broker) == p.replicas().end()) continue;
       auto change = ElectAfterUnavailability(
-          p, [&](BrokerId b, int index) { return available(p, b, index); }, unclean);
+          p, [&, &p = p](BrokerId b, int index) { return available(p, b, index); }, unclean);
       if (change) out->push_back(Wrap(std::move(*change)));
     }
   }
@@ -364,7 +364,7 @@ Plan PlanUnfenceBroker(const MetadataImage& image, BrokerId broker, const Contro
       if (std::find(p.replicas().begin(), p.replicas().end(), broker) == p.replicas().end()) continue;
       // The broker as the image will have it once unfenced: only its offline dirs hold
       // a replica back.
-      auto available = [&](BrokerId b, int index) {
+      auto available = [&, &p = p](BrokerId b, int index) {  // (clang 14 cannot capture a binding)
         if (b != broker) return ReplicaAvailable(image, p, b, index);
         const auto& offline = it->second.offline_log_dirs();
         return index < 0 || index >= p.directories_size() ||

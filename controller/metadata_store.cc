@@ -74,7 +74,7 @@ absl::Status MetadataStore::LoadImage() {
     STRATA_RETURN_IF_ERROR(image.Load(key, value));
   }
   STRATA_RETURN_IF_ERROR(FromRocks(it->status(), absl::StrCat("read RocksDB ", dir_)));
-  std::unique_lock<std::shared_mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   image_ = std::move(image);
   applied_ = applied;
   return absl::OkStatus();
@@ -86,12 +86,12 @@ absl::Status MetadataStore::Apply(const raft::Entry& entry) {
   if (!entry.data.empty() && !batch.ParseFromString(entry.data)) {
     spdlog::error("metadata entry {} is not a MetadataBatch; skipped", entry.index);
     batch.Clear();
-    std::unique_lock<std::shared_mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     ++apply_errors_;
   }
   rocksdb::WriteBatch write;
   {
-    std::unique_lock<std::shared_mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     for (const pb::MetadataRecord& record : batch.records()) {
       std::vector<std::string> keys = image_.TouchedKeys(record);
       if (absl::Status s = image_.Apply(record); !s.ok()) {
@@ -115,7 +115,7 @@ absl::Status MetadataStore::Apply(const raft::Entry& entry) {
   STRATA_RETURN_IF_ERROR(FromRocks(db_->Write(rocksdb::WriteOptions(), &write), absl::StrCat("write RocksDB ", dir_)));
   std::function<void(const pb::MetadataBatch&, raft::Index)> listener;
   {
-    std::shared_lock<std::shared_mutex> lock(mu_);
+    absl::ReaderMutexLock lock(&mu_);
     listener = listener_;
   }
   if (listener && batch.records_size() > 0) listener(batch, entry.index);
@@ -169,7 +169,7 @@ absl::Status MetadataStore::RestoreSnapshot(storage::FileOps& ops, const std::st
   spdlog::info("metadata image restored from snapshot {} (term {})", meta.index, meta.term);
   std::function<void(const pb::MetadataBatch&, raft::Index)> listener;
   {
-    std::shared_lock<std::shared_mutex> lock(mu_);
+    absl::ReaderMutexLock lock(&mu_);
     listener = listener_;
   }
   // The whole image changed: listeners see an empty batch and re-read it.
@@ -178,17 +178,17 @@ absl::Status MetadataStore::RestoreSnapshot(storage::FileOps& ops, const std::st
 }
 
 raft::SnapshotMeta MetadataStore::applied() const {
-  std::shared_lock<std::shared_mutex> lock(mu_);
+  absl::ReaderMutexLock lock(&mu_);
   return applied_;
 }
 
 int64_t MetadataStore::apply_errors() const {
-  std::shared_lock<std::shared_mutex> lock(mu_);
+  absl::ReaderMutexLock lock(&mu_);
   return apply_errors_;
 }
 
 void MetadataStore::set_listener(std::function<void(const pb::MetadataBatch&, raft::Index)> listener) {
-  std::unique_lock<std::shared_mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   listener_ = std::move(listener);
 }
 

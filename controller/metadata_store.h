@@ -9,16 +9,17 @@
 // replacing the database with the snapshot's files.
 // A record that does not fit the image is skipped and counted (every node skips the
 // same one); a RocksDB error is returned, and the Raft driver stops the node on it.
-// Thread-safe: Apply/SaveSnapshot/RestoreSnapshot come from the driver thread; Read may
-// be called from any thread.
+// Thread-safe: Apply/SaveSnapshot/RestoreSnapshot come from the driver thread; WithImage
+// may be called from any thread.
 
 #include <functional>
 #include <memory>
-#include <shared_mutex>
 #include <string>
 
 #include <rocksdb/db.h>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/status/statusor.h"
 #include "controller/metadata_image.h"
 #include "raft/state_machine.h"
@@ -40,10 +41,19 @@ class MetadataStore final : public raft::StateMachine {
   // Records skipped because they did not fit the image.
   int64_t apply_errors() const;
   // Runs f(image) under a shared lock and returns what f returns; f must not keep a
-  // reference to the image past its return.
+  // reference to the image past its return. f may call WithImage on this store again
+  // (a broker applies the image inside WithImage, and the fetches that wakes look their
+  // partitions up): the nested call runs under the outer call's lock, since absl::Mutex
+  // reader locks must not nest (a writer waiting between them would deadlock both).
   template <typename F>
   auto WithImage(F&& f) const {
-    std::shared_lock<std::shared_mutex> lock(mu_);
+    if (reading_on_this_thread_ == this) return f(ImageUnderOuterLock());
+    absl::ReaderMutexLock lock(&mu_);
+    struct Restore {
+      const MetadataStore* outer;
+      ~Restore() { reading_on_this_thread_ = outer; }
+    } restore{reading_on_this_thread_};
+    reading_on_this_thread_ = this;
     return f(image_);
   }
   // Called (on the applying thread, after the image changed) with each applied batch,
@@ -56,13 +66,18 @@ class MetadataStore final : public raft::StateMachine {
   absl::Status LoadImage();
   void CloseDb();
 
+  // The image, for a WithImage nested in one on the same thread (which holds mu_).
+  const MetadataImage& ImageUnderOuterLock() const ABSL_NO_THREAD_SAFETY_ANALYSIS { return image_; }
+
+  // The store whose WithImage this thread is inside (nullptr: none).
+  static inline thread_local const MetadataStore* reading_on_this_thread_ = nullptr;
   const std::string dir_;  // the RocksDB directory
-  mutable std::shared_mutex mu_;
-  MetadataImage image_;
-  raft::SnapshotMeta applied_;
-  int64_t apply_errors_ = 0;
+  mutable absl::Mutex mu_;
+  MetadataImage image_ ABSL_GUARDED_BY(mu_);
+  raft::SnapshotMeta applied_ ABSL_GUARDED_BY(mu_);
+  int64_t apply_errors_ ABSL_GUARDED_BY(mu_) = 0;
   std::unique_ptr<rocksdb::DB> db_;
-  std::function<void(const pb::MetadataBatch&, raft::Index)> listener_;
+  std::function<void(const pb::MetadataBatch&, raft::Index)> listener_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace strata::controller

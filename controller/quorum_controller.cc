@@ -67,10 +67,9 @@ QuorumController::QuorumController(raft::RaftNode& node, MetadataStore& store, Q
 
 QuorumController::~QuorumController() {
   {
-    std::lock_guard<std::mutex> lock(sessions_mu_);
+    absl::MutexLock lock(&sessions_mu_);
     stopping_ = true;
   }
-  sessions_wake_.notify_all();
   sessions_.join();
 }
 
@@ -151,7 +150,7 @@ void QuorumController::RunWrite(Response* response, const WriteSteps& steps) {
       return;
     }
   }
-  std::lock_guard<std::mutex> lock(write_mu_);
+  absl::MutexLock lock(&write_mu_);
   if (Outcome o = CatchUpLocked(); !o.ok()) {
     SetOutcome(o, response);
     return;
@@ -185,7 +184,9 @@ void QuorumController::RunAdminWrite(Response* response, Items* items,
 admin::v1::CreateTopicsResponse QuorumController::CreateTopics(const admin::v1::CreateTopicsRequest& request) {
   admin::v1::CreateTopicsResponse response;
   std::set<std::string> taken;
-  RunAdminWrite(&response, response.mutable_topics(), [&](const MetadataImage& image, Writes& writes) {
+  // The plan runs in RunWrite, under write_mu_.
+  RunAdminWrite(&response, response.mutable_topics(),
+                [&](const MetadataImage& image, Writes& writes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_) {
     for (const auto& topic : request.topics()) {
       TopicId id = NewTopicId();
       Plan plan = PlanCreateTopic(image, topic, options_.config, id, taken);
@@ -445,7 +446,7 @@ controller::v1::BrokerRegistrationResponse QuorumController::RegisterBroker(
                   SetOutcome(o, &response);
                   if (o.ok()) {
                     response.set_broker_epoch(epoch);
-                    std::lock_guard<std::mutex> s(sessions_mu_);
+                    absl::MutexLock s(&sessions_mu_);
                     last_heartbeat_[request.broker_id()] = Clock::now();
                   }
                   spdlog::info("broker {} registered with epoch {}: {}", request.broker_id(), epoch,
@@ -474,7 +475,7 @@ controller::v1::BrokerHeartbeatResponse QuorumController::BrokerHeartbeat(
            [&]() -> Outcome {
              // The session counts from the heartbeat, not from when the write lock is free.
              if (Outcome o = store_.WithImage(check); !o.ok()) return o;
-             std::lock_guard<std::mutex> s(sessions_mu_);
+             absl::MutexLock s(&sessions_mu_);
              last_heartbeat_[id] = Clock::now();
              return {};
            },
@@ -503,8 +504,8 @@ controller::v1::BrokerHeartbeatResponse QuorumController::BrokerHeartbeat(
                return Outcome{};
              });
            },
-       .written =
-           [&](Outcome o, const Writes&) {
+       .written =  // runs in RunWrite, under write_mu_
+           [&](Outcome o, const Writes&) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_) {
              // Controlled shutdown is complete once the broker leads nothing: it is fenced then, as
              // Kafka does, so that its next incarnation can register at once.
              if (o.ok() && request.want_shut_down()) {
@@ -599,13 +600,13 @@ controller::v1::AllocateProducerIdsResponse QuorumController::AllocateProducerId
 }
 
 void QuorumController::SessionLoop() {
-  std::unique_lock<std::mutex> lock(sessions_mu_);
+  sessions_mu_.Lock();  // released around the fencing writes below
   while (!stopping_) {
     // A tenth of the session (at most 100 ms, at least 10): an expired session is fenced
     // within 10% of its timeout, which is most of a leader failover.
     auto tick = std::clamp(options_.session_timeout / 10, std::chrono::milliseconds(10), std::chrono::milliseconds(100));
-    sessions_wake_.wait_for(lock, tick, [&] { return stopping_; });
-    if (stopping_) return;
+    sessions_mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::FromChrono(tick));
+    if (stopping_) break;
     raft::RaftNodeStatus st = node_.status();
     if (st.stopped || st.role != raft::Role::kLeader) continue;
     auto now = Clock::now();
@@ -614,18 +615,20 @@ void QuorumController::SessionLoop() {
       sessions_term_ = st.term;
       last_heartbeat_.clear();
     }
-    std::vector<BrokerId> expired;
+    std::vector<std::pair<BrokerId, bool>> brokers;  // (id, fenced)
     store_.WithImage([&](const MetadataImage& image) {
-      for (const auto& [id, b] : image.brokers()) {
-        auto it = last_heartbeat_.try_emplace(id, now).first;
-        if (!b.fenced() && now - it->second > options_.session_timeout) expired.push_back(id);
-      }
+      for (const auto& [id, b] : image.brokers()) brokers.emplace_back(id, b.fenced());
       return 0;
     });
+    std::vector<BrokerId> expired;
+    for (const auto& [id, fenced] : brokers) {
+      auto it = last_heartbeat_.try_emplace(id, now).first;
+      if (!fenced && now - it->second > options_.session_timeout) expired.push_back(id);
+    }
     if (expired.empty()) continue;
-    lock.unlock();
+    sessions_mu_.Unlock();
     for (BrokerId id : expired) {
-      std::lock_guard<std::mutex> write(write_mu_);
+      absl::MutexLock write(&write_mu_);
       if (!CatchUpLocked().ok()) break;
       Plan plan = store_.WithImage([&](const MetadataImage& image) { return PlanFenceBroker(image, id, options_.config); });
       if (!plan.outcome.ok() || plan.records.empty()) continue;
@@ -633,8 +636,9 @@ void QuorumController::SessionLoop() {
       spdlog::info("broker {} missed its session ({} ms): fenced, {} partition changes: {}", id,
                    options_.session_timeout.count(), plan.records.size() - 1, o.ok() ? "ok" : o.message);
     }
-    lock.lock();
+    sessions_mu_.Lock();
   }
+  sessions_mu_.Unlock();
 }
 
 }  // namespace strata::controller

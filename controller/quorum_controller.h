@@ -10,15 +10,15 @@
 // Thread-safe.
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "admin.pb.h"
 #include "controller.pb.h"
 #include "controller/cluster_control.h"
@@ -62,13 +62,14 @@ class QuorumController {
  private:
   // The leader's id when this node is not the active controller, else nullopt.
   std::optional<int32_t> NotActive() const;
-  // REQUIRES: write_mu_ held. Makes the image hold everything committed before this
-  // node's term (a no-op entry through Raft, once per term).
-  Outcome CatchUpLocked();
-  // REQUIRES: write_mu_ held. Writes records (in entries of at most max_entry_bytes,
-  // never splitting a group) and waits until they are applied.
-  Outcome WriteLocked(const std::vector<std::vector<pb::MetadataRecord>>& groups);
-  TopicId NewTopicId();
+  // Makes the image hold everything committed before this node's term (a no-op entry
+  // through Raft, once per term).
+  Outcome CatchUpLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  // Writes records (in entries of at most max_entry_bytes, never splitting a group) and
+  // waits until they are applied.
+  Outcome WriteLocked(const std::vector<std::vector<pb::MetadataRecord>>& groups)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
+  TopicId NewTopicId() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
   // Every write RPC takes the same steps; RunWrite runs them in order. It refuses with
   // NOT_CONTROLLER (naming the leader) when this node is not the active controller, runs
   // `admit` (optional: checks made before waiting for write_mu_), then, holding write_mu_,
@@ -93,15 +94,16 @@ class QuorumController {
   MetadataStore& store_;
   const QuorumControllerOptions options_;
 
-  std::mutex write_mu_;  // one decision at a time
-  raft::Term caught_up_term_ = 0;
-  std::mt19937_64 ids_;
+  absl::Mutex write_mu_ ABSL_ACQUIRED_BEFORE(sessions_mu_);  // one decision at a time
+  raft::Term caught_up_term_ ABSL_GUARDED_BY(write_mu_) = 0;
+  std::mt19937_64 ids_ ABSL_GUARDED_BY(write_mu_);
 
-  std::mutex sessions_mu_;
-  std::condition_variable sessions_wake_;
-  bool stopping_ = false;
-  raft::Term sessions_term_ = 0;  // the term the heartbeat times below belong to
-  std::map<BrokerId, std::chrono::steady_clock::time_point> last_heartbeat_;
+  // The session thread waits on stopping_.
+  absl::Mutex sessions_mu_;
+  bool stopping_ ABSL_GUARDED_BY(sessions_mu_) = false;
+  // The term the heartbeat times below belong to.
+  raft::Term sessions_term_ ABSL_GUARDED_BY(sessions_mu_) = 0;
+  std::map<BrokerId, std::chrono::steady_clock::time_point> last_heartbeat_ ABSL_GUARDED_BY(sessions_mu_);
   std::thread sessions_;
 };
 

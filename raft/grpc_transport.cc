@@ -4,7 +4,9 @@
 
 #include <atomic>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "base/logging.h"
 #include "raft.grpc.pb.h"
 #include "raft/snapshot_transfer.h"
@@ -63,11 +65,11 @@ bool Plausible(const pb::RaftMessage& m) {
 
 struct GrpcTransport::Peer {
   std::unique_ptr<pb::RaftTransport::Stub> stub;
-  std::mutex mu;
-  std::condition_variable wake;
-  std::deque<Message> queue;
+  // The sender threads wait on conditions over what mu guards.
+  absl::Mutex mu;
+  std::deque<Message> queue ABSL_GUARDED_BY(mu);
   size_t max_queued = 0;
-  bool stopping = false;
+  bool stopping ABSL_GUARDED_BY(mu) = false;
   std::atomic<int64_t> dropped{0};
   std::thread sender;
   // One snapshot transfer at a time, on its own thread so heartbeats keep flowing.
@@ -76,8 +78,7 @@ struct GrpcTransport::Peer {
     const SnapshotStore* store;
     std::function<void(bool)> done;
   };
-  std::optional<SnapshotJob> snapshot_job;
-  std::condition_variable snapshot_wake;
+  std::optional<SnapshotJob> snapshot_job ABSL_GUARDED_BY(mu);
   std::thread snapshot_sender;
   storage::FileOps* ops = storage::FileOps::Default();
 
@@ -85,8 +86,9 @@ struct GrpcTransport::Peer {
     while (true) {
       SnapshotJob job;
       {
-        std::unique_lock<std::mutex> lock(mu);
-        snapshot_wake.wait(lock, [&] { return stopping || snapshot_job.has_value(); });
+        absl::MutexLock lock(&mu);
+        auto ready = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu) { return stopping || snapshot_job.has_value(); };
+        mu.Await(absl::Condition(&ready));
         if (stopping) break;
         job = std::move(*snapshot_job);
         snapshot_job.reset();
@@ -95,7 +97,7 @@ struct GrpcTransport::Peer {
     }
     std::optional<SnapshotJob> left;
     {
-      std::lock_guard<std::mutex> lock(mu);
+      absl::MutexLock lock(&mu);
       left.swap(snapshot_job);
     }
     if (left) left->done(false);
@@ -128,8 +130,9 @@ struct GrpcTransport::Peer {
     while (true) {
       pb::RaftBatch batch;
       {
-        std::unique_lock<std::mutex> lock(mu);
-        wake.wait(lock, [&] { return stopping || !queue.empty(); });
+        absl::MutexLock lock(&mu);
+        auto ready = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu) { return stopping || !queue.empty(); };
+        mu.Await(absl::Condition(&ready));
         if (stopping) return;
         while (!queue.empty() && batch.messages_size() < 256) {
           ToProto(queue.front(), batch.add_messages());
@@ -167,11 +170,9 @@ GrpcTransport::GrpcTransport(std::map<NodeId, std::string> peers, size_t max_que
 GrpcTransport::~GrpcTransport() {
   for (auto& [id, peer] : peers_) {
     {
-      std::lock_guard<std::mutex> lock(peer->mu);
+      absl::MutexLock lock(&peer->mu);
       peer->stopping = true;
     }
-    peer->wake.notify_all();
-    peer->snapshot_wake.notify_all();
   }
   for (auto& [id, peer] : peers_) {
     peer->sender.join();
@@ -187,7 +188,7 @@ void GrpcTransport::SendSnapshot(const Message& message, const SnapshotStore& st
   }
   Peer& peer = *it->second;
   {
-    std::lock_guard<std::mutex> lock(peer.mu);
+    absl::MutexLock lock(&peer.mu);
     if (!peer.stopping && !peer.snapshot_job.has_value()) {
       peer.snapshot_job = Peer::SnapshotJob{message, &store, std::move(done)};
       done = nullptr;
@@ -197,7 +198,6 @@ void GrpcTransport::SendSnapshot(const Message& message, const SnapshotStore& st
     done(false);  // one at a time: the leader sends it again later
     return;
   }
-  peer.snapshot_wake.notify_all();
 }
 
 void GrpcTransport::Send(const Message& message) {
@@ -205,14 +205,13 @@ void GrpcTransport::Send(const Message& message) {
   if (it == peers_.end()) return;
   Peer& peer = *it->second;
   {
-    std::lock_guard<std::mutex> lock(peer.mu);
+    absl::MutexLock lock(&peer.mu);
     if (peer.queue.size() >= peer.max_queued) {
       ++peer.dropped;
       return;
     }
     peer.queue.push_back(message);
   }
-  peer.wake.notify_one();
 }
 
 int64_t GrpcTransport::dropped() const {
@@ -227,14 +226,14 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
   class NodeRef {
    public:
     explicit NodeRef(Service& s) : s_(s) {
-      std::lock_guard<std::mutex> lock(s_.mu_);
+      absl::MutexLock lock(&s_.mu_);
       node_ = s_.node_;
       if (node_) ++s_.users_;
     }
     ~NodeRef() {
       if (!node_) return;
-      std::lock_guard<std::mutex> lock(s_.mu_);
-      if (--s_.users_ == 0) s_.idle_.notify_all();
+      absl::MutexLock lock(&s_.mu_);
+      --s_.users_;  // Attach waits for users_ == 0
     }
     RaftNode* get() const { return node_; }
     RaftNode* operator->() const { return node_; }
@@ -367,16 +366,16 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
   }
 
   void Attach(RaftNode* node) {
-    std::unique_lock<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     node_ = node;
-    idle_.wait(lock, [&] { return users_ == 0 || node_ != nullptr; });
+    auto idle = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return users_ == 0 || node_ != nullptr; };
+    mu_.Await(absl::Condition(&idle));
   }
 
  private:
-  std::mutex mu_;
-  std::condition_variable idle_;
-  int users_ = 0;
-  RaftNode* node_ = nullptr;
+  absl::Mutex mu_;
+  int users_ ABSL_GUARDED_BY(mu_) = 0;
+  RaftNode* node_ ABSL_GUARDED_BY(mu_) = nullptr;
 };
 
 absl::StatusOr<std::unique_ptr<RaftServer>> RaftServer::Start(const std::string& address,

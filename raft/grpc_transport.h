@@ -5,11 +5,9 @@
 // per peer is bounded. RaftServer receives batches and hands each message to a node.
 // Thread-safe.
 
-#include <condition_variable>
 #include <deque>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>

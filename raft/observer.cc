@@ -20,15 +20,19 @@ absl::StatusOr<std::unique_ptr<RaftObserver>> RaftObserver::Start(RaftObserverOp
   STRATA_ASSIGN_OR_RETURN(observer->snapshots_,
                           SnapshotStore::Open(*storage::FileOps::Default(),
                                               storage::JoinPath(observer->options_.dir, kSnapshotsDirName)));
-  observer->applied_ = observer->options_.applied;
+  Index applied = observer->options_.applied;
+  {
+    absl::MutexLock lock(&observer->mu_);  // not shared yet
+    observer->applied_ = applied;
+  }
   if (observer->options_.persist_log) {
     SnapshotMeta latest = observer->snapshots_->Latest().value_or(SnapshotMeta{});
     STRATA_ASSIGN_OR_RETURN(observer->log_,
                             RaftStorage::Open(*storage::FileOps::Default(), observer->options_.dir, latest));
-    if (observer->log_->last_index() < observer->applied_) {
+    if (observer->log_->last_index() < applied) {
       // The state machine is ahead of the local log (it was restored from elsewhere):
       // restart the log after it.
-      STRATA_RETURN_IF_ERROR(observer->log_->ResetTo(SnapshotMeta{observer->applied_, 0}));
+      STRATA_RETURN_IF_ERROR(observer->log_->ResetTo(SnapshotMeta{applied, 0}));
     }
   }
   observer->thread_ = std::thread([o = observer.get()] { o->Run(); });
@@ -37,21 +41,20 @@ absl::StatusOr<std::unique_ptr<RaftObserver>> RaftObserver::Start(RaftObserverOp
 
 RaftObserver::~RaftObserver() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     stopping_ = true;
     if (active_context_) static_cast<grpc::ClientContext*>(active_context_.get())->TryCancel();
   }
-  changed_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
 
 Index RaftObserver::applied() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return applied_;
 }
 
 Index RaftObserver::commit_seen() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return commit_seen_;
 }
 
@@ -71,18 +74,19 @@ absl::Status RaftObserver::Persist(const std::vector<Entry>& entries) {
 }
 
 bool RaftObserver::failed() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return failed_;
 }
 
 int64_t RaftObserver::snapshots_restored() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return snapshots_restored_;
 }
 
 bool RaftObserver::WaitForApplied(Index index, std::chrono::milliseconds timeout) const {
-  std::unique_lock<std::mutex> lock(mu_);
-  return changed_.wait_for(lock, timeout, [&] { return applied_ >= index; });
+  absl::MutexLock lock(&mu_);
+  auto reached = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return applied_ >= index; };
+  return mu_.AwaitWithTimeout(absl::Condition(&reached), absl::FromChrono(timeout));
 }
 
 void RaftObserver::Run() {
@@ -94,17 +98,16 @@ void RaftObserver::Run() {
     if (fatal) {
       spdlog::error("observer: metadata state failed, stopping: {}", ended.ToString());
       {
-        std::lock_guard<std::mutex> lock(mu_);
+        absl::MutexLock lock(&mu_);
         failed_ = true;
       }
-      changed_.notify_all();
       if (options_.on_fatal) options_.on_fatal(ended);
       return;
     }
-    std::unique_lock<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (stopping_) return;
     spdlog::debug("observer: stream from {} ended: {}", address, ended.ToString());
-    changed_.wait_for(lock, options_.retry_backoff, [&] { return stopping_; });
+    mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::FromChrono(options_.retry_backoff));
     if (stopping_) return;
   }
 }
@@ -118,7 +121,7 @@ absl::Status RaftObserver::Follow(const std::string& address, bool* fatal) {
   auto context = std::make_shared<grpc::ClientContext>();
   pb::ObserveRequest request;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (stopping_) return absl::CancelledError("stopping");
     active_context_ = context;
     request.set_from_index(applied_ + 1);
@@ -138,11 +141,10 @@ absl::Status RaftObserver::Follow(const std::string& address, bool* fatal) {
         *fatal = !result.ok();
         receiver.reset();
         if (result.ok()) {
-          std::lock_guard<std::mutex> lock(mu_);
+          absl::MutexLock lock(&mu_);
           applied_ = meta.index;
           ++snapshots_restored_;
         }
-        changed_.notify_all();
       }
       continue;
     }
@@ -167,19 +169,18 @@ absl::Status RaftObserver::Follow(const std::string& address, bool* fatal) {
         *fatal = true;
         break;
       }
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       applied_ = e.index;
     }
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       commit_seen_ = std::max(commit_seen_, response.commit_index());
     }
-    changed_.notify_all();
   }
   if (!result.ok()) context->TryCancel();
   grpc::Status status = reader->Finish();
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     active_context_.reset();
   }
   if (!result.ok()) return result;

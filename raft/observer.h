@@ -12,14 +12,14 @@
 // thread.
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/status/statusor.h"
 #include "raft/raft_storage.h"
 #include "raft/snapshot_store.h"
@@ -68,14 +68,15 @@ class RaftObserver {
   std::unique_ptr<RaftStorage> log_;  // with persist_log; the observer's thread only
   // Appends entries to the local log (persist_log), compacting it now and then.
   absl::Status Persist(const std::vector<Entry>& entries);
-  mutable std::mutex mu_;
-  mutable std::condition_variable changed_;
-  Index applied_ = 0;
-  Index commit_seen_ = 0;
-  int64_t snapshots_restored_ = 0;
-  bool failed_ = false;
-  bool stopping_ = false;
-  std::shared_ptr<void> active_context_;  // the current call's grpc::ClientContext, to cancel it
+  // Waiters (WaitForApplied, the retry backoff) wait on conditions over these.
+  mutable absl::Mutex mu_;
+  Index applied_ ABSL_GUARDED_BY(mu_) = 0;
+  Index commit_seen_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t snapshots_restored_ ABSL_GUARDED_BY(mu_) = 0;
+  bool failed_ ABSL_GUARDED_BY(mu_) = false;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  // The current call's grpc::ClientContext, to cancel it.
+  std::shared_ptr<void> active_context_ ABSL_GUARDED_BY(mu_);
   std::thread thread_;
 };
 

@@ -32,7 +32,10 @@ absl::StatusOr<std::unique_ptr<RaftNode>> RaftNode::Start(RaftNodeOptions option
   STRATA_ASSIGN_OR_RETURN(node->storage_, RaftStorage::Open(*o.ops, o.metadata_log_dir, snapshot, o.segment_bytes));
   STRATA_ASSIGN_OR_RETURN(auto entries, node->storage_->ReadEntries(snapshot.index));
   node->raft_ = std::make_unique<Raft>(o.config, node->storage_->hard_state(), snapshot, std::move(entries));
-  node->status_.snapshot_index = snapshot.index;
+  {
+    absl::MutexLock lock(&node->mu_);  // not shared yet
+    node->status_.snapshot_index = snapshot.index;
+  }
   node->thread_ = std::thread([n = node.get()] { n->Run(); });
   return node;
 }
@@ -41,14 +44,12 @@ RaftNode::~RaftNode() { Stop(); }
 
 void RaftNode::Stop() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     stopping_ = true;
   }
-  wake_.notify_all();
   if (thread_.joinable()) thread_.join();
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   MarkStoppedLocked("node stopped");
-  progress_.notify_all();
 }
 
 void RaftNode::MarkStoppedLocked(absl::string_view why) {
@@ -72,30 +73,27 @@ absl::Status RaftNode::Close() {
 void RaftNode::Fail(const absl::Status& why) {
   spdlog::error("node {}: metadata log failure, stopping: {}", options_.config.id, why.ToString());
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     stopping_ = true;
     MarkStoppedLocked("node stopped on a metadata log failure");
   }
-  progress_.notify_all();
   if (options_.on_fatal) options_.on_fatal(why);
 }
 
 void RaftNode::Receive(Message message) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (stopping_ || inbox_.size() >= 100'000) return;  // bounded: drop, Raft retries
     inbox_.push_back(std::move(message));
   }
-  wake_.notify_one();
 }
 
 void RaftNode::ReportSnapshot(NodeId to, bool ok) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (stopping_) return;
     snapshot_reports_.emplace_back(to, ok);
   }
-  wake_.notify_one();
 }
 
 absl::StatusOr<Index> RaftNode::Propose(std::string data, std::chrono::milliseconds timeout) {
@@ -105,11 +103,11 @@ absl::StatusOr<Index> RaftNode::Propose(std::string data, std::chrono::milliseco
   }
   auto proposal = std::make_shared<Proposal>();
   proposal->data = std::move(data);
-  std::unique_lock<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (stopping_ || status_.stopped) return absl::UnavailableError("node stopped");
   proposals_.push_back(proposal);
-  wake_.notify_one();
-  if (!progress_.wait_for(lock, timeout, [&] { return proposal->done; })) {
+  auto done = [&] { return proposal->done; };
+  if (!mu_.AwaitWithTimeout(absl::Condition(&done), absl::FromChrono(timeout))) {
     return absl::DeadlineExceededError(absl::StrCat("proposal not applied within ", timeout.count(), " ms"));
   }
   if (!proposal->result.ok()) return proposal->result;
@@ -117,14 +115,14 @@ absl::StatusOr<Index> RaftNode::Propose(std::string data, std::chrono::milliseco
 }
 
 RaftNodeStatus RaftNode::status() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return status_;
 }
 
 absl::StatusOr<std::vector<Entry>> RaftNode::ReadCommitted(Index from, size_t max_bytes) const {
   Index commit;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (status_.stopped) return absl::UnavailableError("node stopped");
     commit = status_.commit;
   }
@@ -133,8 +131,9 @@ absl::StatusOr<std::vector<Entry>> RaftNode::ReadCommitted(Index from, size_t ma
 }
 
 Index RaftNode::WaitForCommit(Index index, std::chrono::milliseconds timeout) const {
-  std::unique_lock<std::mutex> lock(mu_);
-  progress_.wait_for(lock, timeout, [&] { return status_.stopped || status_.commit > index; });
+  absl::MutexLock lock(&mu_);
+  auto passed = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return status_.stopped || status_.commit > index; };
+  mu_.AwaitWithTimeout(absl::Condition(&passed), absl::FromChrono(timeout));
   return status_.commit;
 }
 
@@ -146,10 +145,12 @@ void RaftNode::Run() {
     std::deque<std::shared_ptr<Proposal>> proposals;
     std::deque<std::pair<NodeId, bool>> reports;
     {
-      std::unique_lock<std::mutex> lock(mu_);
-      wake_.wait_until(lock, next_tick, [&] {
+      absl::MutexLock lock(&mu_);
+      auto has_work = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
         return stopping_ || !inbox_.empty() || !proposals_.empty() || !snapshot_reports_.empty();
-      });
+      };
+      mu_.AwaitWithTimeout(absl::Condition(&has_work),
+                           absl::FromChrono(next_tick - std::chrono::steady_clock::now()));
       if (stopping_) return;
       messages.swap(inbox_);
       proposals.swap(proposals_);
@@ -163,7 +164,7 @@ void RaftNode::Run() {
     for (const auto& [to, ok] : reports) raft_->ReportSnapshot(to, ok);
     for (auto& p : proposals) {
       absl::Status s = raft_->Propose(p->data);
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       if (!s.ok()) {
         p->done = true;
         p->result = s;
@@ -186,7 +187,6 @@ void RaftNode::Run() {
       }
     }
     if (!HandleReady()) return;
-    progress_.notify_all();
   }
 }
 
@@ -196,7 +196,7 @@ absl::Status RaftNode::InstallSnapshot(const SnapshotMeta& meta) {
   STRATA_RETURN_IF_ERROR(storage_->ResetTo(meta));
   bytes_since_snapshot_ = 0;
   spdlog::info("node {}: installed snapshot at index {} (term {})", options_.config.id, meta.index, meta.term);
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   ++status_.snapshots_installed;
   status_.snapshot_index = meta.index;
   // Proposals up to the snapshot never show up as applied entries here.
@@ -229,7 +229,7 @@ absl::Status RaftNode::MaybeTakeSnapshot() {
   bytes_since_snapshot_ = 0;
   spdlog::info("node {}: snapshot at index {} (term {}); the log starts at entry {}", options_.config.id, meta.index,
                meta.term, storage_->first_index());
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   ++status_.snapshots_taken;
   status_.snapshot_index = meta.index;
   return absl::OkStatus();
@@ -259,7 +259,7 @@ bool RaftNode::HandleReady() {
       bytes_since_snapshot_ += static_cast<int64_t>(e.data.size());
     }
     raft_->Advance(rd);
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     for (const Entry& e : rd.committed_entries) {
       auto it = pending_.find(e.index);
       if (it == pending_.end()) continue;
@@ -274,7 +274,7 @@ bool RaftNode::HandleReady() {
     Fail(s);
     return false;
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (raft_->leader() != status_.leader || raft_->term() != status_.term) {
     spdlog::info("node {}: term {}, leader {} ({})", options_.config.id, raft_->term(), raft_->leader(),
                  RoleName(raft_->role()));

@@ -13,16 +13,16 @@
 // Thread-safe: Receive, Propose and the accessors may be called from any thread.
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/status/statusor.h"
 #include "raft/raft.h"
 #include "raft/raft_storage.h"
@@ -129,8 +129,8 @@ class RaftNode {
   absl::Status MaybeTakeSnapshot();
   // Stops the node on a metadata log error: one ERROR line, then on_fatal.
   void Fail(const absl::Status& why);
-  // REQUIRES: mu_ held. Fails every waiting proposal with why.
-  void MarkStoppedLocked(absl::string_view why);
+  // Fails every waiting proposal with why.
+  void MarkStoppedLocked(absl::string_view why) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   RaftNodeOptions options_;
   std::unique_ptr<RaftStorage> storage_;
@@ -138,15 +138,15 @@ class RaftNode {
   std::unique_ptr<Raft> raft_;  // driver thread only
   int64_t bytes_since_snapshot_ = 0;  // driver thread only
 
-  mutable std::mutex mu_;
-  std::condition_variable wake_;
-  mutable std::condition_variable progress_;
-  std::deque<Message> inbox_;
-  std::deque<std::pair<NodeId, bool>> snapshot_reports_;
-  std::deque<std::shared_ptr<Proposal>> proposals_;             // waiting for the core
-  std::map<Index, std::shared_ptr<Proposal>> pending_;          // in the log, waiting to apply
-  RaftNodeStatus status_;
-  bool stopping_ = false;
+  // Guards what is below and every Proposal's done, index, term and result. The driver
+  // thread and the waiters (Propose, WaitForCommit) wait on conditions over them.
+  mutable absl::Mutex mu_;
+  std::deque<Message> inbox_ ABSL_GUARDED_BY(mu_);
+  std::deque<std::pair<NodeId, bool>> snapshot_reports_ ABSL_GUARDED_BY(mu_);
+  std::deque<std::shared_ptr<Proposal>> proposals_ ABSL_GUARDED_BY(mu_);     // waiting for the core
+  std::map<Index, std::shared_ptr<Proposal>> pending_ ABSL_GUARDED_BY(mu_);  // in the log, waiting to apply
+  RaftNodeStatus status_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

@@ -97,6 +97,7 @@ absl::StatusOr<std::unique_ptr<SnapshotStore>> SnapshotStore::Open(storage::File
   std::unique_ptr<SnapshotStore> store(new SnapshotStore(ops, dir));
   STRATA_RETURN_IF_ERROR(storage::CreateDirRecursively(ops, dir));
   STRATA_ASSIGN_OR_RETURN(auto names, ops.ListDir(dir));
+  absl::MutexLock lock(&store->mu_);  // not shared yet; keeps the analysis simple
   for (const std::string& name : names) {
     std::string path = JoinPath(dir, name);
     if (absl::EndsWith(name, kPartialSuffix)) {
@@ -117,13 +118,13 @@ absl::StatusOr<std::unique_ptr<SnapshotStore>> SnapshotStore::Open(storage::File
 }
 
 std::optional<SnapshotMeta> SnapshotStore::Latest() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (sealed_.empty()) return std::nullopt;
   return sealed_.back();
 }
 
 bool SnapshotStore::Has(const SnapshotMeta& meta) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return std::find(sealed_.begin(), sealed_.end(), meta) != sealed_.end();
 }
 
@@ -141,7 +142,7 @@ absl::StatusOr<PartialSnapshot> SnapshotStore::BeginPartial(const SnapshotMeta& 
   ABSL_CHECK_GE(meta.index, 1);
   int64_t n;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     n = next_partial_++;
   }
   PartialSnapshot partial{meta, absl::StrCat(PathOf(meta), ".", n, kPartialSuffix)};
@@ -202,7 +203,7 @@ absl::Status SnapshotStore::Seal(const PartialSnapshot& p, const std::optional<S
   STRATA_RETURN_IF_ERROR(storage::WriteFileAtomically(ops_, JoinPath(partial, kSnapshotManifestFile), manifest.ToJson()));
   std::string final_path = PathOf(meta);
   STRATA_ASSIGN_OR_RETURN(bool exists, ops_.Exists(final_path));
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (exists) {
     // The same snapshot again (a retried transfer): keep the one in place.
     STRATA_RETURN_IF_ERROR(storage::RemoveRecursively(ops_, partial));

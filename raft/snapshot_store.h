@@ -13,11 +13,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/status/statusor.h"
 #include "raft/types.h"
 #include "storage/file_ops.h"
@@ -79,13 +80,13 @@ class SnapshotStore {
  private:
   SnapshotStore(storage::FileOps& ops, std::string dir) : ops_(ops), dir_(std::move(dir)) {}
   absl::StatusOr<SnapshotManifest> Describe(const SnapshotMeta& meta, const std::string& path) const;
-  absl::Status RemoveOldLocked();
+  absl::Status RemoveOldLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   storage::FileOps& ops_;
   const std::string dir_;
-  mutable std::mutex mu_;
-  std::vector<SnapshotMeta> sealed_;  // ascending by index
-  int64_t next_partial_ = 0;
+  mutable absl::Mutex mu_;
+  std::vector<SnapshotMeta> sealed_ ABSL_GUARDED_BY(mu_);  // ascending by index
+  int64_t next_partial_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace strata::raft

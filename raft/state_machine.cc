@@ -23,7 +23,7 @@ uint64_t GetInt(absl::string_view in, size_t pos, int bytes) {
 }  // namespace
 
 absl::Status AppliedLog::Apply(const Entry& entry) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   ABSL_CHECK_EQ(entry.index, static_cast<Index>(entries_.size()) + 1) << "entries are applied in order, once";
   entries_.push_back(entry);
   return absl::OkStatus();
@@ -33,7 +33,7 @@ absl::Status AppliedLog::Apply(const Entry& entry) {
 absl::Status AppliedLog::SaveSnapshot(storage::FileOps& ops, const std::string& dir) {
   std::string out;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     for (const Entry& e : entries_) {
       PutInt(out, static_cast<uint64_t>(e.term), 8);
       PutInt(out, e.data.size(), 4);
@@ -67,13 +67,13 @@ absl::Status AppliedLog::RestoreSnapshot(storage::FileOps& ops, const std::strin
     return storage::MakeError(storage::Errc::kInconsistentLog,
                               absl::StrCat(path, " does not hold entries 1..", meta.index, " ending in term ", meta.term));
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   entries_ = std::move(entries);
   return absl::OkStatus();
 }
 
 std::vector<Entry> AppliedLog::Read(Index from, size_t max) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   std::vector<Entry> out;
   for (Index i = std::max<Index>(from, 1); i <= static_cast<Index>(entries_.size()) && out.size() < max; ++i) {
     out.push_back(entries_[i - 1]);
@@ -82,7 +82,7 @@ std::vector<Entry> AppliedLog::Read(Index from, size_t max) const {
 }
 
 Index AppliedLog::last_applied() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return static_cast<Index>(entries_.size());
 }
 

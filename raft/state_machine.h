@@ -7,10 +7,11 @@
 // the readers from any thread.
 
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/status/status.h"
 #include "raft/types.h"
 #include "storage/file_ops.h"
@@ -41,8 +42,8 @@ class AppliedLog final : public StateMachine {
   Index last_applied() const;
 
  private:
-  mutable std::mutex mu_;
-  std::vector<Entry> entries_;  // entries_[i].index == i + 1
+  mutable absl::Mutex mu_;
+  std::vector<Entry> entries_ ABSL_GUARDED_BY(mu_);  // entries_[i].index == i + 1
 };
 
 }  // namespace strata::raft

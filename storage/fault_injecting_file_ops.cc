@@ -63,7 +63,16 @@ class FaultFile final : public File {
 
   absl::StatusOr<std::unique_ptr<MappedRegion>> Map(size_t size) override;
 
-  int fd() const override { return base_->fd(); }
+  absl::StatusOr<size_t> SendFile(int socket_fd, uint64_t offset, size_t count) override {
+    STRATA_RETURN_IF_ERROR(CheckAlive("sendfile"));
+    if (auto rule = ops_->Match(FaultOp::kSendFile, path(), offset, offset + count)) {
+      if (rule->error != 0) return ops_->Fail(FaultOp::kSendFile, path(), *rule);
+      size_t allowed = rule->begin > offset ? static_cast<size_t>(rule->begin - offset) : 0;
+      if (allowed == 0) return 0;
+      return base_->SendFile(socket_fd, offset, std::min(count, allowed));
+    }
+    return base_->SendFile(socket_fd, offset, count);
+  }
 
   absl::Status CheckAlive(absl::string_view op) {
     ops_->CountOperation();
@@ -161,7 +170,7 @@ std::optional<FaultRule> FaultInjectingFileOps::Match(FaultOp op, const std::str
 
 absl::Status FaultInjectingFileOps::Fail(FaultOp op, const std::string& path, const FaultRule& rule) {
   static constexpr absl::string_view kNames[] = {"open", "pread", "pwrite", "fdatasync", "ftruncate",
-                                                "rename", "unlink", "readdir", "mmap"};
+                                                "rename", "unlink", "readdir", "mmap", "sendfile"};
   return IoError(absl::StrCat(kNames[static_cast<int>(op)], " (injected)"), path, rule.error);
 }
 

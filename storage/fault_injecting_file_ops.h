@@ -20,16 +20,17 @@
 
 namespace strata::storage {
 
-enum class FaultOp { kOpen, kRead, kWrite, kSync, kTruncate, kRename, kRemove, kListDir, kMap };
+enum class FaultOp { kOpen, kRead, kWrite, kSync, kTruncate, kRename, kRemove, kListDir, kMap, kSendFile };
 
 struct FaultRule {
   std::string path_substring;  // files whose path contains this ("" matches all)
   FaultOp op = FaultOp::kRead;
-  // For reads and writes: the access must overlap [begin, end).
+  // For reads, writes and sendfiles: the access must overlap [begin, end).
   uint64_t begin = 0;
   uint64_t end = UINT64_MAX;
   // errno to fail with; 0 makes a read return only the bytes before `begin` (a short
-  // read) or a write store only those bytes and then fail with ENOSPC.
+  // read), a sendfile send only those (0 when none: the file seems to end there) or a
+  // write store only those bytes and then fail with ENOSPC.
   int error = 5;  // EIO
   int remaining = -1;  // how many times it fires; -1 for ever
 };

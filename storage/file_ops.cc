@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -97,7 +98,15 @@ class PosixFile final : public File {
     return std::make_unique<PosixMappedRegion>(path_, static_cast<char*>(p), size);
   }
 
-  int fd() const override { return fd_; }
+  absl::StatusOr<size_t> SendFile(int socket_fd, uint64_t offset, size_t count) override {
+    while (true) {
+      off_t position = static_cast<off_t>(offset);
+      ssize_t n = ::sendfile(socket_fd, fd_, &position, count);
+      if (n >= 0) return static_cast<size_t>(n);
+      if (errno == EINTR) continue;
+      return IoError(absl::StrCat("sendfile at ", offset, " of"), path_, errno);
+    }
+  }
 
  private:
   std::string path_;

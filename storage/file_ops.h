@@ -1,7 +1,8 @@
 #pragma once
 // FileOps: the one seam every storage file operation goes through, so tests can inject
 // faults (fault_injecting_file_ops.h) and a failing disk is seen in one place. The
-// POSIX implementation is FileOps::Default(). Errors are IoError statuses (errc.h)
+// POSIX implementation is FileOps::Default(). Zero-copy sends (File::SendFile) go
+// through it too, so a fault reaches the network path as well. Errors are IoError statuses (errc.h)
 // naming the operation, the path and the errno.
 // Thread-safe: a FileOps may be used from any thread; one File may be read from many
 // threads at once, while writes to one File are serialised by its owner.
@@ -43,8 +44,12 @@ class File {
   virtual absl::StatusOr<uint64_t> Size() = 0;
   // Maps [0, size) read-write. REQUIRES: the file is at least size bytes long.
   virtual absl::StatusOr<std::unique_ptr<MappedRegion>> Map(size_t size) = 0;
-  // The descriptor for sendfile(2); valid while the File lives.
-  virtual int fd() const = 0;
+  // Sends up to count bytes from offset to the socket socket_fd without passing them
+  // through user space (sendfile(2); one call, EINTR retried). Returns the bytes sent:
+  // fewer than count when the socket took no more, 0 when the file ends at offset.
+  // Errors carry the errno (ErrnoOf): EAGAIN when a non-blocking socket is full, EPIPE
+  // or ECONNRESET when the peer is gone, anything else is the file's (or unknown).
+  virtual absl::StatusOr<size_t> SendFile(int socket_fd, uint64_t offset, size_t count) = 0;
 };
 
 enum class OpenMode {

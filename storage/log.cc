@@ -24,7 +24,37 @@ SegmentOptions SegmentOptionsFor(const LogOptions& options, int64_t base_offset,
   return s;
 }
 
-Log::Log(const LogOptions& options) : options_(options), config_(options.config) {}
+namespace {
+
+absl::Status DirOfflineError(const std::string& log_dir, const TopicPartition& tp) {
+  return MakeError(Errc::kLogDirOffline,
+                   absl::StrCat("log dir ", log_dir, " is offline; ", tp.DirName(), " is not served"));
+}
+
+// Reports I/O errors of the log in dir to the failure channel; returns status unchanged.
+absl::Status ReportIo(const LogOptions& options, absl::Status status) {
+  if (!status.ok() && ErrcOf(status) == Errc::kStorageError && options.failure_channel != nullptr) {
+    options.failure_channel->MaybeAddOfflineLogDir(DirName(options.dir), status);
+  }
+  return status;
+}
+
+}  // namespace
+
+Log::Log(const LogOptions& options, TopicPartition topic_partition, const std::atomic<bool>* dir_offline,
+         LogLoadState loaded)
+    : options_(options),
+      topic_partition_(std::move(topic_partition)),
+      dir_offline_(dir_offline),
+      load_stats_(loaded.stats),
+      leader_epoch_cache_(std::move(loaded.leader_epoch_cache)),
+      segments_(std::move(loaded.segments)),
+      producer_state_(std::move(loaded.producer_state)),
+      config_(options.config),
+      log_start_offset_(loaded.log_start_offset),
+      log_end_offset_(loaded.log_end_offset),
+      recovery_point_(loaded.recovery_point),
+      high_watermark_(loaded.high_watermark) {}
 
 Log::~Log() {
   absl::MutexLock lock(&mu_);
@@ -33,29 +63,24 @@ Log::~Log() {
 
 absl::StatusOr<std::unique_ptr<Log>> Log::Open(const LogOptions& options) {
   ABSL_CHECK(options.ops != nullptr && options.clock != nullptr);
-  std::unique_ptr<Log> log(new Log(options));
   std::string name = BaseName(options.dir);
   auto tp = ParsePartitionDirName(name);
   if (!tp) {
     return MakeError(Errc::kInvalidArgument,
                      absl::StrCat("partition directory ", options.dir, " is not named <topic>-<partition>"));
   }
-  log->topic_partition_ = *tp;
+  const std::atomic<bool>* dir_offline = nullptr;
   if (options.failure_channel != nullptr) {
-    log->dir_offline_ = options.failure_channel->OfflineFlag(log->log_dir());
-    STRATA_RETURN_IF_ERROR(log->CheckOnline());
+    dir_offline = options.failure_channel->OfflineFlag(DirName(options.dir));
+    if (dir_offline->load()) return DirOfflineError(DirName(options.dir), *tp);
   }
-  absl::Status loaded = [&]() -> absl::Status {
-    STRATA_RETURN_IF_ERROR(options.ops->CreateDir(options.dir));
-    STRATA_ASSIGN_OR_RETURN(log->leader_epoch_cache_,
-                            LeaderEpochCache::Load(*options.ops, JoinPath(options.dir, kLeaderEpochCheckpointFile)));
+  absl::StatusOr<LogLoadState> loaded = LogLoader::Load(options);
+  if (!loaded.ok()) return ReportIo(options, loaded.status());
+  std::unique_ptr<Log> log(new Log(options, *std::move(tp), dir_offline, *std::move(loaded)));
+  {
     absl::MutexLock lock(&log->mu_);
-    log->producer_state_ = std::make_unique<ProducerStateManager>(*options.ops, options.dir);
-    STRATA_RETURN_IF_ERROR(LogLoader::Load(*log));
     log->CheckInvariantsLocked();
-    return absl::OkStatus();
-  }();
-  if (!loaded.ok()) return log->Io(loaded);
+  }
   return log;
 }
 
@@ -64,10 +89,7 @@ std::string Log::log_dir() const { return DirName(options_.dir); }
 bool Log::offline() const { return dir_offline_ != nullptr && dir_offline_->load(); }
 
 absl::Status Log::CheckOnline() const {
-  if (offline()) {
-    return MakeError(Errc::kLogDirOffline,
-                     absl::StrCat("log dir ", log_dir(), " is offline; ", topic_partition_.DirName(), " is not served"));
-  }
+  if (offline()) return DirOfflineError(log_dir(), topic_partition_);
   return absl::OkStatus();
 }
 
@@ -79,12 +101,7 @@ absl::Status Log::CheckOpenLocked() const {
   return absl::OkStatus();
 }
 
-absl::Status Log::Io(absl::Status status) const {
-  if (!status.ok() && ErrcOf(status) == Errc::kStorageError && options_.failure_channel != nullptr) {
-    options_.failure_channel->MaybeAddOfflineLogDir(log_dir(), status);
-  }
-  return status;
-}
+absl::Status Log::Io(absl::Status status) const { return ReportIo(options_, std::move(status)); }
 
 void Log::CheckInvariantsLocked() const {
   ABSL_CHECK(!segments_.empty()) << options_.dir;
@@ -336,23 +353,7 @@ std::optional<TimestampOffset> Log::FetchMaxTimestamp() const {
 }
 
 absl::StatusOr<std::optional<int64_t>> Log::ReloadProducerStateLocked(int64_t snapshot_bound, int64_t* replayed) {
-  STRATA_ASSIGN_OR_RETURN(auto snapshot,
-                          producer_state_->LoadNewestSnapshotAtOrBelow(snapshot_bound, log_start_offset_));
-  int64_t from = producer_state_->map_end_offset();
-  for (auto it = segments_.begin(); it != segments_.end(); ++it) {
-    auto next = std::next(it);
-    if (next != segments_.end() && next->first <= from) continue;
-    // Batches before the index entry at or below `from` all end below it.
-    uint64_t position = it->second->offset_index().Lookup(from).position;
-    STRATA_RETURN_IF_ERROR(it->second->ScanHeaders(position, [&](const BatchLocation& b) {
-      if (b.header.base_offset >= producer_state_->map_end_offset()) {
-        producer_state_->Update(b.header);
-        ++*replayed;
-      }
-      return true;
-    }));
-  }
-  return snapshot;
+  return ReloadProducerState(*producer_state_, segments_, snapshot_bound, log_start_offset_, replayed);
 }
 
 absl::StatusOr<bool> Log::TruncateTo(int64_t offset) {
@@ -372,7 +373,7 @@ absl::StatusOr<bool> Log::TruncateTo(int64_t offset) {
     STRATA_RETURN_IF_ERROR(TruncateFullyLocked(offset));
     return true;
   }
-  absl::Status status = [&]() -> absl::Status {
+  absl::Status status = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     while (segments_.size() > 1 && segments_.rbegin()->first > offset) {
       STRATA_RETURN_IF_ERROR(DeleteSegmentLocked(std::prev(segments_.end())));
     }
@@ -405,7 +406,7 @@ absl::Status Log::TruncateFullyAndStartAt(int64_t offset) {
 }
 
 absl::Status Log::TruncateFullyLocked(int64_t offset) {
-  absl::Status status = [&]() -> absl::Status {
+  absl::Status status = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     while (!segments_.empty()) STRATA_RETURN_IF_ERROR(DeleteSegmentLocked(segments_.begin()));
     STRATA_ASSIGN_OR_RETURN(auto segment,
                             LogSegment::Open(SegmentOptionsFor(OptionsLocked(), offset, "", /*active=*/true), true));
@@ -431,7 +432,7 @@ absl::Status Log::MaybeIncrementLogStartOffset(int64_t new_log_start_offset) {
   }
   if (new_log_start_offset <= log_start_offset_) return absl::OkStatus();
   log_start_offset_ = new_log_start_offset;
-  absl::Status status = [&]() -> absl::Status {
+  absl::Status status = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     STRATA_RETURN_IF_ERROR(leader_epoch_cache_->TruncateFromStart(log_start_offset_));
     while (segments_.size() > 1 && std::next(segments_.begin())->first <= log_start_offset_) {
       STRATA_RETURN_IF_ERROR(DeleteSegmentLocked(segments_.begin()));
@@ -451,7 +452,7 @@ absl::StatusOr<int> Log::DeleteOldSegments() {
   int64_t total = 0;
   for (const auto& [base, segment] : segments_) total += static_cast<int64_t>(segment->size());
   int deleted = 0;
-  absl::Status status = [&]() -> absl::Status {
+  absl::Status status = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     while (segments_.size() > 1) {
       auto first = segments_.begin();
       int64_t upper = std::next(first)->first;  // the next segment's base
@@ -485,7 +486,7 @@ absl::Status Log::Flush(int64_t offset) {
   STRATA_RETURN_IF_ERROR(CheckOpenLocked());
   offset = std::min(offset, log_end_offset_);
   if (offset <= recovery_point_) return absl::OkStatus();
-  absl::Status status = [&]() -> absl::Status {
+  absl::Status status = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     for (auto it = segments_.begin(); it != segments_.end(); ++it) {
       auto next = std::next(it);
       if (next != segments_.end() && next->first <= recovery_point_) continue;  // already durable
@@ -528,7 +529,7 @@ absl::Status Log::Close() {
   STRATA_RETURN_IF_ERROR(FlushAll());
   absl::MutexLock lock(&mu_);
   if (closed_) return absl::OkStatus();
-  absl::Status status = [&]() -> absl::Status {
+  absl::Status status = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     STRATA_RETURN_IF_ERROR(producer_state_->TakeSnapshot());
     for (auto& [base, segment] : segments_) STRATA_RETURN_IF_ERROR(segment->Close());
     return absl::OkStatus();

@@ -3,7 +3,8 @@
 // point, high watermark, leader-epoch cache and producer state. Appends assign offsets
 // (leader) or keep them (follower), reads return FileSlices for zero-copy sends, and
 // truncation, retention and log-start advance delete whole segments (renamed .deleted,
-// removed later on the scheduler). Opening a log runs LogLoader (recovery).
+// removed later on the scheduler). Opening a log runs LogLoader (recovery), and the
+// Log is built from the LogLoadState it produces.
 // Any I/O error is reported to the LogDirFailureChannel; once the dir is offline every
 // operation fails with LOG_DIR_OFFLINE without touching the disk.
 // Invariants (asserted): log_start_offset <= high_watermark <= log_end_offset,
@@ -33,6 +34,8 @@
 #include "storage/scheduler.h"
 
 namespace strata::storage {
+
+struct LogLoadState;  // log_loader.h
 
 struct LogOptions {
   FileOps* ops = FileOps::Default();
@@ -151,16 +154,16 @@ class Log {
   std::vector<int64_t> segment_base_offsets() const;
   const LoadStats& load_stats() const { return load_stats_; }
   LeaderEpochCache& leader_epoch_cache() { return *leader_epoch_cache_; }
-  // REQUIRES: no concurrent append (tests, tools).
-  const ProducerStateManager& producer_state() const { return *producer_state_; }
+  // REQUIRES: no concurrent append (tests, tools): it reads without the lock.
+  const ProducerStateManager& producer_state() const ABSL_NO_THREAD_SAFETY_ANALYSIS { return *producer_state_; }
   bool offline() const;
   LogConfig config() const;
   // A topic config change: later appends, rolls and retention follow it.
   void UpdateConfig(const LogConfig& config);
 
  private:
-  friend class LogLoader;
-  explicit Log(const LogOptions& options);
+  Log(const LogOptions& options, TopicPartition topic_partition, const std::atomic<bool>* dir_offline,
+      LogLoadState loaded);
 
   absl::Status CheckOnline() const;
   // options_ with the current config (for new segments).
@@ -185,10 +188,10 @@ class Log {
   void CheckInvariantsLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
   const LogOptions options_;
-  TopicPartition topic_partition_;
-  const std::atomic<bool>* dir_offline_ = nullptr;
-  LoadStats load_stats_;
-  std::unique_ptr<LeaderEpochCache> leader_epoch_cache_;
+  const TopicPartition topic_partition_;
+  const std::atomic<bool>* const dir_offline_;  // null without a failure channel
+  const LoadStats load_stats_;
+  const std::unique_ptr<LeaderEpochCache> leader_epoch_cache_;
 
   mutable absl::Mutex mu_;
   std::map<int64_t, std::unique_ptr<LogSegment>> segments_ ABSL_GUARDED_BY(mu_);

@@ -3,7 +3,6 @@
 #include "base/logging.h"
 
 #include <algorithm>
-#include <set>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -11,16 +10,9 @@
 #include "base/status_macros.h"
 #include "storage/errc.h"
 #include "storage/file_names.h"
-#include "storage/log.h"
 
 namespace strata::storage {
 namespace {
-
-struct DirListing {
-  std::set<int64_t> logs;        // live .log files
-  std::set<int64_t> log_swaps;   // .log.swap files
-  std::vector<std::string> index_swaps;  // .index.swap / .timeindex.swap names
-};
 
 absl::Status RemoveIfExists(FileOps& ops, const std::string& path) {
   STRATA_ASSIGN_OR_RETURN(bool exists, ops.Exists(path));
@@ -34,25 +26,55 @@ absl::Status RemoveSegmentFiles(FileOps& ops, const std::string& dir, int64_t ba
   return absl::OkStatus();
 }
 
+}  // namespace
+
+absl::StatusOr<LogLoadState> LogLoader::Load(const LogOptions& options) {
+  LogLoader loader(options);
+  STRATA_RETURN_IF_ERROR(loader.OpenDir());
+  STRATA_ASSIGN_OR_RETURN(DirListing listing, loader.RemoveLeftovers());
+  STRATA_RETURN_IF_ERROR(loader.CompleteSwaps(listing));
+  STRATA_RETURN_IF_ERROR(loader.OpenSegments(listing));
+  if (!options.had_clean_shutdown) STRATA_RETURN_IF_ERROR(loader.RecoverAboveRecoveryPoint());
+  STRATA_RETURN_IF_ERROR(loader.SetOffsets());
+  if (!options.had_clean_shutdown) STRATA_RETURN_IF_ERROR(loader.FlushRecovered());
+  STRATA_RETURN_IF_ERROR(loader.LoadEpochsAndProducerState());
+  const LoadStats& stats = loader.state_.stats;
+  spdlog::info("{}: loaded {} segments, offsets [{}, {}), recovered {} segments, rebuilt {} indexes, {} swaps, "
+               "replayed {} batches into producer state",
+               options.dir, stats.segments_loaded, loader.state_.log_start_offset, loader.state_.log_end_offset,
+               stats.segments_recovered, stats.indexes_rebuilt, stats.swaps_completed,
+               stats.producer_batches_replayed);
+  return std::move(loader.state_);
+}
+
+// Step 0.
+absl::Status LogLoader::OpenDir() {
+  STRATA_RETURN_IF_ERROR(ops_.CreateDir(dir_));
+  STRATA_ASSIGN_OR_RETURN(state_.leader_epoch_cache,
+                          LeaderEpochCache::Load(ops_, JoinPath(dir_, kLeaderEpochCheckpointFile)));
+  state_.producer_state = std::make_unique<ProducerStateManager>(ops_, dir_);
+  return absl::OkStatus();
+}
+
 // Step 1: removes leftovers and lists what stays.
-absl::StatusOr<DirListing> CleanLeftovers(FileOps& ops, const std::string& dir) {
-  STRATA_ASSIGN_OR_RETURN(auto names, ops.ListDir(dir));
+absl::StatusOr<LogLoader::DirListing> LogLoader::RemoveLeftovers() {
+  STRATA_ASSIGN_OR_RETURN(auto names, ops_.ListDir(dir_));
   int64_t min_cleaned = INT64_MAX;
   std::vector<std::pair<ParsedFileName, std::string>> swaps;
   DirListing listing;
   for (const auto& name : names) {
-    std::string path = JoinPath(dir, name);
+    std::string path = JoinPath(dir_, name);
     if (name.size() > kTmpSuffix.size() && absl::EndsWith(name, kTmpSuffix)) {
-      STRATA_RETURN_IF_ERROR(ops.Remove(path));
+      STRATA_RETURN_IF_ERROR(ops_.Remove(path));
       continue;
     }
     auto parsed = ParseSegmentFileName(name);
     if (!parsed) continue;
     if (parsed->state == kDeletedSuffix) {
-      STRATA_RETURN_IF_ERROR(ops.Remove(path));
+      STRATA_RETURN_IF_ERROR(ops_.Remove(path));
     } else if (parsed->state == kCleanedSuffix) {
       min_cleaned = std::min(min_cleaned, parsed->offset);
-      STRATA_RETURN_IF_ERROR(ops.Remove(path));
+      STRATA_RETURN_IF_ERROR(ops_.Remove(path));
     } else if (parsed->state == kSwapSuffix) {
       swaps.emplace_back(*parsed, name);
     } else if (parsed->kind == kLogSuffix) {
@@ -61,8 +83,8 @@ absl::StatusOr<DirListing> CleanLeftovers(FileOps& ops, const std::string& dir) 
   }
   for (const auto& [parsed, name] : swaps) {
     if (parsed.offset >= min_cleaned) {
-      spdlog::info("{}: removing {} left by a compaction that did not finish", dir, name);
-      STRATA_RETURN_IF_ERROR(ops.Remove(JoinPath(dir, name)));
+      spdlog::info("{}: removing {} left by a compaction that did not finish", dir_, name);
+      STRATA_RETURN_IF_ERROR(ops_.Remove(JoinPath(dir_, name)));
     } else if (parsed.kind == kLogSuffix) {
       listing.log_swaps.insert(parsed.offset);
     } else if (parsed.kind != kSnapshotSuffix) {
@@ -72,19 +94,11 @@ absl::StatusOr<DirListing> CleanLeftovers(FileOps& ops, const std::string& dir) 
   return listing;
 }
 
-}  // namespace
-
-absl::Status LogLoader::Load(Log& log) {
-  const LogOptions& options = log.options_;
-  FileOps& ops = *options.ops;
-  const std::string& dir = options.dir;
-  LoadStats& stats = log.load_stats_;
-  STRATA_RETURN_IF_ERROR(ops.CreateDir(dir));
-  STRATA_ASSIGN_OR_RETURN(DirListing listing, CleanLeftovers(ops, dir));
-
-  // Step 2: complete interrupted replaces.
+// Step 2: completes interrupted replaces.
+absl::Status LogLoader::CompleteSwaps(DirListing& listing) {
   for (int64_t base : listing.log_swaps) {
-    STRATA_ASSIGN_OR_RETURN(auto swap, LogSegment::Open(SegmentOptionsFor(options, base, std::string(kSwapSuffix)), false));
+    STRATA_ASSIGN_OR_RETURN(auto swap,
+                            LogSegment::Open(SegmentOptionsFor(options_, base, std::string(kSwapSuffix)), false));
     STRATA_ASSIGN_OR_RETURN(ScanResult scan, swap->ValidateAndRebuildIndexes(nullptr));
     if (scan.invalid_bytes > 0) {
       return MakeError(Errc::kInconsistentLog,
@@ -94,33 +108,36 @@ absl::Status LogLoader::Load(Log& log) {
     }
     STRATA_ASSIGN_OR_RETURN(int64_t next_offset, swap->ReadNextOffset());
     for (auto it = listing.logs.lower_bound(base); it != listing.logs.end() && *it < next_offset;) {
-      STRATA_RETURN_IF_ERROR(RemoveSegmentFiles(ops, dir, *it, ""));
+      STRATA_RETURN_IF_ERROR(RemoveSegmentFiles(ops_, dir_, *it, ""));
       it = listing.logs.erase(it);
     }
     STRATA_RETURN_IF_ERROR(swap->ChangeSuffix(""));
     STRATA_RETURN_IF_ERROR(swap->Close());
     listing.logs.insert(base);
-    ++stats.swaps_completed;
-    spdlog::info("{}: completed the swap of segment {} (offsets [{}, {}))", dir, base, base, next_offset);
+    ++state_.stats.swaps_completed;
+    spdlog::info("{}: completed the swap of segment {} (offsets [{}, {}))", dir_, base, base, next_offset);
   }
   for (const std::string& name : listing.index_swaps) {
-    std::string from = JoinPath(dir, name);
-    STRATA_RETURN_IF_ERROR(ops.Rename(from, from.substr(0, from.size() - kSwapSuffix.size())));
+    std::string from = JoinPath(dir_, name);
+    STRATA_RETURN_IF_ERROR(ops_.Rename(from, from.substr(0, from.size() - kSwapSuffix.size())));
   }
+  return absl::OkStatus();
+}
 
-  // Step 3: load segments.
-  int64_t recovery_point = options.recovery_point;
+// Step 3: opens the segments, rebuilding missing or corrupt indexes.
+absl::Status LogLoader::OpenSegments(const DirListing& listing) {
+  const int64_t recovery_point = options_.recovery_point;
   for (int64_t base : listing.logs) {
-    SegmentOptions so = SegmentOptionsFor(options, base);
-    STRATA_ASSIGN_OR_RETURN(bool index_exists, ops.Exists(SegmentFileName(dir, base, kIndexSuffix)));
-    STRATA_ASSIGN_OR_RETURN(bool time_index_exists, ops.Exists(SegmentFileName(dir, base, kTimeIndexSuffix)));
+    SegmentOptions so = SegmentOptionsFor(options_, base);
+    STRATA_ASSIGN_OR_RETURN(bool index_exists, ops_.Exists(SegmentFileName(dir_, base, kIndexSuffix)));
+    STRATA_ASSIGN_OR_RETURN(bool time_index_exists, ops_.Exists(SegmentFileName(dir_, base, kTimeIndexSuffix)));
     STRATA_ASSIGN_OR_RETURN(auto segment, LogSegment::Open(so, false));
     absl::Status sane = segment->SanityCheckIndexes();
     if (!index_exists || !time_index_exists || !sane.ok()) {
-      spdlog::warn("{}: rebuilding the indexes of segment {} ({})", dir, base,
+      spdlog::warn("{}: rebuilding the indexes of segment {} ({})", dir_, base,
                    sane.ok() ? "an index file is missing" : sane.message());
       STRATA_ASSIGN_OR_RETURN(ScanResult scan, segment->ValidateAndRebuildIndexes(nullptr));
-      ++stats.indexes_rebuilt;
+      ++state_.stats.indexes_rebuilt;
       if (scan.invalid_bytes > 0) {
         // Where the valid data ends, as an offset: the last valid batch's next offset.
         int64_t end_offset = base;
@@ -140,103 +157,135 @@ absl::Status LogLoader::Load(Log& log) {
         }
       }
     }
-    log.segments_.emplace(base, std::move(segment));
-    ++stats.segments_loaded;
+    state_.segments.emplace(base, std::move(segment));
+    ++state_.stats.segments_loaded;
   }
+  return absl::OkStatus();
+}
 
-  // Step 4: recover what was not flushed.
-  if (!options.had_clean_shutdown && !log.segments_.empty()) {
-    std::vector<EpochEntry> epochs_seen;
-    auto it = log.segments_.upper_bound(recovery_point);
-    if (it != log.segments_.begin()) --it;
-    std::optional<int64_t> previous_end;  // next offset after the last recovered segment
-    auto drop_from = [&](auto from) -> absl::Status {
-      while (from != log.segments_.end()) {
-        stats.bytes_truncated += from->second->size();
-        from->second->Abandon();
-        STRATA_RETURN_IF_ERROR(from->second->DeleteFiles());
-        from = log.segments_.erase(from);
-      }
-      return absl::OkStatus();
-    };
-    while (it != log.segments_.end()) {
-      LogSegment& segment = *it->second;
-      if (previous_end && *previous_end >= recovery_point && segment.base_offset() != *previous_end) {
-        // The tail of the segment before was lost: a later segment would leave a hole.
-        spdlog::warn("{}: segment {} does not start where the recovered log ends ({}); removing it and later ones",
-                     dir, segment.base_offset(), *previous_end);
-        STRATA_RETURN_IF_ERROR(drop_from(it));
-        break;
-      }
-      int64_t end = segment.base_offset();
-      STRATA_ASSIGN_OR_RETURN(ScanResult scan, segment.Recover([&](const RecordBatchHeader& h, absl::string_view) {
-        end = h.next_offset();
-        if (h.partition_leader_epoch >= 0 &&
-            (epochs_seen.empty() || h.partition_leader_epoch > epochs_seen.back().epoch)) {
-          epochs_seen.push_back({h.partition_leader_epoch, h.base_offset});
-        }
-      }, recovery_point));
-      ++stats.segments_recovered;
-      previous_end = end;
-      ++it;
-      if (scan.invalid_bytes > 0) {
-        spdlog::warn("{}: truncated {} invalid bytes at position {} of segment {}: {}", dir, scan.invalid_bytes,
-                     scan.valid_bytes, segment.base_offset(), scan.first_problem.message());
-        stats.bytes_truncated += scan.invalid_bytes;
-        STRATA_RETURN_IF_ERROR(drop_from(it));
-        break;
-      }
+absl::Status LogLoader::DropSegmentsFrom(std::map<int64_t, std::unique_ptr<LogSegment>>::iterator from,
+                                         bool count_truncated) {
+  while (from != state_.segments.end()) {
+    if (count_truncated) state_.stats.bytes_truncated += from->second->size();
+    from->second->Abandon();
+    STRATA_RETURN_IF_ERROR(from->second->DeleteFiles());
+    from = state_.segments.erase(from);
+  }
+  return absl::OkStatus();
+}
+
+// Step 4 (unclean shutdown): recovers what was not flushed.
+absl::Status LogLoader::RecoverAboveRecoveryPoint() {
+  auto& segments = state_.segments;
+  if (segments.empty()) return absl::OkStatus();
+  const int64_t recovery_point = options_.recovery_point;
+  std::vector<EpochEntry> epochs_seen;
+  auto it = segments.upper_bound(recovery_point);
+  if (it != segments.begin()) --it;
+  std::optional<int64_t> previous_end;  // next offset after the last recovered segment
+  while (it != segments.end()) {
+    LogSegment& segment = *it->second;
+    if (previous_end && *previous_end >= recovery_point && segment.base_offset() != *previous_end) {
+      // The tail of the segment before was lost: a later segment would leave a hole.
+      spdlog::warn("{}: segment {} does not start where the recovered log ends ({}); removing it and later ones",
+                   dir_, segment.base_offset(), *previous_end);
+      STRATA_RETURN_IF_ERROR(DropSegmentsFrom(it, true));
+      break;
     }
-    STRATA_RETURN_IF_ERROR(log.leader_epoch_cache_->Assign(epochs_seen));
+    int64_t end = segment.base_offset();
+    STRATA_ASSIGN_OR_RETURN(ScanResult scan, segment.Recover([&](const RecordBatchHeader& h, absl::string_view) {
+      end = h.next_offset();
+      if (h.partition_leader_epoch >= 0 &&
+          (epochs_seen.empty() || h.partition_leader_epoch > epochs_seen.back().epoch)) {
+        epochs_seen.push_back({h.partition_leader_epoch, h.base_offset});
+      }
+    }, recovery_point));
+    ++state_.stats.segments_recovered;
+    previous_end = end;
+    ++it;
+    if (scan.invalid_bytes > 0) {
+      spdlog::warn("{}: truncated {} invalid bytes at position {} of segment {}: {}", dir_, scan.invalid_bytes,
+                   scan.valid_bytes, segment.base_offset(), scan.first_problem.message());
+      state_.stats.bytes_truncated += scan.invalid_bytes;
+      STRATA_RETURN_IF_ERROR(DropSegmentsFrom(it, true));
+      break;
+    }
   }
+  return state_.leader_epoch_cache->Assign(epochs_seen);
+}
 
-  // Step 5: offsets, the active segment, epoch cache and producer state.
-  if (!log.segments_.empty()) {
-    STRATA_ASSIGN_OR_RETURN(int64_t end, log.segments_.rbegin()->second->ReadNextOffset());
-    if (end < options.log_start_offset) {
+// Step 5: the log's offsets and its active segment.
+absl::Status LogLoader::SetOffsets() {
+  auto& segments = state_.segments;
+  if (!segments.empty()) {
+    STRATA_ASSIGN_OR_RETURN(int64_t end, segments.rbegin()->second->ReadNextOffset());
+    if (end < options_.log_start_offset) {
       // Nothing at or above the checkpointed log start survived (it was unflushed):
       // the log restarts, empty, at its start rather than moving the start back.
-      spdlog::warn("{}: log ends at {}, below its log start offset {}; restarting it empty there", dir, end,
-                   options.log_start_offset);
-      for (auto it = log.segments_.begin(); it != log.segments_.end(); it = log.segments_.erase(it)) {
-        it->second->Abandon();
-        STRATA_RETURN_IF_ERROR(it->second->DeleteFiles());
-      }
+      spdlog::warn("{}: log ends at {}, below its log start offset {}; restarting it empty there", dir_, end,
+                   options_.log_start_offset);
+      STRATA_RETURN_IF_ERROR(DropSegmentsFrom(segments.begin(), false));
     }
   }
-  if (log.segments_.empty()) {
-    SegmentOptions so = SegmentOptionsFor(options, options.log_start_offset);
+  if (segments.empty()) {
+    SegmentOptions so = SegmentOptionsFor(options_, options_.log_start_offset);
     STRATA_ASSIGN_OR_RETURN(auto segment, LogSegment::Open(so, true));
-    log.segments_.emplace(options.log_start_offset, std::move(segment));
+    segments.emplace(options_.log_start_offset, std::move(segment));
   }
-  LogSegment& active = *log.segments_.rbegin()->second;
+  LogSegment& active = *segments.rbegin()->second;
   STRATA_RETURN_IF_ERROR(active.MakeActive());
-  STRATA_ASSIGN_OR_RETURN(log.log_end_offset_, active.ReadNextOffset());
-  log.log_start_offset_ = std::max(options.log_start_offset, log.segments_.begin()->first);
-  ABSL_CHECK_LE(log.log_start_offset_, log.log_end_offset_) << dir;
-  if (!options.had_clean_shutdown) {
-    // Recovered segments were rewritten (truncation, indexes): make that durable.
-    for (auto it = log.segments_.begin(); it != log.segments_.end(); ++it) {
-      auto next = std::next(it);
-      if (next != log.segments_.end() && next->first <= recovery_point) continue;  // flushed before
-      STRATA_RETURN_IF_ERROR(it->second->Flush());
-    }
-    STRATA_RETURN_IF_ERROR(ops.SyncDir(dir));
-  }
-  int64_t snapshot_bound = options.had_clean_shutdown ? log.log_end_offset_
-                                                      : std::min(recovery_point, log.log_end_offset_);
-  log.recovery_point_ = log.log_end_offset_;
-  log.high_watermark_ = std::clamp(options.high_watermark, log.log_start_offset_, log.log_end_offset_);
-  STRATA_RETURN_IF_ERROR(log.leader_epoch_cache_->TruncateFromEnd(log.log_end_offset_));
-  STRATA_RETURN_IF_ERROR(log.leader_epoch_cache_->TruncateFromStart(log.log_start_offset_));
-
-  STRATA_ASSIGN_OR_RETURN(auto snapshot, log.ReloadProducerStateLocked(snapshot_bound, &stats.producer_batches_replayed));
-  stats.producer_snapshot_offset = snapshot.value_or(-1);
-  spdlog::info("{}: loaded {} segments, offsets [{}, {}), recovered {} segments, rebuilt {} indexes, {} swaps, "
-               "replayed {} batches into producer state",
-               dir, stats.segments_loaded, log.log_start_offset_, log.log_end_offset_, stats.segments_recovered,
-               stats.indexes_rebuilt, stats.swaps_completed, stats.producer_batches_replayed);
+  STRATA_ASSIGN_OR_RETURN(state_.log_end_offset, active.ReadNextOffset());
+  state_.log_start_offset = std::max(options_.log_start_offset, segments.begin()->first);
+  ABSL_CHECK_LE(state_.log_start_offset, state_.log_end_offset) << dir_;
+  state_.recovery_point = state_.log_end_offset;
+  state_.high_watermark = std::clamp(options_.high_watermark, state_.log_start_offset, state_.log_end_offset);
   return absl::OkStatus();
+}
+
+// Step 5, unclean shutdown: recovered segments were rewritten (truncation, indexes);
+// makes that durable.
+absl::Status LogLoader::FlushRecovered() {
+  auto& segments = state_.segments;
+  for (auto it = segments.begin(); it != segments.end(); ++it) {
+    auto next = std::next(it);
+    if (next != segments.end() && next->first <= options_.recovery_point) continue;  // flushed before
+    STRATA_RETURN_IF_ERROR(it->second->Flush());
+  }
+  return ops_.SyncDir(dir_);
+}
+
+// Step 6: the epoch cache within the log, producer state from a snapshot and the log.
+absl::Status LogLoader::LoadEpochsAndProducerState() {
+  int64_t snapshot_bound = options_.had_clean_shutdown ? state_.log_end_offset
+                                                       : std::min(options_.recovery_point, state_.log_end_offset);
+  STRATA_RETURN_IF_ERROR(state_.leader_epoch_cache->TruncateFromEnd(state_.log_end_offset));
+  STRATA_RETURN_IF_ERROR(state_.leader_epoch_cache->TruncateFromStart(state_.log_start_offset));
+  STRATA_ASSIGN_OR_RETURN(auto snapshot,
+                          ReloadProducerState(*state_.producer_state, state_.segments, snapshot_bound,
+                                              state_.log_start_offset, &state_.stats.producer_batches_replayed));
+  state_.stats.producer_snapshot_offset = snapshot.value_or(-1);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<int64_t>> ReloadProducerState(
+    ProducerStateManager& producer_state, const std::map<int64_t, std::unique_ptr<LogSegment>>& segments,
+    int64_t snapshot_bound, int64_t log_start_offset, int64_t* replayed) {
+  STRATA_ASSIGN_OR_RETURN(auto snapshot, producer_state.LoadNewestSnapshotAtOrBelow(snapshot_bound, log_start_offset));
+  int64_t from = producer_state.map_end_offset();
+  for (auto it = segments.begin(); it != segments.end(); ++it) {
+    auto next = std::next(it);
+    if (next != segments.end() && next->first <= from) continue;
+    // Batches before the index entry at or below `from` all end below it.
+    uint64_t position = it->second->offset_index().Lookup(from).position;
+    STRATA_RETURN_IF_ERROR(it->second->ScanHeaders(position, [&](const BatchLocation& b) {
+      if (b.header.base_offset >= producer_state.map_end_offset()) {
+        producer_state.Update(b.header);
+        ++*replayed;
+      }
+      return true;
+    }));
+  }
+  return snapshot;
 }
 
 }  // namespace strata::storage

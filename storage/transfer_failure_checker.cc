@@ -19,7 +19,7 @@ std::shared_ptr<TransferFailureHandler> TransferFailureChecker::HandlerFor(const
 void TransferFailureChecker::OnFailure(const std::string& log_dir, const FileSlice& slice, uint64_t position,
                                        uint64_t count, const absl::Status& error) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (!rereading_.insert(log_dir).second) return;  // one re-read at a time per dir
   }
   std::weak_ptr<TransferFailureChecker> weak = weak_from_this();
@@ -29,7 +29,7 @@ void TransferFailureChecker::OnFailure(const std::string& log_dir, const FileSli
                                           if (auto self = weak.lock()) self->Reread(log_dir, slice, position, count, error);
                                         });
   if (!scheduled.ok()) {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     rereading_.erase(log_dir);
   }
 }
@@ -68,7 +68,7 @@ void TransferFailureChecker::Reread(const std::string& log_dir, const FileSlice&
     spdlog::debug("{}; the region re-reads fully: the socket failed", what);
   }
   ++rereads_;  // counted once its outcome is
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   rereading_.erase(log_dir);
 }
 

@@ -15,10 +15,11 @@
 #include <atomic>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "storage/file_slice.h"
 #include "storage/log_dir_failure_channel.h"
 #include "storage/scheduler.h"
@@ -47,8 +48,8 @@ class TransferFailureChecker : public std::enable_shared_from_this<TransferFailu
 
   Scheduler* const scheduler_;
   LogDirFailureChannel* const channel_;
-  std::mutex mu_;
-  std::set<std::string> rereading_;  // log dirs with a re-read pending or running
+  absl::Mutex mu_;
+  std::set<std::string> rereading_ ABSL_GUARDED_BY(mu_);  // log dirs with a re-read pending or running
   std::atomic<int64_t> rereads_{0}, socket_side_{0}, inconclusive_{0}, file_side_{0};
 };
 
