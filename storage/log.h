@@ -29,6 +29,7 @@
 #include "storage/leader_epoch_cache.h"
 #include "storage/log_config.h"
 #include "storage/log_dir_failure_channel.h"
+#include "storage/log_options.h"
 #include "storage/log_segment.h"
 #include "storage/producer_state.h"
 #include "storage/scheduler.h"
@@ -36,36 +37,6 @@
 namespace strata::storage {
 
 struct LogLoadState;  // log_loader.h
-
-struct LogOptions {
-  FileOps* ops = FileOps::Default();
-  std::string dir;  // the partition directory, <log dir>/<topic>-<partition>
-  LogConfig config;
-  Clock* clock = Clock::System();
-  Scheduler* scheduler = nullptr;  // null: deleted segments are removed at once
-  // Nullable: without a channel, I/O errors are only returned.
-  LogDirFailureChannel* failure_channel = nullptr;
-  // From the log dir's checkpoints.
-  int64_t recovery_point = 0;
-  int64_t log_start_offset = 0;
-  int64_t high_watermark = 0;
-  bool had_clean_shutdown = false;
-};
-
-// Options for a segment of the log described by options.
-SegmentOptions SegmentOptionsFor(const LogOptions& options, int64_t base_offset, std::string suffix = "",
-                                 bool active = false);
-
-// What loading found and did, for logs, metrics and tests.
-struct LoadStats {
-  int segments_loaded = 0;
-  int segments_recovered = 0;
-  int indexes_rebuilt = 0;
-  int swaps_completed = 0;
-  int64_t bytes_truncated = 0;
-  int64_t producer_snapshot_offset = -1;  // -1: no snapshot used
-  int64_t producer_batches_replayed = 0;
-};
 
 struct LogAppendInfo {
   int64_t first_offset = -1;

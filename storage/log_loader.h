@@ -37,7 +37,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "storage/leader_epoch_cache.h"
-#include "storage/log.h"
+#include "storage/log_options.h"
 #include "storage/log_segment.h"
 #include "storage/producer_state.h"
 
