@@ -3,8 +3,10 @@
 # structure (scripts/check-structure.sh: an include cycle or a layering violation fails
 # the run), builds, and runs the test suite. Unit and fault tests run twice: under
 # ASan+UBSan (Debug), then with every other label but `slow` in the Release build;
-# between them the libFuzzer targets run for a bounded time (STRATA_FUZZ_SECONDS, default
-# 30 each; a crash fails the run). ctest's summary is the last line.
+# between them a clang build of every program checks the lock annotations
+# (-Werror=thread-safety) and the libFuzzer targets run for a bounded time
+# (STRATA_FUZZ_SECONDS, default 30 each; a crash fails the run). ctest's summary is the
+# last line.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -19,8 +21,11 @@ bash scripts/build.sh build-asan asan unit_fault_tests
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 STRATA_RAFT_SEEDS=150 \
    ctest -L "unit|fault" --output-on-failure -j2 --timeout 900)
 
+echo "== clang build: every program (-Werror=thread-safety checks the lock annotations) and the fuzz targets"
+bash scripts/build.sh build-fuzz fuzz strata-server strata strata-perf strata-storage \
+  kafka_request_fuzz record_batch_fuzz seed_corpus
+
 echo "== Fuzzing: the Kafka request decoder and the record batch parser (${STRATA_FUZZ_SECONDS:-30} s each)"
-bash scripts/build.sh build-fuzz fuzz kafka_request_fuzz record_batch_fuzz seed_corpus
 seeds=$(mktemp -d)
 mkdir -p "$seeds/kafka_request_fuzz" "$seeds/record_batch_fuzz"
 build-fuzz/fuzz/seed_corpus "$seeds/kafka_request_fuzz" "$seeds/record_batch_fuzz"
