@@ -135,11 +135,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
     asio::post(*shared_.io_pool, [self = shared_from_this(), body_offset] {
       std::weak_ptr<Connection> weak = self;
       std::shared_ptr<Lifetime> lifetime = self->shared_.lifetime;
-      auto executor = self->socket_.get_executor();
-      KafkaResponder respond = [weak, lifetime, executor](absl::StatusOr<std::optional<KafkaResponse>> answer) {
+      // The responder holds nothing of the io_context (a strand executor would be): it
+      // may outlive the server (a fetch parked in a purgatory that is emptied after the
+      // listener stopped), and destroying it must not touch a destroyed io_context.
+      KafkaResponder respond = [weak, lifetime](absl::StatusOr<std::optional<KafkaResponse>> answer) {
         absl::MutexLock lock(&lifetime->mu);
         if (!lifetime->alive) return;
-        asio::post(executor, [weak, answer = std::move(answer)]() mutable {
+        std::shared_ptr<Connection> c = weak.lock();
+        if (c == nullptr) return;
+        asio::post(c->socket_.get_executor(), [weak, answer = std::move(answer)]() mutable {
           if (auto c = weak.lock()) c->Respond(std::move(answer));
         });
       };
