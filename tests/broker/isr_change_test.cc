@@ -7,9 +7,9 @@
 #include <gtest/gtest.h>
 #include <grpcpp/grpcpp.h>
 
-#include <mutex>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "broker/controller_client.h"
 #include "broker/replica_manager.h"
 #include "controller/metadata_store.h"
@@ -32,7 +32,7 @@ class FakeController final : public controller::v1::ControllerService::Service {
  public:
   grpc::Status AlterPartition(grpc::ServerContext*, const controller::v1::AlterPartitionRequest* request,
                               controller::v1::AlterPartitionResponse* response) override {
-    std::lock_guard<std::mutex> lock(mu);
+    absl::MutexLock lock(&mu);
     requests.push_back(*request);
     for (const auto& p : request->partitions()) {
       auto* answer = response->add_partitions();
@@ -46,16 +46,16 @@ class FakeController final : public controller::v1::ControllerService::Service {
   }
   // The partitions proposed so far, each with the ISR it was proposed with.
   std::vector<std::pair<int32_t, std::vector<int32_t>>> Proposed() {
-    std::lock_guard<std::mutex> lock(mu);
+    absl::MutexLock lock(&mu);
     std::vector<std::pair<int32_t, std::vector<int32_t>>> out;
     for (const auto& r : requests) {
       for (const auto& p : r.partitions()) out.emplace_back(p.partition_id(), std::vector<int32_t>(p.new_isr().begin(), p.new_isr().end()));
     }
     return out;
   }
-  std::mutex mu;
-  std::set<int32_t> fenced;
-  std::vector<controller::v1::AlterPartitionRequest> requests;
+  absl::Mutex mu;
+  std::set<int32_t> fenced ABSL_GUARDED_BY(mu);
+  std::vector<controller::v1::AlterPartitionRequest> requests ABSL_GUARDED_BY(mu);
 };
 
 class IsrChangeTest : public ::testing::Test {
@@ -133,7 +133,7 @@ TEST_F(IsrChangeTest, AFencedFollowerIsNotProposedUntilItIsUnfenced) {
     p->set_leader(1);
   }
   {
-    std::lock_guard<std::mutex> lock(fake_.mu);
+    absl::MutexLock lock(&fake_.mu);
     fake_.fenced = {3};
   }
   Apply(batch);
@@ -161,7 +161,7 @@ TEST_F(IsrChangeTest, AFencedFollowerIsNotProposedUntilItIsUnfenced) {
   unfence.add_records()->mutable_unfence_broker()->set_broker_id(3);
   unfence.mutable_records(0)->mutable_unfence_broker()->set_broker_epoch(1);
   {
-    std::lock_guard<std::mutex> lock(fake_.mu);
+    absl::MutexLock lock(&fake_.mu);
     fake_.fenced.clear();
   }
   Apply(unfence);

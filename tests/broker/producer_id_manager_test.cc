@@ -17,11 +17,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <mutex>
 #include <set>
 #include <thread>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "broker/api_registry.h"
 #include "broker/init_producer_id_handler.h"
 #include "broker/kafka_api_handler.h"
@@ -52,7 +52,7 @@ class FakeController {
     return [this]() -> absl::StatusOr<ProducerIdBlock> {
       const ProducerIdManager* manager = manager_.load();
       int64_t handed_out = manager != nullptr ? manager->stats().ids_handed_out : -1;
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       handed_out_at_call_.push_back(handed_out);
       ++calls_;
       if (!scripted_.empty()) {
@@ -67,31 +67,31 @@ class FakeController {
     };
   }
   void Fail(std::string error) {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     error_ = std::move(error);
   }
   void Script(std::vector<ProducerIdBlock> blocks) {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     scripted_.assign(blocks.begin(), blocks.end());
   }
   int calls() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     return calls_;
   }
   std::vector<int64_t> handed_out_at_call() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     return handed_out_at_call_;
   }
 
  private:
   std::atomic<const ProducerIdManager*> manager_{nullptr};
-  std::vector<int64_t> handed_out_at_call_;
   const int32_t length_;
-  mutable std::mutex mu_;
-  int64_t next_ = 0;
-  int calls_ = 0;
-  std::string error_;
-  std::deque<ProducerIdBlock> scripted_;
+  mutable absl::Mutex mu_;
+  std::vector<int64_t> handed_out_at_call_ ABSL_GUARDED_BY(mu_);
+  int64_t next_ ABSL_GUARDED_BY(mu_) = 0;
+  int calls_ ABSL_GUARDED_BY(mu_) = 0;
+  std::string error_ ABSL_GUARDED_BY(mu_);
+  std::deque<ProducerIdBlock> scripted_ ABSL_GUARDED_BY(mu_);
 };
 
 // True when every thread of this process but the calling one is asleep (state S in

@@ -11,8 +11,8 @@
 #include <atomic>
 #include <filesystem>
 #include <map>
-#include <mutex>
 
+#include "absl/synchronization/mutex.h"
 #include "storage/fault_injecting_file_ops.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/wait.h"
@@ -25,17 +25,17 @@ using namespace std::chrono_literals;
 class LocalTransport : public Transport {
  public:
   void Attach(NodeId id, RaftNode* node) {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     nodes_[id] = node;
   }
   void Send(const Message& m) override {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     auto it = nodes_.find(m.to);
     if (it != nodes_.end() && it->second != nullptr) it->second->Receive(m);
   }
   // Copies the snapshot's files into the receiver's store, then delivers the message.
   void SendSnapshot(const Message& m, const SnapshotStore& from, std::function<void(bool)> done) override {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     auto it = nodes_.find(m.to);
     if (it == nodes_.end() || it->second == nullptr) return done(false);
     SnapshotStore& to = it->second->snapshots();
@@ -54,14 +54,14 @@ class LocalTransport : public Transport {
     done(ok);
   }
   int snapshots_sent() {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     return snapshots_sent_;
   }
 
  private:
-  std::mutex mu_;
-  std::map<NodeId, RaftNode*> nodes_;
-  int snapshots_sent_ = 0;
+  absl::Mutex mu_;
+  std::map<NodeId, RaftNode*> nodes_ ABSL_GUARDED_BY(mu_);
+  int snapshots_sent_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 class Quorum {

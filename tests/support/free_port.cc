@@ -5,10 +5,10 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <mutex>
 #include <random>
 #include <set>
 
+#include "absl/synchronization/mutex.h"
 #include "base/check.h"
 
 namespace strata::testing {
@@ -29,10 +29,10 @@ bool CanBind(int port) {
 }  // namespace
 
 int FreePort() {
-  static std::mutex mu;
+  static absl::Mutex mu;
   static std::set<int> taken;
   static std::mt19937 random(std::random_device{}());
-  std::lock_guard<std::mutex> lock(mu);
+  absl::MutexLock lock(&mu);
   int ephemeral_low = 32768;
   std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> ephemeral_low;
   auto [lo, hi] = ephemeral_low > 12000 ? std::pair{10000, ephemeral_low - 1} : std::pair{ephemeral_low, 65535};

@@ -6,15 +6,14 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <deque>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <random>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/strings/str_format.h"
 #include "proto/kafka/api.h"
 #include "storage/record_batch.h"
@@ -104,11 +103,11 @@ class BrokerProducer {
     if (options_.acks != 0) reader = std::thread([this] { ReadResponses(); });
     WriteRequests();
     {
-      std::lock_guard<std::mutex> lock(mutex_);
-      writer_done_ = true;
+      absl::MutexLock lock(&mutex_);
+      writer_done_ = true;  // wakes the reader's Await
     }
-    changed_.notify_all();
     if (reader.joinable()) reader.join();
+    absl::MutexLock lock(&mutex_);
     return std::move(result_);
   }
 
@@ -145,15 +144,14 @@ class BrokerProducer {
 
   void Fail(absl::Status status) {
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      absl::MutexLock lock(&mutex_);  // its release wakes the other thread's Await
       if (result_.failure.ok()) result_.failure = std::move(status);
     }
     broker_.connection->Shutdown();  // wakes the other thread from its socket call
-    changed_.notify_all();
   }
 
   bool Failed() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     return !result_.failure.ok();
   }
 
@@ -172,16 +170,17 @@ class BrokerProducer {
       std::string body = BuildRequest(&carried);
       for (const CarriedBatch& b : carried.batches) records_built_ += b.records;
       {
-        std::unique_lock<std::mutex> lock(mutex_);
-        changed_.wait(lock, [&] {
+        absl::MutexLock lock(&mutex_);
+        auto room = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
           return !result_.failure.ok() || in_flight_.size() < static_cast<size_t>(options_.max_in_flight);
-        });
+        };
+        mutex_.Await(absl::Condition(&room));
         if (!result_.failure.ok()) return;
       }
       carried.sent = Clock::now();
       auto sent = broker_.connection->Send(api_key, broker_.versions.produce, body, options_.acks != 0);
       if (!sent.ok()) return Fail(sent.status());
-      std::lock_guard<std::mutex> lock(mutex_);
+      absl::MutexLock lock(&mutex_);
       ++result_.requests;
       for (const CarriedBatch& b : carried.batches) {
         result_.records_sent += b.records;
@@ -190,10 +189,7 @@ class BrokerProducer {
           result_.batch_bytes_acked += b.bytes;
         }
       }
-      if (options_.acks != 0) {
-        in_flight_.push_back(std::move(carried));
-        changed_.notify_all();
-      }
+      if (options_.acks != 0) in_flight_.push_back(std::move(carried));
     }
   }
 
@@ -201,8 +197,11 @@ class BrokerProducer {
     while (true) {
       InFlight request;
       {
-        std::unique_lock<std::mutex> lock(mutex_);
-        changed_.wait(lock, [&] { return !result_.failure.ok() || !in_flight_.empty() || writer_done_; });
+        absl::MutexLock lock(&mutex_);
+        auto ready = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+          return !result_.failure.ok() || !in_flight_.empty() || writer_done_;
+        };
+        mutex_.Await(absl::Condition(&ready));
         if (!result_.failure.ok() || in_flight_.empty()) return;  // failed, or done with nothing left
         request = in_flight_.front();
       }
@@ -220,7 +219,7 @@ class BrokerProducer {
   // Counts a response's outcome per batch. An answer missing a partition is a bad response.
   absl::Status Account(const InFlight& request, const kafka::ProduceResponse& decoded, const KafkaResponse& response,
                        Clock::time_point received) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     for (const CarriedBatch& batch : request.batches) {
       const kafka::ProduceResponse::Partition* answer = nullptr;
       for (const auto& t : decoded.responses) {
@@ -249,7 +248,6 @@ class BrokerProducer {
     result_.latencies_ns.push_back(
         std::chrono::duration_cast<std::chrono::nanoseconds>(received - request.sent).count());
     in_flight_.pop_front();
-    changed_.notify_all();
     return absl::OkStatus();
   }
 
@@ -262,11 +260,11 @@ class BrokerProducer {
   int64_t records_built_ = 0;        // writer thread only
   uint64_t value_cursor_ = 0;        // writer thread only
 
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::deque<InFlight> in_flight_;  // guarded by mutex_
-  bool writer_done_ = false;        // guarded by mutex_
-  BrokerResult result_;             // guarded by mutex_ while both threads run
+  // Waits are Mutex::Await on conditions over these: every release re-checks them.
+  absl::Mutex mutex_;
+  std::deque<InFlight> in_flight_ ABSL_GUARDED_BY(mutex_);
+  bool writer_done_ ABSL_GUARDED_BY(mutex_) = false;
+  BrokerResult result_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace
