@@ -6,7 +6,7 @@ namespace strata::broker {
 
 bool DelayedOperation::ForceComplete() {
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     if (completed_) return false;
     completed_ = true;
   }
@@ -15,7 +15,7 @@ bool DelayedOperation::ForceComplete() {
 }
 
 bool DelayedOperation::completed() const {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   return completed_;
 }
 
@@ -26,12 +26,12 @@ Purgatory::Purgatory(std::string name) : name_(std::move(name)) {
 Purgatory::~Purgatory() {
   std::multimap<std::chrono::steady_clock::time_point, Timer> pending;
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
     pending.swap(timers_);
     watchers_.clear();
   }
-  cv_.SignalAll();
+  cv_.notify_all();
   reaper_.join();
   // Nobody will wake them any more: they answer with what there is.
   for (auto& [deadline, timer] : pending) timer.op->ForceComplete();
@@ -40,13 +40,13 @@ Purgatory::~Purgatory() {
 void Purgatory::TryCompleteElseWatch(const std::shared_ptr<DelayedOperation>& op, const std::vector<std::string>& keys) {
   bool stopping;
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     stopping = stopping_;
     if (!stopping) {
       for (const std::string& key : keys) watchers_[key].push_back(op);
       bool earliest = timers_.empty() || op->deadline() < timers_.begin()->first;
       timers_.emplace(op->deadline(), Timer{op, keys});
-      if (earliest) cv_.SignalAll();
+      if (earliest) cv_.notify_all();
     }
   }
   if (stopping) {
@@ -59,7 +59,7 @@ void Purgatory::TryCompleteElseWatch(const std::shared_ptr<DelayedOperation>& op
 int Purgatory::CheckAndComplete(const std::string& key) {
   std::vector<std::shared_ptr<DelayedOperation>> ops;
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     auto it = watchers_.find(key);
     if (it == watchers_.end()) return 0;
     // Drop the completed ones while here.
@@ -81,24 +81,24 @@ int Purgatory::CheckAndComplete(const std::string& key) {
 }
 
 size_t Purgatory::waiting() const {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   size_t n = 0;
   for (const auto& [deadline, timer] : timers_) n += timer.op->completed() ? 0 : 1;
   return n;
 }
 
 void Purgatory::Reap() {
-  mu_.Lock();
+  std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
     if (timers_.empty()) {
-      cv_.Wait(&mu_);
+      cv_.wait(lock);
       continue;
     }
     auto first = timers_.begin();
     Timer timer = first->second;
     bool due = std::chrono::steady_clock::now() >= first->first;
     if (!timer.op->completed() && !due) {
-      cv_.WaitWithTimeout(&mu_, absl::FromChrono(first->first - std::chrono::steady_clock::now()));
+      cv_.wait_until(lock, first->first);
       continue;
     }
     timers_.erase(first);
@@ -111,11 +111,10 @@ void Purgatory::Reap() {
       if (list.empty()) watchers_.erase(it);
     }
     if (timer.op->completed()) continue;
-    mu_.Unlock();
+    lock.unlock();
     timer.op->ForceComplete();  // expired: it answers with what it has
-    mu_.Lock();
+    lock.lock();
   }
-  mu_.Unlock();
 }
 
 }  // namespace strata::broker
