@@ -43,6 +43,11 @@ class DelayedProduce final : public DelayedOperation {
     size_t topic = 0, partition = 0;  // indexes into the response
     storage::TopicPartition tp;
     int64_t required_offset = 0;  // the high watermark that acknowledges the append
+    // min.insync.replicas as it was when the records were appended. Read then, not at
+    // each check: a check runs under mu_, and the metadata image's lock must never be
+    // taken under another lock (a broker applies the image under it and that completes
+    // produces: the two orders together are a lock cycle; controller/metadata_store.h).
+    int32_t min_insync_replicas = 1;
   };
 
   DelayedProduce(const KafkaApisContext& context, Clock::time_point deadline, kafka::ProduceResponse response,
@@ -68,7 +73,7 @@ class DelayedProduce final : public DelayedOperation {
         } else if (partition->high_watermark() >= w.required_offset) {
           w.required_offset = -1;  // acknowledged by the whole ISR
           int32_t isr = static_cast<int32_t>(partition->state().isr.size());
-          if (isr < MinInsyncReplicas(context_, w.tp.topic)) {
+          if (isr < w.min_insync_replicas) {
             SetError(p, KafkaError(kafka::ErrorCode::kNotEnoughReplicasAfterAppend,
                                    absl::StrCat(w.tp.DirName(), " ISR shrank to ", isr, " during the append")));
           }
@@ -147,9 +152,10 @@ void HandleProduce(const ApiRequest& api, KafkaResponder respond) {
         fail(KafkaError(kafka::ErrorCode::kInvalidRecord, "the partition's records are empty"));
         continue;
       }
+      int32_t min_isr = 1;
       if (request->acks == -1) {
         int32_t isr = static_cast<int32_t>((*partition)->state().isr.size());
-        int32_t min_isr = MinInsyncReplicas(context, topic.name);
+        min_isr = MinInsyncReplicas(context, topic.name);
         if (isr < min_isr) {
           fail(KafkaError(kafka::ErrorCode::kNotEnoughReplicas,
                           absl::StrCat(topic.name, "-", data.index, " has ", isr, " in-sync replicas, below "
@@ -168,7 +174,7 @@ void HandleProduce(const ApiRequest& api, KafkaResponder respond) {
       rp.log_start_offset = (*partition)->log()->log_start_offset();
       if (request->acks == -1) {
         waiting.push_back({response.responses.size() - 1, rt.partition_responses.size() - 1, tp,
-                           info->last_offset + 1});
+                           info->last_offset + 1, min_isr});
       }
     }
   }

@@ -6,7 +6,7 @@ namespace strata::broker {
 
 bool DelayedOperation::ForceComplete() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (completed_) return false;
     completed_ = true;
   }
@@ -15,7 +15,7 @@ bool DelayedOperation::ForceComplete() {
 }
 
 bool DelayedOperation::completed() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return completed_;
 }
 
@@ -26,12 +26,12 @@ Purgatory::Purgatory(std::string name) : name_(std::move(name)) {
 Purgatory::~Purgatory() {
   std::multimap<std::chrono::steady_clock::time_point, Timer> pending;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     stopping_ = true;
     pending.swap(timers_);
     watchers_.clear();
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   reaper_.join();
   // Nobody will wake them any more: they answer with what there is.
   for (auto& [deadline, timer] : pending) timer.op->ForceComplete();
@@ -40,13 +40,13 @@ Purgatory::~Purgatory() {
 void Purgatory::TryCompleteElseWatch(const std::shared_ptr<DelayedOperation>& op, const std::vector<std::string>& keys) {
   bool stopping;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     stopping = stopping_;
     if (!stopping) {
       for (const std::string& key : keys) watchers_[key].push_back(op);
       bool earliest = timers_.empty() || op->deadline() < timers_.begin()->first;
       timers_.emplace(op->deadline(), Timer{op, keys});
-      if (earliest) cv_.notify_all();
+      if (earliest) cv_.SignalAll();
     }
   }
   if (stopping) {
@@ -59,7 +59,7 @@ void Purgatory::TryCompleteElseWatch(const std::shared_ptr<DelayedOperation>& op
 int Purgatory::CheckAndComplete(const std::string& key) {
   std::vector<std::shared_ptr<DelayedOperation>> ops;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     auto it = watchers_.find(key);
     if (it == watchers_.end()) return 0;
     // Drop the completed ones while here.
@@ -81,24 +81,24 @@ int Purgatory::CheckAndComplete(const std::string& key) {
 }
 
 size_t Purgatory::waiting() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   size_t n = 0;
   for (const auto& [deadline, timer] : timers_) n += timer.op->completed() ? 0 : 1;
   return n;
 }
 
 void Purgatory::Reap() {
-  std::unique_lock<std::mutex> lock(mu_);
+  mu_.Lock();
   while (!stopping_) {
     if (timers_.empty()) {
-      cv_.wait(lock);
+      cv_.Wait(&mu_);
       continue;
     }
     auto first = timers_.begin();
     Timer timer = first->second;
     bool due = std::chrono::steady_clock::now() >= first->first;
     if (!timer.op->completed() && !due) {
-      cv_.wait_until(lock, first->first);
+      cv_.WaitWithTimeout(&mu_, absl::FromChrono(first->first - std::chrono::steady_clock::now()));
       continue;
     }
     timers_.erase(first);
@@ -111,10 +111,11 @@ void Purgatory::Reap() {
       if (list.empty()) watchers_.erase(it);
     }
     if (timer.op->completed()) continue;
-    lock.unlock();
+    mu_.Unlock();
     timer.op->ForceComplete();  // expired: it answers with what it has
-    lock.lock();
+    mu_.Lock();
   }
+  mu_.Unlock();
 }
 
 }  // namespace strata::broker

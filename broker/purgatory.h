@@ -9,13 +9,14 @@
 // Thread-safe.
 
 #include <chrono>
-#include <condition_variable>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 namespace strata::broker {
 
@@ -37,15 +38,10 @@ class DelayedOperation {
 
  private:
   const std::chrono::steady_clock::time_point deadline_;
-  mutable std::mutex mu_;
-  bool completed_ = false;
+  mutable absl::Mutex mu_;
+  bool completed_ ABSL_GUARDED_BY(mu_) = false;
 };
 
-// Purgatory keeps std::mutex and std::condition_variable, the one exception to
-// absl::Mutex in the product code: with absl::Mutex here (and the other locks converted),
-// the side-by-side benchmark measured acks=all produce at a fifth of its throughput, with
-// 500 ms stalls (follower fetches left to their max wait) — not understood yet; see
-// broker/README.md.
 class Purgatory {
  public:
   explicit Purgatory(std::string name);
@@ -65,16 +61,16 @@ class Purgatory {
   void Reap();
 
   const std::string name_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;
-  std::map<std::string, std::vector<std::shared_ptr<DelayedOperation>>> watchers_;
+  mutable absl::Mutex mu_;
+  absl::CondVar cv_;  // the reaper waits on it: a new earliest deadline, or stopping
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::map<std::string, std::vector<std::shared_ptr<DelayedOperation>>> watchers_ ABSL_GUARDED_BY(mu_);
   struct Timer {
     std::shared_ptr<DelayedOperation> op;
     std::vector<std::string> keys;
   };
   // By deadline; completed operations stay until their deadline (then leave quietly).
-  std::multimap<std::chrono::steady_clock::time_point, Timer> timers_;
+  std::multimap<std::chrono::steady_clock::time_point, Timer> timers_ ABSL_GUARDED_BY(mu_);
   std::thread reaper_;
 };
 

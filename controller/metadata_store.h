@@ -45,6 +45,11 @@ class MetadataStore final : public raft::StateMachine {
   // (a broker applies the image inside WithImage, and the fetches that wakes look their
   // partitions up): the nested call runs under the outer call's lock, since absl::Mutex
   // reader locks must not nest (a writer waiting between them would deadlock both).
+  // The image's lock comes first in every lock order: f may take other locks (a broker's
+  // ApplyImage takes the replica manager's, partitions' and purgatories' locks, and the
+  // operations it completes take theirs), so WithImage must not be called by a thread
+  // holding any other lock. absl's deadlock detection (on in Debian's absl, so in every
+  // test) aborts the process on the reverse order.
   template <typename F>
   auto WithImage(F&& f) const {
     if (reading_on_this_thread_ == this) return f(ImageUnderOuterLock());

@@ -6,8 +6,10 @@
 # between them a clang build of every program checks the lock annotations
 # (-Werror=thread-safety) and the libFuzzer targets run for a bounded time
 # (STRATA_FUZZ_SECONDS, default 30 each; a crash fails the run). ctest's summary is the
-# last line.
+# last line. Every process the tests start checks lock order: absl's deadlock detection
+# aborts a strata-server on a lock-order cycle (base/deadlock_detection.h).
 set -euo pipefail
+export STRATA_MUTEX_DEADLOCK_DETECTION=abort
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 bash scripts/install-deps.sh

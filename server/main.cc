@@ -10,6 +10,8 @@
 // foreign directories included), 70 when the metadata log or image fails at run time
 // (one ERROR line says why; a node never goes on voting, leading or serving on metadata
 // it cannot read or write).
+// STRATA_MUTEX_DEADLOCK_DETECTION=abort|report|off (unset: off) sets absl's lock-order
+// checking (base/deadlock_detection.h); the tests run with abort.
 
 #include <signal.h>
 
@@ -21,6 +23,7 @@
 #include <prometheus/exposer.h>
 #include <prometheus/registry.h>
 
+#include "base/deadlock_detection.h"
 #include "base/logging.h"
 #include "controller/metrics.h"
 #include "raft/metrics.h"
@@ -45,6 +48,10 @@ int Usage() {
 
 int main(int argc, char** argv) {
   using namespace strata;
+  if (absl::Status s = SetDeadlockDetectionFromEnvironment(); !s.ok()) {
+    std::cerr << "strata-server: " << s.message() << std::endl;
+    return kExitConfig;
+  }
   std::string config_path;
   std::vector<std::string> overrides;
   for (int i = 1; i < argc; ++i) {

@@ -9,6 +9,7 @@
 
 #include <future>
 
+#include "absl/synchronization/mutex.h"
 #include "base/logging.h"
 #include "broker/kafka_api_handler.h"
 #include "broker/kafka_server.h"
@@ -245,6 +246,57 @@ TEST_F(ReplicationTest, AnAcksAllProduceWaitingOnALeaderThatLosesThePartitionIsA
   ASSERT_EQ(waiting.wait_for(10s), std::future_status::ready);
   EXPECT_EQ(waiting.get().error_code, static_cast<int16_t>(kafka::ErrorCode::kNotLeaderOrFollower));
   EXPECT_LT(std::chrono::steady_clock::now() - started, 10s);
+}
+
+TEST_F(ReplicationTest, AnAcksAllProduceTriedByAFollowerFetchAndByTheMetadataImageKeepsOneLockOrder) {
+  // One produce to two partitions waits in broker 1's purgatory: orders-1 (ISR {1, 2}) is
+  // settled by broker 2's fetch, on a request thread; orders-0 (ISR {1, 2, 3}, broker 3
+  // stalled) by the ISR shrink that broker 1 applies from the metadata image, on the
+  // image's thread. Settling a partition reads min.insync.replicas: when that took the
+  // image's lock under the operation's lock, the two threads took the two locks in both
+  // orders, a deadlock in waiting, and absl's deadlock detection killed the broker
+  // (this test process) at the shrink.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kAbort);
+  pb::MetadataBatch batch;
+  auto* p = batch.add_records()->mutable_partition();
+  p->set_topic_id(kTopicId);
+  p->set_partition_id(1);
+  for (int32_t id : {1, 2}) {
+    p->add_replicas(id);
+    p->add_isr(id);
+  }
+  p->set_leader(1);
+  p->set_leader_epoch(0);
+  ApplyEverywhere(batch);
+  broker(3).replicas->Shutdown();
+  auto produced = std::async(std::launch::async, [&] {
+    kafka::ProduceRequest request;
+    request.acks = -1;
+    request.timeout_ms = 20000;
+    request.topic_data.push_back({"orders", {{0, testing::MakeBatch(2, "a")}, {1, testing::MakeBatch(3, "b")}}});
+    std::string body;
+    kafka::Writer w(&body);
+    kafka::WriteProduceRequest(request, 9, w);
+    kafka::RequestHeader header;
+    header.api_key = static_cast<int16_t>(kafka::ApiKey::kProduce);
+    header.api_version = 9;
+    auto answer = broker(1).apis->HandleAndWait(header, body);
+    EXPECT_TRUE(answer.ok() && answer->has_value()) << answer.status();
+    kafka::Reader r((*answer)->body);
+    auto response = kafka::ReadProduceResponse(r, 9);
+    EXPECT_TRUE(response.ok()) << response.status();
+    return response->responses.at(0).partition_responses;
+  });
+  ASSERT_TRUE(testing::WaitUntil([&] { return broker(1).apis->produces_waiting() == 1; }, 10s));
+  // Broker 2 learns orders-1's high watermark from the fetch response whose handling
+  // advanced it and tried the operation: orders-1 is settled, orders-0 still waits.
+  ASSERT_TRUE(testing::WaitUntil([&] { return broker(2).logs->GetLog({"orders", 1})->high_watermark() == 3; }, 10s));
+  ASSERT_EQ(produced.wait_for(0s), std::future_status::timeout);
+  ChangeLeader(1, {1, 2}, {1, 2});
+  ASSERT_EQ(produced.wait_for(10s), std::future_status::ready);
+  auto partitions = produced.get();
+  ASSERT_EQ(partitions.size(), 2u);
+  for (const auto& answered : partitions) EXPECT_EQ(answered.error_code, 0) << "orders-" << answered.index;
 }
 
 TEST_F(ReplicationTest, AConsumerInAFollowersRackIsSentThereAndTheFollowerServesIt) {

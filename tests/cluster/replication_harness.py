@@ -34,6 +34,10 @@ import time
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 
+# The first line of why a server died: an Abseil RAW report (a lock-order cycle among
+# them), a failed check, a sanitizer's report, an uncaught exception.
+FATAL_MARKERS = re.compile(r"RAW: |Check failed|ERROR: AddressSanitizer|runtime error:|terminate called")
+
 
 class TestFailed(Exception):
     """A failed require() or wait_for(): the test cannot go on."""
@@ -108,9 +112,18 @@ class Cluster:
                     print(f"--- {path} (tail)", file=sys.stderr)
                     try:
                         with open(path, errors="replace") as f:
-                            print("".join(f.readlines()[-25:]), file=sys.stderr, end="")
+                            lines = f.readlines()
                     except OSError as e:
                         print(e, file=sys.stderr)
+                        continue
+                    # Why a node died (an abseil RAW line, a failed check, a sanitizer
+                    # report) may lie before the tail: its first 40 lines come first.
+                    fatal = next((i for i, line in enumerate(lines) if FATAL_MARKERS.search(line)), None)
+                    tail_from = max(0, len(lines) - 25)
+                    if fatal is not None and fatal < tail_from:
+                        print("".join(lines[fatal:min(fatal + 40, tail_from)]), file=sys.stderr, end="")
+                        print("[...]", file=sys.stderr)
+                    print("".join(lines[tail_from:]), file=sys.stderr, end="")
             subprocess.run([self.script, "down", "--dir", self.dir], env=self.env, stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL, timeout=120)
         finally:

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "base/deadlock_detection.h"
 #include "tools/perf/perf_tool.h"
 
 namespace {
@@ -26,6 +27,10 @@ void AddCommon(CLI::App* command, CommonOptions& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (absl::Status s = strata::SetDeadlockDetectionFromEnvironment(); !s.ok()) {
+    std::cerr << "strata-perf: " << s.message() << std::endl;
+    return 2;
+  }
   CLI::App app{
       "strata-perf: producer and consumer load over the Kafka protocol (exit codes: 0 ok, 1 errors or "
       "failed requests, 2 usage error)"};
