@@ -291,15 +291,7 @@ void ReplicaManager::ApplyImage(const controller::MetadataImage& image) {
         }
         if (it != hosted_.end()) {
           partition = it->second.partition;
-          config_changed = !(it->second.config.segment_bytes == config.segment_bytes &&
-                             it->second.config.segment_ms == config.segment_ms &&
-                             it->second.config.retention_ms == config.retention_ms &&
-                             it->second.config.retention_bytes == config.retention_bytes &&
-                             it->second.config.max_message_bytes == config.max_message_bytes &&
-                             it->second.config.log_append_time == config.log_append_time &&
-                             it->second.config.index_interval_bytes == config.index_interval_bytes &&
-                             it->second.config.segment_index_bytes == config.segment_index_bytes &&
-                             it->second.config.file_delete_delay_ms == config.file_delete_delay_ms);
+          config_changed = !(it->second.config == config);
           if (config_changed) it->second.config = config;
         }
       }

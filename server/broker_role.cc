@@ -173,8 +173,19 @@ absl::Status BrokerRole::ScheduleLogTasks(const ServerConfig& config) {
                            std::move(task))
         .status();
   };
-  STRATA_RETURN_IF_ERROR(every("checkpoint-offsets", config.replica_high_watermark_checkpoint_interval_ms,
-                               [logs = logs_.get()] { (void)logs->CheckpointAll(); }));
+  STRATA_RETURN_IF_ERROR(every("checkpoint-high-watermarks", config.replica_high_watermark_checkpoint_interval_ms,
+                               [logs = logs_.get()] { (void)logs->CheckpointHighWatermarks(); }));
+  STRATA_RETURN_IF_ERROR(every("checkpoint-recovery-points", config.log_flush_offset_checkpoint_interval_ms,
+                               [logs = logs_.get()] { (void)logs->CheckpointRecoveryPoints(); }));
+  STRATA_RETURN_IF_ERROR(every("checkpoint-log-start-offsets", config.log_flush_start_offset_checkpoint_interval_ms,
+                               [logs = logs_.get()] { (void)logs->CheckpointLogStartOffsets(); }));
+  if (config.log_flush_scheduler_interval_ms != INT64_MAX) {
+    STRATA_RETURN_IF_ERROR(every("flush-dirty-logs", config.log_flush_scheduler_interval_ms,
+                                 [logs = logs_.get()] { logs->FlushDirtyLogs(); }));
+  } else if (config.log_settings.count("log.flush.interval.ms")) {
+    spdlog::warn("log.flush.interval.ms is set but log.flush.scheduler.interval.ms is not: time-based flushes never "
+                 "run (as in Kafka); set log.flush.scheduler.interval.ms too");
+  }
   STRATA_RETURN_IF_ERROR(every("log-retention", config.log_retention_check_interval_ms,
                                [logs = logs_.get()] { (void)logs->DeleteOldSegments(); }));
   return absl::OkStatus();

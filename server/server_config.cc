@@ -294,6 +294,14 @@ std::vector<ServerSetting> MakeSettings() {
           "how often segments past retention are deleted"),
       Int("replica.high.watermark.checkpoint.interval.ms", &C::replica_high_watermark_checkpoint_interval_ms, 1,
           INT32_MAX, kBroker, "how often high watermarks are checkpointed (replication-offset-checkpoint)"),
+      Int("log.flush.offset.checkpoint.interval.ms", &C::log_flush_offset_checkpoint_interval_ms, 1, INT32_MAX,
+          kBroker,
+          "how often recovery points are checkpointed (recovery-point-offset-checkpoint): after an unclean "
+          "stop, recovery starts at the last checkpointed recovery point"),
+      Int("log.flush.start.offset.checkpoint.interval.ms", &C::log_flush_start_offset_checkpoint_interval_ms, 1,
+          INT32_MAX, kBroker, "how often log start offsets are checkpointed (log-start-offset-checkpoint)"),
+      Int("log.flush.scheduler.interval.ms", &C::log_flush_scheduler_interval_ms, 1, INT64_MAX, kBroker,
+          "how often logs are checked against flush.ms / log.flush.interval.ms (the default: never)"),
   };
 }
 

@@ -77,6 +77,11 @@ struct ServerConfig {
   std::map<std::string, std::string> log_settings;
   int64_t log_retention_check_interval_ms = 300000;          // log.retention.check.interval.ms
   int64_t replica_high_watermark_checkpoint_interval_ms = 5000;  // replica.high.watermark.checkpoint.interval.ms
+  int64_t log_flush_offset_checkpoint_interval_ms = 60000;        // log.flush.offset.checkpoint.interval.ms
+  int64_t log_flush_start_offset_checkpoint_interval_ms = 60000;  // log.flush.start.offset.checkpoint.interval.ms
+  // log.flush.scheduler.interval.ms: how often flush.ms is checked; Kafka's default,
+  // INT64_MAX, means never (no task is scheduled).
+  int64_t log_flush_scheduler_interval_ms = INT64_MAX;
 
   // As given, resolved into `listeners` by Parse: advertised.listeners (by name) and
   // listener.security.protocol.map (listener name -> PLAINTEXT or SSL).

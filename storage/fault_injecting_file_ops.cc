@@ -43,6 +43,7 @@ class FaultFile final : public File {
   absl::Status Sync() override {
     STRATA_RETURN_IF_ERROR(CheckAlive("fdatasync"));
     if (auto rule = ops_->Match(FaultOp::kSync, path(), 0, UINT64_MAX)) return ops_->Fail(FaultOp::kSync, path(), *rule);
+    ops_->WaitWhileSyncsHeld(path());
     STRATA_RETURN_IF_ERROR(base_->Sync());
     ops_->NoteSync(path());
     return absl::OkStatus();
@@ -132,6 +133,33 @@ void FaultInjectingFileOps::ClearRules() {
 int64_t FaultInjectingFileOps::operations() const {
   absl::MutexLock lock(&mu_);
   return operations_;
+}
+
+void FaultInjectingFileOps::HoldSyncs(std::string path_substring) {
+  absl::MutexLock lock(&mu_);
+  hold_syncs_ = std::move(path_substring);
+}
+
+void FaultInjectingFileOps::ReleaseSyncs() {
+  absl::MutexLock lock(&mu_);
+  hold_syncs_.reset();
+}
+
+int FaultInjectingFileOps::syncs_held() const {
+  absl::MutexLock lock(&mu_);
+  return syncs_held_;
+}
+
+void FaultInjectingFileOps::WaitWhileSyncsHeld(const std::string& path) {
+  absl::MutexLock lock(&mu_);
+  auto held = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return hold_syncs_.has_value() && path.find(*hold_syncs_) != std::string::npos;
+  };
+  if (!held()) return;
+  ++syncs_held_;
+  auto released = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !held(); };
+  mu_.Await(absl::Condition(&released));
+  --syncs_held_;
 }
 
 int64_t FaultInjectingFileOps::faults_fired() const {

@@ -45,6 +45,11 @@ class FaultInjectingFileOps final : public FileOps {
   // nothing).
   int64_t operations() const;
   int64_t faults_fired() const;
+  // A slow disk: syncs of files whose path contains path_substring wait until
+  // ReleaseSyncs(); syncs_held() counts those waiting now.
+  void HoldSyncs(std::string path_substring);
+  void ReleaseSyncs();
+  int syncs_held() const;
 
   // Simulates a power loss: each file keeps its synced bytes plus a random prefix of
   // what followed, in which one byte may be garbled. Files and regions opened before
@@ -73,6 +78,8 @@ class FaultInjectingFileOps final : public FileOps {
   void NoteRename(const std::string& from, const std::string& to);
   void NoteRemove(const std::string& path);
   bool Alive(uint64_t generation) const;
+  // Returns once syncs of path are not held.
+  void WaitWhileSyncsHeld(const std::string& path);
   uint64_t generation() const;
   void CountOperation();
 
@@ -84,6 +91,8 @@ class FaultInjectingFileOps final : public FileOps {
   uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t operations_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t faults_fired_ ABSL_GUARDED_BY(mu_) = 0;
+  std::optional<std::string> hold_syncs_ ABSL_GUARDED_BY(mu_);
+  int syncs_held_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace strata::storage

@@ -42,9 +42,14 @@ Log::Log(const LogOptions& options, TopicPartition topic_partition, const std::a
       log_start_offset_(loaded.log_start_offset),
       log_end_offset_(loaded.log_end_offset),
       recovery_point_(loaded.recovery_point),
-      high_watermark_(loaded.high_watermark) {}
+      high_watermark_(loaded.high_watermark),
+      last_flush_ms_(options.clock->NowMs()) {}
 
 Log::~Log() {
+  {
+    absl::MutexLock alive(&lifetime_->mu);  // waits for a scheduled flush running now
+    lifetime_->alive = false;
+  }
   absl::MutexLock lock(&mu_);
   for (auto& [base, segment] : segments_) segment->Abandon();
 }
@@ -100,6 +105,28 @@ void Log::CheckInvariantsLocked() const {
 }
 
 absl::StatusOr<LogAppendInfo> Log::AppendAsLeader(std::string& records, int32_t leader_epoch) {
+  STRATA_ASSIGN_OR_RETURN(LogAppendInfo info, AppendAsLeaderUnflushed(records, leader_epoch));
+  STRATA_RETURN_IF_ERROR(MaybeFlushAfterAppend());
+  return info;
+}
+
+absl::StatusOr<LogAppendInfo> Log::AppendAsFollower(absl::string_view records) {
+  STRATA_ASSIGN_OR_RETURN(LogAppendInfo info, AppendAsFollowerUnflushed(records));
+  STRATA_RETURN_IF_ERROR(MaybeFlushAfterAppend());
+  return info;
+}
+
+absl::Status Log::MaybeFlushAfterAppend() {
+  int64_t log_end;
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    if (log_end_offset_ - recovery_point_ < config_.flush_messages) return absl::OkStatus();
+    log_end = log_end_offset_;
+  }
+  return Flush(log_end);
+}
+
+absl::StatusOr<LogAppendInfo> Log::AppendAsLeaderUnflushed(std::string& records, int32_t leader_epoch) {
   STRATA_RETURN_IF_ERROR(CheckOnline());
   const LogConfig config = this->config();
   std::vector<RecordBatchHeader> headers;
@@ -159,7 +186,7 @@ absl::StatusOr<LogAppendInfo> Log::AppendAsLeader(std::string& records, int32_t 
   return info;
 }
 
-absl::StatusOr<LogAppendInfo> Log::AppendAsFollower(absl::string_view records) {
+absl::StatusOr<LogAppendInfo> Log::AppendAsFollowerUnflushed(absl::string_view records) {
   STRATA_RETURN_IF_ERROR(CheckOnline());
   std::vector<RecordBatchHeader> headers;
   BatchSplitter splitter(records);
@@ -251,15 +278,35 @@ absl::Status Log::RollLocked() {
   LogSegment& active = active_segment();
   if (active.size() == 0 && active.base_offset() == log_end_offset_) return absl::OkStatus();
   STRATA_RETURN_IF_ERROR(active.MakeInactive());
-  STRATA_RETURN_IF_ERROR(producer_state_->TakeSnapshot());
+  // Written now, made durable by the flush scheduled below (a snapshot lost in a crash
+  // only costs a longer replay: the loader falls back to an older one).
+  STRATA_RETURN_IF_ERROR(producer_state_->TakeSnapshot(SnapshotSync::kLater));
   STRATA_ASSIGN_OR_RETURN(auto segment,
                           LogSegment::Open(SegmentOptionsFor(OptionsLocked(), log_end_offset_, "", /*active=*/true), true));
   segments_.emplace(log_end_offset_, std::move(segment));
   dir_needs_sync_ = true;
+  ScheduleFlushLocked(log_end_offset_);
   return absl::OkStatus();
 }
 
-absl::Status Log::DeleteSegmentLocked(std::map<int64_t, std::unique_ptr<LogSegment>>::iterator it) {
+void Log::ScheduleFlushLocked(int64_t offset) {
+  if (options_.scheduler == nullptr) return;
+  auto scheduled = options_.scheduler->Schedule(
+      absl::StrCat("flush-log ", options_.dir, " below ", offset), std::chrono::milliseconds(0),
+      [this, offset, lifetime = lifetime_] {
+        absl::MutexLock alive(&lifetime->mu);
+        if (!lifetime->alive) return;
+        absl::Status s = Flush(offset);
+        if (s.ok()) s = Io(SyncProducerSnapshot(*options_.ops, options_.dir, offset));
+        if (!s.ok() && ErrcOf(s) != Errc::kLogDirOffline) {
+          spdlog::warn("flush of {} below offset {} after a roll: {}", options_.dir, offset, s.message());
+        }
+      });
+  // A full scheduler only delays durability: the next flush covers these offsets.
+  if (!scheduled.ok()) spdlog::warn("{}: flush after roll not scheduled: {}", options_.dir, scheduled.status().message());
+}
+
+absl::Status Log::DeleteSegmentLocked(SegmentMap::iterator it) {
   std::shared_ptr<LogSegment> segment(std::move(it->second));
   segments_.erase(it);
   STRATA_RETURN_IF_ERROR(segment->ChangeSuffix(std::string(kDeletedSuffix)));
@@ -347,6 +394,7 @@ absl::StatusOr<std::optional<int64_t>> Log::ReloadProducerStateLocked(int64_t sn
 absl::StatusOr<bool> Log::TruncateTo(int64_t offset) {
   STRATA_RETURN_IF_ERROR(CheckOnline());
   if (offset < 0) return MakeError(Errc::kInvalidArgument, absl::StrCat("cannot truncate to offset ", offset));
+  absl::MutexLock flushing(&flush_mu_);
   absl::MutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckOpenLocked());
   if (offset >= log_end_offset_) {
@@ -388,6 +436,7 @@ absl::StatusOr<bool> Log::TruncateTo(int64_t offset) {
 absl::Status Log::TruncateFullyAndStartAt(int64_t offset) {
   STRATA_RETURN_IF_ERROR(CheckOnline());
   if (offset < 0) return MakeError(Errc::kInvalidArgument, absl::StrCat("cannot restart the log at offset ", offset));
+  absl::MutexLock flushing(&flush_mu_);
   absl::MutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckOpenLocked());
   return TruncateFullyLocked(offset);
@@ -411,6 +460,7 @@ absl::Status Log::TruncateFullyLocked(int64_t offset) {
 
 absl::Status Log::MaybeIncrementLogStartOffset(int64_t new_log_start_offset) {
   STRATA_RETURN_IF_ERROR(CheckOnline());
+  absl::MutexLock flushing(&flush_mu_);
   absl::MutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckOpenLocked());
   if (new_log_start_offset > high_watermark_) {
@@ -434,6 +484,7 @@ absl::Status Log::MaybeIncrementLogStartOffset(int64_t new_log_start_offset) {
 
 absl::StatusOr<int> Log::DeleteOldSegments() {
   STRATA_RETURN_IF_ERROR(CheckOnline());
+  absl::MutexLock flushing(&flush_mu_);
   absl::MutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckOpenLocked());
   int64_t now = options_.clock->NowMs();
@@ -470,25 +521,72 @@ absl::StatusOr<int> Log::DeleteOldSegments() {
 
 absl::Status Log::Flush(int64_t offset) {
   STRATA_RETURN_IF_ERROR(CheckOnline());
-  absl::MutexLock lock(&mu_);
-  STRATA_RETURN_IF_ERROR(CheckOpenLocked());
-  offset = std::min(offset, log_end_offset_);
-  if (offset <= recovery_point_) return absl::OkStatus();
-  absl::Status status = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
+  absl::MutexLock flushing(&flush_mu_);
+  int64_t target = 0;
+  bool sync_dir = false;
+  std::vector<std::shared_ptr<LogSegment>> rolled;  // below the active segment: synced whole
+  std::shared_ptr<LogSegment> active;               // its .log only, without the lock
+  {
+    absl::MutexLock lock(&mu_);
+    STRATA_RETURN_IF_ERROR(CheckOpenLocked());
+    target = std::min(offset, log_end_offset_);
+    if (target <= recovery_point_) return absl::OkStatus();
     for (auto it = segments_.begin(); it != segments_.end(); ++it) {
       auto next = std::next(it);
       if (next != segments_.end() && next->first <= recovery_point_) continue;  // already durable
-      if (it->first >= offset) break;
-      STRATA_RETURN_IF_ERROR(it->second->Flush());
+      if (it->first >= target) break;
+      if (next == segments_.end()) {
+        active = it->second;
+      } else {
+        rolled.push_back(it->second);
+      }
     }
-    if (!dir_needs_sync_) return absl::OkStatus();
-    STRATA_RETURN_IF_ERROR(options_.ops->SyncDir(options_.dir));
+    sync_dir = dir_needs_sync_;
     dir_needs_sync_ = false;
+  }
+  // The disk work, while appends and reads go on. The files of the rolled segments
+  // cannot change meanwhile (whatever changes them takes flush_mu_); the active
+  // segment's .log grows, and its sync covers at least everything below target.
+  absl::Status status = [&]() -> absl::Status {
+    for (const auto& segment : rolled) STRATA_RETURN_IF_ERROR(segment->Flush());
+    if (active) STRATA_RETURN_IF_ERROR(active->log_file()->Sync());
+    if (sync_dir) STRATA_RETURN_IF_ERROR(options_.ops->SyncDir(options_.dir));
     return absl::OkStatus();
   }();
-  if (!status.ok()) return Io(status);
-  recovery_point_ = offset;
+  absl::MutexLock lock(&mu_);
+  if (status.ok() && active && !closed_) status = active->FlushIndexes();  // a few pages; appends change them
+  if (!status.ok()) {
+    dir_needs_sync_ = dir_needs_sync_ || sync_dir;
+    return Io(status);
+  }
+  last_flush_ms_ = options_.clock->NowMs();
+  // No truncation ran meanwhile (it takes flush_mu_): everything below target is what
+  // was synced.
+  if (target > recovery_point_) recovery_point_ = target;
+  CheckInvariantsLocked();
   return absl::OkStatus();
+}
+
+absl::Status Log::MaybeFlushForTime(int64_t now_ms) {
+  int64_t log_end;
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    if (closed_ || now_ms - last_flush_ms_ < config_.flush_ms || log_end_offset_ <= recovery_point_) {
+      return absl::OkStatus();
+    }
+    log_end = log_end_offset_;
+  }
+  return Flush(log_end);
+}
+
+int64_t Log::unflushed_messages() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return log_end_offset_ - recovery_point_;
+}
+
+int64_t Log::last_flush_ms() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return last_flush_ms_;
 }
 
 LogConfig Log::config() const {
@@ -515,6 +613,7 @@ void Log::UpdateHighWatermark(int64_t offset) {
 absl::Status Log::Close() {
   STRATA_RETURN_IF_ERROR(CheckOnline());
   STRATA_RETURN_IF_ERROR(FlushAll());
+  absl::MutexLock flushing(&flush_mu_);
   absl::MutexLock lock(&mu_);
   if (closed_) return absl::OkStatus();
   absl::Status status = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
@@ -527,6 +626,7 @@ absl::Status Log::Close() {
 }
 
 void Log::CloseAfterDirFailure() {
+  absl::MutexLock flushing(&flush_mu_);  // waits for a flush still on the failing disk
   absl::MutexLock lock(&mu_);
   for (auto& [base, segment] : segments_) segment->Abandon();
   closed_ = true;

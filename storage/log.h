@@ -9,8 +9,16 @@
 // operation fails with LOG_DIR_OFFLINE without touching the disk.
 // Invariants (asserted): log_start_offset <= high_watermark <= log_end_offset,
 // recovery_point <= log_end_offset, segments are contiguous in offset order.
+// Flushing (as Kafka's): a rolled segment is flushed on the scheduler right after the
+// roll and the recovery point moves to the new active segment; flush.messages flushes
+// after the append that reaches it, flush.ms through LogManager::FlushDirtyLogs.
 // Thread-safe: appends, truncation and retention take the writer lock; reads take the
-// reader lock.
+// reader lock. A flush takes flush_mu_ (one at a time) and syncs without the log's
+// lock, so appends and reads go on while the disk works: the segments below the active
+// one are synced whole (what changes their files — truncation, retention, deletion,
+// closing — takes flush_mu_ first and waits), the active segment's .log through its
+// shared file handle; only the active segment's index pages (a few) are msynced under
+// the lock. Lock order: flush_mu_, then mu_.
 
 #include <atomic>
 #include <cstdint>
@@ -106,6 +114,12 @@ class Log {
   // Makes everything below offset durable and moves the recovery point there.
   absl::Status Flush(int64_t offset);
   absl::Status FlushAll() { return Flush(log_end_offset()); }
+  // Flushes to the log end when flush.ms has passed since the last flush
+  // (LogManager::FlushDirtyLogs, every log.flush.scheduler.interval.ms).
+  absl::Status MaybeFlushForTime(int64_t now_ms);
+  // Records appended but not yet flushed (log end minus recovery point).
+  int64_t unflushed_messages() const;
+  int64_t last_flush_ms() const;
   void UpdateHighWatermark(int64_t offset);
   // Clean shutdown: flushes, trims indexes, snapshots producer state.
   absl::Status Close();
@@ -136,6 +150,19 @@ class Log {
   Log(const LogOptions& options, TopicPartition topic_partition, const std::atomic<bool>* dir_offline,
       LogLoadState loaded);
 
+  // Lets flushes scheduled after a roll outlive the log safely: a task runs only while
+  // `alive`, holding `mu`; the destructor clears `alive` under `mu`.
+  struct Lifetime {
+    absl::Mutex mu;
+    bool alive ABSL_GUARDED_BY(mu) = true;
+  };
+
+  absl::StatusOr<LogAppendInfo> AppendAsLeaderUnflushed(std::string& records, int32_t leader_epoch);
+  absl::StatusOr<LogAppendInfo> AppendAsFollowerUnflushed(absl::string_view records);
+  // flush.messages: flushes when the unflushed records reach it.
+  absl::Status MaybeFlushAfterAppend();
+  // Schedules Flush(offset) (after a roll; no scheduler: none).
+  void ScheduleFlushLocked(int64_t offset) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CheckOnline() const;
   // options_ with the current config (for new segments).
   LogOptions OptionsLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
@@ -148,7 +175,7 @@ class Log {
   absl::Status MaybeRollLocked(uint64_t bytes, const RecordBatchHeader& first, int64_t last_offset)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status RollLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status DeleteSegmentLocked(std::map<int64_t, std::unique_ptr<LogSegment>>::iterator it)
+  absl::Status DeleteSegmentLocked(SegmentMap::iterator it)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status TruncateFullyLocked(int64_t offset) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Loads the newest producer snapshot at or below snapshot_bound and replays the log
@@ -164,14 +191,18 @@ class Log {
   const LoadStats load_stats_;
   const std::unique_ptr<LeaderEpochCache> leader_epoch_cache_;
 
+  const std::shared_ptr<Lifetime> lifetime_ = std::make_shared<Lifetime>();
+  // Held by a flush, and by whatever changes the files of segments below the active one.
+  absl::Mutex flush_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   mutable absl::Mutex mu_;
-  std::map<int64_t, std::unique_ptr<LogSegment>> segments_ ABSL_GUARDED_BY(mu_);
+  SegmentMap segments_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<ProducerStateManager> producer_state_ ABSL_GUARDED_BY(mu_);
   LogConfig config_ ABSL_GUARDED_BY(mu_);
   int64_t log_start_offset_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t log_end_offset_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t recovery_point_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t high_watermark_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t last_flush_ms_ ABSL_GUARDED_BY(mu_) = 0;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   // A segment file was created since the last flush: the directory needs an fsync.
   bool dir_needs_sync_ ABSL_GUARDED_BY(mu_) = true;

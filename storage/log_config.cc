@@ -47,6 +47,13 @@ const std::vector<Setting>& Settings() {
        [](LogConfig& c, int64_t v) { c.max_message_bytes = static_cast<int32_t>(v); },
        [](const LogConfig& c) { return int64_t{c.max_message_bytes}; },
        "the largest record batch a producer may append (MESSAGE_TOO_LARGE above it)"},
+      {"flush.messages", "log.flush.interval.messages", 1, INT64_MAX,
+       [](LogConfig& c, int64_t v) { c.flush_messages = v; }, [](const LogConfig& c) { return c.flush_messages; },
+       "records appended but not flushed that make the append flush the log (fsync) before it is answered"},
+      {"flush.ms", "log.flush.interval.ms", 0, INT64_MAX, [](LogConfig& c, int64_t v) { c.flush_ms = v; },
+       [](const LogConfig& c) { return c.flush_ms; },
+       "a log not flushed for this long is flushed; checked every log.flush.scheduler.interval.ms, so it has no "
+       "effect while that is left at its default (never), as in Kafka"},
   };
   return settings;
 }

@@ -22,9 +22,17 @@ struct LogConfig {
   int64_t retention_bytes = -1;                        // retention.bytes / log.retention.bytes (-1: keep)
   int64_t file_delete_delay_ms = 60'000;               // file.delete.delay.ms / log.segment.delete.delay.ms
   int32_t max_message_bytes = 1024 * 1024 + 12;        // max.message.bytes / message.max.bytes
+  // flush.messages / log.flush.interval.messages: flush once this many records are
+  // unflushed. flush.ms / log.flush.interval.ms: flush a log not flushed for this long
+  // (checked every log.flush.scheduler.interval.ms). Kafka's defaults: never; durability
+  // comes from replication, and a rolled segment is flushed at once.
+  int64_t flush_messages = INT64_MAX;
+  int64_t flush_ms = INT64_MAX;
   // message.timestamp.type / log.message.timestamp.type: CreateTime (false) or
   // LogAppendTime (true: the leader stamps each batch with its clock on append).
   bool log_append_time = false;
+
+  bool operator==(const LogConfig&) const = default;
 
   // Applies props on top of base. Keys may be topic-level or broker-level names.
   static absl::StatusOr<LogConfig> FromProperties(const std::map<std::string, std::string>& props,

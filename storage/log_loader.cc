@@ -39,10 +39,10 @@ absl::StatusOr<LogLoadState> LogLoader::Load(const LogOptions& options) {
   if (!options.had_clean_shutdown) STRATA_RETURN_IF_ERROR(loader.FlushRecovered());
   STRATA_RETURN_IF_ERROR(loader.LoadEpochsAndProducerState());
   const LoadStats& stats = loader.state_.stats;
-  spdlog::info("{}: loaded {} segments, offsets [{}, {}), recovered {} segments, rebuilt {} indexes, {} swaps, "
-               "replayed {} batches into producer state",
+  spdlog::info("{}: loaded {} segments, offsets [{}, {}), recovered {} segments ({} bytes), rebuilt {} indexes, "
+               "{} swaps, replayed {} batches into producer state",
                options.dir, stats.segments_loaded, loader.state_.log_start_offset, loader.state_.log_end_offset,
-               stats.segments_recovered, stats.indexes_rebuilt, stats.swaps_completed,
+               stats.segments_recovered, stats.bytes_recovered, stats.indexes_rebuilt, stats.swaps_completed,
                stats.producer_batches_replayed);
   return std::move(loader.state_);
 }
@@ -163,7 +163,7 @@ absl::Status LogLoader::OpenSegments(const DirListing& listing) {
   return absl::OkStatus();
 }
 
-absl::Status LogLoader::DropSegmentsFrom(std::map<int64_t, std::unique_ptr<LogSegment>>::iterator from,
+absl::Status LogLoader::DropSegmentsFrom(SegmentMap::iterator from,
                                          bool count_truncated) {
   while (from != state_.segments.end()) {
     if (count_truncated) state_.stats.bytes_truncated += from->second->size();
@@ -201,6 +201,7 @@ absl::Status LogLoader::RecoverAboveRecoveryPoint() {
       }
     }, recovery_point));
     ++state_.stats.segments_recovered;
+    state_.stats.bytes_recovered += static_cast<int64_t>(scan.valid_bytes + scan.invalid_bytes);
     previous_end = end;
     ++it;
     if (scan.invalid_bytes > 0) {
@@ -268,7 +269,7 @@ absl::Status LogLoader::LoadEpochsAndProducerState() {
 }
 
 absl::StatusOr<std::optional<int64_t>> ReloadProducerState(
-    ProducerStateManager& producer_state, const std::map<int64_t, std::unique_ptr<LogSegment>>& segments,
+    ProducerStateManager& producer_state, const SegmentMap& segments,
     int64_t snapshot_bound, int64_t log_start_offset, int64_t* replayed) {
   STRATA_ASSIGN_OR_RETURN(auto snapshot, producer_state.LoadNewestSnapshotAtOrBelow(snapshot_bound, log_start_offset));
   int64_t from = producer_state.map_end_offset();

@@ -45,7 +45,7 @@ namespace strata::storage {
 
 // What loading produces from LogOptions: the state a Log is built from.
 struct LogLoadState {
-  std::map<int64_t, std::unique_ptr<LogSegment>> segments;  // contiguous; the last is active
+  SegmentMap segments;  // contiguous; the last is active
   std::unique_ptr<LeaderEpochCache> leader_epoch_cache;
   std::unique_ptr<ProducerStateManager> producer_state;
   int64_t log_start_offset = 0;
@@ -78,7 +78,7 @@ class LogLoader {
   absl::Status FlushRecovered();
   absl::Status LoadEpochsAndProducerState();
   // Removes the segments from `from` on (their bytes counted as truncated when asked).
-  absl::Status DropSegmentsFrom(std::map<int64_t, std::unique_ptr<LogSegment>>::iterator from, bool count_truncated);
+  absl::Status DropSegmentsFrom(SegmentMap::iterator from, bool count_truncated);
 
   const LogOptions& options_;
   FileOps& ops_;
@@ -91,7 +91,7 @@ class LogLoader {
 // offset (nullopt: none) and adds the batches replayed to *replayed. Loading and
 // truncation (Log::TruncateTo) both rebuild producer state this way.
 absl::StatusOr<std::optional<int64_t>> ReloadProducerState(
-    ProducerStateManager& producer_state, const std::map<int64_t, std::unique_ptr<LogSegment>>& segments,
+    ProducerStateManager& producer_state, const SegmentMap& segments,
     int64_t snapshot_bound, int64_t log_start_offset, int64_t* replayed);
 
 }  // namespace strata::storage

@@ -234,32 +234,61 @@ absl::Status LogManager::DeleteLog(const TopicPartition& tp) {
   return absl::OkStatus();
 }
 
-absl::Status LogManager::CheckpointDir(const std::string& dir) {
-  OffsetCheckpoint recovery_points, log_starts, high_watermarks;
+absl::Status LogManager::WriteCheckpoint(const std::string& dir, Checkpoint which) {
+  OffsetCheckpoint offsets;
   for (const auto& [tp, log] : logs_) {
     if (dir_of_.at(tp) != dir) continue;
-    recovery_points[tp] = log->recovery_point();
-    log_starts[tp] = log->log_start_offset();
-    high_watermarks[tp] = log->high_watermark();
+    switch (which) {
+      case Checkpoint::kRecoveryPoints: offsets[tp] = log->recovery_point(); break;
+      case Checkpoint::kLogStartOffsets: offsets[tp] = log->log_start_offset(); break;
+      case Checkpoint::kHighWatermarks: offsets[tp] = log->high_watermark(); break;
+    }
   }
-  FileOps& ops = *options_.ops;
-  STRATA_RETURN_IF_ERROR(WriteOffsetCheckpoint(ops, JoinPath(dir, kRecoveryPointCheckpointFile), recovery_points));
-  STRATA_RETURN_IF_ERROR(WriteOffsetCheckpoint(ops, JoinPath(dir, kLogStartOffsetCheckpointFile), log_starts));
-  return WriteOffsetCheckpoint(ops, JoinPath(dir, kReplicationOffsetCheckpointFile), high_watermarks);
+  absl::string_view name = which == Checkpoint::kRecoveryPoints    ? kRecoveryPointCheckpointFile
+                     : which == Checkpoint::kLogStartOffsets ? kLogStartOffsetCheckpointFile
+                                                             : kReplicationOffsetCheckpointFile;
+  return WriteOffsetCheckpoint(*options_.ops, JoinPath(dir, name), offsets);
 }
 
-absl::Status LogManager::CheckpointAll() {
+absl::Status LogManager::CheckpointDir(const std::string& dir) {
+  for (Checkpoint which : {Checkpoint::kRecoveryPoints, Checkpoint::kLogStartOffsets, Checkpoint::kHighWatermarks}) {
+    STRATA_RETURN_IF_ERROR(WriteCheckpoint(dir, which));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LogManager::CheckpointOnlineDirs(Checkpoint which) {
   absl::ReaderMutexLock lock(&mu_);
   absl::Status first;
   for (const auto& dir : options_.log_dirs) {
     if (failure_channel_.IsOffline(dir)) continue;
-    absl::Status s = CheckpointDir(dir);
+    absl::Status s = WriteCheckpoint(dir, which);
     if (!s.ok()) {
       failure_channel_.MaybeAddOfflineLogDir(dir, s);
       first.Update(s);
     }
   }
   return first;
+}
+
+absl::Status LogManager::CheckpointRecoveryPoints() { return CheckpointOnlineDirs(Checkpoint::kRecoveryPoints); }
+absl::Status LogManager::CheckpointLogStartOffsets() { return CheckpointOnlineDirs(Checkpoint::kLogStartOffsets); }
+absl::Status LogManager::CheckpointHighWatermarks() { return CheckpointOnlineDirs(Checkpoint::kHighWatermarks); }
+
+absl::Status LogManager::CheckpointAll() {
+  absl::Status first;
+  first.Update(CheckpointRecoveryPoints());
+  first.Update(CheckpointLogStartOffsets());
+  first.Update(CheckpointHighWatermarks());
+  return first;
+}
+
+void LogManager::FlushDirtyLogs() {
+  absl::ReaderMutexLock lock(&mu_);
+  int64_t now = options_.clock->NowMs();
+  for (const auto& [tp, log] : logs_) {
+    if (!log->offline()) (void)log->MaybeFlushForTime(now);  // a failure takes the dir offline
+  }
 }
 
 absl::StatusOr<int> LogManager::DeleteOldSegments() {

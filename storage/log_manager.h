@@ -59,6 +59,16 @@ class LogManager {
   // Writes the recovery-point, log-start-offset and replication-offset checkpoints
   // of every online dir.
   absl::Status CheckpointAll();
+  // One of them, in every online dir: recovery points every
+  // log.flush.offset.checkpoint.interval.ms, log start offsets every
+  // log.flush.start.offset.checkpoint.interval.ms, high watermarks every
+  // replica.high.watermark.checkpoint.interval.ms.
+  absl::Status CheckpointRecoveryPoints();
+  absl::Status CheckpointLogStartOffsets();
+  absl::Status CheckpointHighWatermarks();
+  // flush.ms: flushes every log not flushed for that long (every
+  // log.flush.scheduler.interval.ms).
+  void FlushDirtyLogs();
   // Retention on every online log; returns segments deleted.
   absl::StatusOr<int> DeleteOldSegments();
   absl::Status FlushAll();
@@ -76,7 +86,11 @@ class LogManager {
  private:
   explicit LogManager(const LogManagerOptions& options) : options_(options) {}
   absl::Status OpenDir(const std::string& dir, std::map<std::string, std::string>& directory_ids);
+  enum class Checkpoint { kRecoveryPoints, kLogStartOffsets, kHighWatermarks };
+  absl::Status WriteCheckpoint(const std::string& dir, Checkpoint which) ABSL_SHARED_LOCKS_REQUIRED(mu_);
   absl::Status CheckpointDir(const std::string& dir) ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // WriteCheckpoint(which) in every online dir; a dir that fails goes offline.
+  absl::Status CheckpointOnlineDirs(Checkpoint which);
   void OnDirOffline(const std::string& dir);
 
   // Lets tasks on the scheduler outlive the manager safely: a task runs only while

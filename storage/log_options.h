@@ -39,6 +39,7 @@ SegmentOptions SegmentOptionsFor(const LogOptions& options, int64_t base_offset,
 struct LoadStats {
   int segments_loaded = 0;
   int segments_recovered = 0;
+  int64_t bytes_recovered = 0;  // read and validated by recovery (the unflushed tail)
   int indexes_rebuilt = 0;
   int swaps_completed = 0;
   int64_t bytes_truncated = 0;

@@ -325,6 +325,10 @@ absl::Status LogSegment::SanityCheckIndexes() const {
 
 absl::Status LogSegment::Flush() {
   STRATA_RETURN_IF_ERROR(log_file_->Sync());
+  return FlushIndexes();
+}
+
+absl::Status LogSegment::FlushIndexes() {
   STRATA_RETURN_IF_ERROR(offset_index_->file().Flush());
   return time_index_->file().Flush();
 }

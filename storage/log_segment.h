@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -116,7 +117,10 @@ class LogSegment {
   // Checks the indexes against the log (after an unclean shutdown or an open).
   absl::Status SanityCheckIndexes() const;
 
+  // The .log file and both indexes made durable.
   absl::Status Flush();
+  // The indexes only (the .log file is synced through log_file()).
+  absl::Status FlushIndexes();
   // Trims indexes to their entries: the segment takes no more appends.
   absl::Status MakeInactive();
   // Preallocates indexes again: the segment becomes the active one.
@@ -151,5 +155,9 @@ class LogSegment {
   std::optional<int64_t> rolling_based_timestamp_;
   bool closed_ = false;
 };
+
+// A log's segments by base offset. Shared: a flush keeps the segments it syncs while
+// the log goes on (log.h).
+using SegmentMap = std::map<int64_t, std::shared_ptr<LogSegment>>;
 
 }  // namespace strata::storage

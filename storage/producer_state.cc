@@ -140,9 +140,23 @@ absl::StatusOr<std::map<int64_t, ProducerStateEntry>> ProducerStateManager::Deco
   return producers;
 }
 
-absl::Status ProducerStateManager::TakeSnapshot() {
+absl::Status ProducerStateManager::TakeSnapshot(SnapshotSync sync) {
   std::string path = SegmentFileName(dir_, map_end_offset_, kSnapshotSuffix);
-  return WriteFileAtomically(ops_, path, EncodeSnapshot(producers_));
+  if (sync == SnapshotSync::kNow) return WriteFileAtomically(ops_, path, EncodeSnapshot(producers_));
+  std::string tmp = path + ".tmp";
+  {
+    STRATA_ASSIGN_OR_RETURN(auto file, ops_.Open(tmp, OpenMode::kCreateTruncate));
+    STRATA_RETURN_IF_ERROR(file->Write(0, EncodeSnapshot(producers_)));
+  }
+  return ops_.Rename(tmp, path);
+}
+
+absl::Status SyncProducerSnapshot(FileOps& ops, const std::string& dir, int64_t offset) {
+  std::string path = SegmentFileName(dir, offset, kSnapshotSuffix);
+  STRATA_ASSIGN_OR_RETURN(bool exists, ops.Exists(path));
+  if (!exists) return absl::OkStatus();  // replaced or deleted since
+  STRATA_ASSIGN_OR_RETURN(auto file, ops.Open(path, OpenMode::kRead));
+  return file->Sync();
 }
 
 absl::StatusOr<std::vector<int64_t>> ProducerStateManager::ListSnapshots() const {

@@ -22,6 +22,12 @@
 
 namespace strata::storage {
 
+enum class SnapshotSync { kNow, kLater };
+
+// fsyncs <dir>/<offset>.snapshot when it exists (after TakeSnapshot(kLater)); the
+// directory entry is synced by the log's flush.
+absl::Status SyncProducerSnapshot(FileOps& ops, const std::string& dir, int64_t offset);
+
 struct ProducerBatch {
   int32_t first_sequence = kNoSequence;
   int32_t last_sequence = kNoSequence;
@@ -59,8 +65,10 @@ class ProducerStateManager {
   const std::map<int64_t, ProducerStateEntry>& producers() const { return producers_; }
   std::optional<ProducerStateEntry> Find(int64_t producer_id) const;
 
-  // Writes <map_end_offset>.snapshot (tmp -> fsync -> rename -> fsync dir).
-  absl::Status TakeSnapshot();
+  // Writes <map_end_offset>.snapshot: tmp -> fsync -> rename -> fsync dir (kNow), or
+  // tmp -> rename, durable once SyncProducerSnapshot runs (kLater: at a segment roll,
+  // whose flush follows on the scheduler).
+  absl::Status TakeSnapshot(SnapshotSync sync = SnapshotSync::kNow);
   // Snapshot offsets on disk, ascending.
   absl::StatusOr<std::vector<int64_t>> ListSnapshots() const;
   // Deletes snapshots above max_offset (they may describe log that is gone) or below

@@ -8,11 +8,13 @@
 #include "storage/errc.h"
 #include "storage/fault_injecting_file_ops.h"
 #include "tests/storage/log_test_util.h"
+#include "tests/support/wait.h"
 
 namespace strata::storage {
 namespace {
 
 namespace fs = std::filesystem;
+using namespace std::chrono_literals;
 
 class LogManagerTest : public ::testing::Test {
  protected:
@@ -149,6 +151,35 @@ TEST_F(LogManagerTest, GarbageRecoveryCheckpointMeansFullRecoveryNotDataLoss) {
   Log* log = manager->GetLog({"g", 0});
   ASSERT_NE(log, nullptr);
   EXPECT_GT(log->load_stats().segments_recovered, 0);  // treated as unclean, recovered from 0
+  EXPECT_EQ(Values(*testing::ReadAll(*log)), values);
+}
+
+TEST_F(LogManagerTest, AnUncleanRestartRecoversOnlyWhatLiesAboveTheCheckpointedRecoveryPoint) {
+  std::vector<std::string> values;
+  int64_t active_base = 0;
+  uint64_t active_bytes = 0;
+  {
+    auto manager = Open(Options());
+    Log* log = *manager->GetOrCreateLog({"r", 0});
+    values = AppendBatches(*log, 120, 4, "r");
+    ASSERT_GT(log->segment_count(), 3);
+    active_base = log->segment_base_offsets().back();
+    // The rolls flushed every segment but the active one, in the background.
+    ASSERT_TRUE(testing::WaitUntil([&] { return log->recovery_point() == active_base; }, 10s));
+    ASSERT_TRUE(manager->CheckpointRecoveryPoints().ok());
+    int64_t rolled_bytes = 0;
+    for (int64_t base : log->segment_base_offsets()) {
+      if (base != active_base) rolled_bytes += static_cast<int64_t>(fs::file_size(SegmentFileName(log->dir(), base, kLogSuffix)));
+    }
+    active_bytes = static_cast<uint64_t>(log->size_in_bytes() - rolled_bytes);
+    // No Shutdown: the process dies here (no clean-shutdown marker, nothing flushed).
+  }
+  auto manager = Open(Options());
+  Log* log = manager->GetLog({"r", 0});
+  ASSERT_NE(log, nullptr);
+  EXPECT_EQ(log->load_stats().segments_recovered, 1);  // only the active segment is read
+  EXPECT_EQ(log->load_stats().bytes_recovered, static_cast<int64_t>(active_bytes));
+  EXPECT_EQ(log->recovery_point(), log->log_end_offset());  // recovered, then flushed
   EXPECT_EQ(Values(*testing::ReadAll(*log)), values);
 }
 

@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <future>
 
 #include "storage/errc.h"
+#include "storage/fault_injecting_file_ops.h"
+#include "tests/support/wait.h"
 #include "tests/storage/log_test_util.h"
 
 namespace strata::storage {
@@ -13,6 +16,7 @@ namespace {
 using testing::MakeBatch;
 using testing::MakeProducerBatch;
 using testing::ReadAll;
+using namespace std::chrono_literals;
 
 class LogTest : public ::testing::Test {
  protected:
@@ -282,6 +286,9 @@ TEST_F(LogTest, DeletedSegmentsAreRenamedFirstAndRemovedLater) {
   auto log = OpenLog(options);
   AppendBatches(*log, 60, 4, "a");
   log->UpdateHighWatermark(log->log_end_offset());
+  // The flushes after each roll ran (only the removal below is left pending).
+  ASSERT_TRUE(testing::WaitUntil([&] { return log->recovery_point() == log->segment_base_offsets().back(); }, 10s));
+  ASSERT_TRUE(testing::WaitUntil([&] { return scheduler.pending() == 0; }, 10s));
   int64_t first = log->segment_base_offsets()[0];
   int64_t second = log->segment_base_offsets()[1];
   ASSERT_TRUE(log->MaybeIncrementLogStartOffset(second).ok());
@@ -307,6 +314,75 @@ TEST_F(LogTest, FlushMovesTheRecoveryPoint) {
   EXPECT_EQ(log->recovery_point(), 20);
   ASSERT_TRUE(log->FlushAll().ok());
   EXPECT_EQ(log->recovery_point(), 40);
+}
+
+TEST_F(LogTest, ARolledSegmentIsFlushedInTheBackgroundAndTheRecoveryPointMovesToTheActiveSegment) {
+  Scheduler scheduler(1);
+  LogOptions options = SmallLogOptions(dir_);
+  options.scheduler = &scheduler;
+  auto log = OpenLog(options);
+  AppendBatches(*log, 60, 4, "a");
+  ASSERT_GT(log->segment_count(), 3);
+  // No flush was asked for: the rolls flushed what lies below the active segment.
+  ASSERT_TRUE(testing::WaitUntil([&] { return log->recovery_point() == log->segment_base_offsets().back(); }, 10s));
+  EXPECT_LT(log->recovery_point(), log->log_end_offset());  // the active segment is not flushed
+  EXPECT_EQ(log->unflushed_messages(), log->log_end_offset() - log->segment_base_offsets().back());
+}
+
+TEST_F(LogTest, FlushMessagesFlushesTheAppendThatReachesIt) {
+  LogOptions options = SmallLogOptions(dir_);
+  options.config.segment_bytes = 1 << 20;
+  options.config.flush_messages = 10;
+  auto log = OpenLog(options);
+  AppendBatches(*log, 2, 4, "a");
+  EXPECT_EQ(log->recovery_point(), 0);  // 8 unflushed, below flush.messages
+  AppendBatches(*log, 1, 4, "b");
+  EXPECT_EQ(log->recovery_point(), 12);  // answered after the flush
+}
+
+TEST_F(LogTest, FlushMsFlushesALogLeftUnflushedThatLong) {
+  ManualClock clock(1'000'000);
+  LogOptions options = SmallLogOptions(dir_);
+  options.clock = &clock;
+  options.config.segment_bytes = 1 << 20;
+  options.config.flush_ms = 1000;
+  auto log = OpenLog(options);
+  AppendBatches(*log, 2, 4, "a");
+  clock.Advance(999);
+  ASSERT_TRUE(log->MaybeFlushForTime(clock.NowMs()).ok());
+  EXPECT_EQ(log->recovery_point(), 0);
+  clock.Advance(1);
+  ASSERT_TRUE(log->MaybeFlushForTime(clock.NowMs()).ok());
+  EXPECT_EQ(log->recovery_point(), 8);
+  EXPECT_EQ(log->last_flush_ms(), clock.NowMs());
+}
+
+TEST_F(LogTest, AppendsAndReadsGoOnWhileAFlushWaitsOnTheDisk) {
+  FaultInjectingFileOps ops;
+  LogOptions options = SmallLogOptions(dir_, &ops);
+  options.config.segment_bytes = 1 << 20;
+  auto log = OpenLog(options);
+  AppendBatches(*log, 2, 4, "a");
+  std::future<absl::Status> flushed;
+  std::future<bool> appended;
+  struct Release {
+    FaultInjectingFileOps& ops;
+    ~Release() { ops.ReleaseSyncs(); }  // before the futures wait, also when an assertion fails
+  } release{ops};
+  ops.HoldSyncs(".log");  // the segment's fsync waits, as on a slow disk
+  flushed = std::async(std::launch::async, [&] { return log->Flush(8); });
+  ASSERT_TRUE(testing::WaitUntil([&] { return ops.syncs_held() == 1; }, 10s));
+  appended = std::async(std::launch::async, [&] {
+    AppendBatches(*log, 1, 4, "b");
+    return ReadAll(*log).ok();
+  });
+  ASSERT_EQ(appended.wait_for(10s), std::future_status::ready) << "the append waited for the flush's fsync";
+  EXPECT_TRUE(appended.get());
+  EXPECT_EQ(log->log_end_offset(), 12);
+  EXPECT_EQ(log->recovery_point(), 0);  // not before the sync returned
+  ops.ReleaseSyncs();
+  ASSERT_TRUE(flushed.get().ok());
+  EXPECT_EQ(log->recovery_point(), 8);  // what lay below the flush's offset, not the append made meanwhile
 }
 
 TEST_F(LogTest, IdempotentProducerRetriesAreDeduplicated) {
