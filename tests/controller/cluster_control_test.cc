@@ -681,6 +681,20 @@ TEST(PlanAlterConfigs, ASetWritesTheValue) {
   EXPECT_EQ(image.configs().at({pb::Config::TOPIC, "orders"}).at("retention.ms"), "1000");
 }
 
+TEST(PlanAlterConfigs, TheFlushSettingsAreTopicConfigsAndNeverFlushingEveryZeroMessagesIsRefused) {
+  MetadataImage image = ClusterWithOrders();
+  auto request = TopicConfigs("orders");
+  SetOp(request, "flush.messages", "100");
+  SetOp(request, "flush.ms", "1000");
+  Plan plan = PlanAlterConfigs(image, request);
+  ASSERT_TRUE(plan.outcome.ok()) << plan.outcome.message;
+  ASSERT_TRUE(ApplyAll(image, plan.records).ok());
+  EXPECT_EQ(image.configs().at({pb::Config::TOPIC, "orders"}).at("flush.ms"), "1000");
+  auto zero = TopicConfigs("orders");
+  SetOp(zero, "flush.messages", "0");
+  EXPECT_EQ(PlanAlterConfigs(image, zero).outcome.code, ErrorCode::kInvalidConfig);
+}
+
 TEST(PlanAlterConfigs, ABadValueAnywhereInTheRequestWritesNothing) {
   MetadataImage image = ClusterWithOrders();
   auto request = TopicConfigs("orders");
