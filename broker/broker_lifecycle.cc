@@ -48,6 +48,12 @@ void BrokerLifecycle::ReportOfflineDir(const std::string& dir_id) {
   wake_.SignalAll();
 }
 
+bool BrokerLifecycle::WaitOfflineDirsReported(std::chrono::milliseconds timeout) {
+  absl::MutexLock lock(&mu_);
+  auto reported = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return offline_dirs_accepted_ >= offline_dirs_.size(); };
+  return mu_.AwaitWithTimeout(absl::Condition(&reported), absl::FromChrono(timeout));
+}
+
 bool BrokerLifecycle::Register() {
   cv1::BrokerRegistrationRequest request;
   request.set_broker_id(options_.broker_id);
@@ -102,6 +108,7 @@ bool BrokerLifecycle::Heartbeat(bool want_shut_down, bool* should_shut_down) {
     return true;
   }
   ++status_.heartbeats;
+  offline_dirs_accepted_ = std::max(offline_dirs_accepted_, static_cast<size_t>(request.offline_log_dirs_size()));
   if (status_.fenced != response.is_fenced()) {
     spdlog::info("broker {}: {}", options_.broker_id, response.is_fenced() ? "fenced" : "unfenced");
   }

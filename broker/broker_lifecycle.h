@@ -52,6 +52,9 @@ class BrokerLifecycle {
   const std::string& incarnation_id() const { return incarnation_id_; }
   // Reports a log dir that failed; sent with the next heartbeat, which goes at once.
   void ReportOfflineDir(const std::string& dir_id);
+  // Waits until a heartbeat naming every dir reported offline so far was accepted (the
+  // controller then moves their leaderships); false at the timeout.
+  bool WaitOfflineDirsReported(std::chrono::milliseconds timeout);
   // Controlled shutdown; true when the controller confirmed leadership moved away.
   bool Shutdown(std::chrono::milliseconds timeout);
 
@@ -67,6 +70,7 @@ class BrokerLifecycle {
   absl::CondVar wake_;  // cuts the pacing between shutdown heartbeats short
   BrokerLifecycleStatus status_ ABSL_GUARDED_BY(mu_);
   std::set<std::string> offline_dirs_ ABSL_GUARDED_BY(mu_);
+  size_t offline_dirs_accepted_ ABSL_GUARDED_BY(mu_) = 0;  // named by the last accepted heartbeat
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   bool heartbeat_now_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;

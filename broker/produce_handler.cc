@@ -66,7 +66,11 @@ class DelayedProduce final : public DelayedOperation {
         if (w.required_offset < 0) continue;  // settled
         auto& p = response_.responses[w.topic].partition_responses[w.partition];
         std::shared_ptr<Partition> partition = context_.replicas.GetPartition(w.tp);
-        if (partition == nullptr || !partition->is_leader()) {
+        if (partition != nullptr && partition->log()->offline()) {
+          SetError(p, KafkaError(kafka::ErrorCode::kKafkaStorageError,
+                                 absl::StrCat("the log dir of ", w.tp.DirName(), " failed before the ISR had the records")));
+          w.required_offset = -1;
+        } else if (partition == nullptr || !partition->is_leader()) {
           SetError(p, KafkaError(kafka::ErrorCode::kNotLeaderOrFollower,
                                  absl::StrCat("leadership of ", w.tp.DirName(), " moved before the ISR had the records")));
           w.required_offset = -1;

@@ -10,6 +10,7 @@
 #include "absl/strings/strip.h"
 #include "base/check.h"
 #include "base/logging.h"
+#include "controller/metadata_image.h"
 #include "base/status_macros.h"
 #include "broker/kafka_error.h"
 #include "controller.grpc.pb.h"
@@ -95,8 +96,10 @@ void ReplicaManager::UpdateFollowerFetchState(Partition& partition, int32_t repl
     absl::MutexLock lock(&isr_mu_);
     // As Kafka's leader does, do not propose a replica the controller would refuse
     // (INELIGIBLE_REPLICA): a broker fenced (a new incarnation not yet unfenced), shutting
-    // down or unknown. Else each of its fetches would send another refused AlterPartition.
-    if (!eligible_for_isr_.count(replica_id)) return;
+    // down or unknown, or a replica in a log dir its broker reported offline. Else each of
+    // its fetches would send another refused AlterPartition.
+    auto eligible = eligible_for_isr_.find(partition.topic_partition());
+    if (eligible == eligible_for_isr_.end() || !eligible->second.count(replica_id)) return;
     isr_expansions_[partition.topic_partition()] = std::move(*result.expand_isr);
   }
 }
@@ -246,14 +249,7 @@ absl::StatusOr<storage::Log*> ReplicaManager::OpenLog(const storage::TopicPartit
 
 void ReplicaManager::ApplyImage(const controller::MetadataImage& image) {
   absl::MutexLock apply(&apply_mu_);
-  {
-    std::set<int32_t> eligible;
-    for (const auto& [id, broker] : image.brokers()) {
-      if (!broker.fenced() && !broker.in_controlled_shutdown()) eligible.insert(id);
-    }
-    absl::MutexLock lock(&isr_mu_);
-    eligible_for_isr_ = std::move(eligible);
-  }
+  std::map<storage::TopicPartition, std::set<int32_t>> eligible;  // per partition, the replicas that may join its ISR
   std::set<storage::TopicPartition> wanted;
   // Partitions whose waiting requests must look again: the high watermark moved (on
   // becoming leader), or the role or leader epoch changed — an acks=all produce waiting
@@ -270,6 +266,9 @@ void ReplicaManager::ApplyImage(const controller::MetadataImage& image) {
       if (replica_index < 0) continue;
       storage::TopicPartition tp{topic.name, index};
       wanted.insert(tp);
+      for (int i = 0; i < p.replicas_size(); ++i) {
+        if (controller::ReplicaAvailable(image, p, p.replicas(i), i)) eligible[tp].insert(p.replicas(i));
+      }
       PartitionState state;
       state.topic_id = topic_id;
       state.leader = p.leader();
@@ -303,15 +302,33 @@ void ReplicaManager::ApplyImage(const controller::MetadataImage& image) {
         std::string directory_id = replica_index < p.directories_size() ? p.directories(replica_index) : "";
         auto log = OpenLog(tp, topic_id, config, directory_id);
         if (!log.ok()) {
-          spdlog::error("broker {}: cannot open the log of {}: {}", options_.broker_id, tp.DirName(),
-                        log.status().ToString());
+          // Said once per partition: every applied entry retries.
+          bool first = false;
+          {
+            absl::MutexLock lock(&mu_);
+            first = unopened_.insert(tp).second;
+          }
+          if (first) {
+            spdlog::error("broker {}: cannot open the log of {}: {}", options_.broker_id, tp.DirName(),
+                          log.status().ToString());
+          }
           continue;
+        }
+        {
+          absl::MutexLock lock(&mu_);
+          unopened_.erase(tp);
         }
         partition = std::make_shared<Partition>(tp, options_.broker_id, *log);
         absl::MutexLock lock(&mu_);
         hosted_[tp] = Hosted{partition, topic_id, config};
       } else if (config_changed) {
         partition->log()->UpdateConfig(config);
+      }
+      if (partition->log()->offline()) {
+        // Its log dir failed: it answers KAFKA_STORAGE_ERROR and is neither followed nor
+        // led here (the controller moves its leadership), and kept, not deleted.
+        if (fetchers_) fetchers_->RemovePartition(tp);
+        continue;
       }
       int64_t hw_before = partition->high_watermark();
       auto changed = partition->Update(state, options_.clock->NowMs());
@@ -327,6 +344,10 @@ void ReplicaManager::ApplyImage(const controller::MetadataImage& image) {
       FollowLeader(image, tp, state);
       if (*changed || partition->high_watermark() != hw_before) moved.push_back(tp);
     }
+  }
+  {
+    absl::MutexLock lock(&isr_mu_);
+    eligible_for_isr_ = std::move(eligible);
   }
   std::vector<std::pair<storage::TopicPartition, Hosted>> gone;
   {
@@ -353,6 +374,24 @@ void ReplicaManager::ApplyImage(const controller::MetadataImage& image) {
     for (const auto& tp : moved) callback(tp);
   }
   following_image_ = true;
+}
+
+void ReplicaManager::OnLogDirOffline(const std::string& dir) {
+  std::vector<storage::TopicPartition> offline;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [tp, hosted] : hosted_) {
+      if (hosted.partition->log()->log_dir() == dir) offline.push_back(tp);
+    }
+  }
+  for (const auto& tp : offline) {
+    if (fetchers_) fetchers_->RemovePartition(tp);
+    NotifyHighWatermark(tp);  // waiting produces and fetches answer KAFKA_STORAGE_ERROR now
+  }
+  spdlog::error("broker {}: log dir {} is offline: {} partitions offline here ({})", options_.broker_id, dir,
+                offline.size(), absl::StrJoin(offline, ",", [](std::string* out, const storage::TopicPartition& tp) {
+                  out->append(tp.DirName());
+                }));
 }
 
 void ReplicaManager::DropPartition(const storage::TopicPartition& tp, Hosted hosted) {

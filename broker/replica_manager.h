@@ -92,6 +92,10 @@ class ReplicaManager final : public FollowerPartitions {
   // ISR once it caught up.
   void UpdateFollowerFetchState(Partition& partition, int32_t replica_id, int64_t fetch_offset,
                                 int64_t leader_log_end);
+  // A log dir went offline (LogDirFailureChannel, on the scheduler): the partitions in it
+  // stop fetching; they answer KAFKA_STORAGE_ERROR (their logs refuse all work), and
+  // later images neither follow nor lead them here.
+  void OnLogDirOffline(const std::string& dir);
   // Stops the fetchers and the ISR thread (before the logs close).
   void Shutdown();
   const ReplicaFetcherManager* fetchers() const { return fetchers_.get(); }
@@ -127,6 +131,8 @@ class ReplicaManager final : public FollowerPartitions {
   absl::Mutex apply_mu_;  // one ApplyImage at a time
   mutable absl::Mutex mu_ ABSL_ACQUIRED_AFTER(apply_mu_);
   std::map<storage::TopicPartition, Hosted> hosted_ ABSL_GUARDED_BY(mu_);
+  // Partitions whose log could not be opened (said once; ApplyImage retries).
+  std::set<storage::TopicPartition> unopened_ ABSL_GUARDED_BY(mu_);
   std::function<void(const storage::TopicPartition&)> on_high_watermark_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<ReplicaFetcherManager> fetchers_;
   std::atomic<bool> following_image_{false};
@@ -134,9 +140,9 @@ class ReplicaManager final : public FollowerPartitions {
   mutable absl::Mutex isr_mu_;
   bool isr_stopping_ ABSL_GUARDED_BY(isr_mu_) = false;
   std::map<storage::TopicPartition, std::vector<int32_t>> isr_expansions_ ABSL_GUARDED_BY(isr_mu_);
-  // Brokers neither fenced nor shutting down in the last image applied: the only ones an
-  // ISR expansion proposes.
-  std::set<int32_t> eligible_for_isr_ ABSL_GUARDED_BY(isr_mu_);
+  // Per partition, the replicas whose broker is neither fenced nor shutting down and whose
+  // log dir is online in the last image applied: the only ones an ISR expansion proposes.
+  std::map<storage::TopicPartition, std::set<int32_t>> eligible_for_isr_ ABSL_GUARDED_BY(isr_mu_);
   int64_t isr_sent_ ABSL_GUARDED_BY(isr_mu_) = 0;
   int64_t isr_failed_ ABSL_GUARDED_BY(isr_mu_) = 0;
   std::thread isr_thread_;

@@ -121,16 +121,6 @@ void ElectAround(const MetadataImage& image, BrokerId broker, const ControllerCo
 
 }  // namespace
 
-bool ReplicaAvailable(const MetadataImage& image, const pb::Partition& p, BrokerId b, int replica_index) {
-  auto it = image.brokers().find(b);
-  if (it == image.brokers().end() || !Usable(it->second)) return false;
-  if (replica_index >= 0 && replica_index < p.directories_size()) {
-    const std::string& dir = p.directories(replica_index);
-    const auto& offline = it->second.offline_log_dirs();
-    if (std::find(offline.begin(), offline.end(), dir) != offline.end()) return false;
-  }
-  return true;
-}
 
 Plan PlanCreateTopic(const MetadataImage& image, const admin::v1::CreateTopicsRequest::Topic& topic,
                      const ControllerConfig& config, const TopicId& new_id, const std::set<std::string>& taken) {

@@ -49,10 +49,6 @@ struct Plan {
   std::vector<pb::MetadataRecord> records;
 };
 
-// Whether the replica at replica_index of p (on broker b) can serve: its broker is
-// registered, unfenced and not shutting down, and its log dir is online.
-bool ReplicaAvailable(const MetadataImage& image, const pb::Partition& p, BrokerId b, int replica_index);
-
 // One topic of a CreateTopics request. taken: names created earlier in the same request.
 Plan PlanCreateTopic(const MetadataImage& image, const admin::v1::CreateTopicsRequest::Topic& topic,
                      const ControllerConfig& config, const TopicId& new_id, const std::set<std::string>& taken);

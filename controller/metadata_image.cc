@@ -356,4 +356,15 @@ std::string MetadataImage::Dump() const {
   return out;
 }
 
+bool ReplicaAvailable(const MetadataImage& image, const pb::Partition& p, BrokerId b, int replica_index) {
+  auto it = image.brokers().find(b);
+  if (it == image.brokers().end() || it->second.fenced() || it->second.in_controlled_shutdown()) return false;
+  if (replica_index >= 0 && replica_index < p.directories_size()) {
+    const std::string& dir = p.directories(replica_index);
+    const auto& offline = it->second.offline_log_dirs();
+    if (std::find(offline.begin(), offline.end(), dir) != offline.end()) return false;
+  }
+  return true;
+}
+
 }  // namespace strata::controller

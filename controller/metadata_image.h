@@ -77,4 +77,10 @@ class MetadataImage {
   int64_t partition_count_ = 0;
 };
 
+// Whether the replica at replica_index of p (on broker b) can serve: its broker is
+// registered, unfenced and not shutting down, and its log dir is online.
+bool ReplicaAvailable(const MetadataImage& image, const pb::Partition& p, BrokerId b, int replica_index);
+// (The controller elects and admits to an ISR only such replicas; a leader proposes
+// only these, so that the controller does not refuse it.)
+
 }  // namespace strata::controller

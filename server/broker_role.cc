@@ -6,6 +6,7 @@
 #include "base/status_macros.h"
 #include "broker/kafka_api_handler.h"
 #include "server/controller_role.h"
+#include "server/metadata_log_dir.h"
 
 namespace strata::server {
 namespace {
@@ -48,13 +49,14 @@ std::map<std::string, std::string> StaticConfigs(const ServerConfig& config) {
 absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig& config, const std::string& cluster_id,
                                                               const std::vector<std::string>& log_dir_ids,
                                                               controller::MetadataStore* shared_store,
-                                                              std::function<void(const absl::Status&)> on_fatal) {
+                                                              std::function<void(const absl::Status&)> on_fatal,
+                                                              std::function<void()> on_every_log_dir_failed) {
   std::unique_ptr<BrokerRole> role(new BrokerRole());
   role->broker_id_ = config.node_id;
   STRATA_RETURN_IF_ERROR(role->OpenMetadataImage(config, shared_store));
   if (shared_store == nullptr) STRATA_RETURN_IF_ERROR(role->FollowMetadataLog(config, on_fatal));
   role->StartLifecycle(config, cluster_id, log_dir_ids);
-  STRATA_RETURN_IF_ERROR(role->OpenLogs(config, cluster_id, log_dir_ids));
+  STRATA_RETURN_IF_ERROR(role->OpenLogs(config, cluster_id, log_dir_ids, std::move(on_every_log_dir_failed)));
   role->StartReplicaManager(config);
   STRATA_RETURN_IF_ERROR(role->ScheduleLogTasks(config));
   role->WatchLogDirs(config, log_dir_ids);
@@ -89,14 +91,7 @@ absl::Status BrokerRole::FollowMetadataLog(const ServerConfig& config,
   o.applied = store_->applied().index;
   o.on_fatal = on_fatal;
   STRATA_ASSIGN_OR_RETURN(observer_, raft::RaftObserver::Start(o));
-  // Writes into a removed or failing directory may still succeed through open files:
-  // look at the directory itself.
-  metadata_dir_monitor_ = std::make_unique<broker::LogDirMonitor>(
-      std::vector<broker::MonitoredDir>{{config.metadata_log_dir, ""}}, std::chrono::milliseconds(1000),
-      [on_fatal](const broker::MonitoredDir& dir, const absl::Status& why) {
-        spdlog::error("metadata.log.dir {} failed, stopping: {}", dir.path, why.ToString());
-        on_fatal(why);
-      });
+  metadata_dir_monitor_ = WatchMetadataLogDir(config.metadata_log_dir, on_fatal);
   return absl::OkStatus();
 }
 
@@ -125,7 +120,9 @@ void BrokerRole::StartLifecycle(const ServerConfig& config, const std::string& c
 }
 
 absl::Status BrokerRole::OpenLogs(const ServerConfig& config, const std::string& cluster_id,
-                                  const std::vector<std::string>& log_dir_ids) {
+                                  const std::vector<std::string>& log_dir_ids,
+                                  std::function<void()> on_every_log_dir_failed) {
+  on_every_log_dir_failed_ = std::move(on_every_log_dir_failed);
   scheduler_ = std::make_unique<storage::Scheduler>(1);
   storage::LogManagerOptions lmo;
   lmo.log_dirs = config.log_dirs;
@@ -134,18 +131,39 @@ absl::Status BrokerRole::OpenLogs(const ServerConfig& config, const std::string&
   STRATA_ASSIGN_OR_RETURN(log_defaults_, storage::LogConfig::FromProperties(config.log_settings));
   lmo.default_config = log_defaults_;
   lmo.scheduler = scheduler_.get();
+  lmo.directory_ids = log_dir_ids;
   STRATA_ASSIGN_OR_RETURN(logs_, storage::LogManager::Open(lmo));
   // The channel may call from under the LogManager's own lock: the listener must not
   // call back into it (the dir's id comes from meta.properties as read at start).
   std::map<std::string, std::string> dir_ids;
   for (size_t i = 0; i < config.log_dirs.size(); ++i) dir_ids[config.log_dirs[i]] = log_dir_ids[i];
   logs_->failure_channel().AddListener(
-      [lifecycle = lifecycle_.get(), dir_ids](const std::string& dir, const absl::Status& why) {
+      [this, lifecycle = lifecycle_.get(), dir_ids](const std::string& dir, const absl::Status& why) {
         spdlog::error("log dir {} failed: {}", dir, why.ToString());
         auto id = dir_ids.find(dir);
-        if (id != dir_ids.end()) lifecycle->ReportOfflineDir(id->second);
+        if (id != dir_ids.end()) lifecycle->ReportOfflineDir(id->second);  // the heartbeat goes at once
+        auto scheduled = scheduler_->Schedule(absl::StrCat("offline-log-dir ", dir), std::chrono::milliseconds(0),
+                                              [this, dir] { OnLogDirOffline(dir); });
+        if (!scheduled.ok()) OnLogDirOffline(dir);  // a full scheduler: here, late rather than never
       });
+  // A dir that was offline from the start.
+  for (const std::string& dir : logs_->failure_channel().OfflineDirs()) {
+    auto id = dir_ids.find(dir);
+    if (id != dir_ids.end()) lifecycle_->ReportOfflineDir(id->second);
+  }
   return absl::OkStatus();
+}
+
+void BrokerRole::OnLogDirOffline(const std::string& dir) {
+  if (replicas_) replicas_->OnLogDirOffline(dir);
+  if (!logs_->online_dirs().empty()) return;
+  // The controller hears first, so that it moves the leaderships at once rather than at
+  // the session timeout.
+  bool reported = lifecycle_->WaitOfflineDirsReported(std::chrono::seconds(2));
+  spdlog::error("broker {}: every log dir has failed ({}); nothing it holds can be served: stopping{}", broker_id_,
+                absl::StrJoin(logs_->failure_channel().OfflineDirs(), ", "),
+                reported ? "" : " (the controller did not confirm the failed dirs; it will fence this broker)");
+  if (on_every_log_dir_failed_) on_every_log_dir_failed_();
 }
 
 void BrokerRole::StartReplicaManager(const ServerConfig& config) {
@@ -197,8 +215,8 @@ void BrokerRole::WatchLogDirs(const ServerConfig& config, const std::vector<std:
   for (size_t i = 0; i < config.log_dirs.size(); ++i) dirs.push_back({config.log_dirs[i], log_dir_ids[i]});
   dir_monitor_ = std::make_unique<broker::LogDirMonitor>(
       dirs, std::chrono::milliseconds(1000),
-      [lifecycle = lifecycle_.get()](const broker::MonitoredDir& dir, const absl::Status&) {
-        lifecycle->ReportOfflineDir(dir.directory_id);
+      [logs = logs_.get()](const broker::MonitoredDir& dir, const absl::Status& why) {
+        logs->failure_channel().MaybeAddOfflineLogDir(dir.path, why);
       });
 }
 

@@ -39,10 +39,13 @@ namespace strata::server {
 class BrokerRole {
  public:
   // shared_store: the controller role's image in combined mode, else nullptr.
+  // on_fatal: the metadata log or image failed. on_every_log_dir_failed: no data dir is
+  // left online, so nothing this broker holds can be served (both stop the node).
   static absl::StatusOr<std::unique_ptr<BrokerRole>> Start(const ServerConfig& config, const std::string& cluster_id,
                                                            const std::vector<std::string>& log_dir_ids,
                                                            controller::MetadataStore* shared_store,
-                                                           std::function<void(const absl::Status&)> on_fatal);
+                                                           std::function<void(const absl::Status&)> on_fatal,
+                                                           std::function<void()> on_every_log_dir_failed);
   ~BrokerRole();
 
   controller::MetadataStore& store() { return *store_; }
@@ -61,14 +64,19 @@ class BrokerRole {
   // The way to the controller: registration and heartbeats, producer-id blocks.
   void StartLifecycle(const ServerConfig& config, const std::string& cluster_id,
                       const std::vector<std::string>& log_dir_ids);
-  // The LogManager over log.dirs; a failed dir is reported to the controller.
+  // The LogManager over log.dirs. A dir that fails, whoever finds it (the storage
+  // engine's I/O, the zero-copy re-read, the LogDirMonitor), goes through the LogManager's
+  // failure channel: the dir is offline locally (its logs closed), reported to the
+  // controller at once, its partitions stop fetching; when none is left, the node stops.
   absl::Status OpenLogs(const ServerConfig& config, const std::string& cluster_id,
-                        const std::vector<std::string>& log_dir_ids);
+                        const std::vector<std::string>& log_dir_ids, std::function<void()> on_every_log_dir_failed);
+  // What a failed dir means for the broker (on the scheduler, off the reporting thread).
+  void OnLogDirOffline(const std::string& dir);
   // Partitions, follower fetchers and the ISR thread.
   void StartReplicaManager(const ServerConfig& config);
   // Offset checkpoints and retention on the scheduler.
   absl::Status ScheduleLogTasks(const ServerConfig& config);
-  // The LogDirMonitor of log.dirs.
+  // The LogDirMonitor of log.dirs: what it finds goes into the failure channel.
   void WatchLogDirs(const ServerConfig& config, const std::vector<std::string>& log_dir_ids);
   // One KafkaApis per listener, woken when a high watermark moves.
   void MakeKafkaApis(const ServerConfig& config, const std::string& cluster_id);
@@ -99,6 +107,7 @@ class BrokerRole {
   std::vector<std::unique_ptr<broker::KafkaApis>> kafka_apis_;  // one per listener
   std::vector<std::unique_ptr<broker::KafkaServer>> kafka_servers_;
   bool stopped_ = false;
+  std::function<void()> on_every_log_dir_failed_;
   absl::Mutex publish_mu_;
   bool serving_ ABSL_GUARDED_BY(publish_mu_) = false;  // the partitions follow the image
   // The image held this process's registration once: the partitions may follow it from

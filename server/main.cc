@@ -9,7 +9,8 @@
 // away first), 1 for a configuration error, 2 when startup fails (unformatted or
 // foreign directories included), 70 when the metadata log or image fails at run time
 // (one ERROR line says why; a node never goes on voting, leading or serving on metadata
-// it cannot read or write).
+// it cannot read or write), 71 when every log dir of a broker has failed (one ERROR line
+// names them; nothing it holds can be served, its leaderships have moved).
 // STRATA_MUTEX_DEADLOCK_DETECTION=abort|report|off (unset: off) sets absl's lock-order
 // checking (base/deadlock_detection.h); the tests run with abort.
 
@@ -37,6 +38,7 @@ namespace {
 constexpr int kExitConfig = 1;
 constexpr int kExitStartup = 2;
 constexpr int kExitMetadataFailure = 70;
+constexpr int kExitEveryLogDirFailed = 71;
 
 int Usage() {
   std::cerr << "usage: strata-server --config FILE [--override key=value ...]\n"
@@ -117,7 +119,10 @@ int main(int argc, char** argv) {
   std::unique_ptr<server::BrokerRole> broker_role;
   if (config->broker) {
     auto started = server::BrokerRole::Start(*config, meta->cluster_id, log_dir_ids,
-                                             controller_role ? &controller_role->store() : nullptr, on_fatal);
+                                             controller_role ? &controller_role->store() : nullptr, on_fatal, [] {
+                                               spdlog::default_logger()->flush();
+                                               std::_Exit(kExitEveryLogDirFailed);
+                                             });
     if (!started.ok()) {
       spdlog::error("cannot start the broker: {}", started.status().ToString());
       return kExitStartup;

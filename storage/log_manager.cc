@@ -22,6 +22,12 @@ absl::StatusOr<std::unique_ptr<LogManager>> LogManager::Open(const LogManagerOpt
   std::unique_ptr<LogManager> manager(new LogManager(options));
   manager->transfer_checker_ = std::make_shared<TransferFailureChecker>(options.scheduler, &manager->failure_channel_);
   for (const auto& dir : options.log_dirs) manager->failure_channel_.RegisterDir(dir);
+  if (options.directory_ids.size() == options.log_dirs.size()) {
+    absl::MutexLock lock(&manager->mu_);
+    for (size_t i = 0; i < options.log_dirs.size(); ++i) {
+      manager->directory_ids_[options.log_dirs[i]] = options.directory_ids[i];
+    }
+  }
   LogManager* raw = manager.get();
   manager->failure_channel_.AddListener([raw](const std::string& dir, const absl::Status&) { raw->OnDirOffline(dir); });
   std::map<std::string, std::string> directory_ids;  // id -> dir
@@ -135,7 +141,10 @@ absl::Status LogManager::OpenDir(const std::string& dir, std::map<std::string, s
     log->set_transfer_failure_handler(transfer_checker_->HandlerFor(dir));
     logs_[tp] = std::move(log);
   }
-  directory_ids_[dir] = meta.directory_id;
+  // As the controller names dirs (the partition records' directories): 16 raw bytes.
+  auto raw_id = DecodeBase64Uuid(meta.directory_id);
+  if (!raw_id.ok()) return MakeError(Errc::kInvalidConfig, absl::StrCat(meta_path, ": ", raw_id.status().message()));
+  directory_ids_[dir] = *raw_id;
   return absl::OkStatus();
 }
 
@@ -160,6 +169,16 @@ absl::StatusOr<Log*> LogManager::GetOrCreateLog(const TopicPartition& tp, const 
   absl::MutexLock lock(&mu_);
   if (shut_down_) return MakeError(Errc::kStorageError, "log manager is shut down");
   if (auto it = logs_.find(tp); it != logs_.end()) return it->second.get();
+  if (!directory_id.empty()) {
+    for (const auto& [dir, id] : directory_ids_) {
+      if (id == directory_id && failure_channel_.IsOffline(dir)) {
+        // The replica is in a dir that failed: creating it afresh elsewhere would serve
+        // an empty log as if it were this replica.
+        return MakeError(Errc::kLogDirOffline, absl::StrCat("the replica of ", tp.DirName(), " is in log dir ", dir,
+                                                            ", which is offline; it is not re-created in another"));
+      }
+    }
+  }
   std::string chosen;
   size_t fewest = SIZE_MAX;
   for (const auto& dir : options_.log_dirs) {

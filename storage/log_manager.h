@@ -35,6 +35,9 @@ struct LogManagerOptions {
   std::vector<std::string> log_dirs;
   std::string cluster_id;  // must match meta.properties when that exists
   int32_t node_id = 0;
+  // The directory.id of each of log_dirs as the node read it at start (empty: read here).
+  // A dir that cannot be opened keeps its id, so its replicas are known to be offline.
+  std::vector<std::string> directory_ids;
   LogConfig default_config;
   FileOps* ops = FileOps::Default();
   Clock* clock = Clock::System();
@@ -47,7 +50,9 @@ class LogManager {
   ~LogManager();
 
   // The log of tp, created when absent in the online dir whose id is directory_id
-  // (where the controller placed the replica), else in the emptiest online dir.
+  // (where the controller placed the replica), else in the emptiest online dir. When
+  // directory_id names one of this manager's dirs that is offline: LOG_DIR_OFFLINE, never
+  // a new empty log elsewhere.
   absl::StatusOr<Log*> GetOrCreateLog(const TopicPartition& tp, const std::optional<LogConfig>& config = std::nullopt,
                                       const std::string& directory_id = "");
   // nullptr when absent.
@@ -79,6 +84,8 @@ class LogManager {
   // Re-reads after failed zero-copy sends (seed 000); its counters for tests.
   const TransferFailureChecker& transfer_checker() const { return *transfer_checker_; }
   std::vector<std::string> online_dirs() const;
+  // The directory.id of dir as 16 raw bytes (as the controller's partition records and
+  // the broker's registration name dirs); "" when unknown.
   std::string directory_id(const std::string& dir) const;
   // The dir holding tp's log ("" when absent).
   std::string dir_of(const TopicPartition& tp) const;

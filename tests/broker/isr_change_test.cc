@@ -177,5 +177,52 @@ TEST_F(IsrChangeTest, AFencedFollowerIsNotProposedUntilItIsUnfenced) {
       << "broker 3, unfenced and caught up, was not proposed";
 }
 
+TEST_F(IsrChangeTest, AFollowerWhoseLogDirIsOfflineIsNotProposed) {
+  // Broker 1 leads events-0 (replicas 1, 3; broker 3's replica in dir D3) and events-1
+  // (replicas 1, 2), each with the ISR {1}. Broker 3 reported D3 offline: the controller
+  // would refuse it in an ISR (INELIGIBLE_REPLICA), so its fetches must not propose it.
+  const std::string d3(16, '3');
+  pb::MetadataBatch batch;
+  for (int32_t id : {1, 2, 3}) {
+    auto* r = batch.add_records()->mutable_register_broker();
+    r->set_broker_id(id);
+    r->set_broker_epoch(1);
+    r->set_incarnation_id(std::string(16, static_cast<char>('a' + id)));
+    r->add_log_dirs(std::string(16, static_cast<char>('0' + id)));
+  }
+  auto* offline = batch.add_records()->mutable_broker_registration_change();
+  offline->set_broker_id(3);
+  offline->set_broker_epoch(1);
+  offline->add_offline_log_dirs(d3);
+  auto* topic = batch.add_records()->mutable_topic();
+  topic->set_name("events");
+  topic->set_topic_id(kTopicId);
+  for (int32_t index : {0, 1}) {
+    auto* p = batch.add_records()->mutable_partition();
+    p->set_topic_id(kTopicId);
+    p->set_partition_id(index);
+    p->add_replicas(1);
+    p->add_replicas(index == 0 ? 3 : 2);
+    p->add_directories(std::string(16, '1'));
+    p->add_directories(index == 0 ? d3 : std::string(16, '2'));
+    p->add_isr(1);
+    p->set_leader(1);
+  }
+  Apply(batch);
+  for (int i = 0; i < 5; ++i) CaughtUp(0, 3);
+  CaughtUp(1, 2);
+  ASSERT_TRUE(testing::WaitUntil(
+      [&] {
+        for (const auto& [index, isr] : fake_.Proposed()) {
+          if (index == 1) return true;
+        }
+        return false;
+      },
+      10s));
+  for (const auto& [index, isr] : fake_.Proposed()) {
+    EXPECT_EQ(index, 1) << "events-0 was proposed with broker 3, whose replica's log dir is offline";
+  }
+}
+
 }  // namespace
 }  // namespace strata::broker

@@ -299,6 +299,31 @@ TEST_F(ReplicationTest, AnAcksAllProduceTriedByAFollowerFetchAndByTheMetadataIma
   for (const auto& answered : partitions) EXPECT_EQ(answered.error_code, 0) << "orders-" << answered.index;
 }
 
+TEST_F(ReplicationTest, APartitionWhoseLogDirFailedStopsFollowingAndItsWaitingProducesAreAnsweredAtOnce) {
+  // Broker 3 stops following: an acks=all produce waits in broker 1's purgatory ...
+  broker(3).replicas->Shutdown();
+  auto waiting = std::async(std::launch::async, [&] { return Produce(broker(1), testing::MakeBatch(2, "a"), -1); });
+  ASSERT_TRUE(testing::WaitUntil([&] { return broker(1).apis->produces_waiting() == 1; }, 10s));
+  ASSERT_TRUE(testing::WaitUntil([&] { return broker(2).log()->log_end_offset() == 2; }, 10s));
+  // ... when broker 1's log dir fails, and then broker 2's (as the failure channel's
+  // listener in BrokerRole does: the dir goes offline, then the replica manager hears).
+  for (int32_t id : {1, 2}) {
+    std::string dir = broker(id).log()->log_dir();
+    broker(id).logs->failure_channel().MaybeAddOfflineLogDir(dir, absl::DataLossError("test: EIO"));
+    broker(id).replicas->OnLogDirOffline(dir);
+  }
+  // The waiting produce is answered now, not at its 20 s timeout; later ones at once.
+  ASSERT_EQ(waiting.wait_for(10s), std::future_status::ready);
+  EXPECT_EQ(waiting.get().error_code, static_cast<int16_t>(kafka::ErrorCode::kKafkaStorageError));
+  EXPECT_EQ(Produce(broker(1), testing::MakeBatch(1, "b"), 1).error_code,
+            static_cast<int16_t>(kafka::ErrorCode::kKafkaStorageError));
+  // The follower stopped fetching, and a metadata change does not start it again.
+  EXPECT_EQ(broker(2).replicas->fetchers()->LeaderOf({"orders", 0}), -1);
+  ChangeLeader(1, {1, 2}, {2});
+  EXPECT_EQ(broker(2).replicas->fetchers()->LeaderOf({"orders", 0}), -1);
+  EXPECT_NE(broker(2).replicas->GetPartition({"orders", 0}), nullptr);  // kept, not deleted
+}
+
 TEST_F(ReplicationTest, AConsumerInAFollowersRackIsSentThereAndTheFollowerServesIt) {
   ASSERT_EQ(Produce(broker(1), testing::MakeBatch(3, "near"), -1).error_code, 0);
   ASSERT_TRUE(testing::WaitUntil([&] { return broker(2).log()->high_watermark() == 3; }, 10s));

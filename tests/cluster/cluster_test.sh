@@ -173,9 +173,10 @@ after6=$("$S" topics describe orders -o json | jq '[.[0].partitions[] | select(.
 broker_fenced 6 true >/dev/null || fail "broker 6 is not fenced after its controlled shutdown"
 "$CLUSTER" start --dir "$DIR" 6
 
-# A broker's log dir fails (removed from under it): the broker reports it at once; its
-# replicas there leave the ISRs and their leaderships move to healthy ISR members; the
-# broker stays unfenced. (A fresh topic: every replica starts in sync.)
+# A broker's only log dir fails (removed from under it): the broker takes it offline
+# and reports it at once; its replicas there leave the ISRs and their leaderships move
+# to healthy ISR members; with no log dir left, the broker then stops (exit code 71), with
+# one ERROR line naming the dir. (A fresh topic: every replica starts in sync.)
 for b in 4 5 6; do wait_for 20 broker_fenced "$b" false || fail "broker $b is not unfenced"; done
 out=$("$S" topics create dirs --partitions 6 --replication-factor 3 2>&1) || fail "create dirs: $out"
 led_by_5=$("$S" topics describe dirs -o json | jq '[.[0].partitions[] | select(.leader == 5)] | length')
@@ -189,7 +190,11 @@ moved_off_5() { "$S" topics describe dirs -o json | jq -e '[.[0].partitions[] | 
 wait_for 20 moved_off_5 || fail "broker 5 still leads or is in an ISR: $("$S" topics describe dirs)"
 leaderless=$("$S" topics describe dirs -o json | jq '[.[0].partitions[] | select(.leader < 0)] | length')
 [[ "$leaderless" == 0 ]] || fail "$leaderless partitions of dirs lost their leader"
-broker_fenced 5 false >/dev/null || fail "broker 5 was fenced for a failed log dir"
+pid5=$(cat "$DIR/node-5/pid")
+gone5() { ! kill -0 "$pid5" 2>/dev/null; }
+wait_for 20 gone5 || fail "broker 5 kept running with every log dir failed"
+grep -q "broker 5: every log dir has failed ($DIR/node-5/logs); nothing it holds can be served: stopping$" \
+  "$DIR/node-5/server.log" || fail "broker 5 did not say it stopped for its failed log dirs"
 offline5=$("$S" topics describe dirs -o json | jq '[.[0].partitions[] | select(.offline_replicas | index(5) != null)] | length')
 [[ "$offline5" == 6 ]] || fail "$offline5 partitions of dirs show broker 5's replica offline, not 6"
 
@@ -199,13 +204,14 @@ for _ in $(seq 50); do rm -rf "$DIR/node-6/metadata" 2>/dev/null && break; done
 wait_for 20 gone6 || fail "broker 6 kept running without its metadata.log.dir"
 grep -q "metadata.log.dir .* failed, stopping" "$DIR/node-6/server.log" || fail "broker 6 did not say why it stopped"
 
-# A broker whose log dir is not formatted refuses to start, naming the fix.
-"$CLUSTER" kill --dir "$DIR" "$victim"
-rm "$DIR/node-$victim/logs/meta.properties"
-"$CLUSTER" start --dir "$DIR" "$victim"
-exited() { ! kill -0 "$(cat "$DIR/node-$victim/pid")" 2>/dev/null; }
-wait_for 20 exited || fail "broker $victim started on an unformatted log dir"
-grep -q "strata-storage format" "$DIR/node-$victim/server.log" || fail "no hint to run strata-storage format"
+# A broker whose log dir is not formatted refuses to start, naming the fix (broker 4:
+# the one still running).
+"$CLUSTER" kill --dir "$DIR" 4
+rm "$DIR/node-4/logs/meta.properties"
+"$CLUSTER" start --dir "$DIR" 4
+exited() { ! kill -0 "$(cat "$DIR/node-4/pid")" 2>/dev/null; }
+wait_for 20 exited || fail "broker 4 started on an unformatted log dir"
+grep -q "strata-storage format" "$DIR/node-4/server.log" || fail "no hint to run strata-storage format"
 
 if (( failures > 0 )); then
   echo "$failures failure(s); node logs:" >&2

@@ -183,6 +183,30 @@ TEST_F(LogManagerTest, AnUncleanRestartRecoversOnlyWhatLiesAboveTheCheckpointedR
   EXPECT_EQ(Values(*testing::ReadAll(*log)), values);
 }
 
+TEST_F(LogManagerTest, AReplicaGoesToTheDirTheControllerNamedAndIsNeverRecreatedOutsideItsOfflineDir) {
+  auto manager = Open(Options());
+  const std::string d1 = tmp_.Sub("d1"), d2 = tmp_.Sub("nested/d2");
+  std::string id2 = manager->directory_id(d2);
+  ASSERT_EQ(id2.size(), 16u);  // raw bytes, as partition records name dirs
+  // d1 holds more partitions, but the controller named d2 for p-9: it goes there. Then
+  // d1 would be the emptiest: the controller's choice still wins.
+  ASSERT_TRUE(manager->GetOrCreateLog({"p", 0}).ok());
+  ASSERT_TRUE(manager->GetOrCreateLog({"p", 9}, std::nullopt, id2).ok());
+  EXPECT_EQ(manager->dir_of({"p", 9}), d2);
+  ASSERT_TRUE(manager->GetOrCreateLog({"p", 8}, std::nullopt, id2).ok());
+  EXPECT_EQ(manager->dir_of({"p", 8}), d2);
+  // d2 fails: a replica placed there is refused, not created empty in d1.
+  manager->failure_channel().MaybeAddOfflineLogDir(d2, absl::DataLossError("test: d2 failed"));
+  auto refused = manager->GetOrCreateLog({"p", 7}, std::nullopt, id2);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(ErrcOf(refused.status()), Errc::kLogDirOffline) << refused.status();
+  EXPECT_EQ(manager->GetLog({"p", 7}), nullptr);
+  EXPECT_FALSE(fs::exists(d1 + "/p-7"));
+  // A replica the controller placed nowhere in particular still finds an online dir.
+  ASSERT_TRUE(manager->GetOrCreateLog({"p", 6}).ok());
+  EXPECT_EQ(manager->dir_of({"p", 6}), d1);
+}
+
 TEST_F(LogManagerTest, UnreadableDirAtStartIsOfflineOthersServe) {
   LogManagerOptions o = Options();
   fs::create_directories(tmp_.Sub("nested"));
