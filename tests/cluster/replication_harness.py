@@ -56,7 +56,9 @@ def _interrupt(signum, frame):
 
 
 class Cluster:
-    def __init__(self, bin_dir, cluster_script, name, overrides=None, budget_s=150, brokers=3, controllers=3):
+    def __init__(self, bin_dir, cluster_script, name, overrides=None, budget_s=150, brokers=3, controllers=3,
+                 log_dirs=1, env=None):
+        """log_dirs: per broker (strata-cluster --log-dirs); env: added to the nodes' environment."""
         self.bin_dir = os.path.abspath(bin_dir)
         self.script = os.path.abspath(cluster_script)
         self.name = name
@@ -64,10 +66,11 @@ class Cluster:
         self.budget_s = budget_s
         self.brokers = list(range(controllers + 1, controllers + brokers + 1))
         self.controllers = controllers
+        self.log_dirs = log_dirs
         self.failures = []
         self.stopped_epochs = {}  # broker -> the registration epoch it was stopped with
         self.dir = None
-        self.env = dict(os.environ, STRATA_BIN_DIR=self.bin_dir)
+        self.env = dict(os.environ, STRATA_BIN_DIR=self.bin_dir, **(env or {}))
         self.started = time.monotonic()
 
     # ---- lifecycle -----------------------------------------------------------------
@@ -76,7 +79,8 @@ class Cluster:
             signal.signal(s, _interrupt)
         signal.alarm(self.budget_s)
         self.dir = tempfile.mkdtemp(prefix=f"strata-{self.name}-test.", dir=os.environ.get("TMPDIR", "/tmp"))
-        args = ["up", "--controllers", str(self.controllers), "--brokers", str(len(self.brokers))]
+        args = ["up", "--controllers", str(self.controllers), "--brokers", str(len(self.brokers)),
+                "--log-dirs", str(self.log_dirs)]
         for key, value in self.overrides.items():
             args += ["--override", f"{key}={value}"]
         self.cluster(*args)
@@ -316,8 +320,17 @@ class Cluster:
         return all(p["leader"] >= 0 and sorted(p["isr"]) == sorted(p["replicas"]) for p in self.partitions(topic))
 
     # ---- replica files -------------------------------------------------------------
+    def log_dir_paths(self, node):
+        """The node's log.dirs, as strata-cluster lays them out."""
+        base = os.path.join(self.dir, f"node-{node}")
+        if self.log_dirs == 1:
+            return [os.path.join(base, "logs")]
+        return [os.path.join(base, f"logs-{n}") for n in range(1, self.log_dirs + 1)]
+
     def partition_dir(self, node, topic, index):
-        return os.path.join(self.dir, f"node-{node}", "logs", f"{topic}-{index}")
+        """The replica's directory in whichever of the node's log dirs holds it."""
+        dirs = [os.path.join(d, f"{topic}-{index}") for d in self.log_dir_paths(node)]
+        return next((d for d in dirs if os.path.isdir(d)), dirs[0])
 
     def segments(self, node, topic, index):
         d = self.partition_dir(node, topic, index)
