@@ -4,30 +4,9 @@
 #include <string>
 
 #include "controller/cluster_control.h"
+#include "controller/metric_families.h"
 
 namespace strata::controller {
-namespace {
-
-prometheus::MetricFamily Family(const char* name, const char* help, prometheus::MetricType type) {
-  prometheus::MetricFamily f;
-  f.name = name;
-  f.help = help;
-  f.type = type;
-  return f;
-}
-
-void Add(prometheus::MetricFamily& f, double value, std::vector<prometheus::ClientMetric::Label> labels = {}) {
-  prometheus::ClientMetric m;
-  m.label = std::move(labels);
-  if (f.type == prometheus::MetricType::Counter) {
-    m.counter.value = value;
-  } else {
-    m.gauge.value = value;
-  }
-  f.metric.push_back(std::move(m));
-}
-
-}  // namespace
 
 std::vector<prometheus::MetricFamily> MetadataMetrics::Collect() const {
   using prometheus::MetricType;

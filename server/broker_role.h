@@ -49,6 +49,7 @@ class BrokerRole {
   ~BrokerRole();
 
   controller::MetadataStore& store() { return *store_; }
+  const storage::LogManager& logs() const { return *logs_; }
   // Controlled shutdown within timeout, then stops following metadata.
   void Stop(std::chrono::milliseconds timeout);
 

@@ -32,6 +32,7 @@
 #include "server/broker_role.h"
 #include "server/controller_role.h"
 #include "server/server_config.h"
+#include "server/storage_metrics.h"
 
 namespace {
 
@@ -133,6 +134,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<prometheus::Exposer> exposer;
   std::shared_ptr<raft::RaftMetrics> raft_metrics;
   std::shared_ptr<controller::MetadataMetrics> metadata_metrics;
+  std::shared_ptr<server::StorageMetrics> storage_metrics;
   if (!config->metrics_listener.empty()) {
     try {
       exposer = std::make_unique<prometheus::Exposer>(config->metrics_listener);
@@ -147,6 +149,10 @@ int main(int argc, char** argv) {
     metadata_metrics = std::make_shared<controller::MetadataMetrics>(
         controller_role ? controller_role->store() : broker_role->store());
     exposer->RegisterCollectable(metadata_metrics);
+    if (broker_role) {
+      storage_metrics = std::make_shared<server::StorageMetrics>(broker_role->logs());
+      exposer->RegisterCollectable(storage_metrics);
+    }
     spdlog::info("metrics on http://{}/metrics", config->metrics_listener);
   }
   spdlog::info("node {} of cluster {} running as {}", config->node_id, meta->cluster_id, config->process_roles);

@@ -544,6 +544,7 @@ absl::Status Log::Flush(int64_t offset) {
     sync_dir = dir_needs_sync_;
     dir_needs_sync_ = false;
   }
+  const auto started = std::chrono::steady_clock::now();
   // The disk work, while appends and reads go on. The files of the rolled segments
   // cannot change meanwhile (whatever changes them takes flush_mu_); the active
   // segment's .log grows, and its sync covers at least everything below target.
@@ -558,6 +559,10 @@ absl::Status Log::Flush(int64_t offset) {
   if (!status.ok()) {
     dir_needs_sync_ = dir_needs_sync_ || sync_dir;
     return Io(status);
+  }
+  if (options_.flush_stats != nullptr) {
+    options_.flush_stats->Record(
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count());
   }
   last_flush_ms_ = options_.clock->NowMs();
   // No truncation ran meanwhile (it takes flush_mu_): everything below target is what

@@ -117,6 +117,7 @@ absl::Status LogManager::OpenDir(const std::string& dir, std::map<std::string, s
     lo.clock = options_.clock;
     lo.scheduler = options_.scheduler;
     lo.failure_channel = &failure_channel_;
+    lo.flush_stats = &flush_stats_;
     lo.had_clean_shutdown = clean;
     auto lookup = [&](const OffsetCheckpoint& c) { auto it = c.find(*tp); return it == c.end() ? 0 : it->second; };
     lo.recovery_point = lookup(recovery_points);
@@ -203,6 +204,7 @@ absl::StatusOr<Log*> LogManager::GetOrCreateLog(const TopicPartition& tp, const 
   lo.clock = options_.clock;
   lo.scheduler = options_.scheduler;
   lo.failure_channel = &failure_channel_;
+  lo.flush_stats = &flush_stats_;
   lo.had_clean_shutdown = true;  // a new, empty log
   STRATA_ASSIGN_OR_RETURN(auto log, Log::Open(lo));
   Log* raw = log.get();
@@ -357,6 +359,16 @@ std::vector<std::string> LogManager::online_dirs() const {
     if (!failure_channel_.IsOffline(dir)) out.push_back(dir);
   }
   return out;
+}
+
+LoadStats LogManager::startup_recovery() const {
+  absl::MutexLock lock(&mu_);
+  LoadStats total;
+  for (const auto& [tp, log] : logs_) {
+    total.segments_recovered += log->load_stats().segments_recovered;
+    total.bytes_recovered += log->load_stats().bytes_recovered;
+  }
+  return total;
 }
 
 std::string LogManager::directory_id(const std::string& dir) const {

@@ -81,6 +81,10 @@ class LogManager {
   absl::Status Shutdown();
 
   LogDirFailureChannel& failure_channel() { return failure_channel_; }
+  const LogDirFailureChannel& failure_channel() const { return failure_channel_; }
+  const FlushStats& flush_stats() const { return flush_stats_; }
+  // What loading the logs at start recovered, summed over the logs (segments, bytes).
+  LoadStats startup_recovery() const;
   // Re-reads after failed zero-copy sends (seed 000); its counters for tests.
   const TransferFailureChecker& transfer_checker() const { return *transfer_checker_; }
   std::vector<std::string> online_dirs() const;
@@ -110,6 +114,7 @@ class LogManager {
   const LogManagerOptions options_;
   std::shared_ptr<Lifetime> lifetime_ = std::make_shared<Lifetime>();
   LogDirFailureChannel failure_channel_;
+  FlushStats flush_stats_;
   std::shared_ptr<TransferFailureChecker> transfer_checker_;
   mutable absl::Mutex mu_;
   std::map<TopicPartition, std::unique_ptr<Log>> logs_ ABSL_GUARDED_BY(mu_);

@@ -9,6 +9,7 @@
 
 #include "storage/clock.h"
 #include "storage/file_ops.h"
+#include "storage/flush_stats.h"
 #include "storage/log_config.h"
 #include "storage/log_dir_failure_channel.h"
 #include "storage/log_segment.h"
@@ -24,6 +25,8 @@ struct LogOptions {
   Scheduler* scheduler = nullptr;  // null: deleted segments are removed at once
   // Nullable: without a channel, I/O errors are only returned.
   LogDirFailureChannel* failure_channel = nullptr;
+  // Nullable: where flushes are counted and timed (the LogManager's).
+  FlushStats* flush_stats = nullptr;
   // From the log dir's checkpoints.
   int64_t recovery_point = 0;
   int64_t log_start_offset = 0;

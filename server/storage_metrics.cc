@@ -1,0 +1,73 @@
+#include "server/storage_metrics.h"
+
+#include <limits>
+
+#include "controller/metric_families.h"
+
+namespace strata::server {
+
+using controller::Add;
+using controller::Family;
+using prometheus::MetricType;
+
+std::vector<prometheus::MetricFamily> StorageMetrics::Collect() const {
+  std::vector<prometheus::MetricFamily> out;
+  const storage::LogDirFailureChannel& channel = logs_.failure_channel();
+  auto dirs = Family("strata_log_dirs", "Log dirs by state", MetricType::Gauge);
+  auto offline = Family("strata_log_dir_offline", "1 for a log dir that failed (it stays offline until a restart)",
+                        MetricType::Gauge);
+  int online_count = 0, offline_count = 0;
+  for (const std::string& dir : channel.Dirs()) {
+    bool is_offline = channel.IsOffline(dir);
+    (is_offline ? offline_count : online_count)++;
+    Add(offline, is_offline ? 1 : 0, {{"dir", dir}});
+  }
+  Add(dirs, online_count, {{"state", "online"}});
+  Add(dirs, offline_count, {{"state", "offline"}});
+  out.push_back(std::move(dirs));
+  out.push_back(std::move(offline));
+
+  const storage::TransferFailureChecker& checker = logs_.transfer_checker();
+  auto transfers = Family("strata_transfer_failures_total",
+                          "Failed zero-copy sends, by what re-reading the region found: the socket failed, the "
+                          "file failed (its dir went offline), or neither could be told",
+                          MetricType::Counter);
+  Add(transfers, static_cast<double>(checker.socket_side()), {{"outcome", "socket"}});
+  Add(transfers, static_cast<double>(checker.file_side()), {{"outcome", "file"}});
+  Add(transfers, static_cast<double>(checker.inconclusive()), {{"outcome", "inconclusive"}});
+  out.push_back(std::move(transfers));
+
+  const storage::FlushStats& flushes = logs_.flush_stats();
+  auto count = Family("strata_log_flushes_total", "Log flushes (fsync of segments below an offset)", MetricType::Counter);
+  Add(count, static_cast<double>(flushes.flushes()));
+  out.push_back(std::move(count));
+  auto latency = Family("strata_log_flush_seconds", "How long log flushes took", MetricType::Histogram);
+  prometheus::ClientMetric h;
+  uint64_t cumulative = 0;
+  for (size_t i = 0; i <= storage::FlushStats::kBucketMicros.size(); ++i) {
+    cumulative += static_cast<uint64_t>(flushes.bucket(i));
+    prometheus::ClientMetric::Bucket b;
+    b.cumulative_count = cumulative;
+    b.upper_bound = i < storage::FlushStats::kBucketMicros.size()
+                        ? static_cast<double>(storage::FlushStats::kBucketMicros[i]) / 1e6
+                        : std::numeric_limits<double>::infinity();
+    h.histogram.bucket.push_back(b);
+  }
+  h.histogram.sample_count = cumulative;
+  h.histogram.sample_sum = static_cast<double>(flushes.total_micros()) / 1e6;
+  latency.metric.push_back(std::move(h));
+  out.push_back(std::move(latency));
+
+  storage::LoadStats recovered = logs_.startup_recovery();
+  auto bytes = Family("strata_log_recovery_bytes", "Bytes recovery read when the logs were loaded at start (the "
+                      "unflushed tail after an unclean stop)", MetricType::Gauge);
+  Add(bytes, static_cast<double>(recovered.bytes_recovered));
+  out.push_back(std::move(bytes));
+  auto segments = Family("strata_log_recovery_segments", "Segments recovered when the logs were loaded at start",
+                         MetricType::Gauge);
+  Add(segments, recovered.segments_recovered);
+  out.push_back(std::move(segments));
+  return out;
+}
+
+}  // namespace strata::server

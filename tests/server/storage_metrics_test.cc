@@ -1,0 +1,73 @@
+// server/storage_metrics.h: the figures a scrape shows come from the LogManager.
+
+#include "server/storage_metrics.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "storage/scheduler.h"
+#include "tests/support/batches.h"
+#include "tests/support/temp_dir.h"
+
+namespace strata::server {
+namespace {
+
+// name{label=value,...} -> value (histograms: name_count and name_sum).
+std::map<std::string, double> Scrape(const StorageMetrics& metrics) {
+  std::map<std::string, double> out;
+  for (const auto& family : metrics.Collect()) {
+    for (const auto& m : family.metric) {
+      std::string key = family.name;
+      for (const auto& l : m.label) key += "{" + l.name + "=" + l.value + "}";
+      if (family.type == prometheus::MetricType::Counter) {
+        out[key] = m.counter.value;
+      } else if (family.type == prometheus::MetricType::Histogram) {
+        out[key + "_count"] = static_cast<double>(m.histogram.sample_count);
+        out[key + "_sum"] = m.histogram.sample_sum;
+      } else {
+        out[key] = m.gauge.value;
+      }
+    }
+  }
+  return out;
+}
+
+TEST(StorageMetrics, ShowOfflineDirsFlushesAndTransferOutcomesAsTheLogManagerHasThem) {
+  testing::TempDir tmp;
+  storage::Scheduler scheduler(1);
+  storage::LogManagerOptions o;
+  o.log_dirs = {tmp.Sub("a"), tmp.Sub("b")};
+  o.cluster_id = "c";
+  o.node_id = 1;
+  o.scheduler = &scheduler;
+  auto logs = storage::LogManager::Open(o);
+  ASSERT_TRUE(logs.ok()) << logs.status();
+  StorageMetrics metrics(**logs);
+  auto before = Scrape(metrics);
+  EXPECT_EQ(before["strata_log_dirs{state=online}"], 2);
+  EXPECT_EQ(before["strata_log_dirs{state=offline}"], 0);
+  EXPECT_EQ(before["strata_log_flushes_total"], 0);
+  EXPECT_EQ(before["strata_transfer_failures_total{outcome=file}"], 0);
+  EXPECT_EQ(before["strata_log_recovery_bytes"], 0);
+
+  auto log = (*logs)->GetOrCreateLog({"t", 0});
+  ASSERT_TRUE(log.ok());
+  std::string batch = testing::MakeBatch(5, "v");
+  ASSERT_TRUE((*log)->AppendAsLeader(batch, 0).ok());
+  ASSERT_TRUE((*log)->FlushAll().ok());
+  ASSERT_TRUE((*logs)->failure_channel().MaybeAddOfflineLogDir(tmp.Sub("b"), absl::DataLossError("test")));
+  auto after = Scrape(metrics);
+  EXPECT_EQ(after["strata_log_flushes_total"], 1);
+  EXPECT_EQ(after["strata_log_flush_seconds_count"], 1);
+  EXPECT_GT(after["strata_log_flush_seconds_sum"], 0);
+  EXPECT_EQ(after["strata_log_dirs{state=online}"], 1);
+  EXPECT_EQ(after["strata_log_dirs{state=offline}"], 1);
+  EXPECT_EQ(after["strata_log_dir_offline{dir=" + tmp.Sub("b") + "}"], 1);
+  EXPECT_EQ(after["strata_log_dir_offline{dir=" + tmp.Sub("a") + "}"], 0);
+  scheduler.Shutdown();
+}
+
+}  // namespace
+}  // namespace strata::server
