@@ -1,0 +1,96 @@
+"""Failover after a log dir failure (issue 13's figure): the time from the moment writes
+into the partition leader's log dir start failing with EIO (the project's LD_PRELOAD fault
+library) to the first acks=all produce acknowledged by the new leader, ten times.
+
+3 controllers + 3 brokers (one log dir each), broker.session.timeout.ms 500. Each round:
+a topic of 1 partition, RF 3, min.insync.replicas 2, warmed up with acks=all records; the
+rule is armed and at once one record is produced with acks=all (confluent-kafka,
+retry.backoff.ms 10): its first attempt meets the EIO, the leader's dir goes offline, the
+controller moves the leadership, the client retries at the new leader. Two figures per round:
+leadership_ms, from the failed broker's "is offline" log line to the new leader's "leads"
+line (the broker and the controller: the server side), and ack_ms, from arming to that
+record's acknowledgement (which adds the client's retry and metadata refresh). The failed
+broker (its only dir gone) stops; it is restarted before the next round. Prints each round
+and RESULT dir_failure_failover {"leadership_ms": {median, max}, "ack_ms": {median, max}, ...}.
+Usage: /usr/bin/python3 dir_failure_failover.py <bin dir> <strata-cluster> <libstrata_fault_preload.so> [rounds]
+"""
+
+import datetime
+import json
+import os
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cluster"))
+from replication_harness import Cluster, log, produce_values  # noqa: E402
+
+ROUNDS = int(sys.argv[4]) if len(sys.argv) > 4 else 10
+overrides = {
+    "broker.session.timeout.ms": 500,
+    "broker.heartbeat.interval.ms": 100,
+    "replica.lag.time.max.ms": 2000,
+    "replica.fetch.backoff.ms": 50,
+}
+CLIENT = {"acks": "all", "retry.backoff.ms": 10, "message.timeout.ms": 30000,
+          "topic.metadata.refresh.fast.interval.ms": 10}
+
+
+def log_time(cluster, node, pattern):
+    """The time of the last line of node's server.log that matches pattern (a datetime)."""
+    found = None
+    for line in cluster.server_log(node).splitlines():
+        if re.search(pattern, line):
+            found = datetime.datetime.strptime(line[1:24], "%Y-%m-%d %H:%M:%S.%f")
+    return found
+
+
+def arm(path, rules):
+    with open(path + ".tmp", "w") as f:
+        f.write("".join(r + "\n" for r in rules))
+    os.rename(path + ".tmp", path)
+
+
+faults = tempfile.mkdtemp(prefix="strata-failover-faults.")
+rules = os.path.join(faults, "fault.rules")
+rounds = []
+try:
+    with Cluster(sys.argv[1], sys.argv[2], "dir-failure-failover", overrides, budget_s=60 + 30 * ROUNDS,
+                 env={"LD_PRELOAD": os.path.abspath(sys.argv[3]), "STRATA_FAULT_RULES": rules}) as cluster:
+        for i in range(ROUNDS):
+            topic = f"failover{i}"
+            cluster.create_topic(topic, 1, 3, {"min.insync.replicas": 2})
+            cluster.wait_for(f"{topic}'s ISR to be full", lambda: cluster.isr_full(topic), 30)
+            warm = produce_values(cluster.bootstrap, topic, 0, [f"warm-{n}" for n in range(20)], CLIENT)
+            cluster.require(all(err is None for _, _, err in warm), f"{topic}: the warm-up produce failed")
+            leader = cluster.partition(topic, 0)["leader"]
+            pid = cluster.pid(leader)
+            started = time.monotonic()
+            arm(rules, [f"write {cluster.dir}/node-{leader}/logs/ 0 max EIO"])
+            [(_, offset, err)] = produce_values(cluster.bootstrap, topic, 0, ["after"], CLIENT)
+            took_ms = (time.monotonic() - started) * 1000
+            cluster.require(err is None, f"{topic}: the produce after the failure failed: {err}")
+            now = cluster.partition(topic, 0)["leader"]
+            cluster.check(now != leader, f"{topic}: still led by broker {leader}, whose dir failed")
+            failed_at = log_time(cluster, leader, r"Log dir .* is offline")
+            led_at = log_time(cluster, now, rf"{topic}-0 leads in leader epoch")
+            cluster.require(failed_at and led_at, f"{topic}: no offline line on {leader} or leads line on {now}")
+            leadership_ms = (led_at - failed_at).total_seconds() * 1000
+            rounds.append({"leadership_ms": round(leadership_ms, 1), "ack_ms": round(took_ms, 1)})
+            log(f"round {i}: broker {leader}'s dir failed; broker {now} led {leadership_ms:.0f} ms later; the "
+                f"produce was acknowledged {took_ms:.0f} ms after the fault was armed")
+            arm(rules, [])
+            cluster.wait_for(f"broker {leader} to stop (its only log dir failed)", lambda: cluster.exited(pid), 20)
+            cluster.note_stop(leader)
+            cluster.start(leader)
+            cluster.wait_for("the cluster to settle", lambda: cluster.settled(topic), 60)
+finally:
+    shutil.rmtree(faults, ignore_errors=True)
+if rounds:
+    figures = {k: {"median": statistics.median(r[k] for r in rounds), "max": max(r[k] for r in rounds)}
+               for k in ("leadership_ms", "ack_ms")}
+    print("RESULT dir_failure_failover " + json.dumps({**figures, "rounds": rounds}))
+sys.exit(cluster.exit_code())
