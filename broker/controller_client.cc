@@ -59,17 +59,25 @@ std::shared_ptr<grpc::Channel> ControllerClient::Channel(size_t index) {
 }
 
 absl::Status ControllerClient::CallActive(const Call& call, std::chrono::milliseconds deadline) {
+  using std::chrono::milliseconds;
   auto end = std::chrono::steady_clock::now() + deadline;
+  const size_t n = controllers_.size();
   size_t target;
   {
     absl::MutexLock lock(&mu_);
     target = last_active_;
   }
-  size_t next = 0;
+  size_t tried = 0;
   std::string last_error = "no controller answered";
-  while (std::chrono::steady_clock::now() < end) {
+  while (true) {
+    auto remaining = std::chrono::duration_cast<milliseconds>(end - std::chrono::steady_clock::now());
+    if (remaining <= milliseconds(0)) break;
+    // A controller that is cut off answers nothing: give each attempt a share of the
+    // caller's deadline, so that one call can still reach the others.
+    milliseconds attempt = std::min({call_timeout_, remaining, std::max(remaining / static_cast<int64_t>(n),
+                                                                         milliseconds(100))});
     grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + call_timeout_);
+    context.set_deadline(std::chrono::system_clock::now() + attempt);
     int32_t error_code = 0, controller_id = 0;
     grpc::Status status = call(&context, Channel(target), &error_code, &controller_id);
     if (status.ok() && error_code != static_cast<int32_t>(proto::kafka::ErrorCode::kNotController)) {
@@ -88,9 +96,14 @@ absl::Status ControllerClient::CallActive(const Call& call, std::chrono::millise
         continue;
       }
     }
-    target = next++ % controllers_.size();
+    if (!status.ok()) {
+      // Unreachable: the next call starts at another controller too, not here again.
+      absl::MutexLock lock(&mu_);
+      if (last_active_ == target) last_active_ = (target + 1) % n;
+    }
+    target = (target + 1) % n;
     // All tried without an answer: wait a little for an election before the next round.
-    if (next % controllers_.size() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));  // retry pacing, not synchronisation
+    if (++tried % n == 0) std::this_thread::sleep_for(milliseconds(50));  // retry pacing, not synchronisation
   }
   return absl::UnavailableError(absl::StrCat("no active controller within ", deadline.count(), " ms: ", last_error));
 }

@@ -75,7 +75,12 @@ FetchResult ReadAll(const KafkaApisContext& context, const kafka::FetchRequest& 
       }
       if (follower && version >= 12) {
         // A follower whose log diverged from this leader's truncates before fetching on.
-        if (auto diverging = (*partition)->DivergingEpoch(p.last_fetched_epoch, p.fetch_offset)) {
+        auto checked = (*partition)->DivergingEpoch(epoch, p.last_fetched_epoch, p.fetch_offset);
+        if (!checked.ok()) {
+          fail(checked.status());
+          continue;
+        }
+        if (auto diverging = *checked) {
           rp.diverging_epoch = kafka::FetchResponse::EpochEndOffset{diverging->first, diverging->second};
           rp.high_watermark = (*partition)->high_watermark();
           rp.last_stable_offset = rp.high_watermark;

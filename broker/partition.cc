@@ -184,8 +184,10 @@ bool Partition::has_pending_isr() const {
   return pending_isr_.has_value();
 }
 
-std::optional<std::pair<int32_t, int64_t>> Partition::DivergingEpoch(int32_t last_fetched_epoch,
-                                                                     int64_t fetch_offset) const {
+absl::StatusOr<std::optional<std::pair<int32_t, int64_t>>> Partition::DivergingEpoch(
+    std::optional<int32_t> current_leader_epoch, int32_t last_fetched_epoch, int64_t fetch_offset) const {
+  absl::ReaderMutexLock lock(&mu_);
+  STRATA_RETURN_IF_ERROR(CheckEpochLocked(current_leader_epoch, true));
   if (last_fetched_epoch < 0) return std::nullopt;
   auto [epoch, end] = log_->leader_epoch_cache().EndOffsetFor(last_fetched_epoch, log_->log_end_offset());
   if (epoch == last_fetched_epoch && end >= fetch_offset) return std::nullopt;
@@ -234,9 +236,11 @@ absl::Status Partition::TruncateToDivergence(int32_t fetched_in_epoch, int32_t l
   absl::ReaderMutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckFollowerLocked(fetched_in_epoch));
   if (leader_epoch < 0 || leader_end_offset < 0) {
-    // The leader knows no epoch that old: nothing of this log's can be trusted past
-    // the leader's log start; restart from the log start the leader reports next.
-    return log_->TruncateTo(log_->log_start_offset()).status();
+    // The leader knows no end offset for the epoch (as Kafka's follower on UNDEFINED):
+    // truncate to the high watermark, below which every ISR member holds the same
+    // records. Never further: to the log start would drop acknowledged records, and a
+    // follower that later leads would have lost them.
+    return log_->TruncateTo(log_->high_watermark()).status();
   }
   // This log's own end for that epoch: where its records of that epoch (or of the
   // largest epoch below it) stop. Truncate to the smaller of the two.

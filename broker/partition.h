@@ -109,8 +109,14 @@ class Partition final : public FollowerPartition {
 
   // Leader, Fetch v12+: where a follower whose last fetched batch has epoch
   // last_fetched_epoch must truncate before fetching fetch_offset: (epoch, end offset)
-  // of the leader's log, or nullopt when the logs agree.
-  std::optional<std::pair<int32_t, int64_t>> DivergingEpoch(int32_t last_fetched_epoch, int64_t fetch_offset) const;
+  // of the leader's log, or nullopt when the logs agree. First, as for any read, this
+  // broker must lead in the follower's current_leader_epoch (FENCED_LEADER_EPOCH,
+  // UNKNOWN_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER): a broker that has not yet applied the
+  // epoch it leads in knows no end offset for it, and its (-1, -1) would send the
+  // follower truncating.
+  absl::StatusOr<std::optional<std::pair<int32_t, int64_t>>> DivergingEpoch(std::optional<int32_t> current_leader_epoch,
+                                                                            int32_t last_fetched_epoch,
+                                                                            int64_t fetch_offset) const;
 
   // Follower, acting on the leader's answer to a fetch sent in leader epoch
   // fetched_in_epoch. Each checks, under the lock that becoming leader takes, that this

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "broker/kafka_error.h"
 #include "tests/support/batches.h"
 #include "tests/support/temp_dir.h"
 
@@ -105,12 +106,14 @@ TEST_F(PartitionTest, DivergingEpochAndTruncation) {
   Append(leader, 4);
   ASSERT_TRUE(leader.Update(Led({1, 2, 3}, 1), 0).ok());
   Append(leader, 2);  // epoch 1 starts at 4
-  EXPECT_EQ(leader.DivergingEpoch(-1, 0), std::nullopt);
-  EXPECT_EQ(leader.DivergingEpoch(0, 4), std::nullopt) << "epoch 0 ends at 4: agrees";
-  auto diverging = leader.DivergingEpoch(0, 7);
+  EXPECT_EQ(*leader.DivergingEpoch(1, -1, 0), std::nullopt);
+  EXPECT_EQ(*leader.DivergingEpoch(1, 0, 4), std::nullopt) << "epoch 0 ends at 4: agrees";
+  auto checked = leader.DivergingEpoch(1, 0, 7);
+  ASSERT_TRUE(checked.ok()) << checked.status();
+  auto diverging = *checked;
   ASSERT_TRUE(diverging.has_value());
   EXPECT_EQ(*diverging, std::make_pair(0, int64_t{4}));
-  EXPECT_EQ(leader.DivergingEpoch(1, 6), std::nullopt);
+  EXPECT_EQ(*leader.DivergingEpoch(1, 1, 6), std::nullopt);
 
   // A follower that wrote 7 records in epoch 0 (3 the leader never had).
   storage::LogOptions o;
@@ -125,6 +128,39 @@ TEST_F(PartitionTest, DivergingEpochAndTruncation) {
   ASSERT_TRUE(follower.TruncateToDivergence(1, diverging->first, diverging->second).ok());
   EXPECT_LE((*flog)->log_end_offset(), 4) << "the batch straddling 4 goes whole";
   EXPECT_EQ((*flog)->log_end_offset(), 0) << "its only batch (0-6) straddles the divergence";
+}
+
+// A follower fetching in an epoch its leader has not applied yet (the metadata reached the
+// follower first) must not be told where to truncate: the broker knows no end offset for
+// that epoch and would answer (-1, -1).
+TEST_F(PartitionTest, ADivergenceCheckInAnEpochThisBrokerDoesNotLeadYetIsRefused) {
+  Partition p({"orders", 0}, 1, log_.get());
+  ASSERT_TRUE(p.Update(Led({1, 2, 3}, 0), 0).ok());
+  Append(p, 4);
+  auto newer = p.DivergingEpoch(1, 0, 4);
+  EXPECT_EQ(KafkaErrorCodeOf(newer.status()), proto::kafka::ErrorCode::kUnknownLeaderEpoch) << newer.status();
+  ASSERT_TRUE(p.Update(Led({1, 2, 3}, 2), 0).ok());
+  auto older = p.DivergingEpoch(1, 0, 4);
+  EXPECT_EQ(KafkaErrorCodeOf(older.status()), proto::kafka::ErrorCode::kFencedLeaderEpoch) << older.status();
+  ASSERT_TRUE(p.Update(Led({1, 2, 3}, 3, /*leader=*/2), 0).ok());
+  EXPECT_EQ(KafkaErrorCodeOf(p.DivergingEpoch(3, 0, 4).status()), proto::kafka::ErrorCode::kNotLeaderOrFollower);
+}
+
+// A leader that knows no end offset for the follower's epoch answers (-1, -1): the
+// follower truncates to its high watermark (as Kafka's), never below it to its log start.
+TEST_F(PartitionTest, AnUndefinedDivergenceTruncatesToTheHighWatermarkNotTheLogStart) {
+  Partition p({"orders", 0}, 2, log_.get());
+  ASSERT_TRUE(p.Update(Led({1, 2, 3}, 0, /*leader=*/1), 0).ok());
+  std::string first = testing::MakeBatch(4, "f");
+  ASSERT_TRUE(p.AppendRecordsToFollower(0, first, 4).ok());  // the leader's high watermark: 4
+  std::string second = testing::MakeBatch(2, "f");
+  storage::SetBaseOffset(second.data(), 4);
+  ASSERT_TRUE(p.AppendRecordsToFollower(0, second, 4).ok());
+  ASSERT_EQ(log_->log_end_offset(), 6);
+  ASSERT_EQ(log_->high_watermark(), 4);
+  ASSERT_TRUE(p.Update(Led({1, 2, 3}, 1, /*leader=*/3), 0).ok());
+  ASSERT_TRUE(p.TruncateToDivergence(1, -1, -1).ok());
+  EXPECT_EQ(log_->log_end_offset(), 4) << "the acknowledged records below the high watermark must stay";
 }
 
 // An answer to a fetch sent in an older leader epoch, or one arriving after this broker
