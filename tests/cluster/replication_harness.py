@@ -57,12 +57,23 @@ def _interrupt(signum, frame):
 
 class Cluster:
     def __init__(self, bin_dir, cluster_script, name, overrides=None, budget_s=150, brokers=3, controllers=3,
-                 log_dirs=1, env=None):
-        """log_dirs: per broker (strata-cluster --log-dirs); env: added to the nodes' environment."""
+                 log_dirs=1, env=None, node_env=None, ssl=False):
+        """log_dirs: per broker (strata-cluster --log-dirs). env: added to the environment of
+        everything run from here, the nodes included. node_env: a function of the cluster's
+        dir giving extra environment variables for the nodes only (e.g. LD_PRELOAD): the
+        environment of strata-cluster, which the nodes it starts inherit (its own helper
+        commands too), but not of the strata CLI or strata-storage run from here. ssl:
+        brokers also get an SSL listener (strata-cluster up --ssl): ssl_bootstrap,
+        ssl_ca_location."""
         self.bin_dir = os.path.abspath(bin_dir)
         self.script = os.path.abspath(cluster_script)
         self.name = name
         self.overrides = dict(overrides or {})
+        self.node_env_of = node_env
+        self.node_env = {}
+        self.ssl = ssl
+        self.ssl_bootstrap = None
+        self.ssl_ca_location = None
         self.budget_s = budget_s
         self.brokers = list(range(controllers + 1, controllers + brokers + 1))
         self.controllers = controllers
@@ -79,14 +90,20 @@ class Cluster:
             signal.signal(s, _interrupt)
         signal.alarm(self.budget_s)
         self.dir = tempfile.mkdtemp(prefix=f"strata-{self.name}-test.", dir=os.environ.get("TMPDIR", "/tmp"))
+        if self.node_env_of is not None:
+            self.node_env = dict(self.node_env_of(self.dir))
         args = ["up", "--controllers", str(self.controllers), "--brokers", str(len(self.brokers)),
                 "--log-dirs", str(self.log_dirs)]
         for key, value in self.overrides.items():
             args += ["--override", f"{key}={value}"]
+        if self.ssl:
+            args.append("--ssl")
         self.cluster(*args)
         with open(os.path.join(self.dir, "cluster.env")) as f:
             props = dict(line.strip().split("=", 1) for line in f if "=" in line)
         self.bootstrap = props["bootstrap.servers"]
+        self.ssl_bootstrap = props.get("ssl.bootstrap.servers")
+        self.ssl_ca_location = props.get("ssl.ca.location")
         self.env["STRATA_BOOTSTRAP_CONTROLLER"] = props["bootstrap.controllers"]
         log(f"{self.name}: cluster up in {self.dir} ({self.elapsed():.1f} s)")
         return self
@@ -197,8 +214,8 @@ class Cluster:
 
     # ---- nodes ---------------------------------------------------------------------
     def cluster(self, *args):
-        subprocess.run([self.script, *args, "--dir", self.dir], env=self.env, check=True, stdout=subprocess.DEVNULL,
-                       timeout=120)
+        subprocess.run([self.script, *args, "--dir", self.dir], env=dict(self.env, **self.node_env), check=True,
+                       stdout=subprocess.DEVNULL, timeout=120)
 
     def nodes(self):
         return list(range(1, self.controllers + 1)) + self.brokers
@@ -371,6 +388,21 @@ class Cluster:
                              f"{out.returncode}: {(out.stdout + out.stderr)[-500:]}")
         entries = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
         return [(e["epoch"], e["startOffset"]) for e in entries if "epoch" in e]
+
+    def checkpoint(self, node, name):
+        """{(topic, partition): offset} of one of node's log dir checkpoints (name:
+        replication-offset-checkpoint for high watermarks, recovery-point-offset-checkpoint,
+        log-start-offset-checkpoint); {} when the broker has not written it yet."""
+        path = os.path.join(self.dir, f"node-{node}", "logs", name)
+        if not os.path.exists(path):
+            return {}
+        out = subprocess.run([os.path.join(self.bin_dir, "strata-storage"), "dump", "--output", "json", path],
+                             capture_output=True, text=True, timeout=30)
+        if out.returncode != 0:
+            raise TestFailed(f"strata-storage dump of broker {node}'s {name} exited {out.returncode}: "
+                             f"{(out.stdout + out.stderr)[-500:]}")
+        entries = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+        return {(e["topic"], e["partition"]): e["offset"] for e in entries if e.get("type") == "entry"}
 
     def wait_empty_epoch_dropped(self, node, leader, topic, index, epoch, timeout):
         """Waits until node's leader-epoch-checkpoint no longer names `epoch` (one it led
