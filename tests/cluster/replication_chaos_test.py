@@ -32,8 +32,8 @@ Usage: /usr/bin/python3 replication_chaos_test.py <bin dir> <strata-cluster>
 
 import sys
 
-from replication_harness import (FAILED_WITH_THE_PRODUCER, Cluster, NumberedProducer, TailingConsumer, TestFailed,
-                                 check_numbered, log, out_of_order_was_right, read_all, seeded_random)
+from replication_harness import (Cluster, NumberedProducer, TailingConsumer, TestFailed, check_after_chaos, log,
+                                 seeded_random)
 
 TOPIC = "chaos"
 PARTITIONS = 3
@@ -58,13 +58,7 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-chaos", overrides, budget_s=
     cluster.wait_for("the first 500 acknowledgements", lambda: producer.acked_at_least(500), 30)
 
     def produce_goes_on(what, records=300):
-        """Waits for records more acknowledgements. A producer that librdkafka stopped on a
-        fatal error (judged below) acknowledges nothing more: then only the rounds go on."""
-        if producer.fatal is not None:
-            return
-        acked = producer.acked_count()
-        cluster.wait_for(what, lambda: producer.fatal is not None or producer.acked_count() >= acked + records,
-                         STALL_S)
+        producer.goes_on(cluster, what, records, STALL_S)
 
     # Every round runs to its end, whatever the producer does: a wait that fails is a
     # failure (the checks below still run on what was acknowledged).
@@ -109,63 +103,6 @@ with Cluster(sys.argv[1], sys.argv[2], "replication-chaos", overrides, budget_s=
                 cluster.start(b)
     cluster.check(rounds_done == ROUNDS, f"{rounds_done} of the {ROUNDS} kill -9 rounds ran to their end")
 
-    left = producer.stop()
-    cluster.check(left == 0, f"{left} records still undelivered after 90 s")
-    with producer.lock:
-        failed = dict(producer.failed)
-        acked_count = len(producer.acked)
-    log(f"{producer.sent} sent, {acked_count} acknowledged, {len(failed)} failed")
-    stall, at = producer.longest_stall
-    log(f"longest time without an acknowledgement: {stall:.1f} s (at {at} acknowledged)")
-    cluster.check(stall < STALL_S, f"no acknowledgement for {stall:.1f} s (at {at} acknowledged)")
-    cluster.check(not producer.client_errors, f"producer errors: {producer.client_errors[:5]}")
-
-    # Every replica holds the same log once the ISRs are full and the log ends agree.
-    cluster.wait_for("full ISRs", lambda: cluster.settled(TOPIC), 60)
-    if producer.fatal is None:
-        cluster.check(not failed, f"{len(failed)} delivery failures, e.g. {sorted(failed.items())[:5]}")
-    else:
-        # librdkafka 2.0 may stop an idempotent producer on a right OUT_OF_ORDER_SEQUENCE_NUMBER
-        # (out_of_order_was_right says when). Then the later rounds ran without new
-        # records: what was acknowledged is checked below, what failed with the producer
-        # may be there once.
-        if cluster.check(*out_of_order_was_right(cluster, TOPIC, producer.fatal)):
-            log("note: the producer stopped on librdkafka's sequence desynchronization; the rounds went on without it")
-        unexplained = {n: e for n, e in failed.items()
-                       if e.code() not in FAILED_WITH_THE_PRODUCER}
-        cluster.check(not unexplained, f"{len(unexplained)} delivery failures, e.g. {sorted(unexplained.items())[:5]}")
-    for p in cluster.partitions(TOPIC):
-        index, replicas, leader = p["partition"], p["replicas"], p["leader"]
-        cluster.wait_for(f"{TOPIC}-{index}: every replica's log end at the leader's",
-                         lambda: len({cluster.log_end(n, TOPIC, index) for n in replicas}) == 1, 30)
-        if not cluster.check(cluster.replicas_identical(TOPIC, index, replicas),
-                             f"{TOPIC}-{index}: replicas differ: {cluster.describe_difference(TOPIC, index, replicas)}"):
-            continue
-        for n in replicas:
-            check_numbered(cluster, f"{TOPIC}-{index} on broker {n}", cluster.records(n, TOPIC, index), producer, index)
-        log(f"{TOPIC}-{index}: replicas {replicas} identical, {cluster.log_end(leader, TOPIC, index)} records")
-
-    consumed, errors = read_all(cluster.bootstrap, TOPIC, PARTITIONS)
-    cluster.check(not errors, f"consumer errors: {errors[:5]}")
-    for index in range(PARTITIONS):
-        check_numbered(cluster, f"{TOPIC}-{index} as consumed", consumed[index], producer, index)
-        offsets = [o for o, _ in consumed[index]]
-        cluster.check(offsets == list(range(len(offsets))),
-                      f"{TOPIC}-{index}: consumed offsets are not 0..{len(offsets) - 1}")
-
-    # What the consumer tailing through the chaos was served is in the final log, at the
-    # same offsets: no record was served (below a high watermark) and then lost.
-    total = sum(len(v) for v in consumed.values())
-    cluster.wait_for(f"the tailing consumer to reach all {total} records", lambda: tailing.count() >= total, 30)
-    tailing.stop()
-    cluster.check(not tailing.errors, f"tailing consumer errors: {tailing.errors[:5]}")
-    for index in range(PARTITIONS):
-        final = dict(consumed[index])
-        served = tailing.got[index]
-        lost = [(o, v, final.get(o)) for o, v in served if final.get(o) != v]
-        cluster.check(not lost, f"{TOPIC}-{index}: {len(lost)} records served during the chaos are not in the final "
-                                f"log at their offset, e.g. {lost[:3]} (offset, served, final)")
-        cluster.check([o for o, _ in served] == list(range(len(served))),
-                      f"{TOPIC}-{index}: the tailing consumer's offsets are not 0..{len(served) - 1}")
+    check_after_chaos(cluster, TOPIC, PARTITIONS, producer, tailing, STALL_S)
 
 sys.exit(cluster.exit_code())

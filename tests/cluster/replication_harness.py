@@ -10,8 +10,11 @@ Cluster starts 3 controllers and 3 brokers with tools/strata-cluster (127.0.0.1,
 ports, a temp dir) and always stops them when the block ends — also on an exception, a
 SIGTERM/SIGINT/SIGHUP or the test's own time budget (SIGALRM): paused nodes are
 continued first so that their shutdown can run, and the node logs' tails are printed
-when a check failed. Waits are conditions polled with a deadline (wait_for); a failed
-wait or require() ends the test, check() records a failure and goes on.
+when a check failed (also when the cluster did not come up). Waits are conditions polled
+with a deadline (wait_for); a failed wait or require() ends the test, check() records a
+failure and goes on. A subclass may set up around the nodes with before_up() (extra
+`strata-cluster up` arguments) and after_down() (tests/netns/ puts each node in a network
+namespace of its own that way).
 
 Replica contents are read from the partition's segment files with strata-storage dump
 (read-only; a broker may be running): batches, records, and the concatenated bytes of
@@ -90,6 +93,24 @@ class Cluster:
             signal.signal(s, _interrupt)
         signal.alarm(self.budget_s)
         self.dir = tempfile.mkdtemp(prefix=f"strata-{self.name}-test.", dir=os.environ.get("TMPDIR", "/tmp"))
+        try:
+            self._up()
+        except BaseException:
+            # No with-block runs, so no __exit__: stop what did start (and print its logs).
+            self.__exit__(*sys.exc_info())
+            raise
+        log(f"{self.name}: cluster up in {self.dir} ({self.elapsed():.1f} s)")
+        return self
+
+    def before_up(self):
+        """A subclass's set-up before the nodes start (tests/netns/ makes its namespaces):
+        returns extra `strata-cluster up` arguments. Undone by after_down()."""
+        return []
+
+    def after_down(self):
+        """Runs once the nodes are down (or failed to stop), also when before_up() failed."""
+
+    def _up(self):
         if self.node_env_of is not None:
             self.node_env = dict(self.node_env_of(self.dir))
         args = ["up", "--controllers", str(self.controllers), "--brokers", str(len(self.brokers)),
@@ -98,15 +119,13 @@ class Cluster:
             args += ["--override", f"{key}={value}"]
         if self.ssl:
             args.append("--ssl")
-        self.cluster(*args)
+        self.cluster(*args, *self.before_up())
         with open(os.path.join(self.dir, "cluster.env")) as f:
             props = dict(line.strip().split("=", 1) for line in f if "=" in line)
         self.bootstrap = props["bootstrap.servers"]
         self.ssl_bootstrap = props.get("ssl.bootstrap.servers")
         self.ssl_ca_location = props.get("ssl.ca.location")
         self.env["STRATA_BOOTSTRAP_CONTROLLER"] = props["bootstrap.controllers"]
-        log(f"{self.name}: cluster up in {self.dir} ({self.elapsed():.1f} s)")
-        return self
 
     def __exit__(self, kind, value, tb):
         signal.alarm(0)
@@ -145,8 +164,11 @@ class Cluster:
                         print("".join(lines[fatal:min(fatal + 40, tail_from)]), file=sys.stderr, end="")
                         print("[...]", file=sys.stderr)
                     print("".join(lines[tail_from:]), file=sys.stderr, end="")
-            subprocess.run([self.script, "down", "--dir", self.dir], env=self.env, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, timeout=120)
+            try:
+                subprocess.run([self.script, "down", "--dir", self.dir], env=self.env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, timeout=120)
+            finally:
+                self.after_down()
         finally:
             if os.environ.get("STRATA_KEEP_TEST_DIR"):
                 log(f"kept {self.dir}")
@@ -474,6 +496,7 @@ class NumberedProducer:
                                   "error_cb": client_error_logger(tag, self.client_errors), **(config or {})})
         self.lock = threading.Lock()
         self.acked = {}
+        self.acked_at = {}  # n -> time.monotonic() of its acknowledgement
         self.failed = {}
         self.sent = 0
         self.last_ack = None
@@ -491,6 +514,7 @@ class NumberedProducer:
                 if err is None:
                     self.acked[n] = (msg.partition(), msg.offset())
                     now = time.monotonic()
+                    self.acked_at[n] = now
                     if self.last_ack is not None and now - self.last_ack > self.longest_stall[0]:
                         self.longest_stall = (now - self.last_ack, len(self.acked))
                     self.last_ack = now
@@ -515,6 +539,14 @@ class NumberedProducer:
         except KafkaException as e:  # a fatal error (e.g. of the idempotent producer): no more sends
             self.fatal = str(e)
             log(f"{self.tag} producer stopped on a fatal error: {e}")
+
+    def goes_on(self, cluster, what, records, timeout):
+        """Waits for records more acknowledgements. A producer that librdkafka stopped on a
+        fatal error (check_after_chaos judges it) acknowledges nothing more: then it returns."""
+        if self.fatal is not None:
+            return
+        acked = self.acked_count()
+        cluster.wait_for(what, lambda: self.fatal is not None or self.acked_count() >= acked + records, timeout)
 
     def acked_at_least(self, count):
         """acked_count() >= count; a fatal producer error fails the test at once."""
@@ -657,6 +689,77 @@ def check_sequence(cluster, what, records, number_of, acked=None):
 def check_numbered(cluster, what, records, producer, partition):
     """check_sequence for one partition of a NumberedProducer's topic."""
     return check_sequence(cluster, what, records, producer.number_in(partition), producer.acked_in(partition))
+
+
+def check_after_chaos(cluster, topic, partitions, producer, tailing, stall_s):
+    """What a chaos test asserts once its rounds are over (replication_chaos_test.py's
+    docstring says why each holds): stops producer (every delivery report in), then checks
+    no acknowledgement stall of stall_s or more and no client error; with every ISR full,
+    every replica's log holds the same bytes and each acknowledged value once at its offset
+    in production order (check_numbered), as does a consumer reading from the beginning
+    (offsets without gaps); no delivery failure, unless librdkafka 2.0 stopped the
+    producer on a right OUT_OF_ORDER_SEQUENCE_NUMBER (out_of_order_was_right); and what
+    tailing (a TailingConsumer) was served through the chaos is in the final log at the
+    same offsets. Returns {partition: [(offset, value)]} as consumed at the end."""
+    left = producer.stop()
+    cluster.check(left == 0, f"{left} records still undelivered after 90 s")
+    with producer.lock:
+        failed = dict(producer.failed)
+        acked_count = len(producer.acked)
+    log(f"{producer.sent} sent, {acked_count} acknowledged, {len(failed)} failed")
+    stall, at = producer.longest_stall
+    log(f"longest time without an acknowledgement: {stall:.1f} s (at {at} acknowledged)")
+    cluster.check(stall < stall_s, f"no acknowledgement for {stall:.1f} s (at {at} acknowledged)")
+    cluster.check(not producer.client_errors, f"producer errors: {producer.client_errors[:5]}")
+
+    # Every replica holds the same log once the ISRs are full and the log ends agree.
+    cluster.wait_for("full ISRs", lambda: cluster.settled(topic), 60)
+    if producer.fatal is None:
+        cluster.check(not failed, f"{len(failed)} delivery failures, e.g. {sorted(failed.items())[:5]}")
+    else:
+        # librdkafka 2.0 may stop an idempotent producer on a right OUT_OF_ORDER_SEQUENCE_NUMBER
+        # (out_of_order_was_right says when). Then the later rounds ran without new
+        # records: what was acknowledged is checked below, what failed with the producer
+        # may be there once.
+        if cluster.check(*out_of_order_was_right(cluster, topic, producer.fatal)):
+            log("note: the producer stopped on librdkafka's sequence desynchronization; the rounds went on without it")
+        unexplained = {n: e for n, e in failed.items()
+                       if e.code() not in FAILED_WITH_THE_PRODUCER}
+        cluster.check(not unexplained, f"{len(unexplained)} delivery failures, e.g. {sorted(unexplained.items())[:5]}")
+    for p in cluster.partitions(topic):
+        index, replicas, leader = p["partition"], p["replicas"], p["leader"]
+        cluster.wait_for(f"{topic}-{index}: every replica's log end at the leader's",
+                         lambda: len({cluster.log_end(n, topic, index) for n in replicas}) == 1, 30)
+        if not cluster.check(cluster.replicas_identical(topic, index, replicas),
+                             f"{topic}-{index}: replicas differ: {cluster.describe_difference(topic, index, replicas)}"):
+            continue
+        for n in replicas:
+            check_numbered(cluster, f"{topic}-{index} on broker {n}", cluster.records(n, topic, index), producer, index)
+        log(f"{topic}-{index}: replicas {replicas} identical, {cluster.log_end(leader, topic, index)} records")
+
+    consumed, errors = read_all(cluster.bootstrap, topic, partitions)
+    cluster.check(not errors, f"consumer errors: {errors[:5]}")
+    for index in range(partitions):
+        check_numbered(cluster, f"{topic}-{index} as consumed", consumed[index], producer, index)
+        offsets = [o for o, _ in consumed[index]]
+        cluster.check(offsets == list(range(len(offsets))),
+                      f"{topic}-{index}: consumed offsets are not 0..{len(offsets) - 1}")
+
+    # What the consumer tailing through the chaos was served is in the final log, at the
+    # same offsets: no record was served (below a high watermark) and then lost.
+    total = sum(len(v) for v in consumed.values())
+    cluster.wait_for(f"the tailing consumer to reach all {total} records", lambda: tailing.count() >= total, 30)
+    tailing.stop()
+    cluster.check(not tailing.errors, f"tailing consumer errors: {tailing.errors[:5]}")
+    for index in range(partitions):
+        final = dict(consumed[index])
+        served = tailing.got[index]
+        lost = [(o, v, final.get(o)) for o, v in served if final.get(o) != v]
+        cluster.check(not lost, f"{topic}-{index}: {len(lost)} records served during the chaos are not in the final "
+                                f"log at their offset, e.g. {lost[:3]} (offset, served, final)")
+        cluster.check([o for o, _ in served] == list(range(len(served))),
+                      f"{topic}-{index}: the tailing consumer's offsets are not 0..{len(served) - 1}")
+    return consumed
 
 
 def produce_values(bootstrap, topic, partition, values, config=None, timeout=60):
