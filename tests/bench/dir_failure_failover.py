@@ -12,6 +12,10 @@ line (the broker and the controller: the server side), and ack_ms, from arming t
 record's acknowledgement (which adds the client's retry and metadata refresh). The failed
 broker (its only dir gone) stops; it is restarted before the next round. Prints each round
 and RESULT dir_failure_failover {"leadership_ms": {median, max}, "ack_ms": {median, max}, ...}.
+Where ack_ms comes out near 1 s: librdkafka refreshes its metadata at once after the
+KAFKA_STORAGE_ERROR, a few ms before the controller has moved the leadership, is told the
+old leader again, and asks next at its 1 s leader re-query (debug=topic,metadata shows it).
+FETCH_WAIT_MS sets replica.fetch.wait.max.ms (it does not change that).
 Usage: /usr/bin/python3 dir_failure_failover.py <bin dir> <strata-cluster> <libstrata_fault_preload.so> [rounds]
 """
 
@@ -34,6 +38,7 @@ overrides = {
     "broker.heartbeat.interval.ms": 100,
     "replica.lag.time.max.ms": 2000,
     "replica.fetch.backoff.ms": 50,
+    **({"replica.fetch.wait.max.ms": int(os.environ["FETCH_WAIT_MS"])} if "FETCH_WAIT_MS" in os.environ else {}),
 }
 CLIENT = {"acks": "all", "retry.backoff.ms": 10, "message.timeout.ms": 30000,
           "topic.metadata.refresh.fast.interval.ms": 10}
