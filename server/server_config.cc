@@ -1,11 +1,10 @@
 #include "server/server_config.h"
 
+#include "storage/file_ops.h"
 #include "storage/log_config.h"
 
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -467,12 +466,13 @@ std::string ConfigurationReference() {
 }
 
 absl::StatusOr<ServerConfig> ServerConfig::Load(const std::string& path, const std::vector<std::string>& overrides) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read config file ", path));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
+  // Read errors are errors (an unreadable file must not look like an empty one).
+  auto read = storage::ReadWholeFile(*storage::FileOps::Default(), path);
+  if (!read.ok()) {
+    return absl::Status(read.status().code(), absl::StrCat("cannot read config file ", path, ": ", read.status().message()));
+  }
   // Overrides are later lines: the last value of a key wins.
-  std::string text = buffer.str();
+  std::string text = *std::move(read);
   for (const std::string& o : overrides) {
     if (o.find('=') == std::string::npos) {
       return absl::InvalidArgumentError(absl::StrCat("--override '", o, "' is not key=value"));

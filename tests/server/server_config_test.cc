@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/temp_dir.h"
+
 namespace strata::server {
 namespace {
 
@@ -144,6 +146,19 @@ TEST(ServerConfig, AKeyOutsideTheTableIsRefusedEvenWhenItLooksLikeALogSetting) {
     ASSERT_FALSE(parsed.ok()) << key;
     EXPECT_NE(parsed.status().message().find("is not a setting strata-server knows"), absl::string_view::npos);
   }
+}
+
+TEST(ServerConfig, AConfigFileThatCannotBeReadIsAReadErrorNotAnEmptyConfig) {
+  testing::TempDir tmp;
+  auto missing = ServerConfig::Load(tmp.Sub("no-such.properties"), {});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("cannot read config file"), absl::string_view::npos) << missing.status();
+  // A directory opens but every read fails (EISDIR): that error, not "node.id is required".
+  auto unreadable = ServerConfig::Load(tmp.path(), {});
+  ASSERT_FALSE(unreadable.ok());
+  EXPECT_NE(unreadable.status().message().find("cannot read config file " + tmp.path()), absl::string_view::npos)
+      << unreadable.status();
+  EXPECT_EQ(unreadable.status().message().find("node.id"), absl::string_view::npos) << unreadable.status();
 }
 
 }  // namespace
