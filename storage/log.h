@@ -41,6 +41,7 @@
 #include "storage/log_segment.h"
 #include "storage/producer_state.h"
 #include "storage/scheduler.h"
+#include "storage/task_lifetime.h"
 
 namespace strata::storage {
 
@@ -150,13 +151,6 @@ class Log {
   Log(const LogOptions& options, TopicPartition topic_partition, const std::atomic<bool>* dir_offline,
       LogLoadState loaded);
 
-  // Lets flushes scheduled after a roll outlive the log safely: a task runs only while
-  // `alive`, holding `mu`; the destructor clears `alive` under `mu`.
-  struct Lifetime {
-    absl::Mutex mu;
-    bool alive ABSL_GUARDED_BY(mu) = true;
-  };
-
   absl::StatusOr<LogAppendInfo> AppendAsLeaderUnflushed(std::string& records, int32_t leader_epoch);
   absl::StatusOr<LogAppendInfo> AppendAsFollowerUnflushed(absl::string_view records);
   // flush.messages: flushes when the unflushed records reach it.
@@ -191,7 +185,8 @@ class Log {
   const LoadStats load_stats_;
   const std::unique_ptr<LeaderEpochCache> leader_epoch_cache_;
 
-  const std::shared_ptr<Lifetime> lifetime_ = std::make_shared<Lifetime>();
+  // The flushes scheduled after a roll run only while the log lives (task_lifetime.h).
+  const std::shared_ptr<TaskLifetime> lifetime_ = std::make_shared<TaskLifetime>();
   // Held by a flush, and by whatever changes the files of segments below the active one.
   absl::Mutex flush_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   mutable absl::Mutex mu_;

@@ -27,6 +27,7 @@
 #include "storage/log_dir_failure_channel.h"
 #include "storage/meta_properties.h"
 #include "storage/scheduler.h"
+#include "storage/task_lifetime.h"
 #include "storage/transfer_failure_checker.h"
 
 namespace strata::storage {
@@ -104,15 +105,9 @@ class LogManager {
   absl::Status CheckpointOnlineDirs(Checkpoint which);
   void OnDirOffline(const std::string& dir);
 
-  // Lets tasks on the scheduler outlive the manager safely: a task runs only while
-  // `alive`, holding `mu`, and the destructor clears `alive` under `mu`.
-  struct Lifetime {
-    absl::Mutex mu;
-    bool alive ABSL_GUARDED_BY(mu) = true;
-  };
-
   const LogManagerOptions options_;
-  std::shared_ptr<Lifetime> lifetime_ = std::make_shared<Lifetime>();
+  // Tasks it scheduled run only while it lives (task_lifetime.h).
+  std::shared_ptr<TaskLifetime> lifetime_ = std::make_shared<TaskLifetime>();
   LogDirFailureChannel failure_channel_;
   FlushStats flush_stats_;
   std::shared_ptr<TransferFailureChecker> transfer_checker_;

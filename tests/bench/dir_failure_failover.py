@@ -30,7 +30,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cluster"))
-from replication_harness import Cluster, log, produce_values  # noqa: E402
+from replication_harness import Cluster, log, produce_values, write_fault_rules  # noqa: E402
 
 ROUNDS = int(sys.argv[4]) if len(sys.argv) > 4 else 10
 overrides = {
@@ -53,12 +53,6 @@ def log_time(cluster, node, pattern):
     return found
 
 
-def arm(path, rules):
-    with open(path + ".tmp", "w") as f:
-        f.write("".join(r + "\n" for r in rules))
-    os.rename(path + ".tmp", path)
-
-
 faults = tempfile.mkdtemp(prefix="strata-failover-faults.")
 rules = os.path.join(faults, "fault.rules")
 rounds = []
@@ -74,7 +68,7 @@ try:
             leader = cluster.partition(topic, 0)["leader"]
             pid = cluster.pid(leader)
             started = time.monotonic()
-            arm(rules, [f"write {cluster.dir}/node-{leader}/logs/ 0 max EIO"])
+            write_fault_rules(rules, [f"write {cluster.dir}/node-{leader}/logs/ 0 max EIO"])
             [(_, offset, err)] = produce_values(cluster.bootstrap, topic, 0, ["after"], CLIENT)
             took_ms = (time.monotonic() - started) * 1000
             cluster.require(err is None, f"{topic}: the produce after the failure failed: {err}")
@@ -87,7 +81,7 @@ try:
             rounds.append({"leadership_ms": round(leadership_ms, 1), "ack_ms": round(took_ms, 1)})
             log(f"round {i}: broker {leader}'s dir failed; broker {now} led {leadership_ms:.0f} ms later; the "
                 f"produce was acknowledged {took_ms:.0f} ms after the fault was armed")
-            arm(rules, [])
+            write_fault_rules(rules, [])
             cluster.wait_for(f"broker {leader} to stop (its only log dir failed)", lambda: cluster.exited(pid), 20)
             cluster.note_stop(leader)
             cluster.start(leader)

@@ -92,6 +92,18 @@ class IsrChangeTest : public ::testing::Test {
     ASSERT_TRUE(store_->Apply(raft::Entry{1, ++index_, batch.SerializeAsString()}).ok());
     store_->WithImage([&](const controller::MetadataImage& image) { replicas_->ApplyImage(image); });
   }
+  // Whether an expansion of partition `index` reached the controller within 10 s. The ISR
+  // thread sends whatever is queued at once, in the order queued.
+  bool WaitForProposalOf(int32_t index) {
+    return testing::WaitUntil(
+        [&] {
+          for (const auto& [proposed, isr] : fake_.Proposed()) {
+            if (proposed == index) return true;
+          }
+          return false;
+        },
+        10s);
+  }
   // Follower `replica` of partition `index` fetched at the leader's (empty) log end.
   void CaughtUp(int32_t index, int32_t replica) {
     std::shared_ptr<Partition> p = replicas_->GetPartition({"events", index});
@@ -143,14 +155,7 @@ TEST_F(IsrChangeTest, AFencedFollowerIsNotProposedUntilItIsUnfenced) {
   // expansion arrived, events-0's would have arrived before or with it.
   for (int i = 0; i < 5; ++i) CaughtUp(0, 3);
   CaughtUp(1, 2);
-  ASSERT_TRUE(testing::WaitUntil(
-      [&] {
-        for (const auto& [index, isr] : fake_.Proposed()) {
-          if (index == 1) return true;
-        }
-        return false;
-      },
-      10s));
+  ASSERT_TRUE(WaitForProposalOf(1));
   for (const auto& [index, isr] : fake_.Proposed()) {
     EXPECT_EQ(index, 1) << "events-0 was proposed with fenced broker 3 in its ISR";
     EXPECT_EQ(isr, (std::vector<int32_t>{1, 2}));
@@ -211,14 +216,7 @@ TEST_F(IsrChangeTest, AFollowerWhoseLogDirIsOfflineIsNotProposed) {
   Apply(batch);
   for (int i = 0; i < 5; ++i) CaughtUp(0, 3);
   CaughtUp(1, 2);
-  ASSERT_TRUE(testing::WaitUntil(
-      [&] {
-        for (const auto& [index, isr] : fake_.Proposed()) {
-          if (index == 1) return true;
-        }
-        return false;
-      },
-      10s));
+  ASSERT_TRUE(WaitForProposalOf(1));
   for (const auto& [index, isr] : fake_.Proposed()) {
     EXPECT_EQ(index, 1) << "events-0 was proposed with broker 3, whose replica's log dir is offline";
   }

@@ -147,6 +147,11 @@ class ReplicationTest : public ::testing::Test {
     request.acks = acks;
     request.timeout_ms = timeout_ms;
     request.topic_data.push_back({"orders", {{0, std::move(records)}}});
+    return Produce(b, request).at(0);
+  }
+
+  // Sends request (Produce v9) to b; the answer of each partition of its only topic.
+  std::vector<kafka::ProduceResponse::Partition> Produce(Broker& b, const kafka::ProduceRequest& request) {
     std::string body;
     kafka::Writer w(&body);
     kafka::WriteProduceRequest(request, 9, w);
@@ -158,7 +163,7 @@ class ReplicationTest : public ::testing::Test {
     kafka::Reader r((*answer)->body);
     auto response = kafka::ReadProduceResponse(r, 9);
     EXPECT_TRUE(response.ok()) << response.status();
-    return response->responses.at(0).partition_responses.at(0);
+    return response->responses.at(0).partition_responses;
   }
 
   Broker& broker(int32_t id) { return *brokers_[static_cast<size_t>(id - 1)]; }
@@ -269,24 +274,11 @@ TEST_F(ReplicationTest, AnAcksAllProduceTriedByAFollowerFetchAndByTheMetadataIma
   p->set_leader_epoch(0);
   ApplyEverywhere(batch);
   broker(3).replicas->Shutdown();
-  auto produced = std::async(std::launch::async, [&] {
-    kafka::ProduceRequest request;
-    request.acks = -1;
-    request.timeout_ms = 20000;
-    request.topic_data.push_back({"orders", {{0, testing::MakeBatch(2, "a")}, {1, testing::MakeBatch(3, "b")}}});
-    std::string body;
-    kafka::Writer w(&body);
-    kafka::WriteProduceRequest(request, 9, w);
-    kafka::RequestHeader header;
-    header.api_key = static_cast<int16_t>(kafka::ApiKey::kProduce);
-    header.api_version = 9;
-    auto answer = broker(1).apis->HandleAndWait(header, body);
-    EXPECT_TRUE(answer.ok() && answer->has_value()) << answer.status();
-    kafka::Reader r((*answer)->body);
-    auto response = kafka::ReadProduceResponse(r, 9);
-    EXPECT_TRUE(response.ok()) << response.status();
-    return response->responses.at(0).partition_responses;
-  });
+  kafka::ProduceRequest request;
+  request.acks = -1;
+  request.timeout_ms = 20000;
+  request.topic_data.push_back({"orders", {{0, testing::MakeBatch(2, "a")}, {1, testing::MakeBatch(3, "b")}}});
+  auto produced = std::async(std::launch::async, [&] { return Produce(broker(1), request); });
   ASSERT_TRUE(testing::WaitUntil([&] { return broker(1).apis->produces_waiting() == 1; }, 10s));
   // Broker 2 learns orders-1's high watermark from the fetch response whose handling
   // advanced it and tried the operation: orders-1 is settled, orders-0 still waits.

@@ -21,7 +21,7 @@ import shutil
 import sys
 import tempfile
 
-from replication_harness import Cluster, NumberedProducer, check_numbered, log, read_all
+from replication_harness import Cluster, NumberedProducer, check_numbered, log, read_all, write_fault_rules
 
 TOPIC = "jbod"
 PARTITIONS = 8
@@ -35,11 +35,8 @@ overrides = {
 
 
 def arm(cluster, rules):
-    """Replaces the fault rules every node reads (an atomic rename: the library re-reads it)."""
-    tmp = cluster.fault_rules + ".tmp"
-    with open(tmp, "w") as f:
-        f.write("".join(line + "\n" for line in rules))
-    os.rename(tmp, cluster.fault_rules)
+    """Replaces the fault rules every node reads."""
+    write_fault_rules(cluster.fault_rules, rules)
 
 
 def fired(cluster, errno_name, path):

@@ -472,6 +472,14 @@ class Cluster:
 
 
 # ---- clients -----------------------------------------------------------------------
+def write_fault_rules(path, rules):
+    """Replaces the fault library's rules file (tests/fault_preload) with the rule lines:
+    written beside it and renamed over it, so that a node re-reading it sees all or none."""
+    with open(path + ".new", "w") as f:
+        f.write("".join(rule + "\n" for rule in rules))
+    os.rename(path + ".new", path)
+
+
 def client_error_logger(name, errors):
     def on_error(err):
         # librdkafka reports brokers going away; those are what the tests do to it.

@@ -38,7 +38,7 @@ import time
 
 from confluent_kafka import Consumer, KafkaError, TopicPartition
 
-from replication_harness import Cluster, TestFailed, log, produce_values
+from replication_harness import Cluster, TestFailed, log, produce_values, write_fault_rules
 
 TOPIC = "zc"
 RECORDS = 20000
@@ -134,9 +134,7 @@ def arm(cluster, rules, pid):
     """Renames rules onto the rules file (a rename is read whole) and waits until process
     pid has loaded them."""
     path = cluster.node_env["STRATA_FAULT_RULES"]
-    with open(path + ".new", "w") as f:
-        f.write(rules)
-    os.rename(path + ".new", path)
+    write_fault_rules(path, rules.splitlines())
     count = len([line for line in rules.splitlines() if line.strip() and not line.startswith("#")])
     loaded = f"pid={pid} loaded {count} rules from {path}"
     cluster.wait_for(f"pid {pid} to load the {count} fault rules", lambda: loaded in fault_log(cluster), 10)
