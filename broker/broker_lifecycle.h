@@ -48,6 +48,9 @@ class BrokerLifecycle {
   ~BrokerLifecycle();  // stops heartbeating (without controlled shutdown)
 
   BrokerLifecycleStatus status() const;
+  // How long ago the controller last accepted a registration or heartbeat (since the
+  // start when none was yet).
+  std::chrono::milliseconds SinceAccepted() const;
   // New at every process start; the registration record in the image carries it.
   const std::string& incarnation_id() const { return incarnation_id_; }
   // Reports a log dir that failed; sent with the next heartbeat, which goes at once.
@@ -69,6 +72,7 @@ class BrokerLifecycle {
   mutable absl::Mutex mu_;
   absl::CondVar wake_;  // cuts the pacing between shutdown heartbeats short
   BrokerLifecycleStatus status_ ABSL_GUARDED_BY(mu_);
+  std::chrono::steady_clock::time_point last_accepted_ ABSL_GUARDED_BY(mu_) = std::chrono::steady_clock::now();
   std::set<std::string> offline_dirs_ ABSL_GUARDED_BY(mu_);
   size_t offline_dirs_accepted_ ABSL_GUARDED_BY(mu_) = 0;  // named by the last accepted heartbeat
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;

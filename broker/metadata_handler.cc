@@ -1,7 +1,9 @@
 #include "broker/metadata_handler.h"
 
 #include <algorithm>
+#include <set>
 
+#include "broker/replica_manager.h"
 #include "controller/topic_name.h"
 #include "proto/kafka/error_code.h"
 
@@ -17,7 +19,9 @@ int16_t Code(ErrorCode c) { return static_cast<int16_t>(c); }
 
 bool Internal(const std::string& name) { return name == "__consumer_offsets" || name == "__transaction_state"; }
 
-kafka::MetadataResponse::Topic Describe(const controller::MetadataImage& image, const controller::TopicState& t) {
+// stranded: partitions this broker leads but is cut off from (ReplicaManager::Stranded).
+kafka::MetadataResponse::Topic Describe(const controller::MetadataImage& image, const controller::TopicState& t,
+                                        const std::set<storage::TopicPartition>& stranded) {
   kafka::MetadataResponse::Topic out;
   out.name = t.name;
   out.topic_id = t.id;
@@ -38,7 +42,8 @@ kafka::MetadataResponse::Topic Describe(const controller::MetadataImage& image, 
       }
       if (offline) part.offline_replicas.push_back(p.replicas(i));
     }
-    if (p.leader() < 0) part.error_code = Code(ErrorCode::kLeaderNotAvailable);
+    if (!stranded.empty() && stranded.count(storage::TopicPartition{t.name, pid}) > 0) part.leader_id = -1;
+    if (part.leader_id < 0) part.error_code = Code(ErrorCode::kLeaderNotAvailable);
     out.partitions.push_back(std::move(part));
   }
   return out;
@@ -50,6 +55,8 @@ kafka::MetadataResponse AnswerMetadata(const KafkaApisContext& context, const ka
   kafka::MetadataResponse response;
   response.cluster_id = context.cluster_id;
   response.controller_id = context.broker_id;
+  // Before the image's lock, which comes first (controller/metadata_store.h).
+  const std::set<storage::TopicPartition> stranded = context.replicas.StrandedPartitions();
   context.store.WithImage([&](const controller::MetadataImage& image) {
     for (const auto& [id, b] : image.brokers()) {
       if (b.fenced() || b.registration().endpoints().empty()) continue;
@@ -68,7 +75,7 @@ kafka::MetadataResponse AnswerMetadata(const KafkaApisContext& context, const ka
       std::vector<const controller::TopicState*> all;
       for (const auto& [id, t] : image.topics()) all.push_back(&t);
       std::sort(all.begin(), all.end(), [](auto* a, auto* b) { return a->name < b->name; });
-      for (const auto* t : all) response.topics.push_back(Describe(image, *t));
+      for (const auto* t : all) response.topics.push_back(Describe(image, *t, stranded));
       return 0;
     }
     for (const auto& wanted : *request.topics) {
@@ -86,7 +93,7 @@ kafka::MetadataResponse AnswerMetadata(const KafkaApisContext& context, const ka
         missing.topic_id = wanted.topic_id;
         if (t == nullptr) missing.error_code = Code(ErrorCode::kUnknownTopicId);
       }
-      response.topics.push_back(t != nullptr ? Describe(image, *t) : std::move(missing));
+      response.topics.push_back(t != nullptr ? Describe(image, *t, stranded) : std::move(missing));
     }
     return 0;
   });

@@ -166,6 +166,21 @@ std::optional<std::vector<int32_t>> Partition::IsrToShrinkTo(int64_t now_ms, int
   return isr;
 }
 
+bool Partition::FollowersSilentFor(int64_t now_ms, int64_t ms) const {
+  absl::ReaderMutexLock lock(&mu_);
+  if (!IsLeaderLocked()) return false;
+  absl::MutexLock hw(&hw_mu_);
+  bool others = false;
+  for (int32_t replica : state_.isr) {
+    if (replica == local_broker_id_) continue;
+    others = true;
+    auto it = followers_.find(replica);
+    int64_t since = it == followers_.end() ? became_leader_ms_ : std::max(it->second.last_fetch_ms, became_leader_ms_);
+    if (now_ms - since <= ms) return false;
+  }
+  return others;
+}
+
 void Partition::SetPendingIsr(std::vector<int32_t> new_isr) {
   absl::ReaderMutexLock lock(&mu_);
   absl::MutexLock hw(&hw_mu_);

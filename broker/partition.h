@@ -100,6 +100,9 @@ class Partition final : public FollowerPartition {
   // Leader: the ISR without the followers that have not caught up for lag_ms, when that
   // differs from the ISR and no change is in flight; nullopt otherwise.
   std::optional<std::vector<int32_t>> IsrToShrinkTo(int64_t now_ms, int64_t lag_ms) const;
+  // Leader: the ISR has members besides this broker and none of them fetched for ms
+  // (one that has not fetched in this epoch counts from when this broker became leader).
+  bool FollowersSilentFor(int64_t now_ms, int64_t ms) const;
   // Leader: an AlterPartition for new_isr is in flight. Until the metadata shows it (or
   // it fails), the high watermark counts the union of both ISRs, so an acknowledged
   // record is on every replica that may become leader.

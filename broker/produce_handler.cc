@@ -74,6 +74,11 @@ class DelayedProduce final : public DelayedOperation {
           SetError(p, KafkaError(kafka::ErrorCode::kNotLeaderOrFollower,
                                  absl::StrCat("leadership of ", w.tp.DirName(), " moved before the ISR had the records")));
           w.required_offset = -1;
+        } else if (partition->high_watermark() < w.required_offset && context_.replicas.Stranded(*partition)) {
+          SetError(p, KafkaError(kafka::ErrorCode::kNotLeaderOrFollower,
+                                 absl::StrCat("this broker was cut off from the controller and the other in-sync "
+                                              "replicas of ", w.tp.DirName(), " before they had the records")));
+          w.required_offset = -1;
         } else if (partition->high_watermark() >= w.required_offset) {
           w.required_offset = -1;  // acknowledged by the whole ISR
           int32_t isr = static_cast<int32_t>(partition->state().isr.size());

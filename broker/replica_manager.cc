@@ -146,6 +146,19 @@ void ReplicaManager::RunIsrChanges() {
         }
       }
     }
+    // Produces waiting on a leader that became stranded answer NOT_LEADER_OR_FOLLOWER now.
+    std::set<storage::TopicPartition> stranded = StrandedPartitions();
+    for (const storage::TopicPartition& tp : stranded) {
+      if (stranded_.count(tp)) continue;
+      spdlog::warn("broker {}: {} stranded: neither the controller nor another in-sync replica heard from for {} ms; "
+                   "refusing produce and naming no leader in Metadata until one does", options_.broker_id,
+                   tp.DirName(), options_.leader_lease_ms);
+      NotifyHighWatermark(tp);
+    }
+    for (const storage::TopicPartition& tp : stranded_) {
+      if (!stranded.count(tp)) spdlog::info("broker {}: {} no longer stranded", options_.broker_id, tp.DirName());
+    }
+    stranded_ = std::move(stranded);
     if (!changes.empty()) SendIsrChanges(changes);
   }
 }
@@ -413,6 +426,29 @@ void ReplicaManager::DropPartition(const storage::TopicPartition& tp, Hosted hos
   }
 }
 
+bool ReplicaManager::Stranded(const Partition& partition) const {
+  if (!options_.since_controller_contact) return false;
+  if (options_.since_controller_contact().count() <= options_.leader_lease_ms) return false;
+  return partition.FollowersSilentFor(options_.clock->NowMs(), options_.leader_lease_ms);
+}
+
+std::set<storage::TopicPartition> ReplicaManager::StrandedPartitions() const {
+  std::set<storage::TopicPartition> out;
+  if (!options_.since_controller_contact ||
+      options_.since_controller_contact().count() <= options_.leader_lease_ms) {
+    return out;
+  }
+  std::vector<std::shared_ptr<Partition>> hosted;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [tp, h] : hosted_) hosted.push_back(h.partition);
+  }
+  for (const auto& p : hosted) {
+    if (Stranded(*p)) out.insert(p->topic_partition());
+  }
+  return out;
+}
+
 std::shared_ptr<Partition> ReplicaManager::GetPartition(const storage::TopicPartition& tp) const {
   absl::MutexLock lock(&mu_);
   auto it = hosted_.find(tp);
@@ -433,7 +469,23 @@ absl::StatusOr<storage::LogAppendInfo> ReplicaManager::AppendRecords(const stora
     return KafkaError(proto::kafka::ErrorCode::kNotLeaderOrFollower,
                       absl::StrCat("broker ", options_.broker_id, " hosts no replica of ", tp.DirName()));
   }
+  if (Stranded(*partition)) {
+    return KafkaError(proto::kafka::ErrorCode::kNotLeaderOrFollower,
+                      absl::StrCat("broker ", options_.broker_id, " has reached neither the controller nor the other "
+                                   "in-sync replicas of ", tp.DirName(), " for ", options_.leader_lease_ms,
+                                   " ms: another broker may lead it now"));
+  }
   auto info = partition->AppendRecordsToLeader(records);
+  if (!info.ok()) {
+    auto code = KafkaErrorCodeOf(info.status());
+    if (code == proto::kafka::ErrorCode::kOutOfOrderSequenceNumber ||
+        code == proto::kafka::ErrorCode::kInvalidProducerEpoch) {
+      // Rare, and librdkafka stops an idempotent producer on it: say what the log held.
+      spdlog::warn("broker {}: {} refused a produce in leader epoch {} at log end offset {}: {}", options_.broker_id,
+                   tp.DirName(), partition->leader_epoch(), partition->log()->log_end_offset(),
+                   info.status().message());
+    }
+  }
   // New records: consumers wake when the high watermark moved, followers waiting at the
   // log end wake for the records themselves.
   if (info.ok() && !info->duplicate) NotifyHighWatermark(tp);

@@ -19,6 +19,7 @@
 // threads.
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -55,6 +56,11 @@ struct ReplicaManagerOptions {
   std::string inter_broker_listener;
   ReplicaFetcherManagerOptions fetchers;
   int64_t replica_lag_time_max_ms = 30000;  // replica.lag.time.max.ms
+  // Leader lease: how long ago the controller last accepted a heartbeat (nullptr: never
+  // stranded). A leader that has reached neither the controller nor any other ISR
+  // member for leader_lease_ms is stranded (Stranded()).
+  std::function<std::chrono::milliseconds()> since_controller_contact;
+  int64_t leader_lease_ms = 7000;  // broker.session.timeout.ms - broker.heartbeat.interval.ms
   storage::Clock* clock = storage::Clock::System();
 };
 
@@ -78,6 +84,19 @@ class ReplicaManager final : public FollowerPartitions {
     return GetPartition(tp);
   }
   std::vector<storage::TopicPartition> partitions() const;
+
+  // A partition this broker leads is stranded when for leader_lease_ms no heartbeat
+  // reached the controller and no other ISR member fetched: the broker is cut off, the
+  // controller has fenced it (its session timeout is longer by a heartbeat interval) and
+  // may have elected another leader, and nothing appended here can be acknowledged
+  // (acks=all: the ISR cannot shrink without the controller). A stranded partition
+  // refuses produce (NOT_LEADER_OR_FOLLOWER) and Metadata from this broker names no
+  // leader for it (LEADER_NOT_AVAILABLE), so that clients look for the new leader
+  // elsewhere instead of going back and forth between two brokers that both say they
+  // lead. A broker that only lost the controller (the quorum is down) but whose
+  // followers still fetch keeps leading, as Kafka's does; so does the only ISR member.
+  bool Stranded(const Partition& partition) const;
+  std::set<storage::TopicPartition> StrandedPartitions() const;
 
   // Appends a producer's records to the partition this broker leads, then wakes
   // waiting fetches when the high watermark moved.
@@ -137,6 +156,8 @@ class ReplicaManager final : public FollowerPartitions {
   std::unique_ptr<ReplicaFetcherManager> fetchers_;
   std::atomic<bool> following_image_{false};
 
+  // Partitions stranded at the ISR thread's last look (that thread only).
+  std::set<storage::TopicPartition> stranded_;
   mutable absl::Mutex isr_mu_;
   bool isr_stopping_ ABSL_GUARDED_BY(isr_mu_) = false;
   std::map<storage::TopicPartition, std::vector<int32_t>> isr_expansions_ ABSL_GUARDED_BY(isr_mu_);

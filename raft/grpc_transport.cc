@@ -9,6 +9,7 @@
 #include "absl/synchronization/mutex.h"
 #include "base/logging.h"
 #include "raft.grpc.pb.h"
+#include "raft/observer.h"
 #include "raft/snapshot_transfer.h"
 #include "storage/errc.h"
 
@@ -282,7 +283,9 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
                                                  [&](pb::SnapshotChunk& chunk) {
                                                    pb::ObserveResponse response;
                                                    response.mutable_snapshot_chunk()->Swap(&chunk);
-                                                   response.set_commit_index(node->status().commit);
+                                                   RaftNodeStatus st = node->status();
+                                                   response.set_commit_index(st.commit);
+                                                   response.set_leader_id(st.leader);
                                                    return writer->Write(response);
                                                  });
         if (!sent.ok()) return grpc::Status(grpc::StatusCode::UNAVAILABLE, std::string(sent.message()));
@@ -293,8 +296,9 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
       pb::ObserveResponse response;
       if (entries->empty()) {
         // Nothing new: wait for the commit to move (a keep-alive goes out meanwhile).
-        response.set_commit_index(node->WaitForCommit(next - 1, std::chrono::milliseconds(500)));
+        response.set_commit_index(node->WaitForCommit(next - 1, kObserveKeepAliveInterval));
         if (response.commit_index() >= next) continue;
+        response.set_leader_id(node->status().leader);
       } else {
         for (const Entry& e : *entries) {
           pb::LogEntry* out = response.add_entries();
@@ -303,7 +307,9 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
           out->set_data(e.data);
         }
         next = entries->back().index + 1;
-        response.set_commit_index(node->status().commit);
+        RaftNodeStatus st = node->status();
+        response.set_commit_index(st.commit);
+        response.set_leader_id(st.leader);
       }
       if (!writer->Write(response)) break;
     }

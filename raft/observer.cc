@@ -2,6 +2,8 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "base/check.h"
 #include "base/logging.h"
@@ -36,6 +38,7 @@ absl::StatusOr<std::unique_ptr<RaftObserver>> RaftObserver::Start(RaftObserverOp
     }
   }
   observer->thread_ = std::thread([o = observer.get()] { o->Run(); });
+  observer->watchdog_ = std::thread([o = observer.get()] { o->Watch(); });
   return observer;
 }
 
@@ -46,6 +49,7 @@ RaftObserver::~RaftObserver() {
     if (active_context_) static_cast<grpc::ClientContext*>(active_context_.get())->TryCancel();
   }
   if (thread_.joinable()) thread_.join();
+  if (watchdog_.joinable()) watchdog_.join();
 }
 
 Index RaftObserver::applied() const {
@@ -83,6 +87,11 @@ int64_t RaftObserver::snapshots_restored() const {
   return snapshots_restored_;
 }
 
+int64_t RaftObserver::stalls() const {
+  absl::MutexLock lock(&mu_);
+  return stalls_;
+}
+
 bool RaftObserver::WaitForApplied(Index index, std::chrono::milliseconds timeout) const {
   absl::MutexLock lock(&mu_);
   auto reached = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return applied_ >= index; };
@@ -92,9 +101,10 @@ bool RaftObserver::WaitForApplied(Index index, std::chrono::milliseconds timeout
 void RaftObserver::Run() {
   size_t next_voter = 0;
   while (true) {
-    const std::string& address = options_.voters[next_voter++ % options_.voters.size()];
+    const ObservedVoter& voter = options_.voters[next_voter++ % options_.voters.size()];
     bool fatal = false;
-    absl::Status ended = Follow(address, &fatal);
+    NodeId leader = kNoNode;
+    absl::Status ended = Follow(voter, &fatal, &leader);
     if (fatal) {
       spdlog::error("observer: metadata state failed, stopping: {}", ended.ToString());
       {
@@ -104,15 +114,31 @@ void RaftObserver::Run() {
       if (options_.on_fatal) options_.on_fatal(ended);
       return;
     }
+    for (size_t i = 0; i < options_.voters.size(); ++i) {
+      if (leader != kNoNode && leader != voter.id && options_.voters[i].id == leader) next_voter = i;
+    }
     absl::MutexLock lock(&mu_);
     if (stopping_) return;
-    spdlog::debug("observer: stream from {} ended: {}", address, ended.ToString());
+    spdlog::debug("observer: stream from voter {} ({}) ended: {}", voter.id, voter.address, ended.ToString());
     mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::FromChrono(options_.retry_backoff));
     if (stopping_) return;
   }
 }
 
-absl::Status RaftObserver::Follow(const std::string& address, bool* fatal) {
+void RaftObserver::Watch() {
+  absl::MutexLock lock(&mu_);
+  while (!stopping_) {
+    mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::FromChrono(options_.stall_timeout / 4));
+    if (stopping_ || !active_context_ || stalled_) continue;
+    if (std::chrono::steady_clock::now() - last_progress_ < options_.stall_timeout) continue;
+    stalled_ = true;
+    ++stalls_;
+    static_cast<grpc::ClientContext*>(active_context_.get())->TryCancel();
+  }
+}
+
+absl::Status RaftObserver::Follow(const ObservedVoter& voter, bool* fatal, NodeId* leader) {
+  const std::string& address = voter.address;
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 50);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
@@ -124,13 +150,35 @@ absl::Status RaftObserver::Follow(const std::string& address, bool* fatal) {
     absl::MutexLock lock(&mu_);
     if (stopping_) return absl::CancelledError("stopping");
     active_context_ = context;
+    last_progress_ = std::chrono::steady_clock::now();
+    stalled_ = false;
     request.set_from_index(applied_ + 1);
   }
+  // Since when the voter has named no leader (nullopt: it named one last).
+  std::optional<std::chrono::steady_clock::time_point> leaderless_since;
   auto reader = stub->Observe(context.get(), request);
   std::unique_ptr<SnapshotReceiver> receiver;
   pb::ObserveResponse response;
   absl::Status result = absl::OkStatus();
   while (result.ok() && reader->Read(&response)) {
+    auto now = std::chrono::steady_clock::now();
+    {
+      absl::MutexLock lock(&mu_);
+      last_progress_ = now;
+    }
+    if (response.leader_id() != kNoNode) {
+      *leader = response.leader_id();
+      leaderless_since.reset();
+    } else if (!leaderless_since) {
+      leaderless_since = now;
+    } else if (now - *leaderless_since >= options_.stall_timeout) {
+      *leader = kNoNode;
+      result = absl::UnavailableError(absl::StrCat("voter ", voter.id, " at ", address, " has known no leader for ",
+                                                   options_.stall_timeout.count(), " ms"));
+      absl::MutexLock lock(&mu_);
+      ++stalls_;
+      break;
+    }
     if (response.has_snapshot_chunk()) {
       if (!receiver) receiver = std::make_unique<SnapshotReceiver>(*snapshots_);
       result = receiver->Accept(response.snapshot_chunk());
@@ -175,15 +223,23 @@ absl::Status RaftObserver::Follow(const std::string& address, bool* fatal) {
     {
       absl::MutexLock lock(&mu_);
       commit_seen_ = std::max(commit_seen_, response.commit_index());
+      last_progress_ = std::chrono::steady_clock::now();  // applying is not stalling
     }
   }
   if (!result.ok()) context->TryCancel();
   grpc::Status status = reader->Finish();
+  bool stalled;
   {
     absl::MutexLock lock(&mu_);
     active_context_.reset();
+    stalled = stalled_;
   }
   if (!result.ok()) return result;
+  if (stalled) {
+    *leader = kNoNode;  // the voter may be the one cut off: try the others
+    return absl::UnavailableError(absl::StrCat("voter ", voter.id, " at ", address, " sent nothing for ",
+                                               options_.stall_timeout.count(), " ms"));
+  }
   return absl::UnavailableError(absl::StrCat(address, ": ", status.error_message()));
 }
 

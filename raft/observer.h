@@ -5,11 +5,15 @@
 // first, which the observer seals in its own SnapshotStore and restores into its state
 // machine. With persist_log, every entry is also written (fsynced) into its own
 // `__cluster_metadata-0` log in dir before it is applied; the log restarts after a
-// restored snapshot and keeps about keep_entries behind the applied entry. On any
-// stream error it moves to the next voter after a short pause; a failure of its state
-// machine, log or snapshot store stops it (on_fatal).
-// Thread-safe: one thread of its own applies; the accessors may be called from any
-// thread.
+// restored snapshot and keeps about keep_entries behind the applied entry. It leaves a
+// voter and moves on after a short pause when the stream fails, when nothing (not even
+// a keep-alive, sent every kObserveKeepAliveInterval) arrives for stall_timeout (the
+// connection went silent: a network partition), or when the voter has known no leader
+// for stall_timeout (it is cut off from the quorum, so its commit index may never move
+// again). It goes to the leader the voter last named, else to the next voter. A failure
+// of its state machine, log or snapshot store stops it (on_fatal).
+// Thread-safe: one thread of its own applies, one watches for stalls; the accessors may
+// be called from any thread.
 
 #include <chrono>
 #include <functional>
@@ -24,17 +28,29 @@
 #include "raft/raft_storage.h"
 #include "raft/snapshot_store.h"
 #include "raft/state_machine.h"
+#include "raft/types.h"
 
 namespace strata::raft {
 
+// How often a voter serving Observe sends a keep-alive when nothing commits.
+inline constexpr std::chrono::milliseconds kObserveKeepAliveInterval{200};
+
+struct ObservedVoter {
+  NodeId id = kNoNode;
+  std::string address;  // "host:port" of its RaftServer
+};
+
 struct RaftObserverOptions {
-  std::vector<std::string> voters;  // "host:port" of each voter's RaftServer
+  std::vector<ObservedVoter> voters;
   StateMachine* state_machine = nullptr;
   // Where received snapshots are kept (snapshots/ is created inside).
   std::string dir;
   // The last entry the state machine already holds (0: none).
   Index applied = 0;
   std::chrono::milliseconds retry_backoff{100};
+  // Several keep-alive intervals: well below a broker session timeout, so that a broker
+  // whose voter went silent finds the quorum again before the controller fences it.
+  std::chrono::milliseconds stall_timeout{1000};
   bool persist_log = false;
   int64_t keep_entries = 50'000;
   // Called once, on the observer's thread, when the state machine or the snapshot store
@@ -51,6 +67,8 @@ class RaftObserver {
   // The highest commit index a voter reported.
   Index commit_seen() const;
   int64_t snapshots_restored() const;
+  // Streams given up because they went silent or their voter knew no leader.
+  int64_t stalls() const;
   // True once it stopped on a failure of its state machine or snapshot store.
   bool failed() const;
   // Waits until an entry at or past index is applied; false at the timeout.
@@ -60,8 +78,11 @@ class RaftObserver {
   struct Stream;
   explicit RaftObserver(RaftObserverOptions options) : options_(std::move(options)) {}
   void Run();
-  // Follows one voter until its stream ends; returns why.
-  absl::Status Follow(const std::string& address, bool* fatal);
+  // Cancels the current stream when nothing arrived on it for stall_timeout.
+  void Watch();
+  // Follows one voter until its stream ends; returns why. *leader: the leader it last
+  // named (kNoNode: none).
+  absl::Status Follow(const ObservedVoter& voter, bool* fatal, NodeId* leader);
 
   RaftObserverOptions options_;
   std::unique_ptr<SnapshotStore> snapshots_;
@@ -75,9 +96,13 @@ class RaftObserver {
   int64_t snapshots_restored_ ABSL_GUARDED_BY(mu_) = 0;
   bool failed_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  // The current call's grpc::ClientContext, to cancel it.
+  int64_t stalls_ ABSL_GUARDED_BY(mu_) = 0;
+  // The current call's grpc::ClientContext, to cancel it, and when it last delivered.
   std::shared_ptr<void> active_context_ ABSL_GUARDED_BY(mu_);
+  std::chrono::steady_clock::time_point last_progress_ ABSL_GUARDED_BY(mu_);
+  bool stalled_ ABSL_GUARDED_BY(mu_) = false;  // the watchdog cancelled the current call
   std::thread thread_;
+  std::thread watchdog_;
 };
 
 }  // namespace strata::raft

@@ -84,7 +84,7 @@ absl::Status BrokerRole::OpenMetadataImage(const ServerConfig& config, controlle
 absl::Status BrokerRole::FollowMetadataLog(const ServerConfig& config,
                                            const std::function<void(const absl::Status&)>& on_fatal) {
   raft::RaftObserverOptions o;
-  for (const auto& [id, address] : config.voters) o.voters.push_back(address);
+  for (const auto& [id, address] : config.voters) o.voters.push_back({id, address});
   o.state_machine = store_;
   o.dir = config.metadata_log_dir;
   o.persist_log = true;  // the broker keeps its own copy of the metadata log
@@ -175,6 +175,11 @@ void BrokerRole::StartReplicaManager(const ServerConfig& config) {
   rmo.broker_epoch = [lifecycle = lifecycle_.get()] { return lifecycle->status().broker_epoch; };
   rmo.inter_broker_listener = config.inter_broker_listener_name;
   rmo.replica_lag_time_max_ms = config.replica_lag_time_max_ms;
+  rmo.since_controller_contact = [lifecycle = lifecycle_.get()] { return lifecycle->SinceAccepted(); };
+  // Shorter than the controller's session timeout by a heartbeat interval: the broker
+  // stops claiming leadership before the controller can have elected another leader.
+  rmo.leader_lease_ms = std::max<int64_t>(config.broker_heartbeat_interval_ms,
+                                          config.broker_session_timeout_ms - config.broker_heartbeat_interval_ms);
   rmo.fetchers.num_fetchers = config.num_replica_fetchers;
   rmo.fetchers.fetcher.max_wait = std::chrono::milliseconds(config.replica_fetch_wait_max_ms);
   rmo.fetchers.fetcher.min_bytes = config.replica_fetch_min_bytes;

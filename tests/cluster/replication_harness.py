@@ -801,24 +801,36 @@ FAILED_WITH_THE_PRODUCER = (KafkaError._FATAL, KafkaError.OUT_OF_ORDER_SEQUENCE_
 def out_of_order_was_right(cluster, topic, fatal):
     """(ok, what) for librdkafka's fatal OUT_OF_ORDER_SEQUENCE_NUMBER ("sequence
     desynchronization" or "rewound sequence number"): ok when the broker that answered it
-    holds batches of that producer whose sequence does not continue at the rejected base
+    held batches of that producer whose sequence does not continue at the rejected base
     sequence, so that the answer was right. librdkafka 2.0 then stops the producer: it had
     counted an earlier possibly-persisted batch as written (librdkafka PR 4438, fixed in
-    2.3) or batched a retry anew (issue 3584); Kafka answers the same."""
+    2.3) or batched a retry anew (issue 3584); Kafka answers the same.
+    The broker logs each refusal with the last sequence its producer state held and its
+    log end offset then (ReplicaManager::AppendRecords). Its log may have been truncated
+    since (a deposed leader's is), so the final log is only asked what lies below that
+    log end offset and is still there: the last batch of the producer there must end at
+    the sequence the broker named (its producer state matched its log)."""
     m = re.search(r"\[(\d+)\] with \d+ message\(s\).*broker (\d+) \(PID\{Id:(\d+),Epoch:(\d+)\}, base seq (\d+)",
                   fatal or "")
     if not m:
         return False, f"the producer failed: {fatal}"
     index, broker, pid, epoch, seq = (int(g) for g in m.groups())
-    mine = [b for b in cluster.batches(broker, topic, index) if b["producerId"] == pid and b["producerEpoch"] == epoch]
-    held = max((b["lastSequence"] for b in mine), default=None)
-    near = [(b["baseOffset"], b["baseSequence"], b["lastSequence"], b["partitionLeaderEpoch"])
-            for b in mine if seq - 50 <= b["lastSequence"] and b["baseSequence"] <= seq + 50]
-    log(f"{topic}-{index} on broker {broker}: batches of producer {pid} (offset, first seq, last seq, leader epoch) "
-        f"near seq {seq}: {near}; its last sequence is {held}")
-    ok = held is not None and held != seq - 1
-    return ok, (f"broker {broker} refused sequence {seq} of producer {pid} on {topic}-{index} as out of order, "
-                f"its log's last sequence of that producer being {held}: "
+    said = re.findall(rf"{re.escape(topic)}-{index} refused a produce in leader epoch (\d+) at log end offset (\d+): "
+                      rf"producer {pid} epoch {epoch} sent sequence {seq} after (-?\d+)", cluster.server_log(broker))
+    if not said:
+        return False, (f"broker {broker} refused sequence {seq} of producer {pid} on {topic}-{index} (the producer's "
+                       f"error: {fatal}) but logged no refusal")
+    leader_epoch, log_end, last = (int(g) for g in said[-1])
+    mine = [b for b in cluster.batches(broker, topic, index)
+            if b["producerId"] == pid and b["producerEpoch"] == epoch and b["lastOffset"] < log_end]
+    held = mine[-1]["lastSequence"] if mine else None
+    near = [(b["baseOffset"], b["baseSequence"], b["lastSequence"], b["partitionLeaderEpoch"]) for b in mine[-5:]]
+    log(f"{topic}-{index} on broker {broker}: refused sequence {seq} in leader epoch {leader_epoch} at log end offset "
+        f"{log_end}, its last sequence being {last}; the last batches of producer {pid} below that offset in its "
+        f"final log (offset, first seq, last seq, leader epoch): {near}")
+    ok = last != seq - 1 and held == last
+    return ok, (f"broker {broker} refused sequence {seq} of producer {pid} on {topic}-{index} as out of order after "
+                f"{last}, its final log's last sequence of that producer below offset {log_end} being {held}: "
                 f"{'right' if ok else 'wrong'}; the producer's error: {fatal}")
 
 

@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <atomic>
 #include <filesystem>
+#include <thread>
 #include <iostream>
 
 #include <grpcpp/grpcpp.h>
@@ -239,7 +241,7 @@ TEST(RaftGrpc, AnObserverFollowsTheCommittedLogSnapshotFirstAndAcrossLeaderChang
   ASSERT_GT(q.node(leader).status().snapshot_index, 0);
   AppliedLog observed;
   RaftObserverOptions o;
-  for (NodeId id : q.ids_) o.voters.push_back(q.address(id));
+  for (NodeId id : q.ids_) o.voters.push_back({id, q.address(id)});
   o.state_machine = &observed;
   o.dir = q.observer_dir();
   o.persist_log = true;
@@ -270,6 +272,66 @@ TEST(RaftGrpc, AnObserverFollowsTheCommittedLogSnapshotFirstAndAcrossLeaderChang
   ASSERT_TRUE(copy.ok()) << copy.status();
   ASSERT_EQ(copy->size(), 1u);
   EXPECT_EQ(copy->at(0).data, "after-failover");
+}
+
+// A voter's RaftTransport that serves Observe badly: a stream that sends nothing (its
+// connection went silent, as in a network partition; a blackhole cannot be made in
+// process) or keep-alives naming no leader (a voter cut off from its quorum).
+class BadVoter final : public v1::RaftTransport::Service {
+ public:
+  enum class Mode { kSilent, kLeaderless };
+  explicit BadVoter(Mode mode) : mode_(mode) {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
+    builder.RegisterService(this);
+    server_ = builder.BuildAndStart();
+  }
+  ~BadVoter() override { server_->Shutdown(std::chrono::system_clock::now()); }
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  int calls() const { return calls_.load(); }
+
+  grpc::Status Observe(grpc::ServerContext* context, const v1::ObserveRequest*,
+                       grpc::ServerWriter<v1::ObserveResponse>* writer) override {
+    ++calls_;
+    while (!context->IsCancelled()) {
+      if (mode_ == Mode::kLeaderless) {
+        v1::ObserveResponse keep_alive;  // commit_index 0, leader_id 0
+        if (!writer->Write(keep_alive)) break;
+      }
+      std::this_thread::sleep_for(20ms);  // a server's pace, not a test's synchronisation
+    }
+    return grpc::Status::OK;
+  }
+
+ private:
+  const Mode mode_;
+  int port_ = 0;
+  std::atomic<int> calls_{0};
+  std::unique_ptr<grpc::Server> server_;
+};
+
+TEST(RaftGrpc, AnObserverLeavesAVoterThatGoesSilentOrKnowsNoLeader) {
+  GrpcQuorum q;
+  BadVoter silent(BadVoter::Mode::kSilent);
+  BadVoter leaderless(BadVoter::Mode::kLeaderless);
+  AppliedLog observed;
+  RaftObserverOptions o;
+  o.voters.push_back({7, silent.address()});  // followed first
+  o.voters.push_back({8, leaderless.address()});
+  for (NodeId id : q.ids_) o.voters.push_back({id, q.address(id)});
+  o.state_machine = &observed;
+  o.dir = q.observer_dir();
+  o.stall_timeout = 300ms;
+  auto observer = RaftObserver::Start(o);
+  ASSERT_TRUE(observer.ok()) << observer.status();
+  auto index = q.Propose("past-the-bad-voters");
+  ASSERT_TRUE(index.ok()) << index.status();
+  // Without the stall check the observer waits on the silent voter for ever.
+  ASSERT_TRUE((*observer)->WaitForApplied(*index, 20s)) << "applied " << (*observer)->applied();
+  EXPECT_EQ(observed.Read(*index, 1).at(0).data, "past-the-bad-voters");
+  EXPECT_GE(silent.calls(), 1);
+  EXPECT_GE(leaderless.calls(), 1);
+  EXPECT_GE((*observer)->stalls(), 2);
 }
 
 }  // namespace
