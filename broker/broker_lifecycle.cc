@@ -40,8 +40,9 @@ BrokerLifecycleStatus BrokerLifecycle::status() const {
 }
 
 std::chrono::milliseconds BrokerLifecycle::SinceAccepted() const {
-  absl::MutexLock lock(&mu_);
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - last_accepted_);
+  std::chrono::steady_clock::duration last(last_accepted_.load(std::memory_order_relaxed));
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch() -
+                                                               last);
 }
 
 void BrokerLifecycle::ReportOfflineDir(const std::string& dir_id) {
@@ -79,7 +80,7 @@ bool BrokerLifecycle::Register() {
   }
   status_.broker_epoch = response.broker_epoch();
   status_.fenced = true;
-  last_accepted_ = std::chrono::steady_clock::now();
+  last_accepted_.store(std::chrono::steady_clock::now().time_since_epoch().count(), std::memory_order_relaxed);
   status_.last_error.clear();
   spdlog::info("broker {}: registered with epoch {}", options_.broker_id, response.broker_epoch());
   return true;
@@ -114,7 +115,7 @@ bool BrokerLifecycle::Heartbeat(bool want_shut_down, bool* should_shut_down) {
     return true;
   }
   ++status_.heartbeats;
-  last_accepted_ = std::chrono::steady_clock::now();
+  last_accepted_.store(std::chrono::steady_clock::now().time_since_epoch().count(), std::memory_order_relaxed);
   offline_dirs_accepted_ = std::max(offline_dirs_accepted_, static_cast<size_t>(request.offline_log_dirs_size()));
   if (status_.fenced != response.is_fenced()) {
     spdlog::info("broker {}: {}", options_.broker_id, response.is_fenced() ? "fenced" : "unfenced");

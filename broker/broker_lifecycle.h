@@ -9,6 +9,7 @@
 // shut down until the controller has moved every leadership away (or a timeout).
 // Thread-safe.
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <set>
@@ -72,7 +73,9 @@ class BrokerLifecycle {
   mutable absl::Mutex mu_;
   absl::CondVar wake_;  // cuts the pacing between shutdown heartbeats short
   BrokerLifecycleStatus status_ ABSL_GUARDED_BY(mu_);
-  std::chrono::steady_clock::time_point last_accepted_ ABSL_GUARDED_BY(mu_) = std::chrono::steady_clock::now();
+  // steady_clock ticks of the last accepted registration or heartbeat; atomic, as every
+  // produce reads it (ReplicaManager::Stranded).
+  std::atomic<std::chrono::steady_clock::rep> last_accepted_{std::chrono::steady_clock::now().time_since_epoch().count()};
   std::set<std::string> offline_dirs_ ABSL_GUARDED_BY(mu_);
   size_t offline_dirs_accepted_ ABSL_GUARDED_BY(mu_) = 0;  // named by the last accepted heartbeat
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;

@@ -38,10 +38,9 @@ absl::StatusOr<bool> Partition::Update(const PartitionState& state, int64_t now_
   if (changed && state.leader == local_broker_id_ && state.leader_epoch >= 0) {
     // A new leader epoch starts at the log end (what OffsetForLeaderEpoch answers
     // followers, and what appends in this epoch continue from).
-    auto latest = log_->leader_epoch_cache().Latest();
-    if (!latest || latest->epoch < state.leader_epoch) {
-      STRATA_RETURN_IF_ERROR(log_->leader_epoch_cache().Assign(state.leader_epoch, log_->log_end_offset()));
-    }
+    // Written in the background (until this epoch holds a batch, losing it in a crash
+    // loses nothing), so that the new leader's first produce does not wait on an fsync.
+    STRATA_RETURN_IF_ERROR(log_->StartLeaderEpoch(state.leader_epoch));
   }
   {
     absl::MutexLock hw(&hw_mu_);

@@ -48,6 +48,8 @@ class DelayedProduce final : public DelayedOperation {
     // taken under another lock (a broker applies the image under it and that completes
     // produces: the two orders together are a lock cycle; controller/metadata_store.h).
     int32_t min_insync_replicas = 1;
+    // Answered KAFKA_STORAGE_ERROR already; held until the image names another leader.
+    bool awaiting_new_leader = false;
   };
 
   DelayedProduce(const KafkaApisContext& context, Clock::time_point deadline, kafka::ProduceResponse response,
@@ -66,10 +68,16 @@ class DelayedProduce final : public DelayedOperation {
         if (w.required_offset < 0) continue;  // settled
         auto& p = response_.responses[w.topic].partition_responses[w.partition];
         std::shared_ptr<Partition> partition = context_.replicas.GetPartition(w.tp);
-        if (partition != nullptr && partition->log()->offline()) {
+        if (!w.awaiting_new_leader && partition != nullptr && partition->log()->offline()) {
           SetError(p, KafkaError(kafka::ErrorCode::kKafkaStorageError,
                                  absl::StrCat("the log dir of ", w.tp.DirName(), " failed before the ISR had the records")));
-          w.required_offset = -1;
+          w.awaiting_new_leader = true;
+        }
+        if (w.awaiting_new_leader) {
+          // The client asks for metadata as soon as it reads the error: answered before the
+          // image names the new leader, it would find this broker again and wait for its
+          // next refresh (librdkafka: 1 s) to find the new one.
+          if (context_.replicas.LeadershipLeft(w.tp)) w.required_offset = -1;
         } else if (partition == nullptr || !partition->is_leader()) {
           SetError(p, KafkaError(kafka::ErrorCode::kNotLeaderOrFollower,
                                  absl::StrCat("leadership of ", w.tp.DirName(), " moved before the ISR had the records")));
@@ -98,7 +106,7 @@ class DelayedProduce final : public DelayedOperation {
   void OnComplete() override {
     absl::MutexLock lock(&mu_);
     for (const Waiting& w : waiting_) {
-      if (w.required_offset < 0) continue;
+      if (w.required_offset < 0 || w.awaiting_new_leader) continue;
       SetError(response_.responses[w.topic].partition_responses[w.partition],
                KafkaError(kafka::ErrorCode::kRequestTimedOut,
                           absl::StrCat("the ISR of ", w.tp.DirName(), " did not reach offset ", w.required_offset,
@@ -176,6 +184,10 @@ void HandleProduce(const ApiRequest& api, KafkaResponder respond) {
       auto info = context.replicas.AppendRecords(tp, *data.records);
       if (!info.ok()) {
         fail(info.status());
+        if (request->acks != 0 && KafkaErrorCodeOf(info.status()) == kafka::ErrorCode::kKafkaStorageError &&
+            !context.replicas.LeadershipLeft(tp)) {
+          waiting.push_back({response.responses.size() - 1, rt.partition_responses.size() - 1, tp, 0, min_isr, true});
+        }
         continue;
       }
       rp.base_offset = info->first_offset;

@@ -339,8 +339,17 @@ void ReplicaManager::ApplyImage(const controller::MetadataImage& image) {
       }
       if (partition->log()->offline()) {
         // Its log dir failed: it answers KAFKA_STORAGE_ERROR and is neither followed nor
-        // led here (the controller moves its leadership), and kept, not deleted.
+        // led here (the controller moves its leadership), and kept, not deleted. Produces
+        // answered KAFKA_STORAGE_ERROR wait for the image to name another leader.
         if (fetchers_) fetchers_->RemovePartition(tp);
+        bool left;
+        {
+          absl::MutexLock lock(&mu_);
+          auto [known, added] = offline_leaders_.try_emplace(tp, p.leader());
+          left = known->second == options_.broker_id && p.leader() != options_.broker_id;
+          known->second = p.leader();
+        }
+        if (left) moved.push_back(tp);
         continue;
       }
       int64_t hw_before = partition->high_watermark();
@@ -371,6 +380,7 @@ void ReplicaManager::ApplyImage(const controller::MetadataImage& image) {
         continue;
       }
       gone.emplace_back(it->first, std::move(it->second));
+      offline_leaders_.erase(it->first);
       it = hosted_.erase(it);
     }
   }
@@ -399,6 +409,10 @@ void ReplicaManager::OnLogDirOffline(const std::string& dir) {
   }
   for (const auto& tp : offline) {
     if (fetchers_) fetchers_->RemovePartition(tp);
+    if (std::shared_ptr<Partition> p = GetPartition(tp)) {
+      absl::MutexLock lock(&mu_);
+      offline_leaders_.try_emplace(tp, p->state().leader);  // until the next image says
+    }
     NotifyHighWatermark(tp);  // waiting produces and fetches answer KAFKA_STORAGE_ERROR now
   }
   spdlog::error("broker {}: log dir {} is offline: {} partitions offline here ({})", options_.broker_id, dir,
@@ -424,6 +438,20 @@ void ReplicaManager::DropPartition(const storage::TopicPartition& tp, Hosted hos
   if (absl::Status s = options_.logs->DeleteLog(tp); !s.ok()) {
     spdlog::error("broker {}: deleting {}: {}", options_.broker_id, tp.DirName(), s.ToString());
   }
+}
+
+bool ReplicaManager::LeadershipLeft(const storage::TopicPartition& tp) const {
+  std::shared_ptr<Partition> partition;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = hosted_.find(tp);
+    if (it == hosted_.end()) return true;
+    partition = it->second.partition;
+    // Offline: the partition's own state is no longer updated; the image's is recorded.
+    auto offline = offline_leaders_.find(tp);
+    if (offline != offline_leaders_.end()) return offline->second != options_.broker_id;
+  }
+  return !partition->is_leader();
 }
 
 bool ReplicaManager::Stranded(const Partition& partition) const {

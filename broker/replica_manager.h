@@ -97,6 +97,11 @@ class ReplicaManager final : public FollowerPartitions {
   // followers still fetch keeps leading, as Kafka's does; so does the only ISR member.
   bool Stranded(const Partition& partition) const;
   std::set<storage::TopicPartition> StrandedPartitions() const;
+  // Whether the latest image names another leader (or none) for tp, which this broker
+  // led: also for a partition whose log dir is offline, whose own state is no longer
+  // updated. A produce answered KAFKA_STORAGE_ERROR is held until then, so that the
+  // client's metadata refresh right after finds the new leader (produce_handler.cc).
+  bool LeadershipLeft(const storage::TopicPartition& tp) const;
 
   // Appends a producer's records to the partition this broker leads, then wakes
   // waiting fetches when the high watermark moved.
@@ -152,6 +157,8 @@ class ReplicaManager final : public FollowerPartitions {
   std::map<storage::TopicPartition, Hosted> hosted_ ABSL_GUARDED_BY(mu_);
   // Partitions whose log could not be opened (said once; ApplyImage retries).
   std::set<storage::TopicPartition> unopened_ ABSL_GUARDED_BY(mu_);
+  // Partitions in offline log dirs: the leader the latest image names.
+  std::map<storage::TopicPartition, int32_t> offline_leaders_ ABSL_GUARDED_BY(mu_);
   std::function<void(const storage::TopicPartition&)> on_high_watermark_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<ReplicaFetcherManager> fetchers_;
   std::atomic<bool> following_image_{false};

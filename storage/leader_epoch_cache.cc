@@ -57,31 +57,61 @@ absl::Status LeaderEpochCache::ApplyAssign(std::vector<EpochEntry>& entries, Epo
   return absl::OkStatus();
 }
 
-absl::Status LeaderEpochCache::Publish(std::vector<EpochEntry> next) {
-  if (next == entries_) return absl::OkStatus();
+absl::Status LeaderEpochCache::Publish(std::vector<EpochEntry> next, EpochSync sync) {
+  if (next == entries_ && (sync == EpochSync::kDeferred || !unsynced_)) return absl::OkStatus();
+  if (sync == EpochSync::kDeferred) {
+    entries_ = std::move(next);
+    unsynced_ = true;
+    return absl::OkStatus();
+  }
   STRATA_RETURN_IF_ERROR(WriteFileAtomically(ops_, path_, FormatEpochCheckpoint(next)));
   entries_ = std::move(next);
+  unsynced_ = false;
   return absl::OkStatus();
 }
 
-absl::Status LeaderEpochCache::Assign(int32_t epoch, int64_t start_offset) {
+absl::Status LeaderEpochCache::Assign(int32_t epoch, int64_t start_offset, EpochSync sync) {
+  absl::MutexLock file(&file_mu_);
   absl::MutexLock lock(&mu_);
   std::vector<EpochEntry> next = entries_;
   STRATA_RETURN_IF_ERROR(ApplyAssign(next, {epoch, start_offset}));
-  return Publish(std::move(next));
+  return Publish(std::move(next), sync);
 }
 
-
-absl::Status LeaderEpochCache::Assign(const std::vector<EpochEntry>& entries) {
+absl::Status LeaderEpochCache::Assign(const std::vector<EpochEntry>& entries, EpochSync sync) {
   STRATA_RETURN_IF_ERROR(ValidateEntries(entries));
+  absl::MutexLock file(&file_mu_);
   absl::MutexLock lock(&mu_);
   std::vector<EpochEntry> next = entries_;
   for (const EpochEntry& e : entries) ABSL_CHECK_OK(ApplyAssign(next, e));
-  return Publish(std::move(next));
+  return Publish(std::move(next), sync);
+}
+
+absl::Status LeaderEpochCache::Sync() {
+  absl::MutexLock file(&file_mu_);
+  std::vector<EpochEntry> state;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!unsynced_) return absl::OkStatus();
+    state = entries_;
+    unsynced_ = false;
+  }
+  absl::Status written = WriteFileAtomically(ops_, path_, FormatEpochCheckpoint(state));
+  if (!written.ok()) {
+    absl::MutexLock lock(&mu_);
+    unsynced_ = true;
+  }
+  return written;
+}
+
+bool LeaderEpochCache::has_unsynced() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return unsynced_;
 }
 
 absl::Status LeaderEpochCache::Restore(const std::vector<EpochEntry>& entries) {
   STRATA_RETURN_IF_ERROR(ValidateEntries(entries));
+  absl::MutexLock file(&file_mu_);
   absl::MutexLock lock(&mu_);
   return Publish(entries);
 }
@@ -121,6 +151,7 @@ std::optional<int32_t> LeaderEpochCache::EpochForOffset(int64_t offset) const {
 }
 
 absl::Status LeaderEpochCache::TruncateFromEnd(int64_t end_offset) {
+  absl::MutexLock file(&file_mu_);
   absl::MutexLock lock(&mu_);
   std::vector<EpochEntry> next = entries_;
   while (!next.empty() && next.back().start_offset >= end_offset) next.pop_back();
@@ -128,6 +159,7 @@ absl::Status LeaderEpochCache::TruncateFromEnd(int64_t end_offset) {
 }
 
 absl::Status LeaderEpochCache::TruncateFromStart(int64_t start_offset) {
+  absl::MutexLock file(&file_mu_);
   absl::MutexLock lock(&mu_);
   std::vector<EpochEntry> next;
   for (size_t i = 0; i < entries_.size(); ++i) {
@@ -141,6 +173,7 @@ absl::Status LeaderEpochCache::TruncateFromStart(int64_t start_offset) {
 }
 
 absl::Status LeaderEpochCache::Clear() {
+  absl::MutexLock file(&file_mu_);
   absl::MutexLock lock(&mu_);
   return Publish({});
 }

@@ -249,7 +249,10 @@ absl::StatusOr<LogAppendInfo> Log::AppendLocked(absl::string_view records,
   if (!epochs.empty()) {
     auto latest = leader_epoch_cache_->Latest();
     if (!latest || epochs.back().epoch > latest->epoch || epochs.size() > 1) {
-      STRATA_RETURN_IF_ERROR(Io(leader_epoch_cache_->Assign(epochs)));
+      // Deferred: no fsync under the lock appends take; the flush that moves the recovery
+      // point past these entries writes them first.
+      STRATA_RETURN_IF_ERROR(Io(leader_epoch_cache_->Assign(epochs, EpochSync::kDeferred)));
+      ScheduleEpochSyncLocked();
     }
   }
   CheckInvariantsLocked();
@@ -304,6 +307,31 @@ void Log::ScheduleFlushLocked(int64_t offset) {
       });
   // A full scheduler only delays durability: the next flush covers these offsets.
   if (!scheduled.ok()) spdlog::warn("{}: flush after roll not scheduled: {}", options_.dir, scheduled.status().message());
+}
+
+void Log::ScheduleEpochSyncLocked() {
+  if (options_.scheduler == nullptr) return;  // the next flush writes it
+  auto scheduled = options_.scheduler->Schedule(
+      absl::StrCat("sync-leader-epochs ", options_.dir), std::chrono::milliseconds(0), [this, lifetime = lifetime_] {
+        absl::MutexLock alive(&lifetime->mu);
+        if (!lifetime->alive) return;
+        absl::Status s = Io(leader_epoch_cache_->Sync());
+        if (!s.ok() && ErrcOf(s) != Errc::kLogDirOffline) {
+          spdlog::warn("{}: writing the leader-epoch checkpoint: {}", options_.dir, s.message());
+        }
+      });
+  if (!scheduled.ok()) spdlog::warn("{}: leader-epoch write not scheduled: {}", options_.dir, scheduled.status().message());
+}
+
+absl::Status Log::StartLeaderEpoch(int32_t epoch) {
+  STRATA_RETURN_IF_ERROR(CheckOnline());
+  absl::MutexLock lock(&mu_);
+  STRATA_RETURN_IF_ERROR(CheckOpenLocked());
+  auto latest = leader_epoch_cache_->Latest();
+  if (latest && latest->epoch >= epoch) return absl::OkStatus();
+  STRATA_RETURN_IF_ERROR(Io(leader_epoch_cache_->Assign(epoch, log_end_offset_, EpochSync::kDeferred)));
+  ScheduleEpochSyncLocked();
+  return absl::OkStatus();
 }
 
 absl::Status Log::DeleteSegmentLocked(SegmentMap::iterator it) {
@@ -551,11 +579,15 @@ absl::Status Log::Flush(int64_t offset) {
   absl::Status status = [&]() -> absl::Status {
     for (const auto& segment : rolled) STRATA_RETURN_IF_ERROR(segment->Flush());
     if (active) STRATA_RETURN_IF_ERROR(active->log_file()->Sync());
+    // Epochs that began below target, before the recovery point passes them.
+    STRATA_RETURN_IF_ERROR(leader_epoch_cache_->Sync());
     if (sync_dir) STRATA_RETURN_IF_ERROR(options_.ops->SyncDir(options_.dir));
     return absl::OkStatus();
   }();
   absl::MutexLock lock(&mu_);
-  if (status.ok() && active && !closed_) status = active->FlushIndexes();  // a few pages; appends change them
+  // The active segment's indexes: a few pages, which appends change (and a roll remaps).
+  // Left under the lock: once it rolls, a recovery point at its end trusts them.
+  if (status.ok() && active && !closed_) status = active->FlushIndexes();
   if (!status.ok()) {
     dir_needs_sync_ = dir_needs_sync_ || sync_dir;
     return Io(status);
@@ -622,6 +654,7 @@ absl::Status Log::Close() {
   absl::MutexLock lock(&mu_);
   if (closed_) return absl::OkStatus();
   absl::Status status = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
+    STRATA_RETURN_IF_ERROR(leader_epoch_cache_->Sync());  // FlushAll had nothing to flush
     STRATA_RETURN_IF_ERROR(producer_state_->TakeSnapshot());
     for (auto& [base, segment] : segments_) STRATA_RETURN_IF_ERROR(segment->Close());
     return absl::OkStatus();

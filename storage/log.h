@@ -114,6 +114,10 @@ class Log {
   absl::StatusOr<int> DeleteOldSegments();
   // Makes everything below offset durable and moves the recovery point there.
   absl::Status Flush(int64_t offset);
+  // A new leader's epoch starts at the log end (unless the cache has it or a later one):
+  // visible at once, written to the checkpoint in the background (no fsync here: a new
+  // leader takes produce at once), and in any case before a flush passes it.
+  absl::Status StartLeaderEpoch(int32_t epoch);
   absl::Status FlushAll() { return Flush(log_end_offset()); }
   // Flushes to the log end when flush.ms has passed since the last flush
   // (LogManager::FlushDirtyLogs, every log.flush.scheduler.interval.ms).
@@ -157,6 +161,8 @@ class Log {
   absl::Status MaybeFlushAfterAppend();
   // Schedules Flush(offset) (after a roll; no scheduler: none).
   void ScheduleFlushLocked(int64_t offset) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Schedules the leader-epoch checkpoint's write after a deferred change.
+  void ScheduleEpochSyncLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CheckOnline() const;
   // options_ with the current config (for new segments).
   LogOptions OptionsLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);

@@ -291,7 +291,7 @@ TEST_F(ReplicationTest, AnAcksAllProduceTriedByAFollowerFetchAndByTheMetadataIma
   for (const auto& answered : partitions) EXPECT_EQ(answered.error_code, 0) << "orders-" << answered.index;
 }
 
-TEST_F(ReplicationTest, APartitionWhoseLogDirFailedStopsFollowingAndItsWaitingProducesAreAnsweredAtOnce) {
+TEST_F(ReplicationTest, APartitionWhoseLogDirFailedStopsFollowingAndAnswersProducesOnceAnotherLeaderIsNamed) {
   // Broker 3 stops following: an acks=all produce waits in broker 1's purgatory ...
   broker(3).replicas->Shutdown();
   auto waiting = std::async(std::launch::async, [&] { return Produce(broker(1), testing::MakeBatch(2, "a"), -1); });
@@ -304,11 +304,21 @@ TEST_F(ReplicationTest, APartitionWhoseLogDirFailedStopsFollowingAndItsWaitingPr
     broker(id).logs->failure_channel().MaybeAddOfflineLogDir(dir, absl::DataLossError("test: EIO"));
     broker(id).replicas->OnLogDirOffline(dir);
   }
-  // The waiting produce is answered now, not at its 20 s timeout; later ones at once.
+  // Its answer, KAFKA_STORAGE_ERROR, is held until broker 1's image names another leader:
+  // the producer's metadata refresh right after it must find that leader. A new produce
+  // (acks=1) is held the same way.
+  auto later = std::async(std::launch::async, [&] { return Produce(broker(1), testing::MakeBatch(1, "b"), 1); });
+  ASSERT_TRUE(testing::WaitUntil([&] { return broker(1).apis->produces_waiting() == 2; }, 10s));
+  EXPECT_EQ(waiting.wait_for(0s), std::future_status::timeout);
+  ChangeLeader(2, {2}, {1});
   ASSERT_EQ(waiting.wait_for(10s), std::future_status::ready);
   EXPECT_EQ(waiting.get().error_code, static_cast<int16_t>(kafka::ErrorCode::kKafkaStorageError));
-  EXPECT_EQ(Produce(broker(1), testing::MakeBatch(1, "b"), 1).error_code,
+  ASSERT_EQ(later.wait_for(10s), std::future_status::ready);
+  EXPECT_EQ(later.get().error_code, static_cast<int16_t>(kafka::ErrorCode::kKafkaStorageError));
+  // From now on at once.
+  EXPECT_EQ(Produce(broker(1), testing::MakeBatch(1, "c"), -1).error_code,
             static_cast<int16_t>(kafka::ErrorCode::kKafkaStorageError));
+  EXPECT_EQ(broker(1).apis->produces_waiting(), 0u);
   // The follower stopped fetching, and a metadata change does not start it again.
   EXPECT_EQ(broker(2).replicas->fetchers()->LeaderOf({"orders", 0}), -1);
   ChangeLeader(1, {1, 2}, {2});

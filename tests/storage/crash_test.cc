@@ -59,7 +59,8 @@ void RunCrashScenario(uint64_t seed) {
       if (dice < 4 && log.log_end_offset() > log.log_start_offset()) {
         // A follower truncating after a leader change.
         int64_t to = log.log_start_offset() + static_cast<int64_t>(rng() % (log.log_end_offset() - log.log_start_offset()));
-        ASSERT_TRUE(log.TruncateTo(to).ok());
+        auto truncated = log.TruncateTo(to);
+        ASSERT_TRUE(truncated.ok()) << truncated.status();
         ASSERT_LE(log.log_end_offset(), to);  // a batch straddling `to` goes whole
         to = log.log_end_offset();
         written.resize(to);

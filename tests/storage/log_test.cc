@@ -385,6 +385,60 @@ TEST_F(LogTest, AppendsAndReadsGoOnWhileAFlushWaitsOnTheDisk) {
   EXPECT_EQ(log->recovery_point(), 8);  // what lay below the flush's offset, not the append made meanwhile
 }
 
+TEST_F(LogTest, AnAppendThatStartsAnEpochDoesNotWaitOnTheDiskAndTheFlushWritesTheEpochFirst) {
+  FaultInjectingFileOps ops;
+  LogOptions options = SmallLogOptions(dir_, &ops);
+  options.config.segment_bytes = 1 << 20;
+  auto log = OpenLog(options);
+  AppendBatches(*log, 1, 4, "a", /*epoch=*/0);
+  ASSERT_TRUE(log->FlushAll().ok());
+  struct Release {
+    FaultInjectingFileOps& ops;
+    ~Release() { ops.ReleaseSyncs(); }
+  } release{ops};
+  ops.HoldSyncs("leader-epoch-checkpoint");  // a slow disk under the checkpoint
+  // Epoch 1 starts with this append: written by the next flush, not under the log's lock.
+  auto appended = std::async(std::launch::async, [&] { AppendBatches(*log, 1, 4, "b", /*epoch=*/1); });
+  ASSERT_EQ(appended.wait_for(10s), std::future_status::ready) << "the append waited for the checkpoint's fsync";
+  EXPECT_EQ(log->leader_epoch_cache().Latest()->epoch, 1);  // visible at once
+  EXPECT_EQ(ops.syncs_held(), 0);
+  // The flush writes the epoch before the recovery point passes its start.
+  auto flushed = std::async(std::launch::async, [&] { return log->FlushAll(); });
+  ASSERT_TRUE(testing::WaitUntil([&] { return ops.syncs_held() == 1; }, 10s));
+  EXPECT_EQ(log->recovery_point(), 4);
+  ops.ReleaseSyncs();
+  ASSERT_TRUE(flushed.get().ok());
+  EXPECT_EQ(log->recovery_point(), 8);
+  EXPECT_FALSE(log->leader_epoch_cache().has_unsynced());
+  auto reread = LeaderEpochCache::Load(*FileOps::Default(), log->leader_epoch_cache().path());
+  ASSERT_TRUE(reread.ok()) << reread.status();
+  EXPECT_EQ((*reread)->entries(), (std::vector<EpochEntry>{{0, 0}, {1, 4}}));
+}
+
+TEST_F(LogTest, AnEpochNotYetWrittenWhenThePowerFailsIsReadBackFromItsBatches) {
+  FaultInjectingFileOps ops;
+  LogOptions options = SmallLogOptions(dir_, &ops);
+  options.config.segment_bytes = 1 << 20;
+  {
+    auto log = OpenLog(options);
+    AppendBatches(*log, 1, 4, "a", /*epoch=*/0);
+    ASSERT_TRUE(log->FlushAll().ok());
+    AppendBatches(*log, 1, 4, "b", /*epoch=*/2);
+    ASSERT_TRUE(log->leader_epoch_cache().has_unsynced());
+    ops.SimulateCrash(7);
+  }
+  options.recovery_point = 4;
+  options.had_clean_shutdown = false;
+  auto reopened = OpenLog(options);
+  // Whatever of epoch 2's batch survived, the epochs agree with the batches.
+  if (reopened->log_end_offset() == 8) {
+    EXPECT_EQ(reopened->leader_epoch_cache().entries(), (std::vector<EpochEntry>{{0, 0}, {2, 4}}));
+  } else {
+    EXPECT_EQ(reopened->log_end_offset(), 4);
+    EXPECT_EQ(reopened->leader_epoch_cache().entries(), (std::vector<EpochEntry>{{0, 0}}));
+  }
+}
+
 TEST_F(LogTest, IdempotentProducerRetriesAreDeduplicated) {
   auto log = OpenLog(SmallLogOptions(dir_));
   std::string b0 = MakeProducerBatch(3, 42, 0, 0);
