@@ -454,6 +454,17 @@ bool ReplicaManager::LeadershipLeft(const storage::TopicPartition& tp) const {
   return !partition->is_leader();
 }
 
+bool ReplicaManager::WaitOfflineLeadershipsMoved(std::chrono::milliseconds timeout) const {
+  absl::MutexLock lock(&mu_);
+  auto moved = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    for (const auto& [tp, leader] : offline_leaders_) {
+      if (leader == options_.broker_id) return false;
+    }
+    return true;
+  };
+  return mu_.AwaitWithTimeout(absl::Condition(&moved), absl::FromChrono(timeout));
+}
+
 bool ReplicaManager::Stranded(const Partition& partition) const {
   if (!options_.since_controller_contact) return false;
   if (options_.since_controller_contact().count() <= options_.leader_lease_ms) return false;

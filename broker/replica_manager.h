@@ -102,6 +102,10 @@ class ReplicaManager final : public FollowerPartitions {
   // updated. A produce answered KAFKA_STORAGE_ERROR is held until then, so that the
   // client's metadata refresh right after finds the new leader (produce_handler.cc).
   bool LeadershipLeft(const storage::TopicPartition& tp) const;
+  // Waits until the image names another leader for every partition in an offline log
+  // dir that this broker led (a broker whose every dir failed answers the produces it
+  // holds before it stops); false at the timeout.
+  bool WaitOfflineLeadershipsMoved(std::chrono::milliseconds timeout) const;
 
   // Appends a producer's records to the partition this broker leads, then wakes
   // waiting fetches when the high watermark moved.

@@ -160,6 +160,9 @@ void BrokerRole::OnLogDirOffline(const std::string& dir) {
   // The controller hears first, so that it moves the leaderships at once rather than at
   // the session timeout.
   bool reported = lifecycle_->WaitOfflineDirsReported(std::chrono::seconds(2));
+  // Then the produces it holds (KAFKA_STORAGE_ERROR) are answered once its image names
+  // the new leaders, so that their clients' next metadata request finds them.
+  if (reported && replicas_) replicas_->WaitOfflineLeadershipsMoved(std::chrono::seconds(2));
   spdlog::error("broker {}: every log dir has failed ({}); nothing it holds can be served: stopping{}", broker_id_,
                 absl::StrJoin(logs_->failure_channel().OfflineDirs(), ", "),
                 reported ? "" : " (the controller did not confirm the failed dirs; it will fence this broker)");

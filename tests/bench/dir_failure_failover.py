@@ -12,10 +12,11 @@ line (the broker and the controller: the server side), and ack_ms, from arming t
 record's acknowledgement (which adds the client's retry and metadata refresh). The failed
 broker (its only dir gone) stops; it is restarted before the next round. Prints each round
 and RESULT dir_failure_failover {"leadership_ms": {median, max}, "ack_ms": {median, max}, ...}.
-Where ack_ms comes out near 1 s: librdkafka refreshes its metadata at once after the
-KAFKA_STORAGE_ERROR, a few ms before the controller has moved the leadership, is told the
-old leader again, and asks next at its 1 s leader re-query (debug=topic,metadata shows it).
-FETCH_WAIT_MS sets replica.fetch.wait.max.ms (it does not change that).
+librdkafka refreshes its metadata at once after the KAFKA_STORAGE_ERROR: the broker holds
+that answer until its image names the new leader (produce_handler.cc), and a broker whose
+every dir failed answers what it holds before it stops; answered earlier, the client was
+told the old leader again and asked next at its 1 s leader re-query (ack_ms near 1 s).
+FETCH_WAIT_MS sets replica.fetch.wait.max.ms.
 Usage: /usr/bin/python3 dir_failure_failover.py <bin dir> <strata-cluster> <libstrata_fault_preload.so> [rounds]
 """
 
