@@ -465,25 +465,26 @@ bool ReplicaManager::WaitOfflineLeadershipsMoved(std::chrono::milliseconds timeo
   return mu_.AwaitWithTimeout(absl::Condition(&moved), absl::FromChrono(timeout));
 }
 
+bool ReplicaManager::ControllerOutOfReach() const {
+  return options_.since_controller_contact &&
+         options_.since_controller_contact().count() > options_.leader_lease_ms;
+}
+
 bool ReplicaManager::Stranded(const Partition& partition) const {
-  if (!options_.since_controller_contact) return false;
-  if (options_.since_controller_contact().count() <= options_.leader_lease_ms) return false;
-  return partition.FollowersSilentFor(options_.clock->NowMs(), options_.leader_lease_ms);
+  return ControllerOutOfReach() && partition.FollowersSilentFor(options_.clock->NowMs(), options_.leader_lease_ms);
 }
 
 std::set<storage::TopicPartition> ReplicaManager::StrandedPartitions() const {
   std::set<storage::TopicPartition> out;
-  if (!options_.since_controller_contact ||
-      options_.since_controller_contact().count() <= options_.leader_lease_ms) {
-    return out;
-  }
+  if (!ControllerOutOfReach()) return out;
   std::vector<std::shared_ptr<Partition>> hosted;
   {
     absl::MutexLock lock(&mu_);
     for (const auto& [tp, h] : hosted_) hosted.push_back(h.partition);
   }
+  const int64_t now = options_.clock->NowMs();
   for (const auto& p : hosted) {
-    if (Stranded(*p)) out.insert(p->topic_partition());
+    if (p->FollowersSilentFor(now, options_.leader_lease_ms)) out.insert(p->topic_partition());
   }
   return out;
 }

@@ -146,6 +146,9 @@ class ReplicaManager final : public FollowerPartitions {
   // Forgets tp and deletes its log once no request holds the partition any more.
   void DropPartition(const storage::TopicPartition& tp, Hosted hosted);
   storage::LogConfig ConfigFor(const controller::MetadataImage& image, const std::string& topic) const;
+  // No heartbeat accepted by the controller for leader_lease_ms (never without
+  // since_controller_contact).
+  bool ControllerOutOfReach() const;
   // Starts or stops fetching tp after its state changed.
   void FollowLeader(const controller::MetadataImage& image, const storage::TopicPartition& tp,
                     const PartitionState& state);

@@ -14,7 +14,9 @@
 #include "broker/replica_manager.h"
 #include "controller/metadata_store.h"
 #include "proto/kafka/error_code.h"
+#include "tests/support/broker_services.h"
 #include "tests/support/loopback_grpc.h"
+#include "tests/support/metadata_records.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/wait.h"
 
@@ -63,34 +65,34 @@ class IsrChangeTest : public ::testing::Test {
   void SetUp() override {
     controller_ = testing::StartLoopbackController(&fake_);
     ASSERT_NE(controller_.server, nullptr);
-    auto s = controller::MetadataStore::Open(tmp_.Sub("metadata"));
-    ASSERT_TRUE(s.ok()) << s.status();
-    store_ = std::move(*s);
-    storage::LogManagerOptions lmo;
-    lmo.log_dirs = {tmp_.Sub("logs")};
-    lmo.cluster_id = "test-cluster";
-    lmo.node_id = 1;
-    lmo.scheduler = &scheduler_;
-    auto l = storage::LogManager::Open(lmo);
-    ASSERT_TRUE(l.ok()) << l.status();
-    logs_ = std::move(*l);
-    ReplicaManagerOptions rmo;
-    rmo.broker_id = 1;
-    rmo.logs = logs_.get();
-    rmo.controller = controller_.client.get();
-    rmo.broker_epoch = [] { return int64_t{1}; };
-    rmo.fetch_from_leaders = false;
-    replicas_ = std::make_unique<ReplicaManager>(rmo);
+    testing::BrokerServicesOptions o;
+    o.replicas.controller = controller_.client.get();
+    o.replicas.broker_epoch = [] { return int64_t{1}; };
+    services_ = std::make_unique<testing::BrokerServices>(tmp_.Sub("broker"), o);
   }
   void TearDown() override {
-    replicas_->Shutdown();
-    replicas_.reset();
-    scheduler_.Shutdown();
+    services_.reset();
     controller_.server->Shutdown();
   }
-  void Apply(const pb::MetadataBatch& batch) {
-    ASSERT_TRUE(store_->Apply(raft::Entry{1, ++index_, batch.SerializeAsString()}).ok());
-    store_->WithImage([&](const controller::MetadataImage& image) { replicas_->ApplyImage(image); });
+  void Apply(const pb::MetadataBatch& batch) { services_->Apply(batch); }
+  // Brokers 1, 2, 3 (dir i x 16 each) and topic events: partition 0 on brokers 1 and 3,
+  // partition 1 on brokers 1 and 2, each led by broker 1 with the ISR {1}.
+  static pb::MetadataBatch TwoPartitionsLedByBroker1() {
+    pb::MetadataBatch batch;
+    for (int32_t id : {1, 2, 3}) {
+      auto* r = batch.add_records();
+      *r = testing::RegisterBrokerRecord(id);
+      r->mutable_register_broker()->add_log_dirs(std::string(16, static_cast<char>('0' + id)));
+    }
+    *batch.add_records() = testing::TopicRecord("events", kTopicId);
+    for (int32_t index : {0, 1}) {
+      int32_t follower = index == 0 ? 3 : 2;
+      auto* p = batch.add_records();
+      *p = testing::PartitionRecord(kTopicId, index, {1, follower}, {1}, 1);
+      p->mutable_partition()->add_directories(std::string(16, '1'));
+      p->mutable_partition()->add_directories(std::string(16, static_cast<char>('0' + follower)));
+    }
+    return batch;
   }
   // Whether an expansion of partition `index` reached the controller within 10 s. The ISR
   // thread sends whatever is queued at once, in the order queued.
@@ -106,44 +108,22 @@ class IsrChangeTest : public ::testing::Test {
   }
   // Follower `replica` of partition `index` fetched at the leader's (empty) log end.
   void CaughtUp(int32_t index, int32_t replica) {
-    std::shared_ptr<Partition> p = replicas_->GetPartition({"events", index});
+    std::shared_ptr<Partition> p = services_->replicas().GetPartition({"events", index});
     ASSERT_NE(p, nullptr);
-    replicas_->UpdateFollowerFetchState(*p, replica, 0, 0);
+    services_->replicas().UpdateFollowerFetchState(*p, replica, 0, 0);
   }
 
   testing::TempDir tmp_;
   FakeController fake_;
   testing::LoopbackController controller_;
-  storage::Scheduler scheduler_{1};
-  std::unique_ptr<controller::MetadataStore> store_;
-  std::unique_ptr<storage::LogManager> logs_;
-  std::unique_ptr<ReplicaManager> replicas_;
-  int64_t index_ = 0;
+  std::unique_ptr<testing::BrokerServices> services_;
 };
 
 TEST_F(IsrChangeTest, AFencedFollowerIsNotProposedUntilItIsUnfenced) {
   // Broker 1 leads events-0 (replicas 1, 3) and events-1 (replicas 1, 2), each with the
   // ISR {1}. Broker 3 is a new incarnation, still fenced.
-  pb::MetadataBatch batch;
-  for (int32_t id : {1, 2, 3}) {
-    auto* r = batch.add_records()->mutable_register_broker();
-    r->set_broker_id(id);
-    r->set_broker_epoch(1);
-    r->set_incarnation_id(std::string(16, static_cast<char>('a' + id)));
-    r->set_fenced(id == 3);
-  }
-  auto* topic = batch.add_records()->mutable_topic();
-  topic->set_name("events");
-  topic->set_topic_id(kTopicId);
-  for (int32_t index : {0, 1}) {
-    auto* p = batch.add_records()->mutable_partition();
-    p->set_topic_id(kTopicId);
-    p->set_partition_id(index);
-    p->add_replicas(1);
-    p->add_replicas(index == 0 ? 3 : 2);
-    p->add_isr(1);
-    p->set_leader(1);
-  }
+  pb::MetadataBatch batch = TwoPartitionsLedByBroker1();
+  batch.mutable_records(2)->mutable_register_broker()->set_fenced(true);
   {
     absl::MutexLock lock(&fake_.mu);
     fake_.fenced = {3};
@@ -187,32 +167,11 @@ TEST_F(IsrChangeTest, AFollowerWhoseLogDirIsOfflineIsNotProposed) {
   // (replicas 1, 2), each with the ISR {1}. Broker 3 reported D3 offline: the controller
   // would refuse it in an ISR (INELIGIBLE_REPLICA), so its fetches must not propose it.
   const std::string d3(16, '3');
-  pb::MetadataBatch batch;
-  for (int32_t id : {1, 2, 3}) {
-    auto* r = batch.add_records()->mutable_register_broker();
-    r->set_broker_id(id);
-    r->set_broker_epoch(1);
-    r->set_incarnation_id(std::string(16, static_cast<char>('a' + id)));
-    r->add_log_dirs(std::string(16, static_cast<char>('0' + id)));
-  }
+  pb::MetadataBatch batch = TwoPartitionsLedByBroker1();
   auto* offline = batch.add_records()->mutable_broker_registration_change();
   offline->set_broker_id(3);
   offline->set_broker_epoch(1);
   offline->add_offline_log_dirs(d3);
-  auto* topic = batch.add_records()->mutable_topic();
-  topic->set_name("events");
-  topic->set_topic_id(kTopicId);
-  for (int32_t index : {0, 1}) {
-    auto* p = batch.add_records()->mutable_partition();
-    p->set_topic_id(kTopicId);
-    p->set_partition_id(index);
-    p->add_replicas(1);
-    p->add_replicas(index == 0 ? 3 : 2);
-    p->add_directories(std::string(16, '1'));
-    p->add_directories(index == 0 ? d3 : std::string(16, '2'));
-    p->add_isr(1);
-    p->set_leader(1);
-  }
   Apply(batch);
   for (int i = 0; i < 5; ++i) CaughtUp(0, 3);
   CaughtUp(1, 2);

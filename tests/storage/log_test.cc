@@ -18,8 +18,21 @@ using testing::MakeProducerBatch;
 using testing::ReadAll;
 using namespace std::chrono_literals;
 
+// Releases the syncs a test held when it goes: before the futures waiting on them, also
+// when an assertion fails.
+struct ReleaseSyncsAtExit {
+  FaultInjectingFileOps& ops;
+  ~ReleaseSyncsAtExit() { ops.ReleaseSyncs(); }
+};
+
 class LogTest : public ::testing::Test {
  protected:
+  // Small-log options through ops, with one segment for everything the test writes.
+  LogOptions OneSegmentOptions(FaultInjectingFileOps& ops) {
+    LogOptions options = SmallLogOptions(dir_, &ops);
+    options.config.segment_bytes = 1 << 20;
+    return options;
+  }
   std::unique_ptr<Log> OpenLog(LogOptions options) {
     auto log = Log::Open(options);
     EXPECT_TRUE(log.ok()) << log.status();
@@ -359,16 +372,12 @@ TEST_F(LogTest, FlushMsFlushesALogLeftUnflushedThatLong) {
 
 TEST_F(LogTest, AppendsAndReadsGoOnWhileAFlushWaitsOnTheDisk) {
   FaultInjectingFileOps ops;
-  LogOptions options = SmallLogOptions(dir_, &ops);
-  options.config.segment_bytes = 1 << 20;
+  LogOptions options = OneSegmentOptions(ops);
   auto log = OpenLog(options);
   AppendBatches(*log, 2, 4, "a");
   std::future<absl::Status> flushed;
   std::future<bool> appended;
-  struct Release {
-    FaultInjectingFileOps& ops;
-    ~Release() { ops.ReleaseSyncs(); }  // before the futures wait, also when an assertion fails
-  } release{ops};
+  ReleaseSyncsAtExit release{ops};
   ops.HoldSyncs(".log");  // the segment's fsync waits, as on a slow disk
   flushed = std::async(std::launch::async, [&] { return log->Flush(8); });
   ASSERT_TRUE(testing::WaitUntil([&] { return ops.syncs_held() == 1; }, 10s));
@@ -387,15 +396,11 @@ TEST_F(LogTest, AppendsAndReadsGoOnWhileAFlushWaitsOnTheDisk) {
 
 TEST_F(LogTest, AnAppendThatStartsAnEpochDoesNotWaitOnTheDiskAndTheFlushWritesTheEpochFirst) {
   FaultInjectingFileOps ops;
-  LogOptions options = SmallLogOptions(dir_, &ops);
-  options.config.segment_bytes = 1 << 20;
+  LogOptions options = OneSegmentOptions(ops);
   auto log = OpenLog(options);
   AppendBatches(*log, 1, 4, "a", /*epoch=*/0);
   ASSERT_TRUE(log->FlushAll().ok());
-  struct Release {
-    FaultInjectingFileOps& ops;
-    ~Release() { ops.ReleaseSyncs(); }
-  } release{ops};
+  ReleaseSyncsAtExit release{ops};
   ops.HoldSyncs("leader-epoch-checkpoint");  // a slow disk under the checkpoint
   // Epoch 1 starts with this append: written by the next flush, not under the log's lock.
   auto appended = std::async(std::launch::async, [&] { AppendBatches(*log, 1, 4, "b", /*epoch=*/1); });
@@ -417,8 +422,7 @@ TEST_F(LogTest, AnAppendThatStartsAnEpochDoesNotWaitOnTheDiskAndTheFlushWritesTh
 
 TEST_F(LogTest, AnEpochNotYetWrittenWhenThePowerFailsIsReadBackFromItsBatches) {
   FaultInjectingFileOps ops;
-  LogOptions options = SmallLogOptions(dir_, &ops);
-  options.config.segment_bytes = 1 << 20;
+  LogOptions options = OneSegmentOptions(ops);
   {
     auto log = OpenLog(options);
     AppendBatches(*log, 1, 4, "a", /*epoch=*/0);

@@ -32,11 +32,10 @@ BrokerServices::BrokerServices(const std::string& dir, BrokerServicesOptions opt
   auto logs = storage::LogManager::Open(lmo);
   ABSL_CHECK(logs.ok()) << logs.status();
   logs_ = std::move(*logs);
-  broker::ReplicaManagerOptions rmo;
+  broker::ReplicaManagerOptions rmo = options_.replicas;
   rmo.broker_id = options_.broker_id;
   rmo.logs = logs_.get();
   rmo.ops = options_.ops;
-  rmo.fetch_from_leaders = false;
   replicas_ = std::make_unique<broker::ReplicaManager>(rmo);
   producer_ids_ = std::make_unique<broker::ProducerIdManager>(options_.producer_id_source, options_.producer_ids);
 }
@@ -59,6 +58,10 @@ broker::KafkaApisContext BrokerServices::Context() {
 void BrokerServices::Apply(std::vector<metadata::v1::MetadataRecord> records) {
   metadata::v1::MetadataBatch batch;
   for (auto& r : records) *batch.add_records() = std::move(r);
+  Apply(batch);
+}
+
+void BrokerServices::Apply(const metadata::v1::MetadataBatch& batch) {
   ASSERT_TRUE(store_->Apply(raft::Entry{1, ++applied_index_, batch.SerializeAsString()}).ok());
   store_->WithImage([&](const controller::MetadataImage& image) { replicas_->ApplyImage(image); });
 }

@@ -43,6 +43,13 @@ struct BrokerServicesOptions {
   broker::ProducerIdManagerOptions producer_ids;
   // The controller the context names; nullptr: the services' own UnreachableController.
   broker::ControllerChannel* controller = nullptr;
+  // The ReplicaManager's options (its controller, clock, lease...); broker_id, logs and
+  // ops are the services' own. Followers do not fetch unless a test says so.
+  broker::ReplicaManagerOptions replicas = [] {
+    broker::ReplicaManagerOptions o;
+    o.fetch_from_leaders = false;
+    return o;
+  }();
 };
 
 class BrokerServices {
@@ -64,6 +71,7 @@ class BrokerServices {
   broker::KafkaApisContext Context();
   // Applies one metadata batch of records to the store and the replica manager.
   void Apply(std::vector<metadata::v1::MetadataRecord> records);
+  void Apply(const metadata::v1::MetadataBatch& batch);
 
  private:
   const BrokerServicesOptions options_;

@@ -1,0 +1,43 @@
+#pragma once
+// Metadata records for tests that build an image by hand: a registered broker, a topic,
+// a partition. Fill in what a test needs beyond these through the returned message.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "metadata.pb.h"
+
+namespace strata::testing {
+
+// Broker `id`, registered in `epoch`, unfenced, incarnation id 16 x ('a' + id).
+inline metadata::v1::MetadataRecord RegisterBrokerRecord(int32_t id, int64_t epoch = 1) {
+  metadata::v1::MetadataRecord record;
+  auto* r = record.mutable_register_broker();
+  r->set_broker_id(id);
+  r->set_broker_epoch(epoch);
+  r->set_incarnation_id(std::string(16, static_cast<char>('a' + id)));
+  return record;
+}
+
+inline metadata::v1::MetadataRecord TopicRecord(const std::string& name, const std::string& topic_id) {
+  metadata::v1::MetadataRecord record;
+  record.mutable_topic()->set_name(name);
+  record.mutable_topic()->set_topic_id(topic_id);
+  return record;
+}
+
+inline metadata::v1::MetadataRecord PartitionRecord(const std::string& topic_id, int32_t index,
+                                                    const std::vector<int32_t>& replicas,
+                                                    const std::vector<int32_t>& isr, int32_t leader) {
+  metadata::v1::MetadataRecord record;
+  auto* p = record.mutable_partition();
+  p->set_topic_id(topic_id);
+  p->set_partition_id(index);
+  for (int32_t r : replicas) p->add_replicas(r);
+  for (int32_t r : isr) p->add_isr(r);
+  p->set_leader(leader);
+  return record;
+}
+
+}  // namespace strata::testing
