@@ -72,6 +72,7 @@ struct GrpcTransport::Peer {
   size_t max_queued = 0;
   bool stopping ABSL_GUARDED_BY(mu) = false;
   std::atomic<int64_t> dropped{0};
+  std::string cluster_id;
   std::thread sender;
   // One snapshot transfer at a time, on its own thread so heartbeats keep flowing.
   struct SnapshotJob {
@@ -112,6 +113,7 @@ struct GrpcTransport::Peer {
     SnapshotMeta meta{job.message.index, job.message.log_term};
     absl::Status sent = ForEachSnapshotChunk(*job.store, *ops, meta, [&](pb::SnapshotChunk& chunk) {
       pb::InstallSnapshotRequest request;
+      request.set_cluster_id(cluster_id);
       bool last = chunk.done();
       request.mutable_chunk()->Swap(&chunk);
       if (last) ToProto(job.message, request.mutable_message());
@@ -130,6 +132,7 @@ struct GrpcTransport::Peer {
   void Run() {
     while (true) {
       pb::RaftBatch batch;
+      batch.set_cluster_id(cluster_id);
       {
         absl::MutexLock lock(&mu);
         auto ready = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu) { return stopping || !queue.empty(); };
@@ -149,9 +152,11 @@ struct GrpcTransport::Peer {
   }
 };
 
-GrpcTransport::GrpcTransport(std::map<NodeId, std::string> peers, size_t max_queued_per_peer) {
+GrpcTransport::GrpcTransport(std::map<NodeId, std::string> peers, std::string cluster_id,
+                             size_t max_queued_per_peer) {
   for (const auto& [id, address] : peers) {
     auto peer = std::make_unique<Peer>();
+    peer->cluster_id = cluster_id;
     grpc::ChannelArguments args;
     // A peer that restarts must be reachable again within an election timeout, not after
     // gRPC's default 20 s minimum connect backoff.
@@ -223,6 +228,8 @@ int64_t GrpcTransport::dropped() const {
 
 class RaftServer::Service final : public pb::RaftTransport::Service {
  public:
+  explicit Service(std::string cluster_id) : cluster_id_(std::move(cluster_id)) {}
+
   // Holds the attached node for the length of a call; Attach waits for holders to go.
   class NodeRef {
    public:
@@ -252,10 +259,12 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
     SnapshotReceiver receiver(node->snapshots());
     pb::InstallSnapshotRequest request;
     while (reader->Read(&request)) {
+      if (grpc::Status ours = CheckCluster(request.cluster_id()); !ours.ok()) return ours;
       absl::Status accepted = receiver.Accept(request.chunk());
       if (!accepted.ok()) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(accepted.message()));
       if (receiver.sealed()) {
         if (!request.has_message() || !Plausible(request.message()) || request.message().type() != pb::SNAPSHOT ||
+            request.message().to() != node->id() ||
             request.message().index() != receiver.meta().index || request.message().log_term() != receiver.meta().term) {
           return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "the last snapshot chunk lacks its SNAPSHOT message");
         }
@@ -268,6 +277,7 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
 
   grpc::Status Observe(grpc::ServerContext* context, const pb::ObserveRequest* request,
                        grpc::ServerWriter<pb::ObserveResponse>* writer) override {
+    if (grpc::Status ours = CheckCluster(request->cluster_id()); !ours.ok()) return ours;
     Index next = std::max<Index>(request->from_index(), 1);
     while (!context->IsCancelled()) {
       NodeRef node(*this);
@@ -317,6 +327,7 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
   }
 
   grpc::Status Deliver(grpc::ServerContext*, const pb::RaftBatch* batch, pb::DeliverResponse*) override {
+    if (grpc::Status ours = CheckCluster(batch->cluster_id()); !ours.ok()) return ours;
     for (const pb::RaftMessage& m : batch->messages()) {
       if (!Plausible(m)) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "malformed Raft message");
     }
@@ -324,6 +335,10 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
     if (!node) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "no Raft node attached");
     for (const pb::RaftMessage& m : batch->messages()) {
       if (m.type() == pb::SNAPSHOT) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "SNAPSHOT goes through InstallSnapshot");
+      if (m.to() != node->id()) {
+        return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                            absl::StrCat("a message to node ", m.to(), " reached node ", node->id()));
+      }
     }
     for (const pb::RaftMessage& m : batch->messages()) node->Receive(FromProto(m));
     return grpc::Status::OK;
@@ -379,15 +394,28 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
   }
 
  private:
+  // FAILED_PRECONDITION for a call from another cluster (said once in the log: its
+  // sender retries every few ms).
+  grpc::Status CheckCluster(const std::string& theirs) {
+    if (theirs == cluster_id_) return grpc::Status::OK;
+    std::string what = absl::StrCat("a Raft call from cluster '", theirs, "' reached a node of cluster '",
+                                    cluster_id_, "': refused");
+    if (!said_foreign_cluster_.exchange(true)) spdlog::warn("{}", what);
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, what);
+  }
+
+  const std::string cluster_id_;
+  std::atomic<bool> said_foreign_cluster_{false};
   absl::Mutex mu_;
   int users_ ABSL_GUARDED_BY(mu_) = 0;
   RaftNode* node_ ABSL_GUARDED_BY(mu_) = nullptr;
 };
 
 absl::StatusOr<std::unique_ptr<RaftServer>> RaftServer::Start(const std::string& address,
-                                                              const std::vector<grpc::Service*>& extra_services) {
+                                                              const std::vector<grpc::Service*>& extra_services,
+                                                              std::string cluster_id) {
   std::unique_ptr<RaftServer> server(new RaftServer());
-  server->service_ = std::make_unique<Service>();
+  server->service_ = std::make_unique<Service>(std::move(cluster_id));
   grpc::ServerBuilder builder;
   builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &server->port_);
   builder.RegisterService(server->service_.get());

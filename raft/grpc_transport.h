@@ -2,7 +2,8 @@
 // The gRPC side of the Raft transport. GrpcTransport sends a node's messages to its
 // peers (proto/raft.proto, RaftTransport.Deliver): one sender thread per peer batches
 // what is queued and drops it when the peer is unreachable (Raft retries); the queue
-// per peer is bounded. RaftServer receives batches and hands each message to a node.
+// per peer is bounded. RaftServer receives batches and hands each message to a node,
+// after checking that they come from its cluster and are addressed to that node.
 // Thread-safe.
 
 #include <deque>
@@ -25,8 +26,10 @@ namespace strata::raft {
 
 class GrpcTransport final : public Transport {
  public:
-  // peers: node id -> "host:port" of its RaftServer.
-  explicit GrpcTransport(std::map<NodeId, std::string> peers, size_t max_queued_per_peer = 10'000);
+  // peers: node id -> "host:port" of its RaftServer. cluster_id goes with every call;
+  // the receiving RaftServer refuses another cluster's.
+  explicit GrpcTransport(std::map<NodeId, std::string> peers, std::string cluster_id = {},
+                         size_t max_queued_per_peer = 10'000);
   ~GrpcTransport() override;  // stops the sender threads
   void Send(const Message& message) override;
   // Streams the snapshot's files (InstallSnapshot) on the peer's snapshot thread; one
@@ -42,9 +45,13 @@ class GrpcTransport final : public Transport {
 class RaftServer {
  public:
   // Listens on address ("127.0.0.1:0" picks a free port). extra_services (the
-  // controller's) are served on the same port; they must outlive the server.
+  // controller's) are served on the same port; they must outlive the server. Raft calls
+  // (Deliver, InstallSnapshot, Observe) naming another cluster_id are refused
+  // (FAILED_PRECONDITION), as are messages addressed to another node than the attached
+  // one (INVALID_ARGUMENT): neither reaches the node.
   static absl::StatusOr<std::unique_ptr<RaftServer>> Start(const std::string& address,
-                                                           const std::vector<grpc::Service*>& extra_services = {});
+                                                           const std::vector<grpc::Service*>& extra_services = {},
+                                                           std::string cluster_id = {});
   ~RaftServer();
   int port() const { return port_; }
   // Messages arriving while no node is attached are dropped. Attach(nullptr) returns

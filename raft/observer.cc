@@ -153,6 +153,7 @@ absl::Status RaftObserver::Follow(const ObservedVoter& voter, bool* fatal, NodeI
     last_progress_ = std::chrono::steady_clock::now();
     stalled_ = false;
     request.set_from_index(applied_ + 1);
+    request.set_cluster_id(options_.cluster_id);
   }
   // Since when the voter has named no leader (nullopt: it named one last).
   std::optional<std::chrono::steady_clock::time_point> leaderless_since;

@@ -42,6 +42,7 @@ struct ObservedVoter {
 
 struct RaftObserverOptions {
   std::vector<ObservedVoter> voters;
+  std::string cluster_id;  // named in every call; a voter of another cluster refuses it
   StateMachine* state_machine = nullptr;
   // Where received snapshots are kept (snapshots/ is created inside).
   std::string dir;

@@ -54,7 +54,7 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
   std::unique_ptr<BrokerRole> role(new BrokerRole());
   role->broker_id_ = config.node_id;
   STRATA_RETURN_IF_ERROR(role->OpenMetadataImage(config, shared_store));
-  if (shared_store == nullptr) STRATA_RETURN_IF_ERROR(role->FollowMetadataLog(config, on_fatal));
+  if (shared_store == nullptr) STRATA_RETURN_IF_ERROR(role->FollowMetadataLog(config, cluster_id, on_fatal));
   role->StartLifecycle(config, cluster_id, log_dir_ids);
   STRATA_RETURN_IF_ERROR(role->OpenLogs(config, cluster_id, log_dir_ids, std::move(on_every_log_dir_failed)));
   role->StartReplicaManager(config);
@@ -81,9 +81,10 @@ absl::Status BrokerRole::OpenMetadataImage(const ServerConfig& config, controlle
   return absl::OkStatus();
 }
 
-absl::Status BrokerRole::FollowMetadataLog(const ServerConfig& config,
+absl::Status BrokerRole::FollowMetadataLog(const ServerConfig& config, const std::string& cluster_id,
                                            const std::function<void(const absl::Status&)>& on_fatal) {
   raft::RaftObserverOptions o;
+  o.cluster_id = cluster_id;
   for (const auto& [id, address] : config.voters) o.voters.push_back({id, address});
   o.state_machine = store_;
   o.dir = config.metadata_log_dir;

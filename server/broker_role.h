@@ -61,7 +61,8 @@ class BrokerRole {
   absl::Status OpenMetadataImage(const ServerConfig& config, controller::MetadataStore* shared_store);
   // A broker-only node: observe the committed metadata log into the image, and stop the
   // node (on_fatal) when metadata.log.dir fails.
-  absl::Status FollowMetadataLog(const ServerConfig& config, const std::function<void(const absl::Status&)>& on_fatal);
+  absl::Status FollowMetadataLog(const ServerConfig& config, const std::string& cluster_id,
+                                 const std::function<void(const absl::Status&)>& on_fatal);
   // The way to the controller: registration and heartbeats, producer-id blocks.
   void StartLifecycle(const ServerConfig& config, const std::string& cluster_id,
                       const std::vector<std::string>& log_dir_ids);

@@ -19,7 +19,7 @@ absl::StatusOr<std::unique_ptr<ControllerRole>> ControllerRole::Start(const Serv
     voter_ids.push_back(id);
     if (id != config.node_id) peers[id] = address;
   }
-  role->transport_ = std::make_unique<raft::GrpcTransport>(peers);
+  role->transport_ = std::make_unique<raft::GrpcTransport>(peers, cluster_id);
 
   raft::RaftNodeOptions options;
   options.config.id = config.node_id;
@@ -48,7 +48,8 @@ absl::StatusOr<std::unique_ptr<ControllerRole>> ControllerRole::Start(const Serv
   role->admin_service_ = std::make_unique<controller::AdminGrpcService>(*role->controller_);
   const std::string& address = config.voters.at(config.node_id);
   STRATA_ASSIGN_OR_RETURN(role->server_,
-                          raft::RaftServer::Start(address, {role->controller_service_.get(), role->admin_service_.get()}));
+                          raft::RaftServer::Start(address, {role->controller_service_.get(), role->admin_service_.get()},
+                                                  cluster_id));
   role->server_->Attach(role->node_.get());
   spdlog::info("controller {} listening on {}, voters {}, metadata log in {}", config.node_id, address,
                voter_ids.size(), config.metadata_log_dir);

@@ -186,6 +186,58 @@ TEST(RaftGrpc, AMalformedMessageIsRefusedAndNeverReachesTheCore) {
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
 }
 
+TEST(RaftGrpc, ACallFromAnotherClusterOrForAnotherNodeIsRefusedAndNeverReachesTheCore) {
+  // Another cluster's node may be left sending to a reused address (a restart on a port
+  // this cluster took): its heartbeats would make a follower here take it for its leader.
+  auto server = RaftServer::Start("127.0.0.1:0", {}, "cluster-a");
+  ASSERT_TRUE(server.ok());
+  auto stub = v1::RaftTransport::NewStub(
+      grpc::CreateChannel("127.0.0.1:" + std::to_string((*server)->port()), grpc::InsecureChannelCredentials()));
+  auto deliver = [&](const std::string& cluster) {
+    v1::RaftBatch batch;
+    batch.set_cluster_id(cluster);
+    v1::RaftMessage* m = batch.add_messages();
+    m->set_type(v1::HEARTBEAT);
+    m->set_term(7);
+    m->set_from(3);
+    m->set_to(1);
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 5s);
+    v1::DeliverResponse response;
+    return stub->Deliver(&context, batch, &response);
+  };
+  EXPECT_EQ(deliver("cluster-b").error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(deliver("").error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(deliver("cluster-a").error_code(), grpc::StatusCode::UNAVAILABLE) << "ours: on to the (absent) node";
+  grpc::ClientContext context;
+  v1::ObserveRequest observe;
+  observe.set_cluster_id("cluster-b");
+  v1::ObserveResponse response;
+  auto reader = stub->Observe(&context, observe);
+  EXPECT_FALSE(reader->Read(&response));
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+TEST(RaftGrpc, AMessageForAnotherNodeIsRefusedAndNeverReachesTheCore) {
+  GrpcQuorum q;
+  NodeId leader = q.WaitForLeader();
+  ASSERT_NE(leader, kNoNode);
+  NodeId follower = leader == 1 ? 2 : 1;
+  Term term = q.node(follower).status().term;
+  auto stub = v1::RaftTransport::NewStub(grpc::CreateChannel(q.address(follower), grpc::InsecureChannelCredentials()));
+  v1::RaftBatch batch;
+  v1::RaftMessage* m = batch.add_messages();
+  m->set_type(v1::HEARTBEAT);
+  m->set_term(term + 1000);  // would move the follower there (no election gets that far meanwhile)
+  m->set_from(3);
+  m->set_to(follower == 1 ? 2 : 1);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + 5s);
+  v1::DeliverResponse response;
+  EXPECT_EQ(stub->Deliver(&context, batch, &response).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_LT(q.node(follower).status().term, term + 1000);
+}
+
 std::vector<std::string> Data(const std::vector<Entry>& entries) {
   std::vector<std::string> out;
   for (const Entry& e : entries) out.push_back(e.data);
