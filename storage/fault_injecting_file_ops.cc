@@ -75,6 +75,9 @@ class FaultFile final : public File {
     return base_->SendFile(socket_fd, offset, count);
   }
 
+  // A store through a mapping of this file (FaultRegion).
+  void StoreFromMapping(uint64_t offset, absl::string_view bytes);
+
   absl::Status CheckAlive(absl::string_view op) {
     ops_->CountOperation();
     if (!ops_->Alive(generation_)) return IoError(absl::StrCat(op, " after simulated crash:"), path(), EIO);
@@ -87,29 +90,33 @@ class FaultFile final : public File {
   uint64_t generation_;
 };
 
-// Emulates a shared mapping with a buffer: Sync writes it back and makes it durable;
-// unmapping writes it back without syncing (the page cache would keep it).
+// Emulates a shared mapping with a buffer whose stores go through to the file at once
+// (the file stands for the page cache): a later Sync of the file makes them durable, a
+// crash before it may lose them. Stores by a crashed process are dropped. No fault rule
+// applies to them: a store to a mapping cannot fail.
 class FaultRegion final : public MappedRegion {
  public:
-  FaultRegion(FaultFile* file, std::string data) : file_(file), data_(data), on_disk_(std::move(data)) {}
-  ~FaultRegion() override {
-    if (data_ != on_disk_) (void)file_->Write(0, data_);
-  }
-  char* data() override { return data_.data(); }
+  FaultRegion(FaultFile* file, std::string data) : file_(file), data_(std::move(data)) {}
+  const char* data() const override { return data_.data(); }
   size_t size() const override { return data_.size(); }
-  absl::Status SyncRange(size_t, size_t) override { return Sync(); }
-  absl::Status Sync() override {
-    if (data_ != on_disk_) STRATA_RETURN_IF_ERROR(file_->Write(0, data_));
-    STRATA_RETURN_IF_ERROR(file_->Sync());
-    on_disk_ = data_;
-    return absl::OkStatus();
+  void Store(size_t offset, absl::string_view bytes) override {
+    ABSL_CHECK_LE(offset + bytes.size(), data_.size()) << file_->path();
+    data_.replace(offset, bytes.size(), bytes.data(), bytes.size());
+    file_->StoreFromMapping(offset, bytes);
   }
+  void Zero(size_t offset, size_t length) override { Store(offset, std::string(length, '\0')); }
 
  private:
   FaultFile* file_;  // the region never outlives its file (the index owns both)
   std::string data_;
-  std::string on_disk_;  // what the file holds: pages equal to it are not dirty
 };
+
+void FaultFile::StoreFromMapping(uint64_t offset, absl::string_view bytes) {
+  if (!ops_->Alive(generation_)) return;
+  ops_->NoteWrite(path(), offset);
+  absl::Status written = base_->Write(offset, bytes);
+  ABSL_CHECK(written.ok()) << written;
+}
 
 absl::StatusOr<std::unique_ptr<MappedRegion>> FaultFile::Map(size_t size) {
   STRATA_RETURN_IF_ERROR(CheckAlive("mmap"));

@@ -2,8 +2,9 @@
 // A FileOps that wraps another and injects faults: chosen operations on chosen files
 // (and byte ranges) fail with a chosen errno or come back short, and a simulated crash
 // drops or tears every byte not yet synced. Mapped regions are emulated with a buffer
-// written back on Sync or unmap, so index pages not msync'ed are lost in a crash too.
-// The model: fsync/fdatasync/msync make a file's bytes durable; renames, unlinks and
+// whose stores are written through to the file, so index entries not synced since are
+// lost in a crash too. The model: fdatasync makes a file's bytes durable, those stored
+// through a mapping included (as Linux's fsync does for MAP_SHARED); renames, unlinks and
 // truncations are durable at once (as ext4's ordered mode nearly gives).
 // Thread-safe.
 

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "base/check.h"
@@ -24,16 +25,15 @@ class PosixMappedRegion final : public MappedRegion {
   ~PosixMappedRegion() override {
     if (data_ != nullptr) munmap(data_, size_);
   }
-  char* data() override { return data_; }
+  const char* data() const override { return data_; }
   size_t size() const override { return size_; }
-  absl::Status Sync() override { return SyncRange(0, size_); }
-  absl::Status SyncRange(size_t offset, size_t length) override {
-    static const size_t kPage = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    size_t begin = offset / kPage * kPage;
-    size_t end = std::min(size_, offset + length);
-    if (end <= begin) return absl::OkStatus();
-    if (msync(data_ + begin, end - begin, MS_SYNC) != 0) return IoError("msync", path_, errno);
-    return absl::OkStatus();
+  void Store(size_t offset, absl::string_view bytes) override {
+    ABSL_CHECK_LE(offset + bytes.size(), size_) << path_;
+    std::memcpy(data_ + offset, bytes.data(), bytes.size());
+  }
+  void Zero(size_t offset, size_t length) override {
+    ABSL_CHECK_LE(offset + length, size_) << path_;
+    std::memset(data_ + offset, 0, length);
   }
 
  private:

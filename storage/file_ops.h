@@ -18,16 +18,19 @@
 
 namespace strata::storage {
 
-// A shared read-write mapping of the first size() bytes of a file.
+// A shared read-write mapping of the first size() bytes of a file. Stores reach the
+// file's page cache at once, as a MAP_SHARED store does: File::Sync on the file (from
+// any thread, without the mapping's owner) makes them durable, so nothing msyncs the
+// mapping itself while its owner may be remapping it.
 class MappedRegion {
  public:
   virtual ~MappedRegion() = default;
-  virtual char* data() = 0;
+  virtual const char* data() const = 0;
   virtual size_t size() const = 0;
-  // Makes the mapped bytes durable (msync).
-  virtual absl::Status Sync() = 0;
-  // Makes [offset, offset + length) durable; may sync more.
-  virtual absl::Status SyncRange(size_t offset, size_t length) = 0;
+  // REQUIRES: offset + bytes.size() <= size().
+  virtual void Store(size_t offset, absl::string_view bytes) = 0;
+  // Zeroes [offset, offset + length). REQUIRES: offset + length <= size().
+  virtual void Zero(size_t offset, size_t length) = 0;
 };
 
 class File {

@@ -54,31 +54,34 @@ absl::Status IndexFile::Remap(size_t bytes) {
 void IndexFile::Append(const char* entry) {
   ABSL_CHECK(writable_) << path_;
   ABSL_CHECK(!full()) << path_;
-  std::memcpy(region_->data() + entries_ * entry_size_, entry, entry_size_);
-  MarkDirty(entries_ * entry_size_, (entries_ + 1) * entry_size_);
+  region_->Store(entries_ * entry_size_, absl::string_view(entry, entry_size_));
+  dirty_ = true;
   ++entries_;
 }
 
 void IndexFile::TruncateToEntries(size_t n) {
   if (n >= entries_) return;
   if (writable_) {
-    std::memset(region_->data() + n * entry_size_, 0, (entries_ - n) * entry_size_);
-    MarkDirty(n * entry_size_, entries_ * entry_size_);
+    region_->Zero(n * entry_size_, (entries_ - n) * entry_size_);
+    dirty_ = true;
   }
   entries_ = n;
 }
 
 absl::Status IndexFile::Flush() {
-  if (dirty_begin_ >= dirty_end_) return absl::OkStatus();
-  STRATA_RETURN_IF_ERROR(region_->SyncRange(dirty_begin_, dirty_end_ - dirty_begin_));
-  dirty_begin_ = SIZE_MAX;
-  dirty_end_ = 0;
-  return absl::OkStatus();
+  std::shared_ptr<File> file = StartFlush();
+  return file != nullptr ? file->Sync() : absl::OkStatus();
+}
+
+std::shared_ptr<File> IndexFile::StartFlush() {
+  if (!dirty_) return nullptr;
+  dirty_ = false;
+  return file_;
 }
 
 absl::Status IndexFile::MakeReadOnly() {
   size_t bytes = entries_ * entry_size_;
-  // No sync here: the dirty range is remembered and the next Flush makes it durable.
+  // No sync here: the entries stay dirty and the next Flush makes them durable.
   region_.reset();
   STRATA_RETURN_IF_ERROR(file_->Truncate(bytes));
   STRATA_RETURN_IF_ERROR(Remap(bytes));

@@ -6,7 +6,6 @@
 // all-zero entries (what a preallocated file not trimmed before a crash has).
 // Not thread-safe: the owning segment serialises access.
 
-#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -35,8 +34,14 @@ class IndexFile {
   // REQUIRES: writable() && !full().
   void Append(const char* entry);
   void TruncateToEntries(size_t n);
-  // Makes the entries durable, syncing only the pages changed since the last flush.
+  // Makes the entries durable (an fdatasync of the file, which covers the stores to its
+  // mapping; none when nothing changed since the last flush).
   absl::Status Flush();
+  // Flush in two steps, for an owner that must not hold its lock over the disk: returns
+  // the file to Sync (null when nothing changed) and counts the entries as flushed.
+  // Once that Sync returns, the entries stored before this call are durable, whatever
+  // was appended, trimmed or remapped meanwhile.
+  std::shared_ptr<File> StartFlush();
   // Trims the file to the entries present and maps it read-only from then on.
   absl::Status MakeReadOnly();
   // Re-opens a trimmed index for appends, preallocated to max_bytes again.
@@ -53,17 +58,11 @@ class IndexFile {
 
   std::string path_;
   const size_t entry_size_;
-  std::unique_ptr<File> file_;
+  std::shared_ptr<File> file_;  // shared with a StartFlush caller still syncing
   std::unique_ptr<MappedRegion> region_;
   size_t capacity_bytes_ = 0;
   size_t entries_ = 0;
-  // Bytes of the mapping changed since the last Flush: [dirty_begin_, dirty_end_).
-  size_t dirty_begin_ = SIZE_MAX;
-  size_t dirty_end_ = 0;
-  void MarkDirty(size_t begin, size_t end) {
-    dirty_begin_ = std::min(dirty_begin_, begin);
-    dirty_end_ = std::max(dirty_end_, end);
-  }
+  bool dirty_ = false;  // entries changed since the last flush
   bool writable_ = false;
 };
 

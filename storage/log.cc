@@ -553,7 +553,8 @@ absl::Status Log::Flush(int64_t offset) {
   int64_t target = 0;
   bool sync_dir = false;
   std::vector<std::shared_ptr<LogSegment>> rolled;  // below the active segment: synced whole
-  std::shared_ptr<LogSegment> active;               // its .log only, without the lock
+  std::shared_ptr<LogSegment> active;               // its .log, through the shared handle
+  std::vector<std::shared_ptr<File>> active_indexes;  // and its index files, likewise
   {
     absl::MutexLock lock(&mu_);
     STRATA_RETURN_IF_ERROR(CheckOpenLocked());
@@ -565,6 +566,7 @@ absl::Status Log::Flush(int64_t offset) {
       if (it->first >= target) break;
       if (next == segments_.end()) {
         active = it->second;
+        active_indexes = active->StartIndexFlush();
       } else {
         rolled.push_back(it->second);
       }
@@ -575,19 +577,19 @@ absl::Status Log::Flush(int64_t offset) {
   const auto started = std::chrono::steady_clock::now();
   // The disk work, while appends and reads go on. The files of the rolled segments
   // cannot change meanwhile (whatever changes them takes flush_mu_); the active
-  // segment's .log grows, and its sync covers at least everything below target.
+  // segment's .log grows, and its sync covers at least everything below target; its
+  // indexes take entries (or a roll trims and remaps them), and their fdatasync covers
+  // every entry stored before StartIndexFlush, so those below target.
   absl::Status status = [&]() -> absl::Status {
     for (const auto& segment : rolled) STRATA_RETURN_IF_ERROR(segment->Flush());
     if (active) STRATA_RETURN_IF_ERROR(active->log_file()->Sync());
+    for (const auto& index : active_indexes) STRATA_RETURN_IF_ERROR(index->Sync());
     // Epochs that began below target, before the recovery point passes them.
     STRATA_RETURN_IF_ERROR(leader_epoch_cache_->Sync());
     if (sync_dir) STRATA_RETURN_IF_ERROR(options_.ops->SyncDir(options_.dir));
     return absl::OkStatus();
   }();
   absl::MutexLock lock(&mu_);
-  // The active segment's indexes: a few pages, which appends change (and a roll remaps).
-  // Left under the lock: once it rolls, a recovery point at its end trusts them.
-  if (status.ok() && active && !closed_) status = active->FlushIndexes();
   if (!status.ok()) {
     dir_needs_sync_ = dir_needs_sync_ || sync_dir;
     return Io(status);

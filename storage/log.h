@@ -16,9 +16,10 @@
 // reader lock. A flush takes flush_mu_ (one at a time) and syncs without the log's
 // lock, so appends and reads go on while the disk works: the segments below the active
 // one are synced whole (what changes their files — truncation, retention, deletion,
-// closing — takes flush_mu_ first and waits), the active segment's .log through its
-// shared file handle; only the active segment's index pages (a few) are msynced under
-// the lock. Lock order: flush_mu_, then mu_.
+// closing — takes flush_mu_ first and waits), the active segment's .log and index
+// files through shared file handles (an index's entries are stores to a shared mapping,
+// which the file's fdatasync covers; no msync of a mapping a roll may be replacing).
+// No fsync is ever under mu_. Lock order: flush_mu_, then mu_.
 
 #include <atomic>
 #include <cstdint>

@@ -320,17 +320,23 @@ absl::StatusOr<uint64_t> LogSegment::TruncateTo(int64_t offset) {
 
 absl::Status LogSegment::SanityCheckIndexes() const {
   STRATA_RETURN_IF_ERROR(offset_index_->SanityCheck(size_));
-  return time_index_->SanityCheck();
+  // Read from the last offset index entry on: a few headers.
+  STRATA_ASSIGN_OR_RETURN(int64_t next_offset, ReadNextOffset());
+  return time_index_->SanityCheck(next_offset);
 }
 
 absl::Status LogSegment::Flush() {
   STRATA_RETURN_IF_ERROR(log_file_->Sync());
-  return FlushIndexes();
-}
-
-absl::Status LogSegment::FlushIndexes() {
   STRATA_RETURN_IF_ERROR(offset_index_->file().Flush());
   return time_index_->file().Flush();
+}
+
+std::vector<std::shared_ptr<File>> LogSegment::StartIndexFlush() {
+  std::vector<std::shared_ptr<File>> files;
+  for (IndexFile* index : {&offset_index_->file(), &time_index_->file()}) {
+    if (auto file = index->StartFlush()) files.push_back(std::move(file));
+  }
+  return files;
 }
 
 absl::Status LogSegment::MakeInactive() {
@@ -362,6 +368,8 @@ absl::Status LogSegment::ChangeSuffix(const std::string& new_suffix) {
 absl::Status LogSegment::Close() {
   if (closed_) return absl::OkStatus();
   absl::Status status = MakeInactive();
+  if (status.ok()) status = offset_index_->file().Flush();
+  if (status.ok()) status = time_index_->file().Flush();
   Abandon();
   return status;
 }

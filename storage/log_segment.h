@@ -119,8 +119,9 @@ class LogSegment {
 
   // The .log file and both indexes made durable.
   absl::Status Flush();
-  // The indexes only (the .log file is synced through log_file()).
-  absl::Status FlushIndexes();
+  // The indexes only, in two steps (IndexFile::StartFlush): the files to Sync, without
+  // the owner's lock, for the entries stored so far to be durable.
+  std::vector<std::shared_ptr<File>> StartIndexFlush();
   // Trims indexes to their entries: the segment takes no more appends.
   absl::Status MakeInactive();
   // Preallocates indexes again: the segment becomes the active one.
@@ -128,7 +129,8 @@ class LogSegment {
   // Renames all files from the current suffix to new_suffix.
   absl::Status ChangeSuffix(const std::string& new_suffix);
   const std::string& suffix() const { return options_.suffix; }
-  // Closes files (trimming indexes). Slices already handed out stay readable.
+  // Closes files (trimming indexes and making them durable). Slices already handed out
+  // stay readable.
   absl::Status Close();
   // Drops the file handles without writing anything (offline dir, crashed process,
   // deleted segment). Only DeleteFiles() may follow.

@@ -54,9 +54,17 @@ void TimeIndex::TruncateTo(int64_t offset) {
   file_->TruncateToEntries(keep);
 }
 
-absl::Status TimeIndex::SanityCheck() const {
-  for (size_t i = 1; i < entries(); ++i) {
-    TimestampOffset previous = entry(i - 1), e = entry(i);
+absl::Status TimeIndex::SanityCheck(int64_t next_offset) const {
+  for (size_t i = 0; i < entries(); ++i) {
+    TimestampOffset e = entry(i);
+    if (e.offset >= next_offset) {
+      return MakeError(Errc::kInconsistentLog,
+                       absl::StrCat("corrupt time index ", file_->path(), ": entry ", i, " (timestamp ", e.timestamp,
+                                    ", offset ", e.offset, ") lies past the segment's records, which end before ",
+                                    next_offset));
+    }
+    if (i == 0) continue;
+    TimestampOffset previous = entry(i - 1);
     if (e.timestamp <= previous.timestamp || e.offset < previous.offset) {
       return MakeError(Errc::kInconsistentLog,
                        absl::StrCat("corrupt time index ", file_->path(), ": entry ", i, " (timestamp ", e.timestamp,

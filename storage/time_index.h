@@ -37,7 +37,9 @@ class TimeIndex {
   void MaybeAppend(int64_t timestamp, int64_t offset, bool skip_full_check = false);
   // Removes entries with offset >= offset.
   void TruncateTo(int64_t offset);
-  absl::Status SanityCheck() const;
+  // Timestamps rise and offsets do not fall, and every offset lies in the segment,
+  // below next_offset (its log's next offset).
+  absl::Status SanityCheck(int64_t next_offset) const;
 
  private:
   const int64_t base_offset_;

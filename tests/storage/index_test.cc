@@ -89,7 +89,11 @@ TEST(TimeIndex, AppendsOnlyGrowingTimestampsAndLooksUp) {
   EXPECT_EQ(index.Lookup(2500).offset, 110);
   index.TruncateTo(110);
   EXPECT_EQ(index.entries(), 1u);
-  EXPECT_TRUE(index.SanityCheck().ok());
+  EXPECT_TRUE(index.SanityCheck(106).ok());
+  // An entry at or past the segment's next offset (a garbled index) is corrupt.
+  absl::Status s = index.SanityCheck(105);
+  EXPECT_EQ(ErrcOf(s), Errc::kInconsistentLog);
+  EXPECT_NE(s.message().find("past the segment's records"), absl::string_view::npos) << s;
 }
 
 }  // namespace

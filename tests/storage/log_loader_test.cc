@@ -153,6 +153,33 @@ TEST_F(LogLoaderTest, MissingOrCorruptIndexIsRebuiltWithoutTouchingProducerState
   EXPECT_TRUE(log->AppendAsLeader(retry, 1)->duplicate);
 }
 
+// A time index below the recovery point whose entries still rise but point past its
+// segment (a garbled disk block) is rebuilt on open: appending into the segment after
+// a truncation to it would otherwise find its entries out of order.
+TEST_F(LogLoaderTest, ATimeIndexPointingPastItsSegmentIsRebuilt) {
+  auto values = WriteLog(/*clean=*/true);
+  auto bases = Bases();
+  ASSERT_GE(bases.size(), 3u);
+  const std::string path = SegmentPath(bases[1], kTimeIndexSuffix);
+  const auto size = fs::file_size(path);
+  ASSERT_GE(size, TimeIndex::kEntrySize);
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(size - 4));  // the last entry's relative offset
+    f.write("\x00\x00\x3f\x2a", 4);                    // 16170 past the segment's base
+  }
+  auto log = Reopen(true, 240);
+  ASSERT_NE(log, nullptr);
+  EXPECT_EQ(log->load_stats().indexes_rebuilt, 1);
+  EXPECT_EQ(Values(*ReadAll(*log)), values);
+  // Into that segment again: its indexes take appends in order.
+  const int64_t keep = bases[1] + 4;
+  ASSERT_TRUE(log->TruncateTo(keep).ok());
+  std::string batch = MakeProducerBatch(4, 2000, 0, 0);
+  ASSERT_TRUE(log->AppendAsLeader(batch, 1).ok());
+  EXPECT_EQ(log->log_end_offset(), keep + 4);
+}
+
 TEST_F(LogLoaderTest, SwapSegmentIsCompletedWithoutRebuildingProducerState) {
   auto values = WriteLog(/*clean=*/true);
   auto bases = Bases();
