@@ -370,28 +370,36 @@ TEST_F(LogTest, FlushMsFlushesALogLeftUnflushedThatLong) {
   EXPECT_EQ(log->last_flush_ms(), clock.NowMs());
 }
 
+// Whichever of the active segment's files the flush waits on — its .log or one of its
+// indexes — appends and reads go on.
 TEST_F(LogTest, AppendsAndReadsGoOnWhileAFlushWaitsOnTheDisk) {
-  FaultInjectingFileOps ops;
-  LogOptions options = OneSegmentOptions(ops);
-  auto log = OpenLog(options);
-  AppendBatches(*log, 2, 4, "a");
-  std::future<absl::Status> flushed;
-  std::future<bool> appended;
-  ReleaseSyncsAtExit release{ops};
-  ops.HoldSyncs(".log");  // the segment's fsync waits, as on a slow disk
-  flushed = std::async(std::launch::async, [&] { return log->Flush(8); });
-  ASSERT_TRUE(testing::WaitUntil([&] { return ops.syncs_held() == 1; }, 10s));
-  appended = std::async(std::launch::async, [&] {
-    AppendBatches(*log, 1, 4, "b");
-    return ReadAll(*log).ok();
-  });
-  ASSERT_EQ(appended.wait_for(10s), std::future_status::ready) << "the append waited for the flush's fsync";
-  EXPECT_TRUE(appended.get());
-  EXPECT_EQ(log->log_end_offset(), 12);
-  EXPECT_EQ(log->recovery_point(), 0);  // not before the sync returned
-  ops.ReleaseSyncs();
-  ASSERT_TRUE(flushed.get().ok());
-  EXPECT_EQ(log->recovery_point(), 8);  // what lay below the flush's offset, not the append made meanwhile
+  int partition = 0;
+  for (const char* held : {".log", ".index", ".timeindex"}) {
+    SCOPED_TRACE(held);
+    FaultInjectingFileOps ops;
+    LogOptions options = OneSegmentOptions(ops);
+    options.dir = tmp_.Sub("held-" + std::to_string(partition++));
+    options.config.index_interval_bytes = 1;  // an index entry with every batch
+    auto log = OpenLog(options);
+    AppendBatches(*log, 2, 4, "a");
+    std::future<absl::Status> flushed;
+    std::future<bool> appended;
+    ReleaseSyncsAtExit release{ops};
+    ops.HoldSyncs(held);  // that file's fsync waits, as on a slow disk
+    flushed = std::async(std::launch::async, [&] { return log->Flush(8); });
+    ASSERT_TRUE(testing::WaitUntil([&] { return ops.syncs_held() == 1; }, 10s));
+    appended = std::async(std::launch::async, [&] {
+      AppendBatches(*log, 1, 4, "b");
+      return ReadAll(*log).ok();
+    });
+    ASSERT_EQ(appended.wait_for(10s), std::future_status::ready) << "the append waited for the flush's fsync";
+    EXPECT_TRUE(appended.get());
+    EXPECT_EQ(log->log_end_offset(), 12);
+    EXPECT_EQ(log->recovery_point(), 0);  // not before the sync returned
+    ops.ReleaseSyncs();
+    ASSERT_TRUE(flushed.get().ok());
+    EXPECT_EQ(log->recovery_point(), 8);  // what lay below the flush's offset, not the append made meanwhile
+  }
 }
 
 TEST_F(LogTest, AnAppendThatStartsAnEpochDoesNotWaitOnTheDiskAndTheFlushWritesTheEpochFirst) {
