@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/check.h"
+#include "base/logging.h"
 #include "base/status_macros.h"
 #include "broker/kafka_error.h"
 
@@ -107,6 +108,8 @@ bool Partition::MaybeIncrementHighWatermarkLocked() {
     candidate = std::min(candidate, it == followers_.end() ? int64_t{-1} : it->second.log_end_offset);
   }
   if (candidate <= log_->high_watermark()) return false;
+  spdlog::debug("broker {}: {} high watermark {} -> {}", local_broker_id_, tp_.DirName(), log_->high_watermark(),
+                candidate);
   log_->UpdateHighWatermark(candidate);
   return true;
 }

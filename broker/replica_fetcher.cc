@@ -54,6 +54,7 @@ void ReplicaFetcher::AddPartition(const storage::TopicPartition& tp, int32_t lea
     Target& t = targets_[tp];
     if (t.leader_epoch != leader_epoch) {
       t.delayed_until = Clock::time_point();  // a new epoch: at once
+      ++targets_version_;
       if (fetch_in_flight_ && connection_ && !restart_) {
         restart_ = true;
         connection_->Shutdown();
@@ -91,8 +92,10 @@ void ReplicaFetcher::Delay(const storage::TopicPartition& tp, const absl::Status
 void ReplicaFetcher::Run() {
   while (true) {
     std::map<storage::TopicPartition, Target> ready;
+    uint64_t version = 0;
     {
       absl::MutexLock lock(&mu_);
+      version = targets_version_;
       auto now = Clock::now();
       Clock::time_point next_ready = Clock::time_point::max();
       for (const auto& [tp, target] : targets_) {
@@ -112,7 +115,7 @@ void ReplicaFetcher::Run() {
         continue;
       }
     }
-    absl::Status status = FetchOnce(ready);
+    absl::Status status = FetchOnce(ready, version);
     bool restarted = false;
     {
       absl::MutexLock lock(&mu_);
@@ -130,10 +133,12 @@ void ReplicaFetcher::Run() {
   }
 }
 
-absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, Target>& targets) {
+absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, Target>& targets,
+                                       uint64_t targets_version) {
   client::KafkaConnection* connection = nullptr;
   {
     absl::MutexLock lock(&mu_);
+    if (targets_version != targets_version_) return absl::OkStatus();  // a partition came: look again
     if (!connection_) {
       auto connected = client::KafkaConnection::Connect(options_.host, options_.port,
                                                         options_.max_wait + std::chrono::seconds(30));
@@ -230,6 +235,10 @@ absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, T
       absl::string_view records = p.records ? WholeBatches(*p.records) : absl::string_view();
       auto appended = partition.AppendRecordsToFollower(epoch, records, p.high_watermark);
       if (!appended.ok()) Delay(tp, appended.status(), options_.backoff);
+      if (!records.empty()) {
+        spdlog::debug("broker {}: fetched {} bytes of {} from broker {} (its high watermark {})", options_.broker_id,
+                      records.size(), tp.DirName(), options_.leader_id, p.high_watermark);
+      }
     }
   }
   return absl::OkStatus();

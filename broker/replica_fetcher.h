@@ -69,8 +69,9 @@ class ReplicaFetcher {
     std::chrono::steady_clock::time_point delayed_until;
   };
   void Run();
-  // One Fetch round; an error means the connection is unusable.
-  absl::Status FetchOnce(const std::map<storage::TopicPartition, Target>& targets);
+  // One Fetch round of the targets as they were at targets_version; an error means the
+  // connection is unusable. None when the targets changed since (the caller looks again).
+  absl::Status FetchOnce(const std::map<storage::TopicPartition, Target>& targets, uint64_t targets_version);
   absl::Status HandleOutOfRange(const storage::TopicPartition& tp, int32_t leader_epoch, int64_t leader_log_start);
   void Delay(const storage::TopicPartition& tp, const absl::Status& why, std::chrono::milliseconds how_long);
 
@@ -86,6 +87,9 @@ class ReplicaFetcher {
   // A partition was added while a fetch waited at the leader: the fetch is cut short
   // (its connection shut) so the new partition does not wait replica.fetch.wait.max.ms.
   bool restart_ ABSL_GUARDED_BY(mu_) = false;
+  // Counts the partitions added or moved to a new epoch: one added after Run took its
+  // targets but before the fetch was in flight would otherwise wait a whole fetch.
+  uint64_t targets_version_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t fetches_ ABSL_GUARDED_BY(mu_) = 0;
   std::thread thread_;
 };

@@ -2,6 +2,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <map>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -92,19 +93,37 @@ int64_t RaftObserver::stalls() const {
   return stalls_;
 }
 
+NodeId RaftObserver::streaming_from() const {
+  absl::MutexLock lock(&mu_);
+  return streaming_from_;
+}
+
 bool RaftObserver::WaitForApplied(Index index, std::chrono::milliseconds timeout) const {
   absl::MutexLock lock(&mu_);
   auto reached = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return applied_ >= index; };
   return mu_.AwaitWithTimeout(absl::Condition(&reached), absl::FromChrono(timeout));
 }
 
+bool RaftObserver::IsVoter(NodeId id) const {
+  for (const ObservedVoter& v : options_.voters) {
+    if (v.id == id) return true;
+  }
+  return false;
+}
+
 void RaftObserver::Run() {
   size_t next_voter = 0;
+  bool following_named_leader = false;  // this voter was chosen as the leader named
   while (true) {
     const ObservedVoter& voter = options_.voters[next_voter++ % options_.voters.size()];
     bool fatal = false;
+    bool to_leader = false;
     NodeId leader = kNoNode;
-    absl::Status ended = Follow(voter, &fatal, &leader);
+    auto now = std::chrono::steady_clock::now();
+    for (auto it = avoid_until_.begin(); it != avoid_until_.end();) {
+      it = it->second <= now ? avoid_until_.erase(it) : std::next(it);
+    }
+    absl::Status ended = Follow(voter, &fatal, &leader, &to_leader);
     if (fatal) {
       spdlog::error("observer: metadata state failed, stopping: {}", ended.ToString());
       {
@@ -114,12 +133,21 @@ void RaftObserver::Run() {
       if (options_.on_fatal) options_.on_fatal(ended);
       return;
     }
+    if (following_named_leader && !to_leader) {
+      avoid_until_[voter.id] = std::chrono::steady_clock::now() + kAvoidFailedLeaderFor;
+    }
+    following_named_leader = false;
+    bool avoided = avoid_until_.count(leader) > 0;
     for (size_t i = 0; i < options_.voters.size(); ++i) {
-      if (leader != kNoNode && leader != voter.id && options_.voters[i].id == leader) next_voter = i;
+      if (leader != kNoNode && leader != voter.id && !avoided && options_.voters[i].id == leader) {
+        next_voter = i;
+        following_named_leader = true;
+      }
     }
     absl::MutexLock lock(&mu_);
     if (stopping_) return;
     spdlog::debug("observer: stream from voter {} ({}) ended: {}", voter.id, voter.address, ended.ToString());
+    if (to_leader) continue;  // no pause: the leader is up, as far as anyone knows
     mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::FromChrono(options_.retry_backoff));
     if (stopping_) return;
   }
@@ -137,7 +165,7 @@ void RaftObserver::Watch() {
   }
 }
 
-absl::Status RaftObserver::Follow(const ObservedVoter& voter, bool* fatal, NodeId* leader) {
+absl::Status RaftObserver::Follow(const ObservedVoter& voter, bool* fatal, NodeId* leader, bool* to_leader) {
   const std::string& address = voter.address;
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 50);
@@ -150,6 +178,7 @@ absl::Status RaftObserver::Follow(const ObservedVoter& voter, bool* fatal, NodeI
     absl::MutexLock lock(&mu_);
     if (stopping_) return absl::CancelledError("stopping");
     active_context_ = context;
+    streaming_from_ = voter.id;
     last_progress_ = std::chrono::steady_clock::now();
     stalled_ = false;
     request.set_from_index(applied_ + 1);
@@ -226,6 +255,13 @@ absl::Status RaftObserver::Follow(const ObservedVoter& voter, bool* fatal, NodeI
       commit_seen_ = std::max(commit_seen_, response.commit_index());
       last_progress_ = std::chrono::steady_clock::now();  // applying is not stalling
     }
+    if (result.ok() && !receiver && response.leader_id() != kNoNode && response.leader_id() != voter.id &&
+        IsVoter(response.leader_id()) && avoid_until_.count(response.leader_id()) == 0) {
+      *to_leader = true;  // what this response carried is applied; the rest from the leader
+      result = absl::AbortedError(absl::StrCat("voter ", voter.id, " names voter ", response.leader_id(),
+                                               " as leader: following the leader"));
+      break;
+    }
   }
   if (!result.ok()) context->TryCancel();
   grpc::Status status = reader->Finish();
@@ -233,6 +269,7 @@ absl::Status RaftObserver::Follow(const ObservedVoter& voter, bool* fatal, NodeI
   {
     absl::MutexLock lock(&mu_);
     active_context_.reset();
+    streaming_from_ = kNoNode;
     stalled = stalled_;
   }
   if (!result.ok()) return result;

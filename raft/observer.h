@@ -10,13 +10,20 @@
 // a keep-alive, sent every kObserveKeepAliveInterval) arrives for stall_timeout (the
 // connection went silent: a network partition), or when the voter has known no leader
 // for stall_timeout (it is cut off from the quorum, so its commit index may never move
-// again). It goes to the leader the voter last named, else to the next voter. A failure
+// again). It goes to the leader the voter last named, else to the next voter. A voter
+// that names another voter as leader is left for that leader at once, as KRaft's
+// observers fetch from the leader: a follower voter learns of a commit a round after
+// the leader, so brokers streaming from followers would see a leadership change later
+// than those at the leader, and a client would be told the old leader by them. A leader
+// whose stream failed is not preferred again for kAvoidFailedLeaderFor (this observer
+// may be cut off from it alone: it then stays with a follower). A failure
 // of its state machine, log or snapshot store stops it (on_fatal).
 // Thread-safe: one thread of its own applies, one watches for stalls; the accessors may
 // be called from any thread.
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -34,6 +41,8 @@ namespace strata::raft {
 
 // How often a voter serving Observe sends a keep-alive when nothing commits.
 inline constexpr std::chrono::milliseconds kObserveKeepAliveInterval{200};
+// How long a leader whose stream failed is not preferred over the voter naming it.
+inline constexpr std::chrono::seconds kAvoidFailedLeaderFor{10};
 
 struct ObservedVoter {
   NodeId id = kNoNode;
@@ -70,6 +79,8 @@ class RaftObserver {
   int64_t snapshots_restored() const;
   // Streams given up because they went silent or their voter knew no leader.
   int64_t stalls() const;
+  // The voter it streams from now (kNoNode: between streams).
+  NodeId streaming_from() const;
   // True once it stopped on a failure of its state machine or snapshot store.
   bool failed() const;
   // Waits until an entry at or past index is applied; false at the timeout.
@@ -82,12 +93,15 @@ class RaftObserver {
   // Cancels the current stream when nothing arrived on it for stall_timeout.
   void Watch();
   // Follows one voter until its stream ends; returns why. *leader: the leader it last
-  // named (kNoNode: none).
-  absl::Status Follow(const ObservedVoter& voter, bool* fatal, NodeId* leader);
+  // named (kNoNode: none); *to_leader: it was left for that leader.
+  absl::Status Follow(const ObservedVoter& voter, bool* fatal, NodeId* leader, bool* to_leader);
+  bool IsVoter(NodeId id) const;
 
   RaftObserverOptions options_;
   std::unique_ptr<SnapshotStore> snapshots_;
   std::unique_ptr<RaftStorage> log_;  // with persist_log; the observer's thread only
+  // Leaders whose stream failed, until when they are not preferred (observer's thread).
+  std::map<NodeId, std::chrono::steady_clock::time_point> avoid_until_;
   // Appends entries to the local log (persist_log), compacting it now and then.
   absl::Status Persist(const std::vector<Entry>& entries);
   // Waiters (WaitForApplied, the retry backoff) wait on conditions over these.
@@ -102,6 +116,7 @@ class RaftObserver {
   std::shared_ptr<void> active_context_ ABSL_GUARDED_BY(mu_);
   std::chrono::steady_clock::time_point last_progress_ ABSL_GUARDED_BY(mu_);
   bool stalled_ ABSL_GUARDED_BY(mu_) = false;  // the watchdog cancelled the current call
+  NodeId streaming_from_ ABSL_GUARDED_BY(mu_) = kNoNode;
   std::thread thread_;
   std::thread watchdog_;
 };

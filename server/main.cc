@@ -78,6 +78,10 @@ int main(int argc, char** argv) {
     return kExitConfig;
   }
   spdlog::set_pattern(absl::StrCat("[%Y-%m-%d %H:%M:%S.%e] [node ", config->node_id, "] [%l] %v"));
+  // STRATA_LOG_LEVEL (trace, debug, info, warning, error): more or less than the default info.
+  if (const char* level = getenv("STRATA_LOG_LEVEL"); level != nullptr && *level != '\0') {
+    spdlog::set_level(spdlog::level::from_str(level));
+  }
 
   // Every directory must belong to this node of one cluster.
   auto meta = storage::CheckFormatted(*storage::FileOps::Default(), config->metadata_log_dir, config->node_id);

@@ -46,10 +46,7 @@ Log::Log(const LogOptions& options, TopicPartition topic_partition, const std::a
       last_flush_ms_(options.clock->NowMs()) {}
 
 Log::~Log() {
-  {
-    absl::MutexLock alive(&lifetime_->mu);  // waits for a scheduled flush running now
-    lifetime_->alive = false;
-  }
+  EndScheduledTasks();
   absl::MutexLock lock(&mu_);
   for (auto& [base, segment] : segments_) segment->Abandon();
 }
@@ -649,8 +646,14 @@ void Log::UpdateHighWatermark(int64_t offset) {
   high_watermark_ = std::clamp(offset, log_start_offset_, log_end_offset_);
 }
 
+void Log::EndScheduledTasks() {
+  absl::MutexLock alive(&lifetime_->mu);  // waits for a scheduled flush or epoch write running now
+  lifetime_->alive = false;
+}
+
 absl::Status Log::Close() {
   STRATA_RETURN_IF_ERROR(CheckOnline());
+  EndScheduledTasks();  // what they would write, the close writes
   STRATA_RETURN_IF_ERROR(FlushAll());
   absl::MutexLock flushing(&flush_mu_);
   absl::MutexLock lock(&mu_);
@@ -666,6 +669,9 @@ absl::Status Log::Close() {
 }
 
 void Log::CloseAfterDirFailure() {
+  // A task still to run would write into the directory, which a deleted partition's
+  // caller renames next (a failed rename there would take the whole log dir offline).
+  EndScheduledTasks();
   absl::MutexLock flushing(&flush_mu_);  // waits for a flush still on the failing disk
   absl::MutexLock lock(&mu_);
   for (auto& [base, segment] : segments_) segment->Abandon();

@@ -129,7 +129,8 @@ class Log {
   void UpdateHighWatermark(int64_t offset);
   // Clean shutdown: flushes, trims indexes, snapshots producer state.
   absl::Status Close();
-  // Drops the files after the dir failed, writing nothing.
+  // Drops the files after the dir failed (or before the partition is deleted), writing
+  // nothing, and nothing scheduled writes afterwards.
   void CloseAfterDirFailure();
   void set_transfer_failure_handler(std::shared_ptr<TransferFailureHandler> handler);
 
@@ -185,6 +186,9 @@ class Log {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   LogSegment& active_segment() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return *segments_.rbegin()->second; }
   void CheckInvariantsLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // The flushes and epoch writes scheduled and not yet run will not run; waits for one
+  // running now.
+  void EndScheduledTasks();
 
   const LogOptions options_;
   const TopicPartition topic_partition_;

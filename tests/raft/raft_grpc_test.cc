@@ -386,6 +386,39 @@ TEST(RaftGrpc, AnObserverLeavesAVoterThatGoesSilentOrKnowsNoLeader) {
   EXPECT_GE((*observer)->stalls(), 2);
 }
 
+// KRaft's observers fetch from the leader: one that starts at a follower voter moves to
+// the leader it names, and after a leader change to the new one.
+TEST(RaftGrpc, AnObserverStreamsFromTheLeader) {
+  GrpcQuorum q;
+  NodeId leader = q.WaitForLeader();
+  ASSERT_NE(leader, kNoNode);
+  AppliedLog observed;
+  RaftObserverOptions o;
+  for (NodeId id : q.ids_) {
+    if (id != leader) o.voters.push_back({id, q.address(id)});  // followers first
+  }
+  o.voters.push_back({leader, q.address(leader)});
+  o.state_machine = &observed;
+  o.dir = q.observer_dir();
+  auto observer = RaftObserver::Start(o);
+  ASSERT_TRUE(observer.ok()) << observer.status();
+  auto index = q.Propose("first");
+  ASSERT_TRUE(index.ok()) << index.status();
+  ASSERT_TRUE((*observer)->WaitForApplied(*index, 20s));
+  ASSERT_TRUE(testing::WaitUntil([&] { return (*observer)->streaming_from() == leader; }, 20s))
+      << "streaming from " << (*observer)->streaming_from() << ", leader " << leader;
+  // The leader stops: the observer follows whichever voter leads next.
+  q.Stop(leader);
+  NodeId next = q.WaitForLeader();
+  ASSERT_NE(next, kNoNode);
+  index = q.Propose("second");
+  ASSERT_TRUE(index.ok()) << index.status();
+  ASSERT_TRUE((*observer)->WaitForApplied(*index, 20s));
+  EXPECT_EQ(observed.Read(*index, 1).at(0).data, "second");
+  ASSERT_TRUE(testing::WaitUntil([&] { return (*observer)->streaming_from() == next; }, 20s))
+      << "streaming from " << (*observer)->streaming_from() << ", leader " << next;
+}
+
 }  // namespace
 }  // namespace strata::raft
 
