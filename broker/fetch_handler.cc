@@ -24,6 +24,7 @@ struct FetchResult {
   uint64_t bytes = 0;
   bool any_error = false;
   bool redirected = false;  // a partition was sent to its preferred read replica
+  bool diverged = false;    // a follower must truncate first: it hears at once
 };
 
 FetchResult ReadAll(const KafkaApisContext& context, const kafka::FetchRequest& request, int16_t version) {
@@ -86,6 +87,7 @@ FetchResult ReadAll(const KafkaApisContext& context, const kafka::FetchRequest& 
           rp.last_stable_offset = rp.high_watermark;
           rp.log_start_offset = (*partition)->log()->log_start_offset();
           rp.records = std::string();
+          result.diverged = true;
           continue;
         }
       }
@@ -140,7 +142,7 @@ class DelayedFetch final : public DelayedOperation {
   void TryComplete() override {
     FetchResult result = ReadAll(context_, request_, version_);
     if (result.bytes < static_cast<uint64_t>(std::max(request_.min_bytes, 1)) && !result.any_error &&
-        !result.redirected) {
+        !result.redirected && !result.diverged) {
       return;
     }
     {
@@ -188,7 +190,7 @@ void HandleFetch(const ApiRequest& api, KafkaResponder respond) {
   }
   FetchResult result = ReadAll(context, *request, header.api_version);
   bool enough = result.bytes >= static_cast<uint64_t>(std::max(request->min_bytes, 1)) || result.any_error ||
-                result.redirected;
+                result.redirected || result.diverged;
   if (enough || request->max_wait_ms <= 0 || request->topics.empty()) {
     return respond(std::optional<KafkaResponse>(std::move(result.response)));
   }

@@ -21,6 +21,7 @@ kafka::ErrorCode FromErrc(storage::Errc errc) {
     case storage::Errc::kLogDirOffline:
     case storage::Errc::kInconsistentLog:
     case storage::Errc::kInvalidCheckpoint:
+    case storage::Errc::kRemoteStorageError:
       return kafka::ErrorCode::kKafkaStorageError;
     case storage::Errc::kOffsetOutOfRange: return kafka::ErrorCode::kOffsetOutOfRange;
     case storage::Errc::kOutOfOrderSequence: return kafka::ErrorCode::kOutOfOrderSequenceNumber;

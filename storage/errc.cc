@@ -27,6 +27,7 @@ absl::StatusCode CodeFor(Errc errc) {
     case Errc::kInvalidConfig: return absl::StatusCode::kInvalidArgument;
     case Errc::kInvalidCheckpoint: return absl::StatusCode::kDataLoss;
     case Errc::kInvalidArgument: return absl::StatusCode::kInvalidArgument;
+    case Errc::kRemoteStorageError: return absl::StatusCode::kUnavailable;
   }
   return absl::StatusCode::kUnknown;
 }
@@ -48,6 +49,7 @@ absl::string_view ErrcName(Errc errc) {
     case Errc::kInvalidConfig: return "INVALID_CONFIG";
     case Errc::kInvalidCheckpoint: return "INVALID_CHECKPOINT";
     case Errc::kInvalidArgument: return "INVALID_ARGUMENT";
+    case Errc::kRemoteStorageError: return "REMOTE_STORAGE_ERROR";
   }
   return "UNKNOWN";
 }

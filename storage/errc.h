@@ -25,6 +25,8 @@ enum class Errc {
   kInvalidConfig,        // a bad or unknown configuration value
   kInvalidCheckpoint,    // a checkpoint file that does not parse
   kInvalidArgument,      // a caller broke a precondition that is checked at runtime
+  kRemoteStorageError,   // the remote tier failed (missing object, read error, checksum):
+                         // KAFKA_STORAGE_ERROR for that partition, no local dir offline
 };
 
 absl::string_view ErrcName(Errc errc);

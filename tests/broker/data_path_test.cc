@@ -454,6 +454,31 @@ TEST_F(DataPathTest, AcksAllWaitsForTheIsrAndRespectsMinInsyncReplicas) {
   EXPECT_EQ(Produce("orders", testing::MakeBatch(1, "c"), 1).error_code, 0) << "acks=1 does not ask";
 }
 
+// A follower whose log diverged from the leader's is told where at once, as Kafka does:
+// parked for max_wait, it would truncate and rejoin the ISR that much later.
+TEST_F(DataPathTest, AFollowerWhoseLogDivergedIsToldAtOnce) {
+  Apply({TopicRecord("orders", Id('o')), PartitionRecord(Id('o'), 0, {kBroker, 2}, kBroker, /*epoch=*/0)});
+  EXPECT_EQ(Produce("orders", testing::MakeBatch(2, "a")).error_code, 0);  // epoch 0: offsets 0, 1
+  Apply({LeaderChange(Id('o'), 0, 2)});        // epoch 1: broker 2 leads, appending nothing here
+  Apply({LeaderChange(Id('o'), 0, kBroker)});  // epoch 2: this broker again
+  EXPECT_EQ(Produce("orders", testing::MakeBatch(2, "b")).error_code, 0);  // epoch 2: offsets 2, 3
+  // The follower holds epoch 0 up to offset 3, past where this leader's epoch 0 ended.
+  kafka::FetchRequest follower = FetchRequestFor("orders", 3, 1, /*max_wait_ms=*/60000);
+  follower.replica_id = 2;
+  follower.topics[0].partitions[0].current_leader_epoch = 2;
+  follower.topics[0].partitions[0].last_fetched_epoch = 0;
+  std::promise<kafka::FetchResponse::Partition> fetched;
+  std::thread fetching([&] { fetched.set_value(DecodeFetch(Call(kafka::ApiKey::kFetch, 12, Encode(follower, 12)), 12)); });
+  auto future = fetched.get_future();
+  ASSERT_EQ(future.wait_for(20s), std::future_status::ready) << "the diverging epoch waited for max_wait";
+  fetching.join();
+  auto answer = future.get();
+  EXPECT_EQ(answer.error_code, 0);
+  ASSERT_TRUE(answer.diverging_epoch.has_value());
+  EXPECT_EQ(answer.diverging_epoch->epoch, 0);
+  EXPECT_EQ(answer.diverging_epoch->end_offset, 2);
+}
+
 TEST_F(DataPathTest, FetchWaitsForMinBytesAndWakesOnProduce) {
   CreateTopic("orders", 'o');
   std::promise<kafka::FetchResponse::Partition> fetched;
