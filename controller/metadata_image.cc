@@ -26,6 +26,9 @@ std::string TopicKey(const TopicId& id) { return "t/" + absl::BytesToHexString(i
 std::string PartitionKey(const TopicId& id, int32_t partition) {
   return "p/" + absl::BytesToHexString(id) + "/" + Digits(partition);
 }
+std::string RemoteSegmentKey(const TopicId& id, int32_t partition, const std::string& segment_id) {
+  return "r/" + absl::BytesToHexString(id) + "/" + Digits(partition) + "/" + absl::BytesToHexString(segment_id);
+}
 std::string ConfigKey(const ConfigResource& r, const std::string& name) {
   return absl::StrCat("c/", r.first, "/", r.second, std::string(1, '\0'), name);
 }
@@ -85,6 +88,13 @@ const pb::Partition* MetadataImage::FindPartition(const TopicId& id, int32_t par
   if (t == nullptr) return nullptr;
   auto it = t->partitions.find(partition);
   return it == t->partitions.end() ? nullptr : &it->second;
+}
+
+const RemoteLogSegments* MetadataImage::FindRemoteSegments(const TopicId& id, int32_t partition) const {
+  const TopicState* t = FindTopicById(id);
+  if (t == nullptr) return nullptr;
+  auto it = t->remote_segments.find(partition);
+  return it == t->remote_segments.end() ? nullptr : &it->second;
 }
 
 absl::Status MetadataImage::Apply(const pb::MetadataRecord& record) {
@@ -196,6 +206,18 @@ absl::Status MetadataImage::Apply(const pb::MetadataRecord& record) {
       producer_ids_ = r;
       return absl::OkStatus();
     }
+    case R::kRemoteLogSegment: {
+      const auto& r = record.remote_log_segment();
+      auto t = topics_.find(r.topic_id());
+      if (t == topics_.end()) return Invalid("a remote log segment of an unknown topic id");
+      auto p = t->second.partitions.find(r.partition_id());
+      std::string name = absl::StrCat(t->second.name, "-", r.partition_id());
+      if (p == t->second.partitions.end()) return Invalid(absl::StrCat("a remote log segment of unknown partition ", name));
+      RemoteLogSegments& segments = t->second.remote_segments[r.partition_id()];
+      absl::Status applied = segments.Apply(r, p->second, name);
+      if (segments.empty()) t->second.remote_segments.erase(r.partition_id());
+      return applied;
+    }
     case R::RECORD_NOT_SET:
       break;
   }
@@ -244,6 +266,9 @@ std::vector<std::string> MetadataImage::TouchedKeys(const pb::MetadataRecord& re
       const TopicState* t = FindTopicById(id);
       if (t == nullptr) return keys;
       for (const auto& [partition, state] : t->partitions) keys.push_back(PartitionKey(id, partition));
+      for (const auto& [partition, segments] : t->remote_segments) {
+        for (const auto& [segment_id, s] : segments.segments()) keys.push_back(RemoteSegmentKey(id, partition, segment_id));
+      }
       auto c = configs_.find({pb::Config::TOPIC, t->name});
       if (c != configs_.end()) {
         for (const auto& [name, value] : c->second) keys.push_back(ConfigKey(c->first, name));
@@ -256,6 +281,10 @@ std::vector<std::string> MetadataImage::TouchedKeys(const pb::MetadataRecord& re
     case R::kConfig:
       return {ConfigKey({record.config().resource_type(), record.config().resource_name()}, record.config().name())};
     case R::kProducerIds: return {kProducerIdsKey};
+    case R::kRemoteLogSegment: {
+      const auto& r = record.remote_log_segment();
+      return {RemoteSegmentKey(r.topic_id(), r.partition_id(), r.segment_id())};
+    }
     case R::RECORD_NOT_SET: break;
   }
   return {};
@@ -282,6 +311,15 @@ std::optional<std::string> MetadataImage::Encode(const std::string& key) const {
     auto p = t->partitions.find(std::stoi(parts[2]));
     if (p == t->partitions.end()) return std::nullopt;
     return p->second.SerializeAsString();
+  }
+  if (parts[0] == "r") {
+    std::vector<std::string> r = absl::StrSplit(key, '/');
+    ABSL_CHECK_EQ(r.size(), 4u) << key;
+    const RemoteLogSegments* segments = FindRemoteSegments(absl::HexStringToBytes(r[1]), std::stoi(r[2]));
+    if (segments == nullptr) return std::nullopt;
+    auto s = segments->segments().find(absl::HexStringToBytes(r[3]));
+    if (s == segments->segments().end()) return std::nullopt;
+    return s->second.SerializeAsString();
   }
   if (parts[0] == "c") {
     size_t nul = key.find('\0');
@@ -328,6 +366,15 @@ absl::Status MetadataImage::Load(const std::string& key, const std::string& valu
       ++partition_count_;
       return absl::OkStatus();
     }
+    case 'r': {
+      pb::RemoteLogSegment s;
+      if (!s.ParseFromString(value)) return corrupt();
+      TopicState& state = topics_[s.topic_id()];  // "r/" sorts before "t/", as "p/" does
+      state.id = s.topic_id();
+      int32_t partition = s.partition_id();
+      state.remote_segments[partition].Load(std::move(s));
+      return absl::OkStatus();
+    }
     case 'c': {
       size_t nul = key.find('\0');
       if (nul == std::string::npos) return corrupt();
@@ -347,6 +394,11 @@ std::string MetadataImage::Dump() const {
   for (const auto& [id, t] : topics_) {
     absl::StrAppend(&out, "topic ", t.name, " ", TopicIdToString(id), "\n");
     for (const auto& [p, state] : t.partitions) absl::StrAppend(&out, "  ", p, " ", state.ShortDebugString(), "\n");
+    for (const auto& [p, segments] : t.remote_segments) {
+      for (const auto& [id, s] : segments.segments()) {
+        absl::StrAppend(&out, "  ", p, " remote ", s.ShortDebugString(), "\n");
+      }
+    }
   }
   for (const auto& [r, values] : configs_) {
     for (const auto& [k, v] : values) absl::StrAppend(&out, "config ", r.first, "/", r.second, " ", k, "=", v, "\n");

@@ -1,6 +1,7 @@
 #pragma once
 // MetadataImage: the cluster metadata as the committed records made it — brokers,
-// topics with their partitions, configs and the producer-id block — kept in memory.
+// topics with their partitions and their remote log segments, configs and the
+// producer-id block — kept in memory.
 // Every controller and broker applies the same records in the same order and so holds
 // the same image. Apply() checks that a record fits the image (a partition of a known
 // topic, a change to a registered broker of the same epoch, ...); a record that does not
@@ -18,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "controller/remote_log_segments.h"
 #include "metadata.pb.h"
 
 namespace strata::controller {
@@ -36,6 +38,8 @@ struct TopicState {
   std::string name;
   TopicId id;
   std::map<int32_t, pb::Partition> partitions;
+  // The remote tier's copies, by partition (partitions with none are absent).
+  std::map<int32_t, RemoteLogSegments> remote_segments;
 };
 
 // A config resource: (Config.ResourceType, resource name).
@@ -52,6 +56,8 @@ class MetadataImage {
   const TopicState* FindTopic(const std::string& name) const;
   const TopicState* FindTopicById(const TopicId& id) const;
   const pb::Partition* FindPartition(const TopicId& id, int32_t partition) const;
+  // The partition's copies in the remote tier (null: none).
+  const RemoteLogSegments* FindRemoteSegments(const TopicId& id, int32_t partition) const;
   const std::map<ConfigResource, std::map<std::string, std::string>>& configs() const { return configs_; }
   int64_t next_producer_id() const { return producer_ids_.next_producer_id(); }
   int64_t partition_count() const { return partition_count_; }

@@ -81,6 +81,32 @@ pb::MetadataRecord TopicConfig(const std::string& topic, const std::string& name
   return r;
 }
 
+// A transition of a remote copy of orders-like partitions' segments; STARTED carries
+// the description (offsets [start, end], one epoch from start).
+pb::MetadataRecord Remote(const TopicId& topic, int32_t p, char segment, pb::RemoteLogSegment::State state,
+                          int32_t broker, int32_t leader_epoch, int64_t start = 0, int64_t end = 0) {
+  pb::MetadataRecord r;
+  auto* s = r.mutable_remote_log_segment();
+  s->set_topic_id(topic);
+  s->set_partition_id(p);
+  s->set_segment_id(std::string(16, segment));
+  s->set_state(state);
+  s->set_broker_id(broker);
+  s->set_leader_epoch(leader_epoch);
+  if (state == pb::RemoteLogSegment::COPY_SEGMENT_STARTED) {
+    s->set_start_offset(start);
+    s->set_end_offset(end);
+    (*s->mutable_segment_leader_epochs())[leader_epoch] = start;
+    s->set_segment_size_in_bytes((end - start + 1) * 100);
+    s->set_max_timestamp_ms(1000 + end);
+  }
+  return r;
+}
+constexpr auto kStarted = pb::RemoteLogSegment::COPY_SEGMENT_STARTED;
+constexpr auto kFinished = pb::RemoteLogSegment::COPY_SEGMENT_FINISHED;
+constexpr auto kDeleteStarted = pb::RemoteLogSegment::DELETE_SEGMENT_STARTED;
+constexpr auto kDeleteFinished = pb::RemoteLogSegment::DELETE_SEGMENT_FINISHED;
+
 raft::Entry EntryOf(raft::Index index, std::vector<pb::MetadataRecord> records, raft::Term term = 1) {
   pb::MetadataBatch batch;
   for (auto& r : records) *batch.add_records() = std::move(r);
@@ -100,7 +126,16 @@ std::vector<raft::Entry> History() {
   h.push_back(EntryOf(++i, {Topic("orders", Id('o')), Partition(Id('o'), 0, {1, 2, 3}), Partition(Id('o'), 1, {2, 3, 1})}, 2));
   h.push_back(EntryOf(++i, {TopicConfig("orders", "retention.ms", "1000")}, 2));
   h.push_back(EntryOf(++i, {Topic("gone", Id('g')), Partition(Id('g'), 0, {3, 1, 2}), TopicConfig("gone", "x", "y")}, 2));
+  // Remote copies of orders-0 by its first leader (broker 1, epoch 0): one finished, one
+  // left started, one deleted; and of the topic that goes.
+  h.push_back(EntryOf(++i, {Remote(Id('o'), 0, 'a', kStarted, 1, 0, 0, 99), Remote(Id('o'), 0, 'a', kFinished, 1, 0),
+                            Remote(Id('o'), 0, 'b', kStarted, 1, 0, 100, 199),
+                            Remote(Id('o'), 0, 'c', kStarted, 1, 0, 100, 199), Remote(Id('o'), 0, 'c', kDeleteStarted, 1, 0),
+                            Remote(Id('o'), 0, 'c', kDeleteFinished, 1, 0),
+                            Remote(Id('g'), 0, 'g', kStarted, 3, 0, 0, 9)}, 2));
   h.push_back(EntryOf(++i, {ChangeLeader(Id('o'), 0, 2, {2, 3})}, 2));
+  // The new leader (broker 2, epoch 1) cleans up the copy its predecessor left started.
+  h.push_back(EntryOf(++i, {Remote(Id('o'), 0, 'b', kDeleteStarted, 2, 1)}, 2));
   pb::MetadataRecord remove;
   remove.mutable_remove_topic()->set_topic_id(Id('g'));
   h.push_back(EntryOf(++i, {remove}, 2));
@@ -163,6 +198,52 @@ TEST(MetadataImage, EachRecordChangesTheImage) {
   EXPECT_FALSE(image.Apply(pb::MetadataRecord()).ok());
 }
 
+// KIP-405's transitions: each copy moves STARTED -> FINISHED -> DELETE_STARTED ->
+// DELETE_FINISHED (or STARTED -> DELETE_STARTED), only from the partition's leader in its
+// current epoch; the image answers which finished copy holds an offset.
+TEST(MetadataImage, RemoteLogSegmentsFollowTheirTransitionsFromTheCurrentLeader) {
+  MetadataImage image;
+  ASSERT_TRUE(image.Apply(Topic("t", Id('t'))).ok());
+  ASSERT_TRUE(image.Apply(Partition(Id('t'), 0, {1, 2})).ok());  // broker 1 leads in epoch 0
+  EXPECT_FALSE(image.Apply(Remote(Id('t'), 0, 'a', kFinished, 1, 0)).ok()) << "FINISHED of no copy";
+  ASSERT_TRUE(image.Apply(Remote(Id('t'), 0, 'a', kStarted, 1, 0, 0, 99)).ok());
+  EXPECT_FALSE(image.Apply(Remote(Id('t'), 0, 'a', kStarted, 1, 0, 0, 99)).ok()) << "a duplicate segment id";
+  EXPECT_FALSE(image.Apply(Remote(Id('t'), 0, 'a', kDeleteFinished, 1, 0)).ok()) << "DELETE_FINISHED before DELETE_STARTED";
+  EXPECT_FALSE(image.Apply(Remote(Id('t'), 0, 'a', kFinished, 2, 0)).ok()) << "broker 2 does not lead";
+  EXPECT_FALSE(image.Apply(Remote(Id('t'), 0, 'x', kStarted, 1, 0, 50, 10)).ok()) << "offsets backwards";
+  EXPECT_FALSE(image.Apply(Remote(Id('t'), 1, 'x', kStarted, 1, 0, 0, 10)).ok()) << "unknown partition";
+  const RemoteLogSegments* remote = image.FindRemoteSegments(Id('t'), 0);
+  ASSERT_NE(remote, nullptr);
+  EXPECT_EQ(remote->SegmentFor(10, 0), nullptr) << "only a finished copy is readable";
+  EXPECT_FALSE(remote->LogStartOffset().has_value());
+  ASSERT_TRUE(image.Apply(Remote(Id('t'), 0, 'a', kFinished, 1, 0)).ok());
+  ASSERT_TRUE(image.Apply(Remote(Id('t'), 0, 'b', kStarted, 1, 0, 100, 149)).ok());
+  ASSERT_TRUE(image.Apply(Remote(Id('t'), 0, 'b', kFinished, 1, 0)).ok());
+  remote = image.FindRemoteSegments(Id('t'), 0);
+  ASSERT_NE(remote->SegmentFor(120, 0), nullptr);
+  EXPECT_EQ(remote->SegmentFor(120, 0)->segment_id(), std::string(16, 'b'));
+  EXPECT_EQ(remote->SegmentFor(120, -1)->segment_id(), std::string(16, 'b')) << "any epoch";
+  EXPECT_EQ(remote->SegmentFor(120, 3), nullptr) << "another epoch at that offset";
+  EXPECT_EQ(remote->SegmentFor(150, 0), nullptr) << "past the copies";
+  EXPECT_EQ(remote->LogStartOffset(), 0);
+  EXPECT_EQ(remote->HighestCopiedOffset(), 149);
+  // A new leader (epoch 1): the deposed one is refused, the new one deletes.
+  ASSERT_TRUE(image.Apply(ChangeLeader(Id('t'), 0, 2, {2})).ok());
+  ASSERT_TRUE(image.Apply(Remote(Id('t'), 0, 'c', kStarted, 2, 1, 150, 199)).ok());
+  EXPECT_FALSE(image.Apply(Remote(Id('t'), 0, 'c', kFinished, 1, 0)).ok()) << "a fenced leader epoch";
+  EXPECT_FALSE(image.Apply(Remote(Id('t'), 0, 'c', kFinished, 2, 0)).ok()) << "an old epoch of the new leader";
+  ASSERT_TRUE(image.Apply(Remote(Id('t'), 0, 'c', kDeleteStarted, 2, 1)).ok()) << "a copy left started goes";
+  EXPECT_FALSE(image.Apply(Remote(Id('t'), 0, 'c', kFinished, 2, 1)).ok()) << "FINISHED cannot follow DELETE_STARTED";
+  ASSERT_TRUE(image.Apply(Remote(Id('t'), 0, 'a', kDeleteStarted, 2, 1)).ok());
+  EXPECT_EQ(image.FindRemoteSegments(Id('t'), 0)->LogStartOffset(), 100) << "a copy being deleted is not read";
+  ASSERT_TRUE(image.Apply(Remote(Id('t'), 0, 'a', kDeleteFinished, 2, 1)).ok());
+  ASSERT_TRUE(image.Apply(Remote(Id('t'), 0, 'c', kDeleteFinished, 2, 1)).ok());
+  EXPECT_EQ(image.FindRemoteSegments(Id('t'), 0)->segments().size(), 1u);
+  ASSERT_TRUE(image.Apply(Remote(Id('t'), 0, 'b', kDeleteStarted, 2, 1)).ok());
+  ASSERT_TRUE(image.Apply(Remote(Id('t'), 0, 'b', kDeleteFinished, 2, 1)).ok());
+  EXPECT_EQ(image.FindRemoteSegments(Id('t'), 0), nullptr) << "no copies left";
+}
+
 TEST(MetadataStore, TheImageSurvivesARestartFromRocksDb) {
   testing::TempDir tmp;
   std::string dump;
@@ -173,6 +254,9 @@ TEST(MetadataStore, TheImageSurvivesARestartFromRocksDb) {
     dump = store->WithImage([](const MetadataImage& i) { return i.Dump(); });
     EXPECT_NE(dump.find("orders"), std::string::npos);
     EXPECT_EQ(dump.find("gone"), std::string::npos);
+    // Two of orders-0's copies remain (one finished, one being deleted), none of "gone".
+    EXPECT_EQ(store->WithImage([](const MetadataImage& i) { return i.FindRemoteSegments(Id('o'), 0)->segments().size(); }),
+              2u);
   }
   auto store = OpenStore(tmp.Sub("db"));
   EXPECT_EQ(store->applied().index, static_cast<raft::Index>(History().size()));
