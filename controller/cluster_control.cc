@@ -454,6 +454,29 @@ Plan PlanAlterPartition(const MetadataImage& image, BrokerId leader,
   return plan;
 }
 
+Plan PlanRemoteLogSegment(const MetadataImage& image, BrokerId leader, const pb::RemoteLogSegment& segment) {
+  const TopicState* t = image.FindTopicById(segment.topic_id());
+  const pb::Partition* p = image.FindPartition(segment.topic_id(), segment.partition_id());
+  if (t == nullptr || p == nullptr) return Fail(ErrorCode::kUnknownTopicOrPartition, "unknown partition");
+  if (segment.broker_id() != leader || p->leader() != leader) {
+    return Fail(ErrorCode::kNotLeaderOrFollower, absl::StrCat("broker ", leader, " does not lead; ", p->leader(), " does"));
+  }
+  if (segment.leader_epoch() != p->leader_epoch()) {
+    return Fail(segment.leader_epoch() < p->leader_epoch() ? ErrorCode::kFencedLeaderEpoch : ErrorCode::kUnknownLeaderEpoch,
+                absl::StrCat("leader epoch ", segment.leader_epoch(), " is not the current ", p->leader_epoch()));
+  }
+  // The image's own rules, on a copy: what it would refuse is refused here, with its words.
+  const RemoteLogSegments* current = image.FindRemoteSegments(segment.topic_id(), segment.partition_id());
+  RemoteLogSegments trial = current != nullptr ? *current : RemoteLogSegments();
+  absl::Status fits = trial.Apply(segment, *p, absl::StrCat(t->name, "-", segment.partition_id()));
+  if (!fits.ok()) return Fail(ErrorCode::kInvalidRequest, std::string(fits.message()));
+  Plan plan;
+  pb::MetadataRecord r;
+  *r.mutable_remote_log_segment() = segment;
+  plan.records.push_back(std::move(r));
+  return plan;
+}
+
 Plan PlanAllocateProducerIds(const MetadataImage& image, BrokerId broker, int64_t broker_epoch, int32_t block_size) {
   ABSL_CHECK_GT(block_size, 0);
   auto it = image.brokers().find(broker);

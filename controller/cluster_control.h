@@ -78,6 +78,12 @@ Plan PlanOfflineLogDirs(const MetadataImage& image, BrokerId broker, const std::
 Plan PlanAlterPartition(const MetadataImage& image, BrokerId leader,
                         const controller::v1::AlterPartitionRequest::Partition& request);
 
+// One transition of a remote copy of a segment, from broker `leader`: the record itself
+// when the partition's leader and epoch are the request's and the transition follows the
+// copy's state (RemoteLogSegments). UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER,
+// FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH, or INVALID_REQUEST naming what is wrong.
+Plan PlanRemoteLogSegment(const MetadataImage& image, BrokerId leader, const pb::RemoteLogSegment& segment);
+
 // Producer ids go to brokers in blocks of this many (Kafka's block size).
 inline constexpr int32_t kProducerIdBlockSize = 1000;
 

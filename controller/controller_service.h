@@ -31,6 +31,11 @@ class ControllerGrpcService final : public controller::v1::ControllerService::Se
     *response = c_.AlterPartition(*request);
     return grpc::Status::OK;
   }
+  grpc::Status RemoteLogSegmentUpdate(grpc::ServerContext*, const controller::v1::RemoteLogSegmentUpdateRequest* request,
+                                      controller::v1::RemoteLogSegmentUpdateResponse* response) override {
+    *response = c_.RemoteLogSegmentUpdate(*request);
+    return grpc::Status::OK;
+  }
   grpc::Status AllocateProducerIds(grpc::ServerContext*, const controller::v1::AllocateProducerIdsRequest* request,
                                    controller::v1::AllocateProducerIdsResponse* response) override {
     *response = c_.AllocateProducerIds(*request);

@@ -28,6 +28,15 @@ void SetOutcome(const Outcome& o, Response* r) {
   r->set_error_message(o.message);
 }
 
+// A request from a broker names its current registration, or STALE_BROKER_EPOCH.
+Outcome CheckBrokerEpoch(const MetadataImage& image, BrokerId broker, int64_t broker_epoch) {
+  auto it = image.brokers().find(broker);
+  if (it == image.brokers().end() || it->second.registration().broker_epoch() != broker_epoch) {
+    return {ErrorCode::kStaleBrokerEpoch, absl::StrCat("broker ", broker, " epoch ", broker_epoch, " is not current")};
+  }
+  return {};
+}
+
 // Every known topic config: the value set (from `set`) or the default.
 void AddTopicConfigEntries(const std::map<std::string, std::string>& set,
                            google::protobuf::RepeatedPtrField<admin::v1::ConfigEntry>* out) {
@@ -535,10 +544,8 @@ controller::v1::AlterPartitionResponse QuorumController::AlterPartition(
            {.plan =
                 [&](Writes& writes) {
                   return store_.WithImage([&](const MetadataImage& image) -> Outcome {
-                    auto it = image.brokers().find(request.broker_id());
-                    if (it == image.brokers().end() || it->second.registration().broker_epoch() != request.broker_epoch()) {
-                      return {ErrorCode::kStaleBrokerEpoch, absl::StrCat("broker ", request.broker_id(), " epoch ",
-                                                                         request.broker_epoch(), " is not current")};
+                    if (Outcome o = CheckBrokerEpoch(image, request.broker_id(), request.broker_epoch()); !o.ok()) {
+                      return o;
                     }
                     for (const auto& item : request.partitions()) {
                       Plan plan = PlanAlterPartition(image, request.broker_id(), item);
@@ -565,6 +572,30 @@ controller::v1::AlterPartitionResponse QuorumController::AlterPartition(
                     }
                     return 0;
                   });
+                }});
+  return response;
+}
+
+controller::v1::RemoteLogSegmentUpdateResponse QuorumController::RemoteLogSegmentUpdate(
+    const controller::v1::RemoteLogSegmentUpdateRequest& request) {
+  controller::v1::RemoteLogSegmentUpdateResponse response;
+  RunWrite(&response,
+           {.plan =
+                [&](Writes& writes) {
+                  return store_.WithImage([&](const MetadataImage& image) -> Outcome {
+                    if (Outcome o = CheckBrokerEpoch(image, request.broker_id(), request.broker_epoch()); !o.ok()) {
+                      return o;
+                    }
+                    Plan plan = PlanRemoteLogSegment(image, request.broker_id(), request.segment());
+                    if (!plan.outcome.ok()) return plan.outcome;
+                    writes.Add(std::move(plan.records));
+                    return {};
+                  });
+                },
+            .written =
+                [&](const Outcome& o, const Writes&) {
+                  SetOutcome(o, &response);
+                  response.set_controller_id(node_.id());
                 }});
   return response;
 }

@@ -58,6 +58,8 @@ class QuorumController {
   // A block of producer ids for the broker, answered once its ProducerIds record is
   // applied (so a later controller never hands out the same ids).
   controller::v1::AllocateProducerIdsResponse AllocateProducerIds(const controller::v1::AllocateProducerIdsRequest& request);
+  controller::v1::RemoteLogSegmentUpdateResponse RemoteLogSegmentUpdate(
+      const controller::v1::RemoteLogSegmentUpdateRequest& request);
 
  private:
   // The leader's id when this node is not the active controller, else nullopt.

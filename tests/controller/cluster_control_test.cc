@@ -1345,5 +1345,61 @@ TEST(LeaderCounts, CountsLeadershipsPerBrokerAndSkipsLeaderlessPartitions) {
   EXPECT_EQ(LeaderCounts(image), (std::map<BrokerId, int>{{1, 2}, {2, 1}}));
 }
 
+// ---------------------------------------------------------------------------------------
+// RemoteLogSegmentUpdate
+
+pb::RemoteLogSegment RemoteCopy(char segment, pb::RemoteLogSegment::State state, BrokerId broker, int32_t epoch) {
+  pb::RemoteLogSegment s;
+  s.set_topic_id(Id('t'));
+  s.set_partition_id(0);
+  s.set_segment_id(std::string(16, segment));
+  s.set_state(state);
+  s.set_broker_id(broker);
+  s.set_leader_epoch(epoch);
+  if (state == pb::RemoteLogSegment::COPY_SEGMENT_STARTED) {
+    s.set_start_offset(0);
+    s.set_end_offset(99);
+    (*s.mutable_segment_leader_epochs())[epoch] = 0;
+  }
+  return s;
+}
+
+TEST(PlanRemoteLogSegment, TheLeaderRecordsACopyStartedThenFinished) {
+  MetadataImage image = ClusterWithSyncedPartition();
+  Plan started = PlanRemoteLogSegment(image, 1, RemoteCopy('a', pb::RemoteLogSegment::COPY_SEGMENT_STARTED, 1, 0));
+  ASSERT_TRUE(started.outcome.ok()) << started.outcome.message;
+  ASSERT_EQ(started.records.size(), 1u);
+  EXPECT_TRUE(started.records[0].has_remote_log_segment());
+  ASSERT_TRUE(ApplyAll(image, started.records).ok());
+  Plan finished = PlanRemoteLogSegment(image, 1, RemoteCopy('a', pb::RemoteLogSegment::COPY_SEGMENT_FINISHED, 1, 0));
+  ASSERT_TRUE(finished.outcome.ok()) << finished.outcome.message;
+  ASSERT_TRUE(ApplyAll(image, finished.records).ok());
+  EXPECT_EQ(image.FindRemoteSegments(Id('t'), 0)->HighestCopiedOffset(), 99);
+}
+
+TEST(PlanRemoteLogSegment, ANonLeaderAStaleEpochOrATransitionOutOfOrderIsRefusedWritingNothing) {
+  MetadataImage image = ClusterWithSyncedPartition();
+  auto code = [&](BrokerId from, const pb::RemoteLogSegment& s) {
+    Plan plan = PlanRemoteLogSegment(image, from, s);
+    EXPECT_TRUE(plan.outcome.ok() || plan.records.empty());
+    return plan.outcome.code;
+  };
+  EXPECT_EQ(code(2, RemoteCopy('a', pb::RemoteLogSegment::COPY_SEGMENT_STARTED, 2, 0)), ErrorCode::kNotLeaderOrFollower);
+  EXPECT_EQ(code(1, RemoteCopy('a', pb::RemoteLogSegment::COPY_SEGMENT_STARTED, 1, 1)), ErrorCode::kUnknownLeaderEpoch);
+  EXPECT_EQ(code(1, RemoteCopy('a', pb::RemoteLogSegment::COPY_SEGMENT_FINISHED, 1, 0)), ErrorCode::kInvalidRequest)
+      << "FINISHED of no copy";
+  pb::RemoteLogSegment other = RemoteCopy('a', pb::RemoteLogSegment::COPY_SEGMENT_STARTED, 1, 0);
+  other.set_partition_id(7);
+  EXPECT_EQ(code(1, other), ErrorCode::kUnknownTopicOrPartition);
+  // After a leader change the old leader's epoch is fenced.
+  pb::MetadataRecord to_two;
+  to_two.mutable_partition_change()->set_topic_id(Id('t'));
+  to_two.mutable_partition_change()->set_partition_id(0);
+  to_two.mutable_partition_change()->set_leader(2);
+  Given(image, {to_two});
+  EXPECT_EQ(code(2, RemoteCopy('a', pb::RemoteLogSegment::COPY_SEGMENT_STARTED, 2, 0)), ErrorCode::kFencedLeaderEpoch);
+  EXPECT_EQ(code(2, RemoteCopy('a', pb::RemoteLogSegment::COPY_SEGMENT_STARTED, 2, 1)), ErrorCode::kNone);
+}
+
 }  // namespace
 }  // namespace strata::controller

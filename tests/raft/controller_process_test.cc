@@ -213,6 +213,49 @@ TEST(ControllerProcesses, MetricsNameTheLeaderAndTheCommitIndex) {
   }
 }
 
+// Registers the brokers and heartbeats each once, caught up, as broker processes do:
+// they are unfenced. Their broker epochs.
+std::map<int32_t, int64_t> RegisterUnfencedBrokers(broker::ControllerClient& client, std::vector<int32_t> brokers) {
+  namespace cv1 = strata::controller::v1;
+  std::map<int32_t, int64_t> epochs;
+  for (int32_t broker : brokers) {
+    cv1::BrokerRegistrationRequest reg;
+    reg.set_broker_id(broker);
+    reg.set_incarnation_id(std::string(16, static_cast<char>(broker)));
+    cv1::BrokerRegistrationResponse registered;
+    EXPECT_TRUE(client.CallController(&cv1::ControllerService::Stub::BrokerRegistration, reg, &registered, 20s).ok());
+    EXPECT_EQ(registered.error_code(), 0) << registered.error_message();
+    epochs[broker] = registered.broker_epoch();
+    cv1::BrokerHeartbeatRequest hb;
+    hb.set_broker_id(broker);
+    hb.set_broker_epoch(registered.broker_epoch());
+    hb.set_current_metadata_offset(1'000'000);  // caught up
+    cv1::BrokerHeartbeatResponse beat;
+    EXPECT_TRUE(client.CallController(&cv1::ControllerService::Stub::BrokerHeartbeat, hb, &beat, 20s).ok());
+    EXPECT_EQ(beat.error_code(), 0) << beat.error_message();
+    EXPECT_FALSE(beat.is_fenced());
+  }
+  return epochs;
+}
+
+// Creates a topic of one partition with two replicas through AdminService; its id
+// (empty when refused).
+std::string CreateTopicOfOnePartition(broker::ControllerClient& client, const std::string& name) {
+  namespace av1 = strata::admin::v1;
+  av1::CreateTopicsRequest create;
+  auto* topic = create.add_topics();
+  topic->set_name(name);
+  topic->set_num_partitions(1);
+  topic->set_replication_factor(2);
+  av1::CreateTopicsResponse created;
+  EXPECT_TRUE(client.CallAdmin(&av1::AdminService::Stub::CreateTopics, create, &created, 20s).ok());
+  if (created.topics_size() != 1 || created.topics(0).error_code() != 0) {
+    ADD_FAILURE() << "CreateTopics " << name << ": " << created.ShortDebugString();
+    return "";
+  }
+  return created.topics(0).topic_id();
+}
+
 // AlterPartition end to end over gRPC against real controllers: two brokers register and
 // heartbeat (as broker processes do), a topic is created through AdminService, and the
 // partition's leader shrinks its ISR; a stale partition epoch and a non-leader are
@@ -224,32 +267,9 @@ TEST(ControllerProcesses, ALeaderChangesItsIsrThroughAlterPartition) {
   Controllers c;
   ASSERT_NE(c.WaitForLeader(), 0);
   broker::ControllerClient client(c.Voters());
-  std::map<int32_t, int64_t> epochs;
-  for (int32_t broker : {101, 102}) {
-    cv1::BrokerRegistrationRequest reg;
-    reg.set_broker_id(broker);
-    reg.set_incarnation_id(std::string(16, static_cast<char>(broker)));
-    cv1::BrokerRegistrationResponse registered;
-    ASSERT_TRUE(client.CallController(&cv1::ControllerService::Stub::BrokerRegistration, reg, &registered, 20s).ok());
-    ASSERT_EQ(registered.error_code(), 0) << registered.error_message();
-    epochs[broker] = registered.broker_epoch();
-    cv1::BrokerHeartbeatRequest hb;
-    hb.set_broker_id(broker);
-    hb.set_broker_epoch(registered.broker_epoch());
-    hb.set_current_metadata_offset(1'000'000);  // caught up
-    cv1::BrokerHeartbeatResponse beat;
-    ASSERT_TRUE(client.CallController(&cv1::ControllerService::Stub::BrokerHeartbeat, hb, &beat, 20s).ok());
-    ASSERT_EQ(beat.error_code(), 0) << beat.error_message();
-    EXPECT_FALSE(beat.is_fenced());
-  }
-  av1::CreateTopicsRequest create;
-  auto* topic = create.add_topics();
-  topic->set_name("isr");
-  topic->set_num_partitions(1);
-  topic->set_replication_factor(2);
-  av1::CreateTopicsResponse created;
-  ASSERT_TRUE(client.CallAdmin(&av1::AdminService::Stub::CreateTopics, create, &created, 20s).ok());
-  ASSERT_EQ(created.topics(0).error_code(), 0) << created.topics(0).error_message();
+  std::map<int32_t, int64_t> epochs = RegisterUnfencedBrokers(client, {101, 102});
+  const std::string topic_id = CreateTopicOfOnePartition(client, "isr");
+  ASSERT_FALSE(topic_id.empty());
   auto describe = [&] {
     av1::DescribeTopicsRequest request;
     request.add_names("isr");
@@ -267,7 +287,7 @@ TEST(ControllerProcesses, ALeaderChangesItsIsrThroughAlterPartition) {
     request.set_broker_id(from);
     request.set_broker_epoch(epochs[from]);
     auto* p = request.add_partitions();
-    p->set_topic_id(created.topics(0).topic_id());
+    p->set_topic_id(topic_id);
     p->set_partition_id(0);
     p->set_leader_epoch(before.leader_epoch());
     p->set_partition_epoch(partition_epoch);
@@ -354,6 +374,67 @@ TEST(ControllerProcesses, ProducerIdsAreNeverHandedOutTwiceAcrossALeaderKill) {
   ASSERT_EQ(after.error_code(), 0) << after.error_message();
   EXPECT_GT(after.first_producer_id(), ids.back());
   EXPECT_EQ(after.first_producer_id() % 1000, 0);
+}
+
+// Remote log segment metadata end to end over gRPC against real controllers: the
+// partition's leader records a copy STARTED and FINISHED through RemoteLogSegmentUpdate;
+// a repeated or out-of-order transition and another broker are refused; after a kill -9
+// of the active controller the new one knows the copy (its delete may start, the same
+// segment id may not be started again).
+TEST(ControllerProcesses, RemoteLogSegmentCopiesAreRecordedAndSurviveALeaderKill) {
+  namespace cv1 = strata::controller::v1;
+  namespace av1 = strata::admin::v1;
+  namespace mv1 = strata::metadata::v1;
+  using proto::kafka::ErrorCode;
+  Controllers c;
+  ASSERT_NE(c.WaitForLeader(), 0);
+  broker::ControllerClient client(c.Voters());
+  std::map<int32_t, int64_t> epochs = RegisterUnfencedBrokers(client, {101, 102});
+  const std::string topic_id = CreateTopicOfOnePartition(client, "tiered");
+  ASSERT_FALSE(topic_id.empty());
+  av1::DescribeTopicsRequest describe;
+  describe.add_names("tiered");
+  av1::DescribeTopicsResponse described;
+  ASSERT_TRUE(client.CallAdmin(&av1::AdminService::Stub::DescribeTopics, describe, &described, 20s).ok());
+  const int32_t leader = described.topics(0).partitions(0).leader();
+  const int32_t leader_epoch = described.topics(0).partitions(0).leader_epoch();
+  const int32_t other = leader == 101 ? 102 : 101;
+
+  auto update = [&](int32_t from, mv1::RemoteLogSegment::State state) {
+    cv1::RemoteLogSegmentUpdateRequest request;
+    request.set_broker_id(from);
+    request.set_broker_epoch(epochs[from]);
+    auto* s = request.mutable_segment();
+    s->set_topic_id(topic_id);
+    s->set_partition_id(0);
+    s->set_segment_id(std::string(16, 's'));
+    s->set_state(state);
+    s->set_broker_id(from);
+    s->set_leader_epoch(leader_epoch);
+    if (state == mv1::RemoteLogSegment::COPY_SEGMENT_STARTED) {
+      s->set_start_offset(0);
+      s->set_end_offset(999);
+      (*s->mutable_segment_leader_epochs())[leader_epoch] = 0;
+      s->set_segment_size_in_bytes(1 << 20);
+    }
+    cv1::RemoteLogSegmentUpdateResponse response;
+    EXPECT_TRUE(client.CallController(&cv1::ControllerService::Stub::RemoteLogSegmentUpdate, request, &response, 20s).ok());
+    return response;
+  };
+  auto code = [](const cv1::RemoteLogSegmentUpdateResponse& r) { return static_cast<ErrorCode>(r.error_code()); };
+  EXPECT_EQ(code(update(other, mv1::RemoteLogSegment::COPY_SEGMENT_STARTED)), ErrorCode::kNotLeaderOrFollower);
+  auto started = update(leader, mv1::RemoteLogSegment::COPY_SEGMENT_STARTED);
+  ASSERT_EQ(started.error_code(), 0) << started.error_message();
+  auto finished = update(leader, mv1::RemoteLogSegment::COPY_SEGMENT_FINISHED);
+  ASSERT_EQ(finished.error_code(), 0) << finished.error_message();
+  EXPECT_EQ(code(update(leader, mv1::RemoteLogSegment::COPY_SEGMENT_FINISHED)), ErrorCode::kInvalidRequest);
+
+  c.Kill9(c.WaitForLeader());
+  ASSERT_NE(c.WaitForLeader(), 0);
+  EXPECT_EQ(code(update(leader, mv1::RemoteLogSegment::COPY_SEGMENT_STARTED)), ErrorCode::kInvalidRequest)
+      << "the new controller knows the segment id";
+  auto deleting = update(leader, mv1::RemoteLogSegment::DELETE_SEGMENT_STARTED);
+  EXPECT_EQ(deleting.error_code(), 0) << deleting.error_message();
 }
 
 }  // namespace
