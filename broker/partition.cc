@@ -107,9 +107,9 @@ bool Partition::MaybeIncrementHighWatermarkLocked() {
     // A member that has not fetched in this epoch holds the watermark where it is.
     candidate = std::min(candidate, it == followers_.end() ? int64_t{-1} : it->second.log_end_offset);
   }
-  if (candidate <= log_->high_watermark()) return false;
-  spdlog::debug("broker {}: {} high watermark {} -> {}", local_broker_id_, tp_.DirName(), log_->high_watermark(),
-                candidate);
+  const int64_t high_watermark = log_->high_watermark();
+  if (candidate <= high_watermark) return false;
+  spdlog::debug("broker {}: {} high watermark {} -> {}", local_broker_id_, tp_.DirName(), high_watermark, candidate);
   log_->UpdateHighWatermark(candidate);
   return true;
 }

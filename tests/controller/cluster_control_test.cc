@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/metadata_records.h"
+
 namespace strata::controller {
 namespace {
 
@@ -79,14 +81,8 @@ pb::MetadataRecord Topic(const std::string& name, const TopicId& id) {
 
 pb::MetadataRecord Partition(const TopicId& id, int32_t partition, std::vector<BrokerId> replicas,
                              std::vector<BrokerId> isr, BrokerId leader, std::vector<std::string> dirs = {}) {
-  pb::MetadataRecord r;
-  auto* p = r.mutable_partition();
-  p->set_topic_id(id);
-  p->set_partition_id(partition);
-  for (BrokerId b : replicas) p->add_replicas(b);
-  for (BrokerId b : isr) p->add_isr(b);
-  p->set_leader(leader);
-  for (const std::string& d : dirs) p->add_directories(d);
+  pb::MetadataRecord r = testing::PartitionRecord(id, partition, replicas, isr, leader);
+  for (const std::string& d : dirs) r.mutable_partition()->add_directories(d);
   return r;
 }
 
@@ -511,7 +507,7 @@ TEST(PlanCreateTopic, AnAssignmentNamingAPartitionTwiceOrSkippingOneIsRefused) {
 TEST(PlanCreateTopic, PartitionsOrReplicationFactorBesideAnAssignmentIsAnInvalidRequest) {
   MetadataImage image = Cluster({1, 2});
   for (auto [partitions, rf] : {std::pair{1, -1}, std::pair{-1, 1}, std::pair{1, 1}}) {
-    SCOPED_TRACE(testing::Message() << partitions << " " << rf);
+    SCOPED_TRACE(::testing::Message() << partitions << " " << rf);
     auto request = NewTopic("orders", partitions, rf);
     Assign(request, 0, {1});
     Plan plan = Create(image, request);
