@@ -3,6 +3,20 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+
+namespace strata {
+
+// status with "context: " before its message, its code and payloads (the storage
+// Errc, the Kafka error code) kept. OK stays OK.
+inline absl::Status WithContext(const absl::Status& status, absl::string_view context) {
+  if (status.ok()) return status;
+  absl::Status out(status.code(), absl::StrCat(context, ": ", status.message()));
+  status.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) { out.SetPayload(url, payload); });
+  return out;
+}
+
+}  // namespace strata
 
 #define STRATA_RETURN_IF_ERROR(expr)                    \
   do {                                                  \

@@ -16,6 +16,7 @@
 #include "broker/produce_handler.h"
 #include "proto/kafka/produce.h"
 #include "proto/kafka/fetch.h"
+#include "proto/kafka/list_offsets.h"
 
 namespace strata::broker {
 
@@ -28,7 +29,7 @@ const std::vector<ApiEntry>& ApiRegistry() {
         // Kafka 4.0 does: newer librdkafka turns compression off when v0 is not advertised.
         {ApiKey::kProduce, proto::kafka::kProduceMinVersion, proto::kafka::kProduceMaxVersion, &HandleProduce},
         {ApiKey::kFetch, proto::kafka::kFetchMinVersion, proto::kafka::kFetchMaxVersion, &HandleFetch},
-        {ApiKey::kListOffsets, 1, 8, &HandleListOffsets},
+        {ApiKey::kListOffsets, 1, proto::kafka::kListOffsetsMaxVersion, &HandleListOffsets},
         {ApiKey::kMetadata, 0, 12, &HandleMetadata},
         {ApiKey::kApiVersions, 0, 3, &HandleApiVersions, /*answers_every_version=*/true},
         {ApiKey::kCreateTopics, 2, 7, &HandleCreateTopics},

@@ -4,8 +4,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "base/logging.h"
 #include "broker/kafka_error.h"
 #include "broker/partition_lookup.h"
+#include "broker/remote_log_reader.h"
 #include "broker/replica_manager.h"
 #include "broker/replica_selector.h"
 #include "proto/kafka/fetch.h"
@@ -18,6 +20,17 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// A consumer's read below the local log start, for the remote tier.
+struct RemoteRead {
+  std::pair<std::string, int32_t> partition;
+  int64_t fetch_offset = 0;
+  uint64_t max_bytes = 0;
+  bool min_one_batch = false;
+  controller::RemoteLogSegments::Segment segment;
+};
+// What the remote reads returned, by partition.
+using RemoteData = std::map<std::pair<std::string, int32_t>, absl::StatusOr<std::string>>;
+
 // One read of every partition the request names.
 struct FetchResult {
   KafkaResponse response;
@@ -25,9 +38,28 @@ struct FetchResult {
   bool any_error = false;
   bool redirected = false;  // a partition was sent to its preferred read replica
   bool diverged = false;    // a follower must truncate first: it hears at once
+  // Reads for the remote tier (when ReadAll ran without remote data): the request is
+  // answered from a reader thread once they are done.
+  std::vector<RemoteRead> remote_reads;
 };
 
-FetchResult ReadAll(const KafkaApisContext& context, const kafka::FetchRequest& request, int16_t version) {
+// The finished copy that holds offset, from the broker's image.
+std::optional<controller::RemoteLogSegments::Segment> RemoteSegmentFor(const KafkaApisContext& context,
+                                                                       const std::string& topic_id,
+                                                                       int32_t partition, int64_t offset) {
+  return context.store.WithImage([&](const controller::MetadataImage& image) {
+    std::optional<controller::RemoteLogSegments::Segment> out;
+    if (const auto* segments = image.FindRemoteSegments(topic_id, partition)) {
+      if (const auto* s = segments->SegmentFor(offset, -1)) out = *s;
+    }
+    return out;
+  });
+}
+
+// remote: null on the first pass; the reads' results on the pass after them (a
+// partition that needs the remote tier but has no result then answers no records).
+FetchResult ReadAll(const KafkaApisContext& context, const kafka::FetchRequest& request, int16_t version,
+                    const RemoteData* remote = nullptr) {
   FetchResult result;
   kafka::FetchResponse response;
   bool follower = request.replica_id >= 0;
@@ -68,7 +100,7 @@ FetchResult ReadAll(const KafkaApisContext& context, const kafka::FetchRequest& 
           rp.preferred_read_replica = preferred;
           rp.high_watermark = (*partition)->high_watermark();
           rp.last_stable_offset = rp.high_watermark;
-          rp.log_start_offset = (*partition)->log()->log_start_offset();
+          rp.log_start_offset = (*partition)->log_start_offset();
           rp.records = std::string();
           result.redirected = true;
           continue;
@@ -85,7 +117,7 @@ FetchResult ReadAll(const KafkaApisContext& context, const kafka::FetchRequest& 
           rp.diverging_epoch = kafka::FetchResponse::EpochEndOffset{diverging->first, diverging->second};
           rp.high_watermark = (*partition)->high_watermark();
           rp.last_stable_offset = rp.high_watermark;
-          rp.log_start_offset = (*partition)->log()->log_start_offset();
+          rp.log_start_offset = (*partition)->log_start_offset();
           rp.records = std::string();
           result.diverged = true;
           continue;
@@ -96,6 +128,34 @@ FetchResult ReadAll(const KafkaApisContext& context, const kafka::FetchRequest& 
       // Followers serve consumers only with the rack-aware selector (KIP-392).
       bool leader_only = follower || !context.rack_aware_selector;
       auto read = (*partition)->ReadRecords(p.fetch_offset, max_bytes, isolation, epoch, min_one_batch, leader_only);
+      if (!read.ok() && !follower && context.remote_reader != nullptr &&
+          KafkaErrorCodeOf(read.status()) == kafka::ErrorCode::kOffsetMovedToTieredStorage) {
+        // A consumer below the local log start: the remote tier serves it.
+        std::pair<std::string, int32_t> key{*name, p.partition};
+        rp.high_watermark = (*partition)->high_watermark();
+        rp.last_stable_offset = rp.high_watermark;
+        rp.log_start_offset = (*partition)->log_start_offset();
+        rp.records = std::string();
+        if (remote == nullptr) {
+          auto segment = RemoteSegmentFor(context, (*partition)->state().topic_id, p.partition, p.fetch_offset);
+          if (!segment) {
+            fail(KafkaError(kafka::ErrorCode::kOffsetOutOfRange,
+                            absl::StrCat("no remote segment holds offset ", p.fetch_offset, " of ", *name, "-",
+                                         p.partition)));
+            continue;
+          }
+          result.remote_reads.push_back(RemoteRead{key, p.fetch_offset, max_bytes, min_one_batch, *segment});
+        } else if (auto it = remote->find(key); it != remote->end()) {
+          if (!it->second.ok()) {
+            fail(it->second.status());
+            continue;
+          }
+          rp.records = *it->second;
+          result.bytes += it->second->size();
+          budget -= std::min<uint64_t>(budget, it->second->size());
+        }
+        continue;
+      }
       if (!read.ok()) {
         fail(read.status());
         continue;
@@ -128,6 +188,38 @@ FetchResult ReadAll(const KafkaApisContext& context, const kafka::FetchRequest& 
   return result;
 }
 
+const RemoteData kNoRemoteData;
+
+// Runs the remote reads on a reader thread, then answers the request from there.
+void AnswerFromRemoteTier(const KafkaApisContext& context, kafka::FetchRequest request, int16_t version,
+                          std::vector<RemoteRead> reads, KafkaResponder respond) {
+  auto shared = std::make_shared<std::tuple<kafka::FetchRequest, std::vector<RemoteRead>, KafkaResponder>>(
+      std::move(request), std::move(reads), std::move(respond));
+  absl::Status submitted = context.remote_reader->Submit([&context, version, shared] {
+    auto& [request, reads, respond] = *shared;
+    RemoteData data;
+    for (const RemoteRead& r : reads) {
+      auto read = context.remote_reader->Read(r.segment, r.fetch_offset, r.max_bytes, r.min_one_batch);
+      if (!read.ok()) {
+        spdlog::warn("broker {}: remote read of {}-{} at offset {} failed: {}", context.broker_id, r.partition.first,
+                     r.partition.second, r.fetch_offset, read.status().ToString());
+      }
+      data.emplace(r.partition, std::move(read));
+    }
+    respond(std::optional<KafkaResponse>(ReadAll(context, request, version, &data).response));
+  });
+  if (!submitted.ok()) {
+    // Too many remote reads wait: those partitions answer KAFKA_STORAGE_ERROR now.
+    auto& [request, reads, respond] = *shared;
+    RemoteData data;
+    for (const RemoteRead& r : reads) {
+      data.emplace(r.partition, KafkaError(kafka::ErrorCode::kKafkaStorageError,
+                                           absl::StrCat("remote read not started: ", submitted.message())));
+    }
+    respond(std::optional<KafkaResponse>(ReadAll(context, request, version, &data).response));
+  }
+}
+
 // A fetch waiting for min_bytes or max_wait_ms.
 class DelayedFetch final : public DelayedOperation {
  public:
@@ -140,7 +232,9 @@ class DelayedFetch final : public DelayedOperation {
         respond_(std::move(respond)) {}
 
   void TryComplete() override {
-    FetchResult result = ReadAll(context_, request_, version_);
+    // A partition that moved to the remote tier meanwhile answers no records now; the
+    // consumer's next fetch reads it there.
+    FetchResult result = ReadAll(context_, request_, version_, &kNoRemoteData);
     if (result.bytes < static_cast<uint64_t>(std::max(request_.min_bytes, 1)) && !result.any_error &&
         !result.redirected && !result.diverged) {
       return;
@@ -159,7 +253,7 @@ class DelayedFetch final : public DelayedOperation {
       response = std::move(ready_);
     }
     // Expired (or the broker stops): answer with whatever there is now.
-    if (!response) response = ReadAll(context_, request_, version_).response;
+    if (!response) response = ReadAll(context_, request_, version_, &kNoRemoteData).response;
     respond_(std::optional<KafkaResponse>(std::move(*response)));
   }
 
@@ -189,6 +283,10 @@ void HandleFetch(const ApiRequest& api, KafkaResponder respond) {
     return respond(std::optional<KafkaResponse>(std::move(out)));
   }
   FetchResult result = ReadAll(context, *request, header.api_version);
+  if (!result.remote_reads.empty()) {
+    return AnswerFromRemoteTier(context, *std::move(request), header.api_version, std::move(result.remote_reads),
+                                std::move(respond));
+  }
   bool enough = result.bytes >= static_cast<uint64_t>(std::max(request->min_bytes, 1)) || result.any_error ||
                 result.redirected || result.diverged;
   if (enough || request->max_wait_ms <= 0 || request->topics.empty()) {

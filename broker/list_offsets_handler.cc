@@ -1,14 +1,91 @@
 #include "broker/list_offsets_handler.h"
 
+#include <algorithm>
+#include <memory>
 #include <set>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "broker/kafka_error.h"
+#include "base/status_macros.h"
 #include "broker/partition_lookup.h"
+#include "broker/remote_log_reader.h"
+#include "controller/metadata_image.h"
 
 namespace strata::broker {
 
 namespace kafka = proto::kafka;
+
+namespace {
+
+// The version that first carries each special timestamp.
+int16_t VersionFor(int64_t timestamp) {
+  switch (timestamp) {
+    case kafka::kListOffsetsMaxTimestamp: return 7;
+    case kafka::kListOffsetsEarliestLocalTimestamp: return 8;
+    case kafka::kListOffsetsLatestTieredTimestamp: return 9;
+    case kafka::kListOffsetsEarliestPendingUploadTimestamp: return 10;
+    default: return 0;
+  }
+}
+
+// The remote tier's copies below the local log start, oldest first, when a timestamp
+// lookup must search them (empty: the local log answers).
+std::vector<controller::RemoteLogSegments::Segment> RemoteCopiesToSearch(const KafkaApisContext& context,
+                                                                        const Partition& partition,
+                                                                        int64_t timestamp) {
+  std::vector<controller::RemoteLogSegments::Segment> out;
+  if (timestamp < 0 || context.remote_reader == nullptr) return out;
+  RemoteTierState remote = partition.remote_tier();
+  int64_t local_start = partition.log()->log_start_offset();
+  if (!remote.enabled || remote.log_start_offset < 0 || remote.log_start_offset >= local_start) return out;
+  context.store.WithImage([&](const controller::MetadataImage& image) {
+    const auto* segments = image.FindRemoteSegments(partition.state().topic_id, partition.topic_partition().partition);
+    if (segments == nullptr) return;
+    for (const auto& [id, s] : segments->segments()) {
+      if (s.state() == controller::RemoteLogSegments::Segment::COPY_SEGMENT_FINISHED && s.start_offset() < local_start) {
+        out.push_back(s);
+      }
+    }
+  });
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.start_offset() < b.start_offset(); });
+  return out;
+}
+
+// Whether some partition's lookup needs the remote tier (then the request is answered
+// on a reader thread).
+bool NeedsRemoteTier(const KafkaApisContext& context, const kafka::ListOffsetsRequest& request) {
+  if (context.remote_reader == nullptr) return false;
+  for (const auto& topic : request.topics) {
+    for (const auto& p : topic.partitions) {
+      if (p.timestamp < 0) continue;
+      auto partition = LookupPartition(context, topic.name, p.partition_index);
+      if (partition.ok() && !RemoteCopiesToSearch(context, **partition, p.timestamp).empty()) return true;
+    }
+  }
+  return false;
+}
+
+// One search over both tiers: the remote copies below the local log start, oldest
+// first, then the local log. nullopt: the local log answers.
+absl::StatusOr<std::optional<OffsetAndEpoch>> SearchRemoteTier(const KafkaApisContext& context,
+                                                              const Partition& partition, int64_t timestamp) {
+  int64_t start = partition.log_start_offset();
+  for (const auto& s : RemoteCopiesToSearch(context, partition, timestamp)) {
+    if (s.max_timestamp_ms() < timestamp || s.end_offset() < start) continue;
+    STRATA_ASSIGN_OR_RETURN(auto found, context.remote_reader->FindOffsetByTimestamp(
+                                            s, timestamp, std::max(start, s.start_offset())));
+    if (!found) continue;
+    OffsetAndEpoch result;
+    result.offset = found->offset;
+    result.timestamp = found->timestamp;
+    result.leader_epoch = controller::RemoteLogSegments::EpochAt(s, found->offset);
+    return std::optional<OffsetAndEpoch>(result);
+  }
+  return std::optional<OffsetAndEpoch>();
+}
+
+}  // namespace
 
 kafka::ListOffsetsResponse AnswerListOffsets(const KafkaApisContext& context, const kafka::ListOffsetsRequest& request,
                                              int16_t version) {
@@ -33,8 +110,9 @@ kafka::ListOffsetsResponse AnswerListOffsets(const KafkaApisContext& context, co
         fail(KafkaError(kafka::ErrorCode::kInvalidRequest, "the partition is named twice"));
         continue;
       }
-      if (p.timestamp == kafka::kListOffsetsMaxTimestamp && version < 7) {
-        fail(KafkaError(kafka::ErrorCode::kUnsupportedVersion, "max timestamp needs ListOffsets v7"));
+      if (version < VersionFor(p.timestamp)) {
+        fail(KafkaError(kafka::ErrorCode::kUnsupportedVersion,
+                        absl::StrCat("timestamp ", p.timestamp, " needs ListOffsets v", VersionFor(p.timestamp))));
         continue;
       }
       auto partition = LookupPartition(context, topic.name, p.partition_index);
@@ -45,6 +123,15 @@ kafka::ListOffsetsResponse AnswerListOffsets(const KafkaApisContext& context, co
       std::optional<int32_t> epoch;
       if (version >= 4) epoch = p.current_leader_epoch;
       auto found = (*partition)->FetchOffsetForTimestamp(p.timestamp, isolation, epoch);
+      if (found.ok() && p.timestamp >= 0) {
+        // Only on a reader thread (HandleListOffsets), where the remote tier may be read.
+        auto remote = SearchRemoteTier(context, **partition, p.timestamp);
+        if (!remote.ok()) {
+          found = remote.status();
+        } else if (*remote) {
+          found = **remote;
+        }
+      }
       if (!found.ok()) {
         fail(found.status());
         continue;
@@ -58,6 +145,23 @@ kafka::ListOffsetsResponse AnswerListOffsets(const KafkaApisContext& context, co
 }
 
 void HandleListOffsets(const ApiRequest& request, KafkaResponder respond) {
+  kafka::Reader reader(request.body);
+  auto decoded = kafka::ReadListOffsetsRequest(reader, request.header.api_version);
+  if (!decoded.ok()) return respond(decoded.status());
+  if (NeedsRemoteTier(request.broker, *decoded)) {
+    // A timestamp below the local log start: searched on a reader thread.
+    const KafkaApisContext& context = request.broker;
+    int16_t version = request.header.api_version;
+    auto shared = std::make_shared<std::pair<kafka::ListOffsetsRequest, KafkaResponder>>(*std::move(decoded), respond);
+    absl::Status submitted = context.remote_reader->Submit([&context, version, shared] {
+      KafkaResponse response;
+      kafka::Writer writer(&response.body);
+      kafka::WriteListOffsetsResponse(AnswerListOffsets(context, shared->first, version), version, writer);
+      shared->second(std::optional<KafkaResponse>(std::move(response)));
+    });
+    if (submitted.ok()) return;
+    // Too many remote reads wait: answered here, the remote tier's part failing.
+  }
   AnswerAtOnce(
       request, respond, [](kafka::Reader& reader, int16_t version) { return kafka::ReadListOffsetsRequest(reader, version); },
       [&](const auto& r) { return AnswerListOffsets(request.broker, r, request.header.api_version); },

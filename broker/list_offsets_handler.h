@@ -1,10 +1,14 @@
 #pragma once
-// ListOffsets v1-v8 on the partition's leader: timestamp -2 (earliest: the log start),
-// -4 (earliest local: the same until tiered storage), -1 (latest: the high watermark,
-// or the last stable offset for read_committed — the same without transactions),
-// -3 (v7+: the batch holding the largest timestamp), or a time: the first record whose
-// timestamp is at or after it (the time index), offset -1 when none below the high
-// watermark. Each answer carries the leader epoch that wrote the offset (v4+);
+// ListOffsets v1-v10 on the partition's leader: timestamp -2 (earliest: the log start
+// across both tiers), -4 (v8+, earliest local: the local log's start), -5 (v9+, latest
+// tiered: the last offset copied to the remote tier), -6 (v10+ here, earliest pending
+// upload: the first offset not yet copied; -5 and -6 answer offset -1 without remote
+// storage), -1 (latest: the high watermark, or the last stable offset for
+// read_committed — the same without transactions), -3 (v7+: the batch holding the
+// largest timestamp), or a time: the first record whose timestamp is at or after it,
+// searched in the remote tier's copies below the local log start (oldest first, their
+// time indexes, on a reader thread) and then in the local log; offset -1 when none
+// below the high watermark. Each answer carries the leader epoch that wrote the offset (v4+);
 // current_leader_epoch is checked (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH).
 // Thread-safe.
 

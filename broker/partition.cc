@@ -17,6 +17,8 @@ constexpr int64_t kLatestTimestamp = -1;
 constexpr int64_t kEarliestTimestamp = -2;
 constexpr int64_t kMaxTimestamp = -3;
 constexpr int64_t kEarliestLocalTimestamp = -4;
+constexpr int64_t kLatestTieredTimestamp = -5;
+constexpr int64_t kEarliestPendingUploadTimestamp = -6;
 }  // namespace
 
 Partition::Partition(storage::TopicPartition tp, int32_t local_broker_id, storage::Log* log)
@@ -289,9 +291,15 @@ absl::StatusOr<PartitionReadInfo> Partition::ReadRecords(int64_t fetch_offset, u
   // Read the bounds before the data: a concurrent append may only add past them.
   info.high_watermark = log_->high_watermark();
   info.last_stable_offset = info.high_watermark;
-  info.log_start_offset = log_->log_start_offset();
+  int64_t local_start = log_->log_start_offset();
+  info.log_start_offset = std::min(local_start, LogStartOffsetLocked());
   info.log_end_offset = log_->log_end_offset();
   int64_t bound = isolation == FetchIsolation::kLogEnd ? info.log_end_offset : info.high_watermark;
+  if (fetch_offset >= info.log_start_offset && fetch_offset < local_start) {
+    return KafkaError(kafka::ErrorCode::kOffsetMovedToTieredStorage,
+                      absl::StrCat("offset ", fetch_offset, " of ", tp_.DirName(), " is in the remote tier [",
+                                   info.log_start_offset, ", ", local_start, ")"));
+  }
   if (fetch_offset < info.log_start_offset || fetch_offset > info.log_end_offset) {
     return KafkaError(kafka::ErrorCode::kOffsetOutOfRange,
                       absl::StrCat("offset ", fetch_offset, " is outside [", info.log_start_offset, ", ",
@@ -320,9 +328,25 @@ absl::StatusOr<OffsetAndEpoch> Partition::FetchOffsetForTimestamp(int64_t timest
       result.leader_epoch = bound > log_->log_start_offset() ? epoch_of(bound - 1) : state_.leader_epoch;
       return result;
     case kEarliestTimestamp:
+      result.offset = LogStartOffsetLocked();
+      result.leader_epoch = result.offset < log_->log_start_offset() ? remote_.log_start_epoch : epoch_of(result.offset);
+      return result;
     case kEarliestLocalTimestamp:
       result.offset = log_->log_start_offset();
       result.leader_epoch = epoch_of(result.offset);
+      return result;
+    case kLatestTieredTimestamp:
+      if (remote_.enabled) {
+        result.offset = remote_.highest_copied_offset;
+        result.leader_epoch = remote_.highest_copied_epoch;
+      }
+      return result;
+    case kEarliestPendingUploadTimestamp:
+      if (remote_.enabled) {
+        result.offset = remote_.highest_copied_offset >= 0 ? remote_.highest_copied_offset + 1 : LogStartOffsetLocked();
+        result.offset = std::min(result.offset, bound);
+        result.leader_epoch = epoch_of(result.offset);
+      }
       return result;
     case kMaxTimestamp: {
       auto max = log_->FetchMaxTimestamp();
@@ -353,6 +377,27 @@ absl::StatusOr<std::pair<int32_t, int64_t>> Partition::LastOffsetForLeaderEpoch(
   absl::ReaderMutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckEpochLocked(current_leader_epoch, true));
   return log_->leader_epoch_cache().EndOffsetFor(leader_epoch, log_->log_end_offset());
+}
+
+void Partition::UpdateRemoteTier(const RemoteTierState& remote) {
+  absl::MutexLock lock(&mu_);
+  remote_ = remote;
+}
+
+RemoteTierState Partition::remote_tier() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return remote_;
+}
+
+int64_t Partition::log_start_offset() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return LogStartOffsetLocked();
+}
+
+int64_t Partition::LogStartOffsetLocked() const {
+  int64_t local = log_->log_start_offset();
+  if (!remote_.enabled || remote_.log_start_offset < 0) return local;
+  return std::min(local, remote_.log_start_offset);
 }
 
 PartitionState Partition::state() const {

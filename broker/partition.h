@@ -50,6 +50,19 @@ struct PartitionReadInfo {
   int64_t log_end_offset = 0;
 };
 
+// What the metadata image says of the partition's copies in the remote tier
+// (tiered storage, KIP-405).
+struct RemoteTierState {
+  bool enabled = false;                 // remote.storage.enable
+  int64_t log_start_offset = -1;        // the first offset a finished copy holds (-1: none)
+  int32_t log_start_epoch = -1;         // the leader epoch in force there
+  int64_t highest_copied_offset = -1;   // the last offset a finished copy holds (-1: none)
+  int32_t highest_copied_epoch = -1;
+  int32_t segments = 0;                 // finished copies
+  int64_t bytes = 0;
+  bool operator==(const RemoteTierState&) const = default;
+};
+
 struct OffsetAndEpoch {
   int64_t offset = -1;
   int64_t timestamp = -1;
@@ -69,7 +82,9 @@ class Partition final : public FollowerPartition {
   // epoch; records is rewritten in place). NOT_LEADER_OR_FOLLOWER when not leader.
   absl::StatusOr<storage::LogAppendInfo> AppendRecordsToLeader(std::string& records);
 
-  // Reads from fetch_offset under the isolation's bound. current_leader_epoch: the
+  // Reads from fetch_offset under the isolation's bound. An offset below the local log
+  // start that the remote tier holds is OFFSET_MOVED_TO_TIERED_STORAGE (consumers are
+  // served from the remote tier, followers rebuild from it). current_leader_epoch: the
   // client's view (nullopt: unchecked). leader_only: refuse on a follower
   // (NOT_LEADER_OR_FOLLOWER); else a follower serves up to its own high watermark
   // (KIP-392 fetching from the closest replica).
@@ -77,8 +92,11 @@ class Partition final : public FollowerPartition {
                                                 std::optional<int32_t> current_leader_epoch, bool min_one_batch,
                                                 bool leader_only = true) const;
 
-  // ListOffsets: timestamp >= 0, or -1 latest, -2 earliest, -3 max timestamp,
-  // -4 earliest local. offset -1 when no record matches below the bound.
+  // ListOffsets: timestamp >= 0, or -1 latest, -2 earliest (across both tiers), -3 max
+  // timestamp, -4 earliest local, -5 latest tiered, -6 earliest pending upload (offset
+  // -1 for both without remote storage). offset -1 when no record matches below the
+  // bound. A timestamp is searched in the local log only (the remote tier's part is
+  // RemoteLogReader's, list_offsets_handler.cc).
   absl::StatusOr<OffsetAndEpoch> FetchOffsetForTimestamp(int64_t timestamp, FetchIsolation isolation,
                                                          std::optional<int32_t> current_leader_epoch) const;
 
@@ -143,6 +161,13 @@ class Partition final : public FollowerPartition {
   // (not one snapshot).
   FollowerLogPosition follower_log_position() const override;
 
+  // The remote tier as the image shows it (ReplicaManager::ApplyImage).
+  void UpdateRemoteTier(const RemoteTierState& remote);
+  RemoteTierState remote_tier() const;
+  // The first offset readable in either tier: the remote tier's start when it holds
+  // offsets below the local log's, else the local log start.
+  int64_t log_start_offset() const;
+
   const storage::TopicPartition& topic_partition() const { return tp_; }
   storage::Log* log() const { return log_; }
   PartitionState state() const;
@@ -166,6 +191,8 @@ class Partition final : public FollowerPartition {
   mutable absl::Mutex mu_;
   PartitionState state_ ABSL_GUARDED_BY(mu_);
   bool has_state_ ABSL_GUARDED_BY(mu_) = false;
+  RemoteTierState remote_ ABSL_GUARDED_BY(mu_);
+  int64_t LogStartOffsetLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   struct FollowerState {
     int64_t log_end_offset = -1;     // unknown until it fetches in this epoch
     int64_t last_caught_up_ms = 0;

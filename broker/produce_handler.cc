@@ -192,7 +192,7 @@ void HandleProduce(const ApiRequest& api, KafkaResponder respond) {
       }
       rp.base_offset = info->first_offset;
       rp.log_append_time_ms = info->log_append_time;
-      rp.log_start_offset = (*partition)->log()->log_start_offset();
+      rp.log_start_offset = (*partition)->log_start_offset();
       if (request->acks == -1) {
         waiting.push_back({response.responses.size() - 1, rt.partition_responses.size() - 1, tp,
                            info->last_offset + 1, min_isr});

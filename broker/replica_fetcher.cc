@@ -4,6 +4,7 @@
 #include "base/logging.h"
 #include "broker/kafka_error.h"
 #include "proto/kafka/api.h"
+#include "base/status_macros.h"
 #include "proto/kafka/error_code.h"
 #include "proto/kafka/fetch.h"
 #include "proto/kafka/list_offsets.h"
@@ -18,6 +19,7 @@ using Clock = std::chrono::steady_clock;
 namespace {
 constexpr int16_t kFetchVersion = 12;        // by topic name, with diverging epochs
 constexpr int16_t kListOffsetsVersion = 4;   // with the current leader epoch
+constexpr int16_t kListOffsetsEarliestLocalVersion = 8;  // EARLIEST_LOCAL (KIP-405)
 
 // The bytes of the whole batches at the start of records (a leader cuts the last one
 // when it reaches max bytes; the follower fetches it whole next time).
@@ -213,6 +215,10 @@ absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, T
         }
         continue;
       }
+      if (code == kafka::ErrorCode::kOffsetMovedToTieredStorage) {
+        if (absl::Status s = HandleMovedToTieredStorage(tp, epoch); !s.ok()) Delay(tp, s, options_.backoff);
+        continue;
+      }
       if (code != kafka::ErrorCode::kNone) {
         bool leadership = code == kafka::ErrorCode::kNotLeaderOrFollower ||
                           code == kafka::ErrorCode::kUnknownLeaderEpoch ||
@@ -256,6 +262,27 @@ absl::Status ReplicaFetcher::HandleOutOfRange(const storage::TopicPartition& tp,
   }
   // Above the leader's log end: ask where it ends (a replica's ListOffsets answers the
   // log end) and cut there.
+  STRATA_ASSIGN_OR_RETURN(int64_t leader_log_end,
+                          LeaderOffset(tp, leader_epoch, kafka::kListOffsetsLatestTimestamp, kListOffsetsVersion));
+  spdlog::info("broker {}: {} ends at {} above leader {}'s log end {}: truncating", options_.broker_id, tp.DirName(),
+               partition->follower_log_position().log_end_offset, options_.leader_id, leader_log_end);
+  return partition->TruncateToLeaderLogEnd(leader_epoch, leader_log_end);
+}
+
+absl::Status ReplicaFetcher::HandleMovedToTieredStorage(const storage::TopicPartition& tp, int32_t leader_epoch) {
+  std::shared_ptr<FollowerPartition> partition = partitions_->GetFollowerPartition(tp);
+  if (partition == nullptr) return absl::OkStatus();
+  STRATA_ASSIGN_OR_RETURN(int64_t earliest_local, LeaderOffset(tp, leader_epoch,
+                                                               kafka::kListOffsetsEarliestLocalTimestamp,
+                                                               kListOffsetsEarliestLocalVersion));
+  spdlog::info("broker {}: {} ends at {}, in leader {}'s remote tier: restarting the log at its local log start {}",
+               options_.broker_id, tp.DirName(), partition->follower_log_position().log_end_offset,
+               options_.leader_id, earliest_local);
+  return partition->RestartAtLeaderLogStart(leader_epoch, earliest_local);
+}
+
+absl::StatusOr<int64_t> ReplicaFetcher::LeaderOffset(const storage::TopicPartition& tp, int32_t leader_epoch,
+                                                     int64_t timestamp, int16_t version) {
   client::KafkaConnection* connection = nullptr;
   {
     absl::MutexLock lock(&mu_);
@@ -264,20 +291,18 @@ absl::Status ReplicaFetcher::HandleOutOfRange(const storage::TopicPartition& tp,
   if (connection == nullptr) return absl::UnavailableError("no connection");
   kafka::ListOffsetsRequest request;
   request.replica_id = options_.broker_id;
-  request.topics.push_back({tp.topic, {{tp.partition, leader_epoch, kafka::kListOffsetsLatestTimestamp}}});
+  request.topics.push_back({tp.topic, {{tp.partition, leader_epoch, timestamp}}});
   std::string body;
   kafka::Writer w(&body);
-  kafka::WriteListOffsetsRequest(request, kListOffsetsVersion, w);
-  auto answer = connection->Call(static_cast<int16_t>(kafka::ApiKey::kListOffsets), kListOffsetsVersion, body);
+  kafka::WriteListOffsetsRequest(request, version, w);
+  auto answer = connection->Call(static_cast<int16_t>(kafka::ApiKey::kListOffsets), version, body);
   if (!answer.ok()) return answer.status();
   kafka::Reader r(answer->body());
-  auto response = kafka::ReadListOffsetsResponse(r, kListOffsetsVersion);
+  auto response = kafka::ReadListOffsetsResponse(r, version);
   if (!response.ok()) return response.status();
   const auto& p = response->topics.at(0).partitions.at(0);
   if (p.error_code != 0) return KafkaError(static_cast<kafka::ErrorCode>(p.error_code), "ListOffsets");
-  spdlog::info("broker {}: {} ends at {} above leader {}'s log end {}: truncating", options_.broker_id, tp.DirName(),
-               partition->follower_log_position().log_end_offset, options_.leader_id, p.offset);
-  return partition->TruncateToLeaderLogEnd(leader_epoch, p.offset);
+  return p.offset;
 }
 
 }  // namespace strata::broker

@@ -72,6 +72,15 @@ class ReplicaFetcher {
   // One Fetch round of the targets as they were at targets_version; an error means the
   // connection is unusable. None when the targets changed since (the caller looks again).
   absl::Status FetchOnce(const std::map<storage::TopicPartition, Target>& targets, uint64_t targets_version);
+  // OFFSET_MOVED_TO_TIERED_STORAGE: the follower's log end is in the leader's remote
+  // tier. It restarts its log, empty, at the leader's local log start (ListOffsets
+  // EARLIEST_LOCAL) and fetches from there; the remote tier keeps what lies below.
+  // (Rebuilding the leader-epoch cache and producer state from the remote tier is the
+  // follower tier state machine, KIP-405/KIP-1023.)
+  absl::Status HandleMovedToTieredStorage(const storage::TopicPartition& tp, int32_t leader_epoch);
+  // The leader's answer to a replica's ListOffsets for timestamp.
+  absl::StatusOr<int64_t> LeaderOffset(const storage::TopicPartition& tp, int32_t leader_epoch, int64_t timestamp,
+                                       int16_t version);
   absl::Status HandleOutOfRange(const storage::TopicPartition& tp, int32_t leader_epoch, int64_t leader_log_start);
   void Delay(const storage::TopicPartition& tp, const absl::Status& why, std::chrono::milliseconds how_long);
 

@@ -216,6 +216,27 @@ void ReplicaManager::set_on_high_watermark(std::function<void(const storage::Top
   on_high_watermark_ = std::move(callback);
 }
 
+RemoteTierState RemoteTierOf(const controller::RemoteLogSegments* segments, bool enabled) {
+  RemoteTierState out;
+  out.enabled = enabled;
+  if (segments == nullptr) return out;
+  auto epoch_at = &controller::RemoteLogSegments::EpochAt;
+  for (const auto& [id, s] : segments->segments()) {
+    if (s.state() != controller::RemoteLogSegments::Segment::COPY_SEGMENT_FINISHED) continue;
+    ++out.segments;
+    out.bytes += s.segment_size_in_bytes();
+    if (out.log_start_offset < 0 || s.start_offset() < out.log_start_offset) {
+      out.log_start_offset = s.start_offset();
+      out.log_start_epoch = epoch_at(s, s.start_offset());
+    }
+    if (s.end_offset() > out.highest_copied_offset) {
+      out.highest_copied_offset = s.end_offset();
+      out.highest_copied_epoch = epoch_at(s, s.end_offset());
+    }
+  }
+  return out;
+}
+
 storage::LogConfig ReplicaManager::ConfigFor(const controller::MetadataImage& image, const std::string& topic) const {
   std::map<std::string, std::string> props;
   auto it = image.configs().find({pb::Config::TOPIC, topic});
@@ -352,6 +373,9 @@ void ReplicaManager::ApplyImage(const controller::MetadataImage& image) {
         if (left) moved.push_back(tp);
         continue;
       }
+      RemoteTierState remote = RemoteTierOf(image.FindRemoteSegments(topic_id, index), config.remote_storage_enable);
+      partition->UpdateRemoteTier(remote);
+      partition->log()->set_highest_offset_in_remote_storage(remote.highest_copied_offset);
       int64_t hw_before = partition->high_watermark();
       auto changed = partition->Update(state, options_.clock->NowMs());
       if (!changed.ok()) {

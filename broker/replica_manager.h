@@ -64,6 +64,9 @@ struct ReplicaManagerOptions {
   storage::Clock* clock = storage::Clock::System();
 };
 
+// The finished copies of a partition in the remote tier, summed up (segments: null for none).
+RemoteTierState RemoteTierOf(const controller::RemoteLogSegments* segments, bool enabled);
+
 class ReplicaManager final : public FollowerPartitions {
  public:
   explicit ReplicaManager(ReplicaManagerOptions options);

@@ -25,6 +25,7 @@
 namespace strata::broker {
 
 class ProducerIdManager;
+class RemoteLogReader;
 class ReplicaManager;
 
 // One listener's view of the broker. Every service is required: a test builds real
@@ -49,6 +50,9 @@ struct KafkaApisContext {
   // This broker's settings as strata-server resolved them (Kafka's names), for
   // DescribeConfigs on the BROKER resource.
   std::map<std::string, std::string> static_configs;
+  // Reads below the local log start from the remote tier (tiered storage); null when
+  // remote.log.storage.system.enable is off.
+  RemoteLogReader* remote_reader = nullptr;
 };
 
 // Requests that wait for a condition (fetch.min.bytes, acks=all) wait here.

@@ -141,6 +141,9 @@ Plan PlanCreateTopic(const MetadataImage& image, const admin::v1::CreateTopicsRe
   if (absl::Status s = ValidateTopicConfigs(configs); !s.ok()) {
     return Fail(ErrorCode::kInvalidConfig, std::string(s.message()));
   }
+  if (absl::Status s = ValidateTopicConfigsTogether(configs, config.remote_storage_system_enable); !s.ok()) {
+    return Fail(ErrorCode::kInvalidConfig, std::string(s.message()));
+  }
   ReplicaAssignment assignment;
   if (!topic.assignments().empty()) {
     if (topic.num_partitions() != -1 || topic.replication_factor() != -1) {
@@ -239,7 +242,8 @@ Plan PlanCreatePartitions(const MetadataImage& image, const admin::v1::CreatePar
   return plan;
 }
 
-Plan PlanAlterConfigs(const MetadataImage& image, const admin::v1::AlterConfigsRequest::Resource& resource) {
+Plan PlanAlterConfigs(const MetadataImage& image, const admin::v1::AlterConfigsRequest::Resource& resource,
+                      const ControllerConfig& config) {
   const auto& r = resource.resource();
   if (r.type() == admin::v1::ConfigResource::TOPIC) {
     if (image.FindTopic(r.name()) == nullptr) {
@@ -263,6 +267,30 @@ Plan PlanAlterConfigs(const MetadataImage& image, const admin::v1::AlterConfigsR
     c.mutable_config()->set_name(op.name());
     if (!op.remove()) c.mutable_config()->set_value(op.value());
     plan.records.push_back(std::move(c));
+  }
+  if (r.type() == admin::v1::ConfigResource::TOPIC) {
+    std::map<std::string, std::string> before;
+    if (auto it = image.configs().find({pb::Config::TOPIC, r.name()}); it != image.configs().end()) before = it->second;
+    std::map<std::string, std::string> after = before;
+    for (const auto& op : resource.ops()) {
+      if (op.remove()) {
+        after.erase(op.name());
+      } else {
+        after[op.name()] = op.value();
+      }
+    }
+    if (absl::Status s = ValidateTopicConfigsTogether(after, config.remote_storage_system_enable); !s.ok()) {
+      return Fail(ErrorCode::kInvalidConfig, std::string(s.message()));
+    }
+    auto on = [](const std::map<std::string, std::string>& c) {
+      auto it = c.find("remote.storage.enable");
+      return it != c.end() && it->second == "true";
+    };
+    if (on(before) && !on(after)) {
+      return Fail(ErrorCode::kInvalidConfig,
+                  "remote.storage.enable cannot be turned off once on (the remote tier holds the topic's oldest "
+                  "records)");
+    }
   }
   return plan;
 }

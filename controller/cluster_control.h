@@ -36,6 +36,7 @@ struct ControllerConfig {
   int32_t default_replication_factor = 1;   // default.replication.factor
   bool unclean_leader_election = false;     // unclean.leader.election.enable (cluster default)
   bool delete_topic_enable = true;          // delete.topic.enable
+  bool remote_storage_system_enable = false;  // remote.log.storage.system.enable
 };
 
 struct Outcome {
@@ -54,7 +55,11 @@ Plan PlanCreateTopic(const MetadataImage& image, const admin::v1::CreateTopicsRe
                      const ControllerConfig& config, const TopicId& new_id, const std::set<std::string>& taken);
 Plan PlanDeleteTopic(const MetadataImage& image, const std::string& name, const ControllerConfig& config);
 Plan PlanCreatePartitions(const MetadataImage& image, const admin::v1::CreatePartitionsRequest::Topic& topic);
-Plan PlanAlterConfigs(const MetadataImage& image, const admin::v1::AlterConfigsRequest::Resource& resource);
+// A topic's settings are checked one by one and then together, as they will stand
+// (remote.storage.enable needs remote.log.storage.system.enable, is refused with
+// cleanup.policy=compact, and cannot be turned off once on).
+Plan PlanAlterConfigs(const MetadataImage& image, const admin::v1::AlterConfigsRequest::Resource& resource,
+                      const ControllerConfig& config = ControllerConfig{});
 
 // ElectLeaders for one partition: ELECTION_NOT_NEEDED when it already has the leader the
 // election would give; PREFERRED_LEADER_NOT_AVAILABLE / ELIGIBLE_LEADERS_NOT_AVAILABLE

@@ -306,6 +306,10 @@ admin::v1::DescribeTopicsResponse QuorumController::DescribeTopics(const admin::
         for (int i = 0; i < p.replicas_size(); ++i) {
           if (!ReplicaAvailable(image, p, p.replicas(i), i)) pd->add_offline_replicas(p.replicas(i));
         }
+        const RemoteLogSegments* remote = image.FindRemoteSegments(t.id, pid);
+        if (request.include_remote_segments() && remote != nullptr) {
+          for (const auto& [id, s] : remote->segments()) *pd->add_remote_segments() = s;
+        }
       }
     };
     if (request.names().empty()) {
@@ -388,7 +392,7 @@ admin::v1::AlterConfigsResponse QuorumController::AlterConfigs(const admin::v1::
     for (const auto& resource : request.resources()) {
       admin::v1::ConfigResult* r = response.add_results();
       *r->mutable_resource() = resource.resource();
-      Plan plan = PlanAlterConfigs(image, resource);
+      Plan plan = PlanAlterConfigs(image, resource, options_.config);
       SetOutcome(plan.outcome, r);
       if (plan.outcome.ok() && !request.validate_only()) writes.Add(response.results_size() - 1, std::move(plan.records));
     }

@@ -33,8 +33,9 @@ bool Follows(Segment::State from, Segment::State to) {
   }
 }
 
-// The leader epoch in force at offset within the segment (-1: none listed).
-int32_t EpochAt(const Segment& s, int64_t offset) {
+}  // namespace
+
+int32_t RemoteLogSegments::EpochAt(const Segment& s, int64_t offset) {
   int32_t epoch = -1;
   int64_t best = INT64_MIN;
   for (const auto& [e, start] : s.segment_leader_epochs()) {
@@ -45,8 +46,6 @@ int32_t EpochAt(const Segment& s, int64_t offset) {
   }
   return epoch;
 }
-
-}  // namespace
 
 absl::Status RemoteLogSegments::Apply(const Segment& record, const metadata::v1::Partition& partition,
                                       const std::string& name) {

@@ -32,6 +32,8 @@ class RemoteLogSegments {
   // The COPY_SEGMENT_FINISHED copy that holds offset in leader epoch leader_epoch (the
   // epoch in force at that offset within the segment; -1: any), or null.
   const Segment* SegmentFor(int64_t offset, int32_t leader_epoch) const;
+  // The leader epoch in force at offset within the copy (-1: none listed).
+  static int32_t EpochAt(const Segment& segment, int64_t offset);
   // The first offset the finished copies hold (none: nothing is readable remotely).
   std::optional<int64_t> LogStartOffset() const;
   // The last offset the finished copies hold (none: nothing copied yet).

@@ -23,5 +23,11 @@ const std::vector<TopicConfigSpec>& TopicConfigSpecs();
 // INVALID_ARGUMENT naming the key (unknown) or the key, the value and what is allowed.
 absl::Status ValidateTopicConfig(const std::string& name, const std::string& value);
 absl::Status ValidateTopicConfigs(const std::map<std::string, std::string>& configs);
+// The rules between settings, on a topic's configs as they will stand: remote storage
+// needs the cluster's remote.log.storage.system.enable and is refused on a compacted
+// topic (Kafka's rule: compaction would rewrite segments the remote tier already holds);
+// local.retention.* may not exceed retention.* (a local copy longer than the whole log).
+absl::Status ValidateTopicConfigsTogether(const std::map<std::string, std::string>& configs,
+                                          bool remote_storage_system_enable);
 
 }  // namespace strata::controller

@@ -4,6 +4,7 @@
 #include "absl/strings/str_join.h"
 #include "base/logging.h"
 #include "base/status_macros.h"
+#include "storage/directory_remote_storage.h"
 #include "broker/kafka_api_handler.h"
 #include "server/controller_role.h"
 #include "server/metadata_log_dir.h"
@@ -58,6 +59,7 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
   role->StartLifecycle(config, cluster_id, log_dir_ids);
   STRATA_RETURN_IF_ERROR(role->OpenLogs(config, cluster_id, log_dir_ids, std::move(on_every_log_dir_failed)));
   role->StartReplicaManager(config);
+  role->StartRemoteLogManager(config);
   STRATA_RETURN_IF_ERROR(role->ScheduleLogTasks(config));
   role->WatchLogDirs(config, log_dir_ids);
   role->MakeKafkaApis(config, cluster_id);
@@ -193,6 +195,44 @@ void BrokerRole::StartReplicaManager(const ServerConfig& config) {
   replicas_ = std::make_unique<broker::ReplicaManager>(rmo);
 }
 
+void BrokerRole::StartRemoteLogManager(const ServerConfig& config) {
+  if (!config.remote_log_storage_system_enable) return;
+  remote_storage_ = std::make_unique<storage::DirectoryRemoteStorage>(*storage::FileOps::Default(),
+                                                                      config.remote_log_storage_path);
+  broker::RemoteLogReaderOptions ro;
+  ro.remote_storage = remote_storage_.get();
+  ro.threads = config.remote_log_reader_threads;
+  ro.index_cache_bytes = config.remote_log_index_file_cache_total_size_bytes;
+  remote_reader_ = std::make_unique<broker::RemoteLogReader>(ro);
+  broker::RemoteLogManagerOptions mo;
+  mo.broker_id = config.node_id;
+  mo.remote_storage = remote_storage_.get();
+  mo.controller = client_.get();
+  mo.broker_epoch = [lifecycle = lifecycle_.get()] { return lifecycle->status().broker_epoch; };
+  mo.partitions = [replicas = replicas_.get()] {
+    std::vector<std::shared_ptr<broker::Partition>> out;
+    for (const storage::TopicPartition& tp : replicas->partitions()) {
+      if (auto p = replicas->GetPartition(tp)) out.push_back(std::move(p));
+    }
+    return out;
+  };
+  mo.remote_segments = [store = store_](const std::string& topic_id, int32_t partition) {
+    return store->WithImage([&](const controller::MetadataImage& image) {
+      std::map<std::string, controller::RemoteLogSegments::Segment> out;
+      if (const auto* segments = image.FindRemoteSegments(topic_id, partition)) out = segments->segments();
+      return out;
+    });
+  };
+  mo.thread_pool_size = config.remote_log_manager_thread_pool_size;
+  mo.task_interval = std::chrono::milliseconds(config.remote_log_manager_task_interval_ms);
+  mo.retry_backoff = std::chrono::milliseconds(config.remote_log_manager_task_retry_backoff_ms);
+  mo.retry_backoff_max = std::chrono::milliseconds(config.remote_log_manager_task_retry_backoff_max_ms);
+  remote_log_manager_ = std::make_unique<broker::RemoteLogManager>(std::move(mo));
+  remote_log_manager_->Start();
+  spdlog::info("broker {}: tiered storage on, remote segments under {}", config.node_id,
+               config.remote_log_storage_path);
+}
+
 absl::Status BrokerRole::ScheduleLogTasks(const ServerConfig& config) {
   auto every = [&](const char* name, int64_t interval_ms, std::function<void()> task) {
     return scheduler_
@@ -241,7 +281,8 @@ void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cl
                                 .listener_name = l.name,
                                 .default_min_insync_replicas = config.min_insync_replicas,
                                 .rack_aware_selector = !config.replica_selector_class.empty(),
-                                .static_configs = StaticConfigs(config)};
+                                .static_configs = StaticConfigs(config),
+                                .remote_reader = remote_reader_.get()};
     kafka_apis_.push_back(std::make_unique<broker::KafkaApis>(std::move(kc)));
   }
   replicas_->set_on_high_watermark([this](const storage::TopicPartition& tp) {
@@ -353,7 +394,9 @@ void BrokerRole::StopServing(bool clean) {
     serving_ = false;
   }
   kafka_servers_.clear();  // no new requests; answers still due are dropped
+  if (remote_reader_) remote_reader_->Shutdown();  // its reads use the KafkaApis' contexts
   kafka_apis_.clear();     // waiting requests are answered (and dropped)
+  if (remote_log_manager_) remote_log_manager_->Shutdown();  // before the partitions go
   if (store_ != nullptr) store_->set_listener(nullptr);
   if (replicas_) replicas_->Shutdown();  // fetchers stop writing before the logs close
   replicas_.reset();

@@ -26,8 +26,11 @@
 #include "broker/kafka_server.h"
 #include "broker/log_dir_monitor.h"
 #include "broker/producer_id_manager.h"
+#include "broker/remote_log_manager.h"
+#include "broker/remote_log_reader.h"
 #include "broker/replica_manager.h"
 #include "storage/log_manager.h"
+#include "storage/remote_storage_manager.h"
 #include "storage/scheduler.h"
 #include "controller/metadata_store.h"
 #include "raft/observer.h"
@@ -50,6 +53,9 @@ class BrokerRole {
 
   controller::MetadataStore& store() { return *store_; }
   const storage::LogManager& logs() const { return *logs_; }
+  // Tiered storage (null without remote.log.storage.system.enable).
+  const broker::RemoteLogManager* remote_log_manager() const { return remote_log_manager_.get(); }
+  const broker::RemoteLogReader* remote_reader() const { return remote_reader_.get(); }
   // Controlled shutdown within timeout, then stops following metadata.
   void Stop(std::chrono::milliseconds timeout);
 
@@ -76,6 +82,7 @@ class BrokerRole {
   void OnLogDirOffline(const std::string& dir);
   // Partitions, follower fetchers and the ISR thread.
   void StartReplicaManager(const ServerConfig& config);
+  void StartRemoteLogManager(const ServerConfig& config);
   // Offset checkpoints and retention on the scheduler.
   absl::Status ScheduleLogTasks(const ServerConfig& config);
   // The LogDirMonitor of log.dirs: what it finds goes into the failure channel.
@@ -106,6 +113,10 @@ class BrokerRole {
   std::unique_ptr<storage::Scheduler> scheduler_;
   std::unique_ptr<storage::LogManager> logs_;
   std::unique_ptr<broker::ReplicaManager> replicas_;
+  // Tiered storage (remote.log.storage.system.enable; null without).
+  std::unique_ptr<storage::RemoteStorageManager> remote_storage_;
+  std::unique_ptr<broker::RemoteLogReader> remote_reader_;
+  std::unique_ptr<broker::RemoteLogManager> remote_log_manager_;
   std::vector<std::unique_ptr<broker::KafkaApis>> kafka_apis_;  // one per listener
   std::vector<std::unique_ptr<broker::KafkaServer>> kafka_servers_;
   bool stopped_ = false;

@@ -43,6 +43,7 @@ absl::StatusOr<std::unique_ptr<ControllerRole>> ControllerRole::Start(const Serv
   controller_options.config.default_replication_factor = config.default_replication_factor;
   controller_options.config.unclean_leader_election = config.unclean_leader_election_enable;
   controller_options.config.delete_topic_enable = config.delete_topic_enable;
+  controller_options.config.remote_storage_system_enable = config.remote_log_storage_system_enable;
   role->controller_ = std::make_unique<controller::QuorumController>(*role->node_, *role->store_, controller_options);
   role->controller_service_ = std::make_unique<controller::ControllerGrpcService>(*role->controller_);
   role->admin_service_ = std::make_unique<controller::AdminGrpcService>(*role->controller_);

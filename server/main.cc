@@ -32,6 +32,7 @@
 #include "server/broker_role.h"
 #include "server/controller_role.h"
 #include "server/server_config.h"
+#include "server/remote_storage_metrics.h"
 #include "server/storage_metrics.h"
 
 namespace {
@@ -139,6 +140,7 @@ int main(int argc, char** argv) {
   std::shared_ptr<raft::RaftMetrics> raft_metrics;
   std::shared_ptr<controller::MetadataMetrics> metadata_metrics;
   std::shared_ptr<server::StorageMetrics> storage_metrics;
+  std::shared_ptr<server::RemoteStorageMetrics> remote_storage_metrics;
   if (!config->metrics_listener.empty()) {
     try {
       exposer = std::make_unique<prometheus::Exposer>(config->metrics_listener);
@@ -156,6 +158,11 @@ int main(int argc, char** argv) {
     if (broker_role) {
       storage_metrics = std::make_shared<server::StorageMetrics>(broker_role->logs());
       exposer->RegisterCollectable(storage_metrics);
+      if (broker_role->remote_log_manager() != nullptr) {
+        remote_storage_metrics = std::make_shared<server::RemoteStorageMetrics>(*broker_role->remote_log_manager(),
+                                                                                *broker_role->remote_reader());
+        exposer->RegisterCollectable(remote_storage_metrics);
+      }
     }
     spdlog::info("metrics on http://{}/metrics", config->metrics_listener);
   }

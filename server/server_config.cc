@@ -301,6 +301,25 @@ std::vector<ServerSetting> MakeSettings() {
           INT32_MAX, kBroker, "how often log start offsets are checkpointed (log-start-offset-checkpoint)"),
       Int("log.flush.scheduler.interval.ms", &C::log_flush_scheduler_interval_ms, 1, INT64_MAX, kBroker,
           "how often logs are checked against flush.ms / log.flush.interval.ms (the default: never)"),
+      // Tiered storage (KIP-405).
+      Bool("remote.log.storage.system.enable", &C::remote_log_storage_system_enable, kBoth,
+           "whether topics may set remote.storage.enable (the brokers then run the remote log manager; the "
+           "controllers refuse the topic setting without it)"),
+      String("remote.log.storage.path", &C::remote_log_storage_path, kBroker, "a directory",
+             "where the embedded remote storage manager keeps remote segments: a directory every broker reaches "
+             "(a shared volume or NFS); required with remote.log.storage.system.enable"),
+      Int("remote.log.manager.thread.pool.size", &C::remote_log_manager_thread_pool_size, 1, 1024, kBroker,
+          "threads that copy leaders' rolled segments to the remote tier and apply retention there"),
+      Int("remote.log.manager.task.interval.ms", &C::remote_log_manager_task_interval_ms, 1, INT32_MAX, kBroker,
+          "how often each led partition with remote storage is looked at for segments to copy or delete"),
+      Int("remote.log.manager.task.retry.backoff.ms", &C::remote_log_manager_task_retry_backoff_ms, 1, INT32_MAX,
+          kBroker, "the first pause after a failed remote copy or delete; it doubles up to the max"),
+      Int("remote.log.manager.task.retry.backoff.max.ms", &C::remote_log_manager_task_retry_backoff_max_ms, 1,
+          INT32_MAX, kBroker, "the longest pause between retries of a failed remote copy or delete"),
+      Int("remote.log.reader.threads", &C::remote_log_reader_threads, 1, 1024, kBroker,
+          "threads that read fetched records from the remote tier (never a network or io thread)"),
+      Int("remote.log.index.file.cache.total.size.bytes", &C::remote_log_index_file_cache_total_size_bytes, 1,
+          INT64_MAX, kBroker, "bytes of remote segments' offset and time indexes kept in memory for remote reads"),
   };
 }
 
@@ -312,6 +331,10 @@ absl::Status CheckTogether(ServerConfig& config, const std::string& file,
   }
   if (auto checked = storage::LogConfig::FromProperties(config.log_settings); !checked.ok()) {
     return Bad(absl::StrCat(file, ": ", checked.status().message()));
+  }
+  if (config.broker && config.remote_log_storage_system_enable && config.remote_log_storage_path.empty()) {
+    return Bad(absl::StrCat(where("remote.log.storage.system.enable"),
+                            " needs remote.log.storage.path (the directory every broker reaches)"));
   }
   for (Listener& l : config.listeners) {
     auto protocol = config.listener_security_protocol_map.find(l.name);

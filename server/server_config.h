@@ -75,6 +75,17 @@ struct ServerConfig {
   // log.* defaults for the broker's partitions (log.segment.bytes, log.retention.ms,
   // log.message.timestamp.type, message.max.bytes, ...), checked by LogConfig.
   std::map<std::string, std::string> log_settings;
+  // Tiered storage (KIP-405): remote.log.storage.system.enable lets topics turn on
+  // remote.storage.enable; the embedded RemoteStorageManager keeps the objects under
+  // remote.log.storage.path, which every broker must reach (shared volume, NFS).
+  bool remote_log_storage_system_enable = false;
+  std::string remote_log_storage_path;
+  int32_t remote_log_manager_thread_pool_size = 2;       // remote.log.manager.thread.pool.size
+  int64_t remote_log_manager_task_interval_ms = 30000;   // remote.log.manager.task.interval.ms
+  int64_t remote_log_manager_task_retry_backoff_ms = 500;       // ...task.retry.backoff.ms
+  int64_t remote_log_manager_task_retry_backoff_max_ms = 30000; // ...task.retry.backoff.max.ms
+  int32_t remote_log_reader_threads = 10;                // remote.log.reader.threads
+  int64_t remote_log_index_file_cache_total_size_bytes = 64 << 20;  // remote.log.index.file.cache.total.size.bytes
   int64_t log_retention_check_interval_ms = 300000;          // log.retention.check.interval.ms
   int64_t replica_high_watermark_checkpoint_interval_ms = 5000;  // replica.high.watermark.checkpoint.interval.ms
   int64_t log_flush_offset_checkpoint_interval_ms = 60000;        // log.flush.offset.checkpoint.interval.ms

@@ -523,10 +523,17 @@ absl::StatusOr<int> Log::DeleteOldSegments() {
       LogSegment& segment = *first->second;
       if (upper > high_watermark_) break;
       bool below_start = upper <= log_start_offset_;
-      bool expired = config_.retention_ms >= 0 && segment.max_timestamp_so_far() != kNoTimestamp &&
-                     now - segment.max_timestamp_so_far() > config_.retention_ms;
-      bool over_size = config_.retention_bytes >= 0 &&
-                       total - static_cast<int64_t>(segment.size()) >= config_.retention_bytes;
+      int64_t retention_ms = config_.retention_ms;
+      int64_t retention_bytes = config_.retention_bytes;
+      if (config_.remote_storage_enable) {
+        // Local retention, and only of what the remote tier holds.
+        if (upper - 1 > highest_offset_in_remote_storage_ && !below_start) break;
+        retention_ms = config_.effective_local_retention_ms();
+        retention_bytes = config_.effective_local_retention_bytes();
+      }
+      bool expired = retention_ms >= 0 && segment.max_timestamp_so_far() != kNoTimestamp &&
+                     now - segment.max_timestamp_so_far() > retention_ms;
+      bool over_size = retention_bytes >= 0 && total - static_cast<int64_t>(segment.size()) >= retention_bytes;
       if (!below_start && !expired && !over_size) break;
       total -= static_cast<int64_t>(segment.size());
       STRATA_RETURN_IF_ERROR(DeleteSegmentLocked(first));
@@ -542,6 +549,57 @@ absl::StatusOr<int> Log::DeleteOldSegments() {
   if (!status.ok()) return Io(status);
   CheckInvariantsLocked();
   return deleted;
+}
+
+std::vector<RolledSegment> Log::RolledSegmentsAfter(int64_t after, int64_t below) const {
+  std::vector<RolledSegment> out;
+  std::vector<EpochEntry> epochs = leader_epoch_cache_->entries();
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    if (closed_) return out;
+    for (auto it = segments_.begin(); it != segments_.end(); ++it) {
+      auto next = std::next(it);
+      if (next == segments_.end()) break;  // the active segment
+      int64_t end = next->first - 1;
+      if (end <= after) continue;
+      if (next->first > below) break;
+      const LogSegment& segment = *it->second;
+      RolledSegment r;
+      r.base_offset = it->first;
+      r.end_offset = end;
+      r.size = segment.size();
+      r.max_timestamp = segment.max_timestamp_so_far();
+      r.log_path = segment.log_path();
+      r.index_path = segment.index_path();
+      r.time_index_path = segment.time_index_path();
+      r.producer_snapshot_path = SegmentFileName(options_.dir, next->first, kSnapshotSuffix);  // checked below
+      for (const EpochEntry& e : epochs) {
+        if (e.start_offset > end) break;
+        if (e.start_offset <= r.base_offset) {
+          r.leader_epochs.assign(1, EpochEntry{e.epoch, r.base_offset});
+        } else {
+          r.leader_epochs.push_back(e);
+        }
+      }
+      out.push_back(std::move(r));
+    }
+  }
+  for (RolledSegment& r : out) {
+    // No I/O under the lock that appends take.
+    auto exists = options_.ops->Exists(r.producer_snapshot_path);
+    if (!exists.ok() || !*exists) r.producer_snapshot_path.clear();
+  }
+  return out;
+}
+
+void Log::set_highest_offset_in_remote_storage(int64_t offset) {
+  absl::MutexLock lock(&mu_);
+  highest_offset_in_remote_storage_ = offset;
+}
+
+int64_t Log::highest_offset_in_remote_storage() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return highest_offset_in_remote_storage_;
 }
 
 absl::Status Log::Flush(int64_t offset) {
@@ -705,6 +763,17 @@ int64_t Log::size_in_bytes() const {
   for (const auto& [base, segment] : segments_) total += static_cast<int64_t>(segment->size());
   return total;
 }
+int64_t Log::SizeOfSegmentsAbove(int64_t offset) const {
+  absl::ReaderMutexLock lock(&mu_);
+  int64_t total = 0;
+  for (auto it = segments_.begin(); it != segments_.end(); ++it) {
+    auto next = std::next(it);
+    if (next != segments_.end() && next->first - 1 <= offset) continue;
+    total += static_cast<int64_t>(it->second->size());
+  }
+  return total;
+}
+
 int Log::segment_count() const {
   absl::ReaderMutexLock lock(&mu_);
   return static_cast<int>(segments_.size());

@@ -74,6 +74,20 @@ struct FetchDataInfo {
   FileSlice records;
 };
 
+// A rolled segment as the remote log manager copies it (Log::RolledSegmentsAfter).
+struct RolledSegment {
+  int64_t base_offset = 0;
+  int64_t end_offset = 0;  // its last offset: the next segment's base - 1
+  uint64_t size = 0;
+  int64_t max_timestamp = kNoTimestamp;
+  std::string log_path;
+  std::string index_path;
+  std::string time_index_path;
+  std::string producer_snapshot_path;  // the snapshot at end_offset + 1; empty: none
+  // The leader epochs in force in it: the first starts at base_offset.
+  std::vector<EpochEntry> leader_epochs;
+};
+
 class Log {
  public:
   static absl::StatusOr<std::unique_ptr<Log>> Open(const LogOptions& options);
@@ -112,7 +126,20 @@ class Log {
   absl::Status MaybeIncrementLogStartOffset(int64_t new_log_start_offset);
   // Retention: deletes the oldest segments past retention.ms or retention.bytes, only
   // below the high watermark and never the active segment. Returns how many.
+  // With remote.storage.enable this is local retention: local.retention.* bound the
+  // local copy, and a segment goes only when every offset in it has been copied to the
+  // remote tier (at or below highest_offset_in_remote_storage); the whole log's
+  // retention.* is the remote log manager's (it deletes remote copies).
   absl::StatusOr<int> DeleteOldSegments();
+  // The rolled segments that hold an offset above `after` and end below `below`
+  // (exclusive; the high watermark), oldest first; the active segment never. Their files
+  // stay until retention, truncation or deletion (a copy that meets a renamed file fails
+  // and is retried).
+  std::vector<RolledSegment> RolledSegmentsAfter(int64_t after, int64_t below) const;
+  // The last offset of the remote tier's finished copies, from the metadata image
+  // (-1: none). Local retention of a remote-storage log never passes it.
+  void set_highest_offset_in_remote_storage(int64_t offset);
+  int64_t highest_offset_in_remote_storage() const;
   // Makes everything below offset durable and moves the recovery point there.
   absl::Status Flush(int64_t offset);
   // A new leader's epoch starts at the log end (unless the cache has it or a later one):
@@ -142,6 +169,8 @@ class Log {
   int64_t recovery_point() const;
   int64_t high_watermark() const;
   int64_t size_in_bytes() const;
+  // The bytes of the segments that hold an offset above offset (the active one always).
+  int64_t SizeOfSegmentsAbove(int64_t offset) const;
   int segment_count() const;
   std::vector<int64_t> segment_base_offsets() const;
   const LoadStats& load_stats() const { return load_stats_; }
@@ -209,6 +238,7 @@ class Log {
   int64_t recovery_point_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t high_watermark_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t last_flush_ms_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t highest_offset_in_remote_storage_ ABSL_GUARDED_BY(mu_) = -1;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   // A segment file was created since the last flush: the directory needs an fsync.
   bool dir_needs_sync_ ABSL_GUARDED_BY(mu_) = true;

@@ -39,6 +39,15 @@ const std::vector<Setting>& Settings() {
       {"retention.bytes", "log.retention.bytes", -1, INT64_MAX, [](LogConfig& c, int64_t v) { c.retention_bytes = v; },
        [](const LogConfig& c) { return c.retention_bytes; },
        "the oldest segments are deleted while a partition holds more (-1: no limit)"},
+      {"local.retention.ms", "log.local.retention.ms", -2, INT64_MAX,
+       [](LogConfig& c, int64_t v) { c.local_retention_ms = v; }, [](const LogConfig& c) { return c.local_retention_ms; },
+       "with remote storage: rolled segments older than this and copied to the remote tier leave the local disk "
+       "(-2: retention.ms, -1: kept)"},
+      {"local.retention.bytes", "log.local.retention.bytes", -2, INT64_MAX,
+       [](LogConfig& c, int64_t v) { c.local_retention_bytes = v; },
+       [](const LogConfig& c) { return c.local_retention_bytes; },
+       "with remote storage: the oldest copied segments leave the local disk while it holds more (-2: "
+       "retention.bytes, -1: no limit)"},
       {"file.delete.delay.ms", "log.segment.delete.delay.ms", 0, INT64_MAX,
        [](LogConfig& c, int64_t v) { c.file_delete_delay_ms = v; },
        [](const LogConfig& c) { return c.file_delete_delay_ms; },
@@ -60,6 +69,7 @@ const std::vector<Setting>& Settings() {
 
 constexpr const char* kTimestampType = "message.timestamp.type";
 constexpr const char* kBrokerTimestampType = "log.message.timestamp.type";
+constexpr const char* kRemoteStorageEnable = "remote.storage.enable";  // topic only, as in Kafka
 
 }  // namespace
 
@@ -77,7 +87,7 @@ std::vector<LogConfig::SettingInfo> LogConfig::Describe() {
 }
 
 bool LogConfig::IsLogSetting(const std::string& key) {
-  if (key == kTimestampType || key == kBrokerTimestampType) return true;
+  if (key == kTimestampType || key == kBrokerTimestampType || key == kRemoteStorageEnable) return true;
   for (const Setting& s : Settings()) {
     if (key == s.topic_key || key == s.broker_key) return true;
   }
@@ -94,6 +104,13 @@ absl::StatusOr<LogConfig> LogConfig::FromProperties(const std::map<std::string, 
                          absl::StrCat("setting '", key, "' = '", text, "' must be CreateTime or LogAppendTime"));
       }
       config.log_append_time = text == "LogAppendTime";
+      continue;
+    }
+    if (key == kRemoteStorageEnable) {
+      if (text != "true" && text != "false") {
+        return MakeError(Errc::kInvalidConfig, absl::StrCat("setting '", key, "' = '", text, "' must be true or false"));
+      }
+      config.remote_storage_enable = text == "true";
       continue;
     }
     const Setting* found = nullptr;

@@ -31,6 +31,20 @@ struct LogConfig {
   // message.timestamp.type / log.message.timestamp.type: CreateTime (false) or
   // LogAppendTime (true: the leader stamps each batch with its clock on append).
   bool log_append_time = false;
+  // Tiered storage (KIP-405). remote.storage.enable (topic only): rolled segments are
+  // copied to the remote tier, and then retention.* bounds the whole log (both tiers)
+  // while local.retention.ms / local.retention.bytes (log.local.retention.*) bound the
+  // local copy; -2 takes the retention.* value. A local segment goes only once its copy
+  // has FINISHED (Log::set_highest_offset_in_remote_storage).
+  bool remote_storage_enable = false;
+  int64_t local_retention_ms = -2;
+  int64_t local_retention_bytes = -2;
+
+  // What local retention keeps (the local.* values, -2 resolved).
+  int64_t effective_local_retention_ms() const { return local_retention_ms == -2 ? retention_ms : local_retention_ms; }
+  int64_t effective_local_retention_bytes() const {
+    return local_retention_bytes == -2 ? retention_bytes : local_retention_bytes;
+  }
 
   bool operator==(const LogConfig&) const = default;
 

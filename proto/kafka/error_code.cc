@@ -53,6 +53,7 @@ absl::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kUnsupportedEndpointType: return "UNSUPPORTED_ENDPOINT_TYPE";
     case ErrorCode::kInvalidRequiredAcks: return "INVALID_REQUIRED_ACKS";
     case ErrorCode::kFetchSessionIdNotFound: return "FETCH_SESSION_ID_NOT_FOUND";
+    case ErrorCode::kOffsetMovedToTieredStorage: return "OFFSET_MOVED_TO_TIERED_STORAGE";
   }
   return "UNKNOWN";
 }

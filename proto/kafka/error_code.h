@@ -58,6 +58,7 @@ enum class ErrorCode : int16_t {
   kUnsupportedEndpointType = 115,
   kInvalidRequiredAcks = 21,
   kFetchSessionIdNotFound = 70,
+  kOffsetMovedToTieredStorage = 109,
 };
 
 absl::string_view ErrorName(ErrorCode code);

@@ -26,6 +26,7 @@ absl::StatusOr<ListOffsetsRequest> ReadListOffsetsRequest(Reader& r, int16_t ver
     if (flexible) r.SkipTaggedFields("topics tagged fields");
     req.topics.push_back(std::move(t));
   }
+  if (version >= 10) req.timeout_ms = r.Int32("timeout_ms");
   if (flexible) r.SkipTaggedFields("ListOffsetsRequest tagged fields");
   if (!r.ok()) return r.status();
   return req;
@@ -47,6 +48,7 @@ void WriteListOffsetsRequest(const ListOffsetsRequest& req, int16_t version, Wri
     }
     if (flexible) w.EmptyTaggedFields();
   }
+  if (version >= 10) w.Int32(req.timeout_ms);
   if (flexible) w.EmptyTaggedFields();
 }
 

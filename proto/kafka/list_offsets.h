@@ -16,13 +16,17 @@
 namespace strata::proto::kafka {
 
 inline constexpr int16_t kListOffsetsMinVersion = 1;
-inline constexpr int16_t kListOffsetsMaxVersion = 8;
+inline constexpr int16_t kListOffsetsMaxVersion = 10;
 
 // Timestamps with a meaning of their own in a ListOffsets request.
 inline constexpr int64_t kListOffsetsLatestTimestamp = -1;         // the log end offset
 inline constexpr int64_t kListOffsetsEarliestTimestamp = -2;       // the log start offset
 inline constexpr int64_t kListOffsetsMaxTimestamp = -3;            // v7+: the record with the largest timestamp
 inline constexpr int64_t kListOffsetsEarliestLocalTimestamp = -4;  // v8+: the local log's start (KIP-405)
+inline constexpr int64_t kListOffsetsLatestTieredTimestamp = -5;   // v9+: the last offset copied (KIP-1005)
+// v10+ here: the first offset not yet copied (KIP-1023; the reference schemas name no
+// version for it, so Strata takes it from the newest version it serves).
+inline constexpr int64_t kListOffsetsEarliestPendingUploadTimestamp = -6;
 
 struct ListOffsetsRequest {
   struct Partition {
@@ -39,6 +43,7 @@ struct ListOffsetsRequest {
   int32_t replica_id = -1;     // -1: a consumer
   int8_t isolation_level = 0;  // v2+; 0: read uncommitted, 1: read committed
   std::vector<Topic> topics;
+  int32_t timeout_ms = 0;      // v10+ (KIP-1075: how long a remote lookup may take)
   bool operator==(const ListOffsetsRequest&) const = default;
 };
 

@@ -24,11 +24,10 @@ Usage: /usr/bin/python3 replication_restart_test.py <bin dir> <strata-cluster>
 """
 
 import os
-import socket
 import struct
 import sys
-import time
 
+from kafka_probe import connect_when_listening, fetch_error, kafka_call, string
 from replication_harness import Cluster, TestFailed, check_sequence, log, produce_values, read_all
 
 TOPIC = "restart"
@@ -44,46 +43,6 @@ overrides = {
 
 NOT_LEADER_OR_FOLLOWER = 6
 CAUGHT_UP = "caught up with the metadata log"
-
-
-def connect_when_listening(address, timeout):
-    """A socket to host:port once something listens there (connects retried to a deadline)."""
-    host, port = address.rsplit(":", 1)
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            return socket.create_connection((host, int(port)), timeout=10)
-        except ConnectionRefusedError:
-            if time.monotonic() >= deadline:
-                raise TestFailed(f"nothing listens on {address} after {timeout} s")
-            time.sleep(0.05)  # polling a condition with a deadline
-
-
-def kafka_call(sock, api_key, version, correlation_id, body):
-    """One request (header v1) on sock; the response body after its correlation id."""
-    client = b"restart-probe"
-    frame = struct.pack(">hhih", api_key, version, correlation_id, len(client)) + client + body
-    sock.sendall(struct.pack(">i", len(frame)) + frame)
-
-    def read(n):
-        data = b""
-        while len(data) < n:
-            chunk = sock.recv(n - len(data))
-            if not chunk:
-                raise TestFailed(f"the broker closed the connection answering API {api_key} v{version}")
-            data += chunk
-        return data
-
-    size = struct.unpack(">i", read(4))[0]
-    data = read(size)
-    got = struct.unpack(">i", data[:4])[0]
-    if got != correlation_id:
-        raise TestFailed(f"correlation id {got} answered request {correlation_id}")
-    return data[4:]
-
-
-def string(s):
-    return struct.pack(">h", len(s)) + s.encode()
 
 
 def produce_error(sock, topic, partition):
@@ -102,22 +61,6 @@ def produce_error(sock, topic, partition):
     index, error = struct.unpack(">ih", r[at + 4:at + 10])
     if (topics, parts, index) != (1, 1, partition):
         raise TestFailed(f"a Produce answer for {topics} topics, {parts} partitions, partition {index}")
-    return error
-
-
-def fetch_error(sock, topic, partition):
-    """The error code of a consumer's Fetch v4 (no wait) of one partition from offset 0."""
-    body = (struct.pack(">iiiib", -1, 0, 1, 1 << 20, 0) + struct.pack(">i", 1) + string(topic) +
-            struct.pack(">i", 1) + struct.pack(">iqi", partition, 0, 1 << 20))
-    r = kafka_call(sock, 1, 4, 12, body)
-    # throttle, [responses: topic, [partitions: index, error_code, ...]]
-    (topics,) = struct.unpack(">i", r[4:8])
-    (name_len,) = struct.unpack(">h", r[8:10])
-    at = 10 + name_len
-    (parts,) = struct.unpack(">i", r[at:at + 4])
-    index, error = struct.unpack(">ih", r[at + 4:at + 10])
-    if (topics, parts, index) != (1, 1, partition):
-        raise TestFailed(f"a Fetch answer for {topics} topics, {parts} partitions, partition {index}")
     return error
 
 

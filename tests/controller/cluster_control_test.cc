@@ -691,6 +691,40 @@ TEST(PlanAlterConfigs, TheFlushSettingsAreTopicConfigsAndNeverFlushingEveryZeroM
   EXPECT_EQ(PlanAlterConfigs(image, zero).outcome.code, ErrorCode::kInvalidConfig);
 }
 
+TEST(PlanAlterConfigs, RemoteStorageNeedsTheSystemSettingAndIsRefusedOnACompactedTopicAndCannotBeTurnedOff) {
+  MetadataImage image = ClusterWithOrders();
+  ControllerConfig tiered;
+  tiered.remote_storage_system_enable = true;
+  auto enable = TopicConfigs("orders");
+  SetOp(enable, "remote.storage.enable", "true");
+  Plan refused = PlanAlterConfigs(image, enable, ControllerConfig{});
+  EXPECT_EQ(refused.outcome.code, ErrorCode::kInvalidConfig);
+  EXPECT_NE(refused.outcome.message.find("remote.log.storage.system.enable"), std::string::npos)
+      << refused.outcome.message;
+
+  auto compacted = TopicConfigs("orders");
+  SetOp(compacted, "remote.storage.enable", "true");
+  SetOp(compacted, "cleanup.policy", "compact,delete");
+  Plan compact = PlanAlterConfigs(image, compacted, tiered);
+  EXPECT_EQ(compact.outcome.code, ErrorCode::kInvalidConfig);
+  EXPECT_NE(compact.outcome.message.find("cleanup.policy=compact"), std::string::npos) << compact.outcome.message;
+
+  Plan on = PlanAlterConfigs(image, enable, tiered);
+  ASSERT_TRUE(on.outcome.ok()) << on.outcome.message;
+  ASSERT_TRUE(ApplyAll(image, on.records).ok());
+  // Compacting it later is refused too: the rule holds on the configs as they will stand.
+  auto compact_later = TopicConfigs("orders");
+  SetOp(compact_later, "cleanup.policy", "compact");
+  EXPECT_EQ(PlanAlterConfigs(image, compact_later, tiered).outcome.code, ErrorCode::kInvalidConfig);
+  auto off = TopicConfigs("orders");
+  SetOp(off, "remote.storage.enable", "false");
+  EXPECT_EQ(PlanAlterConfigs(image, off, tiered).outcome.code, ErrorCode::kInvalidConfig);
+  auto local_too_long = TopicConfigs("orders");
+  SetOp(local_too_long, "retention.bytes", "1000");
+  SetOp(local_too_long, "local.retention.bytes", "2000");
+  EXPECT_EQ(PlanAlterConfigs(image, local_too_long, tiered).outcome.code, ErrorCode::kInvalidConfig);
+}
+
 TEST(PlanAlterConfigs, ABadValueAnywhereInTheRequestWritesNothing) {
   MetadataImage image = ClusterWithOrders();
   auto request = TopicConfigs("orders");

@@ -1,4 +1,4 @@
-// The data-path codecs: Produce v3-v9, Fetch v4-v13, ListOffsets v1-v8 and
+// The data-path codecs: Produce v3-v9, Fetch v4-v13, ListOffsets v1-v10 and
 // OffsetForLeaderEpoch v2-v4. Every version round-trips with the fields it does not carry
 // at their defaults; hand-built byte sequences (from the protocol's schemas) pin the
 // layout so a reader and writer that agree on a wrong layout cannot pass; every
@@ -593,6 +593,7 @@ ListOffsetsRequest SampleListOffsetsRequest() {
   req.isolation_level = 1;
   req.topics = {{"orders", {{0, 4, kListOffsetsLatestTimestamp}, {1, 4, kListOffsetsEarliestTimestamp}}},
                 {"audit", {{2, -1, 1700000000000}}}};
+  req.timeout_ms = 30000;
   return req;
 }
 
@@ -604,6 +605,7 @@ TEST(KafkaListOffsets, RequestsAndResponsesRoundTripInEveryVersion) {
   for (int16_t v = kListOffsetsMinVersion; v <= kListOffsetsMaxVersion; ++v) {
     ListOffsetsRequest req_at = req;
     if (v < 2) req_at.isolation_level = 0;
+    if (v < 10) req_at.timeout_ms = 0;
     for (auto& t : req_at.topics) {
       for (auto& p : t.partitions) {
         if (v < 4) p.current_leader_epoch = -1;

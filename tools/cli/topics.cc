@@ -1,5 +1,7 @@
 // strata topics create | list | describe | delete | alter.
 
+#include <algorithm>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -7,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "tools/cli/command.h"
+#include "tools/cli/leader_offsets.h"
 
 namespace strata::cli {
 namespace {
@@ -54,10 +57,67 @@ int Create(const CreateOptions& o, const Context& ctx) {
   return PrintResults(r.topics(), ctx.as_json, "create");
 }
 
-// `topics list` (names only: one row a topic) and `topics describe` (a row a partition).
-int Describe(const std::vector<std::string>& names, bool list_only, const Context& ctx) {
+const char* RemoteStateName(int state) {
+  switch (state) {
+    case metadata::v1::RemoteLogSegment::COPY_SEGMENT_STARTED: return "COPY_SEGMENT_STARTED";
+    case metadata::v1::RemoteLogSegment::COPY_SEGMENT_FINISHED: return "COPY_SEGMENT_FINISHED";
+    case metadata::v1::RemoteLogSegment::DELETE_SEGMENT_STARTED: return "DELETE_SEGMENT_STARTED";
+    default: return "DELETE_SEGMENT_FINISHED";
+  }
+}
+
+// --tiers: a partition's two tiers. The remote tier's copies come from the controllers'
+// image; the local log start and the start across both tiers from the leader
+// (ListOffsets EARLIEST_LOCAL and EARLIEST; -1 when it cannot be asked).
+struct Tiers {
+  int64_t log_start_offset = -1;
+  int64_t local_log_start_offset = -1;
+  int64_t remote_log_start_offset = -1;
+  int64_t highest_copied_offset = -1;
+  int64_t remote_segment_count = 0;
+  int64_t remote_bytes = 0;
+  json segments = json::array();
+};
+
+Tiers TiersOf(const std::string& topic, const av1::PartitionDescription& p,
+              const std::map<int32_t, std::pair<std::string, int32_t>>& endpoints) {
+  Tiers t;
+  for (const auto& s : p.remote_segments()) {
+    t.segments.push_back({{"segment_id", TopicIdText(s.segment_id())}, {"state", RemoteStateName(s.state())},
+                          {"start_offset", s.start_offset()}, {"end_offset", s.end_offset()},
+                          {"size_in_bytes", s.segment_size_in_bytes()}, {"broker", s.broker_id()},
+                          {"leader_epoch", s.leader_epoch()}});
+    if (s.state() != metadata::v1::RemoteLogSegment::COPY_SEGMENT_FINISHED) continue;
+    ++t.remote_segment_count;
+    t.remote_bytes += s.segment_size_in_bytes();
+    if (t.remote_log_start_offset < 0 || s.start_offset() < t.remote_log_start_offset) {
+      t.remote_log_start_offset = s.start_offset();
+    }
+    t.highest_copied_offset = std::max(t.highest_copied_offset, s.end_offset());
+  }
+  auto leader = endpoints.find(p.leader());
+  if (leader != endpoints.end()) {
+    if (auto o = LeaderListOffset(leader->second, topic, p.partition_id(), -4); o.ok()) t.local_log_start_offset = *o;
+    if (auto o = LeaderListOffset(leader->second, topic, p.partition_id(), -2); o.ok()) t.log_start_offset = *o;
+  }
+  return t;
+}
+
+// `topics list` (names only: one row a topic) and `topics describe` (a row a partition;
+// with tiers, the local and remote tier of each).
+int Describe(const std::vector<std::string>& names, bool list_only, const Context& ctx, bool tiers = false) {
   av1::DescribeTopicsRequest request;
   for (const auto& n : names) request.add_names(n);
+  request.set_include_remote_segments(tiers);
+  std::map<int32_t, std::pair<std::string, int32_t>> endpoints;
+  if (tiers) {
+    av1::DescribeClusterResponse cluster;
+    std::string error;
+    if (!ctx.admin.Call(&av1::AdminService::Stub::DescribeCluster, av1::DescribeClusterRequest(), &cluster, &error)) {
+      return Fail("topics describe", error);
+    }
+    endpoints = PlaintextEndpoints(cluster);
+  }
   av1::DescribeTopicsResponse r;
   std::string error;
   if (!ctx.admin.Call(&av1::AdminService::Stub::DescribeTopics, request, &r, &error)) {
@@ -67,6 +127,8 @@ int Describe(const std::vector<std::string>& names, bool list_only, const Contex
   json out = json::array();
   Table list({"TOPIC", "TOPIC_ID", "PARTITIONS"});
   Table parts({"TOPIC", "PARTITION", "LEADER", "EPOCH", "REPLICAS", "ISR", "OFFLINE"});
+  Table tier_rows({"TOPIC", "PARTITION", "LEADER", "LOG_START", "LOCAL_LOG_START", "REMOTE_LOG_START",
+                   "HIGHEST_COPIED", "REMOTE_SEGMENTS", "REMOTE_BYTES"});
   for (const auto& t : r.topics()) {
     if (t.error_code() != 0) {
       std::cerr << "strata: topic " << t.name() << ": " << ErrorText(t.error_code(), t.error_message()) << std::endl;
@@ -82,11 +144,26 @@ int Describe(const std::vector<std::string>& names, bool list_only, const Contex
       parts.Add({t.name(), std::to_string(p.partition_id()), p.leader() < 0 ? "none" : std::to_string(p.leader()),
                  std::to_string(p.leader_epoch()), Ids(p.replicas()), Ids(p.isr()),
                  p.offline_replicas().empty() ? "-" : Ids(p.offline_replicas())});
+      if (tiers) {
+        Tiers tier = TiersOf(t.name(), p, endpoints);
+        json& row = pj.back();
+        row["log_start_offset"] = tier.log_start_offset;
+        row["local_log_start_offset"] = tier.local_log_start_offset;
+        row["remote_log_start_offset"] = tier.remote_log_start_offset;
+        row["highest_copied_offset"] = tier.highest_copied_offset;
+        row["remote_segment_count"] = tier.remote_segment_count;
+        row["remote_bytes"] = tier.remote_bytes;
+        row["remote_segments"] = tier.segments;
+        tier_rows.Add({t.name(), std::to_string(p.partition_id()), std::to_string(p.leader()),
+                       std::to_string(tier.log_start_offset), std::to_string(tier.local_log_start_offset),
+                       std::to_string(tier.remote_log_start_offset), std::to_string(tier.highest_copied_offset),
+                       std::to_string(tier.remote_segment_count), std::to_string(tier.remote_bytes)});
+      }
     }
     out.push_back({{"name", t.name()}, {"topic_id", TopicIdText(t.topic_id())}, {"partitions", pj}});
     list.Add({t.name(), TopicIdText(t.topic_id()), std::to_string(t.partitions_size())});
   }
-  Print(list_only ? list : parts, out, ctx.as_json);
+  Print(list_only ? list : tiers ? tier_rows : parts, out, ctx.as_json);
   return code;
 }
 
@@ -128,10 +205,19 @@ void AddTopicsCommands(CLI::App& app, Commands& commands) {
   auto* list_cmd = topics->add_subcommand("list", "List topic names");
   commands.push_back({list_cmd, [](const Context& ctx) { return Describe({}, true, ctx); }});
 
-  auto describe = std::make_shared<std::vector<std::string>>();
+  struct DescribeOptions {
+    std::vector<std::string> names;
+    bool tiers = false;
+  };
+  auto describe = std::make_shared<DescribeOptions>();
   auto* describe_cmd = topics->add_subcommand("describe", "Partitions, leaders, replicas and ISRs");
-  describe_cmd->add_option("names", *describe, "Topics (default: all)");
-  commands.push_back({describe_cmd, [describe](const Context& ctx) { return Describe(*describe, false, ctx); }});
+  describe_cmd->add_option("names", describe->names, "Topics (default: all)");
+  describe_cmd->add_flag("--tiers", describe->tiers,
+                         "Tiered storage: each partition's log start, local log start, remote log start, highest "
+                         "copied offset, remote segments and bytes (asks the leaders too)");
+  commands.push_back({describe_cmd, [describe](const Context& ctx) {
+                        return Describe(describe->names, false, ctx, describe->tiers);
+                      }});
 
   auto remove = std::make_shared<std::vector<std::string>>();
   auto* delete_cmd = topics->add_subcommand("delete", "Delete topics");

@@ -1,0 +1,44 @@
+#include "server/remote_storage_metrics.h"
+
+#include "controller/metric_families.h"
+
+namespace strata::server {
+
+using controller::Add;
+using controller::Family;
+using prometheus::MetricType;
+
+std::vector<prometheus::MetricFamily> RemoteStorageMetrics::Collect() const {
+  std::vector<prometheus::MetricFamily> out;
+  auto one = [&](const char* name, const char* help, MetricType type, double value) {
+    auto family = Family(name, help, type);
+    Add(family, value);
+    out.push_back(std::move(family));
+  };
+  broker::RemoteLogManager::CopyLag lag = manager_.copy_lag();
+  one("strata_remote_copy_lag_segments", "Rolled segments below the high watermark not yet copied to the remote tier",
+      MetricType::Gauge, static_cast<double>(lag.segments));
+  one("strata_remote_copy_lag_bytes", "Bytes of rolled segments below the high watermark not yet copied",
+      MetricType::Gauge, static_cast<double>(lag.bytes));
+  broker::RemoteLogManagerStats m = manager_.stats();
+  one("strata_remote_copies_total", "Segments copied to the remote tier (COPY_SEGMENT_FINISHED)", MetricType::Counter,
+      static_cast<double>(m.copies));
+  one("strata_remote_copy_bytes_total", "Bytes of segments copied to the remote tier", MetricType::Counter,
+      static_cast<double>(m.copy_bytes));
+  one("strata_remote_copy_errors_total", "Failed copy attempts (each is retried)", MetricType::Counter,
+      static_cast<double>(m.copy_errors));
+  one("strata_remote_deletes_total", "Remote copies deleted (DELETE_SEGMENT_FINISHED)", MetricType::Counter,
+      static_cast<double>(m.deletes));
+  one("strata_remote_delete_errors_total", "Failed remote deletes (each is retried)", MetricType::Counter,
+      static_cast<double>(m.delete_errors));
+  broker::RemoteLogReaderStats r = reader_.stats();
+  one("strata_remote_reads_total", "Reads of the remote tier (fetches and timestamp lookups)", MetricType::Counter,
+      static_cast<double>(r.reads));
+  one("strata_remote_read_bytes_total", "Bytes read from the remote tier", MetricType::Counter,
+      static_cast<double>(r.read_bytes));
+  one("strata_remote_read_errors_total", "Failed remote reads (missing object, I/O error, checksum mismatch)",
+      MetricType::Counter, static_cast<double>(r.read_errors));
+  return out;
+}
+
+}  // namespace strata::server

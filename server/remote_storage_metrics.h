@@ -1,0 +1,35 @@
+#pragma once
+// RemoteStorageMetrics: a broker's tiered storage for Prometheus, read at every scrape
+// (registered with the broker's metrics when remote.log.storage.system.enable is on):
+//   strata_remote_copy_lag_segments, strata_remote_copy_lag_bytes
+//                     rolled segments below the high watermark of the partitions led
+//                     here not yet copied to the remote tier
+//   strata_remote_copies_total, strata_remote_copy_bytes_total, strata_remote_copy_errors_total
+//   strata_remote_deletes_total, strata_remote_delete_errors_total
+//   strata_remote_reads_total, strata_remote_read_bytes_total, strata_remote_read_errors_total
+//                     reads of the remote tier for fetches and ListOffsets (a checksum
+//                     mismatch counts as an error)
+// Thread-safe.
+
+#include <vector>
+
+#include <prometheus/collectable.h>
+#include <prometheus/metric_family.h>
+
+#include "broker/remote_log_manager.h"
+#include "broker/remote_log_reader.h"
+
+namespace strata::server {
+
+class RemoteStorageMetrics final : public prometheus::Collectable {
+ public:
+  RemoteStorageMetrics(const broker::RemoteLogManager& manager, const broker::RemoteLogReader& reader)
+      : manager_(manager), reader_(reader) {}
+  std::vector<prometheus::MetricFamily> Collect() const override;
+
+ private:
+  const broker::RemoteLogManager& manager_;
+  const broker::RemoteLogReader& reader_;
+};
+
+}  // namespace strata::server

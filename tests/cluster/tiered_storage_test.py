@@ -1,0 +1,235 @@
+"""Tiered storage with real processes (issue 14): rolled segments move to the remote tier,
+the local logs keep a tail, and consumers read everything from offset 0.
+
+3 controllers + 3 brokers; every broker has remote.log.storage.system.enable and the same
+remote.log.storage.path (a directory of this test: the shared volume). Topic `tiered`:
+1 partition, RF 3, remote.storage.enable, segment.bytes 1 MiB, local.retention.bytes
+2 MiB, min.insync.replicas 2.
+  * 100 MiB (102,400 records of 1 KiB, each naming its number) with acks=all; when
+    40 MiB are acknowledged the leader is killed with kill -9 while it copies, and is
+    started again once its leadership moved. The producer goes on against the new
+    leader.
+  * Every broker's local log shrinks to about the local retention (at most 2 MiB plus
+    the active segment and one rolled segment not yet deleted); the remote directory
+    holds the rest: no object left half-written (no .tmp), and every copy the metadata
+    names COPY_SEGMENT_FINISHED registered once per offset range start.
+  * A consumer from offset 0 (confluent-kafka, then kcat) reads every record byte for
+    byte, crossing from the remote tier to the local log: each value once, in order,
+    every acknowledged value at its acknowledged offset.
+  * A remote object corrupted on disk is detected by its checksum: the fetch of its
+    offsets answers KAFKA_STORAGE_ERROR, and the broker goes on serving the local tail.
+  * retention.ms set low deletes the remote copies and the log start offset moves.
+Usage: /usr/bin/python3 tiered_storage_test.py <bin dir> <strata-cluster>
+"""
+
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
+
+from kafka_probe import connect_when_listening, fetch_error
+from replication_harness import Cluster, TestFailed, client_error_logger, log
+
+TOPIC = "tiered"
+RECORDS = 102_400
+VALUE_BYTES = 1024
+SEGMENT = 1 << 20
+LOCAL_RETENTION = 2 << 20
+KILL_AT = 40 * 1024  # records acknowledged
+KAFKA_STORAGE_ERROR = 56
+
+
+def value_of(n):
+    head = f"{n:09d}:".encode()
+    return head + bytes((n + i) % 251 for i in range(VALUE_BYTES - len(head)))
+
+
+def number_in(value):
+    n = int(value[:9])
+    return n if value == value_of(n) else None
+
+
+def dir_bytes(path, pattern="*.log"):
+    return sum(os.path.getsize(p) for p in glob.glob(os.path.join(path, pattern)))
+
+
+class TieredCluster(Cluster):
+    def __init__(self, bin_dir, script, remote_dir):
+        super().__init__(bin_dir, script, "tiered", budget_s=420, overrides={
+            "remote.log.storage.system.enable": "true",
+            "remote.log.storage.path": remote_dir,
+            "remote.log.manager.task.interval.ms": 300,
+            "remote.log.manager.task.retry.backoff.ms": 100,
+            "log.retention.check.interval.ms": 500,
+            "replica.fetch.backoff.ms": 100,
+            "broker.session.timeout.ms": 4000,
+            "broker.heartbeat.interval.ms": 250,
+        })
+
+
+def produce(cluster, acked):
+    """Produces every record with acks=all; kills the leader once KILL_AT are acknowledged."""
+    errors = []
+    producer = Producer({"bootstrap.servers": cluster.bootstrap, "acks": "all", "linger.ms": 20,
+                         "enable.idempotence": True, "batch.size": 256 * 1024, "message.timeout.ms": 120000,
+                         "queue.buffering.max.kbytes": 64 * 1024, "log_level": 2,
+                         "error_cb": client_error_logger("producer", errors)})
+    failed = []
+
+    def report(n):
+        def on_delivery(err, msg):
+            if err is None:
+                acked[n] = msg.offset()
+            else:
+                failed.append((n, str(err)))
+        return on_delivery
+
+    killed = None
+    for n in range(RECORDS):
+        while True:
+            try:
+                producer.produce(TOPIC, value=value_of(n), partition=0, on_delivery=report(n))
+                break
+            except BufferError:
+                producer.poll(0.05)
+        producer.poll(0)
+        if killed is None and len(acked) >= KILL_AT:
+            killed = cluster.partition(TOPIC, 0)["leader"]
+            log(f"kill -9 of leader {killed} at {len(acked)} acknowledged records")
+            cluster.kill9(killed)
+    left = producer.flush(180)
+    cluster.require(left == 0, f"{left} records had no delivery report")
+    cluster.check(not failed, f"{len(failed)} records failed, e.g. {failed[:3]}")
+    return killed
+
+
+def read_from_zero(cluster, end, timeout=240):
+    """confluent-kafka from offset 0 to end: [(offset, value bytes)] and the errors seen."""
+    errors = []
+    consumer = Consumer({"bootstrap.servers": cluster.bootstrap, "group.id": "tiered-test-unused",
+                         "enable.auto.commit": False, "fetch.max.bytes": 4 << 20,
+                         "error_cb": client_error_logger("consumer", errors)})
+    got = []
+    try:
+        consumer.assign([TopicPartition(TOPIC, 0, 0)])
+        deadline = time.monotonic() + timeout
+        while not got or got[-1][0] < end - 1:
+            if time.monotonic() > deadline:
+                raise TestFailed(f"read {len(got)} records from offset 0 in {timeout} s, not to {end}")
+            for msg in consumer.consume(2000, timeout=0.5):
+                if msg.error() is None:
+                    got.append((msg.offset(), msg.value()))
+                elif msg.error().code() != KafkaError._PARTITION_EOF:
+                    errors.append(str(msg.error()))
+    finally:
+        consumer.close()
+    return got, errors
+
+
+def leader_fetch_error(cluster, offset):
+    """The leader's own answer to a consumer's Fetch at offset (a client would retry it)."""
+    leader = cluster.partition(TOPIC, 0)["leader"]
+    with connect_when_listening(cluster.address(leader), 30) as sock:
+        return fetch_error(sock, TOPIC, 0, offset)
+
+
+def describe_tiers(cluster):
+    return cluster.strata("topics", "describe", TOPIC, "--tiers")[0]["partitions"][0]
+
+
+def main():
+    remote_dir = tempfile.mkdtemp(prefix="strata-tiered-remote.", dir=os.environ.get("TMPDIR", "/tmp"))
+    try:
+        run(remote_dir)
+    finally:
+        if not os.environ.get("STRATA_KEEP_TEST_DIR"):
+            shutil.rmtree(remote_dir, ignore_errors=True)
+
+
+def run(remote_dir):
+    with TieredCluster(sys.argv[1], sys.argv[2], remote_dir) as cluster:
+        cluster.create_topic(TOPIC, 1, 3, {"remote.storage.enable": "true", "segment.bytes": SEGMENT,
+                                           "local.retention.bytes": LOCAL_RETENTION, "min.insync.replicas": 2})
+        cluster.wait_for("the partition settles", lambda: cluster.settled(TOPIC), 30)
+        acked = {}
+        killed = produce(cluster, acked)
+        log(f"{len(acked)} records acknowledged ({cluster.elapsed():.1f} s)")
+        cluster.start(killed)
+        end = max(acked.values()) + 1
+        cluster.wait_for("the restarted broker is back in the ISR", lambda: cluster.isr_full(TOPIC), 120)
+
+        # The remote tier holds all but the local tail; the local logs shrink.
+        partition_remote = glob.glob(os.path.join(remote_dir, "*-0"))
+        cluster.require(len(partition_remote) == 1, f"remote dirs {partition_remote}")
+        remote = partition_remote[0]
+
+        def shrunk():
+            return all(dir_bytes(cluster.partition_dir(b, TOPIC, 0)) <= LOCAL_RETENTION + 3 * SEGMENT
+                       for b in cluster.brokers)
+        cluster.wait_for("every local log shrinks to about local.retention.bytes", shrunk, 120,
+                         state=lambda: {b: dir_bytes(cluster.partition_dir(b, TOPIC, 0)) for b in cluster.brokers})
+        tiers = describe_tiers(cluster)
+        log(f"tiers: {tiers}")
+        cluster.check(tiers["remote_log_start_offset"] == 0, f"remote log start {tiers['remote_log_start_offset']}")
+        cluster.check(tiers["highest_copied_offset"] >= end - 3 * SEGMENT // VALUE_BYTES,
+                      f"highest copied {tiers['highest_copied_offset']} of {end}")
+        cluster.check(dir_bytes(remote) >= (RECORDS * VALUE_BYTES) * 0.9,
+                      f"the remote dir holds {dir_bytes(remote)} bytes of segments")
+        cluster.check(not glob.glob(os.path.join(remote, "*.tmp")), "a half-written remote object is left")
+        starts = [s["start_offset"] for s in tiers["remote_segments"]]
+        cluster.check(len(starts) == len(set(starts)), f"a copy registered twice: {sorted(starts)}")
+        on_disk = len(glob.glob(os.path.join(remote, "*.log")))
+        cluster.check(on_disk == len(starts), f"{on_disk} remote .log objects, {len(starts)} registered")
+
+        # Every record from offset 0, byte for byte, across both tiers.
+        got, errors = read_from_zero(cluster, end)
+        cluster.check(not errors, f"consumer errors: {errors[:3]}")
+        seen = {}
+        for offset, value in got:
+            n = number_in(value)
+            if not cluster.check(n is not None, f"offset {offset}: a value never produced: {value[:20]!r}"):
+                break
+            cluster.check(n not in seen, f"value {n} at offsets {seen.get(n)} and {offset}")
+            seen[n] = offset
+        missing = [n for n in acked if seen.get(n) != acked[n]]
+        cluster.check(not missing, f"{len(missing)} acknowledged values missing or moved, e.g. "
+                                   f"{[(n, acked[n], seen.get(n)) for n in missing[:5]]}")
+        log(f"confluent-kafka read {len(got)} records from offset 0")
+        kcat = subprocess.run(["kcat", "-C", "-b", cluster.bootstrap, "-t", TOPIC, "-p", "0", "-o", "beginning",
+                               "-e", "-q", "-f", "%o %S\n"], capture_output=True, timeout=240, text=True)
+        lines = kcat.stdout.split()
+        cluster.check(kcat.returncode == 0 and len(lines) == 2 * len(got),
+                      f"kcat read {len(lines) // 2} records (exit {kcat.returncode}): {kcat.stderr[-300:]}")
+        cluster.check(lines[0:2] == ["0", str(VALUE_BYTES)], f"kcat's first record {lines[0:2]}")
+
+        # A corrupted remote object: KAFKA_STORAGE_ERROR for those offsets, the rest served.
+        first = min(tiers["remote_segments"], key=lambda s: s["start_offset"])
+        path = os.path.join(remote, first["segment_id"] + ".log")
+        with open(path, "r+b") as f:
+            f.seek(4096)
+            byte = f.read(1)
+            f.seek(4096)
+            f.write(bytes([byte[0] ^ 0xFF]))
+        code = leader_fetch_error(cluster, 0)
+        cluster.check(code == KAFKA_STORAGE_ERROR, f"a fetch of a corrupted remote segment got error {code}")
+        cluster.check(leader_fetch_error(cluster, first["end_offset"] + 1) == 0,
+                      "the next remote segment is not served after a corrupted one")
+        cluster.check(leader_fetch_error(cluster, end - 10) == 0, "the local tail is not served after a remote error")
+
+        # retention.ms deletes the remote copies; the log start moves.
+        cluster.strata("configs", "alter", "--topic", TOPIC, "--set", "retention.ms=1000")
+        cluster.wait_for("retention.ms deletes the remote copies", lambda: describe_tiers(cluster)["remote_segments"]
+                         == [], 60, state=lambda: len(describe_tiers(cluster)["remote_segments"]))
+        cluster.check(dir_bytes(remote) == 0, f"remote objects left: {dir_bytes(remote)} bytes")
+        start = describe_tiers(cluster)["log_start_offset"]
+        cluster.check(start > 0, f"the log start offset is {start}")
+    sys.exit(cluster.exit_code())
+
+
+if __name__ == "__main__":
+    main()
