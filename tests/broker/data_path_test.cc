@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <future>
 
 #include <asio.hpp>
@@ -19,6 +20,9 @@
 
 #include "broker/kafka_api_handler.h"
 #include "broker/kafka_server.h"
+#include "broker/remote_log_manager.h"
+#include "broker/remote_log_reader.h"
+#include "broker/remote_segment_id.h"
 #include "broker/replica_manager.h"
 #include "controller/metadata_store.h"
 #include "proto/kafka/api.h"
@@ -27,9 +31,11 @@
 #include "proto/kafka/list_offsets.h"
 #include "proto/kafka/offset_for_leader_epoch.h"
 #include "proto/kafka/produce.h"
+#include "storage/directory_remote_storage.h"
 #include "storage/fault_injecting_file_ops.h"
 #include "storage/record_batch.h"
 #include "tests/support/kafka_test_client.h"
+#include "tests/support/loopback_grpc.h"
 #include "tests/support/batches.h"
 #include "tests/support/broker_services.h"
 #include "tests/support/temp_dir.h"
@@ -814,6 +820,203 @@ TEST_F(TlsTest, RequiredClientAuthRefusesAClientWithoutACertificate) {
   auto refused = KafkaServer::Start(bad, [](const auto&, auto, auto respond) { respond(absl::InternalError("x")); });
   EXPECT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find("ssl.keystore.location"), absl::string_view::npos) << refused.status();
+}
+
+
+// ---------------------------------------------------------------------------------------
+// Tiered storage: the same data path with a remote tier (a directory store), the remote
+// log manager copying through a controller that applies its transitions to this store.
+
+// Applies each RemoteLogSegmentUpdate to the broker's own image (the controller's rules
+// live in the image: a refused transition comes back with its reason).
+class ImageController final : public controller::v1::ControllerService::Service {
+ public:
+  explicit ImageController(std::function<absl::Status(pb::MetadataRecord)> apply) : apply_(std::move(apply)) {}
+  grpc::Status RemoteLogSegmentUpdate(grpc::ServerContext*, const controller::v1::RemoteLogSegmentUpdateRequest* request,
+                                      controller::v1::RemoteLogSegmentUpdateResponse* response) override {
+    pb::MetadataRecord r;
+    *r.mutable_remote_log_segment() = request->segment();
+    if (absl::Status s = apply_(std::move(r)); !s.ok()) {
+      response->set_error_code(Code(kafka::ErrorCode::kInvalidRequest));
+      response->set_error_message(std::string(s.message()));
+    }
+    return grpc::Status::OK;
+  }
+
+ private:
+  std::function<absl::Status(pb::MetadataRecord)> apply_;
+};
+
+class TieredDataPathTest : public DataPathTest {
+ protected:
+  void SetUp() override {
+    DataPathTest::SetUp();
+    remote_ = std::make_unique<storage::DirectoryRemoteStorage>(*storage::FileOps::Default(), tmp_.Sub("remote"));
+    reader_ = std::make_unique<RemoteLogReader>(RemoteLogReaderOptions{.remote_storage = remote_.get(), .threads = 2});
+    apis_ = std::make_unique<KafkaApis>(KafkaApisContext{.store = *store_,
+                                                         .controller = controller_,
+                                                         .producer_ids = *producer_ids_,
+                                                         .replicas = *replicas_,
+                                                         .broker_id = kBroker,
+                                                         .cluster_id = "test-cluster",
+                                                         .remote_reader = reader_.get()});
+    loopback_ = testing::StartLoopbackController(&image_controller_);
+    ASSERT_NE(loopback_.server, nullptr);
+    RemoteLogManagerOptions m;
+    m.broker_id = kBroker;
+    m.remote_storage = remote_.get();
+    m.controller = loopback_.client.get();
+    m.broker_epoch = [] { return int64_t{1}; };
+    m.remote_segments = [this](const std::string& topic_id, int32_t partition) {
+      return store_->WithImage([&](const controller::MetadataImage& image) {
+        std::map<std::string, controller::RemoteLogSegments::Segment> out;
+        if (const auto* s = image.FindRemoteSegments(topic_id, partition)) out = s->segments();
+        return out;
+      });
+    };
+    manager_ = std::make_unique<RemoteLogManager>(std::move(m));
+  }
+  void TearDown() override {
+    manager_.reset();
+    reader_->Shutdown();
+    loopback_.server->Shutdown();
+    DataPathTest::TearDown();
+  }
+  absl::Status ApplyRecord(pb::MetadataRecord record) {
+    absl::MutexLock lock(&apply_mu_);
+    pb::MetadataBatch batch;
+    *batch.add_records() = std::move(record);
+    size_t errors = store_->apply_errors();
+    absl::Status s = store_->Apply(raft::Entry{1, ++index_, batch.SerializeAsString()});
+    if (s.ok() && store_->apply_errors() != static_cast<int64_t>(errors)) s = absl::FailedPreconditionError("refused");
+    store_->WithImage([&](const controller::MetadataImage& image) { replicas_->ApplyImage(image); });
+    return s;
+  }
+  // A tiered topic of 3 rolled segments of 4 batches of 10 records each and an active one,
+  // copied to the remote tier and then deleted locally: offsets [0, 120) are remote only.
+  void TierOrders() {
+    CreateTopic("orders", 'o', {kBroker},
+                {TopicConfig("orders", "remote.storage.enable", "true"),
+                 TopicConfig("orders", "segment.bytes", "6000"),
+                 TopicConfig("orders", "local.retention.bytes", "1")});
+    for (int i = 0; i < 16; ++i) {
+      std::string batch = testing::MakeBatch(10, absl::StrCat("b", i), 1000 * (i + 1), 100);
+      batches_.push_back(batch);
+      ASSERT_EQ(Produce("orders", batch).error_code, 0);
+    }
+    ASSERT_GE(LogOf("orders")->segment_count(), 3);
+    ASSERT_TRUE(manager_->RunTask(*replicas_->GetPartition({"orders", 0})).ok());
+    // The image now holds the copies; local retention deletes what they cover.
+    store_->WithImage([&](const controller::MetadataImage& image) { replicas_->ApplyImage(image); });
+    ASSERT_TRUE(LogOf("orders")->DeleteOldSegments().ok());
+    local_start_ = LogOf("orders")->log_start_offset();
+    ASSERT_GT(local_start_, 0);
+  }
+  // The batches as produced, offsets [from, to) of them (10 records a batch), with the
+  // offsets the log assigned.
+  std::string Batches(int from_batch, int to_batch) {
+    std::string out;
+    for (int i = from_batch; i < to_batch; ++i) {
+      std::string b = batches_[i];
+      storage::SetBaseOffset(b.data(), i * 10);
+      storage::SetPartitionLeaderEpoch(b.data(), 0);
+      out += b;
+    }
+    return out;
+  }
+
+  ImageController image_controller_{[this](pb::MetadataRecord r) { return ApplyRecord(std::move(r)); }};
+  testing::LoopbackController loopback_;
+  std::unique_ptr<storage::DirectoryRemoteStorage> remote_;
+  std::unique_ptr<RemoteLogReader> reader_;
+  std::unique_ptr<RemoteLogManager> manager_;
+  absl::Mutex apply_mu_;
+  std::vector<std::string> batches_;
+  int64_t local_start_ = 0;
+};
+
+TEST_F(TieredDataPathTest, AConsumerBelowTheLocalLogStartReadsTheRemoteTierByteForByte) {
+  TierOrders();
+  auto first = Fetch("orders", 0);
+  ASSERT_EQ(first.error_code, 0);
+  EXPECT_EQ(first.log_start_offset, 0) << "the log starts in the remote tier";
+  ASSERT_TRUE(first.records.has_value());
+  ASSERT_FALSE(first.records->empty());
+  EXPECT_EQ(*first.records, Batches(0, static_cast<int>(first.records->size() / batches_[0].size())))
+      << "whole batches, as produced";
+  // Inside a batch: from the batch that holds the offset.
+  auto inside = Fetch("orders", 25);
+  ASSERT_EQ(inside.error_code, 0);
+  ASSERT_TRUE(inside.records.has_value());
+  EXPECT_EQ(inside.records->substr(0, batches_[2].size()), Batches(2, 3));
+  // Crossing into the local log: the next fetch after the remote tier's last offset.
+  auto local = Fetch("orders", local_start_);
+  ASSERT_EQ(local.error_code, 0);
+  EXPECT_EQ(local.records->substr(0, batches_[0].size()), Batches(local_start_ / 10, local_start_ / 10 + 1));
+  EXPECT_GT(reader_->stats().read_bytes, 0);
+}
+
+TEST_F(TieredDataPathTest, AFollowerBelowTheLocalLogStartIsToldTheOffsetMovedToTieredStorage) {
+  TierOrders();
+  kafka::FetchRequest request = FetchRequestFor("orders", 0);
+  request.replica_id = 2;
+  auto answer = DecodeFetch(Call(kafka::ApiKey::kFetch, 12, Encode(request, 12)), 12);
+  EXPECT_EQ(answer.error_code, Code(kafka::ErrorCode::kOffsetMovedToTieredStorage));
+}
+
+TEST_F(TieredDataPathTest, ListOffsetsAnswersBothTiers) {
+  TierOrders();
+  int64_t copied = -1;
+  store_->WithImage([&](const controller::MetadataImage& image) {
+    copied = *image.FindRemoteSegments(Id('o'), 0)->HighestCopiedOffset();
+  });
+  EXPECT_EQ(ListOffsets("orders", kafka::kListOffsetsEarliestTimestamp, 9).offset, 0);
+  EXPECT_EQ(ListOffsets("orders", kafka::kListOffsetsEarliestLocalTimestamp, 9).offset, local_start_);
+  EXPECT_EQ(ListOffsets("orders", kafka::kListOffsetsLatestTieredTimestamp, 9).offset, copied);
+  EXPECT_EQ(ListOffsets("orders", kafka::kListOffsetsEarliestPendingUploadTimestamp, 10).offset, copied + 1);
+  EXPECT_EQ(ListOffsets("orders", kafka::kListOffsetsLatestTieredTimestamp, 8).error_code,
+            Code(kafka::ErrorCode::kUnsupportedVersion));
+  // Batch i holds timestamps 1000 (i + 1) + [0, 10): 2005 is record 5 of batch 1 (remote),
+  // and a time in the local log is found there.
+  auto remote = ListOffsets("orders", 2005, 9);
+  EXPECT_EQ(remote.offset, 15);
+  EXPECT_EQ(remote.timestamp, 2005);
+  int64_t local_batch = local_start_ / 10;
+  auto local = ListOffsets("orders", 1000 * (local_batch + 1) + 3, 9);
+  EXPECT_EQ(local.offset, local_start_ + 3);
+}
+
+TEST_F(TieredDataPathTest, ACorruptedRemoteObjectIsAStorageErrorForItsPartitionOnly) {
+  TierOrders();
+  CreateTopic("audit", 'a');
+  Produce("audit", testing::MakeBatch(3, "x"));
+  std::string path;
+  store_->WithImage([&](const controller::MetadataImage& image) {
+    const auto* copy = image.FindRemoteSegments(Id('o'), 0)->SegmentFor(0, -1);
+    ASSERT_NE(copy, nullptr);
+    path = remote_->PathOf(RemoteIdOf(*copy), ".log");
+  });
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(100);
+    f.put('\x5a');
+  }
+  kafka::FetchRequest request = FetchRequestFor("orders", 0);
+  kafka::FetchRequest::Partition p;
+  p.fetch_offset = 0;
+  p.partition_max_bytes = 1 << 20;
+  request.topics.push_back({"audit", std::string(16, '\0'), {p}});
+  auto answer = Call(kafka::ApiKey::kFetch, 12, Encode(request, 12));
+  ASSERT_TRUE(answer.ok() && answer->has_value());
+  std::string bytes = Assemble(**answer);
+  kafka::Reader r(bytes);
+  auto response = kafka::ReadFetchResponse(r, 12);
+  ASSERT_TRUE(response.ok()) << response.status();
+  EXPECT_EQ(response->responses.at(0).partitions.at(0).error_code, Code(kafka::ErrorCode::kKafkaStorageError));
+  EXPECT_EQ(response->responses.at(1).partitions.at(0).error_code, 0);
+  EXPECT_FALSE(response->responses.at(1).partitions.at(0).records->empty()) << "the other partition is served";
+  EXPECT_EQ(reader_->stats().read_errors, 1);
+  EXPECT_FALSE(LogOf("orders")->offline()) << "a remote failure is no local dir failure";
 }
 
 }  // namespace
