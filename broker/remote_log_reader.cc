@@ -31,7 +31,10 @@ absl::Status Corrupt(const controller::RemoteLogSegments::Segment& s, absl::stri
 }  // namespace
 
 RemoteLogReader::RemoteLogReader(RemoteLogReaderOptions options)
-    : options_(options), pool_(std::max(options.threads, 1), options.max_pending) {
+    : options_(options),
+      pool_(std::max(options.threads, 1), options.max_pending),
+      indexes_(options.index_cache_bytes),
+      blocks_(options.block_cache_bytes) {
   ABSL_CHECK(options_.remote_storage != nullptr);
 }
 
@@ -43,35 +46,44 @@ absl::Status RemoteLogReader::Submit(std::function<void()> work) {
 
 void RemoteLogReader::Shutdown() { pool_.Shutdown(); }
 
-absl::StatusOr<std::string> RemoteLogReader::Index(const Segment& segment, storage::RemoteIndexType type) {
-  CacheKey key{segment.segment_id(), static_cast<int>(type)};
-  {
-    absl::MutexLock lock(&mu_);
-    auto it = cache_.find(key);
-    if (it != cache_.end()) {
-      lru_.splice(lru_.begin(), lru_, it->second.at);
-      ++hits_;
-      return it->second.data;
-    }
+absl::StatusOr<std::shared_ptr<const std::string>> RemoteLogReader::Index(const Segment& segment,
+                                                                          storage::RemoteIndexType type) {
+  RemoteReadCache::Key key{segment.segment_id(), static_cast<int64_t>(type)};
+  if (auto hit = indexes_.Get(key)) {
+    ++hits_;
+    return hit;
   }
   ++misses_;
   STRATA_ASSIGN_OR_RETURN(std::string data, options_.remote_storage->FetchIndex(RemoteIdOf(segment), type));
-  absl::MutexLock lock(&mu_);
-  if (cache_.count(key) || static_cast<int64_t>(data.size()) > options_.index_cache_bytes) return data;
-  lru_.push_front(key);
-  cached_bytes_ += static_cast<int64_t>(data.size());
-  cache_[key] = Cached{data, lru_.begin()};
-  while (cached_bytes_ > options_.index_cache_bytes && !lru_.empty()) {
-    auto victim = cache_.find(lru_.back());
-    cached_bytes_ -= static_cast<int64_t>(victim->second.data.size());
-    cache_.erase(victim);
-    lru_.pop_back();
+  auto value = std::make_shared<const std::string>(std::move(data));
+  indexes_.Put(key, value);
+  return value;
+}
+
+absl::StatusOr<std::string> RemoteLogReader::ReadRange(const Segment& segment, uint64_t start, uint64_t end) {
+  std::string out;
+  for (uint64_t block = start / kBlockBytes; block * kBlockBytes < end; ++block) {
+    RemoteReadCache::Key key{segment.segment_id(), static_cast<int64_t>(block)};
+    RemoteReadCache::Value bytes = blocks_.Get(key);
+    if (bytes == nullptr) {
+      STRATA_ASSIGN_OR_RETURN(std::string read, options_.remote_storage->FetchLogSegment(
+                                                    RemoteIdOf(segment), block * kBlockBytes, (block + 1) * kBlockBytes));
+      read_bytes_ += static_cast<int64_t>(read.size());
+      bytes = std::make_shared<const std::string>(std::move(read));
+      blocks_.Put(key, bytes);
+    }
+    uint64_t from = std::max(start, block * kBlockBytes) - block * kBlockBytes;
+    if (from >= bytes->size()) break;  // the segment ends before start
+    uint64_t to = std::min<uint64_t>(end - block * kBlockBytes, bytes->size());
+    out.append(*bytes, from, to - from);
+    if (bytes->size() < kBlockBytes) break;  // its last block
   }
-  return data;
+  return out;
 }
 
 absl::StatusOr<uint64_t> RemoteLogReader::PositionFor(const Segment& segment, int64_t offset) {
-  STRATA_ASSIGN_OR_RETURN(std::string index, Index(segment, storage::RemoteIndexType::kOffset));
+  STRATA_ASSIGN_OR_RETURN(auto index_data, Index(segment, storage::RemoteIndexType::kOffset));
+  const std::string& index = *index_data;
   constexpr size_t kEntry = storage::OffsetIndex::kEntrySize;
   if (index.size() % kEntry != 0) return Corrupt(segment, "its offset index is not whole entries");
   size_t lo = 0, hi = index.size() / kEntry;  // the first entry above offset
@@ -91,15 +103,12 @@ absl::StatusOr<uint64_t> RemoteLogReader::PositionFor(const Segment& segment, in
 absl::StatusOr<std::optional<RemoteLogReader::Found>> RemoteLogReader::SeekBatch(const Segment& segment,
                                                                                  uint64_t position, int64_t offset,
                                                                                  uint64_t want) {
-  storage::RemoteLogSegmentId id = RemoteIdOf(segment);
   std::string bytes;
   uint64_t at = position;  // where bytes starts in the .log
   while (true) {
     if (bytes.size() < layout::kHeaderSize) {
       STRATA_ASSIGN_OR_RETURN(std::string more,
-                              options_.remote_storage->FetchLogSegment(id, at + bytes.size(),
-                                                                       at + bytes.size() + want + kReadAhead));
-      read_bytes_ += static_cast<int64_t>(more.size());
+                              ReadRange(segment, at + bytes.size(), at + bytes.size() + want + kReadAhead));
       if (more.empty()) {
         if (!bytes.empty()) return Corrupt(segment, absl::StrCat("a batch header is cut at byte ", at));
         return std::optional<Found>();
@@ -135,10 +144,7 @@ absl::StatusOr<std::string> RemoteLogReader::Read(const Segment& segment, int64_
     std::string& bytes = found->bytes;
     if (bytes.size() < want) {
       STRATA_ASSIGN_OR_RETURN(std::string more,
-                              options_.remote_storage->FetchLogSegment(RemoteIdOf(segment),
-                                                                       found->position + bytes.size(),
-                                                                       found->position + want));
-      read_bytes_ += static_cast<int64_t>(more.size());
+                              ReadRange(segment, found->position + bytes.size(), found->position + want));
       bytes += more;
     }
     // Whole batches only, as many as fit.
@@ -164,7 +170,8 @@ absl::StatusOr<std::optional<storage::TimestampOffset>> RemoteLogReader::FindOff
                                                                                                int64_t start_offset) {
   ++reads_;
   auto find = [&]() -> absl::StatusOr<std::optional<storage::TimestampOffset>> {
-    STRATA_ASSIGN_OR_RETURN(std::string index, Index(segment, storage::RemoteIndexType::kTimestamp));
+    STRATA_ASSIGN_OR_RETURN(auto index_data, Index(segment, storage::RemoteIndexType::kTimestamp));
+    const std::string& index = *index_data;
     constexpr size_t kEntry = storage::TimeIndex::kEntrySize;
     if (index.size() % kEntry != 0) return Corrupt(segment, "its time index is not whole entries");
     int64_t from = segment.start_offset();
@@ -188,9 +195,7 @@ absl::StatusOr<std::optional<storage::TimestampOffset>> RemoteLogReader::FindOff
       }
       std::string batch = std::move(found->bytes);
       if (batch.size() < static_cast<size_t>(h.size_in_bytes())) {
-        STRATA_ASSIGN_OR_RETURN(std::string more,
-                                options_.remote_storage->FetchLogSegment(RemoteIdOf(segment),
-                                                                         found->position + batch.size(), position));
+        STRATA_ASSIGN_OR_RETURN(std::string more, ReadRange(segment, found->position + batch.size(), position));
         batch += more;
       }
       batch.resize(std::min<size_t>(batch.size(), h.size_in_bytes()));

@@ -4,8 +4,10 @@
 // remote.log.reader.threads threads of its own (Submit), never on a network or io
 // thread: a request that needs the remote tier is answered from there. Offset and time
 // indexes of remote segments are kept in a cache bounded by
-// remote.log.index.file.cache.total.size.bytes (least recently used out first); record
-// bytes are read per request. Every object is checked against its checksum by the
+// remote.log.index.file.cache.total.size.bytes; the .log objects are read in aligned
+// blocks of kBlockBytes (the embedded store's checksum chunk) kept in a cache of
+// block_cache_bytes, so a consumer reading on fetches and verifies each block once (both
+// least recently used out first). Every object is checked against its checksum by the
 // RemoteStorageManager: a mismatch or a missing object is KAFKA_STORAGE_ERROR for that
 // partition only.
 // Thread-safe.
@@ -13,14 +15,12 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
-#include <list>
-#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "broker/remote_read_cache.h"
 #include "controller/remote_log_segments.h"
 #include "storage/remote_storage_manager.h"
 #include "storage/scheduler.h"
@@ -32,6 +32,7 @@ struct RemoteLogReaderOptions {
   storage::RemoteStorageManager* remote_storage = nullptr;  // required
   int32_t threads = 10;                                     // remote.log.reader.threads
   int64_t index_cache_bytes = 64 << 20;                     // remote.log.index.file.cache.total.size.bytes
+  int64_t block_cache_bytes = 64 << 20;                     // .log blocks read
   size_t max_pending = 1000;                                // reads waiting for a thread
 };
 
@@ -46,6 +47,7 @@ struct RemoteLogReaderStats {
 class RemoteLogReader {
  public:
   using Segment = controller::RemoteLogSegments::Segment;
+  static constexpr uint64_t kBlockBytes = 1 << 20;
 
   explicit RemoteLogReader(RemoteLogReaderOptions options);
   ~RemoteLogReader();  // Shutdown()
@@ -71,7 +73,9 @@ class RemoteLogReader {
 
  private:
   // The segment's index of type (cached).
-  absl::StatusOr<std::string> Index(const Segment& segment, storage::RemoteIndexType type);
+  absl::StatusOr<std::shared_ptr<const std::string>> Index(const Segment& segment, storage::RemoteIndexType type);
+  // Bytes [start, end) of the segment's .log (fewer at its end), through the block cache.
+  absl::StatusOr<std::string> ReadRange(const Segment& segment, uint64_t start, uint64_t end);
   // The position in the .log of the last offset-index entry at or below offset.
   absl::StatusOr<uint64_t> PositionFor(const Segment& segment, int64_t offset);
   // Reads the .log from position: the first batch that ends at or after offset and its
@@ -86,15 +90,8 @@ class RemoteLogReader {
   const RemoteLogReaderOptions options_;
   storage::Scheduler pool_;
 
-  absl::Mutex mu_;
-  using CacheKey = std::pair<std::string, int>;  // segment id, index type
-  std::list<CacheKey> lru_ ABSL_GUARDED_BY(mu_);  // most recent first
-  struct Cached {
-    std::string data;
-    std::list<CacheKey>::iterator at;
-  };
-  std::map<CacheKey, Cached> cache_ ABSL_GUARDED_BY(mu_);
-  int64_t cached_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  RemoteReadCache indexes_;
+  RemoteReadCache blocks_;
 
   std::atomic<int64_t> reads_{0};
   std::atomic<int64_t> read_bytes_{0};

@@ -208,6 +208,8 @@ def run(remote_dir):
         cluster.check(lines[0:2] == ["0", str(VALUE_BYTES)], f"kcat's first record {lines[0:2]}")
 
         # A corrupted remote object: KAFKA_STORAGE_ERROR for those offsets, the rest served.
+        # (The readers above went on past the first segment by far more than the leader's
+        # 64 MiB block cache: its blocks are read from the store again, and checked.)
         first = min(tiers["remote_segments"], key=lambda s: s["start_offset"])
         path = os.path.join(remote, first["segment_id"] + ".log")
         with open(path, "r+b") as f:
