@@ -9,10 +9,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "storage/checkpoint_file.h"
 #include "storage/file_names.h"
 #include "storage/log.h"
 
@@ -41,6 +44,15 @@ class FollowerPartition {
   virtual absl::Status TruncateToLeaderLogEnd(int32_t fetched_in_epoch, int64_t leader_log_end) = 0;
   // OFFSET_OUT_OF_RANGE below the leader's log start: the log restarts empty there.
   virtual absl::Status RestartAtLeaderLogStart(int32_t fetched_in_epoch, int64_t leader_log_start) = 0;
+  // The tier state machine: the log restarts at offset with the state below it that
+  // the remote tier holds (leader-epoch entries, producer snapshot; tier_state_machine.h).
+  virtual absl::Status RestartFromRemoteTier(int32_t fetched_in_epoch, int64_t offset,
+                                             const std::vector<storage::EpochEntry>& epochs,
+                                             absl::string_view producer_snapshot) = 0;
+  // The topic's id (the remote tier names copies by it).
+  virtual std::string topic_id() const = 0;
+  // KIP-1023: remote storage with follower.fetch.last.tiered.offset.enable.
+  virtual bool fetch_last_tiered_offset() const = 0;
 };
 
 class FollowerPartitions {

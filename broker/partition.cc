@@ -280,6 +280,24 @@ absl::Status Partition::RestartAtLeaderLogStart(int32_t fetched_in_epoch, int64_
   return log_->TruncateFullyAndStartAt(leader_log_start);
 }
 
+absl::Status Partition::RestartFromRemoteTier(int32_t fetched_in_epoch, int64_t offset,
+                                              const std::vector<storage::EpochEntry>& epochs,
+                                              absl::string_view producer_snapshot) {
+  absl::ReaderMutexLock lock(&mu_);
+  STRATA_RETURN_IF_ERROR(CheckFollowerLocked(fetched_in_epoch));
+  return log_->TruncateFullyAndRestore(offset, epochs, producer_snapshot);
+}
+
+bool Partition::fetch_last_tiered_offset() const {
+  storage::LogConfig config = log_->config();
+  return config.remote_storage_enable && config.follower_fetch_last_tiered_offset;
+}
+
+std::string Partition::topic_id() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return state_.topic_id;
+}
+
 absl::StatusOr<PartitionReadInfo> Partition::ReadRecords(int64_t fetch_offset, uint64_t max_bytes,
                                                          FetchIsolation isolation,
                                                          std::optional<int32_t> current_leader_epoch,
@@ -343,7 +361,8 @@ absl::StatusOr<OffsetAndEpoch> Partition::FetchOffsetForTimestamp(int64_t timest
       return result;
     case kEarliestPendingUploadTimestamp:
       if (remote_.enabled) {
-        result.offset = remote_.highest_copied_offset >= 0 ? remote_.highest_copied_offset + 1 : LogStartOffsetLocked();
+        // As Kafka clamps it: never below the log start.
+        result.offset = std::max(remote_.highest_copied_offset + 1, LogStartOffsetLocked());
         result.offset = std::min(result.offset, bound);
         result.leader_epoch = epoch_of(result.offset);
       }

@@ -157,6 +157,11 @@ class Partition final : public FollowerPartition {
   absl::Status TruncateToLeaderLogEnd(int32_t fetched_in_epoch, int64_t leader_log_end) override;
   // OFFSET_OUT_OF_RANGE below the leader's log start: the log restarts empty there.
   absl::Status RestartAtLeaderLogStart(int32_t fetched_in_epoch, int64_t leader_log_start) override;
+  absl::Status RestartFromRemoteTier(int32_t fetched_in_epoch, int64_t offset,
+                                     const std::vector<storage::EpochEntry>& epochs,
+                                     absl::string_view producer_snapshot) override;
+  std::string topic_id() const override;
+  bool fetch_last_tiered_offset() const override;
   // The log's end, the epoch of its last batch and its start, read one after the other
   // (not one snapshot).
   FollowerLogPosition follower_log_position() const override;

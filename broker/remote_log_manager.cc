@@ -229,7 +229,7 @@ absl::Status RemoteLogManager::CopySegments(Partition& partition, const Partitio
       return WithContext(started, absl::StrCat("copying ", name));
     }
     storage::LogSegmentData data{r.log_path, r.index_path, r.time_index_path, r.producer_snapshot_path,
-                                 storage::FormatEpochCheckpoint(r.leader_epochs)};
+                                 storage::FormatEpochCheckpoint(r.epoch_checkpoint)};
     if (absl::Status copy = options_.remote_storage->CopyLogSegmentData(RemoteIdOf(s), data); !copy.ok()) {
       ++copy_errors_;
       task.abandoned.insert(*raw_id);

@@ -20,6 +20,7 @@ namespace {
 constexpr int16_t kFetchVersion = 12;        // by topic name, with diverging epochs
 constexpr int16_t kListOffsetsVersion = 4;   // with the current leader epoch
 constexpr int16_t kListOffsetsEarliestLocalVersion = 8;  // EARLIEST_LOCAL (KIP-405)
+constexpr int16_t kListOffsetsPendingUploadVersion = 10;  // EARLIEST_PENDING_UPLOAD (KIP-1023)
 
 // The bytes of the whole batches at the start of records (a leader cuts the last one
 // when it reaches max bytes; the follower fetches it whole next time).
@@ -161,6 +162,19 @@ absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, T
   for (const auto& [tp, target] : targets) {
     std::shared_ptr<FollowerPartition> partition = partitions_->GetFollowerPartition(tp);
     if (partition == nullptr) continue;
+    if (!target.start_checked && options_.tier_state_machine != nullptr && partition->fetch_last_tiered_offset() &&
+        partition->follower_log_position().log_end_offset == 0) {
+      // KIP-1023: an empty follower starts at the leader's earliest pending upload.
+      if (absl::Status s = StartAtLastTieredOffset(tp, target.leader_epoch); !s.ok()) {
+        Delay(tp, s, options_.backoff);
+        continue;
+      }
+    }
+    if (!target.start_checked) {
+      absl::MutexLock lock(&mu_);
+      auto it = targets_.find(tp);
+      if (it != targets_.end() && it->second.leader_epoch == target.leader_epoch) it->second.start_checked = true;
+    }
     FollowerLogPosition position = partition->follower_log_position();
     kafka::FetchRequest::Partition p;
     p.partition = tp.partition;
@@ -272,13 +286,45 @@ absl::Status ReplicaFetcher::HandleOutOfRange(const storage::TopicPartition& tp,
 absl::Status ReplicaFetcher::HandleMovedToTieredStorage(const storage::TopicPartition& tp, int32_t leader_epoch) {
   std::shared_ptr<FollowerPartition> partition = partitions_->GetFollowerPartition(tp);
   if (partition == nullptr) return absl::OkStatus();
-  STRATA_ASSIGN_OR_RETURN(int64_t earliest_local, LeaderOffset(tp, leader_epoch,
-                                                               kafka::kListOffsetsEarliestLocalTimestamp,
-                                                               kListOffsetsEarliestLocalVersion));
-  spdlog::info("broker {}: {} ends at {}, in leader {}'s remote tier: restarting the log at its local log start {}",
-               options_.broker_id, tp.DirName(), partition->follower_log_position().log_end_offset,
-               options_.leader_id, earliest_local);
-  return partition->RestartAtLeaderLogStart(leader_epoch, earliest_local);
+  bool last_tiered = options_.tier_state_machine != nullptr && partition->fetch_last_tiered_offset();
+  STRATA_ASSIGN_OR_RETURN(int64_t fetch_start,
+                          last_tiered ? LeaderOffset(tp, leader_epoch, kafka::kListOffsetsEarliestPendingUploadTimestamp,
+                                                     kListOffsetsPendingUploadVersion)
+                                      : LeaderOffset(tp, leader_epoch, kafka::kListOffsetsEarliestLocalTimestamp,
+                                                     kListOffsetsEarliestLocalVersion));
+  return RestartInRemoteTier(tp, *partition, leader_epoch, fetch_start);
+}
+
+absl::Status ReplicaFetcher::StartAtLastTieredOffset(const storage::TopicPartition& tp, int32_t leader_epoch) {
+  std::shared_ptr<FollowerPartition> partition = partitions_->GetFollowerPartition(tp);
+  if (partition == nullptr) return absl::OkStatus();
+  STRATA_ASSIGN_OR_RETURN(int64_t fetch_start,
+                          LeaderOffset(tp, leader_epoch, kafka::kListOffsetsEarliestPendingUploadTimestamp,
+                                       kListOffsetsPendingUploadVersion));
+  if (fetch_start <= partition->follower_log_position().log_end_offset) return absl::OkStatus();
+  return RestartInRemoteTier(tp, *partition, leader_epoch, fetch_start);
+}
+
+absl::Status ReplicaFetcher::RestartInRemoteTier(const storage::TopicPartition& tp, FollowerPartition& partition,
+                                                 int32_t leader_epoch, int64_t fetch_start) {
+  int64_t log_end = partition.follower_log_position().log_end_offset;
+  if (options_.tier_state_machine == nullptr) {
+    spdlog::info("broker {}: {} ends at {}, in leader {}'s remote tier: restarting the log at its local log start {}",
+                 options_.broker_id, tp.DirName(), log_end, options_.leader_id, fetch_start);
+    return partition.RestartAtLeaderLogStart(leader_epoch, fetch_start);
+  }
+  STRATA_ASSIGN_OR_RETURN(int64_t leader_log_start, LeaderOffset(tp, leader_epoch,
+                                                                 kafka::kListOffsetsEarliestTimestamp,
+                                                                 kListOffsetsEarliestLocalVersion));
+  STRATA_ASSIGN_OR_RETURN(RemoteAuxState aux,
+                          options_.tier_state_machine->Build(tp.DirName(), partition.topic_id(), tp.partition,
+                                                             fetch_start, leader_log_start));
+  spdlog::info("broker {}: {} ends at {}, below what leader {} holds locally: restarting the log at {} with {} "
+               "leader epochs and {} bytes of producer state {}",
+               options_.broker_id, tp.DirName(), log_end, options_.leader_id, fetch_start, aux.epochs.size(),
+               aux.producer_snapshot.size(),
+               aux.from_remote ? "from the remote tier" : "(the remote range is empty: no remote lookup)");
+  return partition.RestartFromRemoteTier(leader_epoch, fetch_start, aux.epochs, aux.producer_snapshot);
 }
 
 absl::StatusOr<int64_t> ReplicaFetcher::LeaderOffset(const storage::TopicPartition& tp, int32_t leader_epoch,

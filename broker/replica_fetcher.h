@@ -29,6 +29,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/status/status.h"
 #include "broker/follower_partitions.h"
+#include "broker/tier_state_machine.h"
 #include "client/kafka_connection.h"
 #include "storage/file_names.h"
 
@@ -48,6 +49,9 @@ struct ReplicaFetcherOptions {
   // away (the leader has not applied its own leadership yet, or this broker has not
   // applied the change), so the partition is retried soon rather than after `backoff`.
   std::chrono::milliseconds leadership_backoff{20};
+  // Tiered storage: rebuilds a follower's state below the leader's local log start from
+  // the remote tier (null: the follower restarts there with none).
+  TierStateMachine* tier_state_machine = nullptr;
 };
 
 class ReplicaFetcher {
@@ -67,17 +71,25 @@ class ReplicaFetcher {
   struct Target {
     int32_t leader_epoch = -1;
     std::chrono::steady_clock::time_point delayed_until;
+    // KIP-1023: whether an empty log was looked at for its start in this epoch.
+    bool start_checked = false;
   };
   void Run();
   // One Fetch round of the targets as they were at targets_version; an error means the
   // connection is unusable. None when the targets changed since (the caller looks again).
   absl::Status FetchOnce(const std::map<storage::TopicPartition, Target>& targets, uint64_t targets_version);
   // OFFSET_MOVED_TO_TIERED_STORAGE: the follower's log end is in the leader's remote
-  // tier. It restarts its log, empty, at the leader's local log start (ListOffsets
-  // EARLIEST_LOCAL) and fetches from there; the remote tier keeps what lies below.
-  // (Rebuilding the leader-epoch cache and producer state from the remote tier is the
-  // follower tier state machine, KIP-405/KIP-1023.)
+  // tier. It restarts its log at the leader's local log start (ListOffsets
+  // EARLIEST_LOCAL) with the state below it from the remote tier (TierStateMachine),
+  // and fetches from there.
   absl::Status HandleMovedToTieredStorage(const storage::TopicPartition& tp, int32_t leader_epoch);
+  // KIP-1023, before an empty follower's first fetch: it starts at the leader's earliest
+  // pending upload offset, with the state below it from the remote tier.
+  absl::Status StartAtLastTieredOffset(const storage::TopicPartition& tp, int32_t leader_epoch);
+  // Both: the log restarts at fetch_start (the leader's, by ListOffsets) with the state
+  // below it.
+  absl::Status RestartInRemoteTier(const storage::TopicPartition& tp, FollowerPartition& partition,
+                                   int32_t leader_epoch, int64_t fetch_start);
   // The leader's answer to a replica's ListOffsets for timestamp.
   absl::StatusOr<int64_t> LeaderOffset(const storage::TopicPartition& tp, int32_t leader_epoch, int64_t timestamp,
                                        int16_t version);

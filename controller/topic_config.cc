@@ -56,6 +56,7 @@ const std::vector<Rule>& Rules() {
       {{"delete.retention.ms", "86400000"}, LongAtLeast(0), "a long >= 0"},
       {{"file.delete.delay.ms", "60000"}, LongAtLeast(0), "a long >= 0"},
       {{"flush.messages", "9223372036854775807"}, LongAtLeast(1), "a long >= 1"},
+      {{"follower.fetch.last.tiered.offset.enable", "false"}, OneOf({"true", "false"}), "true or false"},
       {{"flush.ms", "9223372036854775807"}, LongAtLeast(0), "a long >= 0"},
       {{"index.interval.bytes", "4096"}, IntBetween(0, INT32_MAX), "an int >= 0"},
       {{"local.retention.bytes", "-2"}, LongAtLeast(-2), "a long >= -2"},

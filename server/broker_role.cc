@@ -58,6 +58,7 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
   if (shared_store == nullptr) STRATA_RETURN_IF_ERROR(role->FollowMetadataLog(config, cluster_id, on_fatal));
   role->StartLifecycle(config, cluster_id, log_dir_ids);
   STRATA_RETURN_IF_ERROR(role->OpenLogs(config, cluster_id, log_dir_ids, std::move(on_every_log_dir_failed)));
+  role->OpenRemoteStorage(config);
   role->StartReplicaManager(config);
   role->StartRemoteLogManager(config);
   STRATA_RETURN_IF_ERROR(role->ScheduleLogTasks(config));
@@ -132,6 +133,7 @@ absl::Status BrokerRole::OpenLogs(const ServerConfig& config, const std::string&
   lmo.cluster_id = cluster_id;
   lmo.node_id = config.node_id;
   STRATA_ASSIGN_OR_RETURN(log_defaults_, storage::LogConfig::FromProperties(config.log_settings));
+  log_defaults_.follower_fetch_last_tiered_offset = config.follower_fetch_last_tiered_offset_enable;
   lmo.default_config = log_defaults_;
   lmo.scheduler = scheduler_.get();
   lmo.directory_ids = log_dir_ids;
@@ -192,10 +194,11 @@ void BrokerRole::StartReplicaManager(const ServerConfig& config) {
   rmo.fetchers.fetcher.partition_max_bytes = config.replica_fetch_max_bytes;
   rmo.fetchers.fetcher.max_bytes = config.replica_fetch_response_max_bytes;
   rmo.fetchers.fetcher.backoff = std::chrono::milliseconds(config.replica_fetch_backoff_ms);
+  rmo.fetchers.fetcher.tier_state_machine = tier_state_machine_.get();
   replicas_ = std::make_unique<broker::ReplicaManager>(rmo);
 }
 
-void BrokerRole::StartRemoteLogManager(const ServerConfig& config) {
+void BrokerRole::OpenRemoteStorage(const ServerConfig& config) {
   if (!config.remote_log_storage_system_enable) return;
   remote_storage_ = std::make_unique<storage::DirectoryRemoteStorage>(*storage::FileOps::Default(),
                                                                       config.remote_log_storage_path);
@@ -204,6 +207,29 @@ void BrokerRole::StartRemoteLogManager(const ServerConfig& config) {
   ro.threads = config.remote_log_reader_threads;
   ro.index_cache_bytes = config.remote_log_index_file_cache_total_size_bytes;
   remote_reader_ = std::make_unique<broker::RemoteLogReader>(ro);
+  broker::TierStateMachineOptions to;
+  to.remote_storage = remote_storage_.get();
+  to.remote_segment_for = [store = store_](const std::string& topic_id, int32_t partition, int64_t offset) {
+    return store->WithImage([&](const controller::MetadataImage& image) {
+      std::optional<controller::RemoteLogSegments::Segment> out;
+      const auto* segments = image.FindRemoteSegments(topic_id, partition);
+      if (segments == nullptr) return out;
+      // A copy that ends at offset first: its producer snapshot was taken right after it.
+      for (const auto& [id, s] : segments->segments()) {
+        if (s.state() == controller::RemoteLogSegments::Segment::COPY_SEGMENT_FINISHED && s.end_offset() == offset) {
+          out = s;
+          return out;
+        }
+      }
+      if (const auto* s = segments->SegmentFor(offset, -1)) out = *s;
+      return out;
+    });
+  };
+  tier_state_machine_ = std::make_unique<broker::TierStateMachine>(std::move(to));
+}
+
+void BrokerRole::StartRemoteLogManager(const ServerConfig& config) {
+  if (!config.remote_log_storage_system_enable) return;
   broker::RemoteLogManagerOptions mo;
   mo.broker_id = config.node_id;
   mo.remote_storage = remote_storage_.get();

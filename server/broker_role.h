@@ -28,6 +28,7 @@
 #include "broker/producer_id_manager.h"
 #include "broker/remote_log_manager.h"
 #include "broker/remote_log_reader.h"
+#include "broker/tier_state_machine.h"
 #include "broker/replica_manager.h"
 #include "storage/log_manager.h"
 #include "storage/remote_storage_manager.h"
@@ -56,6 +57,7 @@ class BrokerRole {
   // Tiered storage (null without remote.log.storage.system.enable).
   const broker::RemoteLogManager* remote_log_manager() const { return remote_log_manager_.get(); }
   const broker::RemoteLogReader* remote_reader() const { return remote_reader_.get(); }
+  const broker::TierStateMachine* tier_state_machine() const { return tier_state_machine_.get(); }
   // Controlled shutdown within timeout, then stops following metadata.
   void Stop(std::chrono::milliseconds timeout);
 
@@ -82,6 +84,7 @@ class BrokerRole {
   void OnLogDirOffline(const std::string& dir);
   // Partitions, follower fetchers and the ISR thread.
   void StartReplicaManager(const ServerConfig& config);
+  void OpenRemoteStorage(const ServerConfig& config);
   void StartRemoteLogManager(const ServerConfig& config);
   // Offset checkpoints and retention on the scheduler.
   absl::Status ScheduleLogTasks(const ServerConfig& config);
@@ -112,10 +115,13 @@ class BrokerRole {
   std::unique_ptr<broker::LogDirMonitor> metadata_dir_monitor_;  // its failure stops the node
   std::unique_ptr<storage::Scheduler> scheduler_;
   std::unique_ptr<storage::LogManager> logs_;
-  std::unique_ptr<broker::ReplicaManager> replicas_;
-  // Tiered storage (remote.log.storage.system.enable; null without).
+  // Tiered storage (remote.log.storage.system.enable; null without). Declared before
+  // replicas_, whose fetchers use the tier state machine; the remote log manager, which
+  // uses the partitions, after it.
   std::unique_ptr<storage::RemoteStorageManager> remote_storage_;
   std::unique_ptr<broker::RemoteLogReader> remote_reader_;
+  std::unique_ptr<broker::TierStateMachine> tier_state_machine_;
+  std::unique_ptr<broker::ReplicaManager> replicas_;
   std::unique_ptr<broker::RemoteLogManager> remote_log_manager_;
   std::vector<std::unique_ptr<broker::KafkaApis>> kafka_apis_;  // one per listener
   std::vector<std::unique_ptr<broker::KafkaServer>> kafka_servers_;

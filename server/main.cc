@@ -159,8 +159,8 @@ int main(int argc, char** argv) {
       storage_metrics = std::make_shared<server::StorageMetrics>(broker_role->logs());
       exposer->RegisterCollectable(storage_metrics);
       if (broker_role->remote_log_manager() != nullptr) {
-        remote_storage_metrics = std::make_shared<server::RemoteStorageMetrics>(*broker_role->remote_log_manager(),
-                                                                                *broker_role->remote_reader());
+        remote_storage_metrics = std::make_shared<server::RemoteStorageMetrics>(
+            *broker_role->remote_log_manager(), *broker_role->remote_reader(), *broker_role->tier_state_machine());
         exposer->RegisterCollectable(remote_storage_metrics);
       }
     }

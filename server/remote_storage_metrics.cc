@@ -38,6 +38,16 @@ std::vector<prometheus::MetricFamily> RemoteStorageMetrics::Collect() const {
       static_cast<double>(r.read_bytes));
   one("strata_remote_read_errors_total", "Failed remote reads (missing object, I/O error, checksum mismatch)",
       MetricType::Counter, static_cast<double>(r.read_errors));
+  broker::TierStateMachineStats t = tier_state_machine_.stats();
+  auto builds = Family("strata_remote_aux_state_builds_total",
+                       "Followers restarted below the leader's local log start, by how their state was built",
+                       MetricType::Counter);
+  Add(builds, static_cast<double>(t.builds), {{"outcome", "remote"}});
+  Add(builds, static_cast<double>(t.empty_ranges), {{"outcome", "empty_range"}});
+  Add(builds, static_cast<double>(t.errors), {{"outcome", "error"}});
+  out.push_back(std::move(builds));
+  one("strata_remote_aux_state_failing", "Partitions whose state could not be built from the remote tier (retried)",
+      MetricType::Gauge, static_cast<double>(t.failing));
   return out;
 }
 

@@ -9,6 +9,10 @@
 //   strata_remote_reads_total, strata_remote_read_bytes_total, strata_remote_read_errors_total
 //                     reads of the remote tier for fetches and ListOffsets (a checksum
 //                     mismatch counts as an error)
+//   strata_remote_aux_state_builds_total{outcome="remote"|"empty_range"|"error"}
+//                     followers restarted below the leader's local log start (tier state
+//                     machine): state read from the remote tier, none needed, failed
+//   strata_remote_aux_state_failing   partitions whose last such build failed
 // Thread-safe.
 
 #include <vector>
@@ -18,18 +22,21 @@
 
 #include "broker/remote_log_manager.h"
 #include "broker/remote_log_reader.h"
+#include "broker/tier_state_machine.h"
 
 namespace strata::server {
 
 class RemoteStorageMetrics final : public prometheus::Collectable {
  public:
-  RemoteStorageMetrics(const broker::RemoteLogManager& manager, const broker::RemoteLogReader& reader)
-      : manager_(manager), reader_(reader) {}
+  RemoteStorageMetrics(const broker::RemoteLogManager& manager, const broker::RemoteLogReader& reader,
+                       const broker::TierStateMachine& tier_state_machine)
+      : manager_(manager), reader_(reader), tier_state_machine_(tier_state_machine) {}
   std::vector<prometheus::MetricFamily> Collect() const override;
 
  private:
   const broker::RemoteLogManager& manager_;
   const broker::RemoteLogReader& reader_;
+  const broker::TierStateMachine& tier_state_machine_;
 };
 
 }  // namespace strata::server

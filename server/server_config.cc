@@ -318,6 +318,10 @@ std::vector<ServerSetting> MakeSettings() {
           INT32_MAX, kBroker, "the longest pause between retries of a failed remote copy or delete"),
       Int("remote.log.reader.threads", &C::remote_log_reader_threads, 1, 1024, kBroker,
           "threads that read fetched records from the remote tier (never a network or io thread)"),
+      Bool("follower.fetch.last.tiered.offset.enable", &C::follower_fetch_last_tiered_offset_enable, kBroker,
+           "KIP-1023: an empty follower, or one whose position is in the leader's remote tier, starts at the "
+           "leader's earliest pending upload offset (holding only the untiered tail) instead of its local log start; "
+           "a topic may override it"),
       Int("remote.log.index.file.cache.total.size.bytes", &C::remote_log_index_file_cache_total_size_bytes, 1,
           INT64_MAX, kBroker, "bytes of remote segments' offset and time indexes kept in memory for remote reads"),
   };

@@ -86,6 +86,7 @@ struct ServerConfig {
   int64_t remote_log_manager_task_retry_backoff_max_ms = 30000; // ...task.retry.backoff.max.ms
   int32_t remote_log_reader_threads = 10;                // remote.log.reader.threads
   int64_t remote_log_index_file_cache_total_size_bytes = 64 << 20;  // remote.log.index.file.cache.total.size.bytes
+  bool follower_fetch_last_tiered_offset_enable = false;  // follower.fetch.last.tiered.offset.enable (KIP-1023)
   int64_t log_retention_check_interval_ms = 300000;          // log.retention.check.interval.ms
   int64_t replica_high_watermark_checkpoint_interval_ms = 5000;  // replica.high.watermark.checkpoint.interval.ms
   int64_t log_flush_offset_checkpoint_interval_ms = 60000;        // log.flush.offset.checkpoint.interval.ms

@@ -109,6 +109,8 @@ bool LeaderEpochCache::has_unsynced() const {
   return unsynced_;
 }
 
+absl::Status LeaderEpochCache::Validate(const std::vector<EpochEntry>& entries) { return ValidateEntries(entries); }
+
 absl::Status LeaderEpochCache::Restore(const std::vector<EpochEntry>& entries) {
   STRATA_RETURN_IF_ERROR(ValidateEntries(entries));
   absl::MutexLock file(&file_mu_);

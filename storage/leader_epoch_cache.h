@@ -48,6 +48,9 @@ class LeaderEpochCache {
   bool has_unsynced() const;
   // Replaces the whole content (a restore from remote storage): all or none.
   absl::Status Restore(const std::vector<EpochEntry>& entries);
+  // What Restore and Assign check: non-negative, epochs strictly and offsets weakly
+  // increasing (INVALID_ARGUMENT naming the entry).
+  static absl::Status Validate(const std::vector<EpochEntry>& entries);
 
   std::optional<EpochEntry> Latest() const;
   std::optional<EpochEntry> Earliest() const;

@@ -467,6 +467,30 @@ absl::Status Log::TruncateFullyAndStartAt(int64_t offset) {
   return TruncateFullyLocked(offset);
 }
 
+absl::Status Log::TruncateFullyAndRestore(int64_t offset, const std::vector<EpochEntry>& epochs,
+                                          absl::string_view producer_snapshot) {
+  STRATA_RETURN_IF_ERROR(CheckOnline());
+  if (offset < 0) return MakeError(Errc::kInvalidArgument, absl::StrCat("cannot restart the log at offset ", offset));
+  std::map<int64_t, ProducerStateEntry> producers;
+  if (!producer_snapshot.empty()) {
+    STRATA_ASSIGN_OR_RETURN(producers, ProducerStateManager::DecodeSnapshot(
+                                           producer_snapshot, absl::StrCat("the remote producer snapshot at ", offset)));
+  }
+  std::vector<EpochEntry> below;
+  for (const EpochEntry& e : epochs) {
+    if (e.start_offset < offset) below.push_back(e);
+  }
+  STRATA_RETURN_IF_ERROR(LeaderEpochCache::Validate(below));
+  absl::MutexLock flushing(&flush_mu_);
+  absl::MutexLock lock(&mu_);
+  STRATA_RETURN_IF_ERROR(CheckOpenLocked());
+  STRATA_RETURN_IF_ERROR(TruncateFullyLocked(offset));
+  absl::Status status = leader_epoch_cache_->Restore(below);
+  if (status.ok()) status = producer_state_->Restore(offset, std::move(producers));
+  if (!status.ok()) return Io(status);
+  return absl::OkStatus();
+}
+
 absl::Status Log::TruncateFullyLocked(int64_t offset) {
   absl::Status status = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     while (!segments_.empty()) STRATA_RETURN_IF_ERROR(DeleteSegmentLocked(segments_.begin()));
@@ -523,18 +547,22 @@ absl::StatusOr<int> Log::DeleteOldSegments() {
       LogSegment& segment = *first->second;
       if (upper > high_watermark_) break;
       bool below_start = upper <= log_start_offset_;
-      int64_t retention_ms = config_.retention_ms;
-      int64_t retention_bytes = config_.retention_bytes;
-      if (config_.remote_storage_enable) {
+      auto past = [&](int64_t retention_ms, int64_t retention_bytes) {
+        bool expired = retention_ms >= 0 && segment.max_timestamp_so_far() != kNoTimestamp &&
+                       now - segment.max_timestamp_so_far() > retention_ms;
+        bool over_size = retention_bytes >= 0 && total - static_cast<int64_t>(segment.size()) >= retention_bytes;
+        return expired || over_size;
+      };
+      // retention.* bounds the whole log: past it, a segment goes whether or not the
+      // remote tier holds it (the remote log manager deletes the copies by the same
+      // rule; the local size is at most the whole log's).
+      bool due = below_start || past(config_.retention_ms, config_.retention_bytes);
+      if (!due && config_.remote_storage_enable) {
         // Local retention, and only of what the remote tier holds.
-        if (upper - 1 > highest_offset_in_remote_storage_ && !below_start) break;
-        retention_ms = config_.effective_local_retention_ms();
-        retention_bytes = config_.effective_local_retention_bytes();
+        bool copied = upper - 1 <= highest_offset_in_remote_storage_;
+        due = copied && past(config_.effective_local_retention_ms(), config_.effective_local_retention_bytes());
       }
-      bool expired = retention_ms >= 0 && segment.max_timestamp_so_far() != kNoTimestamp &&
-                     now - segment.max_timestamp_so_far() > retention_ms;
-      bool over_size = retention_bytes >= 0 && total - static_cast<int64_t>(segment.size()) >= retention_bytes;
-      if (!below_start && !expired && !over_size) break;
+      if (!due) break;
       total -= static_cast<int64_t>(segment.size());
       STRATA_RETURN_IF_ERROR(DeleteSegmentLocked(first));
       ++deleted;
@@ -575,6 +603,7 @@ std::vector<RolledSegment> Log::RolledSegmentsAfter(int64_t after, int64_t below
       r.producer_snapshot_path = SegmentFileName(options_.dir, next->first, kSnapshotSuffix);  // checked below
       for (const EpochEntry& e : epochs) {
         if (e.start_offset > end) break;
+        r.epoch_checkpoint.push_back(e);
         if (e.start_offset <= r.base_offset) {
           r.leader_epochs.assign(1, EpochEntry{e.epoch, r.base_offset});
         } else {

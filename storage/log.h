@@ -86,6 +86,9 @@ struct RolledSegment {
   std::string producer_snapshot_path;  // the snapshot at end_offset + 1; empty: none
   // The leader epochs in force in it: the first starts at base_offset.
   std::vector<EpochEntry> leader_epochs;
+  // The leader-epoch cache as of its end: every entry that starts at or below
+  // end_offset (what a follower restoring from the remote tier needs).
+  std::vector<EpochEntry> epoch_checkpoint;
 };
 
 class Log {
@@ -122,14 +125,21 @@ class Log {
   absl::StatusOr<bool> TruncateTo(int64_t offset);
   // Removes every segment and restarts the log, empty, at offset.
   absl::Status TruncateFullyAndStartAt(int64_t offset);
+  // The same, with the state of the log below offset that the remote tier holds (the
+  // follower tier state machine): the leader-epoch entries that start below offset and
+  // the producer snapshot taken at offset (empty: no producers). The snapshot is decoded
+  // first: a damaged one changes nothing. The epoch cache is replaced whole (a reader
+  // sees all of the entries or none).
+  absl::Status TruncateFullyAndRestore(int64_t offset, const std::vector<EpochEntry>& epochs,
+                                       absl::string_view producer_snapshot);
   // Advances the log start (DeleteRecords, remote tier); whole segments below it go.
   absl::Status MaybeIncrementLogStartOffset(int64_t new_log_start_offset);
   // Retention: deletes the oldest segments past retention.ms or retention.bytes, only
   // below the high watermark and never the active segment. Returns how many.
-  // With remote.storage.enable this is local retention: local.retention.* bound the
-  // local copy, and a segment goes only when every offset in it has been copied to the
-  // remote tier (at or below highest_offset_in_remote_storage); the whole log's
-  // retention.* is the remote log manager's (it deletes remote copies).
+  // With remote.storage.enable, local.retention.* also bound the local copy, for a
+  // segment whose every offset has been copied to the remote tier (at or below
+  // highest_offset_in_remote_storage); retention.* still bounds the whole log (the
+  // remote log manager deletes the remote copies by it).
   absl::StatusOr<int> DeleteOldSegments();
   // The rolled segments that hold an offset above `after` and end below `below`
   // (exclusive; the high watermark), oldest first; the active segment never. Their files

@@ -70,6 +70,15 @@ const std::vector<Setting>& Settings() {
 constexpr const char* kTimestampType = "message.timestamp.type";
 constexpr const char* kBrokerTimestampType = "log.message.timestamp.type";
 constexpr const char* kRemoteStorageEnable = "remote.storage.enable";  // topic only, as in Kafka
+// A broker setting (strata-server's table sets the default) that a topic may override.
+constexpr const char* kFetchLastTieredOffset = "follower.fetch.last.tiered.offset.enable";
+
+// The boolean settings: key -> field.
+bool* BoolField(LogConfig& c, const std::string& key) {
+  if (key == kRemoteStorageEnable) return &c.remote_storage_enable;
+  if (key == kFetchLastTieredOffset) return &c.follower_fetch_last_tiered_offset;
+  return nullptr;
+}
 
 }  // namespace
 
@@ -87,7 +96,8 @@ std::vector<LogConfig::SettingInfo> LogConfig::Describe() {
 }
 
 bool LogConfig::IsLogSetting(const std::string& key) {
-  if (key == kTimestampType || key == kBrokerTimestampType || key == kRemoteStorageEnable) return true;
+  LogConfig scratch;
+  if (key == kTimestampType || key == kBrokerTimestampType || BoolField(scratch, key) != nullptr) return true;
   for (const Setting& s : Settings()) {
     if (key == s.topic_key || key == s.broker_key) return true;
   }
@@ -106,11 +116,11 @@ absl::StatusOr<LogConfig> LogConfig::FromProperties(const std::map<std::string, 
       config.log_append_time = text == "LogAppendTime";
       continue;
     }
-    if (key == kRemoteStorageEnable) {
+    if (bool* field = BoolField(config, key)) {
       if (text != "true" && text != "false") {
         return MakeError(Errc::kInvalidConfig, absl::StrCat("setting '", key, "' = '", text, "' must be true or false"));
       }
-      config.remote_storage_enable = text == "true";
+      *field = text == "true";
       continue;
     }
     const Setting* found = nullptr;

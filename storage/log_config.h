@@ -37,6 +37,10 @@ struct LogConfig {
   // local copy; -2 takes the retention.* value. A local segment goes only once its copy
   // has FINISHED (Log::set_highest_offset_in_remote_storage).
   bool remote_storage_enable = false;
+  // follower.fetch.last.tiered.offset.enable (KIP-1023; the broker's default, a topic
+  // may override it): an empty follower, or one whose position is in the remote tier,
+  // starts at the leader's earliest pending upload offset instead of its local log start.
+  bool follower_fetch_last_tiered_offset = false;
   int64_t local_retention_ms = -2;
   int64_t local_retention_bytes = -2;
 

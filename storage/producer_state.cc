@@ -195,6 +195,12 @@ absl::StatusOr<std::optional<int64_t>> ProducerStateManager::LoadNewestSnapshotA
   return std::optional<int64_t>();
 }
 
+absl::Status ProducerStateManager::Restore(int64_t offset, std::map<int64_t, ProducerStateEntry> producers) {
+  ABSL_CHECK_EQ(map_end_offset_, offset);
+  producers_ = std::move(producers);
+  return TakeSnapshot(SnapshotSync::kNow);
+}
+
 absl::Status ProducerStateManager::DeleteSnapshotsBelow(int64_t offset) {
   STRATA_ASSIGN_OR_RETURN(auto offsets, ListSnapshots());
   for (int64_t o : offsets) {

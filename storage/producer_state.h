@@ -80,6 +80,10 @@ class ProducerStateManager {
   absl::Status DeleteSnapshotsBelow(int64_t offset);
   // Forgets everything and deletes every snapshot; the state starts at offset.
   absl::Status TruncateFullyAndStartAt(int64_t offset);
+  // After TruncateFullyAndStartAt(offset): the producers of a snapshot taken at offset
+  // elsewhere (the remote tier's copy of the segment that ends before it), written as
+  // this log's snapshot at offset. REQUIRES: map_end_offset() == offset.
+  absl::Status Restore(int64_t offset, std::map<int64_t, ProducerStateEntry> producers);
 
   static std::string EncodeSnapshot(const std::map<int64_t, ProducerStateEntry>& producers);
   static absl::StatusOr<std::map<int64_t, ProducerStateEntry>> DecodeSnapshot(absl::string_view data,

@@ -369,5 +369,26 @@ TEST_F(RemoteLogManagerTest, RetentionMsDeletesRemoteCopiesAndMovesTheLogStart) 
   EXPECT_EQ(partition_->log_start_offset(), finished[2].start_offset());
 }
 
+TEST_F(RemoteLogManagerTest, ASegmentPastRetentionMsLeavesTheLocalLogAfterItsCopyWasDeletedFirst) {
+  AppendRolling(3, /*timestamp=*/clock_.NowMs() - 10'000);
+  ASSERT_TRUE(manager_->RunTask(*partition_).ok());
+  ASSERT_EQ(Finished().size(), 3u);
+  ApplyImage();
+  storage::LogConfig config = log_->config();
+  config.retention_ms = 5000;
+  log_->UpdateConfig(config);
+  // The remote tier's retention runs first: every copy goes, and with them the image's
+  // highest copied offset (-1 now): the old local segments are no longer "copied".
+  ASSERT_TRUE(manager_->RunTask(*partition_).ok());
+  ASSERT_TRUE(controller_.segments().empty());
+  ApplyImage();
+  ASSERT_EQ(log_->highest_offset_in_remote_storage(), -1);
+  std::vector<int64_t> bases = log_->segment_base_offsets();
+  auto deleted = log_->DeleteOldSegments();
+  ASSERT_TRUE(deleted.ok());
+  EXPECT_EQ(*deleted, 3) << "retention.ms bounds the whole log, copied or not";
+  EXPECT_EQ(log_->log_start_offset(), bases[3]);
+}
+
 }  // namespace
 }  // namespace strata::broker
