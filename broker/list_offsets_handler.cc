@@ -1,6 +1,8 @@
 #include "broker/list_offsets_handler.h"
 
 #include <algorithm>
+#include <atomic>
+#include <functional>
 #include <memory>
 #include <set>
 #include <vector>
@@ -66,23 +68,69 @@ bool NeedsRemoteTier(const KafkaApisContext& context, const kafka::ListOffsetsRe
   return false;
 }
 
-// One search over both tiers: the remote copies below the local log start, oldest
-// first, then the local log. nullopt: the local log answers.
-absl::StatusOr<std::optional<OffsetAndEpoch>> SearchRemoteTier(const KafkaApisContext& context,
-                                                              const Partition& partition, int64_t timestamp) {
-  int64_t start = partition.log_start_offset();
+// What a timestamp search covers, read before it and again before it answers: the
+// same log (no truncation or rebuild between), the same log start across both tiers,
+// the same local log start. Anything else moved the range under the search.
+struct SearchRange {
+  int64_t truncations = 0;
+  int64_t log_start = 0;
+  int64_t local_start = 0;
+  bool operator==(const SearchRange&) const = default;
+};
+
+SearchRange RangeOf(const Partition& partition) {
+  SearchRange r;
+  r.truncations = partition.log()->truncation_count();  // first: a truncation after it shows
+  r.log_start = partition.log_start_offset();
+  r.local_start = partition.log()->log_start_offset();
+  return r;
+}
+
+std::atomic<int64_t> deferred_for_hole{0};
+std::atomic<int64_t> deferred_for_moved_range{0};
+std::function<void()>* search_hook = nullptr;  // tests only
+
+// One search over both tiers (seed KC-761): the remote copies below the local log start,
+// oldest first, then the local log; the first offset whose timestamp is at or after the
+// target over the whole range. The remote tier is searched only where it is contiguous
+// from the log start; when its copies end before the local log starts (a hole this
+// replica cannot search) and they hold no match, the lookup is deferred rather than
+// answered with a local offset that would skip the hole's records. local is the local
+// log's answer (which also checked the epoch and the leadership).
+absl::StatusOr<OffsetAndEpoch> SearchBothTiers(const KafkaApisContext& context, const Partition& partition,
+                                               int64_t timestamp, const SearchRange& before,
+                                               const OffsetAndEpoch& local) {
+  int64_t contiguous_end = before.log_start;  // the searchable prefix is [log start, contiguous_end)
+  std::optional<OffsetAndEpoch> remote;
   for (const auto& s : RemoteCopiesToSearch(context, partition, timestamp)) {
-    if (s.max_timestamp_ms() < timestamp || s.end_offset() < start) continue;
+    if (s.start_offset() > contiguous_end) break;  // a gap between copies: nothing past it is searchable
+    contiguous_end = std::max(contiguous_end, s.end_offset() + 1);
+    if (remote || s.max_timestamp_ms() < timestamp || s.end_offset() < before.log_start) continue;
     STRATA_ASSIGN_OR_RETURN(auto found, context.remote_reader->FindOffsetByTimestamp(
-                                            s, timestamp, std::max(start, s.start_offset())));
+                                            s, timestamp, std::max(before.log_start, s.start_offset())));
     if (!found) continue;
     OffsetAndEpoch result;
     result.offset = found->offset;
     result.timestamp = found->timestamp;
     result.leader_epoch = controller::RemoteLogSegments::EpochAt(s, found->offset);
-    return std::optional<OffsetAndEpoch>(result);
+    remote = result;
   }
-  return std::optional<OffsetAndEpoch>();
+  if (search_hook != nullptr) (*search_hook)();
+  if (!(RangeOf(partition) == before)) {
+    ++deferred_for_moved_range;
+    return KafkaError(kafka::ErrorCode::kOffsetNotAvailable,
+                      "the partition's searchable range moved during the lookup (truncation, rebuild or log start)");
+  }
+  if (remote) return *remote;
+  bool hole = before.log_start < before.local_start && contiguous_end < before.local_start;
+  if (hole) {
+    ++deferred_for_hole;
+    return KafkaError(kafka::ErrorCode::kOffsetNotAvailable,
+                      absl::StrCat("offsets [", contiguous_end, ", ", before.local_start, ") of ",
+                                   partition.topic_partition().DirName(),
+                                   " are in neither tier here: a match there cannot be ruled out"));
+  }
+  return local;
 }
 
 }  // namespace
@@ -122,14 +170,15 @@ kafka::ListOffsetsResponse AnswerListOffsets(const KafkaApisContext& context, co
       }
       std::optional<int32_t> epoch;
       if (version >= 4) epoch = p.current_leader_epoch;
+      SearchRange before = RangeOf(**partition);
       auto found = (*partition)->FetchOffsetForTimestamp(p.timestamp, isolation, epoch);
       if (found.ok() && p.timestamp >= 0) {
-        // Only on a reader thread (HandleListOffsets), where the remote tier may be read.
-        auto remote = SearchRemoteTier(context, **partition, p.timestamp);
-        if (!remote.ok()) {
-          found = remote.status();
-        } else if (*remote) {
-          found = **remote;
+        // On a reader thread when the remote tier is involved (HandleListOffsets).
+        OffsetAndEpoch local = *found;
+        found = SearchBothTiers(context, **partition, p.timestamp, before, local);
+        if (!found.ok() && KafkaErrorCodeOf(found.status()) == kafka::ErrorCode::kOffsetNotAvailable &&
+            version < 5) {
+          found = KafkaError(kafka::ErrorCode::kLeaderNotAvailable, found.status().message());
         }
       }
       if (!found.ok()) {
@@ -142,6 +191,16 @@ kafka::ListOffsetsResponse AnswerListOffsets(const KafkaApisContext& context, co
     }
   }
   return response;
+}
+
+ListOffsetsDeferrals DeferredListOffsets() {
+  return ListOffsetsDeferrals{deferred_for_hole.load(), deferred_for_moved_range.load()};
+}
+
+void SetListOffsetsSearchHookForTesting(std::function<void()> hook) {
+  static std::function<void()> held;
+  held = std::move(hook);
+  search_hook = held ? &held : nullptr;
 }
 
 void HandleListOffsets(const ApiRequest& request, KafkaResponder respond) {

@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "broker/list_offsets_handler.h"
 #include "controller/metric_families.h"
 
 namespace strata::server {
@@ -67,6 +68,16 @@ std::vector<prometheus::MetricFamily> StorageMetrics::Collect() const {
                          MetricType::Gauge);
   Add(segments, recovered.segments_recovered);
   out.push_back(std::move(segments));
+
+  broker::ListOffsetsDeferrals deferred = broker::DeferredListOffsets();
+  auto lookups = Family("strata_list_offsets_deferred_total",
+                        "Timestamp ListOffsets lookups answered OFFSET_NOT_AVAILABLE rather than an offset that could "
+                        "skip stored records: a hole between the remote tier and the local log, or a range that moved "
+                        "during the lookup",
+                        MetricType::Counter);
+  Add(lookups, static_cast<double>(deferred.hole), {{"reason", "hole"}});
+  Add(lookups, static_cast<double>(deferred.range_moved), {{"reason", "range_moved"}});
+  out.push_back(std::move(lookups));
   return out;
 }
 

@@ -10,6 +10,8 @@
 //   strata_log_recovery_bytes, strata_log_recovery_segments
 //                                                         what loading the logs at start
 //                                                         recovered (the unflushed tail)
+//   strata_list_offsets_deferred_total{reason="hole"|"range_moved"}
+//                                                         timestamp lookups deferred (seed KC-761)
 // Thread-safe.
 
 #include <vector>

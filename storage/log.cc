@@ -434,6 +434,7 @@ absl::StatusOr<bool> Log::TruncateTo(int64_t offset) {
     STRATA_RETURN_IF_ERROR(TruncateFullyLocked(offset));
     return true;
   }
+  truncations_.fetch_add(1);
   absl::Status status = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     while (segments_.size() > 1 && segments_.rbegin()->first > offset) {
       STRATA_RETURN_IF_ERROR(DeleteSegmentLocked(std::prev(segments_.end())));
@@ -492,6 +493,7 @@ absl::Status Log::TruncateFullyAndRestore(int64_t offset, const std::vector<Epoc
 }
 
 absl::Status Log::TruncateFullyLocked(int64_t offset) {
+  truncations_.fetch_add(1);
   absl::Status status = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     while (!segments_.empty()) STRATA_RETURN_IF_ERROR(DeleteSegmentLocked(segments_.begin()));
     STRATA_ASSIGN_OR_RETURN(auto segment,

@@ -179,6 +179,9 @@ class Log {
   int64_t recovery_point() const;
   int64_t high_watermark() const;
   int64_t size_in_bytes() const;
+  // How many truncations (of the end, or full restarts) the log has had: a reader that
+  // saw the same count before and after a search saw one log throughout.
+  int64_t truncation_count() const { return truncations_.load(); }
   // The bytes of the segments that hold an offset above offset (the active one always).
   int64_t SizeOfSegmentsAbove(int64_t offset) const;
   int segment_count() const;
@@ -249,6 +252,7 @@ class Log {
   int64_t high_watermark_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t last_flush_ms_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t highest_offset_in_remote_storage_ ABSL_GUARDED_BY(mu_) = -1;
+  std::atomic<int64_t> truncations_{0};  // incremented under mu_ before a truncation changes anything
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   // A segment file was created since the last flush: the directory needs an fsync.
   bool dir_needs_sync_ ABSL_GUARDED_BY(mu_) = true;

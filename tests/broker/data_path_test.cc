@@ -20,6 +20,7 @@
 
 #include "broker/kafka_api_handler.h"
 #include "broker/kafka_server.h"
+#include "broker/list_offsets_handler.h"
 #include "broker/remote_log_manager.h"
 #include "broker/remote_log_reader.h"
 #include "broker/remote_segment_id.h"
@@ -1017,6 +1018,77 @@ TEST_F(TieredDataPathTest, ACorruptedRemoteObjectIsAStorageErrorForItsPartitionO
   EXPECT_FALSE(response->responses.at(1).partitions.at(0).records->empty()) << "the other partition is served";
   EXPECT_EQ(reader_->stats().read_errors, 1);
   EXPECT_FALSE(LogOf("orders")->offline()) << "a remote failure is no local dir failure";
+}
+
+// Seed KC-761's example: offsets 0..1199 with timestamps 10000 + offset, the remote tier
+// holding 0..799. A lookup answers the first offset at or after the time over both tiers,
+// or OFFSET_NOT_AVAILABLE when it cannot rule out a match it cannot read — never an
+// offset past stored records.
+class TimestampAcrossTiersTest : public TieredDataPathTest {
+ protected:
+  void SetUp() override {
+    TieredDataPathTest::SetUp();
+    CreateTopic("ts", 't', {kBroker},
+                {TopicConfig("ts", "remote.storage.enable", "true"), TopicConfig("ts", "segment.bytes", "4000"),
+                 TopicConfig("ts", "local.retention.bytes", "1"), TopicConfig("ts", "retention.ms", "-1")});
+    for (int k = 0; k < 9; ++k) ASSERT_EQ(Produce("ts", testing::MakeBatch(100, "v", 10000 + 100 * k, 20)).error_code, 0);
+    ASSERT_TRUE(manager_->RunTask(*replicas_->GetPartition({"ts", 0})).ok());  // copies 0..799
+    for (int k = 9; k < 12; ++k) ASSERT_EQ(Produce("ts", testing::MakeBatch(100, "v", 10000 + 100 * k, 20)).error_code, 0);
+    store_->WithImage([&](const controller::MetadataImage& image) { replicas_->ApplyImage(image); });
+    ASSERT_TRUE(LogOf("ts")->DeleteOldSegments().ok());
+    ASSERT_EQ(LogOf("ts")->log_start_offset(), 800) << "the local log starts where the remote tier ends";
+    SetListOffsetsSearchHookForTesting(nullptr);
+  }
+  void TearDown() override {
+    SetListOffsetsSearchHookForTesting(nullptr);
+    TieredDataPathTest::TearDown();
+  }
+  int16_t NotAvailable() { return Code(kafka::ErrorCode::kOffsetNotAvailable); }
+};
+
+TEST_F(TimestampAcrossTiersTest, ALookupSearchesTheRemoteTierThenTheLocalLog) {
+  auto remote = ListOffsets("ts", 10100, 9);
+  EXPECT_EQ(remote.error_code, 0);
+  EXPECT_EQ(remote.offset, 100);
+  EXPECT_EQ(remote.timestamp, 10100);
+  EXPECT_EQ(ListOffsets("ts", 10850, 9).offset, 850);
+  EXPECT_EQ(ListOffsets("ts", 99999, 9).offset, -1) << "no match anywhere, and no hole";
+}
+
+TEST_F(TimestampAcrossTiersTest, AReplicaWhoseLocalLogStartsPastTheRemoteTierNeverSkipsTheHole) {
+  // Rebuilt empty at its leader's end: the local log starts at 1200, the remote tier ends at 799.
+  ASSERT_TRUE(LogOf("ts")->TruncateFullyAndStartAt(1200).ok());
+  ListOffsetsDeferrals before = DeferredListOffsets();
+  EXPECT_EQ(ListOffsets("ts", 10100, 9).offset, 100) << "a match in the contiguous remote prefix is answered";
+  auto in_hole = ListOffsets("ts", 10850, 9);
+  EXPECT_EQ(in_hole.error_code, NotAvailable()) << "never 1200, which would skip 850..1199";
+  EXPECT_EQ(in_hole.offset, -1);
+  EXPECT_EQ(ListOffsets("ts", 10850, 4).error_code, Code(kafka::ErrorCode::kLeaderNotAvailable)) << "before v5";
+  EXPECT_EQ(DeferredListOffsets().hole - before.hole, 2) << "each deferred lookup counted once";
+  EXPECT_EQ(DeferredListOffsets().range_moved, before.range_moved);
+}
+
+TEST_F(TimestampAcrossTiersTest, ATruncationDuringTheLookupDefersIt) {
+  SetListOffsetsSearchHookForTesting([this] { ASSERT_TRUE(LogOf("ts")->TruncateTo(1150).ok()); });
+  ListOffsetsDeferrals before = DeferredListOffsets();
+  EXPECT_EQ(ListOffsets("ts", 10850, 9).error_code, NotAvailable());
+  EXPECT_EQ(DeferredListOffsets().range_moved - before.range_moved, 1);
+  SetListOffsetsSearchHookForTesting(nullptr);
+  EXPECT_EQ(ListOffsets("ts", 10850, 9).offset, 850) << "answered once nothing moves under it";
+}
+
+TEST_F(TimestampAcrossTiersTest, ALogStartMoveDuringTheLookupDefersIt) {
+  SetListOffsetsSearchHookForTesting([this] { ASSERT_TRUE(LogOf("ts")->MaybeIncrementLogStartOffset(900).ok()); });
+  EXPECT_EQ(ListOffsets("ts", 10100, 9).error_code, NotAvailable()) << "the local log start moved";
+}
+
+TEST_F(TimestampAcrossTiersTest, ARebuildDuringTheLookupDefersIt) {
+  storage::Log* log = LogOf("ts");
+  SetListOffsetsSearchHookForTesting([log] {
+    std::vector<storage::EpochEntry> epochs = log->leader_epoch_cache().entries();
+    ASSERT_TRUE(log->TruncateFullyAndRestore(1200, epochs, "").ok());
+  });
+  EXPECT_EQ(ListOffsets("ts", 10850, 9).error_code, NotAvailable());
 }
 
 }  // namespace
