@@ -16,6 +16,8 @@ remote.log.storage.path (a directory of this test: the shared volume). Topic `ti
   * A consumer from offset 0 (confluent-kafka, then kcat) reads every record byte for
     byte, crossing from the remote tier to the local log: each value once, in order,
     every acknowledged value at its acknowledged offset.
+  * offsets_for_times (confluent-kafka) answers the exact first offset at or after a
+    time, in the remote range and in the local log.
   * A remote object corrupted on disk is detected by its checksum: the fetch of its
     offsets answers KAFKA_STORAGE_ERROR, and the broker goes on serving the local tail.
   * retention.ms set low deletes the remote copies and the log start offset moves.
@@ -109,7 +111,7 @@ def produce(cluster, acked):
 
 
 def read_from_zero(cluster, end, timeout=240):
-    """confluent-kafka from offset 0 to end: [(offset, value bytes)] and the errors seen."""
+    """confluent-kafka from offset 0 to end: [(offset, value bytes, timestamp ms)] and the errors seen."""
     errors = []
     consumer = Consumer({"bootstrap.servers": cluster.bootstrap, "group.id": "tiered-test-unused",
                          "enable.auto.commit": False, "fetch.max.bytes": 4 << 20,
@@ -123,7 +125,7 @@ def read_from_zero(cluster, end, timeout=240):
                 raise TestFailed(f"read {len(got)} records from offset 0 in {timeout} s, not to {end}")
             for msg in consumer.consume(2000, timeout=0.5):
                 if msg.error() is None:
-                    got.append((msg.offset(), msg.value()))
+                    got.append((msg.offset(), msg.value(), msg.timestamp()[1]))
                 elif msg.error().code() != KafkaError._PARTITION_EOF:
                     errors.append(str(msg.error()))
     finally:
@@ -190,7 +192,7 @@ def run(remote_dir):
         got, errors = read_from_zero(cluster, end)
         cluster.check(not errors, f"consumer errors: {errors[:3]}")
         seen = {}
-        for offset, value in got:
+        for offset, value, _ in got:
             n = number_in(value)
             if not cluster.check(n is not None, f"offset {offset}: a value never produced: {value[:20]!r}"):
                 break
@@ -200,6 +202,20 @@ def run(remote_dir):
         cluster.check(not missing, f"{len(missing)} acknowledged values missing or moved, e.g. "
                                    f"{[(n, acked[n], seen.get(n)) for n in missing[:5]]}")
         log(f"confluent-kafka read {len(got)} records from offset 0")
+
+        # offsets_for_times: exact offsets in the remote range (the first record at or
+        # after each time), as the records just read say.
+        local_start = describe_tiers(cluster)["local_log_start_offset"]
+        probe = Consumer({"bootstrap.servers": cluster.bootstrap, "group.id": "tiered-test-times"})
+        try:
+            for index in (0, 5000, 30000, local_start // 2, local_start + 10):
+                target = got[index][2]
+                want = next(o for o, _, ts in got if ts >= target)
+                answer = probe.offsets_for_times([TopicPartition(TOPIC, 0, target)], timeout=30)[0]
+                cluster.check(answer.error is None and answer.offset == want,
+                              f"offsets_for_times({target}) answered {answer.offset} ({answer.error}), not {want}")
+        finally:
+            probe.close()
         kcat = subprocess.run(["kcat", "-C", "-b", cluster.bootstrap, "-t", TOPIC, "-p", "0", "-o", "beginning",
                                "-e", "-q", "-f", "%o %S\n"], capture_output=True, timeout=240, text=True)
         lines = kcat.stdout.split()
