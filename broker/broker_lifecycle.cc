@@ -96,6 +96,9 @@ bool BrokerLifecycle::Heartbeat(bool want_shut_down, bool* should_shut_down) {
   request.set_broker_id(options_.broker_id);
   request.set_current_metadata_offset(options_.metadata_offset ? options_.metadata_offset() : 0);
   request.set_want_shut_down(want_shut_down);
+  if (options_.tier_state_failing) {
+    for (const std::string& tp : options_.tier_state_failing()) request.add_tier_state_failing(tp);
+  }
   cv1::BrokerHeartbeatResponse response;
   absl::Status s = client_.CallController(&cv1::ControllerService::Stub::BrokerHeartbeat, request, &response,
                                           options_.heartbeat_interval);

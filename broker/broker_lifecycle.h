@@ -33,6 +33,8 @@ struct BrokerLifecycleOptions {
   std::chrono::milliseconds heartbeat_interval{2000};
   // The last metadata entry this broker applied.
   std::function<int64_t()> metadata_offset;
+  // Partitions whose state this broker cannot yet build from the remote tier (null: none).
+  std::function<std::vector<std::string>()> tier_state_failing;
 };
 
 struct BrokerLifecycleStatus {

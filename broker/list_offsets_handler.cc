@@ -12,6 +12,7 @@
 #include "base/status_macros.h"
 #include "broker/partition_lookup.h"
 #include "broker/remote_log_reader.h"
+#include "broker/replica_manager.h"
 #include "controller/metadata_image.h"
 
 namespace strata::broker {
@@ -116,7 +117,9 @@ absl::StatusOr<OffsetAndEpoch> SearchBothTiers(const KafkaApisContext& context, 
     remote = result;
   }
   if (search_hook != nullptr) (*search_hook)();
-  if (!(RangeOf(partition) == before)) {
+  // The same partition (not one deleted and recreated meanwhile), over the same range.
+  bool same_partition = context.replicas.GetPartition(partition.topic_partition()).get() == &partition;
+  if (!same_partition || !(RangeOf(partition) == before)) {
     ++deferred_for_moved_range;
     return KafkaError(kafka::ErrorCode::kOffsetNotAvailable,
                       "the partition's searchable range moved during the lookup (truncation, rebuild or log start)");

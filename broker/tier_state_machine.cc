@@ -68,6 +68,11 @@ void TierStateMachine::NoteOutcome(const std::string& name, const absl::Status& 
   }
 }
 
+std::vector<std::string> TierStateMachine::failing() const {
+  absl::MutexLock lock(&mu_);
+  return std::vector<std::string>(failing_.begin(), failing_.end());
+}
+
 TierStateMachineStats TierStateMachine::stats() const {
   absl::MutexLock lock(&mu_);
   return TierStateMachineStats{builds_.load(), empty_ranges_.load(), errors_.load(),

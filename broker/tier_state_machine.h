@@ -67,6 +67,8 @@ class TierStateMachine {
                                        int64_t fetch_start, int64_t leader_log_start);
 
   TierStateMachineStats stats() const;
+  // The partitions whose last build failed (their names, as Build was given them).
+  std::vector<std::string> failing() const;
 
  private:
   const TierStateMachineOptions options_;

@@ -291,6 +291,11 @@ admin::v1::DescribeClusterResponse QuorumController::DescribeCluster() {
 admin::v1::DescribeTopicsResponse QuorumController::DescribeTopics(const admin::v1::DescribeTopicsRequest& request) {
   admin::v1::DescribeTopicsResponse response;
   response.set_controller_id(node_.status().leader);
+  std::map<BrokerId, std::set<std::string>> tier_state_failing;
+  {
+    absl::MutexLock s(&sessions_mu_);
+    tier_state_failing = tier_state_failing_;
+  }
   store_.WithImage([&](const MetadataImage& image) {
     auto describe = [&](const TopicState& t) {
       admin::v1::TopicDescription* d = response.add_topics();
@@ -305,6 +310,12 @@ admin::v1::DescribeTopicsResponse QuorumController::DescribeTopics(const admin::
         *pd->mutable_isr() = p.isr();
         for (int i = 0; i < p.replicas_size(); ++i) {
           if (!ReplicaAvailable(image, p, p.replicas(i), i)) pd->add_offline_replicas(p.replicas(i));
+        }
+        for (int32_t replica : p.replicas()) {
+          auto failing = tier_state_failing.find(replica);
+          if (failing != tier_state_failing.end() && failing->second.count(absl::StrCat(t.name, "-", pid))) {
+            pd->add_tier_state_failing_replicas(replica);
+          }
         }
         const RemoteLogSegments* remote = image.FindRemoteSegments(t.id, pid);
         if (request.include_remote_segments() && remote != nullptr) {
@@ -490,6 +501,7 @@ controller::v1::BrokerHeartbeatResponse QuorumController::BrokerHeartbeat(
              if (Outcome o = store_.WithImage(check); !o.ok()) return o;
              absl::MutexLock s(&sessions_mu_);
              last_heartbeat_[id] = Clock::now();
+             tier_state_failing_[id] = {request.tier_state_failing().begin(), request.tier_state_failing().end()};
              return {};
            },
        .plan =

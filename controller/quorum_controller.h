@@ -12,6 +12,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <set>
 #include <random>
 #include <string>
 #include <thread>
@@ -106,6 +107,9 @@ class QuorumController {
   // The term the heartbeat times below belong to.
   raft::Term sessions_term_ ABSL_GUARDED_BY(sessions_mu_) = 0;
   std::map<BrokerId, std::chrono::steady_clock::time_point> last_heartbeat_ ABSL_GUARDED_BY(sessions_mu_);
+  // What each broker's last heartbeat said of its tier state machine (partitions it
+  // cannot yet build from the remote tier): DescribeTopics shows it. Memory only.
+  std::map<BrokerId, std::set<std::string>> tier_state_failing_ ABSL_GUARDED_BY(sessions_mu_);
   std::thread sessions_;
 };
 

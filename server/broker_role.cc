@@ -56,9 +56,9 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
   role->broker_id_ = config.node_id;
   STRATA_RETURN_IF_ERROR(role->OpenMetadataImage(config, shared_store));
   if (shared_store == nullptr) STRATA_RETURN_IF_ERROR(role->FollowMetadataLog(config, cluster_id, on_fatal));
+  role->OpenRemoteStorage(config);  // before the lifecycle, whose heartbeats report the tier state machine
   role->StartLifecycle(config, cluster_id, log_dir_ids);
   STRATA_RETURN_IF_ERROR(role->OpenLogs(config, cluster_id, log_dir_ids, std::move(on_every_log_dir_failed)));
-  role->OpenRemoteStorage(config);
   role->StartReplicaManager(config);
   role->StartRemoteLogManager(config);
   STRATA_RETURN_IF_ERROR(role->ScheduleLogTasks(config));
@@ -117,6 +117,9 @@ void BrokerRole::StartLifecycle(const ServerConfig& config, const std::string& c
   lo.log_dir_ids = log_dir_ids;
   lo.heartbeat_interval = std::chrono::milliseconds(config.broker_heartbeat_interval_ms);
   lo.metadata_offset = [store = store_] { return store->applied().index; };
+  if (tier_state_machine_) {
+    lo.tier_state_failing = [machine = tier_state_machine_.get()] { return machine->failing(); };
+  }
   lifecycle_ = std::make_unique<broker::BrokerLifecycle>(*client_, lo);
   // Producer-id blocks from the controller, asked for with the broker's current epoch.
   producer_ids_ = std::make_unique<broker::ProducerIdManager>(broker::ControllerBlockSource(

@@ -437,5 +437,41 @@ TEST(ControllerProcesses, RemoteLogSegmentCopiesAreRecordedAndSurviveALeaderKill
   EXPECT_EQ(deleting.error_code(), 0) << deleting.error_message();
 }
 
+// The follower tier state machine's failures are visible: a broker's heartbeat names the
+// partitions whose state it cannot yet build from the remote tier, and DescribeTopics
+// shows that replica until a heartbeat no longer names it.
+TEST(ControllerProcesses, DescribeTopicsShowsFollowersThatCannotBuildTheirStateFromTheRemoteTier) {
+  namespace cv1 = strata::controller::v1;
+  namespace av1 = strata::admin::v1;
+  Controllers c;
+  ASSERT_NE(c.WaitForLeader(), 0);
+  broker::ControllerClient client(c.Voters());
+  std::map<int32_t, int64_t> epochs = RegisterUnfencedBrokers(client, {101, 102});
+  ASSERT_FALSE(CreateTopicOfOnePartition(client, "tiered").empty());
+  auto heartbeat = [&](std::vector<std::string> failing) {
+    cv1::BrokerHeartbeatRequest hb;
+    hb.set_broker_id(102);
+    hb.set_broker_epoch(epochs[102]);
+    hb.set_current_metadata_offset(1'000'000);
+    for (auto& f : failing) hb.add_tier_state_failing(f);
+    cv1::BrokerHeartbeatResponse beat;
+    ASSERT_TRUE(client.CallController(&cv1::ControllerService::Stub::BrokerHeartbeat, hb, &beat, 20s).ok());
+    ASSERT_EQ(beat.error_code(), 0) << beat.error_message();
+  };
+  auto failing = [&] {
+    av1::DescribeTopicsRequest describe;
+    describe.add_names("tiered");
+    av1::DescribeTopicsResponse described;
+    EXPECT_TRUE(client.CallAdmin(&av1::AdminService::Stub::DescribeTopics, describe, &described, 20s).ok());
+    const auto& p = described.topics(0).partitions(0);
+    return std::vector<int32_t>(p.tier_state_failing_replicas().begin(), p.tier_state_failing_replicas().end());
+  };
+  EXPECT_TRUE(failing().empty());
+  heartbeat({"tiered-0", "other-3"});
+  EXPECT_EQ(failing(), std::vector<int32_t>{102});
+  heartbeat({});
+  EXPECT_TRUE(failing().empty());
+}
+
 }  // namespace
 }  // namespace strata::raft

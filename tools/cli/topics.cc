@@ -128,7 +128,7 @@ int Describe(const std::vector<std::string>& names, bool list_only, const Contex
   Table list({"TOPIC", "TOPIC_ID", "PARTITIONS"});
   Table parts({"TOPIC", "PARTITION", "LEADER", "EPOCH", "REPLICAS", "ISR", "OFFLINE"});
   Table tier_rows({"TOPIC", "PARTITION", "LEADER", "LOG_START", "LOCAL_LOG_START", "REMOTE_LOG_START",
-                   "HIGHEST_COPIED", "REMOTE_SEGMENTS", "REMOTE_BYTES"});
+                   "HIGHEST_COPIED", "REMOTE_SEGMENTS", "REMOTE_BYTES", "TIER_STATE_FAILING"});
   for (const auto& t : r.topics()) {
     if (t.error_code() != 0) {
       std::cerr << "strata: topic " << t.name() << ": " << ErrorText(t.error_code(), t.error_message()) << std::endl;
@@ -154,10 +154,13 @@ int Describe(const std::vector<std::string>& names, bool list_only, const Contex
         row["remote_segment_count"] = tier.remote_segment_count;
         row["remote_bytes"] = tier.remote_bytes;
         row["remote_segments"] = tier.segments;
+        row["tier_state_failing_replicas"] =
+            std::vector<int32_t>(p.tier_state_failing_replicas().begin(), p.tier_state_failing_replicas().end());
         tier_rows.Add({t.name(), std::to_string(p.partition_id()), std::to_string(p.leader()),
                        std::to_string(tier.log_start_offset), std::to_string(tier.local_log_start_offset),
                        std::to_string(tier.remote_log_start_offset), std::to_string(tier.highest_copied_offset),
-                       std::to_string(tier.remote_segment_count), std::to_string(tier.remote_bytes)});
+                       std::to_string(tier.remote_segment_count), std::to_string(tier.remote_bytes),
+                       p.tier_state_failing_replicas().empty() ? "-" : Ids(p.tier_state_failing_replicas())});
       }
     }
     out.push_back({{"name", t.name()}, {"topic_id", TopicIdText(t.topic_id())}, {"partitions", pj}});
@@ -214,7 +217,8 @@ void AddTopicsCommands(CLI::App& app, Commands& commands) {
   describe_cmd->add_option("names", describe->names, "Topics (default: all)");
   describe_cmd->add_flag("--tiers", describe->tiers,
                          "Tiered storage: each partition's log start, local log start, remote log start, highest "
-                         "copied offset, remote segments and bytes (asks the leaders too)");
+                         "copied offset, remote segments and bytes (asks the leaders too), and the followers whose "
+                         "state cannot yet be built from the remote tier");
   commands.push_back({describe_cmd, [describe](const Context& ctx) {
                         return Describe(describe->names, false, ctx, describe->tiers);
                       }});
