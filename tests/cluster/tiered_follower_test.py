@@ -23,39 +23,18 @@ local.retention.bytes 2 MiB, min.insync.replicas 1.
 Usage: /usr/bin/python3 tiered_follower_test.py <bin dir> <strata-cluster>
 """
 
-import glob
-import os
 import re
 import shutil
 import sys
-import tempfile
 import time
 
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
 
-from replication_harness import Cluster, TestFailed, client_error_logger, log
+from replication_harness import TestFailed, client_error_logger, log
+from tiered_harness import TieredCluster, dir_bytes, tiers, with_remote_dir
 
 SEGMENT = 1 << 20
 VALUE = 1024
-
-
-def dir_bytes(path):
-    return sum(os.path.getsize(p) for p in glob.glob(os.path.join(path, "*.log")))
-
-
-class TieredCluster(Cluster):
-    def __init__(self, bin_dir, script, remote_dir):
-        super().__init__(bin_dir, script, "tiered-follower", budget_s=300, overrides={
-            "remote.log.storage.system.enable": "true",
-            "remote.log.storage.path": remote_dir,
-            "follower.fetch.last.tiered.offset.enable": "true",
-            "remote.log.manager.task.interval.ms": 200,
-            "remote.log.manager.task.retry.backoff.ms": 100,
-            "log.retention.check.interval.ms": 300,
-            "replica.fetch.backoff.ms": 100,
-            "broker.session.timeout.ms": 4000,
-            "broker.heartbeat.interval.ms": 250,
-        })
 
 
 class IdempotentProducer:
@@ -119,21 +98,13 @@ def rebuild(cluster, broker, topic):
     cluster.start(broker)
 
 
-def tiers(cluster, topic):
-    return cluster.strata("topics", "describe", topic, "--tiers")[0]["partitions"][0]
-
-
 def main():
-    remote_dir = tempfile.mkdtemp(prefix="strata-tiered-follower-remote.", dir=os.environ.get("TMPDIR", "/tmp"))
-    try:
-        run(remote_dir)
-    finally:
-        if not os.environ.get("STRATA_KEEP_TEST_DIR"):
-            shutil.rmtree(remote_dir, ignore_errors=True)
+    with_remote_dir("tiered-follower", run)
 
 
 def run(remote_dir):
-    with TieredCluster(sys.argv[1], sys.argv[2], remote_dir) as cluster:
+    with TieredCluster(sys.argv[1], sys.argv[2], "tiered-follower", remote_dir, budget_s=300,
+                       overrides={"follower.fetch.last.tiered.offset.enable": "true"}) as cluster:
         # Seed KAFKA-21190 first: every remote copy deleted by retention.
         cluster.create_topic("pruned", 1, 3, {"remote.storage.enable": "true", "segment.bytes": SEGMENT,
                                               "retention.ms": 3000, "min.insync.replicas": 1})

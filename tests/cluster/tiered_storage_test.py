@@ -26,16 +26,15 @@ Usage: /usr/bin/python3 tiered_storage_test.py <bin dir> <strata-cluster>
 
 import glob
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
 
 from kafka_probe import connect_when_listening, fetch_error
-from replication_harness import Cluster, TestFailed, client_error_logger, log
+from replication_harness import TestFailed, client_error_logger, log
+from tiered_harness import TieredCluster, dir_bytes, tiers, with_remote_dir
 
 TOPIC = "tiered"
 RECORDS = 102_400
@@ -54,24 +53,6 @@ def value_of(n):
 def number_in(value):
     n = int(value[:9])
     return n if value == value_of(n) else None
-
-
-def dir_bytes(path, pattern="*.log"):
-    return sum(os.path.getsize(p) for p in glob.glob(os.path.join(path, pattern)))
-
-
-class TieredCluster(Cluster):
-    def __init__(self, bin_dir, script, remote_dir):
-        super().__init__(bin_dir, script, "tiered", budget_s=420, overrides={
-            "remote.log.storage.system.enable": "true",
-            "remote.log.storage.path": remote_dir,
-            "remote.log.manager.task.interval.ms": 300,
-            "remote.log.manager.task.retry.backoff.ms": 100,
-            "log.retention.check.interval.ms": 500,
-            "replica.fetch.backoff.ms": 100,
-            "broker.session.timeout.ms": 4000,
-            "broker.heartbeat.interval.ms": 250,
-        })
 
 
 def produce(cluster, acked):
@@ -141,20 +122,15 @@ def leader_fetch_error(cluster, offset):
 
 
 def describe_tiers(cluster):
-    return cluster.strata("topics", "describe", TOPIC, "--tiers")[0]["partitions"][0]
+    return tiers(cluster, TOPIC)
 
 
 def main():
-    remote_dir = tempfile.mkdtemp(prefix="strata-tiered-remote.", dir=os.environ.get("TMPDIR", "/tmp"))
-    try:
-        run(remote_dir)
-    finally:
-        if not os.environ.get("STRATA_KEEP_TEST_DIR"):
-            shutil.rmtree(remote_dir, ignore_errors=True)
+    with_remote_dir("tiered", run)
 
 
 def run(remote_dir):
-    with TieredCluster(sys.argv[1], sys.argv[2], remote_dir) as cluster:
+    with TieredCluster(sys.argv[1], sys.argv[2], "tiered", remote_dir, budget_s=420) as cluster:
         cluster.create_topic(TOPIC, 1, 3, {"remote.storage.enable": "true", "segment.bytes": SEGMENT,
                                            "local.retention.bytes": LOCAL_RETENTION, "min.insync.replicas": 2})
         cluster.wait_for("the partition settles", lambda: cluster.settled(TOPIC), 30)
