@@ -49,18 +49,13 @@ class RemoteReadCache {
     }
   }
 
-  int64_t bytes() const {
-    absl::MutexLock lock(&mu_);
-    return bytes_;
-  }
-
  private:
   struct Entry {
     Value value;
     std::list<Key>::iterator at;
   };
   const int64_t budget_;
-  mutable absl::Mutex mu_;
+  absl::Mutex mu_;
   std::list<Key> lru_ ABSL_GUARDED_BY(mu_);  // most recent first
   std::map<Key, Entry> entries_ ABSL_GUARDED_BY(mu_);
   int64_t bytes_ ABSL_GUARDED_BY(mu_) = 0;

@@ -31,4 +31,12 @@ inline void Add(prometheus::MetricFamily& f, double value, std::vector<prometheu
   f.metric.push_back(std::move(m));
 }
 
+// A family of one unlabelled sample, appended to out.
+inline void AddSingle(std::vector<prometheus::MetricFamily>& out, const char* name, const char* help,
+                      prometheus::MetricType type, double value) {
+  prometheus::MetricFamily f = Family(name, help, type);
+  Add(f, value);
+  out.push_back(std::move(f));
+}
+
 }  // namespace strata::controller

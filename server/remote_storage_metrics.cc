@@ -11,9 +11,7 @@ using prometheus::MetricType;
 std::vector<prometheus::MetricFamily> RemoteStorageMetrics::Collect() const {
   std::vector<prometheus::MetricFamily> out;
   auto one = [&](const char* name, const char* help, MetricType type, double value) {
-    auto family = Family(name, help, type);
-    Add(family, value);
-    out.push_back(std::move(family));
+    controller::AddSingle(out, name, help, type, value);
   };
   broker::RemoteLogManager::CopyLag lag = manager_.copy_lag();
   one("strata_remote_copy_lag_segments", "Rolled segments below the high watermark not yet copied to the remote tier",

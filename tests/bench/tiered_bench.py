@@ -30,6 +30,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cluster"))
 from replication_harness import Cluster, log  # noqa: E402
+from tiered_harness import tiers  # noqa: E402
 
 SEGMENT = 16 << 20
 RECORD = 1024
@@ -43,9 +44,6 @@ def perf(cluster, *args):
         raise RuntimeError(f"strata-perf {args}: {out.stderr[-500:]}")
     return json.loads(out.stdout)
 
-
-def tiers(cluster, topic):
-    return cluster.strata("topics", "describe", topic, "--tiers")[0]["partitions"][0]
 
 
 def timed(command):

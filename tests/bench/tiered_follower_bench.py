@@ -25,17 +25,12 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cluster"))
 from replication_harness import Cluster, log  # noqa: E402
+from tiered_harness import dir_bytes, tiers  # noqa: E402
 
 SEGMENT = 16 << 20
 LOCAL = 50 << 20
 
 
-def dir_bytes(path):
-    return sum(os.path.getsize(p) for p in glob.glob(os.path.join(path, "*.log")))
-
-
-def tiers(cluster, topic):
-    return cluster.strata("topics", "describe", topic, "--tiers")[0]["partitions"][0]
 
 
 def wait(what, condition, timeout):

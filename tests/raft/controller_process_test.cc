@@ -215,6 +215,23 @@ TEST(ControllerProcesses, MetricsNameTheLeaderAndTheCommitIndex) {
 
 // Registers the brokers and heartbeats each once, caught up, as broker processes do:
 // they are unfenced. Their broker epochs.
+// A caught-up broker's heartbeat, naming the partitions its tier state machine cannot
+// yet build (tier_state_failing); the answer.
+strata::controller::v1::BrokerHeartbeatResponse Heartbeat(broker::ControllerClient& client, int32_t broker,
+                                                          int64_t epoch,
+                                                          const std::vector<std::string>& tier_state_failing = {}) {
+  namespace cv1 = strata::controller::v1;
+  cv1::BrokerHeartbeatRequest hb;
+  hb.set_broker_id(broker);
+  hb.set_broker_epoch(epoch);
+  hb.set_current_metadata_offset(1'000'000);  // caught up
+  for (const auto& tp : tier_state_failing) hb.add_tier_state_failing(tp);
+  cv1::BrokerHeartbeatResponse beat;
+  EXPECT_TRUE(client.CallController(&cv1::ControllerService::Stub::BrokerHeartbeat, hb, &beat, 20s).ok());
+  EXPECT_EQ(beat.error_code(), 0) << beat.error_message();
+  return beat;
+}
+
 std::map<int32_t, int64_t> RegisterUnfencedBrokers(broker::ControllerClient& client, std::vector<int32_t> brokers) {
   namespace cv1 = strata::controller::v1;
   std::map<int32_t, int64_t> epochs;
@@ -226,14 +243,7 @@ std::map<int32_t, int64_t> RegisterUnfencedBrokers(broker::ControllerClient& cli
     EXPECT_TRUE(client.CallController(&cv1::ControllerService::Stub::BrokerRegistration, reg, &registered, 20s).ok());
     EXPECT_EQ(registered.error_code(), 0) << registered.error_message();
     epochs[broker] = registered.broker_epoch();
-    cv1::BrokerHeartbeatRequest hb;
-    hb.set_broker_id(broker);
-    hb.set_broker_epoch(registered.broker_epoch());
-    hb.set_current_metadata_offset(1'000'000);  // caught up
-    cv1::BrokerHeartbeatResponse beat;
-    EXPECT_TRUE(client.CallController(&cv1::ControllerService::Stub::BrokerHeartbeat, hb, &beat, 20s).ok());
-    EXPECT_EQ(beat.error_code(), 0) << beat.error_message();
-    EXPECT_FALSE(beat.is_fenced());
+    EXPECT_FALSE(Heartbeat(client, broker, registered.broker_epoch()).is_fenced());
   }
   return epochs;
 }
@@ -441,23 +451,12 @@ TEST(ControllerProcesses, RemoteLogSegmentCopiesAreRecordedAndSurviveALeaderKill
 // partitions whose state it cannot yet build from the remote tier, and DescribeTopics
 // shows that replica until a heartbeat no longer names it.
 TEST(ControllerProcesses, DescribeTopicsShowsFollowersThatCannotBuildTheirStateFromTheRemoteTier) {
-  namespace cv1 = strata::controller::v1;
   namespace av1 = strata::admin::v1;
   Controllers c;
   ASSERT_NE(c.WaitForLeader(), 0);
   broker::ControllerClient client(c.Voters());
   std::map<int32_t, int64_t> epochs = RegisterUnfencedBrokers(client, {101, 102});
   ASSERT_FALSE(CreateTopicOfOnePartition(client, "tiered").empty());
-  auto heartbeat = [&](std::vector<std::string> failing) {
-    cv1::BrokerHeartbeatRequest hb;
-    hb.set_broker_id(102);
-    hb.set_broker_epoch(epochs[102]);
-    hb.set_current_metadata_offset(1'000'000);
-    for (auto& f : failing) hb.add_tier_state_failing(f);
-    cv1::BrokerHeartbeatResponse beat;
-    ASSERT_TRUE(client.CallController(&cv1::ControllerService::Stub::BrokerHeartbeat, hb, &beat, 20s).ok());
-    ASSERT_EQ(beat.error_code(), 0) << beat.error_message();
-  };
   auto failing = [&] {
     av1::DescribeTopicsRequest describe;
     describe.add_names("tiered");
@@ -467,9 +466,9 @@ TEST(ControllerProcesses, DescribeTopicsShowsFollowersThatCannotBuildTheirStateF
     return std::vector<int32_t>(p.tier_state_failing_replicas().begin(), p.tier_state_failing_replicas().end());
   };
   EXPECT_TRUE(failing().empty());
-  heartbeat({"tiered-0", "other-3"});
+  Heartbeat(client, 102, epochs[102], {"tiered-0", "other-3"});
   EXPECT_EQ(failing(), std::vector<int32_t>{102});
-  heartbeat({});
+  Heartbeat(client, 102, epochs[102]);
   EXPECT_TRUE(failing().empty());
 }
 
