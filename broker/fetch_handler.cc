@@ -91,6 +91,13 @@ FetchResult ReadAll(const KafkaApisContext& context, const kafka::FetchRequest& 
         fail(partition.status());
         continue;
       }
+      if (version < 10 && (*partition)->log() != nullptr &&
+          (*partition)->log()->config().compression_type == storage::Compression::kZstd) {
+        // As Kafka: a client older than zstd (Fetch v10) cannot read a zstd topic.
+        fail(KafkaError(kafka::ErrorCode::kUnsupportedCompressionType,
+                        absl::StrCat(*name, " has compression.type=zstd, which Fetch v", version, " cannot carry")));
+        continue;
+      }
       std::optional<int32_t> epoch;
       if (version >= 9) epoch = p.current_leader_epoch;
       if (!follower && context.rack_aware_selector && version >= 11 && (*partition)->is_leader()) {

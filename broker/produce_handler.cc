@@ -8,6 +8,7 @@
 #include "broker/partition_lookup.h"
 #include "broker/replica_manager.h"
 #include "proto/kafka/produce.h"
+#include "storage/record_batch.h"
 
 namespace strata::broker {
 
@@ -124,6 +125,17 @@ class DelayedProduce final : public DelayedOperation {
   KafkaResponder respond_;
 };
 
+// zstd came with Produce v7 (KIP-110): an older request carrying it is refused as Kafka
+// refuses it, since its client cannot have meant it.
+bool HasZstdBatch(absl::string_view records) {
+  storage::BatchSplitter splitter(records);
+  while (true) {
+    auto batch = splitter.Next();
+    if (!batch.ok() || !batch->has_value()) return false;  // framing errors are the log's to report
+    if (storage::RecordBatchHeader::Parse((*batch)->data()).compression() == storage::Compression::kZstd) return true;
+  }
+}
+
 }  // namespace
 
 void HandleProduce(const ApiRequest& api, KafkaResponder respond) {
@@ -167,6 +179,11 @@ void HandleProduce(const ApiRequest& api, KafkaResponder respond) {
       }
       if (!data.records.has_value() || data.records->empty()) {
         fail(KafkaError(kafka::ErrorCode::kInvalidRecord, "the partition's records are empty"));
+        continue;
+      }
+      if (header.api_version < 7 && HasZstdBatch(*data.records)) {
+        fail(KafkaError(kafka::ErrorCode::kUnsupportedCompressionType,
+                        absl::StrCat("zstd batches need Produce v7 or later, not v", header.api_version)));
         continue;
       }
       int32_t min_isr = 1;

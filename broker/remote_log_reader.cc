@@ -188,26 +188,18 @@ absl::StatusOr<std::optional<storage::TimestampOffset>> RemoteLogReader::FindOff
       storage::RecordBatchHeader h = storage::RecordBatchHeader::Parse(found->bytes.data());
       position = found->position + static_cast<uint64_t>(h.size_in_bytes());
       from = h.next_offset();
-      if (h.max_timestamp < target) continue;
-      if (h.compression() != storage::Compression::kNone || h.log_append_time()) {
-        return std::optional<storage::TimestampOffset>(
-            storage::TimestampOffset{h.max_timestamp, std::max(h.base_offset, start_offset)});
-      }
-      std::string batch = std::move(found->bytes);
-      if (batch.size() < static_cast<size_t>(h.size_in_bytes())) {
-        STRATA_ASSIGN_OR_RETURN(std::string more, ReadRange(segment, found->position + batch.size(), position));
-        batch += more;
-      }
-      batch.resize(std::min<size_t>(batch.size(), h.size_in_bytes()));
-      STRATA_RETURN_IF_ERROR(storage::ValidateStoredBatch(batch, "remote segment"));
-      STRATA_ASSIGN_OR_RETURN(auto records, storage::DecodeRecords(batch));
-      for (const storage::Record& r : records) {
-        int64_t offset = h.base_offset + r.offset_delta;
-        int64_t timestamp = h.base_timestamp + r.timestamp_delta;
-        if (offset >= start_offset && timestamp >= target) {
-          return std::optional<storage::TimestampOffset>(storage::TimestampOffset{timestamp, offset});
+      auto read_batch = [&]() -> absl::StatusOr<std::string> {
+        std::string batch = std::move(found->bytes);
+        if (batch.size() < static_cast<size_t>(h.size_in_bytes())) {
+          STRATA_ASSIGN_OR_RETURN(std::string more, ReadRange(segment, found->position + batch.size(), position));
+          batch += more;
         }
-      }
+        batch.resize(std::min<size_t>(batch.size(), h.size_in_bytes()));
+        STRATA_RETURN_IF_ERROR(storage::ValidateStoredBatch(batch, "remote segment"));
+        return batch;
+      };
+      STRATA_ASSIGN_OR_RETURN(auto record, storage::FindRecordByTimestamp(h, target, start_offset, read_batch));
+      if (record) return record;
     }
   };
   auto out = find();

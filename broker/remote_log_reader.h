@@ -63,8 +63,8 @@ class RemoteLogReader {
   // segment holds nothing at or after fetch_offset.
   absl::StatusOr<std::string> Read(const Segment& segment, int64_t fetch_offset, uint64_t max_bytes,
                                    bool min_one_batch);
-  // The first record at or after start_offset with a timestamp >= target (an
-  // uncompressed batch's own record; a compressed batch's first offset), or nullopt.
+  // The first record at or after start_offset with a timestamp >= target, or nullopt;
+  // compressed batches are decoded too (storage::FindRecordByTimestamp).
   absl::StatusOr<std::optional<storage::TimestampOffset>> FindOffsetByTimestamp(const Segment& segment,
                                                                                 int64_t target,
                                                                                 int64_t start_offset);

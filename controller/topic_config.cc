@@ -61,6 +61,7 @@ const std::vector<Rule>& Rules() {
       {{"index.interval.bytes", "4096"}, IntBetween(0, INT32_MAX), "an int >= 0"},
       {{"local.retention.bytes", "-2"}, LongAtLeast(-2), "a long >= -2"},
       {{"local.retention.ms", "-2"}, LongAtLeast(-2), "a long >= -2"},
+      {{"max.compaction.lag.ms", "9223372036854775807"}, LongAtLeast(1), "a long >= 1"},
       {{"max.message.bytes", "1048588"}, IntBetween(0, INT32_MAX), "an int >= 0"},
       {{"message.timestamp.type", "CreateTime"}, OneOf({"CreateTime", "LogAppendTime"}), "CreateTime or LogAppendTime"},
       {{"min.cleanable.dirty.ratio", "0.5"},
@@ -69,6 +70,7 @@ const std::vector<Rule>& Rules() {
          return absl::SimpleAtod(v, &d) && d >= 0 && d <= 1;
        },
        "a number in [0, 1]"},
+      {{"min.compaction.lag.ms", "0"}, LongAtLeast(0), "a long >= 0"},
       {{"min.insync.replicas", "1"}, IntBetween(1, INT32_MAX), "an int >= 1"},
       {{"remote.storage.enable", "false"}, OneOf({"true", "false"}), "true or false"},
       {{"retention.bytes", "-1"}, LongAtLeast(-1), "a long >= -1"},

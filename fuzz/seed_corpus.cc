@@ -2,7 +2,8 @@
 // match the current codecs: every supported version of the data-path, metadata and
 // producer-id requests (a request frame body: header + request), and record data
 // (single and consecutive batches: plain, idempotent, transactional, control, headers,
-// null keys and values).
+// null keys and values; each compression codec, as a batch and as a bare records
+// section, which the record batch target also feeds to every decompressor).
 // Usage: seed_corpus <kafka request corpus dir> <record batch corpus dir>
 
 #include <fstream>
@@ -19,6 +20,7 @@
 #include "proto/kafka/metadata.h"
 #include "proto/kafka/offset_for_leader_epoch.h"
 #include "proto/kafka/produce.h"
+#include "storage/compression.h"
 #include "storage/record_batch.h"
 
 namespace {
@@ -48,8 +50,10 @@ void SaveRequest(const std::string& dir, ApiKey key, int16_t version,
   Save(dir, std::string(ApiName(h.api_key)) + "_v" + std::to_string(version), out);
 }
 
-std::string Batch(int records, int64_t producer_id = -1, bool transactional = false) {
+std::string Batch(int records, int64_t producer_id = -1, bool transactional = false,
+                  strata::storage::Compression codec = strata::storage::Compression::kNone) {
   RecordBatchBuilder b;
+  b.set_compression(codec);
   if (producer_id >= 0) b.set_producer(producer_id, 0, 0);
   b.set_transactional(transactional);
   for (int i = 0; i < records; ++i) {
@@ -137,6 +141,15 @@ int main(int argc, char** argv) {
   RecordBatchBuilder control;
   control.set_producer(7, 0, 0).set_control(true).Add(std::string("\0\0\0\0", 4), std::string("\0\0\0\0\0\0", 6), 5);
   Save(batches, "control", control.Build());
+  using strata::storage::Compression;
+  for (Compression codec : {Compression::kGzip, Compression::kSnappy, Compression::kLz4, Compression::kZstd}) {
+    std::string name = strata::storage::CompressionName(codec);
+    std::string batch = Batch(5, 42, false, codec);
+    Save(batches, name, batch);
+    Save(batches, name + "_after_plain", Batch(2) + batch);
+    // The records section alone: a stream of the codec's framing.
+    Save(batches, name + "_section", batch.substr(strata::storage::batch_layout::kHeaderSize));
+  }
   std::cout << "wrote " << written << " seeds\n";
   return 0;
 }

@@ -140,6 +140,16 @@ absl::Status BrokerRole::OpenLogs(const ServerConfig& config, const std::string&
   lmo.default_config = log_defaults_;
   lmo.scheduler = scheduler_.get();
   lmo.directory_ids = log_dir_ids;
+  if (config.log_cleaner_enable) {
+    storage::LogCleanerOptions co;
+    co.threads = config.log_cleaner_threads;
+    co.dedupe_buffer_size = config.log_cleaner_dedupe_buffer_size;
+    co.io_max_bytes_per_second = config.log_cleaner_io_max_bytes_per_second == INT64_MAX
+                                     ? 0
+                                     : static_cast<double>(config.log_cleaner_io_max_bytes_per_second);
+    co.backoff_ms = config.log_cleaner_backoff_ms;
+    lmo.cleaner = co;
+  }
   STRATA_ASSIGN_OR_RETURN(logs_, storage::LogManager::Open(lmo));
   // The channel may call from under the LogManager's own lock: the listener must not
   // call back into it (the dir's id comes from meta.properties as read at start).

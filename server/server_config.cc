@@ -291,6 +291,16 @@ std::vector<ServerSetting> MakeSettings() {
       // The broker's background work on its logs.
       Int("log.retention.check.interval.ms", &C::log_retention_check_interval_ms, 1, INT32_MAX, kBroker,
           "how often segments past retention are deleted"),
+      Bool("log.cleaner.enable", &C::log_cleaner_enable, kBroker,
+           "runs the log cleaner, which compacts topics with cleanup.policy=compact (off: they only grow)"),
+      Int("log.cleaner.threads", &C::log_cleaner_threads, 1, 64, kBroker, "threads compacting logs, each on its own log"),
+      Int("log.cleaner.dedupe.buffer.size", &C::log_cleaner_dedupe_buffer_size, 1 << 20, int64_t{1} << 40, kBroker,
+          "memory for the cleaner threads' key -> offset maps, shared among them; a cleaning maps what fits and the "
+          "rest waits for the next"),
+      Int("log.cleaner.io.max.bytes.per.second", &C::log_cleaner_io_max_bytes_per_second, 1, INT64_MAX, kBroker,
+          "the cleaner threads' read plus write rate, together"),
+      Int("log.cleaner.backoff.ms", &C::log_cleaner_backoff_ms, 1, INT32_MAX, kBroker,
+          "how long a cleaner thread waits when no log needs cleaning"),
       Int("replica.high.watermark.checkpoint.interval.ms", &C::replica_high_watermark_checkpoint_interval_ms, 1,
           INT32_MAX, kBroker, "how often high watermarks are checkpointed (replication-offset-checkpoint)"),
       Int("log.flush.offset.checkpoint.interval.ms", &C::log_flush_offset_checkpoint_interval_ms, 1, INT32_MAX,
@@ -431,7 +441,7 @@ const std::vector<ServerSetting>& ServerSettings() {
 }
 
 bool IsBrokerLogSetting(const std::string& key) {
-  if (key == "message.max.bytes") return true;
+  if (key == "message.max.bytes" || key == "compression.type") return true;  // the same name as the topic's
   return storage::LogConfig::IsLogSetting(key) && key.rfind("log.", 0) == 0;
 }
 

@@ -88,6 +88,12 @@ struct ServerConfig {
   int64_t remote_log_index_file_cache_total_size_bytes = 64 << 20;  // remote.log.index.file.cache.total.size.bytes
   bool follower_fetch_last_tiered_offset_enable = false;  // follower.fetch.last.tiered.offset.enable (KIP-1023)
   int64_t log_retention_check_interval_ms = 300000;          // log.retention.check.interval.ms
+  // The log cleaner (compaction of cleanup.policy=compact topics).
+  bool log_cleaner_enable = true;                        // log.cleaner.enable
+  int32_t log_cleaner_threads = 1;                       // log.cleaner.threads
+  int64_t log_cleaner_dedupe_buffer_size = 128LL << 20;  // log.cleaner.dedupe.buffer.size
+  int64_t log_cleaner_io_max_bytes_per_second = INT64_MAX;  // log.cleaner.io.max.bytes.per.second
+  int64_t log_cleaner_backoff_ms = 15000;                // log.cleaner.backoff.ms
   int64_t replica_high_watermark_checkpoint_interval_ms = 5000;  // replica.high.watermark.checkpoint.interval.ms
   int64_t log_flush_offset_checkpoint_interval_ms = 60000;        // log.flush.offset.checkpoint.interval.ms
   int64_t log_flush_start_offset_checkpoint_interval_ms = 60000;  // log.flush.start.offset.checkpoint.interval.ms

@@ -68,6 +68,48 @@ std::vector<prometheus::MetricFamily> StorageMetrics::Collect() const {
                          MetricType::Gauge);
   Add(segments, recovered.segments_recovered);
   out.push_back(std::move(segments));
+  auto rebuilds = Family("strata_log_producer_state_rebuilds",
+                         "Logs whose producer state was rebuilt from the log start when loaded at start (no usable "
+                         "snapshot); an interrupted compaction swap or a rebuilt index never causes one",
+                         MetricType::Gauge);
+  Add(rebuilds, recovered.producer_state_rebuilds);
+  out.push_back(std::move(rebuilds));
+  auto swaps = Family("strata_log_recovery_swaps_completed",
+                      "Interrupted compaction swaps completed when the logs were loaded at start", MetricType::Gauge);
+  Add(swaps, recovered.swaps_completed);
+  out.push_back(std::move(swaps));
+
+  if (const storage::LogCleaner* cleaner = logs_.cleaner()) {
+    storage::CleanerStats stats = cleaner->stats();
+    auto cleanings = Family("strata_log_cleaner_cleanings_total", "Log cleanings (compactions) finished",
+                            MetricType::Counter);
+    Add(cleanings, static_cast<double>(stats.cleanings));
+    out.push_back(std::move(cleanings));
+    auto failures = Family("strata_log_cleaner_failures_total",
+                           "Log cleanings that stopped: the log changed or was deleted, its dir failed, or its data "
+                           "does not decode",
+                           MetricType::Counter);
+    Add(failures, static_cast<double>(stats.failures));
+    out.push_back(std::move(failures));
+    auto cleaner_bytes = Family("strata_log_cleaner_bytes_total", "Bytes the log cleaner read and wrote",
+                                MetricType::Counter);
+    Add(cleaner_bytes, static_cast<double>(stats.bytes_read), {{"direction", "read"}});
+    Add(cleaner_bytes, static_cast<double>(stats.bytes_written), {{"direction", "written"}});
+    out.push_back(std::move(cleaner_bytes));
+    auto removed = Family("strata_log_cleaner_records_removed_total",
+                          "Records compaction removed (superseded, expired tombstones, no key)", MetricType::Counter);
+    Add(removed, static_cast<double>(stats.records_removed));
+    out.push_back(std::move(removed));
+    auto ratio = Family("strata_log_cleaner_max_dirty_ratio",
+                        "The largest share of a compacted log not yet cleaned, at the cleaner's last pick",
+                        MetricType::Gauge);
+    Add(ratio, stats.max_dirty_ratio);
+    out.push_back(std::move(ratio));
+    auto last = Family("strata_log_cleaner_last_cleaning_seconds", "How long the last cleaning took",
+                       MetricType::Gauge);
+    Add(last, static_cast<double>(stats.last_cleaning_ms) / 1000.0);
+    out.push_back(std::move(last));
+  }
 
   broker::ListOffsetsDeferrals deferred = broker::DeferredListOffsets();
   auto lookups = Family("strata_list_offsets_deferred_total",

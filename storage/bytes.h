@@ -1,6 +1,7 @@
 #pragma once
 // Big-endian integer access and Kafka's zig-zag varints, used by the batch codec,
-// the indexes and the snapshot files. Thread-safe (stateless).
+// the indexes and the snapshot files; little-endian loads for the codecs' frame headers
+// (gzip, LZ4). Thread-safe (stateless).
 
 #include <cstdint>
 #include <cstring>
@@ -15,6 +16,14 @@ inline T LoadBigEndian(const char* p) {
   using U = std::make_unsigned_t<T>;
   U value = 0;
   for (size_t i = 0; i < sizeof(T); ++i) value = static_cast<U>((value << 8) | static_cast<uint8_t>(p[i]));
+  return static_cast<T>(value);
+}
+
+template <typename T>
+inline T LoadLittleEndian(const char* p) {
+  using U = std::make_unsigned_t<T>;
+  U value = 0;
+  for (size_t i = sizeof(T); i > 0; --i) value = static_cast<U>((value << 8) | static_cast<uint8_t>(p[i - 1]));
   return static_cast<T>(value);
 }
 

@@ -196,6 +196,10 @@ std::optional<FaultRule> FaultInjectingFileOps::Match(FaultOp op, const std::str
     if (rule.op != op || rule.remaining == 0) continue;
     if (path.find(rule.path_substring) == std::string::npos) continue;
     if (end <= rule.begin || begin >= rule.end) continue;
+    if (rule.skip > 0) {
+      --rule.skip;
+      continue;
+    }
     if (rule.remaining > 0) --rule.remaining;
     ++faults_fired_;
     return rule;
@@ -267,8 +271,17 @@ absl::StatusOr<std::unique_ptr<File>> FaultInjectingFileOps::Open(const std::str
   return std::unique_ptr<File>(std::make_unique<FaultFile>(this, std::move(file), generation()));
 }
 
+int64_t FaultInjectingFileOps::renames() const {
+  absl::MutexLock lock(&mu_);
+  return renames_;
+}
+
 absl::Status FaultInjectingFileOps::Rename(const std::string& from, const std::string& to) {
   CountOperation();
+  {
+    absl::MutexLock lock(&mu_);
+    ++renames_;
+  }
   if (auto rule = Match(FaultOp::kRename, from, 0, UINT64_MAX)) return Fail(FaultOp::kRename, from, *rule);
   STRATA_RETURN_IF_ERROR(base_->Rename(from, to));
   NoteRename(from, to);

@@ -34,6 +34,8 @@ struct FaultRule {
   // write store only those bytes and then fail with ENOSPC.
   int error = 5;  // EIO
   int remaining = -1;  // how many times it fires; -1 for ever
+  // Matching operations that pass before it fires (the third rename: skip = 2).
+  int skip = 0;
 };
 
 class FaultInjectingFileOps final : public FileOps {
@@ -46,6 +48,8 @@ class FaultInjectingFileOps final : public FileOps {
   // nothing).
   int64_t operations() const;
   int64_t faults_fired() const;
+  // Renames asked for (fired or not): how many steps a multi-file operation takes.
+  int64_t renames() const;
   // A slow disk: syncs of files whose path contains path_substring wait until
   // ReleaseSyncs(); syncs_held() counts those waiting now.
   void HoldSyncs(std::string path_substring);
@@ -91,6 +95,7 @@ class FaultInjectingFileOps final : public FileOps {
   std::map<std::string, uint64_t> unsynced_from_ ABSL_GUARDED_BY(mu_);
   uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t operations_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t renames_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t faults_fired_ ABSL_GUARDED_BY(mu_) = 0;
   std::optional<std::string> hold_syncs_ ABSL_GUARDED_BY(mu_);
   int syncs_held_ ABSL_GUARDED_BY(mu_) = 0;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/check.h"
 #include "base/status_macros.h"
+#include "storage/compression.h"
 #include "storage/errc.h"
 #include "storage/log_loader.h"
 
@@ -20,11 +21,24 @@ absl::Status DirOfflineError(const std::string& log_dir, const TopicPartition& t
 }
 
 // Reports I/O errors of the log in dir to the failure channel; returns status unchanged.
-absl::Status ReportIo(const LogOptions& options, absl::Status status) {
+absl::Status ReportToFailureChannel(const LogOptions& options, absl::Status status) {
   if (!status.ok() && ErrcOf(status) == Errc::kStorageError && options.failure_channel != nullptr) {
     options.failure_channel->MaybeAddOfflineLogDir(DirName(options.dir), status);
   }
   return status;
+}
+
+// A compacted topic keeps each key's latest record: a record without a key could never
+// be compacted (Kafka refuses it the same way).
+absl::Status CheckEveryRecordHasKey(absl::string_view batch, size_t max_uncompressed, const TopicPartition& tp) {
+  STRATA_ASSIGN_OR_RETURN(std::vector<Record> decoded, DecodeRecords(batch, max_uncompressed));
+  for (const Record& r : decoded) {
+    if (!r.key) {
+      return MakeError(Errc::kInvalidRecord, absl::StrCat("compacted topic partition ", tp.DirName(),
+                                                          " cannot accept a record without a key"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -65,7 +79,7 @@ absl::StatusOr<std::unique_ptr<Log>> Log::Open(const LogOptions& options) {
     if (dir_offline->load()) return DirOfflineError(DirName(options.dir), *tp);
   }
   absl::StatusOr<LogLoadState> loaded = LogLoader::Load(options);
-  if (!loaded.ok()) return ReportIo(options, loaded.status());
+  if (!loaded.ok()) return ReportToFailureChannel(options, loaded.status());
   std::unique_ptr<Log> log(new Log(options, *std::move(tp), dir_offline, *std::move(loaded)));
   {
     absl::MutexLock lock(&log->mu_);
@@ -91,7 +105,7 @@ absl::Status Log::CheckOpenLocked() const {
   return absl::OkStatus();
 }
 
-absl::Status Log::Io(absl::Status status) const { return ReportIo(options_, std::move(status)); }
+absl::Status Log::Io(absl::Status status) const { return ReportToFailureChannel(options_, std::move(status)); }
 
 void Log::CheckInvariantsLocked() const {
   ABSL_CHECK(!segments_.empty()) << options_.dir;
@@ -127,14 +141,40 @@ absl::StatusOr<LogAppendInfo> Log::AppendAsLeaderUnflushed(std::string& records,
   STRATA_RETURN_IF_ERROR(CheckOnline());
   const LogConfig config = this->config();
   std::vector<RecordBatchHeader> headers;
+  const size_t max_uncompressed = MaxUncompressedBatchBytes(config.max_message_bytes);
+  // The request's batches once compression.type changed one (empty until then: the
+  // common case copies nothing).
+  std::string recompressed;
+  bool recompress = false;
   BatchSplitter splitter(records);
   while (true) {
+    size_t batch_start = splitter.position();
     STRATA_ASSIGN_OR_RETURN(auto batch, splitter.Next());
     if (!batch) break;
     STRATA_RETURN_IF_ERROR(ValidateProducedBatch(*batch, config.max_message_bytes));
-    headers.push_back(RecordBatchHeader::Parse(batch->data()));
+    RecordBatchHeader header = RecordBatchHeader::Parse(batch->data());
+    if (config.cleanup_compact && !header.is_control()) {
+      STRATA_RETURN_IF_ERROR(CheckEveryRecordHasKey(*batch, max_uncompressed, topic_partition_));
+    }
+    if (config.compression_type && *config.compression_type != header.compression() && !header.is_control()) {
+      // compression.type names another codec: the leader recompresses (Kafka's rule).
+      STRATA_ASSIGN_OR_RETURN(std::string batch_out, RecompressBatch(*batch, *config.compression_type, max_uncompressed));
+      if (static_cast<int64_t>(batch_out.size()) > config.max_message_bytes) {
+        return MakeError(Errc::kRecordTooLarge,
+                         absl::StrCat("batch recompressed as ", CompressionName(*config.compression_type), " is ",
+                                      batch_out.size(), " bytes, above max.message.bytes ", config.max_message_bytes));
+      }
+      if (!recompress) recompressed.assign(records.data(), batch_start);
+      recompress = true;
+      header = RecordBatchHeader::Parse(batch_out.data());
+      recompressed.append(batch_out);
+    } else if (recompress) {
+      recompressed.append(batch->data(), batch->size());
+    }
+    headers.push_back(header);
   }
   if (headers.empty()) return MakeError(Errc::kInvalidRecord, "produce request carries no record batch");
+  if (recompress) records = std::move(recompressed);
 
   absl::MutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckOpenLocked());
@@ -262,7 +302,11 @@ absl::Status Log::MaybeRollLocked(uint64_t bytes, const RecordBatchHeader& first
   bool full = segment.size() + bytes > static_cast<uint64_t>(config_.segment_bytes);
   bool overflow = last_offset - segment.base_offset() > int64_t{INT32_MAX};
   STRATA_ASSIGN_OR_RETURN(auto rolling_ts, segment.RollingBasedTimestamp());
-  bool old = rolling_ts && first.max_timestamp - *rolling_ts > config_.segment_ms;
+  // A compacted log rolls by max.compaction.lag.ms too: the cleaner never cleans the
+  // active segment, so its records would otherwise wait for segment.ms.
+  int64_t roll_ms = config_.cleanup_compact ? std::min(config_.segment_ms, config_.max_compaction_lag_ms)
+                                            : config_.segment_ms;
+  bool old = rolling_ts && first.max_timestamp - *rolling_ts > roll_ms;
   if (full || overflow || old || segment.indexes_full()) return RollLocked();
   return absl::OkStatus();
 }
@@ -558,7 +602,8 @@ absl::StatusOr<int> Log::DeleteOldSegments() {
       // retention.* bounds the whole log: past it, a segment goes whether or not the
       // remote tier holds it (the remote log manager deletes the copies by the same
       // rule; the local size is at most the whole log's).
-      bool due = below_start || past(config_.retention_ms, config_.retention_bytes);
+      // Compact-only logs are never deleted by retention (the cleaner bounds them).
+      bool due = below_start || (config_.cleanup_delete && past(config_.retention_ms, config_.retention_bytes));
       if (!due && config_.remote_storage_enable) {
         // Local retention, and only of what the remote tier holds.
         bool copied = upper - 1 <= highest_offset_in_remote_storage_;
@@ -621,6 +666,95 @@ std::vector<RolledSegment> Log::RolledSegmentsAfter(int64_t after, int64_t below
     if (!exists.ok() || !*exists) r.producer_snapshot_path.clear();
   }
   return out;
+}
+
+CleaningView Log::ViewForCleaning() const {
+  CleaningView view;
+  absl::ReaderMutexLock lock(&mu_);
+  if (closed_ || offline()) return view;
+  view.log_start_offset = log_start_offset_;
+  view.log_end_offset = log_end_offset_;
+  view.config = config_;
+  for (const auto& [id, entry] : producer_state_->producers()) {
+    if (!entry.batches.empty()) view.producer_last_offsets[id] = entry.batches.back().last_offset;
+  }
+  for (auto it = segments_.begin(); it != segments_.end(); ++it) {
+    auto next = std::next(it);
+    if (next == segments_.end() || next->first > high_watermark_) break;
+    const std::shared_ptr<LogSegment>& segment = it->second;
+    view.segments.push_back(CleanableSegment{segment, segment->log_file(), it->first, next->first, segment->size(),
+                                             segment->max_timestamp_so_far()});
+  }
+  return view;
+}
+
+absl::StatusOr<std::unique_ptr<LogSegment>> Log::NewCleanedSegment(int64_t base_offset) const {
+  STRATA_RETURN_IF_ERROR(CheckOnline());
+  LogOptions options;
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    STRATA_RETURN_IF_ERROR(CheckOpenLocked());
+    options = OptionsLocked();
+  }
+  // Leftovers of a cleaning that failed before (the loader removes them at start).
+  for (absl::string_view kind : {kLogSuffix, kIndexSuffix, kTimeIndexSuffix}) {
+    std::string path = SegmentFileName(options.dir, base_offset, absl::StrCat(kind, kCleanedSuffix));
+    auto exists = options.ops->Exists(path);
+    if (!exists.ok()) return Io(exists.status());
+    if (*exists) STRATA_RETURN_IF_ERROR(Io(options.ops->Remove(path)));
+  }
+  auto segment =
+      LogSegment::Open(SegmentOptionsFor(options, base_offset, std::string(kCleanedSuffix), /*active=*/true), true);
+  if (!segment.ok()) return Io(segment.status());
+  return segment;
+}
+
+absl::Status Log::ReplaceSegments(const std::vector<std::shared_ptr<LogSegment>>& old,
+                                  std::unique_ptr<LogSegment> cleaned) {
+  ABSL_CHECK(!old.empty());
+  ABSL_CHECK_EQ(old.front()->base_offset(), cleaned->base_offset());
+  ABSL_CHECK_EQ(cleaned->suffix(), kCleanedSuffix);
+  STRATA_RETURN_IF_ERROR(CheckOnline());
+  auto discard = [&cleaned]() {
+    cleaned->Abandon();
+    (void)cleaned->DeleteFiles();
+  };
+  // Durable before any rename: a .swap is complete by the loader's rules.
+  absl::Status flushed = cleaned->MakeInactive();
+  if (flushed.ok()) flushed = cleaned->Flush();
+  if (flushed.ok()) flushed = options_.ops->SyncDir(options_.dir);
+  if (!flushed.ok()) {
+    discard();
+    return Io(flushed);
+  }
+  absl::MutexLock flushing(&flush_mu_);
+  absl::MutexLock lock(&mu_);
+  if (absl::Status open = CheckOpenLocked(); !open.ok()) {
+    discard();
+    return open;
+  }
+  for (const auto& segment : old) {
+    auto it = segments_.find(segment->base_offset());
+    if (it == segments_.end() || it->second != segment || std::next(it) == segments_.end()) {
+      discard();
+      return absl::AbortedError(absl::StrCat(topic_partition_.DirName(), ": segment ", segment->base_offset(),
+                                             " changed while it was cleaned; the cleaning is dropped"));
+    }
+  }
+  const int64_t base = cleaned->base_offset();
+  absl::Status status = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
+    STRATA_RETURN_IF_ERROR(cleaned->ChangeSuffix(std::string(kSwapSuffix)));
+    for (const auto& segment : old) STRATA_RETURN_IF_ERROR(DeleteSegmentLocked(segments_.find(segment->base_offset())));
+    STRATA_RETURN_IF_ERROR(cleaned->ChangeSuffix(""));
+    segments_.emplace(base, std::shared_ptr<LogSegment>(std::move(cleaned)));
+    dir_needs_sync_ = true;
+    return absl::OkStatus();
+  }();
+  // A failed rename leaves the files as a crash would, and the dir goes offline: the
+  // loader completes or rolls back the replace at the next start.
+  if (!status.ok()) return Io(status);
+  CheckInvariantsLocked();
+  return absl::OkStatus();
 }
 
 void Log::set_highest_offset_in_remote_storage(int64_t offset) {

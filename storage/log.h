@@ -91,6 +91,30 @@ struct RolledSegment {
   std::vector<EpochEntry> epoch_checkpoint;
 };
 
+// A rolled segment as the log cleaner reads it (Log::ViewForCleaning).
+struct CleanableSegment {
+  std::shared_ptr<LogSegment> segment;  // its identity, for ReplaceSegments
+  // Its .log, readable while the cleaner works even if retention deletes the segment.
+  std::shared_ptr<File> file;
+  int64_t base_offset = 0;
+  int64_t next_base_offset = 0;  // the next segment's base: every offset in it is below
+  uint64_t size = 0;
+  int64_t max_timestamp = kNoTimestamp;
+};
+
+// What the log cleaner needs of a log at one moment.
+struct CleaningView {
+  // The rolled segments whose every offset is below the high watermark, oldest first
+  // (never the active segment).
+  std::vector<CleanableSegment> segments;
+  int64_t log_start_offset = 0;
+  int64_t log_end_offset = 0;
+  // Producer id -> the last offset of its last batch: the cleaner keeps that batch (empty
+  // if all its records go) so the producer's sequence survives (Kafka's rule).
+  std::map<int64_t, int64_t> producer_last_offsets;
+  LogConfig config;
+};
+
 class Log {
  public:
   static absl::StatusOr<std::unique_ptr<Log>> Open(const LogOptions& options);
@@ -150,6 +174,23 @@ class Log {
   // (-1: none). Local retention of a remote-storage log never passes it.
   void set_highest_offset_in_remote_storage(int64_t offset);
   int64_t highest_offset_in_remote_storage() const;
+  // The log cleaner's side (storage/log_cleaner.h). ViewForCleaning: what may be
+  // cleaned now. NewCleanedSegment: an empty segment <base>.*.cleaned in the log's dir
+  // for the cleaner to write. ReplaceSegments: swaps a cleaned segment in for `old`
+  // (consecutive segments, the first at cleaned's base), as Kafka does and each step
+  // crash-safe by LogLoader's rules: cleaned is trimmed and flushed (files and dir),
+  // renamed .swap, the old segments renamed .deleted (removed later), the swap renamed
+  // into place. When a truncation, retention or another replace changed any of `old`
+  // meanwhile, nothing is swapped: the cleaned files are removed and ABORTED returned.
+  // Producer state and the leader-epoch cache are untouched: cleaning removes no offset
+  // a producer's sequence or an epoch needs (the cleaner keeps each producer's last batch).
+  CleaningView ViewForCleaning() const;
+  absl::StatusOr<std::unique_ptr<LogSegment>> NewCleanedSegment(int64_t base_offset) const;
+  absl::Status ReplaceSegments(const std::vector<std::shared_ptr<LogSegment>>& old,
+                               std::unique_ptr<LogSegment> cleaned);
+  // Reports an I/O error met while working on this log's files (the cleaner's reads and
+  // writes) to the failure channel; returns status unchanged.
+  absl::Status ReportIo(absl::Status status) const { return Io(std::move(status)); }
   // Makes everything below offset durable and moves the recovery point there.
   absl::Status Flush(int64_t offset);
   // A new leader's epoch starts at the log end (unless the cache has it or a later one):

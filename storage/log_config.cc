@@ -4,7 +4,10 @@
 #include <limits>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "storage/compression.h"
 #include "storage/errc.h"
 
 namespace strata::storage {
@@ -63,11 +66,30 @@ const std::vector<Setting>& Settings() {
        [](const LogConfig& c) { return c.flush_ms; },
        "a log not flushed for this long is flushed; checked every log.flush.scheduler.interval.ms, so it has no "
        "effect while that is left at its default (never), as in Kafka"},
+      {"min.compaction.lag.ms", "log.cleaner.min.compaction.lag.ms", 0, INT64_MAX,
+       [](LogConfig& c, int64_t v) { c.min_compaction_lag_ms = v; },
+       [](const LogConfig& c) { return c.min_compaction_lag_ms; },
+       "compacted topics: a record stays uncompacted at least this long (its segment's newest record is older)"},
+      {"max.compaction.lag.ms", "log.cleaner.max.compaction.lag.ms", 1, INT64_MAX,
+       [](LogConfig& c, int64_t v) { c.max_compaction_lag_ms = v; },
+       [](const LogConfig& c) { return c.max_compaction_lag_ms; },
+       "compacted topics: a log whose oldest uncleaned record is older than this is cleaned whatever its dirty "
+       "ratio, and its active segment rolls by then"},
+      {"delete.retention.ms", "log.cleaner.delete.retention.ms", 0, INT64_MAX,
+       [](LogConfig& c, int64_t v) { c.delete_retention_ms = v; },
+       [](const LogConfig& c) { return c.delete_retention_ms; },
+       "compacted topics: a tombstone (null value) is kept at least this long after its timestamp, so that "
+       "consumers reading the log see the delete"},
   };
   return settings;
 }
 
 constexpr const char* kTimestampType = "message.timestamp.type";
+constexpr const char* kCleanupPolicy = "cleanup.policy";
+constexpr const char* kBrokerCleanupPolicy = "log.cleanup.policy";
+constexpr const char* kDirtyRatio = "min.cleanable.dirty.ratio";
+constexpr const char* kBrokerDirtyRatio = "log.cleaner.min.cleanable.ratio";
+constexpr const char* kCompressionType = "compression.type";  // the broker's setting has the same name
 constexpr const char* kBrokerTimestampType = "log.message.timestamp.type";
 constexpr const char* kRemoteStorageEnable = "remote.storage.enable";  // topic only, as in Kafka
 // A broker setting (strata-server's table sets the default) that a topic may override.
@@ -92,12 +114,51 @@ std::vector<LogConfig::SettingInfo> LogConfig::Describe() {
   out.push_back({kBrokerTimestampType, kTimestampType, defaults.log_append_time ? "LogAppendTime" : "CreateTime",
                  "string", "CreateTime keeps the producer's timestamps; LogAppendTime stamps each batch on append",
                  "CreateTime, LogAppendTime"});
+  out.push_back({kBrokerCleanupPolicy, kCleanupPolicy, "delete", "list",
+                 "delete: retention.* deletes old segments; compact: the log cleaner keeps the latest record of each "
+                 "key; both: compacted and deleted by retention",
+                 "delete, compact, compact,delete"});
+  out.push_back({kBrokerDirtyRatio, kDirtyRatio, "0.5", "double",
+                 "compacted topics: a log is cleaned once this share of it (by bytes) has not been cleaned yet",
+                 "0..1"});
+  out.push_back({kCompressionType, kCompressionType, "producer", "string",
+                 "producer keeps each batch as the producer compressed it; uncompressed or a codec makes the leader "
+                 "recompress batches that use another",
+                 "producer, uncompressed, gzip, snappy, lz4, zstd"});
   return out;
 }
+
+namespace {
+
+// "compact", "delete" or both, comma-separated.
+absl::Status ParseCleanupPolicy(const std::string& key, const std::string& text, LogConfig& config) {
+  bool compact = false;
+  bool del = false;
+  for (absl::string_view part : absl::StrSplit(text, ',')) {
+    part = absl::StripAsciiWhitespace(part);
+    if (part == "compact") {
+      compact = true;
+    } else if (part == "delete") {
+      del = true;
+    } else {
+      return MakeError(Errc::kInvalidConfig,
+                       absl::StrCat("setting '", key, "' = '", text, "' must be delete, compact or compact,delete"));
+    }
+  }
+  config.cleanup_compact = compact;
+  config.cleanup_delete = del;
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 bool LogConfig::IsLogSetting(const std::string& key) {
   LogConfig scratch;
   if (key == kTimestampType || key == kBrokerTimestampType || BoolField(scratch, key) != nullptr) return true;
+  if (key == kCleanupPolicy || key == kBrokerCleanupPolicy || key == kDirtyRatio || key == kBrokerDirtyRatio ||
+      key == kCompressionType) {
+    return true;
+  }
   for (const Setting& s : Settings()) {
     if (key == s.topic_key || key == s.broker_key) return true;
   }
@@ -114,6 +175,24 @@ absl::StatusOr<LogConfig> LogConfig::FromProperties(const std::map<std::string, 
                          absl::StrCat("setting '", key, "' = '", text, "' must be CreateTime or LogAppendTime"));
       }
       config.log_append_time = text == "LogAppendTime";
+      continue;
+    }
+    if (key == kCleanupPolicy || key == kBrokerCleanupPolicy) {
+      if (absl::Status s = ParseCleanupPolicy(key, text, config); !s.ok()) return s;
+      continue;
+    }
+    if (key == kDirtyRatio || key == kBrokerDirtyRatio) {
+      double ratio = 0;
+      if (!absl::SimpleAtod(text, &ratio) || !(ratio >= 0 && ratio <= 1)) {
+        return MakeError(Errc::kInvalidConfig, absl::StrCat("setting '", key, "' = '", text, "' must be in [0, 1]"));
+      }
+      config.min_cleanable_dirty_ratio = ratio;
+      continue;
+    }
+    if (key == kCompressionType) {
+      auto codec = ParseCompressionType(text);
+      if (!codec.ok()) return codec.status();
+      config.compression_type = *codec;
       continue;
     }
     if (bool* field = BoolField(config, key)) {

@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "storage/record_batch.h"
 
 namespace strata::storage {
 
@@ -43,6 +45,20 @@ struct LogConfig {
   bool follower_fetch_last_tiered_offset = false;
   int64_t local_retention_ms = -2;
   int64_t local_retention_bytes = -2;
+  // cleanup.policy / log.cleanup.policy: delete (retention.* applies), compact (the log
+  // cleaner keeps each key's latest record; retention.* does not delete), or both.
+  bool cleanup_delete = true;
+  bool cleanup_compact = false;
+  // Compaction (storage/log_cleaner.h): min.cleanable.dirty.ratio
+  // (log.cleaner.min.cleanable.ratio), min.compaction.lag.ms, max.compaction.lag.ms and
+  // delete.retention.ms (log.cleaner.*).
+  double min_cleanable_dirty_ratio = 0.5;
+  int64_t min_compaction_lag_ms = 0;
+  int64_t max_compaction_lag_ms = INT64_MAX;
+  int64_t delete_retention_ms = 24LL * 3600 * 1000;
+  // compression.type: nullopt keeps the producer's codec ("producer"); a codec (kNone
+  // for "uncompressed") makes the leader recompress batches written with another.
+  std::optional<Compression> compression_type;
 
   // What local retention keeps (the local.* values, -2 resolved).
   int64_t effective_local_retention_ms() const { return local_retention_ms == -2 ? retention_ms : local_retention_ms; }

@@ -40,10 +40,10 @@ absl::StatusOr<LogLoadState> LogLoader::Load(const LogOptions& options) {
   STRATA_RETURN_IF_ERROR(loader.LoadEpochsAndProducerState());
   const LoadStats& stats = loader.state_.stats;
   spdlog::info("{}: loaded {} segments, offsets [{}, {}), recovered {} segments ({} bytes), rebuilt {} indexes, "
-               "{} swaps, replayed {} batches into producer state",
+               "{} swaps, replayed {} batches into producer state ({} rebuilds)",
                options.dir, stats.segments_loaded, loader.state_.log_start_offset, loader.state_.log_end_offset,
                stats.segments_recovered, stats.bytes_recovered, stats.indexes_rebuilt, stats.swaps_completed,
-               stats.producer_batches_replayed);
+               stats.producer_batches_replayed, stats.producer_state_rebuilds);
   return std::move(loader.state_);
 }
 
@@ -61,6 +61,7 @@ absl::StatusOr<LogLoader::DirListing> LogLoader::RemoveLeftovers() {
   STRATA_ASSIGN_OR_RETURN(auto names, ops_.ListDir(dir_));
   int64_t min_cleaned = INT64_MAX;
   std::vector<std::pair<ParsedFileName, std::string>> swaps;
+  std::vector<std::pair<int64_t, std::string>> index_swaps;
   DirListing listing;
   for (const auto& name : names) {
     std::string path = JoinPath(dir_, name);
@@ -88,8 +89,13 @@ absl::StatusOr<LogLoader::DirListing> LogLoader::RemoveLeftovers() {
     } else if (parsed.kind == kLogSuffix) {
       listing.log_swaps.insert(parsed.offset);
     } else if (parsed.kind != kSnapshotSuffix) {
-      listing.index_swaps.push_back(name);
+      index_swaps.emplace_back(parsed.offset, name);
     }
+  }
+  // An index swap whose .log.swap is still there is completed with it (CompleteSwaps);
+  // alone, its .log.swap was renamed into place before the crash.
+  for (const auto& [offset, name] : index_swaps) {
+    if (!listing.log_swaps.count(offset)) listing.index_swaps.push_back(name);
   }
   return listing;
 }
@@ -265,6 +271,11 @@ absl::Status LogLoader::LoadEpochsAndProducerState() {
                           ReloadProducerState(*state_.producer_state, state_.segments, snapshot_bound,
                                               state_.log_start_offset, &state_.stats.producer_batches_replayed));
   state_.stats.producer_snapshot_offset = snapshot.value_or(-1);
+  if (!snapshot && state_.stats.producer_batches_replayed > 0) {
+    state_.stats.producer_state_rebuilds = 1;
+    spdlog::warn("{}: no producer snapshot at or below offset {}; producer state rebuilt from the log start ({} "
+                 "batches)", dir_, snapshot_bound, state_.stats.producer_batches_replayed);
+  }
   return absl::OkStatus();
 }
 

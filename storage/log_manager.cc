@@ -1,5 +1,7 @@
 #include "storage/log_manager.h"
 
+#include "absl/cleanup/cleanup.h"
+
 #include "base/logging.h"
 
 #include <random>
@@ -40,10 +42,24 @@ absl::StatusOr<std::unique_ptr<LogManager>> LogManager::Open(const LogManagerOpt
   if (manager->online_dirs().empty()) {
     return MakeError(Errc::kStorageError, "every log dir is offline; nothing can be served");
   }
+  if (options.cleaner) {
+    LogCleanerOptions cleaner_options = *options.cleaner;
+    cleaner_options.ops = options.ops;
+    cleaner_options.clock = options.clock;
+    manager->cleaner_ = LogCleaner::Create(cleaner_options, manager->online_dirs(), [raw] {
+      std::vector<CleanerCandidate> out;
+      absl::MutexLock lock(&raw->mu_);
+      if (raw->shut_down_) return out;
+      for (const auto& [tp, log] : raw->logs_) out.push_back(CleanerCandidate{tp, log.get(), raw->dir_of_[tp]});
+      return out;
+    });
+    manager->cleaner_->Start();
+  }
   return manager;
 }
 
 LogManager::~LogManager() {
+  if (cleaner_) cleaner_->Shutdown();  // before any log goes
   {
     absl::MutexLock lock(&lifetime_->mu);
     lifetime_->alive = false;
@@ -234,6 +250,11 @@ std::string LogManager::dir_of(const TopicPartition& tp) const {
 }
 
 absl::Status LogManager::DeleteLog(const TopicPartition& tp) {
+  // Not under mu_: a cleaning in progress lists the logs (lock order: cleaner, then mu_).
+  if (cleaner_) cleaner_->AbortAndPause(tp);
+  absl::Cleanup forget = [this, &tp] {
+    if (cleaner_) cleaner_->Forget(tp);
+  };
   absl::MutexLock lock(&mu_);
   auto it = logs_.find(tp);
   if (it == logs_.end()) return absl::OkStatus();
@@ -333,6 +354,7 @@ absl::Status LogManager::FlushAll() {
 }
 
 absl::Status LogManager::Shutdown() {
+  if (cleaner_) cleaner_->Shutdown();
   absl::MutexLock lock(&mu_);
   if (shut_down_) return absl::OkStatus();
   shut_down_ = true;
@@ -367,6 +389,10 @@ LoadStats LogManager::startup_recovery() const {
   for (const auto& [tp, log] : logs_) {
     total.segments_recovered += log->load_stats().segments_recovered;
     total.bytes_recovered += log->load_stats().bytes_recovered;
+    total.indexes_rebuilt += log->load_stats().indexes_rebuilt;
+    total.swaps_completed += log->load_stats().swaps_completed;
+    total.producer_batches_replayed += log->load_stats().producer_batches_replayed;
+    total.producer_state_rebuilds += log->load_stats().producer_state_rebuilds;
   }
   return total;
 }

@@ -23,6 +23,7 @@
 #include "storage/file_names.h"
 #include "storage/file_ops.h"
 #include "storage/log.h"
+#include "storage/log_cleaner.h"
 #include "storage/log_config.h"
 #include "storage/log_dir_failure_channel.h"
 #include "storage/meta_properties.h"
@@ -43,6 +44,8 @@ struct LogManagerOptions {
   FileOps* ops = FileOps::Default();
   Clock* clock = Clock::System();
   Scheduler* scheduler = nullptr;  // required
+  // log.cleaner.enable: the compaction threads, started by Open (nullopt: none).
+  std::optional<LogCleanerOptions> cleaner;
 };
 
 class LogManager {
@@ -78,13 +81,16 @@ class LogManager {
   // Retention on every online log; returns segments deleted.
   absl::StatusOr<int> DeleteOldSegments();
   absl::Status FlushAll();
-  // Clean shutdown. The manager serves nothing afterwards.
+  // The log cleaner (null unless options.cleaner).
+  LogCleaner* cleaner() const { return cleaner_.get(); }
+  // Clean shutdown (the cleaner stops first). The manager serves nothing afterwards.
   absl::Status Shutdown();
 
   LogDirFailureChannel& failure_channel() { return failure_channel_; }
   const LogDirFailureChannel& failure_channel() const { return failure_channel_; }
   const FlushStats& flush_stats() const { return flush_stats_; }
-  // What loading the logs at start recovered, summed over the logs (segments, bytes).
+  // What loading the logs at start recovered, summed over the logs (segments, bytes,
+  // producer-state rebuilds).
   LoadStats startup_recovery() const;
   // Re-reads after failed zero-copy sends (seed 000); its counters for tests.
   const TransferFailureChecker& transfer_checker() const { return *transfer_checker_; }
@@ -111,6 +117,7 @@ class LogManager {
   LogDirFailureChannel failure_channel_;
   FlushStats flush_stats_;
   std::shared_ptr<TransferFailureChecker> transfer_checker_;
+  std::unique_ptr<LogCleaner> cleaner_;  // set by Open; lives until ~LogManager
   mutable absl::Mutex mu_;
   std::map<TopicPartition, std::unique_ptr<Log>> logs_ ABSL_GUARDED_BY(mu_);
   std::map<TopicPartition, std::string> dir_of_ ABSL_GUARDED_BY(mu_);

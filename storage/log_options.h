@@ -48,6 +48,10 @@ struct LoadStats {
   int64_t bytes_truncated = 0;
   int64_t producer_snapshot_offset = -1;  // -1: no snapshot used
   int64_t producer_batches_replayed = 0;
+  // 1 when producer state had to be rebuilt from the log start (no snapshot at or below
+  // the recovery point, and batches to replay): what seed 004 keeps at zero for a log
+  // whose only problem is an interrupted swap or a missing index.
+  int producer_state_rebuilds = 0;
 };
 
 }  // namespace strata::storage

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/check.h"
 #include "base/status_macros.h"
+#include "storage/chunked_reader.h"
 #include "storage/errc.h"
 #include "storage/file_names.h"
 
@@ -12,35 +13,6 @@ namespace strata::storage {
 
 using batch_layout::kHeaderSize;
 
-namespace {
-
-// Reads a file front to back through one buffer, so a scan costs one read per chunk
-// rather than two per batch. Not thread-safe.
-class ChunkedReader {
- public:
-  static constexpr size_t kChunk = 1 << 20;
-  ChunkedReader(File& file, uint64_t end) : file_(file), end_(end) {}
-  // [position, position + n), or fewer bytes at the end of the file.
-  absl::StatusOr<absl::string_view> Get(uint64_t position, size_t n) {
-    if (position < start_ || position + n > start_ + buffer_.size()) {
-      size_t want = static_cast<size_t>(std::min<uint64_t>(std::max(n, kChunk), end_ - std::min(end_, position)));
-      buffer_.resize(want);
-      STRATA_ASSIGN_OR_RETURN(size_t got, file_.Read(position, buffer_.data(), want));
-      buffer_.resize(got);
-      start_ = position;
-    }
-    absl::string_view view(buffer_);
-    return view.substr(position - start_, n);
-  }
-
- private:
-  File& file_;
-  const uint64_t end_;
-  std::string buffer_;
-  uint64_t start_ = 0;
-};
-
-}  // namespace
 
 LogSegment::LogSegment(const SegmentOptions& options) : options_(options) {
   log_path_ = PathFor(kLogSuffix);
@@ -200,24 +172,15 @@ absl::StatusOr<std::optional<TimestampOffset>> LogSegment::FindOffsetByTimestamp
     if (!location) return std::optional<TimestampOffset>();
     const RecordBatchHeader& h = location->header;
     position += h.size_in_bytes();
-    if (h.last_offset() < start_offset || h.max_timestamp < target) continue;
-    if (h.compression() != Compression::kNone || h.log_append_time()) {
-      // Without decompressing, the batch start is the earliest offset that cannot skip
-      // a record at or after the target.
-      return std::optional<TimestampOffset>(TimestampOffset{h.max_timestamp, std::max(h.base_offset, start_offset)});
-    }
-    std::string batch(h.size_in_bytes(), '\0');
-    STRATA_ASSIGN_OR_RETURN(size_t n, log_file_->Read(location->position, batch.data(), batch.size()));
-    if (n != batch.size()) return MakeError(Errc::kCorruptMessage, absl::StrCat(log_path_, ": short batch"));
-    STRATA_RETURN_IF_ERROR(ValidateStoredBatch(batch, log_path_));
-    STRATA_ASSIGN_OR_RETURN(auto records, DecodeRecords(batch));
-    for (const Record& r : records) {
-      int64_t offset = h.base_offset + r.offset_delta;
-      int64_t timestamp = h.base_timestamp + r.timestamp_delta;
-      if (offset >= start_offset && timestamp >= target) {
-        return std::optional<TimestampOffset>(TimestampOffset{timestamp, offset});
-      }
-    }
+    auto read_batch = [&]() -> absl::StatusOr<std::string> {
+      std::string batch(h.size_in_bytes(), '\0');
+      STRATA_ASSIGN_OR_RETURN(size_t n, log_file_->Read(location->position, batch.data(), batch.size()));
+      if (n != batch.size()) return MakeError(Errc::kCorruptMessage, absl::StrCat(log_path_, ": short batch"));
+      STRATA_RETURN_IF_ERROR(ValidateStoredBatch(batch, log_path_));
+      return batch;
+    };
+    STRATA_ASSIGN_OR_RETURN(auto found, FindRecordByTimestamp(h, target, start_offset, read_batch));
+    if (found) return found;
   }
 }
 

@@ -94,8 +94,9 @@ class LogSegment {
   // The offset after the last batch (base_offset() when empty).
   absl::StatusOr<int64_t> ReadNextOffset() const;
   // The first record at or after start_offset whose timestamp is >= target: its
-  // timestamp and offset. For a compressed batch, the batch's max timestamp and its
-  // first offset (the earliest answer that cannot skip a matching record).
+  // timestamp and offset, compressed batches decoded too (FindRecordByTimestamp,
+  // record_batch.h: a LogAppendTime batch answers its first offset, exact since every
+  // record carries its time).
   absl::StatusOr<std::optional<TimestampOffset>> FindOffsetByTimestamp(int64_t target, int64_t start_offset) const;
   // Calls fn for each batch header in [position, end) (end: the segment's size),
   // until fn returns false.

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/check.h"
+#include "base/status_macros.h"
 #include "storage/bytes.h"
 #include "storage/crc32c.h"
 #include "storage/errc.h"
@@ -86,7 +87,83 @@ absl::Status ValidateStoredBatch(absl::string_view batch, absl::string_view wher
 }
 
 namespace {
-absl::Status CheckRecordFraming(absl::string_view batch, int32_t count);
+
+constexpr int16_t kCodecMask = 0x7;
+
+absl::Status CheckRecordFraming(absl::string_view records, int32_t count);
+
+bool KnownCodec(Compression codec) { return static_cast<int>(codec) <= static_cast<int>(Compression::kZstd); }
+
+// The records section of a whole batch (the bytes after the header), decompressed into
+// *storage when the batch is compressed.
+absl::StatusOr<absl::string_view> RecordsSection(absl::string_view batch, const RecordBatchHeader& header,
+                                                 size_t max_uncompressed, std::string* storage) {
+  absl::string_view section = batch.substr(kHeaderSize);
+  if (header.compression() == Compression::kNone) return section;
+  STRATA_ASSIGN_OR_RETURN(*storage, Decompress(header.compression(), section, max_uncompressed));
+  return absl::string_view(*storage);
+}
+
+int16_t WithCodec(int16_t attributes, Compression codec) {
+  return static_cast<int16_t>((attributes & ~kCodecMask) | static_cast<int16_t>(codec));
+}
+
+// A whole batch of header's fields (batchLength from the section) around records, with its CRC.
+absl::StatusOr<std::string> AssembleBatch(const RecordBatchHeader& header, absl::string_view records) {
+  constexpr size_t kMaxSection = std::numeric_limits<int32_t>::max() - (kHeaderSize - kLogOverhead);
+  if (records.size() > kMaxSection) {
+    return MakeError(Errc::kRecordTooLarge,
+                     absl::StrCat("a records section of ", records.size(), " bytes does not fit a batch"));
+  }
+  std::string out;
+  out.reserve(kHeaderSize + records.size());
+  AppendBigEndian(&out, header.base_offset);
+  AppendBigEndian(&out, static_cast<int32_t>(kHeaderSize - kLogOverhead + records.size()));
+  AppendBigEndian(&out, header.partition_leader_epoch);
+  out.push_back(static_cast<char>(kMagicV2));
+  AppendBigEndian(&out, uint32_t{0});  // CRC, filled below
+  AppendBigEndian(&out, header.attributes);
+  AppendBigEndian(&out, header.last_offset_delta);
+  AppendBigEndian(&out, header.base_timestamp);
+  AppendBigEndian(&out, header.max_timestamp);
+  AppendBigEndian(&out, header.producer_id);
+  AppendBigEndian(&out, header.producer_epoch);
+  AppendBigEndian(&out, header.base_sequence);
+  AppendBigEndian(&out, header.records_count);
+  out.append(records.data(), records.size());
+  StoreBigEndian(out.data() + kCrc, ComputeBatchCrc(out));
+  return out;
+}
+
+// Appends one record (length-prefixed) to out; scratch is reused between calls.
+void AppendRecord(std::string* out, std::string* scratch, int8_t attributes, int64_t timestamp_delta,
+                  int32_t offset_delta, const std::optional<std::string>& key,
+                  const std::optional<std::string>& value, const std::vector<RecordHeader>& headers) {
+  std::string& rec = *scratch;
+  rec.clear();
+  rec.push_back(static_cast<char>(attributes));
+  AppendVarlong(&rec, timestamp_delta);
+  AppendVarint(&rec, offset_delta);
+  auto put = [&rec](const std::optional<std::string>& bytes) {
+    if (!bytes) {
+      AppendVarint(&rec, -1);
+    } else {
+      AppendVarint(&rec, static_cast<int32_t>(bytes->size()));
+      rec.append(*bytes);
+    }
+  };
+  put(key);
+  put(value);
+  AppendVarint(&rec, static_cast<int32_t>(headers.size()));
+  for (const auto& h : headers) {
+    AppendVarint(&rec, static_cast<int32_t>(h.key.size()));
+    rec.append(h.key);
+    put(h.value);
+  }
+  AppendVarint(out, static_cast<int32_t>(rec.size()));
+  out->append(rec);
+}
+
 }  // namespace
 
 absl::Status ValidateProducedBatch(absl::string_view batch, int64_t max_batch_bytes) {
@@ -105,13 +182,14 @@ absl::Status ValidateProducedBatch(absl::string_view batch, int64_t max_batch_by
                      absl::StrCat("produced batch has lastOffsetDelta ", header.last_offset_delta, " but ",
                                   header.records_count, " records"));
   }
-  if (header.compression() == Compression::kNone) {
-    return CheckRecordFraming(batch, header.records_count);
-  } else if (static_cast<int>(header.compression()) > static_cast<int>(Compression::kZstd)) {
-    return MakeError(Errc::kInvalidRecord,
-                     absl::StrCat("produced batch has unknown compression codec ", static_cast<int>(header.compression())));
+  if (!KnownCodec(header.compression())) {
+    return MakeError(Errc::kInvalidRecord, absl::StrCat("produced batch has unknown compression codec ",
+                                                        static_cast<int>(header.compression())));
   }
-  return absl::OkStatus();
+  std::string decompressed;
+  auto records = RecordsSection(batch, header, MaxUncompressedBatchBytes(max_batch_bytes), &decompressed);
+  if (!records.ok()) return WithContext(records.status(), "produced batch");
+  return CheckRecordFraming(*records, header.records_count);
 }
 
 void SetBaseOffset(char* batch, int64_t base_offset) { StoreBigEndian(batch + kBaseOffset, base_offset); }
@@ -148,10 +226,10 @@ bool ReadNullableBytes(absl::string_view* in, std::optional<std::string>* out) {
   return true;
 }
 
-// Walks the records of an uncompressed batch without copying them: every length fits,
-// the records fill the batch exactly and offset deltas run 0, 1, 2, ...
-absl::Status CheckRecordFraming(absl::string_view batch, int32_t count) {
-  absl::string_view in = batch.substr(kHeaderSize);
+// Walks the records section of a batch (decompressed) without copying the records:
+// every length fits, the records fill the section exactly and offset deltas run 0, 1, 2, ...
+absl::Status CheckRecordFraming(absl::string_view records, int32_t count) {
+  absl::string_view in = records;
   auto skip_bytes = [](absl::string_view* body, bool nullable) {
     auto length = ReadVarint(body);
     if (!length || *length < (nullable ? -1 : 0) || (*length > 0 && static_cast<size_t>(*length) > body->size())) {
@@ -191,16 +269,14 @@ absl::Status CheckRecordFraming(absl::string_view batch, int32_t count) {
 
 }  // namespace
 
-absl::StatusOr<std::vector<Record>> DecodeRecords(absl::string_view batch) {
+absl::StatusOr<std::vector<Record>> DecodeRecords(absl::string_view batch, size_t max_uncompressed) {
   ABSL_CHECK_GE(batch.size(), kHeaderSize);
   RecordBatchHeader header = RecordBatchHeader::Parse(batch.data());
-  if (header.compression() != Compression::kNone) {
-    return MakeError(Errc::kInvalidArgument, "records of a compressed batch are not decoded here");
-  }
   if (header.records_count < 0) {
     return MakeError(Errc::kCorruptMessage, absl::StrCat("negative recordsCount ", header.records_count));
   }
-  absl::string_view in = batch.substr(kHeaderSize);
+  std::string decompressed;
+  STRATA_ASSIGN_OR_RETURN(absl::string_view in, RecordsSection(batch, header, max_uncompressed, &decompressed));
   std::vector<Record> records;
   // Each record takes at least 7 bytes, so the count is bounded by the bytes present.
   records.reserve(std::min<size_t>(header.records_count, in.size() / 7 + 1));
@@ -271,56 +347,96 @@ RecordBatchBuilder& RecordBatchBuilder::Add(std::optional<absl::string_view> key
 
 std::string RecordBatchBuilder::Build() const {
   ABSL_CHECK(!records_.empty());
-  int64_t base_ts = records_.front().timestamp;
-  int64_t max_ts = base_ts;
-  for (const auto& r : records_) max_ts = std::max(max_ts, r.timestamp);
+  RecordBatchHeader header;
+  header.base_offset = base_offset_;
+  header.partition_leader_epoch = epoch_;
+  header.attributes = WithCodec(static_cast<int16_t>((log_append_time_ ? 0x8 : 0) | (transactional_ ? 0x10 : 0) |
+                                                     (control_ ? 0x20 : 0)),
+                                compression_);
+  header.last_offset_delta = static_cast<int32_t>(records_.size() - 1);
+  header.base_timestamp = records_.front().timestamp;
+  header.max_timestamp = header.base_timestamp;
+  for (const auto& r : records_) header.max_timestamp = std::max(header.max_timestamp, r.timestamp);
+  header.producer_id = producer_id_;
+  header.producer_epoch = producer_epoch_;
+  header.base_sequence = base_sequence_;
+  header.records_count = static_cast<int32_t>(records_.size());
 
-  std::string body;
-  std::string rec;
+  std::string body, scratch;
   for (size_t i = 0; i < records_.size(); ++i) {
     const Pending& r = records_[i];
-    rec.clear();
-    rec.push_back(0);  // attributes
-    AppendVarlong(&rec, r.timestamp - base_ts);
-    AppendVarint(&rec, static_cast<int32_t>(i));
-    auto put = [&rec](const std::optional<std::string>& bytes) {
-      if (!bytes) {
-        AppendVarint(&rec, -1);
-      } else {
-        AppendVarint(&rec, static_cast<int32_t>(bytes->size()));
-        rec.append(*bytes);
-      }
-    };
-    put(r.key);
-    put(r.value);
-    AppendVarint(&rec, static_cast<int32_t>(r.headers.size()));
-    for (const auto& h : r.headers) {
-      put(h.key);
-      put(h.value);
-    }
-    AppendVarint(&body, static_cast<int32_t>(rec.size()));
-    body.append(rec);
+    AppendRecord(&body, &scratch, 0, r.timestamp - header.base_timestamp, static_cast<int32_t>(i), r.key, r.value,
+                 r.headers);
   }
+  if (compression_ != Compression::kNone) {
+    auto compressed = Compress(compression_, body);
+    ABSL_CHECK(compressed.ok()) << compressed.status();
+    body = std::move(*compressed);
+  }
+  auto batch = AssembleBatch(header, body);
+  ABSL_CHECK(batch.ok()) << batch.status();
+  return std::move(*batch);
+}
 
-  std::string out;
-  out.reserve(kHeaderSize + body.size());
-  int16_t attributes = static_cast<int16_t>((transactional_ ? 0x10 : 0) | (control_ ? 0x20 : 0));
-  AppendBigEndian(&out, base_offset_);
-  AppendBigEndian(&out, static_cast<int32_t>(kHeaderSize - kLogOverhead + body.size()));
-  AppendBigEndian(&out, epoch_);
-  out.push_back(static_cast<char>(kMagicV2));
-  AppendBigEndian(&out, uint32_t{0});  // CRC, filled below
-  AppendBigEndian(&out, attributes);
-  AppendBigEndian(&out, static_cast<int32_t>(records_.size() - 1));
-  AppendBigEndian(&out, base_ts);
-  AppendBigEndian(&out, max_ts);
-  AppendBigEndian(&out, producer_id_);
-  AppendBigEndian(&out, producer_epoch_);
-  AppendBigEndian(&out, base_sequence_);
-  AppendBigEndian(&out, static_cast<int32_t>(records_.size()));
-  out.append(body);
-  StoreBigEndian(out.data() + kCrc, ComputeBatchCrc(out));
-  return out;
+absl::StatusOr<std::string> RecompressBatch(absl::string_view batch, Compression target, size_t max_uncompressed) {
+  STRATA_RETURN_IF_ERROR(ValidateStoredBatch(batch, "batch to recompress"));
+  RecordBatchHeader header = RecordBatchHeader::Parse(batch.data());
+  if (header.compression() == target) return std::string(batch);
+  std::string decompressed;
+  STRATA_ASSIGN_OR_RETURN(absl::string_view records, RecordsSection(batch, header, max_uncompressed, &decompressed));
+  STRATA_ASSIGN_OR_RETURN(std::string section, Compress(target, records));
+  header.attributes = WithCodec(header.attributes, target);
+  return AssembleBatch(header, section);
+}
+
+absl::StatusOr<std::string> BuildBatchFrom(const RecordBatchHeader& original, const std::vector<Record>& kept,
+                                           Compression codec) {
+  RecordBatchHeader header = original;
+  header.records_count = static_cast<int32_t>(kept.size());
+  int64_t previous_delta = -1;
+  int64_t max_timestamp = kNoTimestamp;
+  std::string body, scratch;
+  for (size_t i = 0; i < kept.size(); ++i) {
+    const Record& r = kept[i];
+    if (r.offset_delta <= previous_delta || r.offset_delta > original.last_offset_delta) {
+      return MakeError(Errc::kInvalidArgument,
+                       absl::StrCat("kept record ", i, " has offsetDelta ", r.offset_delta, " after ", previous_delta,
+                                    " (lastOffsetDelta ", original.last_offset_delta, ")"));
+    }
+    previous_delta = r.offset_delta;
+    max_timestamp = std::max(max_timestamp, original.base_timestamp + r.timestamp_delta);
+    AppendRecord(&body, &scratch, r.attributes, r.timestamp_delta, r.offset_delta, r.key, r.value, r.headers);
+  }
+  if (kept.empty()) codec = Compression::kNone;
+  if (!kept.empty() && !original.log_append_time()) header.max_timestamp = max_timestamp;
+  header.attributes = WithCodec(original.attributes, codec);
+  STRATA_ASSIGN_OR_RETURN(std::string section, Compress(codec, body));
+  return AssembleBatch(header, section);
+}
+
+absl::StatusOr<std::optional<TimestampOffset>> FindRecordByTimestamp(
+    const RecordBatchHeader& header, int64_t target, int64_t start_offset,
+    const std::function<absl::StatusOr<std::string>()>& read_batch, size_t max_uncompressed) {
+  if (header.last_offset() < start_offset || header.max_timestamp < target) return std::optional<TimestampOffset>();
+  const TimestampOffset batch_start{header.max_timestamp, std::max(header.base_offset, start_offset)};
+  if (header.log_append_time()) return std::optional<TimestampOffset>(batch_start);
+  STRATA_ASSIGN_OR_RETURN(std::string batch, read_batch());
+  auto records = DecodeRecords(batch, max_uncompressed);
+  if (!records.ok()) {
+    // A section that decompresses past the bound: the batch start skips no match.
+    if (header.compression() != Compression::kNone && ErrcOf(records.status()) == Errc::kInvalidRecord) {
+      return std::optional<TimestampOffset>(batch_start);
+    }
+    return records.status();
+  }
+  for (const Record& r : *records) {
+    int64_t offset = header.base_offset + r.offset_delta;
+    int64_t timestamp = header.base_timestamp + r.timestamp_delta;
+    if (offset >= start_offset && timestamp >= target) {
+      return std::optional<TimestampOffset>(TimestampOffset{timestamp, offset});
+    }
+  }
+  return std::optional<TimestampOffset>();
 }
 
 }  // namespace strata::storage

@@ -2,7 +2,9 @@
 // RecordBatch v2: the unit Kafka clients produce, brokers store byte for byte and
 // consumers fetch. This file is the codec: header layout, validation with a precise
 // error per failure, offset assignment by rewriting the header (no re-encoding), the
-// record codec for uncompressed batches, and a builder for tools and tests.
+// record codec (compressed records sections through storage/compression.h), a builder
+// for tools and tests, and the two re-encodings the broker makes: recompression for a
+// topic's compression.type and the cleaner's rebuild of a batch with records removed.
 // Layout (big-endian; docs/storage-format.md has the full table):
 //   baseOffset i64 | batchLength i32 | partitionLeaderEpoch i32 | magic i8 | crc u32 |
 //   attributes i16 | lastOffsetDelta i32 | baseTimestamp i64 | maxTimestamp i64 |
@@ -12,14 +14,16 @@
 // Thread-safe (stateless functions; builders are not shared).
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "storage/compression.h"
 
 namespace strata::storage {
 
@@ -48,8 +52,6 @@ inline constexpr int16_t kNoProducerEpoch = -1;
 inline constexpr int32_t kNoSequence = -1;
 inline constexpr int32_t kNoPartitionLeaderEpoch = -1;
 inline constexpr int64_t kNoTimestamp = -1;
-
-enum class Compression : int8_t { kNone = 0, kGzip = 1, kSnappy = 2, kLz4 = 3, kZstd = 4 };
 
 struct RecordBatchHeader {
   int64_t base_offset = 0;
@@ -94,10 +96,12 @@ uint32_t ComputeBatchCrc(absl::string_view batch);
 // and recovery, where offsets and gaps from compaction are legitimate.
 absl::Status ValidateStoredBatch(absl::string_view batch, absl::string_view where);
 
-// Validates one whole batch from a producer: everything ValidateStoredBatch checks,
-// plus batch size <= max_batch_bytes, at least one record, lastOffsetDelta ==
-// recordsCount - 1 and, for uncompressed batches, that the records decode, fill the
-// batch exactly and carry offset deltas 0, 1, 2, ...
+// Validates one whole batch from a producer, as Kafka's LogValidator: everything
+// ValidateStoredBatch checks, plus batch size <= max_batch_bytes, at least one record,
+// lastOffsetDelta == recordsCount - 1, a known codec and, whatever the codec, that the
+// records decode, fill the (decompressed) records section exactly and carry offset
+// deltas 0, 1, 2, ... A compressed section may decompress to at most
+// MaxUncompressedBatchBytes(max_batch_bytes).
 absl::Status ValidateProducedBatch(absl::string_view batch, int64_t max_batch_bytes);
 
 // Rewrites header fields outside the CRC's range. REQUIRES: a whole batch.
@@ -105,7 +109,8 @@ void SetBaseOffset(char* batch, int64_t base_offset);
 void SetPartitionLeaderEpoch(char* batch, int32_t epoch);
 // LogAppendTime: sets the timestamp-type attribute and maxTimestamp to now and
 // recomputes the CRC (both lie in its range). Readers then take maxTimestamp as every
-// record's timestamp. REQUIRES: a whole batch of `size` bytes.
+// record's timestamp. Header fields only, so compressed batches are not re-encoded.
+// REQUIRES: a whole batch of `size` bytes.
 void SetLogAppendTime(char* batch, size_t size, int64_t now);
 
 struct RecordHeader {
@@ -124,8 +129,52 @@ struct Record {
   bool operator==(const Record&) const = default;
 };
 
-// Decodes the records of an uncompressed batch. Errors name the record index.
-absl::StatusOr<std::vector<Record>> DecodeRecords(absl::string_view batch);
+// Decodes the records of a batch, decompressing its records section (the bytes after
+// the header) when compressed, to at most max_uncompressed bytes (INVALID_RECORD past
+// it). Errors name the record index. REQUIRES: batch.size() >= batch_layout::kHeaderSize.
+absl::StatusOr<std::vector<Record>> DecodeRecords(absl::string_view batch,
+                                                  size_t max_uncompressed = kDefaultMaxUncompressedBatchBytes);
+
+// A whole batch with its records section in codec `target` (Kafka's compression.type
+// differing from the producer's codec): the records are carried over byte for byte
+// (keys, values, headers, offset and timestamp deltas), the header keeps every field
+// (base offset, producer fields, timestamps, transactional, control and timestamp-type
+// bits) but the codec bits and batchLength, and the CRC is recomputed. The input must
+// pass ValidateStoredBatch; call it after ValidateProducedBatch. The result may be
+// larger than the input: the caller checks it against max.message.bytes again, as
+// Kafka does after recompressing. The input itself when it already uses `target`.
+absl::StatusOr<std::string> RecompressBatch(absl::string_view batch, Compression target, size_t max_uncompressed);
+
+// The batch the log cleaner writes for `original` with only `kept` of its records left
+// (Kafka's MemoryRecords.filterTo): original's base offset, partition leader epoch,
+// lastOffsetDelta (so the producer's sequence range is kept), base timestamp, producer
+// id, epoch and base sequence and attributes (codec bits replaced by `codec`);
+// recordsCount = kept.size(); each record keeps its attributes, offset and timestamp
+// deltas. maxTimestamp is recomputed from the kept records for CreateTime and kept for
+// LogAppendTime. No records (an empty batch kept for an idempotent producer's sequence)
+// gives an uncompressed header-only batch with original's maxTimestamp, as Kafka writes
+// it. INVALID_ARGUMENT when kept's offset deltas do not rise strictly within
+// [0, lastOffsetDelta].
+absl::StatusOr<std::string> BuildBatchFrom(const RecordBatchHeader& original, const std::vector<Record>& kept,
+                                           Compression codec);
+
+// The timestamp lookup's step over one batch (ListOffsets by time, local and remote
+// segments): the first record with offset >= start_offset and timestamp >= target, or
+// nullopt when the batch holds none. Decided from the header where it can: a batch
+// wholly below start_offset or with maxTimestamp < target holds none, and in a
+// LogAppendTime batch every record carries maxTimestamp, so its first offset at or
+// after start_offset is the answer. Otherwise read_batch supplies the whole, validated
+// batch and its records are decoded, compressed ones to at most max_uncompressed bytes;
+// past that bound the batch's first offset at or after start_offset is answered, which
+// never skips a matching record.
+struct TimestampOffset {
+  int64_t timestamp = -1;
+  int64_t offset = 0;
+};
+absl::StatusOr<std::optional<TimestampOffset>> FindRecordByTimestamp(
+    const RecordBatchHeader& header, int64_t target, int64_t start_offset,
+    const std::function<absl::StatusOr<std::string>()>& read_batch,
+    size_t max_uncompressed = kDefaultMaxUncompressedBatchBytes);
 
 // Splits a buffer of consecutive whole batches (a produce request's records, a
 // follower's fetched data). Each call returns the next batch, nullopt at the end, or
@@ -151,6 +200,10 @@ class RecordBatchBuilder {
   }
   RecordBatchBuilder& set_transactional(bool v) { transactional_ = v; return *this; }
   RecordBatchBuilder& set_control(bool v) { control_ = v; return *this; }
+  // The records section is compressed with codec (kNone: as added).
+  RecordBatchBuilder& set_compression(Compression codec) { compression_ = codec; return *this; }
+  // Sets the LogAppendTime attribute (the timestamps stay as added).
+  RecordBatchBuilder& set_log_append_time(bool v) { log_append_time_ = v; return *this; }
   RecordBatchBuilder& Add(std::optional<absl::string_view> key, std::optional<absl::string_view> value,
                           int64_t timestamp, std::vector<RecordHeader> headers = {});
   bool empty() const { return records_.empty(); }
@@ -171,6 +224,8 @@ class RecordBatchBuilder {
   int32_t base_sequence_ = kNoSequence;
   bool transactional_ = false;
   bool control_ = false;
+  bool log_append_time_ = false;
+  Compression compression_ = Compression::kNone;
   std::vector<Pending> records_;
 };
 

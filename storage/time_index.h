@@ -10,13 +10,9 @@
 
 #include "absl/status/status.h"
 #include "storage/index_file.h"
+#include "storage/record_batch.h"  // TimestampOffset
 
 namespace strata::storage {
-
-struct TimestampOffset {
-  int64_t timestamp = -1;
-  int64_t offset = 0;
-};
 
 class TimeIndex {
  public:

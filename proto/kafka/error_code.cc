@@ -46,6 +46,7 @@ absl::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kBrokerIdNotRegistered: return "BROKER_ID_NOT_REGISTERED";
     case ErrorCode::kIneligibleReplica: return "INELIGIBLE_REPLICA";
     case ErrorCode::kUnknownLeaderEpoch: return "UNKNOWN_LEADER_EPOCH";
+    case ErrorCode::kUnsupportedCompressionType: return "UNSUPPORTED_COMPRESSION_TYPE";
     case ErrorCode::kInvalidTimestamp: return "INVALID_TIMESTAMP";
     case ErrorCode::kUnknownProducerId: return "UNKNOWN_PRODUCER_ID";
     case ErrorCode::kInconsistentTopicId: return "INCONSISTENT_TOPIC_ID";

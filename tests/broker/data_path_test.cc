@@ -988,6 +988,32 @@ TEST_F(TieredDataPathTest, ListOffsetsAnswersBothTiers) {
   EXPECT_EQ(local.offset, local_start_ + 3);
 }
 
+TEST_F(TieredDataPathTest, ListOffsetsFindsTheExactRecordInsideARemoteCompressedBatch) {
+  CreateTopic("events", 'e', {kBroker},
+              {TopicConfig("events", "remote.storage.enable", "true"), TopicConfig("events", "segment.bytes", "500"),
+               TopicConfig("events", "local.retention.bytes", "1")});
+  // Batch i: records 10i..10i+9 at 1000 (i + 1) + r, gzip and zstd in turn.
+  for (int i = 0; i < 12; ++i) {
+    storage::RecordBatchBuilder builder;
+    builder.set_compression(i % 2 ? storage::Compression::kZstd : storage::Compression::kGzip);
+    for (int r = 0; r < 10; ++r) {
+      builder.Add("k", absl::StrCat("event-", i, "-", r, std::string(50, 'x')), 1000 * (i + 1) + r);
+    }
+    ASSERT_EQ(Produce("events", builder.Build()).error_code, 0);
+  }
+  ASSERT_GE(LogOf("events")->segment_count(), 3);
+  ASSERT_TRUE(manager_->RunTask(*replicas_->GetPartition({"events", 0})).ok());
+  store_->WithImage([&](const controller::MetadataImage& image) { replicas_->ApplyImage(image); });
+  ASSERT_TRUE(LogOf("events")->DeleteOldSegments().ok());
+  ASSERT_GT(LogOf("events")->log_start_offset(), 20) << "batch 1 is in the remote tier only";
+  // Record 5 of batch 1, not the batch's first offset (10).
+  auto remote = ListOffsets("events", 2005, 9);
+  EXPECT_EQ(remote.error_code, 0);
+  EXPECT_EQ(remote.offset, 15);
+  EXPECT_EQ(remote.timestamp, 2005);
+  EXPECT_GT(reader_->stats().reads, 0);
+}
+
 TEST_F(TieredDataPathTest, ACorruptedRemoteObjectIsAStorageErrorForItsPartitionOnly) {
   TierOrders();
   CreateTopic("audit", 'a');

@@ -4,6 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
 
 #include "storage/errc.h"
 #include "storage/fault_injecting_file_ops.h"
@@ -227,6 +230,62 @@ TEST_F(LogManagerTest, DeleteLogRemovesThePartitionDir) {
   ASSERT_TRUE(manager->DeleteLog({"del", 0}).ok());
   EXPECT_EQ(manager->GetLog({"del", 0}), nullptr);
   EXPECT_FALSE(fs::exists(dir));
+}
+
+
+// The cleaner threads compact a compacted log on their own and checkpoint it; deleting a
+// log while its (throttled) cleaning runs stops the cleaning first, and nothing is
+// written into the removed directory (a write there would take the dir offline).
+TEST_F(LogManagerTest, CleanerThreadsCompactAndADeletionStopsACleaningFirst) {
+  LogManagerOptions o = Options();
+  o.cleaner = LogCleanerOptions{};
+  o.cleaner->backoff_ms = 10;
+  auto manager = Open(o);
+  ASSERT_NE(manager, nullptr);
+  LogConfig compact = o.default_config;
+  compact.cleanup_compact = true;
+  compact.cleanup_delete = false;
+  compact.min_cleanable_dirty_ratio = 0.01;
+  auto log = manager->GetOrCreateLog({"c", 0}, compact);
+  ASSERT_TRUE(log.ok());
+  for (int b = 0; b < 200; ++b) {
+    RecordBatchBuilder builder;
+    builder.Add(absl::StrCat("k", b % 5), absl::StrCat("v", b), 1000 + b);
+    std::string batch = builder.Build();
+    ASSERT_TRUE((*log)->AppendAsLeader(batch, 0).ok());
+  }
+  ASSERT_TRUE((*log)->Roll().ok());
+  (*log)->UpdateHighWatermark((*log)->log_end_offset());
+  LogCleaner* cleaner = manager->cleaner();
+  ASSERT_NE(cleaner, nullptr);
+  ASSERT_TRUE(testing::WaitUntil([&] { return cleaner->checkpoint({"c", 0}) == 200; }, 20s));
+  EXPECT_TRUE(fs::exists(fs::path(manager->dir_of({"c", 0})) / "cleaner-offset-checkpoint"));
+  EXPECT_LT((*log)->size_in_bytes(), 200 * 70) << "compacted to about one record per key";
+
+  // A second log, cleaned slowly: its cleaning is in progress when it is deleted.
+  ops_.HoldSyncs(".cleaned");
+  auto doomed = manager->GetOrCreateLog({"c", 1}, compact);
+  ASSERT_TRUE(doomed.ok());
+  for (int b = 0; b < 200; ++b) {
+    RecordBatchBuilder builder;
+    builder.Add(absl::StrCat("k", b % 5), absl::StrCat("v", b), 1000 + b);
+    std::string batch = builder.Build();
+    ASSERT_TRUE((*doomed)->AppendAsLeader(batch, 0).ok());
+  }
+  ASSERT_TRUE((*doomed)->Roll().ok());
+  (*doomed)->UpdateHighWatermark((*doomed)->log_end_offset());
+  ASSERT_TRUE(testing::WaitUntil([&] { return ops_.syncs_held() > 0; }, 20s)) << "the cleaning reached its flush";
+  std::thread release([&] {
+    // The deletion has paused the log and waits for the cleaning, which waits for this sync.
+    EXPECT_TRUE(testing::WaitUntil([&] { return cleaner->paused({"c", 1}); }, 20s));
+    ops_.ReleaseSyncs();
+  });
+  ASSERT_TRUE(manager->DeleteLog({"c", 1}).ok());
+  release.join();
+  EXPECT_EQ(manager->GetLog({"c", 1}), nullptr);
+  EXPECT_TRUE(manager->online_dirs().size() == 2) << "no dir went offline";
+  EXPECT_FALSE(cleaner->checkpoint({"c", 1}).has_value());
+  ASSERT_TRUE(manager->Shutdown().ok());
 }
 
 }  // namespace

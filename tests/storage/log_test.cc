@@ -489,6 +489,25 @@ TEST_F(LogTest, FetchOffsetByTimestampFindsTheFirstRecordAtOrAfter) {
   EXPECT_FALSE(log->FetchOffsetByTimestamp(20'000)->has_value());
 }
 
+TEST_F(LogTest, FetchOffsetByTimestampAnswersTheExactRecordInsideCompressedBatches) {
+  auto log = OpenLog(SmallLogOptions(dir_));
+  const Compression codecs[] = {Compression::kGzip, Compression::kSnappy, Compression::kLz4, Compression::kZstd};
+  for (int b = 0; b < 40; ++b) {  // batch b: records 5b..5b+4 at 10000 + offset
+    RecordBatchBuilder builder;
+    builder.set_compression(codecs[b % 4]);
+    for (int i = 0; i < 5; ++i) builder.Add("k", "v", 10'000 + b * 5 + i);
+    std::string batch = builder.Build();
+    ASSERT_TRUE(log->AppendAsLeader(batch, 0).ok());
+  }
+  for (int64_t target : {10'000, 10'003, 10'077, 10'151, 10'199}) {
+    auto found = log->FetchOffsetByTimestamp(target);
+    ASSERT_TRUE(found.ok()) << found.status();
+    ASSERT_TRUE(found->has_value()) << target;
+    EXPECT_EQ((*found)->offset, target - 10'000) << target;
+    EXPECT_EQ((*found)->timestamp, target);
+  }
+}
+
 TEST_F(LogTest, CleanCloseReopensWithoutRecovery) {
   std::vector<std::string> values;
   {

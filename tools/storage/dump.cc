@@ -129,7 +129,7 @@ int DumpLog(const std::string& path, const DumpOptions& options, Emitter& e) {
         Field("partitionLeaderEpoch", h.partition_leader_epoch),
         Field("isTransactional", h.is_transactional()),
         Field("isControl", h.is_control()),
-        Field("compression", CompressionName(h.compression())),
+        Field("compression", storage::CompressionName(h.compression())),
         Field("timestampType", h.log_append_time() ? "LogAppendTime" : "CreateTime"),
         Field("baseTimestamp", h.base_timestamp),
         Field("maxTimestamp", h.max_timestamp),
@@ -147,12 +147,7 @@ int DumpLog(const std::string& path, const DumpOptions& options, Emitter& e) {
     ++batches;
     records += h.records_count;
     if (!options.records) continue;
-    if (h.compression() != storage::Compression::kNone) {
-      e.Note(absl::StrCat("records of the ", CompressionName(h.compression()), " batch at position ", b.position,
-                          " are not decoded"));
-      continue;
-    }
-    auto decoded = storage::DecodeRecords(b.bytes);
+    auto decoded = DecodeBatchRecords(b.bytes);
     if (!decoded.ok()) {
       e.Error(absl::StrCat((*reader)->Where(b.position), ": ", decoded.status().message()));
       summary();

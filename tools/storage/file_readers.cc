@@ -128,15 +128,8 @@ std::string Printable(absl::string_view bytes, size_t limit) {
   return absl::StrCat(absl::CHexEscape(bytes.substr(0, limit)), "...(", bytes.size(), " bytes)");
 }
 
-const char* CompressionName(storage::Compression compression) {
-  switch (compression) {
-    case storage::Compression::kNone: return "none";
-    case storage::Compression::kGzip: return "gzip";
-    case storage::Compression::kSnappy: return "snappy";
-    case storage::Compression::kLz4: return "lz4";
-    case storage::Compression::kZstd: return "zstd";
-  }
-  return "unknown";
+absl::StatusOr<std::vector<storage::Record>> DecodeBatchRecords(absl::string_view batch) {
+  return storage::DecodeRecords(batch, storage::kUncompressedBatchBytesCeiling);
 }
 
 }  // namespace strata::tools

@@ -106,6 +106,8 @@ absl::StatusOr<std::string> ReadFileReadOnly(const std::string& path);
 // Bytes as printable ASCII (C escapes for the rest), cut after `limit` input bytes
 // (0: no limit) with "...(N bytes)" appended.
 std::string Printable(absl::string_view bytes, size_t limit);
-const char* CompressionName(storage::Compression compression);
+// The records of a batch, compressed ones decompressed up to the largest bound any topic
+// allows (storage::kUncompressedBatchBytesCeiling): a tool reads what the broker accepted.
+absl::StatusOr<std::vector<storage::Record>> DecodeBatchRecords(absl::string_view batch);
 
 }  // namespace strata::tools

@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
       "dump", "Print the batches, entries or producers of .log, .index, .timeindex, .snapshot, checkpoint and "
               "meta.properties files");
   dump_cmd->add_option("files", dump.files, "Files to dump")->required();
-  dump_cmd->add_flag("--records", dump.records, "Also print every record of uncompressed batches");
+  dump_cmd->add_flag("--records", dump.records, "Also print every record (compressed batches decompressed)");
   dump_cmd->add_option("--output", output, "text (default) or json (one JSON object per line)")
       ->check(CLI::IsMember({"text", "json"}));
   dump_cmd->add_option("--max-bytes", dump.max_value_bytes,
@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   CLI::App* verify_cmd =
       app.add_subcommand("verify", "Check a partition directory end to end without modifying it");
   verify_cmd->add_option("dir", verify.dir, "Partition directory, <log dir>/<topic>-<partition>")->required();
-  verify_cmd->add_flag("--deep", verify.deep, "Also decode the records of uncompressed batches");
+  verify_cmd->add_flag("--deep", verify.deep, "Also decode the records of every batch (compressed ones decompressed)");
 
   SmokeOptions smoke;
   CLI::App* smoke_cmd = app.add_subcommand(

@@ -22,7 +22,7 @@ enum ExitCode : int {
 
 struct DumpOptions {
   std::vector<std::string> files;
-  bool records = false;         // --records: decode the records of uncompressed batches
+  bool records = false;         // --records: decode the records of every batch
   bool json = false;            // --output json: one JSON object per line
   size_t max_value_bytes = 64;  // keys and values longer than this are cut (0: no limit)
 };
@@ -30,7 +30,7 @@ int RunDump(const DumpOptions& options, std::ostream& out);
 
 struct VerifyOptions {
   std::string dir;
-  bool deep = false;  // --deep: decode the records of uncompressed batches too
+  bool deep = false;  // --deep: decode the records of every batch too
 };
 int RunVerify(const VerifyOptions& options, std::ostream& out);
 

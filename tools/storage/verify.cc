@@ -194,8 +194,7 @@ class Verifier {
   }
 
   absl::Status CheckRecords(const ScannedBatch& b, const std::string& where) {
-    if (b.header.compression() != storage::Compression::kNone) return absl::OkStatus();
-    auto records = storage::DecodeRecords(b.bytes);
+    auto records = DecodeBatchRecords(b.bytes);
     if (!records.ok()) return Problem(absl::StrCat(where, ": ", records.status().message()));
     int32_t previous = -1;
     for (size_t i = 0; i < records->size(); ++i) {

@@ -1,0 +1,183 @@
+#include "storage/log_cleaner.h"
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "base/check.h"
+#include "base/logging.h"
+#include "base/status_macros.h"
+#include "storage/checkpoint_file.h"
+#include "storage/errc.h"
+
+namespace strata::storage {
+
+std::unique_ptr<LogCleaner> LogCleaner::Create(const LogCleanerOptions& options,
+                                               const std::vector<std::string>& log_dirs, LogsFn logs) {
+  ABSL_CHECK_GE(options.threads, 1);
+  std::unique_ptr<LogCleaner> cleaner(new LogCleaner(options, std::move(logs)));
+  absl::MutexLock lock(&cleaner->mu_);
+  for (const std::string& dir : log_dirs) {
+    auto offsets = ReadOffsetCheckpoint(*options.ops, JoinPath(dir, kCleanerOffsetCheckpointFile));
+    if (!offsets.ok()) {
+      // Only costs work: the dir's logs are cleaned again from their log start.
+      spdlog::warn("log cleaner: {}; cleaning {}'s logs from their start", offsets.status().message(), dir);
+      continue;
+    }
+    cleaner->checkpoints_[dir] = *std::move(offsets);
+  }
+  return cleaner;
+}
+
+LogCleaner::LogCleaner(const LogCleanerOptions& options, LogsFn logs)
+    : options_(options), logs_(std::move(logs)), throttler_(options.io_max_bytes_per_second) {}
+
+LogCleaner::~LogCleaner() { Shutdown(); }
+
+void LogCleaner::Start() {
+  for (int i = 0; i < options_.threads; ++i) threads_.emplace_back([this] { Run(); });
+}
+
+void LogCleaner::Shutdown() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_.store(true);
+    for (auto& [tp, abort] : aborts_) abort->store(true);
+    changed_.SignalAll();
+  }
+  throttler_.Wake();
+  for (std::thread& t : threads_) t.join();
+  threads_.clear();
+}
+
+void LogCleaner::Run() {
+  while (!stopping_.load()) {
+    absl::StatusOr<bool> cleaned = CleanDirtiestOnce();
+    if (cleaned.ok() && *cleaned) continue;
+    absl::MutexLock lock(&mu_);
+    if (stopping_.load()) break;
+    // Woken early by Shutdown only; the backoff bounds the wait.
+    changed_.WaitWithTimeout(&mu_, absl::Milliseconds(options_.backoff_ms));
+  }
+}
+
+absl::StatusOr<bool> LogCleaner::CleanDirtiestOnce() {
+  CleanerCandidate chosen;
+  std::optional<int64_t> checkpoint;
+  std::shared_ptr<std::atomic<bool>> abort;
+  const int64_t now = options_.clock->NowMs();
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopping_.load()) return false;
+    double best = -1;
+    double max_ratio = 0;
+    for (const CleanerCandidate& c : logs_()) {
+      if (in_progress_.count(c.tp) || paused_.count(c.tp) || uncleanable_.count(c.tp) || c.log->offline()) continue;
+      CleaningView view = c.log->ViewForCleaning();
+      if (!view.config.cleanup_compact) continue;
+      std::optional<int64_t> offset;
+      auto& dir_checkpoints = checkpoints_[c.dir];
+      if (auto it = dir_checkpoints.find(c.tp); it != dir_checkpoints.end()) offset = it->second;
+      Dirtiness d = MeasureDirtiness(view, offset, now);
+      max_ratio = std::max(max_ratio, d.ratio());
+      if (!d.cleanable() || (d.ratio() < view.config.min_cleanable_dirty_ratio && !d.past_max_lag)) continue;
+      // A log past max.compaction.lag.ms goes first.
+      double score = d.ratio() + (d.past_max_lag ? 1.0 : 0.0);
+      if (score > best) {
+        best = score;
+        chosen = c;
+        checkpoint = offset;
+      }
+    }
+    stats_.max_dirty_ratio = max_ratio;
+    if (chosen.log == nullptr) return false;
+    in_progress_.insert(chosen.tp);
+    abort = std::make_shared<std::atomic<bool>>(false);
+    aborts_[chosen.tp] = abort;
+  }
+  CleanParams params;
+  params.now_ms = now;
+  params.offset_map_bytes = static_cast<size_t>(options_.dedupe_buffer_size / options_.threads);
+  params.throttler = &throttler_;
+  params.abort = abort.get();
+  const auto started = std::chrono::steady_clock::now();
+  absl::StatusOr<CleanResult> result = CleanLog(*chosen.log, checkpoint, params);
+  const int64_t elapsed_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+
+  absl::MutexLock lock(&mu_);
+  in_progress_.erase(chosen.tp);
+  aborts_.erase(chosen.tp);
+  changed_.SignalAll();
+  if (!result.ok()) {
+    ++stats_.failures;
+    const absl::Status& s = result.status();
+    if (s.code() == absl::StatusCode::kCancelled || s.code() == absl::StatusCode::kAborted ||
+        ErrcOf(s) == Errc::kLogDirOffline || ErrcOf(s) == Errc::kStorageError) {
+      // Deleted, truncated or offline meanwhile; an I/O error went to the failure channel.
+      spdlog::info("log cleaner: {}: {}", chosen.tp.DirName(), s.message());
+    } else {
+      spdlog::error("log cleaner: {} cannot be cleaned and is skipped until restart: {}", chosen.tp.DirName(),
+                    s.message());
+      uncleanable_.insert(chosen.tp);
+    }
+    return s;
+  }
+  ++stats_.cleanings;
+  stats_.bytes_read += result->bytes_read;
+  stats_.bytes_written += result->bytes_written;
+  stats_.records_removed += result->records_removed;
+  stats_.last_cleaning_ms = elapsed_ms;
+  spdlog::info("log cleaner: cleaned {} offsets [{}, {}) in {} ms: {} segments, {} bytes read, {} written, {} "
+               "records removed ({} tombstones, {} without a key), {} empty producer batches kept",
+               chosen.tp.DirName(), result->first_dirty_offset, result->next_dirty_offset, elapsed_ms,
+               result->segments_cleaned, result->bytes_read, result->bytes_written, result->records_removed,
+               result->tombstones_removed, result->keyless_removed, result->empty_batches_kept);
+  checkpoints_[chosen.dir][chosen.tp] = result->next_dirty_offset;
+  absl::Status written = WriteCheckpoint(chosen.dir);
+  if (!written.ok()) return chosen.log->ReportIo(written);
+  return true;
+}
+
+absl::Status LogCleaner::WriteCheckpoint(const std::string& dir) {
+  return WriteOffsetCheckpoint(*options_.ops, JoinPath(dir, kCleanerOffsetCheckpointFile), checkpoints_[dir]);
+}
+
+void LogCleaner::AbortAndPause(const TopicPartition& tp) {
+  absl::MutexLock lock(&mu_);
+  paused_.insert(tp);
+  if (auto it = aborts_.find(tp); it != aborts_.end()) it->second->store(true);
+  throttler_.Wake();
+  while (in_progress_.count(tp)) changed_.Wait(&mu_);
+}
+
+void LogCleaner::Resume(const TopicPartition& tp) {
+  absl::MutexLock lock(&mu_);
+  paused_.erase(tp);
+}
+
+void LogCleaner::Forget(const TopicPartition& tp) {
+  absl::MutexLock lock(&mu_);
+  for (auto& [dir, offsets] : checkpoints_) offsets.erase(tp);
+  uncleanable_.erase(tp);
+  paused_.erase(tp);
+}
+
+std::optional<int64_t> LogCleaner::checkpoint(const TopicPartition& tp) const {
+  absl::MutexLock lock(&mu_);
+  for (const auto& [dir, offsets] : checkpoints_) {
+    if (auto it = offsets.find(tp); it != offsets.end()) return it->second;
+  }
+  return std::nullopt;
+}
+
+bool LogCleaner::paused(const TopicPartition& tp) const {
+  absl::MutexLock lock(&mu_);
+  return paused_.count(tp) > 0;
+}
+
+CleanerStats LogCleaner::stats() const {
+  absl::MutexLock lock(&mu_);
+  return stats_;
+}
+
+}  // namespace strata::storage

@@ -1,0 +1,634 @@
+// The log cleaner (compaction) on real files: a randomized property test against a
+// model of the log, a consumer reading while the cleaner swaps segments, the cleaner's
+// settings (lags, tombstones, dirty ratio, checkpoint, dedupe buffer), producers'
+// sequences across cleaning, and a crash at every step of the swap (seed 004).
+// Seeds: STRATA_CLEANER_SEEDS (comma-separated), else a fixed few.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "storage/cleaner.h"
+#include "storage/compression.h"
+#include "storage/errc.h"
+#include "storage/fault_injecting_file_ops.h"
+#include "storage/file_names.h"
+#include "storage/log.h"
+#include "storage/log_cleaner.h"
+#include "tests/storage/log_test_util.h"
+
+namespace strata::storage {
+namespace {
+
+constexpr int64_t kStart = 1'700'000'000'000;
+
+struct KeyedRecord {
+  int64_t offset = 0;
+  std::optional<std::string> key;
+  std::optional<std::string> value;
+  int64_t timestamp = 0;
+  bool operator==(const KeyedRecord&) const = default;
+};
+
+using Entry = std::pair<std::optional<std::string>, std::optional<std::string>>;
+
+std::string KeyedBatch(const std::vector<Entry>& entries, int64_t timestamp, Compression codec = Compression::kNone) {
+  RecordBatchBuilder builder;
+  builder.set_compression(codec);
+  for (const auto& [key, value] : entries) {
+    builder.Add(key ? std::optional<absl::string_view>(*key) : std::nullopt,
+                value ? std::optional<absl::string_view>(*value) : std::nullopt, timestamp);
+  }
+  return builder.Build();
+}
+
+// Every record of the log from its start, with keys, checking each batch.
+std::vector<KeyedRecord> ReadKeyed(const Log& log) {
+  std::vector<KeyedRecord> out;
+  int64_t offset = log.log_start_offset();
+  const int64_t end = log.log_end_offset();
+  while (offset < end) {
+    auto info = log.Read(offset, 1 << 20, end, true);
+    EXPECT_TRUE(info.ok()) << info.status();
+    if (!info.ok()) return out;
+    auto bytes = info->records.ReadAll();
+    EXPECT_TRUE(bytes.ok()) << bytes.status();
+    if (!bytes.ok() || bytes->empty()) break;
+    BatchSplitter splitter(*bytes);
+    int64_t next = offset;
+    while (true) {
+      auto batch = splitter.Next();
+      if (!batch.ok() || !*batch) break;  // a partial tail: read again from there
+      EXPECT_TRUE(ValidateStoredBatch(**batch, "read back").ok());
+      RecordBatchHeader h = RecordBatchHeader::Parse((*batch)->data());
+      auto records = DecodeRecords(**batch);
+      EXPECT_TRUE(records.ok()) << records.status();
+      if (!records.ok()) return out;
+      for (const Record& r : *records) {
+        int64_t o = h.base_offset + r.offset_delta;
+        if (o >= offset) out.push_back({o, r.key, r.value, h.base_timestamp + r.timestamp_delta});
+      }
+      next = h.next_offset();
+    }
+    if (next == offset) break;
+    offset = next;
+  }
+  return out;
+}
+
+std::vector<uint64_t> Seeds() {
+  std::vector<uint64_t> seeds = {1, 2, 3, 4, 5};
+  if (const char* env = std::getenv("STRATA_CLEANER_SEEDS")) {
+    seeds.clear();
+    for (absl::string_view part : absl::StrSplit(env, ',', absl::SkipEmpty())) {
+      uint64_t s;
+      if (absl::SimpleAtoi(part, &s)) seeds.push_back(s);
+    }
+  }
+  return seeds;
+}
+
+class LogCleanerTest : public ::testing::Test {
+ protected:
+  LogOptions Options(const std::string& name, FileOps* ops = FileOps::Default()) {
+    LogOptions options = SmallLogOptions(tmp_.Sub(name), ops);
+    options.clock = &clock_;
+    options.config.segment_bytes = 4096;
+    options.config.segment_index_bytes = 4096;
+    options.config.cleanup_compact = true;
+    options.config.cleanup_delete = false;
+    return options;
+  }
+
+  CleanParams Params(size_t map_bytes = 16 << 20) {
+    CleanParams params;
+    params.now_ms = clock_.NowMs();
+    params.offset_map_bytes = map_bytes;
+    return params;
+  }
+
+  testing::TempDir tmp_;
+  ManualClock clock_{kStart};
+};
+
+// The model: what the log must hold after cleaning. `latest` is each key's last offset.
+struct Model {
+  std::map<int64_t, KeyedRecord> all;           // every record appended, by offset
+  std::map<std::string, int64_t> latest;        // key -> offset of its latest record
+
+  void Add(const KeyedRecord& r) {
+    all[r.offset] = r;
+    latest[*r.key] = r.offset;
+  }
+};
+
+// Checks the property: offsets grow, every record read is the one appended at its
+// offset, every key's latest record is there unless it is a tombstone the cleaner may
+// have removed, and below `cleaned_to` no superseded record and no expired tombstone is
+// left.
+void CheckAgainstModel(const std::vector<KeyedRecord>& read, const Model& model, int64_t cleaned_to, int64_t now,
+                       int64_t delete_retention_ms) {
+  std::set<int64_t> present;
+  // Each key's latest offset below cleaned_to: the cleaning saw only that far.
+  std::map<std::string, int64_t> latest_below;
+  for (const auto& [offset, r] : model.all) {
+    if (offset < cleaned_to) latest_below[*r.key] = offset;
+  }
+  int64_t previous = -1;
+  for (const KeyedRecord& r : read) {
+    ASSERT_GT(r.offset, previous) << "offsets must only grow";
+    previous = r.offset;
+    auto it = model.all.find(r.offset);
+    ASSERT_NE(it, model.all.end()) << "offset " << r.offset << " was never appended";
+    ASSERT_EQ(r, it->second) << "offset " << r.offset << " holds another record";
+    present.insert(r.offset);
+    if (r.offset < cleaned_to) {
+      ASSERT_EQ(latest_below.at(*r.key), r.offset) << "superseded record at " << r.offset << " survived cleaning";
+      if (!r.value) {
+        ASSERT_LE(now - r.timestamp, delete_retention_ms) << "expired tombstone at " << r.offset << " survived";
+      }
+    }
+  }
+  for (const auto& [key, offset] : model.latest) {
+    const KeyedRecord& r = model.all.at(offset);
+    if (!r.value && (offset < cleaned_to && now - r.timestamp > delete_retention_ms)) continue;
+    ASSERT_TRUE(present.count(offset)) << "key " << key << "'s latest record at " << offset << " is gone";
+  }
+}
+
+TEST_F(LogCleanerTest, RandomKeysValuesAndTombstonesKeepEveryKeysLatestRecord) {
+  for (uint64_t seed : Seeds()) {
+    SCOPED_TRACE(::testing::Message() << "seed=" << seed << " (STRATA_CLEANER_SEEDS=" << seed << " reruns it)");
+    std::mt19937_64 rng(seed);
+    LogOptions options = Options(absl::StrCat("prop-", seed));
+    options.config.delete_retention_ms = 50'000;
+    auto opened = Log::Open(options);
+    ASSERT_TRUE(opened.ok()) << opened.status();
+    Log& log = **opened;
+    Model model;
+    const int keys = 5 + static_cast<int>(rng() % 60);
+    std::optional<int64_t> checkpoint;
+    int64_t cleaned_at = clock_.NowMs();
+    for (int round = 0; round < 8; ++round) {
+      int batches = 10 + static_cast<int>(rng() % 40);
+      for (int b = 0; b < batches; ++b) {
+        std::vector<Entry> entries;
+        int n = 1 + static_cast<int>(rng() % 6);
+        for (int i = 0; i < n; ++i) {
+          std::string key = absl::StrCat("k", rng() % keys);
+          std::optional<std::string> value;
+          if (rng() % 5 != 0) value = absl::StrCat("v", round, "-", b, "-", i, std::string(rng() % 64, 'x'));
+          entries.emplace_back(key, value);
+        }
+        const Compression codecs[] = {Compression::kNone, Compression::kGzip, Compression::kSnappy, Compression::kLz4,
+                                      Compression::kZstd};
+        std::string batch = KeyedBatch(entries, clock_.NowMs(), codecs[rng() % 5]);
+        auto info = log.AppendAsLeader(batch, 0);
+        ASSERT_TRUE(info.ok()) << info.status();
+        for (size_t i = 0; i < entries.size(); ++i) {
+          model.Add({info->first_offset + static_cast<int64_t>(i), entries[i].first, entries[i].second, clock_.NowMs()});
+        }
+        clock_.Advance(static_cast<int64_t>(rng() % 3000));
+      }
+      if (rng() % 2) ASSERT_TRUE(log.Roll().ok());
+      log.UpdateHighWatermark(log.log_end_offset());
+      // A small offset map now and then: the cleaning stops where it filled.
+      size_t map_bytes = rng() % 3 == 0 ? 1024 + rng() % 4096 : 16 << 20;
+      auto result = CleanLog(log, checkpoint, Params(map_bytes));
+      ASSERT_TRUE(result.ok()) << result.status();
+      ASSERT_GE(result->next_dirty_offset, result->first_dirty_offset);
+      checkpoint = result->next_dirty_offset;
+      if (map_bytes == (16u << 20)) {
+        CleaningView view = log.ViewForCleaning();
+        int64_t cleanable_end = view.segments.empty() ? 0 : view.segments.back().next_base_offset;
+        ASSERT_EQ(*checkpoint, std::max(cleanable_end, result->first_dirty_offset)) << "a full map cleans it all";
+      }
+      // Every cleaning rewrites the log from its start with a map of [first dirty, its
+      // end): by induction, below the checkpoint each key keeps only its latest record
+      // and no tombstone older than delete.retention.ms is left.
+      std::vector<KeyedRecord> read = ReadKeyed(log);
+      // Tombstones expire only when a cleaning runs: judged at the last one that did.
+      if (result->segments_cleaned > 0) cleaned_at = clock_.NowMs();
+      ASSERT_NO_FATAL_FAILURE(CheckAgainstModel(read, model, *checkpoint, cleaned_at, 50'000));
+    }
+  }
+}
+
+TEST_F(LogCleanerTest, AConsumerReadingDuringCleaningSeesAConsistentLog) {
+  LogOptions options = Options("reader-0");
+  auto opened = Log::Open(options);
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  Log& log = **opened;
+  Model model;
+  for (int b = 0; b < 400; ++b) {
+    std::vector<Entry> entries;
+    for (int i = 0; i < 4; ++i) entries.emplace_back(absl::StrCat("k", (b * 4 + i) % 37), absl::StrCat("v", b, "-", i));
+    std::string batch = KeyedBatch(entries, clock_.NowMs());
+    auto info = log.AppendAsLeader(batch, 0);
+    ASSERT_TRUE(info.ok()) << info.status();
+    for (int i = 0; i < 4; ++i) model.Add({info->first_offset + i, entries[i].first, entries[i].second, clock_.NowMs()});
+  }
+  ASSERT_TRUE(log.Roll().ok());
+  log.UpdateHighWatermark(log.log_end_offset());
+  std::atomic<bool> done{false};
+  std::atomic<int> reads{0};
+  std::thread reader([&] {
+    while (!done.load() || reads.load() < 3) {
+      std::vector<KeyedRecord> read = ReadKeyed(log);
+      // Mid-cleaning the log is part cleaned, part not: still consistent.
+      CheckAgainstModel(read, model, 0, clock_.NowMs(), INT64_MAX);
+      reads.fetch_add(1);
+      if (::testing::Test::HasFailure()) return;
+    }
+  });
+  for (int i = 0; i < 3; ++i) {
+    auto result = CleanLog(log, std::nullopt, Params());
+    ASSERT_TRUE(result.ok()) << result.status();
+  }
+  done.store(true);
+  reader.join();
+  ASSERT_NO_FATAL_FAILURE(CheckAgainstModel(ReadKeyed(log), model, log.ViewForCleaning().segments.back().next_base_offset,
+                                            clock_.NowMs(), INT64_MAX));
+  EXPECT_EQ(ReadKeyed(log).size(), 37u) << "one record per key";
+}
+
+TEST_F(LogCleanerTest, NeverCleansTheActiveSegmentOrAboveTheHighWatermark) {
+  auto opened = Log::Open(Options("bounds-0"));
+  ASSERT_TRUE(opened.ok());
+  Log& log = **opened;
+  for (int b = 0; b < 200; ++b) {
+    std::string batch = KeyedBatch({{"same", absl::StrCat("v", b)}}, clock_.NowMs());
+    ASSERT_TRUE(log.AppendAsLeader(batch, 0).ok());
+  }
+  // High watermark in the middle: only segments wholly below it are cleanable.
+  log.UpdateHighWatermark(100);
+  auto result = CleanLog(log, std::nullopt, Params());
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_LE(result->next_dirty_offset, 100);
+  auto read = ReadKeyed(log);
+  int below = 0;
+  for (const KeyedRecord& r : read) {
+    if (r.offset >= result->next_dirty_offset) continue;
+    ++below;
+    EXPECT_EQ(r.offset, result->next_dirty_offset - 1) << "only the latest record the cleaning saw stays";
+  }
+  EXPECT_EQ(below, 1);
+  int above = 0;
+  for (const KeyedRecord& r : read) above += r.offset >= result->next_dirty_offset;
+  EXPECT_EQ(above, 200 - result->next_dirty_offset) << "nothing above the cleaned end was touched";
+}
+
+TEST_F(LogCleanerTest, MinCompactionLagHoldsNewSegmentsBack) {
+  LogOptions options = Options("lag-0");
+  options.config.min_compaction_lag_ms = 60'000;
+  auto opened = Log::Open(options);
+  ASSERT_TRUE(opened.ok());
+  Log& log = **opened;
+  for (int b = 0; b < 100; ++b) {
+    std::string batch = KeyedBatch({{"k", absl::StrCat("v", b)}}, clock_.NowMs());
+    ASSERT_TRUE(log.AppendAsLeader(batch, 0).ok());
+  }
+  ASSERT_TRUE(log.Roll().ok());
+  log.UpdateHighWatermark(log.log_end_offset());
+  auto early = CleanLog(log, std::nullopt, Params());
+  ASSERT_TRUE(early.ok());
+  EXPECT_EQ(early->next_dirty_offset, 0) << "every segment is newer than the lag";
+  EXPECT_EQ(ReadKeyed(log).size(), 100u);
+  clock_.Advance(61'000);
+  auto later = CleanLog(log, std::nullopt, Params());
+  ASSERT_TRUE(later.ok());
+  EXPECT_EQ(later->next_dirty_offset, 100);
+  EXPECT_EQ(ReadKeyed(log).size(), 1u);
+}
+
+TEST_F(LogCleanerTest, TombstonesGoOnlyAfterDeleteRetention) {
+  LogOptions options = Options("tombstones-0");
+  options.config.delete_retention_ms = 10'000;
+  auto opened = Log::Open(options);
+  ASSERT_TRUE(opened.ok());
+  Log& log = **opened;
+  for (int b = 0; b < 50; ++b) {
+    std::string batch = KeyedBatch({{"k", absl::StrCat("v", b)}, {"gone", "x"}}, clock_.NowMs());
+    ASSERT_TRUE(log.AppendAsLeader(batch, 0).ok());
+  }
+  std::string tombstone = KeyedBatch({{"gone", std::nullopt}}, clock_.NowMs());
+  ASSERT_TRUE(log.AppendAsLeader(tombstone, 0).ok());
+  ASSERT_TRUE(log.Roll().ok());
+  log.UpdateHighWatermark(log.log_end_offset());
+  auto first = CleanLog(log, std::nullopt, Params());
+  ASSERT_TRUE(first.ok());
+  auto read = ReadKeyed(log);
+  ASSERT_EQ(read.size(), 2u) << "k's latest value and the fresh tombstone";
+  EXPECT_EQ(read[1].key, "gone");
+  EXPECT_EQ(read[1].value, std::nullopt);
+  clock_.Advance(10'001);
+  auto second = CleanLog(log, std::nullopt, Params());
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->tombstones_removed, 1);
+  read = ReadKeyed(log);
+  ASSERT_EQ(read.size(), 1u);
+  EXPECT_EQ(read[0].value, "v49");
+  EXPECT_EQ(read[0].offset, 98);
+}
+
+TEST_F(LogCleanerTest, AProducersLastBatchStaysEmptySoItsSequenceSurvives) {
+  LogOptions options = Options("producer-0");
+  auto opened = Log::Open(options);
+  ASSERT_TRUE(opened.ok());
+  std::unique_ptr<Log> log = std::move(*opened);
+  const int64_t pid = 7;
+  int32_t seq = 0;
+  for (int b = 0; b < 60; ++b) {
+    RecordBatchBuilder builder;
+    builder.set_producer(pid, 0, seq);
+    builder.Add("k", absl::StrCat("p", b), clock_.NowMs());
+    std::string batch = builder.Build();
+    ASSERT_TRUE(log->AppendAsLeader(batch, 0).ok());
+    ++seq;
+  }
+  // Another writer supersedes the producer's every record, its last included.
+  for (int b = 0; b < 60; ++b) {
+    std::string batch = KeyedBatch({{"k", absl::StrCat("other", b)}}, clock_.NowMs());
+    ASSERT_TRUE(log->AppendAsLeader(batch, 0).ok());
+  }
+  ASSERT_TRUE(log->Roll().ok());
+  log->UpdateHighWatermark(log->log_end_offset());
+  auto result = CleanLog(*log, std::nullopt, Params());
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->empty_batches_kept, 1);
+  EXPECT_EQ(ReadKeyed(*log).size(), 1u);
+  ASSERT_TRUE(log->Close().ok());
+  log.reset();
+  // Without any snapshot the state comes from the log alone: the empty batch carries it.
+  auto names = FileOps::Default()->ListDir(options.dir);
+  ASSERT_TRUE(names.ok());
+  for (const std::string& name : *names) {
+    if (absl::EndsWith(name, kSnapshotSuffix)) ASSERT_TRUE(FileOps::Default()->Remove(JoinPath(options.dir, name)).ok());
+  }
+  options.had_clean_shutdown = true;
+  auto reopened = Log::Open(options);
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  RecordBatchBuilder next;
+  next.set_producer(pid, 0, seq);
+  next.Add("k", "after", clock_.NowMs());
+  std::string batch = next.Build();
+  auto appended = (*reopened)->AppendAsLeader(batch, 0);
+  EXPECT_TRUE(appended.ok()) << appended.status() << ": the producer's sequence must continue";
+}
+
+TEST_F(LogCleanerTest, ACompactedTopicRefusesRecordsWithoutAKey) {
+  auto opened = Log::Open(Options("keyless-0"));
+  ASSERT_TRUE(opened.ok());
+  for (Compression codec : {Compression::kNone, Compression::kZstd}) {
+    std::string batch = KeyedBatch({{"k", "v"}, {std::nullopt, "v"}}, clock_.NowMs(), codec);
+    auto appended = (*opened)->AppendAsLeader(batch, 0);
+    ASSERT_FALSE(appended.ok());
+    EXPECT_EQ(ErrcOf(appended.status()), Errc::kInvalidRecord) << appended.status();
+  }
+  EXPECT_EQ((*opened)->log_end_offset(), 0);
+}
+
+TEST_F(LogCleanerTest, RetentionDoesNotDeleteACompactOnlyLog) {
+  LogOptions options = Options("retention-0");
+  options.config.retention_ms = 1000;
+  auto opened = Log::Open(options);
+  ASSERT_TRUE(opened.ok());
+  Log& log = **opened;
+  for (int b = 0; b < 100; ++b) {
+    std::string batch = KeyedBatch({{absl::StrCat("k", b), "v"}}, clock_.NowMs());
+    ASSERT_TRUE(log.AppendAsLeader(batch, 0).ok());
+  }
+  log.UpdateHighWatermark(log.log_end_offset());
+  clock_.Advance(10'000);
+  auto deleted = log.DeleteOldSegments();
+  ASSERT_TRUE(deleted.ok());
+  EXPECT_EQ(*deleted, 0);
+  LogConfig both = log.config();
+  both.cleanup_delete = true;
+  log.UpdateConfig(both);
+  deleted = log.DeleteOldSegments();
+  ASSERT_TRUE(deleted.ok());
+  EXPECT_GT(*deleted, 0) << "compact,delete: retention applies too";
+}
+
+TEST_F(LogCleanerTest, TheCleanerPicksTheDirtiestLogAndCheckpointsWhereItStopped) {
+  FileOps* ops = FileOps::Default();
+  std::string log_dir = tmp_.Sub("dir");
+  ASSERT_TRUE(ops->CreateDir(log_dir).ok());
+  std::map<TopicPartition, std::unique_ptr<Log>> logs;
+  for (int p = 0; p < 2; ++p) {
+    LogOptions options = Options("");
+    options.dir = JoinPath(log_dir, absl::StrCat("t-", p));
+    auto opened = Log::Open(options);
+    ASSERT_TRUE(opened.ok());
+    // t-0: every key once (nothing to remove); t-1: one key over and over.
+    for (int b = 0; b < 100; ++b) {
+      std::string batch = KeyedBatch({{p == 0 ? absl::StrCat("k", b) : "k", absl::StrCat("v", b)}}, clock_.NowMs());
+      ASSERT_TRUE((*opened)->AppendAsLeader(batch, 0).ok());
+    }
+    ASSERT_TRUE((*opened)->Roll().ok());
+    (*opened)->UpdateHighWatermark((*opened)->log_end_offset());
+    logs[TopicPartition{"t", p}] = std::move(*opened);
+  }
+  LogCleanerOptions co;
+  co.clock = &clock_;
+  auto list = [&] {
+    std::vector<CleanerCandidate> out;
+    for (auto& [tp, log] : logs) out.push_back({tp, log.get(), log_dir});
+    return out;
+  };
+  auto cleaner = LogCleaner::Create(co, {log_dir}, list);
+  auto cleaned = cleaner->CleanDirtiestOnce();
+  ASSERT_TRUE(cleaned.ok()) << cleaned.status();
+  ASSERT_TRUE(*cleaned);
+  // Both are wholly dirty (ratio 1); either may go first, then the other.
+  cleaned = cleaner->CleanDirtiestOnce();
+  ASSERT_TRUE(cleaned.ok() && *cleaned);
+  EXPECT_EQ(cleaner->checkpoint({"t", 0}), 100);
+  EXPECT_EQ(cleaner->checkpoint({"t", 1}), 100);
+  EXPECT_EQ(ReadKeyed(*logs[{"t", 1}]).size(), 1u);
+  EXPECT_EQ(ReadKeyed(*logs[{"t", 0}]).size(), 100u);
+  cleaned = cleaner->CleanDirtiestOnce();
+  ASSERT_TRUE(cleaned.ok());
+  EXPECT_FALSE(*cleaned) << "nothing is dirty now";
+  // A little new data: below min.cleanable.dirty.ratio (0.5), not cleaned.
+  Log& one = *logs[{"t", 1}];
+  std::string batch = KeyedBatch({{"k", "new"}}, clock_.NowMs());
+  ASSERT_TRUE(one.AppendAsLeader(batch, 0).ok());
+  ASSERT_TRUE(one.Roll().ok());
+  one.UpdateHighWatermark(one.log_end_offset());
+  cleaned = cleaner->CleanDirtiestOnce();
+  ASSERT_TRUE(cleaned.ok());
+  EXPECT_TRUE(*cleaned) << "t-1 is half clean, half dirty: ratio 0.5 meets the minimum";
+  // The checkpoint file holds both, and a new cleaner reads it back.
+  auto reread = LogCleaner::Create(co, {log_dir}, list);
+  EXPECT_EQ(reread->checkpoint({"t", 0}), 100);
+  EXPECT_EQ(reread->checkpoint({"t", 1}), 101);
+}
+
+TEST_F(LogCleanerTest, MaxCompactionLagForcesACleaningBelowTheDirtyRatio) {
+  std::string log_dir = tmp_.Sub("maxlag");
+  ASSERT_TRUE(FileOps::Default()->CreateDir(log_dir).ok());
+  LogOptions options = Options("");
+  options.dir = JoinPath(log_dir, "t-0");
+  options.config.min_cleanable_dirty_ratio = 0.99;
+  options.config.max_compaction_lag_ms = 60'000;
+  auto opened = Log::Open(options);
+  ASSERT_TRUE(opened.ok());
+  Log& log = **opened;
+  for (int b = 0; b < 100; ++b) {
+    std::string batch = KeyedBatch({{absl::StrCat("k", b % 10), "v"}}, clock_.NowMs());
+    ASSERT_TRUE(log.AppendAsLeader(batch, 0).ok());
+  }
+  ASSERT_TRUE(log.Roll().ok());
+  log.UpdateHighWatermark(log.log_end_offset());
+  LogCleanerOptions co;
+  co.clock = &clock_;
+  auto cleaner = LogCleaner::Create(co, {log_dir}, [&] {
+    return std::vector<CleanerCandidate>{{TopicPartition{"t", 0}, &log, log_dir}};
+  });
+  ASSERT_TRUE(cleaner->CleanDirtiestOnce().ok());
+  // Cleaned once (wholly dirty). New data, a small share: only max lag makes it due.
+  for (int b = 0; b < 10; ++b) {
+    std::string batch = KeyedBatch({{absl::StrCat("k", b), "new"}}, clock_.NowMs());
+    ASSERT_TRUE(log.AppendAsLeader(batch, 0).ok());
+  }
+  ASSERT_TRUE(log.Roll().ok());
+  log.UpdateHighWatermark(log.log_end_offset());
+  auto cleaned = cleaner->CleanDirtiestOnce();
+  ASSERT_TRUE(cleaned.ok());
+  EXPECT_FALSE(*cleaned);
+  clock_.Advance(60'001);
+  cleaned = cleaner->CleanDirtiestOnce();
+  ASSERT_TRUE(cleaned.ok());
+  EXPECT_TRUE(*cleaned);
+  EXPECT_EQ(ReadKeyed(log).size(), 10u);
+}
+
+TEST_F(LogCleanerTest, AnIoErrorWhileCleaningTakesTheDirOffline) {
+  FaultInjectingFileOps ops;
+  LogDirFailureChannel channel;
+  std::string log_dir = tmp_.Sub("failing");
+  ASSERT_TRUE(ops.CreateDir(log_dir).ok());
+  channel.RegisterDir(log_dir);
+  LogOptions options = Options("", &ops);
+  options.dir = JoinPath(log_dir, "t-0");
+  options.failure_channel = &channel;
+  auto opened = Log::Open(options);
+  ASSERT_TRUE(opened.ok());
+  Log& log = **opened;
+  for (int b = 0; b < 50; ++b) {
+    std::string batch = KeyedBatch({{"k", absl::StrCat("v", b)}}, clock_.NowMs());
+    ASSERT_TRUE(log.AppendAsLeader(batch, 0).ok());
+  }
+  ASSERT_TRUE(log.Roll().ok());
+  log.UpdateHighWatermark(log.log_end_offset());
+  ops.AddRule({.path_substring = ".log.cleaned", .op = FaultOp::kWrite});
+  auto result = CleanLog(log, std::nullopt, Params());
+  ASSERT_FALSE(result.ok());
+  EXPECT_TRUE(channel.IsOffline(log_dir));
+  EXPECT_TRUE(log.offline());
+}
+
+// Seed 004: the swap, crashed at each of its renames (and before it, at the flush of the
+// cleaned files). Reopened after the simulated power loss, the log holds either the
+// cleaned or the uncleaned segments — never a mix that loses a key's latest record —
+// producer state comes from its snapshot (no rebuild), and the idempotent producer
+// continues its sequence.
+TEST_F(LogCleanerTest, ACrashAtEveryStepOfTheSwapLosesNothingAndKeepsProducerState) {
+  // How many renames a successful swap makes, counted on a dry run.
+  auto build = [&](const std::string& name, FileOps* ops, Model& model) -> std::unique_ptr<Log> {
+    LogOptions options = Options(name, ops);
+    auto opened = Log::Open(options);
+    EXPECT_TRUE(opened.ok()) << opened.status();
+    std::unique_ptr<Log> log = std::move(*opened);
+    for (int b = 0; b < 120; ++b) {
+      RecordBatchBuilder builder;
+      builder.set_producer(42, 0, b);
+      builder.Add(absl::StrCat("k", b % 13), absl::StrCat("v", b), clock_.NowMs());
+      std::string batch = builder.Build();
+      auto info = log->AppendAsLeader(batch, 0);
+      EXPECT_TRUE(info.ok()) << info.status();
+      model.Add({info->first_offset, absl::StrCat("k", b % 13), absl::StrCat("v", b), clock_.NowMs()});
+    }
+    EXPECT_TRUE(log->Roll().ok());
+    log->UpdateHighWatermark(log->log_end_offset());
+    EXPECT_TRUE(log->FlushAll().ok());
+    // What the flush scheduled after the roll does: the roll's producer snapshot durable.
+    EXPECT_TRUE(SyncProducerSnapshot(*ops, options.dir, log->log_end_offset()).ok());
+    return log;
+  };
+  int renames = 0;
+  {
+    FaultInjectingFileOps counting;
+    Model model;
+    auto log = build("dry-0", &counting, model);
+    int64_t before = counting.renames();
+    auto result = CleanLog(*log, std::nullopt, Params());
+    ASSERT_TRUE(result.ok()) << result.status();
+    renames = static_cast<int>(counting.renames() - before);
+    ASSERT_GE(renames, 6) << "cleaned -> swap (3 files), old -> deleted (3 each), swap -> live (3)";
+  }
+  // Crash points: 0 = the flush of the cleaned files fails; k = the k-th rename fails.
+  for (int k = 0; k <= renames; ++k) {
+    SCOPED_TRACE(::testing::Message() << "crash point " << k << " of " << renames);
+    FaultInjectingFileOps ops;
+    Model model;
+    std::string name = absl::StrCat("crash-", k);
+    auto log = build(name, &ops, model);
+    if (k == 0) {
+      ops.AddRule({.path_substring = ".cleaned", .op = FaultOp::kSync, .remaining = 1});
+    } else {
+      ops.AddRule({.path_substring = "", .op = FaultOp::kRename, .remaining = 1, .skip = k - 1});
+    }
+    auto result = CleanLog(*log, std::nullopt, Params());
+    ASSERT_FALSE(result.ok()) << "the injected fault must stop the swap";
+    const int64_t log_end = log->log_end_offset();
+    log.reset();  // the process dies: nothing more is written
+    ops.SimulateCrash(static_cast<uint64_t>(k) + 1);
+
+    LogOptions options = Options(name);
+    options.recovery_point = log_end;  // everything was flushed before the cleaning
+    options.had_clean_shutdown = false;
+    auto reopened = Log::Open(options);
+    ASSERT_TRUE(reopened.ok()) << reopened.status();
+    Log& after = **reopened;
+    EXPECT_EQ(after.load_stats().producer_state_rebuilds, 0);
+    EXPECT_EQ(after.log_end_offset(), log_end);
+    ASSERT_NO_FATAL_FAILURE(CheckAgainstModel(ReadKeyed(after), model, 0, clock_.NowMs(), INT64_MAX));
+    auto names = FileOps::Default()->ListDir(options.dir);
+    ASSERT_TRUE(names.ok());
+    for (const std::string& n : *names) {
+      EXPECT_FALSE(absl::EndsWith(n, kCleanedSuffix) || absl::EndsWith(n, kSwapSuffix) ||
+                   absl::EndsWith(n, kDeletedSuffix))
+          << n << " left after loading";
+    }
+    RecordBatchBuilder next;
+    next.set_producer(42, 0, 120);
+    next.Add("k0", "after", clock_.NowMs());
+    std::string batch = next.Build();
+    auto appended = after.AppendAsLeader(batch, 0);
+    EXPECT_TRUE(appended.ok()) << appended.status();
+    // And cleaning again finishes the job.
+    after.UpdateHighWatermark(after.log_end_offset());
+    ASSERT_TRUE(after.Roll().ok());
+    model.Add({log_end, "k0", "after", clock_.NowMs()});
+    auto again = CleanLog(after, std::nullopt, Params());
+    ASSERT_TRUE(again.ok()) << again.status();
+    auto read = ReadKeyed(after);
+    EXPECT_EQ(read.size(), 13u);
+    ASSERT_NO_FATAL_FAILURE(CheckAgainstModel(read, model, again->next_dirty_offset, clock_.NowMs(), INT64_MAX));
+  }
+}
+
+}  // namespace
+}  // namespace strata::storage
