@@ -308,5 +308,19 @@ TEST(KafkaMetadata, ResponsesRoundTripInEveryVersion) {
   }
 }
 
+// Error codes are wire values: a wrong number makes a client act on another error (76
+// read as UNKNOWN_LEADER_EPOCH would be retried; it is UNSUPPORTED_COMPRESSION_TYPE, fatal).
+// The numbers are Kafka's protocol table.
+TEST(KafkaErrorCodes, AreKafkasWireNumbers) {
+  const std::pair<ErrorCode, int> expected[] = {
+      {ErrorCode::kCorruptMessage, 2},       {ErrorCode::kFencedLeaderEpoch, 74},
+      {ErrorCode::kUnknownLeaderEpoch, 75},  {ErrorCode::kUnsupportedCompressionType, 76},
+      {ErrorCode::kStaleBrokerEpoch, 77},    {ErrorCode::kOffsetNotAvailable, 78},
+      {ErrorCode::kInvalidRecord, 87},       {ErrorCode::kUnknownTopicId, 100},
+      {ErrorCode::kOffsetMovedToTieredStorage, 109},
+  };
+  for (const auto& [code, number] : expected) EXPECT_EQ(static_cast<int>(code), number) << ErrorName(code);
+}
+
 }  // namespace
 }  // namespace strata::proto::kafka

@@ -75,6 +75,18 @@ run 0 "$TMP/dump-checkpoints.out" dump "$DATA/recovery-point-offset-checkpoint" 
   "$DATA/replication-offset-checkpoint" "$P/leader-epoch-checkpoint" "$DATA/meta.properties"
 expect "$TMP/dump-checkpoints.out" '^topic: smoke partition: 0 offset: 3000$' '^topic: smoke partition: 0 offset: 0$' \
   '^epoch: 0 startOffset: 0$' '^clusterId: strata-smoke nodeId: 1 '
+# A cleaner checkpoint at the second segment's base: the first segment counts as clean,
+# the rolled ones after it as dirty (the active segment never), and a log the checkpoint
+# names but the dir lacks shows as absent.
+second=$(ls "$P"/*.log | sed -n 2p | xargs basename | sed 's/\.log$//; s/^0*//')
+printf '0\n2\nsmoke 0 %s\ngone 3 7\n' "$second" > "$DATA/cleaner-offset-checkpoint"
+seg0_bytes=$(stat -c %s "$SEG0.log")
+run 0 "$TMP/dump-cleaner.out" dump "$DATA/cleaner-offset-checkpoint"
+cat "$TMP/dump-cleaner.out"
+expect "$TMP/dump-cleaner.out" \
+  "^topic: smoke partition: 0 checkpoint: $second firstDirtyOffset: $second cleanBytes: $seg0_bytes dirtyBytes: [1-9][0-9]* dirtyRatio: 0\.[0-9]{3}$" \
+  '^topic: gone partition: 3 checkpoint: 7 log: absent$'
+rm "$DATA/cleaner-offset-checkpoint"
 run 0 "$TMP/dump-snapshot.out" dump "$P/00000000000000003000.snapshot"
 expect "$TMP/dump-snapshot.out" '^snapshotOffset: 3000 producers: 0$'
 run 0 "$TMP/dump-json.out" dump --output json --records "$SEG0.log" "$SEG0.index"

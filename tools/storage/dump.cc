@@ -10,9 +10,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "nlohmann/json.hpp"
 #include "storage/checkpoint_file.h"
+#include "storage/cleaner.h"
+#include "storage/log_cleaner.h"
 #include "storage/log_manager.h"
 #include "storage/meta_properties.h"
 #include "storage/producer_state.h"
@@ -222,6 +225,60 @@ int DumpOffsetCheckpoint(const std::string& path, const std::string& text, Emitt
   return kExitOk;
 }
 
+// What a cleaner checkpoint says of each log next to it (offline: no high watermark, no
+// topic config): the checkpoint, and the bytes of the rolled segments below and above it
+// (the active segment is never cleaned). min.compaction.lag.ms and the high watermark
+// may hold some of the dirty bytes back, so the ratio is the most the cleaner would see.
+int DumpCleanerCheckpoint(const std::string& path, const std::string& text, Emitter& e) {
+  auto parsed = storage::ParseOffsetCheckpoint(text, path);
+  if (!parsed.ok()) {
+    e.Error(parsed.status().message());
+    return kExitProblem;
+  }
+  storage::FileOps& ops = *storage::FileOps::Default();
+  int worst = kExitOk;
+  for (const auto& [tp, offset] : *parsed) {
+    std::string dir = storage::JoinPath(storage::DirName(path), tp.DirName());
+    auto names = ops.ListDir(dir);
+    if (!names.ok()) {
+      e.Line("compaction", {Field("topic", tp.topic), Field("partition", tp.partition), Field("checkpoint", offset),
+                            Field("log", "absent")});
+      continue;
+    }
+    std::vector<int64_t> bases;
+    for (const std::string& name : *names) {
+      auto segment = storage::ParseSegmentFileName(name);
+      if (segment && segment->kind == storage::kLogSuffix && segment->state.empty()) bases.push_back(segment->offset);
+    }
+    std::sort(bases.begin(), bases.end());
+    storage::CleaningView view;
+    view.log_start_offset = bases.empty() ? 0 : bases.front();
+    view.log_end_offset = INT64_MAX;
+    for (size_t i = 0; i + 1 < bases.size(); ++i) {
+      std::string log_path = storage::SegmentFileName(dir, bases[i], storage::kLogSuffix);
+      auto file = ops.Open(log_path, storage::OpenMode::kRead);
+      if (!file.ok()) {
+        e.Error(file.status().message());
+        worst = kExitProblem;
+        break;
+      }
+      auto size = (*file)->Size();
+      if (!size.ok()) {
+        e.Error(size.status().message());
+        worst = kExitProblem;
+        break;
+      }
+      view.segments.push_back(storage::CleanableSegment{nullptr, std::shared_ptr<storage::File>(std::move(*file)),
+                                                        bases[i], bases[i + 1], *size, storage::kNoTimestamp});
+    }
+    storage::Dirtiness d = storage::MeasureDirtiness(view, offset, 0);
+    e.Line("compaction", {Field("topic", tp.topic), Field("partition", tp.partition), Field("checkpoint", offset),
+                          Field("firstDirtyOffset", d.first_dirty_offset), Field("cleanBytes", d.clean_bytes),
+                          Field("dirtyBytes", d.dirty_bytes), Field("dirtyRatio", absl::StrFormat("%.3f", d.ratio()))});
+  }
+  return worst;
+}
+
 int DumpEpochCheckpoint(const std::string& path, const std::string& text, Emitter& e) {
   auto parsed = storage::ParseEpochCheckpoint(text, path);
   if (!parsed.ok()) {
@@ -277,8 +334,8 @@ int DumpFile(const std::string& path, const DumpOptions& options, std::ostream& 
     case FileKind::kTimeIndex: return DumpTimeIndex(path, c.segment->offset, e);
     case FileKind::kUnknown:
       e.Error(absl::StrCat("do not know how to dump ", storage::BaseName(path),
-                           ": expected NNN.log, NNN.index, NNN.timeindex, NNN.snapshot, an offset or leader-epoch "
-                           "checkpoint, or meta.properties"));
+                           ": expected NNN.log, NNN.index, NNN.timeindex, NNN.snapshot, an offset, cleaner or "
+                           "leader-epoch checkpoint, or meta.properties"));
       return kExitUsage;
     default: break;
   }
@@ -290,6 +347,7 @@ int DumpFile(const std::string& path, const DumpOptions& options, std::ostream& 
   switch (c.kind) {
     case FileKind::kSnapshot: return DumpSnapshot(path, c.segment->offset, *data, e);
     case FileKind::kOffsetCheckpoint: return DumpOffsetCheckpoint(path, *data, e);
+    case FileKind::kCleanerCheckpoint: return DumpCleanerCheckpoint(path, *data, e);
     case FileKind::kEpochCheckpoint: return DumpEpochCheckpoint(path, *data, e);
     case FileKind::kMetaProperties: return DumpMetaProperties(path, *data, e);
     case FileKind::kCleanShutdown:

@@ -1,5 +1,7 @@
 #include "tools/storage/file_readers.h"
 
+#include "storage/log_cleaner.h"
+
 #include <algorithm>
 
 #include "absl/strings/escaping.h"
@@ -52,6 +54,8 @@ ClassifiedFile ClassifyFile(absl::string_view name) {
   if (name == storage::kRecoveryPointCheckpointFile || name == storage::kLogStartOffsetCheckpointFile ||
       name == storage::kReplicationOffsetCheckpointFile) {
     c.kind = FileKind::kOffsetCheckpoint;
+  } else if (name == storage::kCleanerOffsetCheckpointFile) {
+    c.kind = FileKind::kCleanerCheckpoint;
   } else if (name == storage::kLeaderEpochCheckpointFile) {
     c.kind = FileKind::kEpochCheckpoint;
   } else if (name == storage::kMetaPropertiesFile) {

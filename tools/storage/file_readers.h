@@ -24,6 +24,7 @@ enum class FileKind {
   kTimeIndex,         // NNN.timeindex
   kSnapshot,          // NNN.snapshot
   kOffsetCheckpoint,  // recovery-point-offset-checkpoint, log-start-offset-checkpoint, replication-offset-checkpoint
+  kCleanerCheckpoint,  // cleaner-offset-checkpoint: with each log's compaction state
   kEpochCheckpoint,   // leader-epoch-checkpoint
   kMetaProperties,    // meta.properties
   kCleanShutdown,     // .kafka_cleanshutdown
