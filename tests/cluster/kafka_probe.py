@@ -1,6 +1,6 @@
 """Raw Kafka requests on a socket, for process tests that must see a broker's own answer
 (a client library would retry it away): connect once a port listens, one request and
-its response body, a consumer Fetch's error code."""
+its response body (classic or flexible headers), a consumer Fetch's error code."""
 
 import socket
 import struct
@@ -22,10 +22,13 @@ def connect_when_listening(address, timeout):
             time.sleep(0.05)  # polling a condition with a deadline
 
 
-def kafka_call(sock, api_key, version, correlation_id, body):
-    """One request (header v1) on sock; the response body after its correlation id."""
+def kafka_call(sock, api_key, version, correlation_id, body, flexible=False):
+    """One request on sock; the response body after its header. Header v1, or with
+    flexible (a flexible version of the API) header v2 and a response header v1, whose
+    tagged fields are skipped."""
     client = b"strata-probe"
-    frame = struct.pack(">hhih", api_key, version, correlation_id, len(client)) + client + body
+    tagged_fields = b"\x00" if flexible else b""  # none
+    frame = struct.pack(">hhih", api_key, version, correlation_id, len(client)) + client + tagged_fields + body
     sock.sendall(struct.pack(">i", len(frame)) + frame)
 
     def read(n):
@@ -42,7 +45,29 @@ def kafka_call(sock, api_key, version, correlation_id, body):
     got = struct.unpack(">i", data[:4])[0]
     if got != correlation_id:
         raise TestFailed(f"correlation id {got} answered request {correlation_id}")
-    return data[4:]
+    return data[skip_tagged_fields(data, 4):] if flexible else data[4:]
+
+
+def uvarint_at(data, at):
+    """(value, offset after it) of the unsigned varint at data[at:]."""
+    value, shift = 0, 0
+    while True:
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, at
+        shift += 7
+
+
+def skip_tagged_fields(data, at):
+    """The offset after the tagged fields (count, then tag, size and bytes each) at data[at:]."""
+    count, at = uvarint_at(data, at)
+    for _ in range(count):
+        _, at = uvarint_at(data, at)
+        size, at = uvarint_at(data, at)
+        at += size
+    return at
 
 
 def string(s):

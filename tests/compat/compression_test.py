@@ -51,6 +51,17 @@ broker (compression.type=lz4) and sent raw (hand-made LZ4 frames).
     codec) are refused with CORRUPT_MESSAGE or INVALID_RECORD for their partition only
     (the other partition of the same request is appended), nothing of them is stored,
     and the broker goes on serving the same connection.
+  * zstd and the versions older than it (KIP-110), against the versions ApiVersions
+    advertises (one below the advertised minimum is replaced by it, with a NOTE): a zstd
+    batch (hand-made frame of raw blocks) in Produce v3 and v6 is refused with
+    UNSUPPORTED_COMPRESSION_TYPE (76) and base offset -1 for its partition only (a gzip
+    batch to another partition of the same request is appended), and nothing of it is
+    stored; the same batch in Produce v7 and the newest advertised version (v9, flexible)
+    is appended. The stored codecs and both clients' reads show exactly the accepted
+    batches. Fetch v4 and v9 of a partition of zstd-fetch (compression.type=zstd) answer
+    76 and no records for it, while a partition of another topic in the same request gets
+    its records; Fetch v10, v11 and v12 (flexible) return the zstd topic's batches (base
+    offsets, counts, codec zstd, valid CRCs). Fetch v13 names topics by id and is not sent.
 Exits non-zero naming every failed check.
 """
 
@@ -74,13 +85,20 @@ from confluent_kafka import (  # noqa: E402
 )
 
 import confluent_kafka_test as shared  # noqa: E402  the producing and reading helpers
-from kafka_probe import connect_when_listening, fetch_error, kafka_call, string  # noqa: E402
+from replication_harness import TestFailed  # noqa: E402
+from kafka_probe import (  # noqa: E402
+    connect_when_listening,
+    fetch_error,
+    kafka_call,
+    skip_tagged_fields,
+    uvarint_at,
+)
 
 check = shared.check
 TIMEOUT = shared.TIMEOUT
 CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
 CORRUPT_MESSAGE, INVALID_RECORD = 2, 87
-FIND_COORDINATOR = 10
+PRODUCE, FETCH, FIND_COORDINATOR = 0, 1, 10
 
 
 class Cluster:
@@ -88,7 +106,7 @@ class Cluster:
 
     def __init__(self, bootstrap, directory, bin_dir, consumer):
         self.bootstrap, self.dir, self.bin_dir, self.consumer = bootstrap, directory, bin_dir, consumer
-        self.advertised = None  # the API keys of a broker's ApiVersions answer
+        self.advertised = None  # {API key: (min version, max version)} of a broker's ApiVersions
 
     def leader(self, topic, partition):
         meta = self.consumer.list_topics(topic, timeout=TIMEOUT)
@@ -120,14 +138,20 @@ class Cluster:
         advertised, librdkafka's lz4 batches must be stored as lz4."""
         if codec != "lz4":
             return codec
+        first = self.advertised is None
+        advertised = self.api_versions()
+        if first and FIND_COORDINATOR not in advertised:
+            print("NOTE: the brokers do not advertise FindCoordinator, so librdkafka sends its lz4 batches "
+                  "uncompressed (rdkafka_feature.c: LZ4 depends on FindCoordinator v0)", file=sys.stderr)
+        return "lz4" if FIND_COORDINATOR in advertised else "none"
+
+    def api_versions(self):
+        """{API key: (min, max)} that a broker advertises (all run the same binary), asked once."""
         if self.advertised is None:
             broker = next(iter(self.consumer.list_topics(timeout=TIMEOUT).brokers))
             with connect_when_listening(self.address(broker), 30) as sock:
                 self.advertised = api_versions(sock)
-            if FIND_COORDINATOR not in self.advertised:
-                print("NOTE: the brokers do not advertise FindCoordinator, so librdkafka sends its lz4 batches "
-                      "uncompressed (rdkafka_feature.c: LZ4 depends on FindCoordinator v0)", file=sys.stderr)
-        return "lz4" if FIND_COORDINATOR in self.advertised else "none"
+        return self.advertised
 
     def broker_alive(self, broker):
         with open(os.path.join(self.dir, f"node-{broker}", "pid")) as f:
@@ -598,47 +622,106 @@ def make_records(tag, count, ts, big=False):
              [("tag", tag), ("i", b"%d" % i)], ts + i) for i in range(count)]
 
 
-def produce_raw(sock, correlation, topic, batches):
-    """One Produce v8 (acks 1) of {partition: batch bytes}: {partition: (error, base offset, message)}."""
-    body = struct.pack(">hhi", -1, 1, 10_000) + struct.pack(">i", 1) + string(topic) + struct.pack(">i", len(batches))
-    for p, batch in batches.items():
-        body += struct.pack(">ii", p, len(batch)) + batch
-    r = kafka_call(sock, 0, 8, correlation, body)
-    at = 0
+def wire_string(s, flexible):
+    """A nullable string: int16 length, or (flexible versions) unsigned varint length + 1, 0 for null."""
+    if s is None:
+        return uvarint(0) if flexible else struct.pack(">h", -1)
+    b = s.encode()
+    return (uvarint(len(b) + 1) if flexible else struct.pack(">h", len(b))) + b
 
-    def take(fmt):
-        nonlocal at
-        values = struct.unpack_from(fmt, r, at)
-        at += struct.calcsize(fmt)
+
+def wire_bytes(b, flexible):
+    return (uvarint(len(b) + 1) if flexible else struct.pack(">i", len(b))) + b
+
+
+def wire_array(items, flexible):
+    """An array of encoded items: int32 count, or (flexible versions) unsigned varint count + 1."""
+    return (uvarint(len(items) + 1) if flexible else struct.pack(">i", len(items))) + b"".join(items)
+
+
+def no_tagged_fields(flexible):
+    return b"\x00" if flexible else b""
+
+
+class Decoder:
+    """Reads a response body front to back: fixed-width fields, and strings, arrays and
+    bytes with classic lengths (int16, int32) or flexible ones (unsigned varint length + 1,
+    0 for null) followed by tagged fields, which are skipped."""
+
+    def __init__(self, data, flexible):
+        self.data, self.flexible, self.at = data, flexible, 0
+
+    def take(self, fmt):
+        values = struct.unpack_from(fmt, self.data, self.at)
+        self.at += struct.calcsize(fmt)
         return values
 
-    def nullable_string():
-        (n,) = take(">h")
+    def length(self, classic_fmt):
+        """-1 for null."""
+        if not self.flexible:
+            return self.take(classic_fmt)[0]
+        n, self.at = uvarint_at(self.data, self.at)
+        return n - 1
+
+    def array(self):
+        return max(self.length(">i"), 0)
+
+    def nullable_bytes(self):
+        n = self.length(">i")
         if n < 0:
             return None
-        nonlocal at
-        at += n
-        return r[at - n:at].decode(errors="replace")
+        self.at += n
+        return self.data[self.at - n:self.at]
 
+    def nullable_string(self):
+        n = self.length(">h")
+        if n < 0:
+            return None
+        self.at += n
+        return self.data[self.at - n:self.at].decode(errors="replace")
+
+    def tagged_fields(self):
+        if self.flexible:
+            self.at = skip_tagged_fields(self.data, self.at)
+
+
+def produce_raw(sock, correlation, topic, batches, version=8):
+    """One Produce (acks 1) of {partition: batch bytes} at version 3+ (flexible from v9):
+    {partition: (error, base offset, error message; None before v8)}."""
+    flexible = version >= 9
+    partitions = [struct.pack(">i", p) + wire_bytes(batch, flexible) + no_tagged_fields(flexible)
+                  for p, batch in batches.items()]
+    topics = [wire_string(topic, flexible) + wire_array(partitions, flexible) + no_tagged_fields(flexible)]
+    body = (wire_string(None, flexible) + struct.pack(">hi", 1, 10_000) + wire_array(topics, flexible) +
+            no_tagged_fields(flexible))  # transactional id null, acks 1, timeout
+    r = Decoder(kafka_call(sock, PRODUCE, version, correlation, body, flexible), flexible)
     answers = {}
-    for _ in range(take(">i")[0]):
-        nullable_string()
-        for _ in range(take(">i")[0]):
-            index, error, base_offset, _, _ = take(">ihqqq")
-            for _ in range(max(take(">i")[0], 0)):
-                take(">i")
-                nullable_string()
-            answers[index] = (error, base_offset, nullable_string())
+    for _ in range(r.array()):
+        r.nullable_string()
+        for _ in range(r.array()):
+            index, error, base_offset, _ = r.take(">ihqq")  # ... log append time
+            if version >= 5:
+                r.take(">q")  # log start offset
+            message = None
+            if version >= 8:
+                for _ in range(r.array()):  # record errors: batch index, message
+                    r.take(">i")
+                    r.nullable_string()
+                    r.tagged_fields()
+                message = r.nullable_string()
+            r.tagged_fields()
+            answers[index] = (error, base_offset, message)
+        r.tagged_fields()
     return answers
 
 
 def api_versions(sock):
-    """The API keys in an ApiVersions v0 answer."""
+    """{API key: (min version, max version)} of an ApiVersions v0 answer."""
     r = kafka_call(sock, 18, 0, 7, b"")
     (error, count) = struct.unpack_from(">hi", r, 0)
     if error != 0:
         check(False, f"ApiVersions v0 answered error {error}")
-    return {struct.unpack_from(">h", r, 6 + 6 * i)[0] for i in range(count)}
+    return {key: (lo, hi) for key, lo, hi in (struct.unpack_from(">hhh", r, 6 + 6 * i) for i in range(count))}
 
 
 def two_partitions_on_one_broker(cluster, topic, partitions):
@@ -681,6 +764,28 @@ def corrupt_batches(ts):
     ]
 
 
+def check_appended(topic, stored, what, p, records, answer):
+    """A produce answer appended records at the end of stored[p] (the records partition p
+    holds, in order), which then holds them too."""
+    error, base, message = answer
+    if check(error == 0 and base == len(stored[p]),
+             f"{topic}[{p}] {what}: error {error} ({message}) base offset {base}, expected 0 and {len(stored[p])}"):
+        stored[p].extend(records)
+
+
+def check_raw_read_back(cluster, topic, stored):
+    """confluent-kafka and kcat -C read back exactly stored ({partition: records})."""
+    want = {(p, o): (k, v, tuple(h), t) for p, records in stored.items() for o, (k, v, h, t) in enumerate(records)}
+    read = ck_records(shared.consume_all(cluster.consumer, topic, {p: 0 for p in stored}))
+    check_same(topic, "confluent-kafka vs produced", read, want)
+    by_kcat = {k: v for k, v in kcat_read(cluster.bootstrap, topic).items() if k[0] in stored}
+    check_same(topic, "kcat -C vs produced", by_kcat, want)
+
+
+def gzip_batch(records):
+    return record_batch(records, 1, gzip.compress(encode_records(records, records[0][3])))
+
+
 def test_raw_produce(cluster):
     topic, partitions = "raw", 4
     leader, pa, pb = two_partitions_on_one_broker(cluster, topic, partitions)
@@ -690,10 +795,7 @@ def test_raw_produce(cluster):
     correlation = iter(range(100, 10_000))
 
     def accepted(what, p, records, answer):
-        error, base, message = answer
-        if check(error == 0 and base == len(stored[p]),
-                 f"{topic}[{p}] {what}: error {error} ({message}) base offset {base}, expected 0 and {len(stored[p])}"):
-            stored[p].extend(records)
+        check_appended(topic, stored, what, p, records, answer)
 
     good = [("gzip", make_records(b"gzip", 4, ts), lambda s: (1, gzip.compress(s))),
             ("raw snappy", make_records(b"snappy", 4, ts + 10), lambda s: (2, snappy_raw(s))),
@@ -708,8 +810,7 @@ def test_raw_produce(cluster):
     refused = []
     for what, batch in corrupt_batches(ts + 100):
         other = make_records(b"beside", 2, ts + 200)
-        answer = produce_raw(sock, next(correlation), topic,
-                             {pa: batch, pb: record_batch(other, 1, gzip.compress(encode_records(other, ts + 200)))})
+        answer = produce_raw(sock, next(correlation), topic, {pa: batch, pb: gzip_batch(other)})
         error, base, message = answer[pa]
         check(error in (CORRUPT_MESSAGE, INVALID_RECORD) and base == -1,
               f"{topic}[{pa}] {what}: error {error} base offset {base} ({message}), "
@@ -725,12 +826,7 @@ def test_raw_produce(cluster):
     sock.close()
     check(cluster.broker_alive(leader), f"broker {leader} is gone after the corrupt produces")
 
-    got = shared.consume_all(cluster.consumer, topic, {pa: 0, pb: 0})
-    read = ck_records(got)
-    want = {(p, o): (k, v, tuple(h), t) for p in (pa, pb) for o, (k, v, h, t) in enumerate(stored[p])}
-    check_same(topic, "confluent-kafka vs produced", read, want)
-    by_kcat = {k: v for k, v in kcat_read(cluster.bootstrap, topic).items() if k[0] in (pa, pb)}
-    check_same(topic, "kcat -C vs produced", by_kcat, want)
+    check_raw_read_back(cluster, topic, stored)
     codecs = [b["compression"] for b in cluster.stored_batches(topic, pa)]
     check(codecs == ["gzip", "snappy", "snappy", "lz4", "none"],
           f"{topic}[{pa}]: stored batches {codecs}, produced gzip, snappy, snappy (xerial), lz4, none")
@@ -751,10 +847,215 @@ def test_raw_produce(cluster):
     check(error in (CORRUPT_MESSAGE, INVALID_RECORD), f"{topic}: {what} answered {error} ({message})")
     sock.close()
     check_stored_codecs(cluster, topic, 1, "zstd", len(records))
-    want = {(0, o): (k, v, tuple(h), t) for o, (k, v, h, t) in enumerate(records)}
-    check_same(topic, "confluent-kafka vs produced", ck_records(shared.consume_all(cluster.consumer, topic, {0: 0})),
-               want)
-    check_same(topic, "kcat -C vs produced", kcat_read(cluster.bootstrap, topic), want)
+    check_raw_read_back(cluster, topic, {0: records})
+
+
+# ---- 6. zstd and the request versions older than it -------------------------------
+
+UNSUPPORTED_COMPRESSION_TYPE = 76
+GZIP, ZSTD = 1, 4  # codec ids in a batch's attributes
+PRODUCE_ZSTD, FETCH_ZSTD = 7, 10  # the first versions whose clients know zstd (KIP-110)
+FETCH_ENCODED = 12  # fetch_raw's newest version: v13 names topics by id
+
+
+def zstd_frame(data, block=32 * 1024):
+    """A zstd frame (RFC 8878) of raw blocks, which any decoder must accept: a single-segment
+    header with a 4-byte content size, no dictionary, no checksum. Checked against the zstd tool."""
+    out = b"\x28\xb5\x2f\xfd" + bytes([0xA0]) + struct.pack("<I", len(data))
+    chunks = [data[at:at + block] for at in range(0, len(data), block)] or [b""]
+    for n, chunk in enumerate(chunks):
+        last = n == len(chunks) - 1
+        out += struct.pack("<I", len(chunk) << 3 | int(last))[:3] + chunk  # block type 0: raw
+    return out
+
+
+def zstd_batch(records):
+    return record_batch(records, ZSTD, zstd_frame(encode_records(records, records[0][3])))
+
+
+def fetch_raw(sock, correlation, version, offsets):
+    """One consumer Fetch (no wait, READ_UNCOMMITTED, a full fetch outside any session) at
+    version 4-12 of {(topic, partition): fetch offset}: {(topic, partition): (error, high
+    watermark, records or None)}. The top-level error (v7+) must be 0."""
+    flexible = version >= 12
+    by_topic = {}
+    for (topic, p), offset in offsets.items():
+        by_topic.setdefault(topic, []).append((p, offset))
+    topics = []
+    for topic, partitions in by_topic.items():
+        entries = []
+        for p, offset in partitions:
+            entry = struct.pack(">i", p)
+            if version >= 9:
+                entry += struct.pack(">i", -1)  # current leader epoch: not known
+            entry += struct.pack(">q", offset)
+            if version >= 12:
+                entry += struct.pack(">i", -1)  # last fetched epoch: none
+            if version >= 5:
+                entry += struct.pack(">q", -1)  # log start offset: a follower's only
+            entries.append(entry + struct.pack(">i", 1 << 20) + no_tagged_fields(flexible))
+        topics.append(wire_string(topic, flexible) + wire_array(entries, flexible) + no_tagged_fields(flexible))
+    body = struct.pack(">iiiib", -1, 0, 1, 1 << 20, 0)  # consumer, max wait, min bytes, max bytes, isolation
+    if version >= 7:
+        body += struct.pack(">ii", 0, -1)  # session id, session epoch
+    body += wire_array(topics, flexible)
+    if version >= 7:
+        body += wire_array([], flexible)  # forgotten topics
+    if version >= 11:
+        body += wire_string("", flexible)  # rack id
+    r = Decoder(kafka_call(sock, FETCH, version, correlation, body + no_tagged_fields(flexible), flexible), flexible)
+    r.take(">i")  # throttle time
+    if version >= 7:
+        (error, _) = r.take(">hi")  # ... session id
+        check(error == 0, f"Fetch v{version}: top-level error {error}")
+    answers = {}
+    for _ in range(r.array()):
+        topic = r.nullable_string()
+        for _ in range(r.array()):
+            index, error, high_watermark, _ = r.take(">ihqq")  # ... last stable offset
+            if version >= 5:
+                r.take(">q")  # log start offset
+            for _ in range(r.array()):  # aborted transactions (nullable)
+                r.take(">qq")
+                r.tagged_fields()
+            if version >= 11:
+                r.take(">i")  # preferred read replica
+            answers[(topic, index)] = (error, high_watermark, r.nullable_bytes())
+            r.tagged_fields()
+        r.tagged_fields()
+    return answers
+
+
+def fetched_batches(records):
+    """(base offset, record count, codec id, CRC valid) of each whole batch in a Fetch's records."""
+    batches, at = [], 0
+    while at + 61 <= len(records or b""):
+        base_offset, length = struct.unpack_from(">qi", records, at)
+        end = at + 12 + length
+        if end > len(records):
+            break  # a batch cut at the fetch's size limit
+        crc, attributes = struct.unpack_from(">Ih", records, at + 17)
+        (count,) = struct.unpack_from(">i", records, at + 57)
+        batches.append((base_offset, count, attributes & 7, crc == crc32c(records[at + 21:end])))
+        at = end
+    return batches
+
+
+def versions_to_test(api, wanted, advertised, below):
+    """The versions of wanted that the broker serves: one under the advertised range is
+    replaced by its minimum (a NOTE says so), those not below `below` or above the range drop."""
+    lo, hi = advertised
+    chosen = []
+    for v in wanted:
+        if v < lo:
+            print(f"NOTE: {api} v{v} is below the advertised minimum v{lo}; testing v{lo} instead", file=sys.stderr)
+            v = lo
+        if v <= hi and v < below and v not in chosen:
+            chosen.append(v)
+    return chosen
+
+
+def test_zstd_produce_versions(cluster, old_versions, new_versions):
+    """zstd in Produce older than v7 is refused per partition with UNSUPPORTED_COMPRESSION_TYPE
+    and not stored; v7 and the newest version append the same batch."""
+    topic = "zstd-versions"
+    leader, pa, pb = two_partitions_on_one_broker(cluster, topic, 4)
+    ts = int(time.time() * 1000) - 30_000
+    records = make_records(b"zstd", 5, ts, big=True)  # two 32 KiB blocks
+    batch = zstd_batch(records)
+    stored = {pa: [], pb: []}
+    answers = []
+    with connect_when_listening(cluster.address(leader), 30) as sock:
+        correlation = iter(range(20_000, 30_000))
+        for v in old_versions:
+            beside = make_records(b"beside-v%d" % v, 2, ts + 100 + v)
+            answer = produce_raw(sock, next(correlation), topic, {pa: batch, pb: gzip_batch(beside)}, version=v)
+            error, base, message = answer[pa]
+            check(error == UNSUPPORTED_COMPRESSION_TYPE and base == -1,
+                  f"{topic}[{pa}] zstd in Produce v{v}: error {error} base offset {base} ({message}), expected "
+                  f"UNSUPPORTED_COMPRESSION_TYPE ({UNSUPPORTED_COMPRESSION_TYPE}) and -1")
+            check_appended(topic, stored, f"gzip beside a zstd batch in Produce v{v}", pb, beside, answer[pb])
+            answers.append(f"Produce v{v}: [{pa}] {answer[pa]}, [{pb}] {answer[pb]}")
+        for v in new_versions:
+            answer = produce_raw(sock, next(correlation), topic, {pa: batch, pb: batch}, version=v)
+            for p in (pa, pb):
+                check_appended(topic, stored, f"zstd in Produce v{v}", p, records, answer[p])
+            answers.append(f"Produce v{v}: [{pa}] {answer[pa]}, [{pb}] {answer[pb]}")
+    print(f"{topic}: zstd batch to [{pa}], beside it [{pb}]\n  " + "\n  ".join(answers), file=sys.stderr)
+    # Nothing of the refused batches is stored: the log holds what was accepted, in order.
+    for p, want in ((pa, ["zstd"] * len(new_versions)), (pb, ["gzip"] * len(old_versions) + ["zstd"] * len(new_versions))):
+        codecs = [b["compression"] for b in cluster.stored_batches(topic, p)]
+        check(codecs == want, f"{topic}[{p}]: stored batches {codecs}, expected {want}")
+    check_raw_read_back(cluster, topic, stored)
+
+
+def co_led_partitions(cluster, topic_a, topic_b, partitions):
+    """(leader, partition of topic_a, partition of topic_b) with the same leader. Placement
+    evens out leaderships, so each topic's 3 partitions have at least two of the three
+    brokers as leaders and the two topics share one."""
+    leaders_b = {cluster.leader(topic_b, p): p for p in range(partitions)}
+    for p in range(partitions):
+        leader = cluster.leader(topic_a, p)
+        if leader in leaders_b:
+            return leader, p, leaders_b[leader]
+    raise TestFailed(f"no broker leads a partition of both {topic_a} and {topic_b}")
+
+
+def test_zstd_fetch_versions(cluster, old_versions, new_versions):
+    """A Fetch older than v10 of a partition of a compression.type=zstd topic is answered
+    UNSUPPORTED_COMPRESSION_TYPE for that partition; another topic's partition in the same
+    request, and the same partition in Fetch v10+, get their records."""
+    topic, beside_topic = "zstd-fetch", "zstd-fetch-beside"
+    leader, zp, bp = co_led_partitions(cluster, topic, beside_topic, 3)
+    ts = int(time.time() * 1000) - 20_000
+    records = make_records(b"fetch-gzip", 3, ts) + make_records(b"fetch-zstd", 4, ts + 10, big=True)
+    beside = make_records(b"fetch-beside", 3, ts + 20)
+    stored, stored_beside = {zp: []}, {bp: []}
+    # (base offset, count, codec, CRC valid) of the batches each fetch must return: the
+    # gzip batch is recompressed to the topic's zstd.
+    want = [(0, 3, ZSTD, True), (3, 4, ZSTD, True)]
+    want_beside = [(0, 3, GZIP, True)]
+    answers = []
+    with connect_when_listening(cluster.address(leader), 30) as sock:
+        correlation = iter(range(30_000, 40_000))
+        for part, batch in ((records[:3], gzip_batch(records[:3])), (records[3:], zstd_batch(records[3:]))):
+            answer = produce_raw(sock, next(correlation), topic, {zp: batch}, version=PRODUCE_ZSTD)
+            check_appended(topic, stored, "a Produce v7", zp, part, answer[zp])
+        answer = produce_raw(sock, next(correlation), beside_topic, {bp: gzip_batch(beside)}, version=PRODUCE_ZSTD)
+        check_appended(beside_topic, stored_beside, "a Produce v7", bp, beside, answer[bp])
+        for v in old_versions + new_versions:
+            answer = fetch_raw(sock, next(correlation), v, {(topic, zp): 0, (beside_topic, bp): 0})
+            error, high_watermark, data = answer.get((topic, zp), (None, None, None))
+            if v < FETCH_ZSTD:
+                check(error == UNSUPPORTED_COMPRESSION_TYPE and not data,
+                      f"{topic}[{zp}] Fetch v{v}: error {error}, {len(data or b'')} bytes of records, expected "
+                      f"UNSUPPORTED_COMPRESSION_TYPE ({UNSUPPORTED_COMPRESSION_TYPE}) and none")
+            else:
+                check(error == 0 and high_watermark == 7 and fetched_batches(data) == want,
+                      f"{topic}[{zp}] Fetch v{v}: error {error}, high watermark {high_watermark}, batches "
+                      f"{fetched_batches(data)}, expected 0, 7 and {want}")
+            b_error, b_high_watermark, b_data = answer.get((beside_topic, bp), (None, None, None))
+            check(b_error == 0 and b_high_watermark == 3 and fetched_batches(b_data) == want_beside,
+                  f"{beside_topic}[{bp}] beside {topic} in Fetch v{v}: error {b_error}, high watermark "
+                  f"{b_high_watermark}, batches {fetched_batches(b_data)}, expected 0, 3 and {want_beside}")
+            answers.append(f"Fetch v{v}: {topic}[{zp}] error {error} high watermark {high_watermark} "
+                           f"{len(data or b'')} bytes {fetched_batches(data)}; {beside_topic}[{bp}] error {b_error} "
+                           f"{fetched_batches(b_data)}")
+    print(f"{topic} (compression.type=zstd):\n  " + "\n  ".join(answers), file=sys.stderr)
+    check_raw_read_back(cluster, topic, stored)
+
+
+def test_zstd_and_old_versions(cluster):
+    advertised = cluster.api_versions()
+    print(f"advertised: Produce v{advertised[PRODUCE][0]}-v{advertised[PRODUCE][1]}, "
+          f"Fetch v{advertised[FETCH][0]}-v{advertised[FETCH][1]}", file=sys.stderr)
+    produce_hi, fetch_hi = advertised[PRODUCE][1], advertised[FETCH][1]
+    check(produce_hi >= PRODUCE_ZSTD and fetch_hi >= FETCH_ZSTD,
+          f"the brokers advertise Produce up to v{produce_hi} and Fetch up to v{fetch_hi}, expected v7+ and v10+")
+    test_zstd_produce_versions(cluster, versions_to_test("Produce", (3, 6), advertised[PRODUCE], PRODUCE_ZSTD),
+                               sorted({PRODUCE_ZSTD, produce_hi}))
+    test_zstd_fetch_versions(cluster, versions_to_test("Fetch", (4, 9), advertised[FETCH], FETCH_ZSTD),
+                             versions_to_test("Fetch", (10, 11, 12), advertised[FETCH], FETCH_ENCODED + 1))
 
 
 def main():
@@ -766,7 +1067,8 @@ def main():
     steps += [("offsets_for_times in compressed batches", lambda: test_offsets_for_times_in_batches(cluster)),
               ("topic compression.type", lambda: test_topic_compression_type(cluster)),
               ("LogAppendTime", lambda: test_log_append_time(cluster)),
-              ("raw produce, corrupt batches", lambda: test_raw_produce(cluster))]
+              ("raw produce, corrupt batches", lambda: test_raw_produce(cluster)),
+              ("zstd in old Produce and Fetch versions", lambda: test_zstd_and_old_versions(cluster))]
     try:
         for name, step in steps:
             started = time.monotonic()

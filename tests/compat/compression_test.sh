@@ -6,8 +6,9 @@
 # strata-storage dump reading the stored batches' codecs: round trips per codec,
 # offsets_for_times exact inside compressed batches, the topic setting compression.type
 # (recompression to each codec, uncompressed, producer), LogAppendTime on compressed
-# batches, corrupt batches refused per partition (compression_test.py says what is
-# checked). Topics have replication factor 1, spread over the brokers, and are created
+# batches, corrupt batches refused per partition, zstd refused with
+# UNSUPPORTED_COMPRESSION_TYPE to Produce < v7 and to Fetch < v10 of a zstd topic
+# (compression_test.py says what is checked). Topics have replication factor 1, spread over the brokers, and are created
 # with the strata CLI.
 # Usage: compression_test.sh <bin dir> <strata-cluster>
 set -euo pipefail
@@ -43,4 +44,9 @@ create appended-gzip --partitions 1 --config message.timestamp.type=LogAppendTim
 # max.message.bytes of 256 KiB puts the decompression bound at its 16 MiB floor.
 create raw --partitions 4 --config max.message.bytes=262144
 create raw-zstd --partitions 1 --config compression.type=zstd
+# zstd against Produce < v7 and Fetch < v10: four partitions again for a request to two;
+# three of each fetch topic, so that one broker leads a partition of both.
+create zstd-versions --partitions 4
+create zstd-fetch --partitions 3 --config compression.type=zstd
+create zstd-fetch-beside --partitions 3
 timeout 240 "$PY" "$HERE/compression_test.py" "$BS" "$DIR" "$STRATA_BIN_DIR"
