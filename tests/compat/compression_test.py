@@ -62,6 +62,7 @@ broker (compression.type=lz4) and sent raw (hand-made LZ4 frames).
     76 and no records for it, while a partition of another topic in the same request gets
     its records; Fetch v10, v11 and v12 (flexible) return the zstd topic's batches (base
     offsets, counts, codec zstd, valid CRCs). Fetch v13 names topics by id and is not sent.
+    A Fetch with a leader epoch beyond the leader's answers UNKNOWN_LEADER_EPOCH (75).
 Exits non-zero naming every failed check.
 """
 
@@ -852,7 +853,7 @@ def test_raw_produce(cluster):
 
 # ---- 6. zstd and the request versions older than it -------------------------------
 
-UNSUPPORTED_COMPRESSION_TYPE = 76
+UNKNOWN_LEADER_EPOCH, UNSUPPORTED_COMPRESSION_TYPE = 75, 76
 GZIP, ZSTD = 1, 4  # codec ids in a batch's attributes
 PRODUCE_ZSTD, FETCH_ZSTD = 7, 10  # the first versions whose clients know zstd (KIP-110)
 FETCH_ENCODED = 12  # fetch_raw's newest version: v13 names topics by id
@@ -873,10 +874,11 @@ def zstd_batch(records):
     return record_batch(records, ZSTD, zstd_frame(encode_records(records, records[0][3])))
 
 
-def fetch_raw(sock, correlation, version, offsets):
+def fetch_raw(sock, correlation, version, offsets, current_leader_epoch=-1):
     """One consumer Fetch (no wait, READ_UNCOMMITTED, a full fetch outside any session) at
     version 4-12 of {(topic, partition): fetch offset}: {(topic, partition): (error, high
-    watermark, records or None)}. The top-level error (v7+) must be 0."""
+    watermark, records or None)}. The top-level error (v7+) must be 0. The leader epoch
+    (v9+) is -1, not known, unless given."""
     flexible = version >= 12
     by_topic = {}
     for (topic, p), offset in offsets.items():
@@ -887,7 +889,7 @@ def fetch_raw(sock, correlation, version, offsets):
         for p, offset in partitions:
             entry = struct.pack(">i", p)
             if version >= 9:
-                entry += struct.pack(">i", -1)  # current leader epoch: not known
+                entry += struct.pack(">i", current_leader_epoch)
             entry += struct.pack(">q", offset)
             if version >= 12:
                 entry += struct.pack(">i", -1)  # last fetched epoch: none
@@ -983,7 +985,8 @@ def test_zstd_produce_versions(cluster, old_versions, new_versions):
             answers.append(f"Produce v{v}: [{pa}] {answer[pa]}, [{pb}] {answer[pb]}")
     print(f"{topic}: zstd batch to [{pa}], beside it [{pb}]\n  " + "\n  ".join(answers), file=sys.stderr)
     # Nothing of the refused batches is stored: the log holds what was accepted, in order.
-    for p, want in ((pa, ["zstd"] * len(new_versions)), (pb, ["gzip"] * len(old_versions) + ["zstd"] * len(new_versions))):
+    accepted = ["zstd"] * len(new_versions)
+    for p, want in ((pa, accepted), (pb, ["gzip"] * len(old_versions) + accepted)):
         codecs = [b["compression"] for b in cluster.stored_batches(topic, p)]
         check(codecs == want, f"{topic}[{p}]: stored batches {codecs}, expected {want}")
     check_raw_read_back(cluster, topic, stored)
@@ -1041,6 +1044,12 @@ def test_zstd_fetch_versions(cluster, old_versions, new_versions):
             answers.append(f"Fetch v{v}: {topic}[{zp}] error {error} high watermark {high_watermark} "
                            f"{len(data or b'')} bytes {fetched_batches(data)}; {beside_topic}[{bp}] error {b_error} "
                            f"{fetched_batches(b_data)}")
+        # UNKNOWN_LEADER_EPOCH is 75, next to 76 (it once was 76 in Strata): an epoch beyond the leader's.
+        v = new_versions[-1]
+        error = fetch_raw(sock, next(correlation), v, {(beside_topic, bp): 0}, 1 << 30)[(beside_topic, bp)][0]
+        check(error == UNKNOWN_LEADER_EPOCH, f"{beside_topic}[{bp}] Fetch v{v} in leader epoch 2^30: error {error}, "
+                                             f"expected UNKNOWN_LEADER_EPOCH ({UNKNOWN_LEADER_EPOCH})")
+        answers.append(f"Fetch v{v} in leader epoch 2^30: {beside_topic}[{bp}] error {error}")
     print(f"{topic} (compression.type=zstd):\n  " + "\n  ".join(answers), file=sys.stderr)
     check_raw_read_back(cluster, topic, stored)
 
