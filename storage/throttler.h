@@ -4,6 +4,7 @@
 // is ahead of the rate, Acquire waits until it is not, or until `stop` says to give up.
 // Not a synchronisation device: it only spaces I/O out. Thread-safe.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -24,13 +25,10 @@ class Throttler {
   bool Acquire(int64_t bytes, const std::atomic<bool>& stop) {
     if (!(rate_ > 0) || rate_ == std::numeric_limits<double>::infinity()) return !stop.load();
     absl::MutexLock lock(&mu_);
-    absl::Time now = absl::Now();
-    if (now - window_start_ > absl::Seconds(1)) {
-      window_start_ = now;
-      window_bytes_ = 0;
-    }
-    window_bytes_ += bytes;
-    absl::Time due = window_start_ + absl::Seconds(static_cast<double>(window_bytes_) / rate_);
+    // Each job's bytes take their time after the previous ones': no burst builds up
+    // while the job is idle or slower than the rate.
+    next_free_ = std::max(next_free_, absl::Now()) + absl::Seconds(static_cast<double>(bytes) / rate_);
+    const absl::Time due = next_free_;
     while (!stop.load() && absl::Now() < due) {
       // Woken early only by Wake(); the deadline bounds the wait.
       cv_.WaitWithDeadline(&mu_, std::min(due, absl::Now() + absl::Milliseconds(100)));
@@ -47,8 +45,7 @@ class Throttler {
   const double rate_;
   absl::Mutex mu_;
   absl::CondVar cv_;
-  absl::Time window_start_ = absl::Now();
-  int64_t window_bytes_ = 0;
+  absl::Time next_free_ = absl::InfinitePast();
 };
 
 }  // namespace strata::storage

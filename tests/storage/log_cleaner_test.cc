@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <optional>
@@ -628,6 +629,23 @@ TEST_F(LogCleanerTest, ACrashAtEveryStepOfTheSwapLosesNothingAndKeepsProducerSta
     EXPECT_EQ(read.size(), 13u);
     ASSERT_NO_FATAL_FAILURE(CheckAgainstModel(read, model, again->next_dirty_offset, clock_.NowMs(), INT64_MAX));
   }
+}
+
+
+// log.cleaner.io.max.bytes.per.second: the cleaner's I/O waits for the rate (a lower bound
+// on the time taken, which no scheduling can undercut), and a stopping cleaner never waits.
+TEST(Throttler, PacesToTheRateAndGivesUpWhenStopped) {
+  Throttler throttler(1'000'000);
+  std::atomic<bool> stop{false};
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(throttler.Acquire(150'000, stop));
+  EXPECT_TRUE(throttler.Acquire(150'000, stop));
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(290));
+  stop.store(true);
+  EXPECT_FALSE(throttler.Acquire(1'000'000'000, stop)) << "a stopped job does not wait 1000 s";
+  Throttler unlimited(0);
+  std::atomic<bool> running{false};
+  EXPECT_TRUE(unlimited.Acquire(int64_t{1} << 40, running));
 }
 
 }  // namespace
