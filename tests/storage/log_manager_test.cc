@@ -246,16 +246,20 @@ TEST_F(LogManagerTest, CleanerThreadsCompactAndADeletionStopsACleaningFirst) {
   compact.cleanup_compact = true;
   compact.cleanup_delete = false;
   compact.min_cleanable_dirty_ratio = 0.01;
+  // 200 records over 5 keys, rolled and replicated: wholly dirty.
+  auto fill = [](Log& log) {
+    for (int b = 0; b < 200; ++b) {
+      RecordBatchBuilder builder;
+      builder.Add(absl::StrCat("k", b % 5), absl::StrCat("v", b), 1000 + b);
+      std::string batch = builder.Build();
+      ASSERT_TRUE(log.AppendAsLeader(batch, 0).ok());
+    }
+    ASSERT_TRUE(log.Roll().ok());
+    log.UpdateHighWatermark(log.log_end_offset());
+  };
   auto log = manager->GetOrCreateLog({"c", 0}, compact);
   ASSERT_TRUE(log.ok());
-  for (int b = 0; b < 200; ++b) {
-    RecordBatchBuilder builder;
-    builder.Add(absl::StrCat("k", b % 5), absl::StrCat("v", b), 1000 + b);
-    std::string batch = builder.Build();
-    ASSERT_TRUE((*log)->AppendAsLeader(batch, 0).ok());
-  }
-  ASSERT_TRUE((*log)->Roll().ok());
-  (*log)->UpdateHighWatermark((*log)->log_end_offset());
+  fill(**log);
   LogCleaner* cleaner = manager->cleaner();
   ASSERT_NE(cleaner, nullptr);
   ASSERT_TRUE(testing::WaitUntil([&] { return cleaner->checkpoint({"c", 0}) == 200; }, 20s));
@@ -266,14 +270,7 @@ TEST_F(LogManagerTest, CleanerThreadsCompactAndADeletionStopsACleaningFirst) {
   ops_.HoldSyncs(".cleaned");
   auto doomed = manager->GetOrCreateLog({"c", 1}, compact);
   ASSERT_TRUE(doomed.ok());
-  for (int b = 0; b < 200; ++b) {
-    RecordBatchBuilder builder;
-    builder.Add(absl::StrCat("k", b % 5), absl::StrCat("v", b), 1000 + b);
-    std::string batch = builder.Build();
-    ASSERT_TRUE((*doomed)->AppendAsLeader(batch, 0).ok());
-  }
-  ASSERT_TRUE((*doomed)->Roll().ok());
-  (*doomed)->UpdateHighWatermark((*doomed)->log_end_offset());
+  fill(**doomed);
   ASSERT_TRUE(testing::WaitUntil([&] { return ops_.syncs_held() > 0; }, 20s)) << "the cleaning reached its flush";
   std::thread release([&] {
     // The deletion has paused the log and waits for the cleaning, which waits for this sync.
