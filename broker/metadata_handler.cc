@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "broker/auto_topic_creator.h"
 #include "broker/replica_manager.h"
 #include "controller/topic_name.h"
 #include "proto/kafka/error_code.h"
@@ -87,6 +88,11 @@ kafka::MetadataResponse AnswerMetadata(const KafkaApisContext& context, const ka
         if (t == nullptr) {
           missing.error_code = controller::ValidateTopicName(*wanted.name).ok() ? Code(ErrorCode::kUnknownTopicOrPartition)
                                                                                 : Code(ErrorCode::kInvalidTopicException);
+          // auto.create.topics.enable: created in the background; retriable meanwhile.
+          if (context.auto_topic_creator != nullptr && request.allow_auto_topic_creation &&
+              context.auto_topic_creator->Request(*wanted.name)) {
+            missing.error_code = Code(ErrorCode::kLeaderNotAvailable);
+          }
         }
       } else {
         t = image.FindTopicById(wanted.topic_id);

@@ -4,6 +4,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "broker/auto_topic_creator.h"
 #include "broker/kafka_error.h"
 #include "broker/partition_lookup.h"
 #include "broker/replica_manager.h"
@@ -174,6 +175,13 @@ void HandleProduce(const ApiRequest& api, KafkaResponder respond) {
       }
       auto partition = LookupPartition(context, topic.name, data.index);
       if (!partition.ok()) {
+        if (context.auto_topic_creator != nullptr &&
+            context.store.WithImage([&](const controller::MetadataImage& image) {
+              return image.FindTopic(topic.name) == nullptr;
+            })) {
+          // auto.create.topics.enable: the producer's retry finds it (UNKNOWN_TOPIC_OR_PARTITION is retriable).
+          context.auto_topic_creator->Request(topic.name);
+        }
         fail(partition.status());
         continue;
       }

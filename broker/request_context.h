@@ -24,6 +24,7 @@
 
 namespace strata::broker {
 
+class AutoTopicCreator;
 class ProducerIdManager;
 class RemoteLogReader;
 class ReplicaManager;
@@ -53,6 +54,9 @@ struct KafkaApisContext {
   // Reads below the local log start from the remote tier (tiered storage); null when
   // remote.log.storage.system.enable is off.
   RemoteLogReader* remote_reader = nullptr;
+  // auto.create.topics.enable: Metadata and Produce for an unknown topic ask it to be
+  // created; null when off.
+  AutoTopicCreator* auto_topic_creator = nullptr;
 };
 
 // Requests that wait for a condition (fetch.min.bytes, acks=all) wait here.

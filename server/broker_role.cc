@@ -309,6 +309,7 @@ void BrokerRole::WatchLogDirs(const ServerConfig& config, const std::vector<std:
 }
 
 void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cluster_id) {
+  if (config.auto_create_topics_enable) auto_topic_creator_ = std::make_unique<broker::AutoTopicCreator>(*client_);
   // One KafkaApis per entry of `listeners` (Metadata answers that listener's endpoints).
   for (const Listener& l : config.listeners) {
     broker::KafkaApisContext kc{.store = *store_,
@@ -321,7 +322,8 @@ void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cl
                                 .default_min_insync_replicas = config.min_insync_replicas,
                                 .rack_aware_selector = !config.replica_selector_class.empty(),
                                 .static_configs = StaticConfigs(config),
-                                .remote_reader = remote_reader_.get()};
+                                .remote_reader = remote_reader_.get(),
+                                .auto_topic_creator = auto_topic_creator_.get()};
     kafka_apis_.push_back(std::make_unique<broker::KafkaApis>(std::move(kc)));
   }
   replicas_->set_on_high_watermark([this](const storage::TopicPartition& tp) {

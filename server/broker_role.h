@@ -20,6 +20,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "broker/auto_topic_creator.h"
 #include "broker/broker_lifecycle.h"
 #include "broker/controller_client.h"
 #include "broker/kafka_api_handler.h"
@@ -123,6 +124,7 @@ class BrokerRole {
   std::unique_ptr<broker::TierStateMachine> tier_state_machine_;
   std::unique_ptr<broker::ReplicaManager> replicas_;
   std::unique_ptr<broker::RemoteLogManager> remote_log_manager_;
+  std::unique_ptr<broker::AutoTopicCreator> auto_topic_creator_;  // auto.create.topics.enable; uses client_
   std::vector<std::unique_ptr<broker::KafkaApis>> kafka_apis_;  // one per listener
   std::vector<std::unique_ptr<broker::KafkaServer>> kafka_servers_;
   bool stopped_ = false;

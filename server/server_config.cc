@@ -197,6 +197,11 @@ std::vector<ServerSetting> MakeSettings() {
           "replicas of a topic created without a replication factor"),
       Bool("unclean.leader.election.enable", &C::unclean_leader_election_enable, kController,
            "the cluster default: whether a replica outside the ISR may become leader when no ISR member can"),
+      Bool("auto.create.topics.enable", &C::auto_create_topics_enable, kBroker,
+           "a Metadata request (allow_auto_topic_creation) or a produce naming an unknown topic creates it with "
+           "num.partitions and default.replication.factor, answering LEADER_NOT_AVAILABLE / UNKNOWN_TOPIC_OR_PARTITION "
+           "(retriable) until it exists. Off by default, unlike Kafka: a mistyped topic name fails loudly instead of "
+           "creating a topic nobody reads"),
       Bool("delete.topic.enable", &C::delete_topic_enable, kController,
            "whether DeleteTopics deletes (false: TOPIC_DELETION_DISABLED)"),
       String("metrics.listener", &C::metrics_listener, kBoth, "host:port",
@@ -245,8 +250,6 @@ std::vector<ServerSetting> MakeSettings() {
           "a connection idle this long is closed"),
       Int("min.insync.replicas", &C::min_insync_replicas, 1, 1000, kBroker,
           "the topic default: an acks=all produce needs this many in-sync replicas (NOT_ENOUGH_REPLICAS below it)"),
-      Only("auto.create.topics.enable", "false", kBroker, "topics are created explicitly (CreateTopics, the CLI)",
-           "only false is supported (create topics explicitly)"),
       // Replication.
       Int("num.replica.fetchers", &C::num_replica_fetchers, 1, 64, kBroker, "fetcher threads per source broker"),
       Int("replica.fetch.wait.max.ms", &C::replica_fetch_wait_max_ms, 0, 60000, kBroker,

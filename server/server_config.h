@@ -46,6 +46,7 @@ struct ServerConfig {
   int32_t default_replication_factor = 1;
   bool unclean_leader_election_enable = false;
   bool delete_topic_enable = true;
+  bool auto_create_topics_enable = false;  // auto.create.topics.enable (Kafka's default: true)
   // Broker settings.
   std::vector<Listener> listeners;
   std::vector<std::string> log_dirs;

@@ -54,7 +54,7 @@ TEST(ServerConfig, EveryMistakeNamesTheKeyAndLine) {
       {base + "metadata.log.segment.bytes=4096\n", "'metadata.log.segment.bytes' = '4096' must be 2097152.."},
       {base + "metadata.log.max.record.bytes.between.snapshots=0\n", "must be 1.."},
       {base + "metrics.listener=9404\n", "'metrics.listener' = '9404' must be host:port"},
-      {base + "auto.create.topics.enable=true\n", "only false is supported"},
+      {base + "auto.create.topics.enable=yes\n", "must be true or false"},
       {base + "log.retention.ms=soon\n", "'log.retention.ms' = 'soon' is not an integer"},
       {base + "log.message.timestamp.type=Now\n", "must be CreateTime or LogAppendTime"},
       {base + "min.insync.replicas=0\n", "must be 1..1000"},
@@ -97,9 +97,10 @@ TEST(ServerConfig, ListenersLogDefaultsAndTls) {
       "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CLIENTS:SSL\nssl.keystore.location=/etc/k.pem\n"
       "ssl.truststore.location=/etc/ca.pem\nssl.client.auth=required\nlog.retention.ms=1000\n"
       "log.message.timestamp.type=LogAppendTime\nmessage.max.bytes=2048\nnum.io.threads=4\nmin.insync.replicas=2\n"
-      "auto.create.topics.enable=false\n",
+      "auto.create.topics.enable=true\n",
       "b.properties");
   ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->auto_create_topics_enable);
   ASSERT_EQ(c->listeners.size(), 2u);
   EXPECT_EQ(c->listeners[0].security_protocol, "PLAINTEXT");
   EXPECT_EQ(c->listeners[0].advertised_host, "broker-7");

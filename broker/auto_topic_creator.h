@@ -1,0 +1,49 @@
+#pragma once
+// AutoTopicCreator: auto.create.topics.enable. A Metadata request naming an unknown topic
+// (with allow_auto_topic_creation, v4+; always before v4) or a produce to one asks for the
+// topic here; it is created through the active controller's CreateTopics with the
+// cluster's num.partitions and default.replication.factor, on this class's own thread, so
+// no request handler waits for the controller. Meanwhile the client is answered
+// LEADER_NOT_AVAILABLE (Metadata) or UNKNOWN_TOPIC_OR_PARTITION (Produce), both retriable,
+// as Kafka answers. A name already being created is asked once; internal names (__*) and
+// invalid names never. Strata's own configs keep it off (Kafka's default is on): a typo in
+// a topic name then fails loudly instead of creating a topic (docs/configuration.md).
+// Thread-safe.
+
+#include <deque>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "broker/controller_client.h"
+
+namespace strata::broker {
+
+class AutoTopicCreator {
+ public:
+  explicit AutoTopicCreator(ControllerChannel& controller);
+  ~AutoTopicCreator();  // stops the thread; creations not sent yet are dropped
+  AutoTopicCreator(const AutoTopicCreator&) = delete;
+  AutoTopicCreator& operator=(const AutoTopicCreator&) = delete;
+
+  // Asks for `topic` to be created; false when it is not a name that may be (invalid,
+  // internal). Returns at once.
+  bool Request(const std::string& topic);
+  // Creations the controller answered, created or already there (tests).
+  int64_t created() const;
+
+ private:
+  void Run();
+
+  ControllerChannel& controller_;
+  mutable absl::Mutex mu_;
+  std::deque<std::string> queue_ ABSL_GUARDED_BY(mu_);
+  std::set<std::string> pending_ ABSL_GUARDED_BY(mu_);  // queued or being created
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t created_ ABSL_GUARDED_BY(mu_) = 0;
+  std::thread thread_;
+};
+
+}  // namespace strata::broker
