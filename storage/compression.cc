@@ -277,15 +277,9 @@ absl::StatusOr<std::string> Lz4Decompress(absl::string_view input, size_t max_ou
   std::optional<uint64_t> declared = Lz4DeclaredSize(input);
   if (declared && *declared > max_output) {
     // Only a header that checks out (version, header checksum) is taken at its word.
-    LZ4F_dctx* raw_probe = nullptr;
-    if (LZ4F_isError(LZ4F_createDecompressionContext(&raw_probe, LZ4F_VERSION))) {
-      return MakeError(Errc::kInvalidArgument, "lz4: cannot create a decompression context");
-    }
-    std::unique_ptr<LZ4F_dctx, decltype(&LZ4F_freeDecompressionContext)> probe(raw_probe,
-                                                                              &LZ4F_freeDecompressionContext);
     LZ4F_frameInfo_t info{};
     size_t consumed = input.size();
-    size_t checked = LZ4F_getFrameInfo(probe.get(), &info, input.data(), &consumed);
+    size_t checked = LZ4F_getFrameInfo(ctx.get(), &info, input.data(), &consumed);
     if (LZ4F_isError(checked)) return Corrupt(kCodec, absl::StrCat("frame header: ", LZ4F_getErrorName(checked)));
     return PastBound(kCodec, max_output);
   }

@@ -72,8 +72,8 @@ absl::StatusOr<bool> LogCleaner::CleanDirtiestOnce() {
     double max_ratio = 0;
     for (const CleanerCandidate& c : logs_()) {
       if (in_progress_.count(c.tp) || paused_.count(c.tp) || uncleanable_.count(c.tp) || c.log->offline()) continue;
+      if (!c.log->config().cleanup_compact) continue;  // before copying the log's segments and producers
       CleaningView view = c.log->ViewForCleaning();
-      if (!view.config.cleanup_compact) continue;
       std::optional<int64_t> offset;
       auto& dir_checkpoints = checkpoints_[c.dir];
       if (auto it = dir_checkpoints.find(c.tp); it != dir_checkpoints.end()) offset = it->second;

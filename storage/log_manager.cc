@@ -50,7 +50,7 @@ absl::StatusOr<std::unique_ptr<LogManager>> LogManager::Open(const LogManagerOpt
       std::vector<CleanerCandidate> out;
       absl::MutexLock lock(&raw->mu_);
       if (raw->shut_down_) return out;
-      for (const auto& [tp, log] : raw->logs_) out.push_back(CleanerCandidate{tp, log.get(), raw->dir_of_[tp]});
+      for (const auto& [tp, log] : raw->logs_) out.push_back(CleanerCandidate{tp, log.get(), raw->dir_of_.at(tp)});
       return out;
     });
     manager->cleaner_->Start();

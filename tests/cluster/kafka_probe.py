@@ -48,6 +48,15 @@ def kafka_call(sock, api_key, version, correlation_id, body, flexible=False):
     return data[skip_tagged_fields(data, 4):] if flexible else data[4:]
 
 
+def uvarint(n):
+    """An unsigned varint (the flexible versions' lengths and tagged-field counts)."""
+    out = b""
+    while n >= 0x80:
+        out += bytes([(n & 0x7F) | 0x80])
+        n >>= 7
+    return out + bytes([n])
+
+
 def uvarint_at(data, at):
     """(value, offset after it) of the unsigned varint at data[at:]."""
     value, shift = 0, 0

@@ -16,6 +16,7 @@ once: deleted once, the second INVALID_REQUEST).
 Exits non-zero naming every failed check.
 """
 
+import os
 import socket
 import struct
 import sys
@@ -23,6 +24,9 @@ import time
 
 from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, NewPartitions, NewTopic
+
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cluster"))
+from kafka_probe import uvarint  # noqa: E402  the raw requests' varints
 
 FAILURES = []
 
@@ -61,13 +65,6 @@ def partitions_of(md, topic):
 
 
 # ---- the raw protocol, for what confluent-kafka 1.7 does not send ----
-
-def uvarint(n):
-    out = b""
-    while n >= 0x80:
-        out += bytes([(n & 0x7F) | 0x80])
-        n >>= 7
-    return out + bytes([n])
 
 
 def compact_string(s):

@@ -92,6 +92,7 @@ from kafka_probe import (  # noqa: E402
     fetch_error,
     kafka_call,
     skip_tagged_fields,
+    uvarint,
     uvarint_at,
 )
 
@@ -528,13 +529,6 @@ def varint(n):
         out += bytes([(z & 0x7F) | 0x80])
         z >>= 7
 
-
-def uvarint(n):
-    out = b""
-    while n >= 0x80:
-        out += bytes([(n & 0x7F) | 0x80])
-        n >>= 7
-    return out + bytes([n])
 
 
 def encode_records(records, base_ts):
