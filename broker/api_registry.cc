@@ -7,13 +7,24 @@
 #include "broker/create_topics_handler.h"
 #include "broker/delete_topics_handler.h"
 #include "broker/describe_cluster_handler.h"
+#include "broker/delete_groups_handler.h"
 #include "broker/describe_configs_handler.h"
+#include "broker/describe_groups_handler.h"
 #include "broker/fetch_handler.h"
+#include "broker/find_coordinator_handler.h"
+#include "broker/heartbeat_handler.h"
 #include "broker/init_producer_id_handler.h"
+#include "broker/join_group_handler.h"
+#include "broker/leave_group_handler.h"
+#include "broker/list_groups_handler.h"
 #include "broker/list_offsets_handler.h"
 #include "broker/metadata_handler.h"
+#include "broker/offset_commit_handler.h"
+#include "broker/offset_delete_handler.h"
+#include "broker/offset_fetch_handler.h"
 #include "broker/offset_for_leader_epoch_handler.h"
 #include "broker/produce_handler.h"
+#include "broker/sync_group_handler.h"
 #include "proto/kafka/produce.h"
 #include "proto/kafka/fetch.h"
 #include "proto/kafka/list_offsets.h"
@@ -39,6 +50,18 @@ const std::vector<ApiEntry>& ApiRegistry() {
         {ApiKey::kDescribeConfigs, 1, 4, &HandleDescribeConfigs},
         {ApiKey::kCreatePartitions, 0, 3, &HandleCreatePartitions},
         {ApiKey::kDescribeCluster, 0, 1, &HandleDescribeCluster},
+        // The classic consumer-group protocol (group_coordinator.h).
+        {ApiKey::kOffsetCommit, 0, 9, &HandleOffsetCommit},
+        {ApiKey::kOffsetFetch, 0, 9, &HandleOffsetFetch},
+        {ApiKey::kFindCoordinator, 0, 6, &HandleFindCoordinator},
+        {ApiKey::kJoinGroup, 0, 9, &HandleJoinGroup},
+        {ApiKey::kHeartbeat, 0, 4, &HandleHeartbeat},
+        {ApiKey::kLeaveGroup, 0, 5, &HandleLeaveGroup},
+        {ApiKey::kSyncGroup, 0, 5, &HandleSyncGroup},
+        {ApiKey::kDescribeGroups, 0, 5, &HandleDescribeGroups},
+        {ApiKey::kListGroups, 0, 5, &HandleListGroups},
+        {ApiKey::kDeleteGroups, 0, 2, &HandleDeleteGroups},
+        {ApiKey::kOffsetDelete, 0, 0, &HandleOffsetDelete},
     };
     std::sort(r->begin(), r->end(), [](const ApiEntry& a, const ApiEntry& b) { return a.key < b.key; });
     return r;

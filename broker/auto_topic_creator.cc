@@ -29,8 +29,14 @@ bool AutoTopicCreator::Request(const std::string& topic) {
   if (!controller::ValidateTopicName(topic).ok() || topic.rfind("__", 0) == 0) return false;
   absl::MutexLock lock(&mu_);
   if (stopping_) return false;
-  if (pending_.insert(topic).second) queue_.push_back(topic);
+  if (pending_.insert(topic).second) queue_.push_back({topic, TopicSpec{}});
   return true;
+}
+
+void AutoTopicCreator::RequestInternal(const std::string& topic, TopicSpec spec) {
+  absl::MutexLock lock(&mu_);
+  if (stopping_) return;
+  if (pending_.insert(topic).second) queue_.push_back({topic, std::move(spec)});
 }
 
 int64_t AutoTopicCreator::created() const {
@@ -41,6 +47,7 @@ int64_t AutoTopicCreator::created() const {
 void AutoTopicCreator::Run() {
   while (true) {
     std::string topic;
+    TopicSpec spec;
     {
       absl::MutexLock lock(&mu_);
       mu_.Await(absl::Condition(
@@ -49,28 +56,30 @@ void AutoTopicCreator::Run() {
           },
           this));
       if (stopping_) return;
-      topic = queue_.front();
+      topic = queue_.front().first;
+      spec = std::move(queue_.front().second);
       queue_.pop_front();
     }
     admin::v1::CreateTopicsRequest request;
     admin::v1::CreateTopicsRequest::Topic* t = request.add_topics();
     t->set_name(topic);
-    t->set_num_partitions(-1);  // the controller's num.partitions
-    t->set_replication_factor(-1);  // and default.replication.factor
+    t->set_num_partitions(spec.partitions);  // -1: the controller's num.partitions
+    t->set_replication_factor(spec.replication_factor);  // -1: its default.replication.factor
+    for (const auto& [k, v] : spec.configs) (*t->mutable_configs())[k] = v;
     admin::v1::CreateTopicsResponse response;
     std::optional<ForwardFailure> failure = ForwardToController(
         controller_, &admin::v1::AdminService::Stub::CreateTopics, request, &response, kCreateDeadline);
     const auto already = static_cast<int>(proto::kafka::ErrorCode::kTopicAlreadyExists);
     bool done = false;
     if (failure) {
-      spdlog::warn("auto.create.topics.enable: creating {}: {}", topic, failure->message);
+      spdlog::warn("creating topic {}: {}", topic, failure->message);
     } else if (response.topics_size() == 1 && response.topics(0).error_code() != 0 &&
                response.topics(0).error_code() != already) {
-      spdlog::warn("auto.create.topics.enable: the controller refused {}: {}", topic,
+      spdlog::warn("the controller refused to create topic {}: {}", topic,
                    response.topics(0).error_message());
     } else {
       done = true;
-      spdlog::info("auto.create.topics.enable: created topic {}", topic);
+      spdlog::info("created topic {}", topic);
     }
     absl::MutexLock lock(&mu_);
     pending_.erase(topic);  // a failed creation is asked again by the client's next retry

@@ -8,9 +8,12 @@
 // as Kafka answers. A name already being created is asked once; internal names (__*) and
 // invalid names never. Strata's own configs keep it off (Kafka's default is on): a typo in
 // a topic name then fails loudly instead of creating a topic (docs/configuration.md).
+// The same thread creates the internal topics (`__consumer_offsets`) with their own
+// partition count, replication factor and configs, whatever auto.create.topics.enable says.
 // Thread-safe.
 
 #include <deque>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
@@ -31,6 +34,13 @@ class AutoTopicCreator {
   // Asks for `topic` to be created; false when it is not a name that may be (invalid,
   // internal). Returns at once.
   bool Request(const std::string& topic);
+  // An internal topic (a `__` name) with its own layout and configs. Returns at once.
+  struct TopicSpec {
+    int32_t partitions = -1;          // -1: the controller's num.partitions
+    int32_t replication_factor = -1;  // -1: its default.replication.factor
+    std::map<std::string, std::string> configs;
+  };
+  void RequestInternal(const std::string& topic, TopicSpec spec);
   // Creations the controller answered, created or already there (tests).
   int64_t created() const;
 
@@ -39,7 +49,7 @@ class AutoTopicCreator {
 
   ControllerChannel& controller_;
   mutable absl::Mutex mu_;
-  std::deque<std::string> queue_ ABSL_GUARDED_BY(mu_);
+  std::deque<std::pair<std::string, TopicSpec>> queue_ ABSL_GUARDED_BY(mu_);
   std::set<std::string> pending_ ABSL_GUARDED_BY(mu_);  // queued or being created
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   int64_t created_ ABSL_GUARDED_BY(mu_) = 0;

@@ -25,6 +25,7 @@
 namespace strata::broker {
 
 class AutoTopicCreator;
+class GroupCoordinator;
 class ProducerIdManager;
 class RemoteLogReader;
 class ReplicaManager;
@@ -57,6 +58,13 @@ struct KafkaApisContext {
   // auto.create.topics.enable: Metadata and Produce for an unknown topic ask it to be
   // created; null when off.
   AutoTopicCreator* auto_topic_creator = nullptr;
+  // The group coordinator (the group APIs) and what FindCoordinator asks for when
+  // __consumer_offsets does not exist yet: the creator of internal topics and the
+  // topic's layout (offsets.topic.num.partitions, offsets.topic.replication.factor).
+  // Null coordinator: the group APIs answer COORDINATOR_NOT_AVAILABLE.
+  GroupCoordinator* group_coordinator = nullptr;
+  AutoTopicCreator* internal_topic_creator = nullptr;
+  int32_t offsets_topic_replication_factor = 3;
 };
 
 // Requests that wait for a condition (fetch.min.bytes, acks=all) wait here.
@@ -91,6 +99,23 @@ void AnswerAtOnce(const ApiRequest& request, const KafkaResponder& respond, Read
   proto::kafka::Writer writer(&response.body);
   write(answer(*decoded), request.header.api_version, writer);
   respond(std::optional<KafkaResponse>(std::move(response)));
+}
+
+// The shape of the APIs answered later (the group coordinator's): decode the body with
+// read; answer(decoded, reply) calls reply(response) exactly once, at once or later from
+// any thread; the response is encoded with write in the request's version.
+template <typename Read, typename Answer, typename Write>
+void AnswerLater(const ApiRequest& request, const KafkaResponder& respond, Read read, Answer answer, Write write) {
+  proto::kafka::Reader reader(request.body);
+  const int16_t version = request.header.api_version;
+  auto decoded = read(reader, version);
+  if (!decoded.ok()) return respond(decoded.status());
+  answer(std::move(*decoded), [respond, version, write](const auto& response) {
+    KafkaResponse out;
+    proto::kafka::Writer writer(&out.body);
+    write(response, version, writer);
+    respond(std::optional<KafkaResponse>(std::move(out)));
+  });
 }
 
 }  // namespace strata::broker

@@ -309,7 +309,18 @@ void BrokerRole::WatchLogDirs(const ServerConfig& config, const std::vector<std:
 }
 
 void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cluster_id) {
-  if (config.auto_create_topics_enable) auto_topic_creator_ = std::make_unique<broker::AutoTopicCreator>(*client_);
+  topic_creator_ = std::make_unique<broker::AutoTopicCreator>(*client_);
+  offsets_log_ = std::make_unique<broker::OffsetsTopicLog>(*replicas_, config.offsets_commit_timeout_ms);
+  broker::GroupCoordinatorOptions go;
+  go.offsets_topic_partitions = config.offsets_topic_num_partitions;
+  go.group_min_session_timeout_ms = config.group_min_session_timeout_ms;
+  go.group_max_session_timeout_ms = config.group_max_session_timeout_ms;
+  go.group_initial_rebalance_delay_ms = config.group_initial_rebalance_delay_ms;
+  go.group_max_size = config.group_max_size;
+  go.offset_metadata_max_bytes = config.offset_metadata_max_bytes;
+  go.offsets_retention_ms = config.offsets_retention_minutes * 60 * 1000;
+  go.offsets_retention_check_interval_ms = config.offsets_retention_check_interval_ms;
+  group_coordinator_ = std::make_unique<broker::GroupCoordinator>(go, offsets_log_.get());
   // One KafkaApis per entry of `listeners` (Metadata answers that listener's endpoints).
   for (const Listener& l : config.listeners) {
     broker::KafkaApisContext kc{.store = *store_,
@@ -323,11 +334,15 @@ void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cl
                                 .rack_aware_selector = !config.replica_selector_class.empty(),
                                 .static_configs = StaticConfigs(config),
                                 .remote_reader = remote_reader_.get(),
-                                .auto_topic_creator = auto_topic_creator_.get()};
+                                .auto_topic_creator = config.auto_create_topics_enable ? topic_creator_.get() : nullptr,
+                                .group_coordinator = group_coordinator_.get(),
+                                .internal_topic_creator = topic_creator_.get(),
+                                .offsets_topic_replication_factor = config.offsets_topic_replication_factor};
     kafka_apis_.push_back(std::make_unique<broker::KafkaApis>(std::move(kc)));
   }
   replicas_->set_on_high_watermark([this](const storage::TopicPartition& tp) {
     for (auto& apis : kafka_apis_) apis->OnHighWatermark(tp);
+    offsets_log_->OnHighWatermark(tp);
   });
 }
 
@@ -404,6 +419,7 @@ void BrokerRole::Publish(const metadata::v1::MetadataBatch& batch, int64_t index
 
 void BrokerRole::FollowImageLocked(int64_t index) {
   bool caught_up = caught_up_;  // the lambda below runs under the image's lock only
+  std::optional<std::pair<std::map<int32_t, int32_t>, int32_t>> offsets_topic;
   store_->WithImage([&](const controller::MetadataImage& image) {
     if (!caught_up) {
       // The image may be what this node saw before it stopped: leaderships moved since
@@ -424,9 +440,23 @@ void BrokerRole::FollowImageLocked(int64_t index) {
                    broker_id_, index, self->second.registration().broker_epoch());
     }
     replicas_->ApplyImage(image);
+    offsets_topic.emplace();
+    FollowOffsetsTopic(image, offsets_topic->first, offsets_topic->second);
   });
   caught_up_ = caught_up;
+  // Outside the image's lock, which the coordinator's lock never nests in.
+  if (offsets_topic && group_coordinator_) group_coordinator_->OnLeadership(offsets_topic->first, offsets_topic->second);
   spdlog::debug("broker {}: partitions follow metadata entry {}", broker_id_, index);
+}
+
+void BrokerRole::FollowOffsetsTopic(const controller::MetadataImage& image, std::map<int32_t, int32_t>& led,
+                                    int32_t& partitions) const {
+  const controller::TopicState* t = image.FindTopic(broker::kOffsetsTopic);
+  partitions = t == nullptr ? 0 : static_cast<int32_t>(t->partitions.size());
+  for (int32_t p = 0; p < partitions; ++p) {
+    std::shared_ptr<broker::Partition> partition = replicas_->GetPartition({broker::kOffsetsTopic, p});
+    if (partition != nullptr && partition->is_leader()) led[p] = partition->leader_epoch();
+  }
 }
 
 void BrokerRole::StopServing(bool clean) {
@@ -435,12 +465,14 @@ void BrokerRole::StopServing(bool clean) {
     serving_ = false;
   }
   kafka_servers_.clear();  // no new requests; answers still due are dropped
+  group_coordinator_.reset();  // before the partitions it writes to
   if (remote_reader_) remote_reader_->Shutdown();  // its reads use the KafkaApis' contexts
   kafka_apis_.clear();     // waiting requests are answered (and dropped)
   if (remote_log_manager_) remote_log_manager_->Shutdown();  // before the partitions go
   if (store_ != nullptr) store_->set_listener(nullptr);
   if (replicas_) replicas_->Shutdown();  // fetchers stop writing before the logs close
   replicas_.reset();
+  offsets_log_.reset();  // after the partitions, whose high-watermark callback calls it
   if (scheduler_) scheduler_->Shutdown();
   if (logs_ && clean) {
     if (absl::Status s = logs_->Shutdown(); !s.ok()) spdlog::error("log shutdown: {}", s.ToString());

@@ -23,9 +23,11 @@
 #include "broker/auto_topic_creator.h"
 #include "broker/broker_lifecycle.h"
 #include "broker/controller_client.h"
+#include "broker/group_coordinator.h"
 #include "broker/kafka_api_handler.h"
 #include "broker/kafka_server.h"
 #include "broker/log_dir_monitor.h"
+#include "broker/offsets_topic_log.h"
 #include "broker/producer_id_manager.h"
 #include "broker/remote_log_manager.h"
 #include "broker/remote_log_reader.h"
@@ -89,6 +91,9 @@ class BrokerRole {
   void StartRemoteLogManager(const ServerConfig& config);
   // Offset checkpoints and retention on the scheduler.
   absl::Status ScheduleLogTasks(const ServerConfig& config);
+  // The group coordinator follows the leadership of __consumer_offsets (from Publish).
+  void FollowOffsetsTopic(const controller::MetadataImage& image,
+                          std::map<int32_t, int32_t>& led, int32_t& partitions) const;
   // The LogDirMonitor of log.dirs: what it finds goes into the failure channel.
   void WatchLogDirs(const ServerConfig& config, const std::vector<std::string>& log_dir_ids);
   // One KafkaApis per listener, woken when a high watermark moves.
@@ -124,7 +129,13 @@ class BrokerRole {
   std::unique_ptr<broker::TierStateMachine> tier_state_machine_;
   std::unique_ptr<broker::ReplicaManager> replicas_;
   std::unique_ptr<broker::RemoteLogManager> remote_log_manager_;
-  std::unique_ptr<broker::AutoTopicCreator> auto_topic_creator_;  // auto.create.topics.enable; uses client_
+  // Creates topics through the controller: auto.create.topics.enable's, and
+  // __consumer_offsets (always). Uses client_.
+  std::unique_ptr<broker::AutoTopicCreator> topic_creator_;
+  // Consumer groups: the coordinator writes to __consumer_offsets through offsets_log_
+  // (which uses replicas_; the coordinator goes first).
+  std::unique_ptr<broker::OffsetsTopicLog> offsets_log_;
+  std::unique_ptr<broker::GroupCoordinator> group_coordinator_;
   std::vector<std::unique_ptr<broker::KafkaApis>> kafka_apis_;  // one per listener
   std::vector<std::unique_ptr<broker::KafkaServer>> kafka_servers_;
   bool stopped_ = false;

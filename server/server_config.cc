@@ -202,6 +202,32 @@ std::vector<ServerSetting> MakeSettings() {
            "num.partitions and default.replication.factor, answering LEADER_NOT_AVAILABLE / UNKNOWN_TOPIC_OR_PARTITION "
            "(retriable) until it exists. Off by default, unlike Kafka: a mistyped topic name fails loudly instead of "
            "creating a topic nobody reads"),
+      // Consumer groups.
+      Int("offsets.topic.num.partitions", &C::offsets_topic_num_partitions, 1, 10000, kBroker,
+          "partitions of __consumer_offsets, created when the first group needs it (a group lives in "
+          "hash(group.id) % partitions, and its coordinator is that partition's leader)"),
+      Int("offsets.topic.replication.factor", &C::offsets_topic_replication_factor, 1, 1000, kBroker,
+          "replicas of __consumer_offsets; it is not created (FindCoordinator answers COORDINATOR_NOT_AVAILABLE) "
+          "while fewer brokers are registered, as in Kafka"),
+      Int("offsets.retention.minutes", &C::offsets_retention_minutes, 1, INT32_MAX, kBroker,
+          "committed offsets of a group that has been empty this long are removed (offsets committed without "
+          "group management: this long after their commit)"),
+      Int("offsets.retention.check.interval.ms", &C::offsets_retention_check_interval_ms, 1, INT32_MAX, kBroker,
+          "how often expired offsets are looked for"),
+      Int("offsets.commit.timeout.ms", &C::offsets_commit_timeout_ms, 1, INT32_MAX, kBroker,
+          "an offset commit or group write not replicated to the ISR this long fails (COORDINATOR_NOT_AVAILABLE, "
+          "retriable)"),
+      Int("offset.metadata.max.bytes", &C::offset_metadata_max_bytes, 0, INT32_MAX, kBroker,
+          "the largest metadata string of a committed offset (OFFSET_METADATA_TOO_LARGE above)"),
+      Int("group.min.session.timeout.ms", &C::group_min_session_timeout_ms, 1, INT32_MAX, kBroker,
+          "the shortest session a member may ask for (INVALID_SESSION_TIMEOUT below)"),
+      Int("group.max.session.timeout.ms", &C::group_max_session_timeout_ms, 1, INT32_MAX, kBroker,
+          "the longest session a member may ask for (INVALID_SESSION_TIMEOUT above)"),
+      Int("group.initial.rebalance.delay.ms", &C::group_initial_rebalance_delay_ms, 0, INT32_MAX, kBroker,
+          "how long the first rebalance of an empty group waits for more members (longer while they keep "
+          "joining, up to the rebalance timeout)"),
+      Int("group.max.size", &C::group_max_size, 1, INT32_MAX, kBroker,
+          "the most members a group may have (GROUP_MAX_SIZE_REACHED)"),
       Bool("delete.topic.enable", &C::delete_topic_enable, kController,
            "whether DeleteTopics deletes (false: TOPIC_DELETION_DISABLED)"),
       String("metrics.listener", &C::metrics_listener, kBoth, "host:port",

@@ -47,6 +47,17 @@ struct ServerConfig {
   bool unclean_leader_election_enable = false;
   bool delete_topic_enable = true;
   bool auto_create_topics_enable = false;  // auto.create.topics.enable (Kafka's default: true)
+  // Consumer groups (broker/group_coordinator.h), Kafka's names and defaults.
+  int32_t offsets_topic_num_partitions = 50;            // offsets.topic.num.partitions
+  int32_t offsets_topic_replication_factor = 3;         // offsets.topic.replication.factor
+  int64_t offsets_retention_minutes = 10080;            // offsets.retention.minutes
+  int64_t offsets_retention_check_interval_ms = 600000; // offsets.retention.check.interval.ms
+  int32_t offsets_commit_timeout_ms = 5000;             // offsets.commit.timeout.ms
+  int32_t offset_metadata_max_bytes = 4096;             // offset.metadata.max.bytes
+  int32_t group_min_session_timeout_ms = 6000;          // group.min.session.timeout.ms
+  int32_t group_max_session_timeout_ms = 1800000;       // group.max.session.timeout.ms
+  int32_t group_initial_rebalance_delay_ms = 3000;      // group.initial.rebalance.delay.ms
+  int32_t group_max_size = INT32_MAX;                   // group.max.size
   // Broker settings.
   std::vector<Listener> listeners;
   std::vector<std::string> log_dirs;

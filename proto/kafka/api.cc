@@ -7,7 +7,7 @@ namespace {
 
 struct ApiInfo {
   const char* name;
-  int16_t first_flexible;
+  std::optional<int16_t> first_flexible;  // nullopt: never flexible
 };
 
 const std::map<int16_t, ApiInfo>& Apis() {
@@ -16,6 +16,10 @@ const std::map<int16_t, ApiInfo>& Apis() {
       {3, {"Metadata", 9}},        {18, {"ApiVersions", 3}},     {19, {"CreateTopics", 5}},
       {20, {"DeleteTopics", 4}},   {22, {"InitProducerId", 2}},  {23, {"OffsetForLeaderEpoch", 4}},
       {32, {"DescribeConfigs", 4}}, {37, {"CreatePartitions", 2}}, {60, {"DescribeCluster", 0}},
+      {8, {"OffsetCommit", 8}},    {9, {"OffsetFetch", 6}},      {10, {"FindCoordinator", 3}},
+      {11, {"JoinGroup", 6}},      {12, {"Heartbeat", 4}},       {13, {"LeaveGroup", 4}},
+      {14, {"SyncGroup", 4}},      {15, {"DescribeGroups", 5}},  {16, {"ListGroups", 3}},
+      {42, {"DeleteGroups", 2}},   {47, {"OffsetDelete", std::nullopt}},
   };
   return *apis;
 }

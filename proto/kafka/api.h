@@ -18,6 +18,15 @@ enum class ApiKey : int16_t {
   kFetch = 1,
   kListOffsets = 2,
   kMetadata = 3,
+  kOffsetCommit = 8,
+  kOffsetFetch = 9,
+  kFindCoordinator = 10,
+  kJoinGroup = 11,
+  kHeartbeat = 12,
+  kLeaveGroup = 13,
+  kSyncGroup = 14,
+  kDescribeGroups = 15,
+  kListGroups = 16,
   kOffsetForLeaderEpoch = 23,
   kApiVersions = 18,
   kCreateTopics = 19,
@@ -25,13 +34,15 @@ enum class ApiKey : int16_t {
   kInitProducerId = 22,
   kDescribeConfigs = 32,
   kCreatePartitions = 37,
+  kDeleteGroups = 42,
+  kOffsetDelete = 47,
   kDescribeCluster = 60,
 };
 
 absl::string_view ApiName(int16_t api_key);
 
 // The first version whose messages use the flexible encoding; nullopt for an API this
-// table does not know.
+// table does not know, or one never flexible (OffsetDelete; ApiName tells them apart).
 std::optional<int16_t> FirstFlexibleVersion(int16_t api_key);
 bool IsFlexible(int16_t api_key, int16_t version);
 

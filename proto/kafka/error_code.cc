@@ -55,6 +55,23 @@ absl::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kInvalidRequiredAcks: return "INVALID_REQUIRED_ACKS";
     case ErrorCode::kFetchSessionIdNotFound: return "FETCH_SESSION_ID_NOT_FOUND";
     case ErrorCode::kOffsetMovedToTieredStorage: return "OFFSET_MOVED_TO_TIERED_STORAGE";
+    case ErrorCode::kOffsetMetadataTooLarge: return "OFFSET_METADATA_TOO_LARGE";
+    case ErrorCode::kNotCoordinator: return "NOT_COORDINATOR";
+    case ErrorCode::kIllegalGeneration: return "ILLEGAL_GENERATION";
+    case ErrorCode::kInconsistentGroupProtocol: return "INCONSISTENT_GROUP_PROTOCOL";
+    case ErrorCode::kInvalidGroupId: return "INVALID_GROUP_ID";
+    case ErrorCode::kUnknownMemberId: return "UNKNOWN_MEMBER_ID";
+    case ErrorCode::kInvalidSessionTimeout: return "INVALID_SESSION_TIMEOUT";
+    case ErrorCode::kRebalanceInProgress: return "REBALANCE_IN_PROGRESS";
+    case ErrorCode::kInvalidCommitOffsetSize: return "INVALID_COMMIT_OFFSET_SIZE";
+    case ErrorCode::kGroupAuthorizationFailed: return "GROUP_AUTHORIZATION_FAILED";
+    case ErrorCode::kNonEmptyGroup: return "NON_EMPTY_GROUP";
+    case ErrorCode::kGroupIdNotFound: return "GROUP_ID_NOT_FOUND";
+    case ErrorCode::kMemberIdRequired: return "MEMBER_ID_REQUIRED";
+    case ErrorCode::kGroupMaxSizeReached: return "GROUP_MAX_SIZE_REACHED";
+    case ErrorCode::kFencedInstanceId: return "FENCED_INSTANCE_ID";
+    case ErrorCode::kGroupSubscribedToTopic: return "GROUP_SUBSCRIBED_TO_TOPIC";
+    case ErrorCode::kUnstableOffsetCommit: return "UNSTABLE_OFFSET_COMMIT";
   }
   return "UNKNOWN";
 }
@@ -68,6 +85,7 @@ bool IsRetriable(ErrorCode code) {
     case ErrorCode::kRequestTimedOut:
     case ErrorCode::kCoordinatorLoadInProgress:
     case ErrorCode::kCoordinatorNotAvailable:
+    case ErrorCode::kNotCoordinator:
     case ErrorCode::kNotEnoughReplicas:
     case ErrorCode::kNotEnoughReplicasAfterAppend:
     case ErrorCode::kKafkaStorageError:
@@ -75,6 +93,7 @@ bool IsRetriable(ErrorCode code) {
     case ErrorCode::kNotController:
     case ErrorCode::kFencedLeaderEpoch:
     case ErrorCode::kUnknownLeaderEpoch:
+    case ErrorCode::kUnstableOffsetCommit:
       return true;
     default:
       return false;

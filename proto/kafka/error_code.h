@@ -43,7 +43,7 @@ enum class ErrorCode : int16_t {
   kTopicDeletionDisabled = 73,
   kStaleBrokerEpoch = 77,
   kPreferredLeaderNotAvailable = 80,
-  kInvalidUpdateVersion = 82,
+  kInvalidUpdateVersion = 95,
   kEligibleLeadersNotAvailable = 83,
   kElectionNotNeeded = 84,
   kUnknownTopicId = 100,
@@ -60,6 +60,24 @@ enum class ErrorCode : int16_t {
   kInvalidRequiredAcks = 21,
   kFetchSessionIdNotFound = 70,
   kOffsetMovedToTieredStorage = 109,
+  // The group coordinator's (consumer groups and their offsets).
+  kOffsetMetadataTooLarge = 12,
+  kNotCoordinator = 16,
+  kIllegalGeneration = 22,
+  kInconsistentGroupProtocol = 23,
+  kInvalidGroupId = 24,
+  kUnknownMemberId = 25,
+  kInvalidSessionTimeout = 26,
+  kRebalanceInProgress = 27,
+  kInvalidCommitOffsetSize = 28,
+  kGroupAuthorizationFailed = 30,
+  kNonEmptyGroup = 68,
+  kGroupIdNotFound = 69,
+  kMemberIdRequired = 79,
+  kGroupMaxSizeReached = 81,
+  kFencedInstanceId = 82,
+  kGroupSubscribedToTopic = 86,
+  kUnstableOffsetCommit = 88,
 };
 
 absl::string_view ErrorName(ErrorCode code);

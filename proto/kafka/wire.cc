@@ -134,6 +134,13 @@ std::optional<std::string> Reader::NullableBytes(bool flexible, const char* fiel
   return Sized(length, field);
 }
 
+std::string Reader::Bytes(bool flexible, const char* field) {
+  bool was_ok = ok();
+  auto b = NullableBytes(flexible, field);
+  if (!b && was_ok && ok()) Fail(absl::StrCat("'", field, "' is null but may not be"));
+  return b.value_or("");
+}
+
 int32_t Reader::ArrayLength(bool flexible, const char* field) {
   int64_t n = flexible ? static_cast<int64_t>(UnsignedVarInt(field)) - 1 : Int32(field);
   if (n < -1) {
@@ -232,20 +239,21 @@ void Writer::NullableString(const std::optional<std::string>& s, bool flexible) 
 }
 
 void Writer::NullableBytes(const std::optional<std::string>& b, bool flexible) {
-  if (!b) {
-    if (flexible) {
-      UnsignedVarInt(0);
-    } else {
-      Int32(-1);
-    }
-    return;
-  }
+  if (b) return Bytes(*b, flexible);
   if (flexible) {
-    UnsignedVarInt(static_cast<uint32_t>(b->size()) + 1);
+    UnsignedVarInt(0);
   } else {
-    Int32(static_cast<int32_t>(b->size()));
+    Int32(-1);
   }
-  out_ += *b;
+}
+
+void Writer::Bytes(absl::string_view b, bool flexible) {
+  if (flexible) {
+    UnsignedVarInt(static_cast<uint32_t>(b.size()) + 1);
+  } else {
+    Int32(static_cast<int32_t>(b.size()));
+  }
+  out_.append(b.data(), b.size());
 }
 
 void Writer::ArrayLength(int32_t n, bool flexible) {

@@ -39,6 +39,7 @@ class Reader {
   std::string String(bool flexible, const char* field);  // null is an error here
   std::optional<std::string> NullableString(bool flexible, const char* field);
   std::optional<std::string> NullableBytes(bool flexible, const char* field);
+  std::string Bytes(bool flexible, const char* field);  // null is an error here
   // An array's element count; -1 for null.
   int32_t ArrayLength(bool flexible, const char* field);
   // Reads and drops a tagged-field section (flexible versions only).
@@ -97,6 +98,7 @@ class Writer {
   void String(absl::string_view s, bool flexible);
   void NullableString(const std::optional<std::string>& s, bool flexible);
   void NullableBytes(const std::optional<std::string>& b, bool flexible);
+  void Bytes(absl::string_view b, bool flexible);
   void ArrayLength(int32_t n, bool flexible);  // -1: null
   void EmptyTaggedFields() { UnsignedVarInt(0); }
   // A tagged-field section. REQUIRES: tags strictly ascending.

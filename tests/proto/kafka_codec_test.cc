@@ -83,6 +83,24 @@ TEST(KafkaWire, ANullWhereNoneIsAllowedIsRefused) {
   EXPECT_NE(r.status().message().find("'topic' is null"), absl::string_view::npos) << r.status();
 }
 
+TEST(KafkaWire, BytesAreLengthPrefixedAndNeverNull) {
+  std::string out;
+  Writer w(&out);
+  w.Bytes(std::string("a\0b", 3), false);
+  w.Bytes("", true);
+  EXPECT_EQ(out, std::string("\x00\x00\x00\x03" "a\0b" "\x01", 8));
+  Reader r(out);
+  EXPECT_EQ(r.Bytes(false, "b1"), std::string("a\0b", 3));
+  EXPECT_EQ(r.Bytes(true, "b2"), "");
+  EXPECT_TRUE(r.ok());
+  std::string null;
+  Writer(&null).NullableBytes(std::nullopt, false);
+  Reader n(null);
+  n.Bytes(false, "metadata");
+  EXPECT_FALSE(n.ok());
+  EXPECT_NE(n.status().message().find("'metadata' is null"), absl::string_view::npos) << n.status();
+}
+
 TEST(KafkaWire, EveryTruncationIsRefusedNamingTheField) {
   std::string out;
   Writer w(&out);
@@ -317,9 +335,41 @@ TEST(KafkaErrorCodes, AreKafkasWireNumbers) {
       {ErrorCode::kUnknownLeaderEpoch, 75},  {ErrorCode::kUnsupportedCompressionType, 76},
       {ErrorCode::kStaleBrokerEpoch, 77},    {ErrorCode::kOffsetNotAvailable, 78},
       {ErrorCode::kInvalidRecord, 87},       {ErrorCode::kUnknownTopicId, 100},
-      {ErrorCode::kOffsetMovedToTieredStorage, 109},
+      {ErrorCode::kOffsetMovedToTieredStorage, 109}, {ErrorCode::kInvalidUpdateVersion, 95},
+      // The group coordinator's.
+      {ErrorCode::kOffsetMetadataTooLarge, 12},    {ErrorCode::kCoordinatorLoadInProgress, 14},
+      {ErrorCode::kCoordinatorNotAvailable, 15},   {ErrorCode::kNotCoordinator, 16},
+      {ErrorCode::kIllegalGeneration, 22},         {ErrorCode::kInconsistentGroupProtocol, 23},
+      {ErrorCode::kInvalidGroupId, 24},            {ErrorCode::kUnknownMemberId, 25},
+      {ErrorCode::kInvalidSessionTimeout, 26},     {ErrorCode::kRebalanceInProgress, 27},
+      {ErrorCode::kInvalidCommitOffsetSize, 28},   {ErrorCode::kGroupAuthorizationFailed, 30},
+      {ErrorCode::kNonEmptyGroup, 68},             {ErrorCode::kGroupIdNotFound, 69},
+      {ErrorCode::kMemberIdRequired, 79},          {ErrorCode::kGroupMaxSizeReached, 81},
+      {ErrorCode::kFencedInstanceId, 82},          {ErrorCode::kGroupSubscribedToTopic, 86},
+      {ErrorCode::kUnstableOffsetCommit, 88},      {ErrorCode::kUnknownTopicOrPartition, 3},
   };
   for (const auto& [code, number] : expected) EXPECT_EQ(static_cast<int>(code), number) << ErrorName(code);
+}
+
+// A consumer retries a coordinator that is loading, unavailable or moved, and an unstable
+// offset; a generation, member or rebalance error sends it back to rejoin instead.
+TEST(KafkaErrorCodes, GroupErrorsNamesAndRetriability) {
+  EXPECT_EQ(ErrorName(ErrorCode::kNotCoordinator), "NOT_COORDINATOR");
+  EXPECT_EQ(ErrorName(ErrorCode::kFencedInstanceId), "FENCED_INSTANCE_ID");
+  EXPECT_EQ(ErrorName(ErrorCode::kUnstableOffsetCommit), "UNSTABLE_OFFSET_COMMIT");
+  for (ErrorCode code : {ErrorCode::kCoordinatorLoadInProgress, ErrorCode::kCoordinatorNotAvailable,
+                         ErrorCode::kNotCoordinator, ErrorCode::kUnstableOffsetCommit}) {
+    EXPECT_TRUE(IsRetriable(code)) << ErrorName(code);
+  }
+  for (ErrorCode code : {ErrorCode::kOffsetMetadataTooLarge, ErrorCode::kIllegalGeneration,
+                         ErrorCode::kInconsistentGroupProtocol, ErrorCode::kInvalidGroupId, ErrorCode::kUnknownMemberId,
+                         ErrorCode::kInvalidSessionTimeout, ErrorCode::kRebalanceInProgress,
+                         ErrorCode::kInvalidCommitOffsetSize, ErrorCode::kGroupAuthorizationFailed,
+                         ErrorCode::kNonEmptyGroup, ErrorCode::kGroupIdNotFound, ErrorCode::kMemberIdRequired,
+                         ErrorCode::kGroupMaxSizeReached, ErrorCode::kFencedInstanceId,
+                         ErrorCode::kGroupSubscribedToTopic}) {
+    EXPECT_FALSE(IsRetriable(code)) << ErrorName(code);
+  }
 }
 
 }  // namespace

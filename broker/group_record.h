@@ -1,0 +1,86 @@
+#pragma once
+// The records a group coordinator keeps in its partition of `__consumer_offsets`:
+// Strata's own format (docs/consumer-offsets-format.md has the byte layout), one key per
+// committed offset and one per group, so that compaction keeps the latest of each and a
+// tombstone (null value) removes it.
+//   key:   int16 key type (1 offset, 2 group) | string group | (offset) string topic,
+//          int32 partition
+//   value: int16 version (0) | the fields of OffsetValue or GroupValue
+// Strings are int16-length-prefixed, bytes int32-length-prefixed, big-endian throughout.
+// A reader refuses a key type or value version it does not know (the partition does not
+// load: nothing is served from a state it cannot read).
+// Thread-safe (values and stateless functions).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace strata::broker {
+
+inline constexpr char kOffsetsTopic[] = "__consumer_offsets";
+
+struct OffsetKey {
+  std::string group_id;
+  std::string topic;
+  int32_t partition = 0;
+  bool operator==(const OffsetKey&) const = default;
+};
+
+struct GroupKey {
+  std::string group_id;
+  bool operator==(const GroupKey&) const = default;
+};
+
+using GroupRecordKey = std::variant<OffsetKey, GroupKey>;
+
+// A committed offset.
+struct OffsetValue {
+  int64_t offset = -1;
+  int32_t leader_epoch = -1;
+  std::string metadata;
+  int64_t commit_timestamp_ms = 0;
+  int64_t expire_timestamp_ms = -1;  // OffsetCommit v2-v4's retention_time_ms; -1: the broker's retention
+  bool operator==(const OffsetValue&) const = default;
+};
+
+// A group as of its last completed rebalance (or becoming empty).
+struct GroupValue {
+  struct Member {
+    std::string member_id;
+    std::optional<std::string> group_instance_id;
+    std::string client_id;
+    std::string client_host;
+    int32_t rebalance_timeout_ms = 0;
+    int32_t session_timeout_ms = 0;
+    std::string subscription;  // the member's metadata for the selected protocol
+    std::string assignment;
+    bool operator==(const Member&) const = default;
+  };
+  std::string protocol_type;  // empty: offsets only (no group management)
+  int32_t generation_id = 0;
+  std::optional<std::string> protocol_name;
+  std::optional<std::string> leader_id;
+  int64_t state_timestamp_ms = 0;  // when the group reached this state
+  std::vector<Member> members;
+  bool operator==(const GroupValue&) const = default;
+};
+
+std::string EncodeGroupRecordKey(const GroupRecordKey& key);
+std::string EncodeOffsetValue(const OffsetValue& value);
+std::string EncodeGroupValue(const GroupValue& value);
+
+absl::StatusOr<GroupRecordKey> DecodeGroupRecordKey(absl::string_view bytes);
+absl::StatusOr<OffsetValue> DecodeOffsetValue(absl::string_view bytes);
+absl::StatusOr<GroupValue> DecodeGroupValue(absl::string_view bytes);
+
+// The partition of __consumer_offsets that holds group_id: Kafka's choice (the Java
+// String hashCode of the id, as UTF-16, made non-negative, modulo the partition count),
+// so a group lands where a Kafka cluster of the same size would put it.
+int32_t OffsetsPartitionFor(absl::string_view group_id, int32_t partitions);
+
+}  // namespace strata::broker
