@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Compatibility: kafkajs 2 (Node.js; the version pinned in kafkajs/package-lock.json,
 # installed with npm ci into this test's temp dir) produces to a Strata cluster of one
-# controller and three brokers and reads back through its own Fetch; kcat reads the same
+# controller and three brokers and reads back through its consumer groups; kcat reads the same
 # data. kafkajs sends only non-flexible versions and ignores the broker's minimums
 # (Metadata v6, Produce v7, Fetch v11, ListOffsets v3), so those old versions are what this
 # exercises (kafkajs/kafkajs_test.js says what is checked). Topics have replication factor

@@ -1,5 +1,5 @@
 // Producing to a running Strata cluster with kafkajs 2 (pinned in package-lock.json), and
-// reading back with kafkajs' own Fetch and with kcat.
+// reading back with kafkajs' consumer groups and with kcat.
 //   node kafkajs_test.js <bootstrap.servers> <cluster.id>
 // kafkajs 2 speaks only non-flexible versions and does not look at the broker's minimums:
 // ApiVersions <= 2, Metadata <= 6, Produce <= 7, Fetch <= 11, ListOffsets <= 3,
@@ -20,10 +20,11 @@
 //  * admin.fetchTopicOffsets (ListOffsets): low 0 and high = messages sent, per partition;
 //    fetchTopicOffsetsByTimestamp: the first offset with a timestamp >= the target (the
 //    high watermark when there is none).
-//  * Read back twice, with kafkajs' Fetch v11 (its consumer needs group APIs, so this goes
-//    through its internal cluster and broker objects) and kcat -C -J: per partition offsets
-//    0..n-1, each message exactly once, in the order sent, with its key, value, headers
-//    and timestamp.
+//  * Read back twice, with a kafkajs consumer in a group of its own per topic (the group
+//    APIs and Fetch v11) and kcat -C -J: per partition offsets 0..n-1, each message exactly
+//    once, in the order sent, with its key, value, headers and timestamp. After the
+//    consumer left, admin.fetchOffsets gives each partition's end as committed and
+//    describeGroups the group Empty.
 'use strict'
 
 const { execFileSync } = require('child_process')
@@ -213,42 +214,51 @@ async function testTimestamps(admin) {
   }
 }
 
-// kafkajs' Fetch (v11 against Strata) through its internal cluster object: its consumer
-// would need the group APIs. Returns [{partition, offset, key, value, headers, timestamp, batch}].
-async function fetchAll(cluster, topic) {
-  await within('addTargetTopic', cluster.addTargetTopic(topic))
+// kafkajs' consumer in a group of its own per topic (FindCoordinator, JoinGroup,
+// SyncGroup, Heartbeat, OffsetFetch, Fetch v11, OffsetCommit, LeaveGroup), from the
+// beginning until `expected` messages arrived; it commits what it read before it
+// disconnects. Returns [{partition, offset, key, value, headers, timestamp, batch}].
+async function consumeAll(topic, expected) {
+  const groupId = `kjs-group-${topic}`
+  const consumer = kafka.consumer({ groupId, sessionTimeout: 10000, heartbeatInterval: 1000, maxWaitTimeInMs: 100 })
   const records = []
-  for (const { partitionId, leader } of cluster.findTopicPartitionMetadata(topic)) {
-    const broker = await within('findBroker', cluster.findBroker({ nodeId: leader }))
-    let offset = 0
-    for (let round = 0; round < 1000; round++) {
-      const response = await within(`Fetch ${topic}[${partitionId}]`, broker.fetch({
-        replicaId: -1,
-        isolationLevel: 1,
-        maxWaitTime: 100,
-        minBytes: 1,
-        maxBytes: 1 << 20,
-        topics: [{ topic, partitions: [{ partition: partitionId, fetchOffset: String(offset), maxBytes: 1 << 20 }] }],
-      }))
-      const p = response.responses[0].partitions[0]
-      if (!check(p.errorCode === 0, `Fetch ${topic}[${partitionId}] at ${offset}: error ${p.errorCode}`)) break
-      for (const r of p.messages) {
-        if (Number(r.offset) < offset) continue
+  let all
+  const arrived = new Promise(resolve => { all = resolve })
+  await within('consumer.connect', consumer.connect())
+  try {
+    await within('consumer.subscribe', consumer.subscribe({ topics: [topic], fromBeginning: true }))
+    await within('consumer.run', consumer.run({
+      eachMessage: async ({ partition, message }) => {
         records.push({
-          partition: partitionId,
-          offset: Number(r.offset),
-          key: r.key === null ? null : r.key.toString(),
-          value: r.value === null ? null : r.value.toString(),
-          headers: Object.fromEntries(Object.entries(r.headers).map(([k, v]) => [k, v.toString()])),
-          timestamp: r.timestamp,
-          batch: r.batchContext,
+          partition,
+          offset: Number(message.offset),
+          key: message.key === null ? null : message.key.toString(),
+          value: message.value === null ? null : message.value.toString(),
+          headers: Object.fromEntries(Object.entries(message.headers || {}).map(([k, v]) => [k, v.toString()])),
+          timestamp: message.timestamp,
+          batch: message.batchContext,
         })
-        offset = Number(r.offset) + 1
-      }
-      if (offset >= Number(p.highWatermark)) break
-    }
+        if (records.length >= expected) all()
+      },
+    }))
+    if (expected > 0) await within(`${expected} messages of ${topic} through the group`, arrived)
+  } finally {
+    await within('consumer.disconnect', consumer.disconnect())
   }
-  return records
+  return { groupId, records }
+}
+
+// The group's committed offsets after its consumer left: every partition's high
+// watermark, and the group Empty with no members.
+async function checkGroupCommitted(admin, groupId, topic, byPartition, count) {
+  const fetched = await within('admin.fetchOffsets', admin.fetchOffsets({ groupId, topics: [topic] }))
+  const got = fetched[0].partitions.map(({ partition, offset }) => ({ partition, offset })).sort((a, b) => a.partition - b.partition)
+  const want = Array.from({ length: count }, (_, p) => ({ partition: p, offset: String((byPartition.get(p) || []).length) }))
+    .map(w => (w.offset === '0' ? { partition: w.partition, offset: '-1' } : w))
+  check(show(got) === show(want), `fetchOffsets(${groupId}) = ${show(got)}, expected ${show(want)}`)
+  const { groups } = await within('admin.describeGroups', admin.describeGroups([groupId]))
+  check(groups.length === 1 && groups[0].state === 'Empty' && groups[0].members.length === 0,
+    `describeGroups(${groupId}) = ${show(groups.map(g => ({ state: g.state, members: g.members.length })))}, expected Empty with no members`)
 }
 
 // kcat -C -J, as the same shape (without the batch).
@@ -312,7 +322,7 @@ function checkReadBack(topic, records, reader) {
 async function main() {
   const admin = kafka.admin()
   await within('admin.connect', admin.connect())
-  // kafkajs' internal cluster (the Fetch path and the advertised versions).
+  // kafkajs' internal cluster (the advertised versions).
   const createCluster = Object.getOwnPropertySymbols(kafka).find(s => s.description === 'private:Kafka:createCluster')
   const cluster = kafka[createCluster]({ metadataMaxAge: 300000 })
   await within('cluster.connect', cluster.connect())
@@ -326,8 +336,10 @@ async function main() {
     await testTimestamps(admin)
     const partitions = { 'kjs-plain': 6, 'kjs-created': 3, 'kjs-idempotent': 3, 'kjs-appended': 2, 'kjs-stamped': 3 }
     for (const [topic, count] of Object.entries(partitions)) {
-      const fetched = await fetchAll(cluster, topic)
-      const byPartition = checkReadBack(topic, fetched, 'kafkajs Fetch')
+      const expected = [...sent.values()].filter(m => m.topic === topic).length
+      const { groupId, records: fetched } = await consumeAll(topic, expected)
+      const byPartition = checkReadBack(topic, fetched, 'kafkajs consumer group')
+      await checkGroupCommitted(admin, groupId, topic, byPartition, count)
       checkReadBack(topic, kcatAll(topic), 'kcat')
       const offsets = await within('fetchTopicOffsets', admin.fetchTopicOffsets(topic))
       const got = offsets.map(({ partition, low, high }) => ({ partition, low, high })).sort((a, b) => a.partition - b.partition)
