@@ -39,6 +39,12 @@ void AutoTopicCreator::RequestInternal(const std::string& topic, TopicSpec spec)
   if (pending_.insert(topic).second) queue_.push_back({topic, std::move(spec)});
 }
 
+std::string AutoTopicCreator::LastFailure(const std::string& topic) const {
+  absl::MutexLock lock(&mu_);
+  auto it = failures_.find(topic);
+  return it == failures_.end() ? "" : it->second;
+}
+
 int64_t AutoTopicCreator::created() const {
   absl::MutexLock lock(&mu_);
   return created_;
@@ -71,12 +77,14 @@ void AutoTopicCreator::Run() {
         controller_, &admin::v1::AdminService::Stub::CreateTopics, request, &response, kCreateDeadline);
     const auto already = static_cast<int>(proto::kafka::ErrorCode::kTopicAlreadyExists);
     bool done = false;
+    std::string why;
     if (failure) {
-      spdlog::warn("creating topic {}: {}", topic, failure->message);
+      why = failure->message;
+      spdlog::warn("creating topic {}: {}", topic, why);
     } else if (response.topics_size() == 1 && response.topics(0).error_code() != 0 &&
                response.topics(0).error_code() != already) {
-      spdlog::warn("the controller refused to create topic {}: {}", topic,
-                   response.topics(0).error_message());
+      why = response.topics(0).error_message();
+      spdlog::warn("the controller refused to create topic {}: {}", topic, why);
     } else {
       done = true;
       spdlog::info("created topic {}", topic);
@@ -84,6 +92,11 @@ void AutoTopicCreator::Run() {
     absl::MutexLock lock(&mu_);
     pending_.erase(topic);  // a failed creation is asked again by the client's next retry
     if (done) ++created_;
+    if (done) {
+      failures_.erase(topic);
+    } else {
+      failures_[topic] = why;
+    }
   }
 }
 

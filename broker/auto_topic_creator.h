@@ -43,6 +43,8 @@ class AutoTopicCreator {
   void RequestInternal(const std::string& topic, TopicSpec spec);
   // Creations the controller answered, created or already there (tests).
   int64_t created() const;
+  // Why the last creation of topic failed ("" when it did not, or was not asked).
+  std::string LastFailure(const std::string& topic) const;
 
  private:
   void Run();
@@ -53,6 +55,7 @@ class AutoTopicCreator {
   std::set<std::string> pending_ ABSL_GUARDED_BY(mu_);  // queued or being created
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   int64_t created_ ABSL_GUARDED_BY(mu_) = 0;
+  std::map<std::string, std::string> failures_ ABSL_GUARDED_BY(mu_);
   std::thread thread_;
 };
 

@@ -1,5 +1,6 @@
 #include "broker/find_coordinator_handler.h"
 
+#include "absl/strings/str_cat.h"
 #include "broker/auto_topic_creator.h"
 #include "broker/group_coordinator.h"
 #include "proto/kafka/find_coordinator.h"
@@ -55,6 +56,9 @@ kafka::FindCoordinatorResponse::Coordinator Find(const KafkaApisContext& context
     return 0;
   });
   if (missing && context.internal_topic_creator != nullptr) {
+    // Say why the last attempt failed (a replication factor the cluster cannot meet).
+    std::string why = context.internal_topic_creator->LastFailure(kOffsetsTopic);
+    if (!why.empty()) c.error_message = absl::StrCat("creating the offsets topic failed: ", why);
     AutoTopicCreator::TopicSpec spec;
     spec.partitions = context.group_coordinator->offsets_topic_partitions();
     spec.replication_factor = context.offsets_topic_replication_factor;

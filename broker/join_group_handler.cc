@@ -16,9 +16,10 @@ void HandleJoinGroup(const ApiRequest& request, KafkaResponder respond) {
   const int16_t version = request.header.api_version;
   const KafkaApisContext& context = request.broker;
   std::string client_id = request.header.client_id.value_or("");
+  std::string client_host = request.header.client_host;
   AnswerLater(
       request, respond, [](kafka::Reader& reader, int16_t v) { return kafka::ReadJoinGroupRequest(reader, v); },
-      [&, version, client_id](kafka::JoinGroupRequest r, auto reply) {
+      [&, version, client_id, client_host](kafka::JoinGroupRequest r, auto reply) {
         auto answer = [reply, version](const JoinGroupResult& result) {
           kafka::JoinGroupResponse out;
           out.error_code = static_cast<int16_t>(result.error);
@@ -43,6 +44,7 @@ void HandleJoinGroup(const ApiRequest& request, KafkaResponder respond) {
         params.member_id = std::move(r.member_id);
         params.group_instance_id = std::move(r.group_instance_id);
         params.client_id = client_id;
+        params.client_host = client_host;
         params.session_timeout_ms = r.session_timeout_ms;
         params.rebalance_timeout_ms = r.rebalance_timeout_ms;
         params.protocol_type = std::move(r.protocol_type);

@@ -102,6 +102,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       asio::error_code ec;
       auto endpoint = socket_.remote_endpoint(ec);
       peer_ = ec ? "?" : absl::StrCat(endpoint.address().to_string(), ":", endpoint.port());
+      client_host_ = ec ? "" : absl::StrCat("/", endpoint.address().to_string());
     }
     ArmIdleTimer();
     Read(asio::buffer(size_buf_), [self = shared_from_this()](const asio::error_code& ec, size_t) {
@@ -131,6 +132,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     auto header = proto::kafka::ReadRequestHeader(reader);
     if (!header.ok()) return Close(header.status().message(), true);
     header_ = *header;
+    header_.client_host = client_host_;
     size_t body_offset = reader.position();
     asio::post(*shared_.io_pool, [self = shared_from_this(), body_offset] {
       std::weak_ptr<Connection> weak = self;
@@ -273,6 +275,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::array<unsigned char, 4> size_buf_{};
   std::string frame_;
   proto::kafka::RequestHeader header_;
+  std::string client_host_;  // "/<peer address>", as Kafka shows a client's host
   KafkaResponse response_;
   std::string head_;
   size_t head_sent_ = 0;

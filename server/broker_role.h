@@ -61,6 +61,7 @@ class BrokerRole {
   const broker::RemoteLogManager* remote_log_manager() const { return remote_log_manager_.get(); }
   const broker::RemoteLogReader* remote_reader() const { return remote_reader_.get(); }
   const broker::TierStateMachine* tier_state_machine() const { return tier_state_machine_.get(); }
+  const broker::GroupCoordinator& group_coordinator() const { return *group_coordinator_; }
   // Controlled shutdown within timeout, then stops following metadata.
   void Stop(std::chrono::milliseconds timeout);
 

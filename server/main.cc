@@ -33,6 +33,7 @@
 #include "server/controller_role.h"
 #include "server/server_config.h"
 #include "server/remote_storage_metrics.h"
+#include "server/group_metrics.h"
 #include "server/storage_metrics.h"
 
 namespace {
@@ -141,6 +142,7 @@ int main(int argc, char** argv) {
   std::shared_ptr<controller::MetadataMetrics> metadata_metrics;
   std::shared_ptr<server::StorageMetrics> storage_metrics;
   std::shared_ptr<server::RemoteStorageMetrics> remote_storage_metrics;
+  std::shared_ptr<server::GroupMetrics> group_metrics;
   if (!config->metrics_listener.empty()) {
     try {
       exposer = std::make_unique<prometheus::Exposer>(config->metrics_listener);
@@ -158,6 +160,8 @@ int main(int argc, char** argv) {
     if (broker_role) {
       storage_metrics = std::make_shared<server::StorageMetrics>(broker_role->logs());
       exposer->RegisterCollectable(storage_metrics);
+      group_metrics = std::make_shared<server::GroupMetrics>(broker_role->group_coordinator());
+      exposer->RegisterCollectable(group_metrics);
       if (broker_role->remote_log_manager() != nullptr) {
         remote_storage_metrics = std::make_shared<server::RemoteStorageMetrics>(
             *broker_role->remote_log_manager(), *broker_role->remote_reader(), *broker_role->tier_state_machine());

@@ -19,6 +19,9 @@ struct RequestHeader {
   int32_t correlation_id = 0;
   std::optional<std::string> client_id;
   int header_version = 1;
+  // Not on the wire: where the request came from, "/<address>" as Kafka shows a client's
+  // host (set by the listener; empty in requests made in-process).
+  std::string client_host;
 };
 
 // Reads the header at the start of a request frame (after its size); the reader is left

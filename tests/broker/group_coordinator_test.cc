@@ -11,49 +11,17 @@
 
 #include <gtest/gtest.h>
 
-#include <deque>
 #include <map>
 #include <optional>
 
 #include "proto/kafka/consumer_protocol.h"
+#include "tests/support/memory_group_log.h"
 #include "storage/clock.h"
 
 namespace strata::broker {
 namespace {
 
-// The records of each partition, in order. Appends complete at once unless held.
-class MemoryGroupLog final : public GroupLog {
- public:
-  void Append(int32_t partition, int32_t, std::vector<GroupLogRecord> records,
-              std::function<void(ErrorCode)> done) override {
-    if (fail_with != ErrorCode::kNone) return done(fail_with);
-    auto& log = partitions[partition];
-    log.insert(log.end(), records.begin(), records.end());
-    ++appends;
-    if (hold) {
-      held.push_back(std::move(done));
-      return;
-    }
-    done(ErrorCode::kNone);
-  }
-  absl::Status Read(int32_t partition, int32_t, const std::function<absl::Status(GroupLogRecord)>& each) override {
-    for (const GroupLogRecord& r : partitions[partition]) {
-      if (absl::Status s = each(r); !s.ok()) return s;
-    }
-    return absl::OkStatus();
-  }
-  void ReleaseHeld() {
-    auto todo = std::move(held);
-    held.clear();
-    for (auto& done : todo) done(ErrorCode::kNone);
-  }
-
-  std::map<int32_t, std::vector<GroupLogRecord>> partitions;
-  ErrorCode fail_with = ErrorCode::kNone;
-  bool hold = false;
-  std::deque<std::function<void(ErrorCode)>> held;
-  int appends = 0;
-};
+using testing::MemoryGroupLog;
 
 constexpr int32_t kSession = 10000;
 constexpr int32_t kRebalance = 30000;

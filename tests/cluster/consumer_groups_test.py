@@ -90,12 +90,12 @@ def values(records):
 
 def kcat_group(cluster):
     log("== two kcat -G consumers share the topic; a third joins")
-    produce(cluster, TOPIC, 0, 3000)
     consumers = [KcatConsumer(cluster, "kcat-group", "a"), KcatConsumer(cluster, "kcat-group", "b")]
     try:
+        # Nothing is produced before both are members: the first alone would read it all.
         cluster.wait_for("the group to be Stable with two members", lambda: stable_with(cluster, "kcat-group", 2), 60,
                          state=lambda: group(cluster, "kcat-group"))
-        produce(cluster, TOPIC, 3000, 3000)
+        produce(cluster, TOPIC, 0, 6000)
         expected = {f"r-{i}" for i in range(6000)}
         cluster.wait_for("both consumers to have read all 6000 records",
                          lambda: set(values(consumers[0].records() + consumers[1].records())) >= expected, 60,

@@ -6,11 +6,11 @@ The topics must exist (compression_test.sh creates them with the strata CLI, RF 
 cluster dir is strata-cluster's (node-ID/logs/TOPIC-P/ is read with strata-storage dump,
 read-only, while the brokers run).
 
-librdkafka sends lz4 uncompressed to Strata: it enables lz4 only for brokers that
-advertise FindCoordinator (rdkafka_feature.c), and Strata has no group API yet. So
-Cluster.client_codec expects "none" from librdkafka's lz4 producers while the brokers
-advertise no FindCoordinator (and prints a NOTE), and lz4 batches are also made by the
-broker (compression.type=lz4) and sent raw (hand-made LZ4 frames).
+librdkafka enables lz4 only for brokers that advertise FindCoordinator (its LZ4 feature
+stands for "broker >= 0.8.2", rdkafka_feature.c); Strata advertises the group APIs, so
+Cluster.client_codec checks that it does and librdkafka's lz4 batches must be stored as
+lz4. lz4 batches are also made by the broker (compression.type=lz4) and sent raw
+(hand-made LZ4 frames).
 
   * Round trips, per codec (none, gzip, snappy, lz4, zstd): kcat -P -z CODEC sends 8,000
     lines to kcat-CODEC (3 partitions) in two runs, the first with two record headers,
@@ -130,22 +130,13 @@ class Cluster:
         return [e for e in lines if e["type"] == "batch"]
 
     def client_codec(self, codec):
-        """The codec a librdkafka producer configured with codec writes to this cluster.
-
-        librdkafka enables lz4 only for brokers that advertise FindCoordinator (its LZ4
-        feature stands for "broker >= 0.8.2", rdkafka_feature.c) and otherwise sends the
-        batches uncompressed, logging "Broker does not support compression type lz4". Strata
-        advertises no group API, so lz4 from librdkafka is checked where the broker writes
-        it (recompression to lz4) and with raw lz4 frames; once FindCoordinator is
-        advertised, librdkafka's lz4 batches must be stored as lz4."""
-        if codec != "lz4":
-            return codec
-        first = self.advertised is None
-        advertised = self.api_versions()
-        if first and FIND_COORDINATOR not in advertised:
-            print("NOTE: the brokers do not advertise FindCoordinator, so librdkafka sends its lz4 batches "
-                  "uncompressed (rdkafka_feature.c: LZ4 depends on FindCoordinator v0)", file=sys.stderr)
-        return "lz4" if FIND_COORDINATOR in advertised else "none"
+        """The codec a librdkafka producer configured with codec writes to this cluster: the
+        same, lz4 too, since the brokers advertise FindCoordinator (checked: librdkafka
+        sends lz4 uncompressed to brokers that do not)."""
+        if codec == "lz4" and FIND_COORDINATOR not in self.api_versions():
+            raise AssertionError("the brokers do not advertise FindCoordinator: librdkafka would send its lz4 "
+                                 "batches uncompressed")
+        return codec
 
     def api_versions(self):
         """{API key: (min, max)} that a broker advertises (all run the same binary), asked once."""

@@ -11,8 +11,13 @@
 //   strata configs describe (--topic NAME | --broker [ID]) | alter (--topic NAME | --broker [ID])
 //                           [--set k=v]... [--delete k]...
 //   strata leaders elect [--type preferred|unclean] [--topic NAME [--partition P]...]
+//   strata groups list | describe GROUP... [--members] | delete GROUP...
+//   strata groups reset-offsets GROUP (--topic T[:P,P...]... | --all-topics)
+//                 (--to-earliest | --to-latest | --to-datetime TS | --to-offset N | --shift-by N) [--execute]
+// The groups commands ask the brokers (the group coordinators, the partitions' leaders)
+// over the Kafka protocol; the brokers and topics come from the controllers.
 // Each group lives in a file of its own (cluster.cc, quorum.cc, topics.cc, configs.cc,
-// leaders.cc); this file parses the global options and runs the one command parsed.
+// leaders.cc, groups.cc); this file parses the global options and runs the one command parsed.
 
 #include <cstdlib>
 #include <iostream>
@@ -33,7 +38,8 @@ int main(int argc, char** argv) {
   app.add_option("--output,-o", output, "table (default) or json")->check(CLI::IsMember({"table", "json"}));
 
   Commands commands;
-  for (auto add : {AddClusterCommands, AddQuorumCommands, AddTopicsCommands, AddConfigsCommands, AddLeadersCommands}) {
+  for (auto add : {AddClusterCommands, AddQuorumCommands, AddTopicsCommands, AddConfigsCommands, AddLeadersCommands,
+                    AddGroupsCommands}) {
     add(app, commands);
   }
 

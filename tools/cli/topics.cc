@@ -80,7 +80,7 @@ struct Tiers {
 };
 
 Tiers TiersOf(const std::string& topic, const av1::PartitionDescription& p,
-              const std::map<int32_t, std::pair<std::string, int32_t>>& endpoints) {
+              const std::map<int32_t, Endpoint>& endpoints) {
   Tiers t;
   for (const auto& s : p.remote_segments()) {
     t.segments.push_back({{"segment_id", TopicIdText(s.segment_id())}, {"state", RemoteStateName(s.state())},
@@ -109,7 +109,7 @@ int Describe(const std::vector<std::string>& names, bool list_only, const Contex
   av1::DescribeTopicsRequest request;
   for (const auto& n : names) request.add_names(n);
   request.set_include_remote_segments(tiers);
-  std::map<int32_t, std::pair<std::string, int32_t>> endpoints;
+  std::map<int32_t, Endpoint> endpoints;
   if (tiers) {
     av1::DescribeClusterResponse cluster;
     std::string error;

@@ -1,0 +1,83 @@
+// server/group_metrics.h: the figures a scrape shows come from the group coordinator.
+
+#include "server/group_metrics.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "storage/clock.h"
+#include "tests/support/memory_group_log.h"
+
+namespace strata::server {
+namespace {
+
+// name{label=value} -> value (summaries: name_count and name{quantile=q}).
+std::map<std::string, double> Scrape(const GroupMetrics& metrics) {
+  std::map<std::string, double> out;
+  for (const auto& family : metrics.Collect()) {
+    for (const auto& m : family.metric) {
+      std::string key = family.name;
+      for (const auto& l : m.label) key += "{" + l.name + "=" + l.value + "}";
+      if (family.type == prometheus::MetricType::Counter) {
+        out[key] = m.counter.value;
+      } else if (family.type == prometheus::MetricType::Summary) {
+        out[key + "_count"] = static_cast<double>(m.summary.sample_count);
+        for (const auto& q : m.summary.quantile) out[key + "{quantile=" + std::to_string(q.quantile) + "}"] = q.value;
+      } else {
+        out[key] = m.gauge.value;
+      }
+    }
+  }
+  return out;
+}
+
+TEST(GroupMetrics, ShowGroupsByStateRebalancesCommitsAndLoadsAsTheCoordinatorHasThem) {
+  storage::ManualClock clock;
+  broker::testing::MemoryGroupLog log;
+  broker::GroupCoordinatorOptions o;
+  o.offsets_topic_partitions = 1;
+  o.group_initial_rebalance_delay_ms = 0;
+  o.clock = &clock;
+  o.start_thread = false;
+  broker::GroupCoordinator coordinator(o, &log);
+  GroupMetrics metrics(coordinator);
+  EXPECT_EQ(Scrape(metrics)["strata_group_partitions_loaded_total"], 0);
+  coordinator.OnLeadership({{0, 1}}, 1);
+  coordinator.RunDueTimers();
+
+  broker::OffsetCommitParams commit;
+  commit.group_id = "tools";
+  commit.partitions = {{"orders", 0, 5, -1, std::nullopt}, {"orders", 1, 6, -1, std::nullopt}};
+  coordinator.CommitOffsets(commit, [](auto) {});
+  broker::JoinGroupParams join;
+  join.group_id = "app";
+  join.session_timeout_ms = 10000;
+  join.rebalance_timeout_ms = 10000;
+  join.protocol_type = "consumer";
+  join.protocols = {{"range", ""}};
+  std::string member;
+  coordinator.JoinGroup(join, [&member](broker::JoinGroupResult r) { member = r.member_id; });
+  coordinator.RunDueTimers();  // the initial delay (0) ends: generation 1
+  ASSERT_FALSE(member.empty());
+  broker::SyncGroupParams sync;
+  sync.group_id = "app";
+  sync.generation_id = 1;
+  sync.member_id = member;
+  coordinator.SyncGroup(sync, [](auto) {});
+  coordinator.RunDueTimers();
+
+  std::map<std::string, double> m = Scrape(metrics);
+  EXPECT_EQ(m["strata_groups{state=Stable}"], 1);
+  EXPECT_EQ(m["strata_groups{state=Empty}"], 1);  // "tools": offsets only
+  EXPECT_EQ(m["strata_groups{state=PreparingRebalance}"], 0);
+  EXPECT_EQ(m["strata_group_rebalances_total"], 1);
+  EXPECT_EQ(m["strata_group_offset_commits_total"], 2);
+  EXPECT_EQ(m["strata_group_offset_commit_requests_total"], 1);
+  EXPECT_EQ(m["strata_group_offset_commit_seconds_count"], 1);
+  EXPECT_EQ(m["strata_group_partitions_loaded_total"], 1);
+}
+
+}  // namespace
+}  // namespace strata::server
