@@ -268,8 +268,8 @@ class GroupCoordinator::Impl {
     const int32_t generation = g->generation_id;
     const std::string group_id = g->group_id;
     WriteLocked(*g, {GroupRecordLocked(*g, &assignment)},
-                [this, group_id, generation, assignment](ErrorCode e, Deferred& d) mutable
-                ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+                [this, group_id, generation, assignment](ErrorCode e, Deferred& d)
+                    ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
                   Group* g = FindLocked(group_id);
                   if (g == nullptr || g->generation_id != generation ||
                       g->state != GroupState::kCompletingRebalance) {
@@ -424,9 +424,10 @@ class GroupCoordinator::Impl {
     const auto started = std::chrono::steady_clock::now();
     const std::string group_id = g->group_id;
     WriteLocked(*g, std::move(records),
-                [this, group_id, values, out, respond, started](ErrorCode e, Deferred& d) mutable
-                ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+                [this, group_id, values, out, respond, started](ErrorCode e, Deferred& d)
+                    ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
                   ErrorCode client = ClientErrorOfWrite(e, true);
+                  std::vector<PartitionError> answer = out;
                   if (e == ErrorCode::kNone) {
                     Group* g = FindLocked(group_id);
                     if (g != nullptr) {
@@ -439,10 +440,10 @@ class GroupCoordinator::Impl {
                     if (commit_latency_us_.size() >= kLatencySamples) commit_latency_us_.pop_front();
                     commit_latency_us_.push_back(us);
                   }
-                  for (PartitionError& p : out) {
+                  for (PartitionError& p : answer) {
                     if (p.error == ErrorCode::kNone) p.error = client;
                   }
-                  d.Add([respond, out] { respond(out); });
+                  d.Add([respond, answer] { respond(answer); });
                 });
   }
 
@@ -1211,7 +1212,8 @@ class GroupCoordinator::Impl {
   // that long after their commit (or at the retention their commit asked for).
   void ExpireOffsetsLocked(int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     std::vector<std::string> dead;
-    for (auto& [id, g] : groups_) {
+    for (auto& [group_id, g] : groups_) {
+      const std::string id = group_id;  // captured below (a structured binding cannot be)
       if (g.state != GroupState::kEmpty || !g.pending_members.empty() || ReachLocked(id) != ErrorCode::kNone) continue;
       std::vector<GroupLogRecord> tombstones;
       int64_t expired_here = 0;

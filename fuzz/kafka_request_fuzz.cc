@@ -6,18 +6,30 @@
 #include <cstdint>
 
 #include "proto/kafka/api_versions.h"
+#include "proto/kafka/consumer_protocol.h"
 #include "proto/kafka/create_partitions.h"
 #include "proto/kafka/create_topics.h"
+#include "proto/kafka/delete_groups.h"
 #include "proto/kafka/delete_topics.h"
 #include "proto/kafka/describe_cluster.h"
 #include "proto/kafka/describe_configs.h"
+#include "proto/kafka/describe_groups.h"
 #include "proto/kafka/fetch.h"
+#include "proto/kafka/find_coordinator.h"
 #include "proto/kafka/header.h"
+#include "proto/kafka/heartbeat.h"
 #include "proto/kafka/init_producer_id.h"
+#include "proto/kafka/join_group.h"
+#include "proto/kafka/leave_group.h"
+#include "proto/kafka/list_groups.h"
 #include "proto/kafka/list_offsets.h"
 #include "proto/kafka/metadata.h"
+#include "proto/kafka/offset_commit.h"
+#include "proto/kafka/offset_delete.h"
+#include "proto/kafka/offset_fetch.h"
 #include "proto/kafka/offset_for_leader_epoch.h"
 #include "proto/kafka/produce.h"
+#include "proto/kafka/sync_group.h"
 #include "proto/kafka/wire.h"
 
 namespace {
@@ -86,9 +98,46 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case ApiKey::kDescribeCluster:
       if (Within(v, 0, 1)) DecodeAndReencode(body, v, ReadDescribeClusterRequest, WriteDescribeClusterRequest);
       break;
+    // The group APIs.
+    case ApiKey::kFindCoordinator:
+      if (Within(v, 0, 6)) DecodeAndReencode(body, v, ReadFindCoordinatorRequest, WriteFindCoordinatorRequest);
+      break;
+    case ApiKey::kJoinGroup:
+      if (Within(v, 0, 9)) DecodeAndReencode(body, v, ReadJoinGroupRequest, WriteJoinGroupRequest);
+      break;
+    case ApiKey::kSyncGroup:
+      if (Within(v, 0, 5)) DecodeAndReencode(body, v, ReadSyncGroupRequest, WriteSyncGroupRequest);
+      break;
+    case ApiKey::kHeartbeat:
+      if (Within(v, 0, 4)) DecodeAndReencode(body, v, ReadHeartbeatRequest, WriteHeartbeatRequest);
+      break;
+    case ApiKey::kLeaveGroup:
+      if (Within(v, 0, 5)) DecodeAndReencode(body, v, ReadLeaveGroupRequest, WriteLeaveGroupRequest);
+      break;
+    case ApiKey::kOffsetCommit:
+      if (Within(v, 0, 9)) DecodeAndReencode(body, v, ReadOffsetCommitRequest, WriteOffsetCommitRequest);
+      break;
+    case ApiKey::kOffsetFetch:
+      if (Within(v, 0, 9)) DecodeAndReencode(body, v, ReadOffsetFetchRequest, WriteOffsetFetchRequest);
+      break;
+    case ApiKey::kListGroups:
+      if (Within(v, 0, 5)) DecodeAndReencode(body, v, ReadListGroupsRequest, WriteListGroupsRequest);
+      break;
+    case ApiKey::kDescribeGroups:
+      if (Within(v, 0, 5)) DecodeAndReencode(body, v, ReadDescribeGroupsRequest, WriteDescribeGroupsRequest);
+      break;
+    case ApiKey::kDeleteGroups:
+      if (Within(v, 0, 2)) DecodeAndReencode(body, v, ReadDeleteGroupsRequest, WriteDeleteGroupsRequest);
+      break;
+    case ApiKey::kOffsetDelete:
+      if (v == 0) DecodeAndReencode(body, v, ReadOffsetDeleteRequest, WriteOffsetDeleteRequest);
+      break;
     default:
       break;
   }
+  // The consumer protocol's embedded bytes (JoinGroup metadata, SyncGroup assignments).
+  (void)ReadConsumerSubscription(reader.rest());
+  (void)ReadConsumerAssignment(reader.rest());
   // The primitives over whatever follows, in both encodings.
   for (bool flexible : {false, true}) {
     Reader r(reader.rest());

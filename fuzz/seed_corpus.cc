@@ -13,13 +13,20 @@
 
 #include "proto/kafka/api.h"
 #include "proto/kafka/api_versions.h"
+#include "proto/kafka/consumer_protocol.h"
 #include "proto/kafka/fetch.h"
+#include "proto/kafka/find_coordinator.h"
 #include "proto/kafka/header.h"
 #include "proto/kafka/init_producer_id.h"
+#include "proto/kafka/join_group.h"
+#include "proto/kafka/leave_group.h"
 #include "proto/kafka/list_offsets.h"
 #include "proto/kafka/metadata.h"
+#include "proto/kafka/offset_commit.h"
+#include "proto/kafka/offset_fetch.h"
 #include "proto/kafka/offset_for_leader_epoch.h"
 #include "proto/kafka/produce.h"
+#include "proto/kafka/sync_group.h"
 #include "storage/compression.h"
 #include "storage/record_batch.h"
 
@@ -131,6 +138,57 @@ int main(int argc, char** argv) {
     SaveRequest(requests, ApiKey::kInitProducerId, v, [](int16_t v, Writer& w) {
       InitProducerIdRequest r;
       WriteInitProducerIdRequest(r, v, w);
+    });
+  }
+  // The group APIs, with a consumer-protocol subscription as a JoinGroup would carry.
+  for (int16_t v = 0; v <= 9; ++v) {
+    SaveRequest(requests, ApiKey::kJoinGroup, v, [](int16_t v, Writer& w) {
+      JoinGroupRequest r;
+      r.group_id = "g";
+      r.session_timeout_ms = 10000;
+      r.rebalance_timeout_ms = 30000;
+      r.protocol_type = "consumer";
+      ConsumerSubscription sub;
+      sub.topics = {"orders"};
+      r.protocols = {{"range", WriteConsumerSubscription(sub, 1)}};
+      WriteJoinGroupRequest(r, v, w);
+    });
+    SaveRequest(requests, ApiKey::kOffsetCommit, v, [](int16_t v, Writer& w) {
+      OffsetCommitRequest r;
+      r.group_id = "g";
+      r.topics = {{"orders", {{0, 42, 3, -1, std::string("m")}}}};
+      WriteOffsetCommitRequest(r, v, w);
+    });
+    SaveRequest(requests, ApiKey::kOffsetFetch, v, [](int16_t v, Writer& w) {
+      OffsetFetchRequest r;
+      r.group_id = "g";
+      r.topics = std::vector<OffsetFetchRequest::Topic>{{"orders", {0, 1}}};
+      r.groups = {{"g", std::nullopt, -1, std::nullopt}};
+      WriteOffsetFetchRequest(r, v, w);
+    });
+  }
+  for (int16_t v = 0; v <= 5; ++v) {
+    SaveRequest(requests, ApiKey::kSyncGroup, v, [](int16_t v, Writer& w) {
+      SyncGroupRequest r;
+      r.group_id = "g";
+      r.member_id = "m";
+      r.assignments = {{"m", "a"}};
+      WriteSyncGroupRequest(r, v, w);
+    });
+    SaveRequest(requests, ApiKey::kLeaveGroup, v, [](int16_t v, Writer& w) {
+      LeaveGroupRequest r;
+      r.group_id = "g";
+      r.member_id = "m";
+      r.members = {{"m", std::string("i"), std::nullopt}};
+      WriteLeaveGroupRequest(r, v, w);
+    });
+  }
+  for (int16_t v = 0; v <= 6; ++v) {
+    SaveRequest(requests, ApiKey::kFindCoordinator, v, [](int16_t v, Writer& w) {
+      FindCoordinatorRequest r;
+      r.key = "g";
+      r.coordinator_keys = {"g", "h"};
+      WriteFindCoordinatorRequest(r, v, w);
     });
   }
   Save(batches, "plain", Batch(1));

@@ -13,7 +13,7 @@
   * consume throughput: a group of three consumers (subscribe) against three assign()
     consumers with two partitions each, reading the same 6-partition topic (N records of
     100 bytes), each consumer in a process of its own, from the first assignment to the
-    last record; twice each, alternating; the median of each.
+    last record; three times each, alternating; the median of each.
 1 controller + 3 brokers on 127.0.0.1, RF 3, group.initial.rebalance.delay.ms=0 (the
 initial delay would otherwise be counted in the group's first join).
 Prints each figure and RESULT consumer_groups {...}.
@@ -211,7 +211,7 @@ def main():
         log(f"filled {TOPIC} with {records} records of 100 bytes")
 
         rates = {"group": [], "assign": []}
-        for r in range(2):
+        for r in range(3):
             for mode in ("assign", "group"):
                 rates[mode].append(consume_rate(cluster, mode, r, records))
                 log(f"{mode} round {r}: {rates[mode][-1][0]:,.0f} records/s ({rates[mode][-1][1]:.1f} MB/s)")
