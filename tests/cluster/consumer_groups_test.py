@@ -8,7 +8,10 @@ brokers, __consumer_offsets of 6 partitions at RF 3, a 6-partition topic at RF 3
    read, none lost.
 2. confluent-kafka subscribe(), commit() after processing, close(); a new consumer of the
    same group resumes at the committed offsets (nothing read twice, nothing skipped).
-3. Static membership (KIP-345): two members with group.instance.id; one restarts
+3. Incremental cooperative rebalancing (KIP-429, librdkafka's cooperative-sticky): when a
+   third member joins two, each of the two gives up only the one partition that moves
+   (never all of its partitions) and the three end with two each.
+4. Static membership (KIP-345): two members with group.instance.id; one restarts
    (closed without leaving, a new consumer with the same instance id) and gets its
    partitions back without a rebalance: the other member's assignment is never revoked
    and the coordinator logs the static member's return, not a rebalance.
@@ -205,6 +208,65 @@ class StaticMember:
         self.consumer.close()  # a static member does not leave its group on close
 
 
+class CooperativeMember:
+    """A cooperative-sticky member tracking what it owns from its incremental callbacks."""
+
+    def __init__(self, cluster, name):
+        self.owned = set()
+        self.revoked = []  # each revocation's partitions
+        self.lock = threading.Lock()
+        self.consumer = Consumer({"bootstrap.servers": cluster.bootstrap, "group.id": "cooperative",
+                                  "partition.assignment.strategy": "cooperative-sticky",
+                                  "auto.offset.reset": "earliest", "heartbeat.interval.ms": 500})
+        self.consumer.subscribe([TOPIC], on_assign=self.on_assign, on_revoke=self.on_revoke)
+        self.stop = False
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def on_assign(self, consumer, partitions):
+        with self.lock:
+            self.owned |= {p.partition for p in partitions}
+
+    def on_revoke(self, consumer, partitions):
+        with self.lock:
+            self.revoked.append(sorted(p.partition for p in partitions))
+            self.owned -= {p.partition for p in partitions}
+
+    def run(self):
+        while not self.stop:
+            self.consumer.poll(0.1)
+
+    def close(self):
+        self.stop = True
+        self.thread.join()
+        self.consumer.close()
+
+
+def cooperative(cluster):
+    log("== cooperative-sticky: a third member takes one partition from each of the others")
+    members = [CooperativeMember(cluster, "a"), CooperativeMember(cluster, "b")]
+    try:
+        cluster.wait_for("two cooperative members to own three partitions each",
+                         lambda: [len(m.owned) for m in members] == [3, 3] and stable_with(cluster, "cooperative", 2),
+                         60, state=lambda: [sorted(m.owned) for m in members])
+        before = [set(m.owned) for m in members]
+        revoked_before = [len(m.revoked) for m in members]
+        members.append(CooperativeMember(cluster, "c"))
+        cluster.wait_for("the three to own two partitions each",
+                         lambda: [len(m.owned) for m in members] == [2, 2, 2] and
+                         stable_with(cluster, "cooperative", 3), 60,
+                         state=lambda: [sorted(m.owned) for m in members])
+        for m, owned, n in zip(members[:2], before, revoked_before):
+            revocations = m.revoked[n:]
+            cluster.check(len(revocations) == 1 and len(revocations[0]) == 1 and set(revocations[0]) <= owned,
+                          f"a member owning {sorted(owned)} had {revocations} revoked, not one partition")
+        cluster.check(len(set().union(*[m.owned for m in members])) == PARTITIONS,
+                      f"the three own {[sorted(m.owned) for m in members]}, not the six partitions once")
+    finally:
+        for m in members:
+            m.close()
+
+
 def rebalances_of(cluster, group_id):
     logs = "".join(cluster.server_log(b) for b in cluster.brokers)
     return logs.count(f"preparing to rebalance group {group_id} ")
@@ -243,6 +305,7 @@ def main():
         cluster.create_topic(TOPIC, PARTITIONS, 3)
         kcat_group(cluster)
         commit_and_resume(cluster)
+        cooperative(cluster)
         static_membership(cluster)
     sys.exit(cluster.exit_code())
 

@@ -8,11 +8,12 @@ broker that coordinates the group (the leader of its __consumer_offsets partitio
 killed with kill -9 while they consume. Then:
   * the consumers find the new coordinator and go on (records produced after the kill
     are consumed, commits succeed again);
-  * no committed offset is lost: every offset committed before the kill is still
-    committed (or a later one) at the new coordinator;
-  * every acknowledged record is consumed at least once, and a fresh consumer of the
-    group started at the end resumes at the committed offsets: with commits after
-    processing nothing is skipped.
+  * no committed offset is lost: with commits paused around the kill, the new
+    coordinator answers every offset committed before it, and later ones only move on;
+  * every acknowledged record is consumed at least once; with commits after processing
+    nothing is skipped: every offset below a committed one was processed, and a fresh
+    member of the group resumes exactly at the committed offsets (records it reads again
+    were processed but not committed when the members left during a rebalance).
 
 Usage: coordinator_failover_test.py <bin dir> <strata-cluster>
 """
@@ -91,11 +92,13 @@ class Member:
                                   "session.timeout.ms": 10000, "heartbeat.interval.ms": 500})
         self.consumer.subscribe([TOPIC])
         self.processed = []
+        self.positions = set()  # (partition, offset) processed
         self.commits_ok = 0
         self.commits_failed = []
-        self.committed_ever = {}  # partition -> the highest offset a successful commit named
         self.lock = threading.Lock()
         self.stopping = threading.Event()
+        self.committing = threading.Event()  # cleared: commits wait (around the kill)
+        self.committing.set()
         self.thread = threading.Thread(target=self.run, daemon=True)
         self.thread.start()
 
@@ -107,15 +110,16 @@ class Member:
                 continue
             with self.lock:
                 self.processed.append(msg.value().decode())
+                self.positions.add((msg.partition(), msg.offset()))
             since_commit += 1
-            if since_commit >= 200:
+            if since_commit >= 200 and self.committing.is_set():
                 since_commit = 0
                 self.commit()
         self.commit()
 
     def commit(self):
         try:
-            offsets = self.consumer.commit(asynchronous=False)
+            self.consumer.commit(asynchronous=False)
         except KafkaException as e:
             if e.args[0].code() != -168:  # _NO_OFFSET: nothing new to commit
                 with self.lock:
@@ -123,14 +127,24 @@ class Member:
             return
         with self.lock:
             self.commits_ok += 1
-            for tp in offsets or []:
-                if tp.error is None and tp.offset >= 0:
-                    self.committed_ever[tp.partition] = max(self.committed_ever.get(tp.partition, -1), tp.offset)
 
     def stop(self):
         self.stopping.set()
         self.thread.join()
         self.consumer.close()
+
+
+def committed_offsets(cluster):
+    """The group's committed offsets as its coordinator answers them (OffsetFetch)."""
+    check = Consumer({"bootstrap.servers": cluster.bootstrap, "group.id": GROUP, "enable.auto.commit": False})
+    try:
+        return {tp.partition: tp.offset for tp in
+                check.committed([TopicPartition(TOPIC, p) for p in range(PARTITIONS)], timeout=20)}
+    except KafkaException as e:  # the coordinator moving: asked again
+        log(f"OffsetFetch: {e}")
+        return None
+    finally:
+        check.close()
 
 
 def coordinator_of(cluster):
@@ -155,11 +169,11 @@ def main():
                          all(m.commits_ok > 0 for m in members), 60,
                          state=lambda: [(len(m.processed), m.commits_ok, m.commits_failed[-1:]) for m in members])
         coordinator = cluster.wait_for("the group's coordinator", lambda: coordinator_of(cluster), 30)
-        with_lock = [dict(m.committed_ever) for m in members]
-        before = {}
-        for c in with_lock:
-            for p, o in c.items():
-                before[p] = max(before.get(p, -1), o)
+        # Commits pause around the kill, so that what the new coordinator loaded is what is
+        # read back (the members' next commits would hide a lost offset).
+        for m in members:
+            m.committing.clear()
+        before = committed_offsets(cluster)
         commits_before = sum(m.commits_ok for m in members)
         log(f"coordinator is broker {coordinator}; committed before the kill: {before}")
         cluster.kill9(coordinator)
@@ -167,6 +181,12 @@ def main():
 
         cluster.wait_for("another broker to coordinate the group",
                          lambda: (coordinator_of(cluster) or coordinator) != coordinator, 60)
+        loaded = cluster.wait_for("the new coordinator to answer the committed offsets",
+                                  lambda: committed_offsets(cluster), 60)
+        lost = {p: (o, loaded.get(p)) for p, o in before.items() if loaded.get(p, -1) < o}
+        cluster.check(not lost, f"the new coordinator lost committed offsets (before the kill, after): {lost}")
+        for m in members:
+            m.committing.set()
         cluster.wait_for("the consumers to read past the kill and commit again",
                          lambda: any(int(v.split("-")[1]) > killed_at + 2000 for m in members for v in m.processed)
                          and sum(m.commits_ok for m in members) > commits_before + 4, 60,
@@ -179,26 +199,30 @@ def main():
         for m in members:
             m.stop()
 
-        # No committed offset was lost with the coordinator.
-        check = Consumer({"bootstrap.servers": cluster.bootstrap, "group.id": GROUP, "enable.auto.commit": False})
-        after = {tp.partition: tp.offset for tp in
-                 check.committed([TopicPartition(TOPIC, p) for p in range(PARTITIONS)], timeout=20)}
-        check.close()
-        lost = {p: (o, after.get(p)) for p, o in before.items() if after.get(p, -1) < o}
-        cluster.check(not lost, f"committed offsets went back after the failover (before, after): {lost}")
+        # Nor later: the committed offsets only moved forward.
+        after = committed_offsets(cluster)
+        back = {p: (o, after.get(p)) for p, o in before.items() if after.get(p, -1) < o}
+        cluster.check(not back, f"committed offsets went back after the failover (before, after): {back}")
 
-        # A fresh member resumes at the committed offsets and finds nothing left: nothing skipped.
+        # Commits after processing: every offset below the committed one was processed
+        # (the producer is idempotent, without transactions: offsets have no gaps).
+        processed_at = set().union(*[m.positions for m in members])
+        skipped = {p: [o for o in range(max(after.get(p, 0), 0)) if (p, o) not in processed_at][:5]
+                   for p in range(PARTITIONS)}
+        cluster.check(not any(skipped.values()), f"offsets committed but never processed: {skipped}")
+        # A fresh member resumes exactly at the committed offsets.
         fresh = Consumer({"bootstrap.servers": cluster.bootstrap, "group.id": GROUP, "auto.offset.reset": "earliest",
                           "enable.auto.commit": False})
         fresh.subscribe([TOPIC])
-        tail = []
+        firsts = {}
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             msg = fresh.poll(0.5)
             if msg is not None and not msg.error():
-                tail.append((msg.partition(), msg.offset()))
+                firsts.setdefault(msg.partition(), msg.offset())
         fresh.close()
-        cluster.check(not tail, f"a fresh member read {len(tail)} records past the committed offsets: {tail[:5]}")
+        cluster.check(all(o == after.get(p) for p, o in firsts.items()),
+                      f"a fresh member started at {firsts}, not at the committed offsets {after}")
         failed = [f for m in members for f in m.commits_failed]
         log(f"{len(acked)} acknowledged records, {sum(len(m.processed) for m in members)} processed, "
             f"{sum(m.commits_ok for m in members)} commits, {len(failed)} failed around the kill: {failed[:3]}")
