@@ -9,29 +9,12 @@
 
 #include "storage/clock.h"
 #include "tests/support/memory_group_log.h"
+#include "tests/support/scrape.h"
 
 namespace strata::server {
 namespace {
 
-// name{label=value} -> value (summaries: name_count and name{quantile=q}).
-std::map<std::string, double> Scrape(const GroupMetrics& metrics) {
-  std::map<std::string, double> out;
-  for (const auto& family : metrics.Collect()) {
-    for (const auto& m : family.metric) {
-      std::string key = family.name;
-      for (const auto& l : m.label) key += "{" + l.name + "=" + l.value + "}";
-      if (family.type == prometheus::MetricType::Counter) {
-        out[key] = m.counter.value;
-      } else if (family.type == prometheus::MetricType::Summary) {
-        out[key + "_count"] = static_cast<double>(m.summary.sample_count);
-        for (const auto& q : m.summary.quantile) out[key + "{quantile=" + std::to_string(q.quantile) + "}"] = q.value;
-      } else {
-        out[key] = m.gauge.value;
-      }
-    }
-  }
-  return out;
-}
+using testing::Scrape;
 
 TEST(GroupMetrics, ShowGroupsByStateRebalancesCommitsAndLoadsAsTheCoordinatorHasThem) {
   storage::ManualClock clock;

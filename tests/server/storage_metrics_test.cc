@@ -11,31 +11,14 @@
 
 #include "storage/scheduler.h"
 #include "tests/support/batches.h"
+#include "tests/support/scrape.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/wait.h"
 
 namespace strata::server {
 namespace {
 
-// name{label=value,...} -> value (histograms: name_count and name_sum).
-std::map<std::string, double> Scrape(const StorageMetrics& metrics) {
-  std::map<std::string, double> out;
-  for (const auto& family : metrics.Collect()) {
-    for (const auto& m : family.metric) {
-      std::string key = family.name;
-      for (const auto& l : m.label) key += "{" + l.name + "=" + l.value + "}";
-      if (family.type == prometheus::MetricType::Counter) {
-        out[key] = m.counter.value;
-      } else if (family.type == prometheus::MetricType::Histogram) {
-        out[key + "_count"] = static_cast<double>(m.histogram.sample_count);
-        out[key + "_sum"] = m.histogram.sample_sum;
-      } else {
-        out[key] = m.gauge.value;
-      }
-    }
-  }
-  return out;
-}
+using testing::Scrape;
 
 TEST(StorageMetrics, ShowOfflineDirsFlushesAndTransferOutcomesAsTheLogManagerHasThem) {
   testing::TempDir tmp;
