@@ -15,6 +15,8 @@ brokers, __consumer_offsets of 6 partitions at RF 3, a 6-partition topic at RF 3
    (closed without leaving, a new consumer with the same instance id) and gets its
    partitions back without a rebalance: the other member's assignment is never revoked
    and the coordinator logs the static member's return, not a rebalance.
+5. The brokers' /metrics: the coordinators' group figures add up to what happened
+   (every __consumer_offsets partition loaded once, rebalances, commits, groups by state).
 
 Usage: consumer_groups_test.py <bin dir> <strata-cluster>
 """
@@ -25,6 +27,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from replication_harness import Cluster, TestFailed, log  # noqa: E402
@@ -267,6 +270,39 @@ def cooperative(cluster):
             m.close()
 
 
+def scrape(cluster, broker):
+    """{metric line name (with labels): value} of a broker's /metrics."""
+    with open(os.path.join(cluster.dir, f"node-{broker}", "server.properties")) as f:
+        address = next(line.split("=", 1)[1].strip() for line in f if line.startswith("metrics.listener="))
+    with urllib.request.urlopen(f"http://{address}/metrics", timeout=10) as r:
+        text = r.read().decode()
+    out = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            name, value = line.rsplit(" ", 1)
+            out[name] = float(value)
+    return out
+
+
+def group_metrics(cluster):
+    log("== the coordinators' metrics")
+    total = {}
+    for b in cluster.brokers:
+        for name, value in scrape(cluster, b).items():
+            if name.startswith("strata_group"):
+                total[name] = total.get(name, 0) + value
+    cluster.check(total.get("strata_group_partitions_loaded_total") == 6,
+                  f"the brokers loaded {total.get('strata_group_partitions_loaded_total')} partitions of "
+                  "__consumer_offsets, not each of the 6 once")
+    cluster.check(total.get("strata_group_rebalances_total", 0) >= 5,
+                  f"{total.get('strata_group_rebalances_total')} rebalances counted, fewer than the tests made")
+    cluster.check(total.get("strata_group_offset_commits_total", 0) >= PARTITIONS,
+                  f"{total.get('strata_group_offset_commits_total')} offset commits counted")
+    cluster.check(total.get("strata_group_offset_commit_seconds_count", 0) > 0, "no commit latency recorded")
+    stable = total.get('strata_groups{state="Stable"}', 0)
+    cluster.check(stable == 1, f"{stable} groups counted Stable; only the static group has members now")
+
+
 def rebalances_of(cluster, group_id):
     logs = "".join(cluster.server_log(b) for b in cluster.brokers)
     return logs.count(f"preparing to rebalance group {group_id} ")
@@ -307,6 +343,7 @@ def main():
         commit_and_resume(cluster)
         cooperative(cluster)
         static_membership(cluster)
+        group_metrics(cluster)
     sys.exit(cluster.exit_code())
 
 
