@@ -12,8 +12,9 @@
     run.
   * consume throughput: a group of three consumers (subscribe) against three assign()
     consumers with two partitions each, reading the same 6-partition topic (N records of
-    100 bytes), each consumer in a process of its own, from the first assignment to the
-    last record; three times each, alternating; the median of each.
+    100 bytes), each consumer in a process of its own, from the moment all three hold two
+    partitions each (paused until then) to the last record; three times each,
+    alternating; the median of each.
 1 controller + 3 brokers on 127.0.0.1, RF 3, group.initial.rebalance.delay.ms=0 (the
 initial delay would otherwise be counted in the group's first join).
 Prints each figure and RESULT consumer_groups {...}.
@@ -150,21 +151,25 @@ def produce_latencies(cluster, count):
 
 # ---- consume throughput ----------------------------------------------------------------
 
-def consume_process(bootstrap, mode, index, group, total, counter, first_assign, done_at):
+def consume_process(bootstrap, mode, index, group, total, counter, assigned, go, done_at):
+    """One consumer: holds its partitions paused until every consumer has its two (go),
+    then reads until the consumers together read total records."""
     conf = {"bootstrap.servers": bootstrap, "group.id": group, "auto.offset.reset": "earliest",
             "enable.auto.commit": False, "fetch.wait.max.ms": 100}
     c = Consumer(conf)
+
+    def on_assign(consumer, partitions):
+        consumer.assign(partitions)
+        consumer.pause(partitions)
+
     if mode == "assign":
-        c.assign([TopicPartition(TOPIC, p, 0) for p in (2 * index, 2 * index + 1)])
-        with first_assign.get_lock():
-            if first_assign.value == 0:
-                first_assign.value = time.time()
+        on_assign(c, [TopicPartition(TOPIC, p, 0) for p in (2 * index, 2 * index + 1)])
     else:
-        def on_assign(consumer, partitions):
-            with first_assign.get_lock():
-                if first_assign.value == 0:
-                    first_assign.value = time.time()
         c.subscribe([TOPIC], on_assign=on_assign)
+    while not go.value:
+        c.poll(0.05)
+        assigned[index] = len(c.assignment())
+    c.resume(c.assignment())
     while True:
         with counter.get_lock():
             if counter.value >= total:
@@ -181,19 +186,25 @@ def consume_process(bootstrap, mode, index, group, total, counter, first_assign,
 
 def consume_rate(cluster, mode, round_index, total):
     counter = multiprocessing.Value("q", 0)
-    first_assign = multiprocessing.Value("d", 0.0)
+    assigned = multiprocessing.Array("i", 3)
+    go = multiprocessing.Value("i", 0)
     done_at = multiprocessing.Value("d", 0.0)
     group = f"throughput-{mode}-{round_index}"
     procs = [multiprocessing.Process(target=consume_process,
-                                     args=(cluster.bootstrap, mode, i, group, total, counter, first_assign, done_at))
+                                     args=(cluster.bootstrap, mode, i, group, total, counter, assigned, go, done_at))
              for i in range(3)]
     for p in procs:
         p.start()
+    # The clock starts once the three hold two partitions each (the group's rebalances
+    # are the rebalance figure's, not this one's).
+    cluster.wait_for(f"the three {mode} consumers to hold two partitions each", lambda: list(assigned) == [2, 2, 2], 60)
+    started = time.time()
+    go.value = 1
     for p in procs:
         p.join(300)
     if counter.value < total or done_at.value == 0:
         raise TestFailed(f"{mode}: {counter.value} of {total} records consumed")
-    seconds = done_at.value - first_assign.value
+    seconds = done_at.value - started
     return total / seconds, total * 100 / seconds / 1e6
 
 
