@@ -323,6 +323,33 @@ Plan PlanElectLeader(const MetadataImage& image, const TopicState& topic, const 
   return plan;
 }
 
+Plan PlanLeaderRebalance(const MetadataImage& image, const ControllerConfig& config) {
+  Plan plan;
+  if (!config.auto_leader_rebalance) return plan;
+  std::map<BrokerId, std::pair<int64_t, int64_t>> preferred;  // broker -> (partitions it prefers, not led by it)
+  for (const auto& [id, t] : image.topics()) {
+    for (const auto& [pid, p] : t.partitions) {
+      if (p.replicas().empty()) continue;
+      auto& [prefers, not_led] = preferred[p.replicas(0)];
+      ++prefers;
+      if (p.leader() != p.replicas(0)) ++not_led;
+    }
+  }
+  for (const auto& [id, t] : image.topics()) {
+    for (const auto& [pid, p] : t.partitions) {
+      if (p.replicas().empty() || p.leader() == p.replicas(0)) continue;
+      const auto& [prefers, not_led] = preferred[p.replicas(0)];
+      if (not_led * 100 <= int64_t{config.leader_imbalance_percentage} * prefers) continue;
+      const pb::Partition& partition = p;  // (clang 14 cannot capture a binding)
+      auto available = [&](BrokerId b, int index) { return ReplicaAvailable(image, partition, b, index); };
+      if (std::optional<pb::PartitionChange> change = ElectPreferred(p, available)) {
+        plan.records.push_back(Wrap(std::move(*change)));
+      }
+    }
+  }
+  return plan;
+}
+
 Plan PlanRegisterBroker(const MetadataImage& image, const controller::v1::BrokerRegistrationRequest& request,
                         int64_t new_epoch) {
   if (request.broker_id() < 0) return Fail(ErrorCode::kInvalidRequest, "broker id must not be negative");

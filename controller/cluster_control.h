@@ -37,6 +37,8 @@ struct ControllerConfig {
   bool unclean_leader_election = false;     // unclean.leader.election.enable (cluster default)
   bool delete_topic_enable = true;          // delete.topic.enable
   bool remote_storage_system_enable = false;  // remote.log.storage.system.enable
+  bool auto_leader_rebalance = true;        // auto.leader.rebalance.enable
+  int32_t leader_imbalance_percentage = 10; // leader.imbalance.per.broker.percentage
 };
 
 struct Outcome {
@@ -66,6 +68,13 @@ Plan PlanAlterConfigs(const MetadataImage& image, const admin::v1::AlterConfigsR
 // when none can be elected.
 Plan PlanElectLeader(const MetadataImage& image, const TopicState& topic, const pb::Partition& p,
                      admin::v1::ElectLeadersRequest::ElectionType type);
+
+// auto.leader.rebalance.enable (Kafka's leader imbalance check): a broker's imbalance is
+// the share of the partitions it is the preferred leader of (their first replica) that
+// it does not lead; for each broker above leader.imbalance.per.broker.percentage, the
+// preferred elections that can be made (the preferred replica available and in the ISR).
+// No records when nothing is to move.
+Plan PlanLeaderRebalance(const MetadataImage& image, const ControllerConfig& config);
 
 // Broker lifecycle.
 Plan PlanRegisterBroker(const MetadataImage& image, const controller::v1::BrokerRegistrationRequest& request,

@@ -646,6 +646,16 @@ controller::v1::AllocateProducerIdsResponse QuorumController::AllocateProducerId
   return response;
 }
 
+void QuorumController::RebalanceLeaders() {
+  absl::MutexLock write(&write_mu_);
+  if (!CatchUpLocked().ok()) return;
+  Plan plan = store_.WithImage([&](const MetadataImage& image) { return PlanLeaderRebalance(image, options_.config); });
+  if (!plan.outcome.ok() || plan.records.empty()) return;
+  Outcome o = WriteLocked({plan.records});
+  spdlog::info("leader imbalance above {}%: {} partitions back to their preferred leader: {}",
+               options_.config.leader_imbalance_percentage, plan.records.size(), o.ok() ? "ok" : o.message);
+}
+
 void QuorumController::SessionLoop() {
   sessions_mu_.Lock();  // released around the fencing writes below
   while (!stopping_) {
@@ -661,6 +671,7 @@ void QuorumController::SessionLoop() {
       // A new active controller gives every broker a full session before fencing it.
       sessions_term_ = st.term;
       last_heartbeat_.clear();
+      next_leader_rebalance_ = now + options_.leader_imbalance_check_interval;
     }
     std::vector<std::pair<BrokerId, bool>> brokers;  // (id, fenced)
     store_.WithImage([&](const MetadataImage& image) {
@@ -672,7 +683,9 @@ void QuorumController::SessionLoop() {
       auto it = last_heartbeat_.try_emplace(id, now).first;
       if (!fenced && now - it->second > options_.session_timeout) expired.push_back(id);
     }
-    if (expired.empty()) continue;
+    const bool rebalance = options_.config.auto_leader_rebalance && now >= next_leader_rebalance_;
+    if (rebalance) next_leader_rebalance_ = now + options_.leader_imbalance_check_interval;
+    if (expired.empty() && !rebalance) continue;
     sessions_mu_.Unlock();
     for (BrokerId id : expired) {
       absl::MutexLock write(&write_mu_);
@@ -683,6 +696,7 @@ void QuorumController::SessionLoop() {
       spdlog::info("broker {} missed its session ({} ms): fenced, {} partition changes: {}", id,
                    options_.session_timeout.count(), plan.records.size() - 1, o.ok() ? "ok" : o.message);
     }
+    if (rebalance) RebalanceLeaders();
     sessions_mu_.Lock();
   }
   sessions_mu_.Unlock();

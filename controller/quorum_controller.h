@@ -33,6 +33,9 @@ struct QuorumControllerOptions {
   std::string cluster_id;
   std::vector<int32_t> voters;
   std::chrono::milliseconds session_timeout{9000};  // broker.session.timeout.ms
+  // leader.imbalance.check.interval.seconds: how often the active controller moves
+  // leadership back to preferred replicas (config.auto_leader_rebalance).
+  std::chrono::milliseconds leader_imbalance_check_interval{300000};
   std::chrono::milliseconds write_timeout{10000};
   // Largest Raft entry to write; bigger requests go in several (each topic whole).
   size_t max_entry_bytes = 900 << 10;
@@ -92,6 +95,8 @@ class QuorumController {
   template <typename Response, typename Items>
   void RunAdminWrite(Response* response, Items* items, const std::function<void(const MetadataImage&, Writes&)>& plan);
   void SessionLoop();
+  // The leader imbalance check's elections (PlanLeaderRebalance), written at once.
+  void RebalanceLeaders();
 
   raft::RaftNode& node_;
   MetadataStore& store_;
@@ -107,6 +112,8 @@ class QuorumController {
   // The term the heartbeat times below belong to.
   raft::Term sessions_term_ ABSL_GUARDED_BY(sessions_mu_) = 0;
   std::map<BrokerId, std::chrono::steady_clock::time_point> last_heartbeat_ ABSL_GUARDED_BY(sessions_mu_);
+  // The next leader imbalance check (an interval after becoming the active controller).
+  std::chrono::steady_clock::time_point next_leader_rebalance_ ABSL_GUARDED_BY(sessions_mu_);
   // What each broker's last heartbeat said of its tier state machine (partitions it
   // cannot yet build from the remote tier): DescribeTopics shows it. Memory only.
   std::map<BrokerId, std::set<std::string>> tier_state_failing_ ABSL_GUARDED_BY(sessions_mu_);

@@ -42,6 +42,10 @@ absl::StatusOr<std::unique_ptr<ControllerRole>> ControllerRole::Start(const Serv
   controller_options.config.default_partitions = config.num_partitions;
   controller_options.config.default_replication_factor = config.default_replication_factor;
   controller_options.config.unclean_leader_election = config.unclean_leader_election_enable;
+  controller_options.config.auto_leader_rebalance = config.auto_leader_rebalance_enable;
+  controller_options.config.leader_imbalance_percentage = config.leader_imbalance_per_broker_percentage;
+  controller_options.leader_imbalance_check_interval =
+      std::chrono::seconds(config.leader_imbalance_check_interval_seconds);
   controller_options.config.delete_topic_enable = config.delete_topic_enable;
   controller_options.config.remote_storage_system_enable = config.remote_log_storage_system_enable;
   role->controller_ = std::make_unique<controller::QuorumController>(*role->node_, *role->store_, controller_options);

@@ -197,6 +197,13 @@ std::vector<ServerSetting> MakeSettings() {
           "replicas of a topic created without a replication factor"),
       Bool("unclean.leader.election.enable", &C::unclean_leader_election_enable, kController,
            "the cluster default: whether a replica outside the ISR may become leader when no ISR member can"),
+      Bool("auto.leader.rebalance.enable", &C::auto_leader_rebalance_enable, kController,
+           "the active controller moves leadership back to each partition's preferred replica (its first) "
+           "when a broker leads fewer of its preferred partitions than leader.imbalance.per.broker.percentage allows"),
+      Int("leader.imbalance.check.interval.seconds", &C::leader_imbalance_check_interval_seconds, 1, 86400,
+          kController, "how often the leader imbalance is checked (first an interval after a controller takes over)"),
+      Int("leader.imbalance.per.broker.percentage", &C::leader_imbalance_per_broker_percentage, 0, 100, kController,
+          "the share of a broker's preferred partitions it may not lead before they are moved back"),
       Bool("auto.create.topics.enable", &C::auto_create_topics_enable, kBroker,
            "a Metadata request (allow_auto_topic_creation) or a produce naming an unknown topic creates it with "
            "num.partitions and default.replication.factor, answering LEADER_NOT_AVAILABLE / UNKNOWN_TOPIC_OR_PARTITION "

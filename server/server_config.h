@@ -45,6 +45,9 @@ struct ServerConfig {
   int32_t num_partitions = 1;
   int32_t default_replication_factor = 1;
   bool unclean_leader_election_enable = false;
+  bool auto_leader_rebalance_enable = true;            // auto.leader.rebalance.enable
+  int32_t leader_imbalance_check_interval_seconds = 300;  // leader.imbalance.check.interval.seconds
+  int32_t leader_imbalance_per_broker_percentage = 10;  // leader.imbalance.per.broker.percentage
   bool delete_topic_enable = true;
   bool auto_create_topics_enable = false;  // auto.create.topics.enable (Kafka's default: true)
   // Consumer groups (broker/group_coordinator.h), Kafka's names and defaults.

@@ -779,6 +779,45 @@ MetadataImage ClusterWith(std::vector<pb::MetadataRecord> partitions) {
   return image;
 }
 
+TEST(PlanLeaderRebalance, MovesLeadershipBackToABrokerAboveTheImbalanceShare) {
+  // Broker 1 prefers partitions 0 and 1 and leads neither (its restart moved them to 2).
+  MetadataImage image = ClusterWith({Partition(Id('t'), 0, {1, 2, 3}, {2, 3, 1}, 2),
+                                     Partition(Id('t'), 1, {1, 3, 2}, {3, 2, 1}, 3),
+                                     Partition(Id('t'), 2, {2, 3, 1}, {2, 3, 1}, 2)});
+  Plan plan = PlanLeaderRebalance(image, ControllerConfig{});
+  ASSERT_TRUE(plan.outcome.ok());
+  ASSERT_EQ(Changes(plan).size(), 2u);
+  ASSERT_TRUE(ApplyAll(image, plan.records).ok());
+  EXPECT_EQ(PartitionOf(image, Id('t'), 0).leader(), 1);
+  EXPECT_EQ(PartitionOf(image, Id('t'), 1).leader(), 1);
+  EXPECT_EQ(PartitionOf(image, Id('t'), 2).leader(), 2);
+  EXPECT_TRUE(PlanLeaderRebalance(image, ControllerConfig{}).records.empty());  // balanced now
+}
+
+TEST(PlanLeaderRebalance, LeavesAnImbalanceAtOrBelowThePercentageAndPreferredReplicasThatCannotLead) {
+  std::vector<pb::MetadataRecord> partitions;
+  for (int32_t i = 0; i < 10; ++i) partitions.push_back(Partition(Id('t'), i, {1, 2, 3}, {1, 2, 3}, 1));
+  partitions.push_back(Partition(Id('t'), 10, {2, 1, 3}, {2, 1, 3}, 2));
+  partitions[0] = Partition(Id('t'), 0, {1, 2, 3}, {2, 1, 3}, 2);  // 1 of broker 1's 10: 10%, not above
+  partitions[10] = Partition(Id('t'), 10, {2, 1, 3}, {1, 3}, 1);   // broker 2 is out of sync: cannot lead
+  MetadataImage image = ClusterWith(partitions);
+  EXPECT_TRUE(PlanLeaderRebalance(image, ControllerConfig{}).records.empty());
+  ControllerConfig strict;
+  strict.leader_imbalance_percentage = 5;
+  Plan plan = PlanLeaderRebalance(image, strict);
+  ASSERT_EQ(Changes(plan).size(), 1u);  // partition 0 back to broker 1; partition 10 stays with 1
+  EXPECT_EQ(Changes(plan)[0].leader(), 1);
+  ControllerConfig off = strict;
+  off.auto_leader_rebalance = false;
+  EXPECT_TRUE(PlanLeaderRebalance(image, off).records.empty());
+}
+
+TEST(PlanLeaderRebalance, AFencedPreferredReplicaGetsNothingBack) {
+  MetadataImage image = ClusterWith({Partition(Id('t'), 0, {1, 2, 3}, {2, 3, 1}, 2)});
+  Given(image, {Fence(1)});
+  EXPECT_TRUE(PlanLeaderRebalance(image, ControllerConfig{}).records.empty());
+}
+
 TEST(PlanElectLeader, PreferredMovesLeadershipToTheFirstReplicaWhenItIsInSyncAndAvailable) {
   MetadataImage image = ClusterWith({Partition(Id('t'), 0, {1, 2, 3}, {2, 3, 1}, 2)});
   Plan plan = Elect(image, "t", 0, admin::v1::ElectLeadersRequest::PREFERRED);
