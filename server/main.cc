@@ -34,6 +34,7 @@
 #include "server/server_config.h"
 #include "server/remote_storage_metrics.h"
 #include "server/group_metrics.h"
+#include "server/json_log_formatter.h"
 #include "server/storage_metrics.h"
 
 namespace {
@@ -79,7 +80,11 @@ int main(int argc, char** argv) {
     std::cerr << "strata-server: " << config.status().message() << std::endl;
     return kExitConfig;
   }
-  spdlog::set_pattern(absl::StrCat("[%Y-%m-%d %H:%M:%S.%e] [node ", config->node_id, "] [%l] %v"));
+  if (config->log_format == "json") {
+    spdlog::set_formatter(std::make_unique<server::JsonLogFormatter>(config->node_id));
+  } else {
+    spdlog::set_pattern(absl::StrCat("[%Y-%m-%d %H:%M:%S.%e] [node ", config->node_id, "] [%l] %v"));
+  }
   // STRATA_LOG_LEVEL (trace, debug, info, warning, error): more or less than the default info.
   if (const char* level = getenv("STRATA_LOG_LEVEL"); level != nullptr && *level != '\0') {
     spdlog::set_level(spdlog::level::from_str(level));

@@ -237,6 +237,12 @@ std::vector<ServerSetting> MakeSettings() {
           "the most members a group may have (GROUP_MAX_SIZE_REACHED)"),
       Bool("delete.topic.enable", &C::delete_topic_enable, kController,
            "whether DeleteTopics deletes (false: TOPIC_DELETION_DISABLED)"),
+      String("log.format", &C::log_format, kBoth, "text or json",
+             "the server log's lines: text, or one JSON object per line (time, level, node, logger, message, "
+             "fields) for log collectors", [](const std::string& v) -> absl::Status {
+               if (v != "text" && v != "json") return Bad(absl::StrCat(" = '", v, "' must be text or json"));
+               return absl::OkStatus();
+             }),
       String("metrics.listener", &C::metrics_listener, kBoth, "host:port",
              "where Prometheus /metrics is served (empty: nowhere)", [](const std::string& v) -> absl::Status {
                if (v.find(':') == std::string::npos) return Bad(absl::StrCat(" = '", v, "' must be host:port"));
