@@ -3,7 +3,6 @@
 #include "absl/strings/str_cat.h"
 #include "broker/auto_topic_creator.h"
 #include "broker/group_coordinator.h"
-#include "broker/metadata_handler.h"
 #include "proto/kafka/find_coordinator.h"
 
 namespace strata::broker {
@@ -43,11 +42,13 @@ kafka::FindCoordinatorResponse::Coordinator Find(const KafkaApisContext& context
     auto p = t->partitions.find(partition);
     int32_t leader = p == t->partitions.end() ? -1 : p->second.leader();
     auto b = image.brokers().find(leader);
-    const pb::BrokerEndpoint* endpoint =
-        b == image.brokers().end() ? nullptr : ListenerEndpoint(b->second.registration(), context.listener_name);
-    if (leader < 0 || endpoint == nullptr || b->second.fenced()) {
+    if (leader < 0 || b == image.brokers().end() || b->second.fenced() || b->second.registration().endpoints().empty()) {
       fail(ErrorCode::kCoordinatorNotAvailable, "the group's partition of the offsets topic has no leader");
       return 0;
+    }
+    const pb::BrokerEndpoint* endpoint = &b->second.registration().endpoints(0);
+    for (const auto& e : b->second.registration().endpoints()) {
+      if (e.name() == context.listener_name) endpoint = &e;
     }
     c.node_id = leader;
     c.host = endpoint->host();

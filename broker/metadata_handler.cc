@@ -52,15 +52,6 @@ kafka::MetadataResponse::Topic Describe(const controller::MetadataImage& image, 
 
 }  // namespace
 
-const pb::BrokerEndpoint* ListenerEndpoint(const pb::RegisterBroker& registration, const std::string& listener) {
-  if (registration.endpoints().empty()) return nullptr;
-  const pb::BrokerEndpoint* endpoint = &registration.endpoints(0);
-  for (const auto& e : registration.endpoints()) {
-    if (e.name() == listener) endpoint = &e;
-  }
-  return endpoint;
-}
-
 kafka::MetadataResponse AnswerMetadata(const KafkaApisContext& context, const kafka::MetadataRequest& request) {
   kafka::MetadataResponse response;
   response.cluster_id = context.cluster_id;
@@ -69,8 +60,11 @@ kafka::MetadataResponse AnswerMetadata(const KafkaApisContext& context, const ka
   const std::set<storage::TopicPartition> stranded = context.replicas.StrandedPartitions();
   context.store.WithImage([&](const controller::MetadataImage& image) {
     for (const auto& [id, b] : image.brokers()) {
-      const pb::BrokerEndpoint* endpoint = ListenerEndpoint(b.registration(), context.listener_name);
-      if (b.fenced() || endpoint == nullptr) continue;
+      if (b.fenced() || b.registration().endpoints().empty()) continue;
+      const pb::BrokerEndpoint* endpoint = &b.registration().endpoints(0);
+      for (const auto& e : b.registration().endpoints()) {
+        if (e.name() == context.listener_name) endpoint = &e;
+      }
       kafka::MetadataResponse::Broker broker;
       broker.node_id = id;
       broker.host = endpoint->host();

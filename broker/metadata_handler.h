@@ -19,11 +19,6 @@ namespace strata::broker {
 // The registry's entry (api_registry.h): decodes, answers with AnswerMetadata, encodes.
 void HandleMetadata(const ApiRequest& request, KafkaResponder respond);
 
-// The endpoint a broker registered for listener (Metadata and FindCoordinator name it),
-// else its first; nullptr when it registered none.
-const metadata::v1::BrokerEndpoint* ListenerEndpoint(const metadata::v1::RegisterBroker& registration,
-                                                     const std::string& listener);
-
 proto::kafka::MetadataResponse AnswerMetadata(const KafkaApisContext& context,
                                               const proto::kafka::MetadataRequest& request);
 
