@@ -10,6 +10,7 @@
 #include "broker/delete_groups_handler.h"
 #include "broker/describe_configs_handler.h"
 #include "broker/describe_groups_handler.h"
+#include "broker/elect_leaders_handler.h"
 #include "broker/fetch_handler.h"
 #include "broker/find_coordinator_handler.h"
 #include "broker/heartbeat_handler.h"
@@ -50,6 +51,7 @@ const std::vector<ApiEntry>& ApiRegistry() {
         {ApiKey::kDescribeConfigs, 1, 4, &HandleDescribeConfigs},
         {ApiKey::kCreatePartitions, 0, 3, &HandleCreatePartitions},
         {ApiKey::kDescribeCluster, 0, 1, &HandleDescribeCluster},
+        {ApiKey::kElectLeaders, 0, 2, &HandleElectLeaders},
         // The classic consumer-group protocol (group_coordinator.h).
         {ApiKey::kOffsetCommit, 0, 9, &HandleOffsetCommit},
         {ApiKey::kOffsetFetch, 0, 9, &HandleOffsetFetch},

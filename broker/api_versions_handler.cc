@@ -1,5 +1,6 @@
 #include "broker/api_versions_handler.h"
 
+#include "broker/response_errors.h"
 #include "proto/kafka/api_versions.h"
 
 namespace strata::broker {
@@ -17,6 +18,7 @@ void HandleApiVersions(const ApiRequest& request, KafkaResponder respond) {
   KafkaResponse response;
   kafka::Writer writer(&response.body);
   kafka::WriteApiVersionsResponse(answer, version, writer);
+  CountErrors(answer, response.errors);
   respond(std::optional<KafkaResponse>(std::move(response)));
 }
 

@@ -41,7 +41,22 @@ struct FetchResult {
   // Reads for the remote tier (when ReadAll ran without remote data): the request is
   // answered from a reader thread once they are done.
   std::vector<RemoteRead> remote_reads;
+  // The record bytes read per partition, credited to its traffic when this result is
+  // the answer (a delayed fetch may read several times before it answers).
+  bool follower = false;
+  std::vector<std::pair<std::shared_ptr<Partition>, uint64_t>> sent;
 };
+
+// The answer of a result: its bytes count as sent (bytes out, or replication bytes out
+// to a follower).
+std::optional<KafkaResponse> Answer(FetchResult result) {
+  for (const auto& [partition, bytes] : result.sent) {
+    PartitionTraffic& traffic = partition->traffic();
+    (result.follower ? traffic.replication_bytes_out : traffic.bytes_out)
+        .fetch_add(static_cast<int64_t>(bytes), std::memory_order_relaxed);
+  }
+  return std::optional<KafkaResponse>(std::move(result.response));
+}
 
 // The finished copy that holds offset, from the broker's image.
 std::optional<controller::RemoteLogSegments::Segment> RemoteSegmentFor(const KafkaApisContext& context,
@@ -63,6 +78,7 @@ FetchResult ReadAll(const KafkaApisContext& context, const kafka::FetchRequest& 
   FetchResult result;
   kafka::FetchResponse response;
   bool follower = request.replica_id >= 0;
+  result.follower = follower;
   FetchIsolation isolation = follower ? FetchIsolation::kLogEnd
                              : request.isolation_level == 1 ? FetchIsolation::kTxnCommitted
                                                             : FetchIsolation::kHighWatermark;
@@ -159,6 +175,7 @@ FetchResult ReadAll(const KafkaApisContext& context, const kafka::FetchRequest& 
           }
           rp.records = *it->second;
           result.bytes += it->second->size();
+          result.sent.emplace_back(*partition, it->second->size());
           budget -= std::min<uint64_t>(budget, it->second->size());
         }
         continue;
@@ -187,11 +204,13 @@ FetchResult ReadAll(const KafkaApisContext& context, const kafka::FetchRequest& 
       rp.records_splice_size = slice.size;
       result.response.slices.push_back(slice);
       result.bytes += slice.size;
+      result.sent.emplace_back(*partition, slice.size);
       budget -= std::min(budget, slice.size);
     }
   }
   kafka::Writer w(&result.response.body, &result.response.splices);
   kafka::WriteFetchResponse(response, version, w);
+  CountErrors(response, result.response.errors);
   return result;
 }
 
@@ -213,7 +232,7 @@ void AnswerFromRemoteTier(const KafkaApisContext& context, kafka::FetchRequest r
       }
       data.emplace(r.partition, std::move(read));
     }
-    respond(std::optional<KafkaResponse>(ReadAll(context, request, version, &data).response));
+    respond(Answer(ReadAll(context, request, version, &data)));
   });
   if (!submitted.ok()) {
     // Too many remote reads wait: those partitions answer KAFKA_STORAGE_ERROR now.
@@ -223,7 +242,7 @@ void AnswerFromRemoteTier(const KafkaApisContext& context, kafka::FetchRequest r
       data.emplace(r.partition, KafkaError(kafka::ErrorCode::kKafkaStorageError,
                                            absl::StrCat("remote read not started: ", submitted.message())));
     }
-    respond(std::optional<KafkaResponse>(ReadAll(context, request, version, &data).response));
+    respond(Answer(ReadAll(context, request, version, &data)));
   }
 }
 
@@ -248,20 +267,20 @@ class DelayedFetch final : public DelayedOperation {
     }
     {
       absl::MutexLock lock(&mu_);
-      ready_ = std::move(result.response);
+      ready_ = std::move(result);
     }
     ForceComplete();
   }
 
   void OnComplete() override {
-    std::optional<KafkaResponse> response;
+    std::optional<FetchResult> result;
     {
       absl::MutexLock lock(&mu_);
-      response = std::move(ready_);
+      result = std::move(ready_);
     }
     // Expired (or the broker stops): answer with whatever there is now.
-    if (!response) response = ReadAll(context_, request_, version_, &kNoRemoteData).response;
-    respond_(std::optional<KafkaResponse>(std::move(*response)));
+    if (!result) result = ReadAll(context_, request_, version_, &kNoRemoteData);
+    respond_(Answer(std::move(*result)));
   }
 
  private:
@@ -270,7 +289,7 @@ class DelayedFetch final : public DelayedOperation {
   const int16_t version_;
   KafkaResponder respond_;
   absl::Mutex mu_;
-  std::optional<KafkaResponse> ready_ ABSL_GUARDED_BY(mu_);
+  std::optional<FetchResult> ready_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace
@@ -287,6 +306,7 @@ void HandleFetch(const ApiRequest& api, KafkaResponder respond) {
     KafkaResponse out;
     kafka::Writer w(&out.body);
     kafka::WriteFetchResponse(response, header.api_version, w);
+    CountErrors(response, out.errors);
     return respond(std::optional<KafkaResponse>(std::move(out)));
   }
   FetchResult result = ReadAll(context, *request, header.api_version);
@@ -297,7 +317,7 @@ void HandleFetch(const ApiRequest& api, KafkaResponder respond) {
   bool enough = result.bytes >= static_cast<uint64_t>(std::max(request->min_bytes, 1)) || result.any_error ||
                 result.redirected || result.diverged;
   if (enough || request->max_wait_ms <= 0 || request->topics.empty()) {
-    return respond(std::optional<KafkaResponse>(std::move(result.response)));
+    return respond(Answer(std::move(result)));
   }
   std::vector<std::string> keys;
   for (const auto& topic : request->topics) {

@@ -35,6 +35,8 @@ class KafkaApis {
   void OnHighWatermark(const storage::TopicPartition& tp);
   // acks=all produces waiting for the high watermark (tests, metrics).
   size_t produces_waiting() const { return produce_purgatory_->waiting(); }
+  // Fetches waiting for fetch.min.bytes or their max wait (tests, metrics).
+  size_t fetches_waiting() const { return fetch_purgatory_->waiting(); }
 
  private:
   const KafkaApisContext context_;

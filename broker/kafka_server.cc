@@ -20,6 +20,7 @@ namespace strata::broker {
 namespace {
 
 using asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
 
 // Lets responders called after the server stopped drop their answer safely.
 struct Lifetime {
@@ -122,6 +123,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void ReadFrame() {
     Read(asio::buffer(frame_), [self = shared_from_this()](const asio::error_code& ec, size_t) {
       if (ec) return self->Close("peer closed mid-request");
+      self->read_at_ = Clock::now();
       self->timer_.cancel();  // not idle while a request is being served
       self->Dispatch();
     });
@@ -133,35 +135,50 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (!header.ok()) return Close(header.status().message(), true);
     header_ = *header;
     header_.client_host = client_host_;
+    if (shared_.options.metrics != nullptr) shared_.options.metrics->CountRequest(header_.api_key, header_.api_version);
     size_t body_offset = reader.position();
     asio::post(*shared_.io_pool, [self = shared_from_this(), body_offset] {
+      // Written here, read by Respond on the network thread after the answer was posted
+      // there (one request in flight per connection).
+      self->request_queue_micros_ = MicrosSince(self->read_at_);
       std::weak_ptr<Connection> weak = self;
       std::shared_ptr<Lifetime> lifetime = self->shared_.lifetime;
       // The responder holds nothing of the io_context (a strand executor would be): it
       // may outlive the server (a fetch parked in a purgatory that is emptied after the
       // listener stopped), and destroying it must not touch a destroyed io_context.
       KafkaResponder respond = [weak, lifetime](absl::StatusOr<std::optional<KafkaResponse>> answer) {
+        Clock::time_point answered_at = Clock::now();
         absl::MutexLock lock(&lifetime->mu);
         if (!lifetime->alive) return;
         std::shared_ptr<Connection> c = weak.lock();
         if (c == nullptr) return;
-        asio::post(c->socket_.get_executor(), [weak, answer = std::move(answer)]() mutable {
-          if (auto c = weak.lock()) c->Respond(std::move(answer));
+        asio::post(c->socket_.get_executor(), [weak, answered_at, answer = std::move(answer)]() mutable {
+          if (auto c = weak.lock()) c->Respond(std::move(answer), answered_at);
         });
       };
       self->shared_.handler(self->header_, absl::string_view(self->frame_).substr(body_offset), std::move(respond));
     });
   }
 
-  void Respond(absl::StatusOr<std::optional<KafkaResponse>> answer) {
+  void Respond(absl::StatusOr<std::optional<KafkaResponse>> answer, Clock::time_point answered_at) {
     if (closed_) return;
+    response_queue_micros_ = MicrosSince(answered_at);
+    RequestMetrics* metrics = shared_.options.metrics;
     if (!answer.ok()) {
+      if (metrics != nullptr) {
+        metrics->CountConnectionClosed(header_.api_key);
+        RecordTimes();
+      }
       return Close(absl::StrCat(proto::kafka::ApiName(header_.api_key), " v", header_.api_version, ": ",
                                 answer.status().message()),
                    true);
     }
-    if (!answer->has_value()) return ReadSize();  // no response expected
+    if (!answer->has_value()) {  // no response expected
+      RecordTimes();
+      return ReadSize();
+    }
     response_ = std::move(**answer);
+    if (metrics != nullptr) metrics->CountErrors(header_.api_key, response_.errors);
     head_.clear();
     proto::kafka::Writer writer(&head_);
     writer.Int32(0);  // the size, patched below
@@ -200,7 +217,18 @@ class Connection : public std::enable_shared_from_this<Connection> {
       return SendSlice();
     }
     response_ = KafkaResponse();
+    RecordTimes();
     ReadSize();
+  }
+
+  static int64_t MicrosSince(Clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t).count();
+  }
+  // The request's times, once its response is written (or none is sent).
+  void RecordTimes() {
+    if (shared_.options.metrics == nullptr) return;
+    shared_.options.metrics->RecordTimes(header_.api_key, request_queue_micros_, response_queue_micros_,
+                                         MicrosSince(read_at_));
   }
 
   // A failed slice: the handler decides whether the file or the socket failed; the
@@ -282,6 +310,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   size_t next_splice_ = 0;
   uint64_t slice_sent_ = 0;
   std::string peer_;
+  // The request in flight: when its frame was read, and its queue times.
+  Clock::time_point read_at_;
+  int64_t request_queue_micros_ = 0;
+  int64_t response_queue_micros_ = 0;
 };
 
 }  // namespace
@@ -375,6 +407,12 @@ absl::StatusOr<std::unique_ptr<KafkaServer>> KafkaServer::Start(const KafkaServe
   }
   server->impl_ = std::move(impl);
   return server;
+}
+
+size_t KafkaServer::active_connections() const {
+  if (!impl_) return 0;
+  absl::MutexLock lock(&impl_->registry.mu);
+  return impl_->registry.connections.size();
 }
 
 KafkaServer::~KafkaServer() {

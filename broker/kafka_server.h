@@ -30,6 +30,7 @@
 
 #include "absl/status/statusor.h"
 #include "broker/kafka_response.h"
+#include "broker/request_metrics.h"
 #include "proto/kafka/header.h"
 #include "storage/file_slice.h"
 
@@ -54,6 +55,8 @@ struct KafkaServerOptions {
   int32_t max_request_bytes = 100 << 20;               // socket.request.max.bytes
   std::chrono::milliseconds idle_timeout{600'000};      // connections.max.idle.ms
   std::optional<TlsOptions> tls;                        // set: an SSL listener
+  // Counts requests, errors and their times (request_metrics.h); null: not counted.
+  RequestMetrics* metrics = nullptr;
 };
 
 // body stays valid until the responder is called.
@@ -67,6 +70,8 @@ class KafkaServer {
 
   int port() const { return port_; }
   int64_t connections_closed_on_error() const { return closed_on_error_.load(); }
+  // Connections open now.
+  size_t active_connections() const;
   // Bytes sent with sendfile(2) so far (tests check the zero-copy path was taken).
   int64_t bytes_sent_from_files() const { return bytes_from_files_.load(); }
   // File slices whose transfer failed (each closed its connection).

@@ -218,7 +218,9 @@ void HandleListOffsets(const ApiRequest& request, KafkaResponder respond) {
     absl::Status submitted = context.remote_reader->Submit([&context, version, shared] {
       KafkaResponse response;
       kafka::Writer writer(&response.body);
-      kafka::WriteListOffsetsResponse(AnswerListOffsets(context, shared->first, version), version, writer);
+      kafka::ListOffsetsResponse answer = AnswerListOffsets(context, shared->first, version);
+      kafka::WriteListOffsetsResponse(answer, version, writer);
+      CountErrors(answer, response.errors);
       shared->second(std::optional<KafkaResponse>(std::move(response)));
     });
     if (submitted.ok()) return;

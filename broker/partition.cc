@@ -86,6 +86,10 @@ absl::StatusOr<storage::LogAppendInfo> Partition::AppendRecordsToLeader(std::str
   absl::ReaderMutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckEpochLocked(std::nullopt, true));
   STRATA_ASSIGN_OR_RETURN(storage::LogAppendInfo info, log_->AppendAsLeader(records, state_.leader_epoch));
+  traffic_.bytes_in.fetch_add(static_cast<int64_t>(records.size()), std::memory_order_relaxed);
+  if (!info.duplicate && info.last_offset >= info.first_offset) {
+    traffic_.records_in.fetch_add(info.last_offset - info.first_offset + 1, std::memory_order_relaxed);
+  }
   MaybeIncrementHighWatermarkLocked();
   return info;
 }
@@ -245,6 +249,7 @@ absl::StatusOr<storage::LogAppendInfo> Partition::AppendRecordsToFollower(int32_
   storage::LogAppendInfo info;
   if (!records.empty()) {
     STRATA_ASSIGN_OR_RETURN(info, log_->AppendAsFollower(records));
+    traffic_.replication_bytes_in.fetch_add(static_cast<int64_t>(records.size()), std::memory_order_relaxed);
   }
   log_->UpdateHighWatermark(std::min(leader_high_watermark, log_->log_end_offset()));
   return info;

@@ -12,6 +12,7 @@
 // controller (AlterPartition) to drop the laggards and to add followers that caught up.
 // Thread-safe: the state is guarded, the Log is thread-safe itself.
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -61,6 +62,17 @@ struct RemoteTierState {
   int32_t segments = 0;                 // finished copies
   int64_t bytes = 0;
   bool operator==(const RemoteTierState&) const = default;
+};
+
+// What went through a partition on this broker, summed by topic for the per-topic
+// metrics (server/broker_metrics.h): producers' appends as leader, consumers' reads,
+// and replication both ways. Relaxed atomic counters.
+struct PartitionTraffic {
+  std::atomic<int64_t> bytes_in{0};
+  std::atomic<int64_t> records_in{0};
+  std::atomic<int64_t> bytes_out{0};
+  std::atomic<int64_t> replication_bytes_in{0};
+  std::atomic<int64_t> replication_bytes_out{0};
 };
 
 struct OffsetAndEpoch {
@@ -179,6 +191,7 @@ class Partition final : public FollowerPartition {
   bool is_leader() const;
   int32_t leader_epoch() const;
   int64_t high_watermark() const { return log_->high_watermark(); }
+  PartitionTraffic& traffic() const { return traffic_; }
 
  private:
   // The epoch check, then (when require_leader) that this broker leads.
@@ -193,6 +206,7 @@ class Partition final : public FollowerPartition {
   const storage::TopicPartition tp_;
   const int32_t local_broker_id_;
   storage::Log* const log_;
+  mutable PartitionTraffic traffic_;
   mutable absl::Mutex mu_;
   PartitionState state_ ABSL_GUARDED_BY(mu_);
   bool has_state_ ABSL_GUARDED_BY(mu_) = false;

@@ -29,6 +29,7 @@ absl::StatusOr<std::optional<KafkaResponse>> Encode(const kafka::ProduceResponse
   KafkaResponse out;
   kafka::Writer w(&out.body);
   kafka::WriteProduceResponse(response, version, w);
+  CountErrors(response, out.errors);
   return std::optional<KafkaResponse>(std::move(out));
 }
 

@@ -57,6 +57,7 @@ void ReplicaFetcher::AddPartition(const storage::TopicPartition& tp, int32_t lea
     Target& t = targets_[tp];
     if (t.leader_epoch != leader_epoch) {
       t.delayed_until = Clock::time_point();  // a new epoch: at once
+      t.lag = -1;
       ++targets_version_;
       if (fetch_in_flight_ && connection_ && !restart_) {
         restart_ = true;
@@ -81,6 +82,15 @@ size_t ReplicaFetcher::partition_count() const {
 int64_t ReplicaFetcher::fetches() const {
   absl::MutexLock lock(&mu_);
   return fetches_;
+}
+
+std::vector<std::pair<storage::TopicPartition, int64_t>> ReplicaFetcher::Lags() const {
+  std::vector<std::pair<storage::TopicPartition, int64_t>> out;
+  absl::MutexLock lock(&mu_);
+  for (const auto& [tp, target] : targets_) {
+    if (target.lag >= 0) out.emplace_back(tp, target.lag);
+  }
+  return out;
 }
 
 void ReplicaFetcher::Delay(const storage::TopicPartition& tp, const absl::Status& why,
@@ -255,6 +265,12 @@ absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, T
       absl::string_view records = p.records ? WholeBatches(*p.records) : absl::string_view();
       auto appended = partition.AppendRecordsToFollower(epoch, records, p.high_watermark);
       if (!appended.ok()) Delay(tp, appended.status(), options_.backoff);
+      if (appended.ok()) {
+        int64_t lag = std::max<int64_t>(0, p.high_watermark - partition.follower_log_position().log_end_offset);
+        absl::MutexLock lock(&mu_);
+        auto target = targets_.find(tp);
+        if (target != targets_.end() && target->second.leader_epoch == epoch) target->second.lag = lag;
+      }
       if (!records.empty()) {
         spdlog::debug("broker {}: fetched {} bytes of {} from broker {} (its high watermark {})", options_.broker_id,
                       records.size(), tp.DirName(), options_.leader_id, p.high_watermark);

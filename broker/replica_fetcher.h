@@ -24,6 +24,8 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -66,6 +68,10 @@ class ReplicaFetcher {
   const ReplicaFetcherOptions& options() const { return options_; }
   // Fetch responses processed (tests, metrics).
   int64_t fetches() const;
+  // Per partition, how far this follower is behind: the leader's high watermark in its
+  // last answer minus the log end after appending it (Kafka's ConsumerLag of a replica
+  // fetcher); partitions without an answer in their epoch yet are left out.
+  std::vector<std::pair<storage::TopicPartition, int64_t>> Lags() const;
 
  private:
   struct Target {
@@ -73,6 +79,7 @@ class ReplicaFetcher {
     std::chrono::steady_clock::time_point delayed_until;
     // KIP-1023: whether an empty log was looked at for its start in this epoch.
     bool start_checked = false;
+    int64_t lag = -1;  // unknown until an answer in this epoch
   };
   void Run();
   // One Fetch round of the targets as they were at targets_version; an error means the

@@ -78,4 +78,13 @@ size_t ReplicaFetcherManager::fetcher_count() const {
   return fetchers_.size();
 }
 
+std::vector<ReplicaFetcherManager::PartitionLag> ReplicaFetcherManager::Lags() const {
+  std::vector<PartitionLag> out;
+  absl::MutexLock lock(&mu_);
+  for (const auto& [key, fetcher] : fetchers_) {
+    for (auto& [tp, lag] : fetcher->Lags()) out.push_back(PartitionLag{tp, key.leader_id, lag});
+  }
+  return out;
+}
+
 }  // namespace strata::broker

@@ -37,6 +37,13 @@ class ReplicaFetcherManager {
   // The leader tp is fetched from (-1: none).
   int32_t LeaderOf(const storage::TopicPartition& tp) const;
   size_t fetcher_count() const;
+  // Every fetcher's lags (ReplicaFetcher::Lags), with the leader fetched from.
+  struct PartitionLag {
+    storage::TopicPartition tp;
+    int32_t leader_id = -1;
+    int64_t lag = 0;
+  };
+  std::vector<PartitionLag> Lags() const;
   void Shutdown();
 
  private:

@@ -4,6 +4,7 @@
 #include <set>
 #include <thread>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -112,6 +113,15 @@ int64_t ReplicaManager::isr_changes_sent() const {
 int64_t ReplicaManager::isr_changes_failed() const {
   absl::MutexLock lock(&isr_mu_);
   return isr_failed_;
+}
+
+
+std::vector<ReplicaManager::HostedPartition> ReplicaManager::HostedPartitions() const {
+  std::vector<HostedPartition> out;
+  absl::MutexLock lock(&mu_);
+  out.reserve(hosted_.size());
+  for (const auto& [tp, hosted] : hosted_) out.push_back(HostedPartition{hosted.partition, hosted.min_insync_replicas});
+  return out;
 }
 
 void ReplicaManager::RunIsrChanges() {
@@ -237,6 +247,15 @@ RemoteTierState RemoteTierOf(const controller::RemoteLogSegments* segments, bool
   return out;
 }
 
+int32_t ReplicaManager::MinInsyncReplicasOf(const controller::MetadataImage& image, const std::string& topic) const {
+  int32_t value = options_.default_min_insync_replicas;
+  auto it = image.configs().find({pb::Config::TOPIC, topic});
+  if (it == image.configs().end()) return value;
+  auto setting = it->second.find("min.insync.replicas");
+  if (setting != it->second.end()) (void)absl::SimpleAtoi(setting->second, &value);
+  return value;
+}
+
 storage::LogConfig ReplicaManager::ConfigFor(const controller::MetadataImage& image, const std::string& topic) const {
   std::map<std::string, std::string> props;
   auto it = image.configs().find({pb::Config::TOPIC, topic});
@@ -292,6 +311,7 @@ void ReplicaManager::ApplyImage(const controller::MetadataImage& image) {
   std::vector<storage::TopicPartition> moved;
   for (const auto& [topic_id, topic] : image.topics()) {
     storage::LogConfig config = ConfigFor(image, topic.name);
+    int32_t min_isr = MinInsyncReplicasOf(image, topic.name);
     for (const auto& [index, p] : topic.partitions) {
       int replica_index = -1;
       for (int i = 0; i < p.replicas_size(); ++i) {
@@ -324,6 +344,7 @@ void ReplicaManager::ApplyImage(const controller::MetadataImage& image) {
         }
         if (it != hosted_.end()) {
           partition = it->second.partition;
+          it->second.min_insync_replicas = min_isr;
           config_changed = !(it->second.config == config);
           if (config_changed) it->second.config = config;
         }
@@ -354,7 +375,7 @@ void ReplicaManager::ApplyImage(const controller::MetadataImage& image) {
         }
         partition = std::make_shared<Partition>(tp, options_.broker_id, *log);
         absl::MutexLock lock(&mu_);
-        hosted_[tp] = Hosted{partition, topic_id, config};
+        hosted_[tp] = Hosted{partition, topic_id, config, min_isr};
       } else if (config_changed) {
         partition->log()->UpdateConfig(config);
       }
@@ -377,7 +398,13 @@ void ReplicaManager::ApplyImage(const controller::MetadataImage& image) {
       partition->UpdateRemoteTier(remote);
       partition->log()->set_highest_offset_in_remote_storage(remote.highest_copied_offset);
       int64_t hw_before = partition->high_watermark();
+      bool led_before = partition->is_leader();
+      size_t isr_before = partition->state().isr.size();
       auto changed = partition->Update(state, options_.clock->NowMs());
+      if (changed.ok() && led_before && state.leader == options_.broker_id) {
+        if (state.isr.size() < isr_before) isr_shrinks_.fetch_add(1, std::memory_order_relaxed);
+        if (state.isr.size() > isr_before) isr_expands_.fetch_add(1, std::memory_order_relaxed);
+      }
       if (!changed.ok()) {
         spdlog::error("broker {}: {}: {}", options_.broker_id, tp.DirName(), changed.status().ToString());
         continue;

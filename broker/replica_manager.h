@@ -56,6 +56,7 @@ struct ReplicaManagerOptions {
   std::string inter_broker_listener;
   ReplicaFetcherManagerOptions fetchers;
   int64_t replica_lag_time_max_ms = 30000;  // replica.lag.time.max.ms
+  int32_t default_min_insync_replicas = 1;  // min.insync.replicas (a topic's own overrides it)
   // Leader lease: how long ago the controller last accepted a heartbeat (nullptr: never
   // stranded). A leader that has reached neither the controller nor any other ISR
   // member for leader_lease_ms is stranded (Stranded()).
@@ -133,6 +134,18 @@ class ReplicaManager final : public FollowerPartitions {
   // AlterPartition requests sent / refused by the controller (tests, metrics).
   int64_t isr_changes_sent() const;
   int64_t isr_changes_failed() const;
+  // ISR changes of partitions this broker led before and after them, as the image
+  // showed them: fewer members (shrinks) or more (expands), as Kafka's IsrShrinksPerSec /
+  // IsrExpandsPerSec. Both the ones this leader asked for and the controller's (it drops
+  // a fenced broker from every ISR itself).
+  int64_t isr_shrinks() const { return isr_shrinks_.load(std::memory_order_relaxed); }
+  int64_t isr_expands() const { return isr_expands_.load(std::memory_order_relaxed); }
+  // Every hosted partition, for the metrics (server/broker_metrics.h).
+  struct HostedPartition {
+    std::shared_ptr<Partition> partition;
+    int32_t min_insync_replicas = 1;
+  };
+  std::vector<HostedPartition> HostedPartitions() const;
 
   // Kafka's partition.metadata: "version: 0\ntopic_id: <base64>\n".
   static std::string PartitionMetadataText(const std::string& topic_id);
@@ -142,6 +155,7 @@ class ReplicaManager final : public FollowerPartitions {
     std::shared_ptr<Partition> partition;
     std::string topic_id;
     storage::LogConfig config;
+    int32_t min_insync_replicas = 1;
   };
   // The log of tp for topic_id: existing (when its partition.metadata agrees) or new.
   absl::StatusOr<storage::Log*> OpenLog(const storage::TopicPartition& tp, const std::string& topic_id,
@@ -149,6 +163,7 @@ class ReplicaManager final : public FollowerPartitions {
   // Forgets tp and deletes its log once no request holds the partition any more.
   void DropPartition(const storage::TopicPartition& tp, Hosted hosted);
   storage::LogConfig ConfigFor(const controller::MetadataImage& image, const std::string& topic) const;
+  int32_t MinInsyncReplicasOf(const controller::MetadataImage& image, const std::string& topic) const;
   // No heartbeat accepted by the controller for leader_lease_ms (never without
   // since_controller_contact).
   bool ControllerOutOfReach() const;
@@ -183,6 +198,8 @@ class ReplicaManager final : public FollowerPartitions {
   std::map<storage::TopicPartition, std::set<int32_t>> eligible_for_isr_ ABSL_GUARDED_BY(isr_mu_);
   int64_t isr_sent_ ABSL_GUARDED_BY(isr_mu_) = 0;
   int64_t isr_failed_ ABSL_GUARDED_BY(isr_mu_) = 0;
+  std::atomic<int64_t> isr_shrinks_{0};
+  std::atomic<int64_t> isr_expands_{0};
   std::thread isr_thread_;
 };
 

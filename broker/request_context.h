@@ -17,6 +17,7 @@
 #include "broker/controller_client.h"
 #include "broker/kafka_response.h"
 #include "broker/purgatory.h"
+#include "broker/response_errors.h"
 #include "controller/metadata_store.h"
 #include "proto/kafka/api.h"
 #include "proto/kafka/header.h"
@@ -89,7 +90,8 @@ struct ApiRequest {
 using ApiHandler = void (*)(const ApiRequest& request, KafkaResponder respond);
 
 // The shape of the APIs answered at once: decode the body with read, answer it, encode
-// the answer with write in the request's version.
+// the answer with write in the request's version (its error codes counted,
+// response_errors.h).
 template <typename Read, typename Answer, typename Write>
 void AnswerAtOnce(const ApiRequest& request, const KafkaResponder& respond, Read read, Answer answer, Write write) {
   proto::kafka::Reader reader(request.body);
@@ -97,13 +99,16 @@ void AnswerAtOnce(const ApiRequest& request, const KafkaResponder& respond, Read
   if (!decoded.ok()) return respond(decoded.status());
   KafkaResponse response;
   proto::kafka::Writer writer(&response.body);
-  write(answer(*decoded), request.header.api_version, writer);
+  const auto answered = answer(*decoded);
+  write(answered, request.header.api_version, writer);
+  CountErrors(answered, response.errors);
   respond(std::optional<KafkaResponse>(std::move(response)));
 }
 
 // The shape of the APIs answered later (the group coordinator's): decode the body with
 // read; answer(decoded, reply) calls reply(response) exactly once, at once or later from
-// any thread; the response is encoded with write in the request's version.
+// any thread; the response is encoded with write in the request's version (its error
+// codes counted).
 template <typename Read, typename Answer, typename Write>
 void AnswerLater(const ApiRequest& request, const KafkaResponder& respond, Read read, Answer answer, Write write) {
   proto::kafka::Reader reader(request.body);
@@ -114,6 +119,7 @@ void AnswerLater(const ApiRequest& request, const KafkaResponder& respond, Read 
     KafkaResponse out;
     proto::kafka::Writer writer(&out.body);
     write(response, version, writer);
+    CountErrors(response, out.errors);
     respond(std::optional<KafkaResponse>(std::move(out)));
   });
 }

@@ -299,6 +299,10 @@ Plan PlanElectLeader(const MetadataImage& image, const TopicState& topic, const 
                      admin::v1::ElectLeadersRequest::ElectionType type) {
   auto available = [&](BrokerId b, int index) { return ReplicaAvailable(image, p, b, index); };
   std::optional<pb::PartitionChange> change;
+  if (type != admin::v1::ElectLeadersRequest::PREFERRED && type != admin::v1::ElectLeadersRequest::UNCLEAN) {
+    // An open enum: a newer client's type must not be taken for an unclean election.
+    return Fail(ErrorCode::kInvalidRequest, absl::StrCat("unknown election type ", static_cast<int>(type)));
+  }
   if (type == admin::v1::ElectLeadersRequest::PREFERRED) {
     if (!p.replicas().empty() && p.leader() == p.replicas(0)) {
       return Fail(ErrorCode::kElectionNotNeeded, "the preferred replica leads already");

@@ -65,7 +65,7 @@ Plan PlanAlterConfigs(const MetadataImage& image, const admin::v1::AlterConfigsR
 
 // ElectLeaders for one partition: ELECTION_NOT_NEEDED when it already has the leader the
 // election would give; PREFERRED_LEADER_NOT_AVAILABLE / ELIGIBLE_LEADERS_NOT_AVAILABLE
-// when none can be elected.
+// when none can be elected; INVALID_REQUEST for a type other than PREFERRED and UNCLEAN.
 Plan PlanElectLeader(const MetadataImage& image, const TopicState& topic, const pb::Partition& p,
                      admin::v1::ElectLeadersRequest::ElectionType type);
 

@@ -14,6 +14,7 @@
 #include "proto/kafka/describe_cluster.h"
 #include "proto/kafka/describe_configs.h"
 #include "proto/kafka/describe_groups.h"
+#include "proto/kafka/elect_leaders.h"
 #include "proto/kafka/fetch.h"
 #include "proto/kafka/find_coordinator.h"
 #include "proto/kafka/header.h"
@@ -97,6 +98,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case ApiKey::kDescribeCluster:
       if (Within(v, 0, 1)) DecodeAndReencode(body, v, ReadDescribeClusterRequest, WriteDescribeClusterRequest);
+      break;
+    case ApiKey::kElectLeaders:
+      if (Within(v, 0, 2)) DecodeAndReencode(body, v, ReadElectLeadersRequest, WriteElectLeadersRequest);
       break;
     // The group APIs.
     case ApiKey::kFindCoordinator:

@@ -1,9 +1,10 @@
 // Writes the fuzzers' seed corpora from the project's own encoders, so the seeds always
-// match the current codecs: every supported version of the data-path, metadata and
-// producer-id requests (a request frame body: header + request), and record data
-// (single and consecutive batches: plain, idempotent, transactional, control, headers,
-// null keys and values; each compression codec, as a batch and as a bare records
-// section, which the record batch target also feeds to every decompressor).
+// match the current codecs: every supported version of the data-path, metadata,
+// producer-id, group and ElectLeaders requests (a request frame body: header +
+// request), and record data (single and consecutive batches: plain, idempotent,
+// transactional, control, headers, null keys and values; each compression codec, as a
+// batch and as a bare records section, which the record batch target also feeds to
+// every decompressor).
 // Usage: seed_corpus <kafka request corpus dir> <record batch corpus dir>
 
 #include <fstream>
@@ -14,6 +15,7 @@
 #include "proto/kafka/api.h"
 #include "proto/kafka/api_versions.h"
 #include "proto/kafka/consumer_protocol.h"
+#include "proto/kafka/elect_leaders.h"
 #include "proto/kafka/fetch.h"
 #include "proto/kafka/find_coordinator.h"
 #include "proto/kafka/header.h"
@@ -42,8 +44,9 @@ void Save(const std::string& dir, const std::string& name, const std::string& by
   ++written;
 }
 
+// suffix tells apart two seeds of one API version.
 void SaveRequest(const std::string& dir, ApiKey key, int16_t version,
-                 const std::function<void(int16_t, Writer&)>& body) {
+                 const std::function<void(int16_t, Writer&)>& body, const std::string& suffix = "") {
   std::string out;
   Writer w(&out);
   RequestHeader h;
@@ -54,7 +57,7 @@ void SaveRequest(const std::string& dir, ApiKey key, int16_t version,
   h.header_version = RequestHeaderVersion(h.api_key, version);
   WriteRequestHeader(h, w);
   body(version, w);
-  Save(dir, std::string(ApiName(h.api_key)) + "_v" + std::to_string(version), out);
+  Save(dir, std::string(ApiName(h.api_key)) + "_v" + std::to_string(version) + suffix, out);
 }
 
 std::string Batch(int records, int64_t producer_id = -1, bool transactional = false,
@@ -191,6 +194,18 @@ int main(int argc, char** argv) {
       WriteFindCoordinatorRequest(r, v, w);
     });
   }
+  // ElectLeaders, naming partitions (v0 has no election type) and all of them (null).
+  for (int16_t v = 0; v <= 2; ++v) {
+    SaveRequest(requests, ApiKey::kElectLeaders, v, [](int16_t v, Writer& w) {
+      ElectLeadersRequest r;
+      r.election_type = static_cast<int8_t>(ElectionType::kUnclean);
+      r.topic_partitions = std::vector<ElectLeadersRequest::TopicPartitions>{{"orders", {0, 1}}, {"audit", {}}};
+      WriteElectLeadersRequest(r, v, w);
+    });
+  }
+  SaveRequest(
+      requests, ApiKey::kElectLeaders, 2,
+      [](int16_t v, Writer& w) { WriteElectLeadersRequest(ElectLeadersRequest{}, v, w); }, "_all");
   Save(batches, "plain", Batch(1));
   Save(batches, "several_records", Batch(7));
   Save(batches, "idempotent", Batch(4, 42));

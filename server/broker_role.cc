@@ -196,6 +196,7 @@ void BrokerRole::StartReplicaManager(const ServerConfig& config) {
   rmo.broker_epoch = [lifecycle = lifecycle_.get()] { return lifecycle->status().broker_epoch; };
   rmo.inter_broker_listener = config.inter_broker_listener_name;
   rmo.replica_lag_time_max_ms = config.replica_lag_time_max_ms;
+  rmo.default_min_insync_replicas = config.min_insync_replicas;
   rmo.since_controller_contact = [lifecycle = lifecycle_.get()] { return lifecycle->SinceAccepted(); };
   // Shorter than the controller's session timeout by a heartbeat interval: the broker
   // stops claiming leadership before the controller can have elected another leader.
@@ -364,6 +365,7 @@ absl::Status BrokerRole::StartListeners(const ServerConfig& config) {
     ko.io_threads = config.num_io_threads;
     ko.max_request_bytes = config.socket_request_max_bytes;
     ko.idle_timeout = std::chrono::milliseconds(config.connections_max_idle_ms);
+    ko.metrics = &request_metrics_;
     if (l.security_protocol == "SSL") {
       broker::TlsOptions tls;
       tls.keystore_pem = config.ssl_keystore_location;
@@ -381,8 +383,29 @@ absl::Status BrokerRole::StartListeners(const ServerConfig& config) {
     spdlog::info("broker {} serving the Kafka protocol ({} listener {}) on {}:{}", config.node_id,
                  l.security_protocol, l.name, ko.host, server->port());
     kafka_servers_.push_back(std::move(server));
+    listener_names_.push_back(l.name);
   }
   return absl::OkStatus();
+}
+
+std::vector<std::pair<std::string, size_t>> BrokerRole::ListenerConnections() const {
+  std::vector<std::pair<std::string, size_t>> out;
+  for (size_t i = 0; i < kafka_servers_.size(); ++i) {
+    out.emplace_back(listener_names_[i], kafka_servers_[i]->active_connections());
+  }
+  return out;
+}
+
+size_t BrokerRole::FetchesWaiting() const {
+  size_t n = 0;
+  for (const auto& apis : kafka_apis_) n += apis->fetches_waiting();
+  return n;
+}
+
+size_t BrokerRole::ProducesWaiting() const {
+  size_t n = 0;
+  for (const auto& apis : kafka_apis_) n += apis->produces_waiting();
+  return n;
 }
 
 BrokerRole::~BrokerRole() {

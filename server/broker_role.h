@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -62,6 +63,14 @@ class BrokerRole {
   const broker::RemoteLogReader* remote_reader() const { return remote_reader_.get(); }
   const broker::TierStateMachine* tier_state_machine() const { return tier_state_machine_.get(); }
   const broker::GroupCoordinator& group_coordinator() const { return *group_coordinator_; }
+  // What server/broker_metrics.h shows.
+  const broker::RequestMetrics& request_metrics() const { return request_metrics_; }
+  const broker::ReplicaManager& replicas() const { return *replicas_; }
+  // Per listener (by name), the connections open now.
+  std::vector<std::pair<std::string, size_t>> ListenerConnections() const;
+  // Requests waiting in the purgatories of every listener.
+  size_t FetchesWaiting() const;
+  size_t ProducesWaiting() const;
   // Controlled shutdown within timeout, then stops following metadata.
   void Stop(std::chrono::milliseconds timeout);
 
@@ -111,6 +120,9 @@ class BrokerRole {
   void StopServing(bool clean);
 
   int32_t broker_id_ = 0;
+  // Outlives the listeners, which count into it.
+  broker::RequestMetrics request_metrics_;
+  std::vector<std::string> listener_names_;  // of kafka_servers_, in order
   storage::LogConfig log_defaults_;  // log.* settings: the partitions' defaults
   std::unique_ptr<controller::MetadataStore> own_store_;
   controller::MetadataStore* store_ = nullptr;

@@ -33,6 +33,7 @@
 #include "server/controller_role.h"
 #include "server/server_config.h"
 #include "server/remote_storage_metrics.h"
+#include "server/broker_metrics.h"
 #include "server/group_metrics.h"
 #include "server/json_log_formatter.h"
 #include "server/storage_metrics.h"
@@ -148,6 +149,7 @@ int main(int argc, char** argv) {
   std::shared_ptr<server::StorageMetrics> storage_metrics;
   std::shared_ptr<server::RemoteStorageMetrics> remote_storage_metrics;
   std::shared_ptr<server::GroupMetrics> group_metrics;
+  std::shared_ptr<server::BrokerMetrics> broker_metrics;
   if (!config->metrics_listener.empty()) {
     try {
       exposer = std::make_unique<prometheus::Exposer>(config->metrics_listener);
@@ -167,6 +169,8 @@ int main(int argc, char** argv) {
       exposer->RegisterCollectable(storage_metrics);
       group_metrics = std::make_shared<server::GroupMetrics>(broker_role->group_coordinator());
       exposer->RegisterCollectable(group_metrics);
+      broker_metrics = std::make_shared<server::BrokerMetrics>(*broker_role);
+      exposer->RegisterCollectable(broker_metrics);
       if (broker_role->remote_log_manager() != nullptr) {
         remote_storage_metrics = std::make_shared<server::RemoteStorageMetrics>(
             *broker_role->remote_log_manager(), *broker_role->remote_reader(), *broker_role->tier_state_machine());

@@ -1,13 +1,12 @@
 #include "server/storage_metrics.h"
 
-#include <limits>
-
 #include "broker/list_offsets_handler.h"
 #include "controller/metric_families.h"
 
 namespace strata::server {
 
 using controller::Add;
+using controller::AddHistogram;
 using controller::Family;
 using prometheus::MetricType;
 
@@ -43,20 +42,7 @@ std::vector<prometheus::MetricFamily> StorageMetrics::Collect() const {
   Add(count, static_cast<double>(flushes.flushes()));
   out.push_back(std::move(count));
   auto latency = Family("strata_log_flush_seconds", "How long log flushes took", MetricType::Histogram);
-  prometheus::ClientMetric h;
-  uint64_t cumulative = 0;
-  for (size_t i = 0; i <= storage::FlushStats::kBucketMicros.size(); ++i) {
-    cumulative += static_cast<uint64_t>(flushes.bucket(i));
-    prometheus::ClientMetric::Bucket b;
-    b.cumulative_count = cumulative;
-    b.upper_bound = i < storage::FlushStats::kBucketMicros.size()
-                        ? static_cast<double>(storage::FlushStats::kBucketMicros[i]) / 1e6
-                        : std::numeric_limits<double>::infinity();
-    h.histogram.bucket.push_back(b);
-  }
-  h.histogram.sample_count = cumulative;
-  h.histogram.sample_sum = static_cast<double>(flushes.total_micros()) / 1e6;
-  latency.metric.push_back(std::move(h));
+  AddHistogram(latency, flushes);
   out.push_back(std::move(latency));
 
   storage::LoadStats recovered = logs_.startup_recovery();

@@ -19,7 +19,7 @@ const std::map<int16_t, ApiInfo>& Apis() {
       {8, {"OffsetCommit", 8}},    {9, {"OffsetFetch", 6}},      {10, {"FindCoordinator", 3}},
       {11, {"JoinGroup", 6}},      {12, {"Heartbeat", 4}},       {13, {"LeaveGroup", 4}},
       {14, {"SyncGroup", 4}},      {15, {"DescribeGroups", 5}},  {16, {"ListGroups", 3}},
-      {42, {"DeleteGroups", 2}},   {47, {"OffsetDelete", std::nullopt}},
+      {42, {"DeleteGroups", 2}},   {47, {"OffsetDelete", std::nullopt}}, {43, {"ElectLeaders", 2}},
   };
   return *apis;
 }

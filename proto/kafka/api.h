@@ -35,6 +35,7 @@ enum class ApiKey : int16_t {
   kDescribeConfigs = 32,
   kCreatePartitions = 37,
   kDeleteGroups = 42,
+  kElectLeaders = 43,
   kOffsetDelete = 47,
   kDescribeCluster = 60,
 };

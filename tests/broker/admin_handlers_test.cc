@@ -1,11 +1,12 @@
 // The admin API handlers (CreateTopics, DeleteTopics, CreatePartitions, DescribeConfigs,
-// DescribeCluster) without a cluster: what each answers on its own (duplicates, null
+// DescribeCluster, ElectLeaders) without a cluster: what each answers on its own (duplicates, null
 // config values, name-and-id, other brokers' resources, endpoint types), without a way
 // to the controller (every item REQUEST_TIMED_OUT, no crash), and against a fake
 // AdminService on a loopback gRPC port: what is forwarded (names then ids, assignment
-// partition ids, validate_only, the resources a broker resource needs) and how the
-// controller's answer maps back (v5+ topic descriptions, config sources and synonyms by
-// precedence, a whole-request refusal, a short answer).
+// partition ids, validate_only, the resources a broker resource needs, each elected
+// partition once) and how the controller's answer maps back (v5+ topic descriptions,
+// config sources and synonyms by precedence, a whole-request refusal, a short answer,
+// election results per partition).
 
 #include <gtest/gtest.h>
 #include <grpcpp/grpcpp.h>
@@ -19,6 +20,7 @@
 #include "broker/delete_topics_handler.h"
 #include "broker/describe_cluster_handler.h"
 #include "broker/describe_configs_handler.h"
+#include "broker/elect_leaders_handler.h"
 #include "broker/kafka_api_handler.h"
 #include "proto/kafka/api.h"
 #include "proto/kafka/error_code.h"
@@ -63,6 +65,13 @@ class FakeAdmin final : public admin::v1::AdminService::Service {
     *response = describe_configs_answer;
     return grpc::Status::OK;
   }
+  grpc::Status ElectLeaders(grpc::ServerContext*, const admin::v1::ElectLeadersRequest* request,
+                            admin::v1::ElectLeadersResponse* response) override {
+    elect_leaders = *request;
+    ++elect_leaders_calls;
+    *response = elect_leaders_answer;
+    return grpc::Status::OK;
+  }
 
   admin::v1::CreateTopicsRequest create_topics;
   admin::v1::CreateTopicsResponse create_topics_answer;
@@ -72,6 +81,9 @@ class FakeAdmin final : public admin::v1::AdminService::Service {
   admin::v1::CreatePartitionsResponse create_partitions_answer;
   admin::v1::DescribeConfigsRequest describe_configs;
   admin::v1::DescribeConfigsResponse describe_configs_answer;
+  admin::v1::ElectLeadersRequest elect_leaders;
+  admin::v1::ElectLeadersResponse elect_leaders_answer;
+  int elect_leaders_calls = 0;
 };
 
 class AdminHandlers : public ::testing::Test {
@@ -214,6 +226,25 @@ TEST(AdminHandlersWithoutController, DescribeClusterAnswersBrokersOnlyAndAsMetad
   EXPECT_EQ(AnswerDescribeCluster(context, unknown).error_code, Code(ErrorCode::kUnsupportedEndpointType));
 }
 
+TEST(AdminHandlersWithoutController, ElectLeadersAnswersRequestTimedOutForEveryPartitionAndTopLevel) {
+  testing::TempDir tmp;
+  testing::BrokerServices services(tmp.path());
+  KafkaApisContext context = services.Context();
+  kafka::ElectLeadersRequest request;
+  request.topic_partitions = std::vector<kafka::ElectLeadersRequest::TopicPartitions>{{"a", {0, 1}}, {"b", {2}}};
+  auto response = AnswerElectLeaders(context, request);
+  EXPECT_EQ(response.error_code, Code(ErrorCode::kRequestTimedOut));
+  ASSERT_EQ(response.replica_election_results.size(), 2u);
+  ASSERT_EQ(response.replica_election_results[0].partition_result.size(), 2u);
+  for (const auto& t : response.replica_election_results) {
+    for (const auto& p : t.partition_result) {
+      EXPECT_EQ(p.error_code, Code(ErrorCode::kRequestTimedOut)) << t.topic << "-" << p.partition_id;
+      EXPECT_TRUE(p.error_message.has_value());
+    }
+  }
+  EXPECT_EQ(services.unreachable_controller().calls(), 1);
+}
+
 TEST(AdminForwarding, TimeoutsAreBoundedToOneToThirtySeconds) {
   EXPECT_EQ(ForwardDeadline(0), std::chrono::milliseconds(1000));
   EXPECT_EQ(ForwardDeadline(-5), std::chrono::milliseconds(1000));
@@ -224,7 +255,7 @@ TEST(AdminForwarding, TimeoutsAreBoundedToOneToThirtySeconds) {
 TEST(AdminHandlersWithoutController, TheListenerServesTheAdminApisInTheirRanges) {
   for (auto [key, min, max] : {std::tuple{kafka::ApiKey::kCreateTopics, 2, 7}, {kafka::ApiKey::kDeleteTopics, 1, 6},
                                {kafka::ApiKey::kCreatePartitions, 0, 3}, {kafka::ApiKey::kDescribeConfigs, 1, 4},
-                               {kafka::ApiKey::kDescribeCluster, 0, 1}}) {
+                               {kafka::ApiKey::kDescribeCluster, 0, 1}, {kafka::ApiKey::kElectLeaders, 0, 2}}) {
     const ApiEntry* range = FindApi(static_cast<int16_t>(key));
     ASSERT_NE(range, nullptr) << kafka::ApiName(static_cast<int16_t>(key));
     EXPECT_EQ(range->min_version, min);
@@ -453,6 +484,128 @@ TEST_F(AdminHandlers, DescribeConfigsPassesAControllerErrorForOneResource) {
   EXPECT_EQ(response.results[0].error_code, Code(ErrorCode::kUnknownTopicOrPartition));
   EXPECT_EQ(response.results[0].error_message, std::optional<std::string>("topic 'gone' does not exist"));
   EXPECT_TRUE(response.results[0].configs.empty());
+}
+
+// ---- ElectLeaders ----
+
+admin::v1::ElectLeadersResponse::Result Elected(const std::string& topic, int32_t partition, ErrorCode code,
+                                                const std::string& message = "") {
+  admin::v1::ElectLeadersResponse::Result r;
+  r.set_topic(topic);
+  r.set_partition_id(partition);
+  r.set_error_code(static_cast<int32_t>(code));
+  r.set_error_message(message);
+  return r;
+}
+
+using Named = std::vector<kafka::ElectLeadersRequest::TopicPartitions>;
+
+TEST_F(AdminHandlers, ElectLeadersForwardsEachNamedPartitionOnceAndMapsTheAnswersBack) {
+  auto& answer = fake_.elect_leaders_answer;
+  *answer.add_results() = Elected("t", 0, ErrorCode::kNone);
+  *answer.add_results() = Elected("t", 1, ErrorCode::kElectionNotNeeded, "the preferred replica leads already");
+  *answer.add_results() = Elected("gone", -1, ErrorCode::kUnknownTopicOrPartition, "topic 'gone' does not exist");
+  *answer.add_results() = Elected("t", 9, ErrorCode::kUnknownTopicOrPartition, "partition 9 does not exist");
+  kafka::ElectLeadersRequest request;
+  request.election_type = static_cast<int8_t>(kafka::ElectionType::kPreferred);
+  // t twice (merged), partition 0 twice (once), gone with two partitions, empty with none.
+  request.topic_partitions = Named{{"t", {0, 1}}, {"gone", {0, 1}}, {"t", {0, 9, 4}}, {"empty", {}}};
+  auto response = AnswerElectLeaders(*context_, request);
+
+  EXPECT_EQ(fake_.elect_leaders.election_type(), admin::v1::ElectLeadersRequest::PREFERRED);
+  ASSERT_EQ(fake_.elect_leaders.topics_size(), 2);
+  EXPECT_EQ(fake_.elect_leaders.topics(0).name(), "t");
+  EXPECT_EQ(std::vector<int32_t>(fake_.elect_leaders.topics(0).partitions().begin(),
+                                 fake_.elect_leaders.topics(0).partitions().end()),
+            (std::vector<int32_t>{0, 1, 9, 4}));
+  EXPECT_EQ(fake_.elect_leaders.topics(1).name(), "gone");
+  EXPECT_EQ(fake_.elect_leaders.topics(1).partitions_size(), 2);
+
+  EXPECT_EQ(response.error_code, 0);
+  ASSERT_EQ(response.replica_election_results.size(), 3u);  // t, gone, empty: request order
+  const auto& t = response.replica_election_results[0];
+  EXPECT_EQ(t.topic, "t");
+  ASSERT_EQ(t.partition_result.size(), 4u);
+  EXPECT_EQ(t.partition_result[0].partition_id, 0);
+  EXPECT_EQ(t.partition_result[0].error_code, 0);
+  EXPECT_EQ(t.partition_result[0].error_message, std::nullopt);
+  EXPECT_EQ(t.partition_result[1].error_code, Code(ErrorCode::kElectionNotNeeded));
+  EXPECT_EQ(t.partition_result[1].error_message, std::optional<std::string>("the preferred replica leads already"));
+  EXPECT_EQ(t.partition_result[2].partition_id, 9);
+  EXPECT_EQ(t.partition_result[2].error_code, Code(ErrorCode::kUnknownTopicOrPartition));
+  // Partition 4 was not answered by the controller: not taken as elected.
+  EXPECT_EQ(t.partition_result[3].partition_id, 4);
+  EXPECT_EQ(t.partition_result[3].error_code, Code(ErrorCode::kUnknownServerError));
+  const auto& gone = response.replica_election_results[1];
+  ASSERT_EQ(gone.partition_result.size(), 2u);
+  for (const auto& p : gone.partition_result) EXPECT_EQ(p.error_code, Code(ErrorCode::kUnknownTopicOrPartition));
+  EXPECT_EQ(response.replica_election_results[2].topic, "empty");
+  EXPECT_TRUE(response.replica_election_results[2].partition_result.empty());
+}
+
+TEST_F(AdminHandlers, ElectLeadersOfEveryPartitionAnswersOnlyThoseAnElectionConcerned) {
+  auto& answer = fake_.elect_leaders_answer;
+  *answer.add_results() = Elected("a", 0, ErrorCode::kElectionNotNeeded);
+  *answer.add_results() = Elected("a", 1, ErrorCode::kNone);
+  *answer.add_results() = Elected("b", 0, ErrorCode::kPreferredLeaderNotAvailable, "down");
+  *answer.add_results() = Elected("a", 2, ErrorCode::kNone);
+  *answer.add_results() = Elected("c", 0, ErrorCode::kElectionNotNeeded);
+  kafka::ElectLeadersRequest request;  // topic_partitions null: every partition
+  request.election_type = static_cast<int8_t>(kafka::ElectionType::kUnclean);
+  auto response = AnswerElectLeaders(*context_, request);
+  EXPECT_EQ(fake_.elect_leaders_calls, 1);
+  EXPECT_EQ(fake_.elect_leaders.topics_size(), 0);  // every partition
+  EXPECT_EQ(fake_.elect_leaders.election_type(), admin::v1::ElectLeadersRequest::UNCLEAN);
+  EXPECT_EQ(response.error_code, 0);
+  ASSERT_EQ(response.replica_election_results.size(), 2u);  // c had nothing to elect
+  const auto& a = response.replica_election_results[0];
+  EXPECT_EQ(a.topic, "a");
+  ASSERT_EQ(a.partition_result.size(), 2u);
+  EXPECT_EQ(a.partition_result[0].partition_id, 1);
+  EXPECT_EQ(a.partition_result[1].partition_id, 2);
+  const auto& b = response.replica_election_results[1];
+  ASSERT_EQ(b.partition_result.size(), 1u);
+  EXPECT_EQ(b.partition_result[0].error_code, Code(ErrorCode::kPreferredLeaderNotAvailable));
+}
+
+TEST_F(AdminHandlers, ElectLeadersRefusesAnUnknownElectionTypeWithoutForwarding) {
+  kafka::ElectLeadersRequest request;
+  request.election_type = 2;
+  request.topic_partitions = Named{{"t", {0, 1}}};
+  auto response = AnswerElectLeaders(*context_, request);
+  EXPECT_EQ(fake_.elect_leaders_calls, 0);
+  EXPECT_EQ(response.error_code, Code(ErrorCode::kInvalidRequest));
+  ASSERT_EQ(response.replica_election_results.size(), 1u);
+  ASSERT_EQ(response.replica_election_results[0].partition_result.size(), 2u);
+  for (const auto& p : response.replica_election_results[0].partition_result) {
+    EXPECT_EQ(p.error_code, Code(ErrorCode::kInvalidRequest));
+  }
+  // Named topics without partitions elect nothing: not forwarded either (an empty
+  // forwarded list would mean every partition).
+  request.election_type = 0;
+  request.topic_partitions = Named{{"t", {}}};
+  response = AnswerElectLeaders(*context_, request);
+  EXPECT_EQ(fake_.elect_leaders_calls, 0);
+  EXPECT_EQ(response.error_code, 0);
+  ASSERT_EQ(response.replica_election_results.size(), 1u);
+  EXPECT_TRUE(response.replica_election_results[0].partition_result.empty());
+}
+
+TEST_F(AdminHandlers, ElectLeadersPassesAControllerRefusalToEveryPartition) {
+  fake_.elect_leaders_answer.set_error_code(static_cast<int32_t>(ErrorCode::kRequestTimedOut));
+  fake_.elect_leaders_answer.set_error_message("metadata write failed");
+  kafka::ElectLeadersRequest request;
+  request.topic_partitions = Named{{"t", {0, 1}}};
+  request.timeout_ms = 1000;
+  auto response = AnswerElectLeaders(*context_, request);
+  EXPECT_EQ(fake_.elect_leaders_calls, 1);
+  EXPECT_EQ(response.error_code, Code(ErrorCode::kRequestTimedOut));
+  ASSERT_EQ(response.replica_election_results.size(), 1u);
+  ASSERT_EQ(response.replica_election_results[0].partition_result.size(), 2u);
+  for (const auto& p : response.replica_election_results[0].partition_result) {
+    EXPECT_EQ(p.error_code, Code(ErrorCode::kRequestTimedOut));
+    EXPECT_NE(p.error_message.value_or("").find("metadata write failed"), std::string::npos);
+  }
 }
 
 }  // namespace

@@ -27,7 +27,6 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from replication_harness import Cluster, TestFailed, log  # noqa: E402
@@ -270,25 +269,11 @@ def cooperative(cluster):
             m.close()
 
 
-def scrape(cluster, broker):
-    """{metric line name (with labels): value} of a broker's /metrics."""
-    with open(os.path.join(cluster.dir, f"node-{broker}", "server.properties")) as f:
-        address = next(line.split("=", 1)[1].strip() for line in f if line.startswith("metrics.listener="))
-    with urllib.request.urlopen(f"http://{address}/metrics", timeout=10) as r:
-        text = r.read().decode()
-    out = {}
-    for line in text.splitlines():
-        if line and not line.startswith("#"):
-            name, value = line.rsplit(" ", 1)
-            out[name] = float(value)
-    return out
-
-
 def group_metrics(cluster):
     log("== the coordinators' metrics")
     total = {}
     for b in cluster.brokers:
-        for name, value in scrape(cluster, b).items():
+        for name, value in cluster.scrape(b).items():
             if name.startswith("strata_group"):
                 total[name] = total.get(name, 0) + value
     cluster.check(total.get("strata_group_partitions_loaded_total") == 6,

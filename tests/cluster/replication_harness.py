@@ -34,6 +34,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 
@@ -299,6 +300,19 @@ class Cluster:
                 if line.startswith("listeners="):
                     return line.strip().split("://", 1)[1].split(",")[0]
         raise TestFailed(f"broker {broker} has no listeners line")
+
+    def scrape(self, node):
+        """{sample (name with labels): value} of a node's /metrics."""
+        with open(os.path.join(self.dir, f"node-{node}", "server.properties")) as f:
+            address = next(line.split("=", 1)[1].strip() for line in f if line.startswith("metrics.listener="))
+        with urllib.request.urlopen(f"http://{address}/metrics", timeout=10) as r:
+            text = r.read().decode()
+        out = {}
+        for line in text.splitlines():
+            if line and not line.startswith("#"):
+                name, value = line.rsplit(" ", 1)
+                out[name] = float(value)
+        return out
 
     def server_log(self, node):
         with open(os.path.join(self.dir, f"node-{node}", "server.log"), errors="replace") as f:

@@ -893,6 +893,14 @@ TEST(PlanElectLeader, UncleanFindsNoEligibleLeaderWhenNoReplicaIsUp) {
   EXPECT_TRUE(plan.records.empty());
 }
 
+TEST(PlanElectLeader, AnUnknownElectionTypeIsAnInvalidRequestNotAnUncleanElection) {
+  MetadataImage image = ClusterWith({Partition(Id('t'), 0, {1, 2, 3}, {1}, kNoLeader)});
+  Given(image, {Fence(1)});  // an unclean election would elect 2
+  Plan plan = Elect(image, "t", 0, static_cast<ElectionType>(2));
+  EXPECT_EQ(plan.outcome.code, ErrorCode::kInvalidRequest);
+  EXPECT_TRUE(plan.records.empty());
+}
+
 // ---------------------------------------------------------------------------------------
 // Broker registration
 

@@ -1,14 +1,16 @@
-// The describe APIs' codecs: DescribeConfigs (v0-v4) and DescribeCluster (v0-v1).
-// Requests and responses round-trip at each boundary the broker serves (first version,
-// last classic, first flexible, last) and where fields appear or go (is_default v0,
-// synonyms v1, config_type and documentation v3, endpoint_type v1); null stays apart
-// from empty; hand-built bytes pin the layout in both directions; every truncation is
-// refused.
+// The cluster admin APIs' codecs: DescribeConfigs (v0-v4), DescribeCluster (v0-v1) and
+// ElectLeaders (v0-v2). Requests and responses round-trip at each boundary the broker
+// serves (first version, last classic, first flexible, last) and where fields appear or
+// go (is_default v0, synonyms v1, config_type and documentation v3, endpoint_type v1,
+// election_type and the top-level error v1); null stays apart from empty; hand-built
+// bytes pin the layout in both directions; every truncation is refused.
 
 #include <gtest/gtest.h>
 
+#include "proto/kafka/api.h"
 #include "proto/kafka/describe_cluster.h"
 #include "proto/kafka/describe_configs.h"
+#include "proto/kafka/elect_leaders.h"
 #include "proto/kafka/wire.h"
 #include "tests/proto/codec_checks.h"
 #include "tests/proto/hand_bytes.h"
@@ -18,6 +20,8 @@ namespace {
 
 using testing::DecodeWhole;
 using testing::Encode;
+using testing::ExpectLayout;
+using testing::ExpectRoundTrip;
 using testing::HandBytes;
 using Strings = std::vector<std::string>;
 
@@ -235,6 +239,109 @@ TEST(KafkaDescribeCluster, BytesMatchTheProtocolLayout) {
   auto back = DecodeWhole(r1, 1, ReadDescribeClusterResponse);
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(back->brokers.at(0).host, "h");
+}
+
+// ---- ElectLeaders ----
+
+using ElectTopics = std::vector<ElectLeadersRequest::TopicPartitions>;
+
+TEST(KafkaElectLeaders, TheApiTableKnowsIt) {
+  int16_t key = static_cast<int16_t>(ApiKey::kElectLeaders);
+  EXPECT_EQ(key, 43);
+  EXPECT_EQ(ApiName(key), "ElectLeaders");
+  EXPECT_EQ(FirstFlexibleVersion(key), std::optional<int16_t>(2));
+  EXPECT_EQ(RequestHeaderVersion(key, 1), 1);
+  EXPECT_EQ(RequestHeaderVersion(key, 2), 2);
+  EXPECT_EQ(ResponseHeaderVersion(key, 2), 1);
+}
+
+TEST(KafkaElectLeaders, RequestsRoundTripInEveryVersion) {
+  ElectLeadersRequest named;
+  named.election_type = static_cast<int8_t>(ElectionType::kUnclean);
+  named.topic_partitions = ElectTopics{{"orders", {0, 2, 5}}, {"empty", {}}};
+  named.timeout_ms = 15000;
+  ElectLeadersRequest every;  // null: every partition
+  every.election_type = static_cast<int8_t>(ElectionType::kUnclean);
+  ElectLeadersRequest none = named;
+  none.topic_partitions = ElectTopics{};  // empty, not null
+  for (int16_t v = 0; v <= 2; ++v) {
+    for (const ElectLeadersRequest& req : {named, every, none}) {
+      ElectLeadersRequest expected = req;
+      if (v < 1) expected.election_type = static_cast<int8_t>(ElectionType::kPreferred);  // v0: always preferred
+      ExpectRoundTrip(WriteElectLeadersRequest, ReadElectLeadersRequest, req, expected, v);
+    }
+  }
+}
+
+TEST(KafkaElectLeaders, ResponsesRoundTripInEveryVersion) {
+  ElectLeadersResponse resp;
+  resp.throttle_time_ms = 4;
+  resp.error_code = 7;
+  resp.replica_election_results = {
+      {"orders", {{0, 0, std::nullopt}, {2, 84, std::string("the preferred replica leads already")}}},
+      {"gone", {{1, 3, std::string("")}}},  // an empty message is not null
+      {"none", {}}};
+  for (int16_t v = 0; v <= 2; ++v) {
+    ElectLeadersResponse expected = resp;
+    if (v < 1) expected.error_code = 0;  // the top-level error is v1+
+    ExpectRoundTrip(WriteElectLeadersResponse, ReadElectLeadersResponse, resp, expected, v);
+  }
+}
+
+TEST(KafkaElectLeaders, BytesMatchTheProtocolLayout) {
+  ElectLeadersRequest req;
+  req.topic_partitions = ElectTopics{{"t", {1, 2}}};
+  req.timeout_ms = 500;
+  // v0: topic partitions (topic, partitions), timeout.
+  ExpectLayout(WriteElectLeadersRequest, ReadElectLeadersRequest, req,
+               HandBytes().Array(1).Str("t").Array(2).I32(1).I32(2).I32(500).str(), 0);
+  req.election_type = 1;
+  // v1: the election type first.
+  ExpectLayout(WriteElectLeadersRequest, ReadElectLeadersRequest, req,
+               HandBytes().I8(1).Array(1).Str("t").Array(2).I32(1).I32(2).I32(500).str(), 1);
+  // v2: compact, with tagged fields per topic and at the end.
+  ExpectLayout(WriteElectLeadersRequest, ReadElectLeadersRequest, req,
+               HandBytes().I8(1).CArray(1).CStr("t").CArray(2).I32(1).I32(2).NoTags().I32(500).NoTags().str(), 2);
+  ElectLeadersRequest every;
+  every.timeout_ms = 500;
+  ExpectLayout(WriteElectLeadersRequest, ReadElectLeadersRequest, every, HandBytes().I8(0).I32(-1).I32(500).str(), 1);
+  ExpectLayout(WriteElectLeadersRequest, ReadElectLeadersRequest, every,
+               HandBytes().I8(0).CNull().I32(500).NoTags().str(), 2);
+
+  ElectLeadersResponse resp;
+  resp.throttle_time_ms = 1;
+  resp.replica_election_results = {{"t", {{1, 84, std::string("m")}, {2, 0, std::nullopt}}}};
+  // v0: throttle, results (topic, partitions: id, error, nullable message).
+  ExpectLayout(WriteElectLeadersResponse, ReadElectLeadersResponse, resp,
+               HandBytes().I32(1).Array(1).Str("t").Array(2).I32(1).I16(84).Str("m").I32(2).I16(0).NullStr().str(),
+               0);
+  resp.error_code = 42;
+  // v1: the top-level error after the throttle time.
+  ExpectLayout(WriteElectLeadersResponse, ReadElectLeadersResponse, resp,
+               HandBytes().I32(1).I16(42).Array(1).Str("t").Array(2).I32(1).I16(84).Str("m").I32(2).I16(0).NullStr().str(),
+               1);
+  ExpectLayout(WriteElectLeadersResponse, ReadElectLeadersResponse, resp,
+               HandBytes()
+                   .I32(1)
+                   .I16(42)
+                   .CArray(1)
+                   .CStr("t")
+                   .CArray(2).I32(1).I16(84).CStr("m").NoTags().I32(2).I16(0).CNull().NoTags()
+                   .NoTags()
+                   .NoTags()
+                   .str(),
+               2);
+}
+
+TEST(KafkaElectLeaders, UnknownTaggedFieldsOfANewerClientAreSkipped) {
+  // v2 with a tagged field (tag 3, 1 byte) inside the topic and one at the end.
+  std::string bytes =
+      HandBytes().I8(0).CArray(1).CStr("t").CArray(1).I32(0).I8(1).I8(3).I8(1).Raw("x").I32(9).I8(1).I8(4).I8(0).str();
+  auto req = DecodeWhole(bytes, 2, ReadElectLeadersRequest);
+  ASSERT_TRUE(req.ok());
+  ASSERT_TRUE(req->topic_partitions.has_value());
+  EXPECT_EQ(req->topic_partitions->at(0).partitions, std::vector<int32_t>{0});
+  EXPECT_EQ(req->timeout_ms, 9);
 }
 
 }  // namespace
