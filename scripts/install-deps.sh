@@ -12,6 +12,8 @@ packages=(
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
   jq python3 clang libclang-rt-14-dev kcat python3-confluent-kafka
   nodejs
+  # the deploy test (tests/deploy/): a Docker engine, compose v1, a base image without a registry
+  docker.io docker-compose debootstrap
 )
 
 missing=()

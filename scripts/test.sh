@@ -2,11 +2,14 @@
 # The README's test command and what CI runs: installs dependencies, checks the include
 # structure (scripts/check-structure.sh: an include cycle or a layering violation fails
 # the run), builds, and runs the test suite. Unit and fault tests run twice: under
-# ASan+UBSan (Debug), then with every other label but `slow` in the Release build;
-# between them a clang build of every program checks the lock annotations
+# ASan+UBSan (Debug), then with every other label but `slow` and `deploy` in the Release
+# build; between them a clang build of every program checks the lock annotations
 # (-Werror=thread-safety) and the libFuzzer targets run for a bounded time
-# (STRATA_FUZZ_SECONDS, default 30 each; a crash fails the run). ctest's summary is the
-# last line. Every process the tests start checks lock order: absl's deadlock detection
+# (STRATA_FUZZ_SECONDS, default 30 each; a crash fails the run). In the Release phase,
+# before the main suite, the `deploy` test runs once and alone: it builds the Docker image
+# of deploy/Dockerfile and runs deploy/docker-compose.yml on a Docker engine it starts
+# itself if none runs (tests/deploy/compose_test.sh). ctest's summary of the main suite
+# is the last line. Every process the tests start checks lock order: absl's deadlock detection
 # aborts a strata-server on a lock-order cycle (base/deadlock_detection.h).
 set -euo pipefail
 export STRATA_MUTEX_DEADLOCK_DETECTION=abort
@@ -40,4 +43,8 @@ rm -rf "$seeds"
 echo "== Release build: unit, integration, compat, fault tests"
 bash scripts/build.sh build release
 cd build
-ctest -LE slow --output-on-failure -j2 --timeout 900
+
+echo "== Deploy: the Docker image and docker-compose cluster of deploy/, alone (tests/deploy/)"
+ctest -L deploy --output-on-failure
+
+ctest -LE "slow|deploy" --output-on-failure -j2 --timeout 900

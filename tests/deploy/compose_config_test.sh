@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# The compose files of deploy/ are valid (`docker-compose config -q`, no daemon needed),
+# alone and in the combinations deploy/README.md names, and their addresses agree:
+#   docker-compose.yml publishes no port; with docker-compose.override.yml every published
+#     port is bound to 127.0.0.1 and used once, each broker advertises EXTERNAL as
+#     localhost:<the host port published for container port 9094> and INTERNAL as its
+#     service name, the voters name every controller service, brokers mount the shared
+#     remote tier and wait for healthy controllers.
+#   with docker-compose.host-network.yml: every service is on the host's network, and
+#     every listener, voter and metrics address is 127.0.0.1 on a port no other node uses.
+#   docker-compose.single.yml: one node with both roles.
+#   compose_config_test.sh [REPO_ROOT]
+set -euo pipefail
+root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
+deploy="$root/deploy"
+command -v docker-compose >/dev/null || { echo "compose_config_test: FAIL: docker-compose is missing (scripts/install-deps.sh)" >&2; exit 1; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+check() {
+  local name=$1; shift
+  local args=()
+  for f in "$@"; do args+=(-f "$deploy/$f"); done
+  # No variables from the caller's environment: the files' defaults are what is checked.
+  if ! env -u STRATA_IMAGE -u STRATA_CLUSTER_ID -u STRATA_HOST_PORT_PREFIX \
+      docker-compose --project-directory "$deploy" "${args[@]}" config >"$work/$name.yml" 2>"$work/$name.err"; then
+    echo "compose_config_test: FAIL: docker-compose config of $*:" >&2
+    cat "$work/$name.err" >&2
+    exit 1
+  fi
+  docker-compose --project-directory "$deploy" "${args[@]}" config -q
+  echo "compose_config_test: $* valid"
+}
+check base docker-compose.yml
+check bridge docker-compose.yml docker-compose.override.yml
+check host docker-compose.yml docker-compose.host-network.yml
+check single docker-compose.single.yml
+
+/usr/bin/python3 - "$work" <<'PY'
+import sys, yaml
+
+work = sys.argv[1]
+errors = []
+
+
+def load(name):
+    with open(f"{work}/{name}.yml") as f:
+        return yaml.safe_load(f)["services"]
+
+
+def listeners(text):
+    out = {}
+    for item in filter(None, (text or "").split(",")):
+        name, address = item.split("://")
+        host, port = address.rsplit(":", 1)
+        out[name] = (host, int(port))
+    return out
+
+
+def voters(env):
+    out = {}
+    for item in env["STRATA_CONTROLLER_QUORUM_VOTERS"].split(","):
+        node, address = item.split("@")
+        host, port = address.rsplit(":", 1)
+        out[int(node)] = (host, int(port))
+    return out
+
+
+def published(service):
+    out = {}
+    for p in service.get("ports", []):
+        if isinstance(p, dict):
+            ip, host_port, container_port = p.get("host_ip", ""), int(p["published"]), int(p["target"])
+        else:
+            parts = str(p).split("/")[0].split(":")
+            ip, host_port, container_port = (parts[0], int(parts[1]), int(parts[2])) if len(parts) == 3 else ("", int(parts[0]), int(parts[1]))
+        out[container_port] = (ip, host_port)
+    return out
+
+
+# docker-compose.yml publishes nothing itself (the host-network override could not take
+# it back); with docker-compose.override.yml on its bridge network:
+for name, s in load("base").items():
+    if s.get("ports"):
+        errors.append(f"docker-compose.yml: {name} publishes ports (compose v1 refuses them on the host network)")
+bridge = load("bridge")
+seen_ports = {}
+controllers = sorted(n for n, s in bridge.items() if s["environment"]["STRATA_PROCESS_ROLES"] == "controller")
+brokers = sorted(n for n, s in bridge.items() if s["environment"]["STRATA_PROCESS_ROLES"] == "broker")
+if len(controllers) != 3 or len(brokers) != 3:
+    errors.append(f"docker-compose.yml: {len(controllers)} controllers and {len(brokers)} brokers, not 3 and 3")
+for name, s in bridge.items():
+    env = s["environment"]
+    ports = published(s)
+    for container_port, (ip, host_port) in ports.items():
+        if ip != "127.0.0.1":
+            errors.append(f"{name}: port {host_port} is published on '{ip}', not 127.0.0.1")
+        if host_port in seen_ports:
+            errors.append(f"{name}: host port {host_port} is also published by {seen_ports[host_port]}")
+        seen_ports[host_port] = name
+    if 9100 not in ports:
+        errors.append(f"{name}: metrics (9100) not published")
+    v = voters(env)
+    if sorted(v) != [1, 2, 3] or any(v[i][0] != f"controller-{i}" for i in v):
+        errors.append(f"{name}: voters {env['STRATA_CONTROLLER_QUORUM_VOTERS']} do not name controller-1..3")
+    if name in brokers:
+        adv = listeners(env.get("STRATA_ADVERTISED_LISTENERS"))
+        if adv.get("INTERNAL") != (name, 9092):
+            errors.append(f"{name}: INTERNAL is advertised as {adv.get('INTERNAL')}, not {name}:9092")
+        if 9094 not in ports or adv.get("EXTERNAL") != ("localhost", ports[9094][1]):
+            errors.append(f"{name}: EXTERNAL is advertised as {adv.get('EXTERNAL')}, not localhost:<published port of 9094>")
+        if env.get("STRATA_INTER_BROKER_LISTENER_NAME") != "INTERNAL":
+            errors.append(f"{name}: replication does not use INTERNAL")
+        if not any(str(m).startswith("remote-tier:/var/lib/strata-remote") or
+                   (isinstance(m, dict) and m.get("source") == "remote-tier") for m in s.get("volumes", [])):
+            errors.append(f"{name}: does not mount the shared remote-tier volume")
+        deps = s.get("depends_on", {})
+        if sorted(deps) != controllers or any(d.get("condition") != "service_healthy" for d in deps.values()):
+            errors.append(f"{name}: does not wait for every controller to be healthy")
+
+# with the host-network override
+host = load("host")
+addresses = {}
+for name, s in host.items():
+    env = s["environment"]
+    node = int(env["STRATA_NODE_ID"])
+    if s.get("network_mode") != "host":
+        errors.append(f"{name}: network_mode is {s.get('network_mode')}, not host")
+    own = dict(listeners(env.get("STRATA_LISTENERS")))
+    metrics_host, metrics_port = env["STRATA_METRICS_LISTENER"].rsplit(":", 1)
+    own["metrics"] = (metrics_host, int(metrics_port))
+    v = voters(env)
+    if node in v:
+        own["controller"] = v[node]
+    if listeners(env.get("STRATA_ADVERTISED_LISTENERS")) != listeners(env.get("STRATA_LISTENERS")):
+        errors.append(f"{name}: advertises other addresses than it listens on")
+    for what, (h, p) in own.items():
+        if h != "127.0.0.1":
+            errors.append(f"{name}: {what} on {h}, not 127.0.0.1")
+        if p in addresses:
+            errors.append(f"{name}: {what} port {p} is also {addresses[p]}")
+        addresses[p] = f"{name} {what}"
+if len(addresses) != 3 * 2 + 3 * 3:
+    errors.append(f"host network: {len(addresses)} addresses, not 15")
+
+single = load("single")
+if len(single) != 1 or next(iter(single.values()))["environment"]["STRATA_PROCESS_ROLES"] != "broker,controller":
+    errors.append("docker-compose.single.yml: not one node with the roles broker,controller")
+
+for e in errors:
+    print(f"compose_config_test: FAIL: {e}", file=sys.stderr)
+if errors:
+    sys.exit(1)
+print(f"compose_config_test: addresses agree ({len(seen_ports)} published ports, {len(addresses)} host-network addresses)")
+PY
