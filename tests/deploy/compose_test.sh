@@ -189,6 +189,11 @@ seen=$(compose exec -T broker-4 sh -c 'ls /var/lib/strata-remote/*/*.log' | sed 
 (( seen == 3 )) || fail "broker-4 sees remote segments of $seen partitions in /var/lib/strata-remote, not 3"
 log "remote tier: every partition has copied segments; broker-4's mount of the shared volume sees all 3"
 
+# The CLI reaches the brokers through their EXTERNAL listener, as from a user's host.
+strata --listener EXTERNAL groups list >"$work/groups" 2>&1 \
+  || { cat "$work/groups" >&2; fail "strata --listener EXTERNAL groups list failed"; }
+log "strata --listener EXTERNAL groups list: answered by every broker"
+
 # ---- Kill a broker, produce more ----
 "$docker" kill "$(container broker-6)" >/dev/null
 log "killed broker-6 (docker kill)"

@@ -86,6 +86,14 @@ state=$(awk '$1 == "g1" {print $2}' <<<"$listed")
 state=$(groups list --output json | jq -r '.[] | select(.group == "g1") | "\(.state) \(.protocol_type)"')
 [[ $state == "Empty consumer" ]] || fail "groups list --output json shows g1 as '$state', expected 'Empty consumer'"
 
+echo "== --listener: the brokers' listener by name; one no broker has is an error naming it"
+[[ $(groups list --listener PLAINTEXT --output json | jq -r '.[] | select(.group == "g1") | .state') == Empty ]] \
+  || fail "groups list --listener PLAINTEXT does not show g1"
+if out=$(STRATA_LISTENER=NOSUCH "$S" groups list 2>&1); then
+  fail "groups list with STRATA_LISTENER=NOSUCH succeeded: $out"
+fi
+grep -q "no broker has a PLAINTEXT listener named NOSUCH" <<<"$out" || fail "STRATA_LISTENER=NOSUCH says: $out"
+
 echo "== describe: offsets 30 in all, log end 30, lag 0"
 d=$(describe)
 groups describe g1

@@ -66,6 +66,9 @@ class Admin {
 struct Context {
   Admin& admin;
   bool as_json = false;
+  // The brokers' listener for the commands that talk to brokers (groups, topics describe
+  // --tiers); empty: each broker's first PLAINTEXT listener (kafka_call.h BrokerEndpoints).
+  std::string listener;
 };
 
 // One leaf subcommand (`topics create`, ...) and what runs it (-> exit code) when it is

@@ -29,7 +29,11 @@ absl::StatusOr<GroupsSession> OpenGroupsSession(const Context& ctx) {
   if (!ctx.admin.Call(&av1::AdminService::Stub::DescribeCluster, av1::DescribeClusterRequest(), &cluster, &error)) {
     return absl::UnavailableError(error);
   }
-  std::map<int32_t, Endpoint> brokers = PlaintextEndpoints(cluster);
+  std::map<int32_t, Endpoint> brokers = BrokerEndpoints(cluster, ctx.listener);
+  if (brokers.empty() && !ctx.listener.empty()) {
+    return absl::UnavailableError(absl::StrCat("no broker has a PLAINTEXT listener named ", ctx.listener,
+                                               " (--listener, STRATA_LISTENER)"));
+  }
   return GroupsSession{brokers, GroupClient(brokers, kCoordinatorWait)};
 }
 

@@ -2,11 +2,13 @@
 
 namespace strata::cli {
 
-std::map<int32_t, Endpoint> PlaintextEndpoints(const admin::v1::DescribeClusterResponse& cluster) {
+std::map<int32_t, Endpoint> BrokerEndpoints(const admin::v1::DescribeClusterResponse& cluster,
+                                            const std::string& listener) {
   std::map<int32_t, Endpoint> out;
   for (const auto& b : cluster.brokers()) {
     for (const auto& e : b.endpoints()) {
-      if (e.security_protocol() == "PLAINTEXT" && !out.count(b.broker_id())) out[b.broker_id()] = {e.host(), e.port()};
+      if (e.security_protocol() != "PLAINTEXT" || (!listener.empty() && e.name() != listener)) continue;
+      if (!out.count(b.broker_id())) out[b.broker_id()] = {e.host(), e.port()};
     }
   }
   return out;

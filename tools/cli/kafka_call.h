@@ -1,7 +1,7 @@
 #pragma once
 // How the strata CLI asks a broker what only a broker knows (a leader's log offsets, the
-// groups a coordinator holds): the brokers' PLAINTEXT endpoints from the controllers'
-// DescribeCluster, and one request-response exchange over the Kafka protocol, encoded
+// groups a coordinator holds): the brokers' endpoints on one PLAINTEXT listener from the
+// controllers' DescribeCluster, and one request-response exchange over the Kafka protocol, encoded
 // and decoded with proto/kafka's codecs on a blocking KafkaConnection.
 // Not thread-safe (values and functions; each connection belongs to its caller).
 
@@ -34,8 +34,11 @@ struct TopicPartition {
 // How long a broker may take to answer one request.
 inline constexpr std::chrono::seconds kBrokerTimeout{10};
 
-// The PLAINTEXT endpoint of each broker that has one, from DescribeCluster.
-std::map<int32_t, Endpoint> PlaintextEndpoints(const admin::v1::DescribeClusterResponse& cluster);
+// Each broker's endpoint on `listener` (a PLAINTEXT listener, by name, e.g. EXTERNAL from
+// outside a compose network), or with listener empty its first PLAINTEXT endpoint; a
+// broker without one is left out.
+std::map<int32_t, Endpoint> BrokerEndpoints(const admin::v1::DescribeClusterResponse& cluster,
+                                            const std::string& listener);
 
 // "host:port", for messages.
 std::string HostPort(const Endpoint& endpoint);

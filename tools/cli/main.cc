@@ -33,9 +33,14 @@ int main(int argc, char** argv) {
   std::string bootstrap;
   if (const char* env = std::getenv("STRATA_BOOTSTRAP_CONTROLLER")) bootstrap = env;
   std::string output = "table";
+  std::string listener;
+  if (const char* env = std::getenv("STRATA_LISTENER")) listener = env;
   app.add_option("--bootstrap-controller", bootstrap,
                  "Controllers: host:port,... or id@host:port,... (default: $STRATA_BOOTSTRAP_CONTROLLER)");
   app.add_option("--output,-o", output, "table (default) or json")->check(CLI::IsMember({"table", "json"}));
+  app.add_option("--listener", listener,
+                 "The brokers' PLAINTEXT listener (by name) that commands talking to brokers use (groups, topics "
+                 "describe --tiers); default $STRATA_LISTENER, else each broker's first PLAINTEXT listener");
 
   Commands commands;
   for (auto add : {AddClusterCommands, AddQuorumCommands, AddTopicsCommands, AddConfigsCommands, AddLeadersCommands,
@@ -60,7 +65,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   Admin admin(bootstrap);
-  const Context context{admin, output == "json"};
+  const Context context{admin, output == "json", listener};
   for (const Command& command : commands) {
     if (*command.app) return command.run(context);
   }

@@ -116,7 +116,7 @@ int Describe(const std::vector<std::string>& names, bool list_only, const Contex
     if (!ctx.admin.Call(&av1::AdminService::Stub::DescribeCluster, av1::DescribeClusterRequest(), &cluster, &error)) {
       return Fail("topics describe", error);
     }
-    endpoints = PlaintextEndpoints(cluster);
+    endpoints = BrokerEndpoints(cluster, ctx.listener);
   }
   av1::DescribeTopicsResponse r;
   std::string error;
