@@ -266,8 +266,10 @@ TEST_F(LogManagerTest, CleanerThreadsCompactAndADeletionStopsACleaningFirst) {
   EXPECT_TRUE(fs::exists(fs::path(manager->dir_of({"c", 0})) / "cleaner-offset-checkpoint"));
   EXPECT_LT((*log)->size_in_bytes(), 200 * 70) << "compacted to about one record per key";
 
-  // A second log, cleaned slowly: its cleaning is in progress when it is deleted.
-  ops_.HoldSyncs(".cleaned");
+  // A second log, cleaned slowly: its cleaning is in progress when it is deleted. Only
+  // c-1's first cleaned segment is held: the file of c-0's cleaned segment keeps its
+  // ".cleaned" name after the swap, and a later flush of c-0 must not be the sync held.
+  ops_.HoldSyncs("c-1/00000000000000000000.log.cleaned");
   auto doomed = manager->GetOrCreateLog({"c", 1}, compact);
   ASSERT_TRUE(doomed.ok());
   fill(**doomed);
