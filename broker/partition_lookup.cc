@@ -57,13 +57,8 @@ std::optional<std::string> TopicNameForId(const KafkaApisContext& context, const
 
 std::optional<std::string> TopicConfig(const KafkaApisContext& context, const std::string& topic,
                                        const std::string& key) {
-  return context.store.WithImage([&](const controller::MetadataImage& image) -> std::optional<std::string> {
-    auto it = image.configs().find({pb::Config::TOPIC, topic});
-    if (it == image.configs().end()) return std::nullopt;
-    auto value = it->second.find(key);
-    if (value == it->second.end()) return std::nullopt;
-    return value->second;
-  });
+  return context.store.WithImage(
+      [&](const controller::MetadataImage& image) { return image.TopicConfig(topic, key); });
 }
 
 }  // namespace strata::broker

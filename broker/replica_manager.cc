@@ -249,10 +249,7 @@ RemoteTierState RemoteTierOf(const controller::RemoteLogSegments* segments, bool
 
 int32_t ReplicaManager::MinInsyncReplicasOf(const controller::MetadataImage& image, const std::string& topic) const {
   int32_t value = options_.default_min_insync_replicas;
-  auto it = image.configs().find({pb::Config::TOPIC, topic});
-  if (it == image.configs().end()) return value;
-  auto setting = it->second.find("min.insync.replicas");
-  if (setting != it->second.end()) (void)absl::SimpleAtoi(setting->second, &value);
+  if (auto text = image.TopicConfig(topic, "min.insync.replicas")) (void)absl::SimpleAtoi(*text, &value);
   return value;
 }
 
@@ -399,7 +396,7 @@ void ReplicaManager::ApplyImage(const controller::MetadataImage& image) {
       partition->log()->set_highest_offset_in_remote_storage(remote.highest_copied_offset);
       int64_t hw_before = partition->high_watermark();
       bool led_before = partition->is_leader();
-      size_t isr_before = partition->state().isr.size();
+      size_t isr_before = led_before ? partition->state().isr.size() : 0;  // counted for leaders only
       auto changed = partition->Update(state, options_.clock->NowMs());
       if (changed.ok() && led_before && state.leader == options_.broker_id) {
         if (state.isr.size() < isr_before) isr_shrinks_.fetch_add(1, std::memory_order_relaxed);

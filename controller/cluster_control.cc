@@ -18,11 +18,7 @@ Plan Fail(ErrorCode code, std::string message) { return Plan{{code, std::move(me
 bool Usable(const pb::BrokerState& b) { return !b.fenced() && !b.in_controlled_shutdown(); }
 
 bool TopicAllowsUnclean(const MetadataImage& image, const std::string& topic, const ControllerConfig& config) {
-  auto c = image.configs().find({pb::Config::TOPIC, topic});
-  if (c != image.configs().end()) {
-    auto v = c->second.find("unclean.leader.election.enable");
-    if (v != c->second.end()) return v->second == "true";
-  }
+  if (auto v = image.TopicConfig(topic, "unclean.leader.election.enable")) return *v == "true";
   return config.unclean_leader_election;
 }
 

@@ -78,6 +78,14 @@ const TopicState* MetadataImage::FindTopic(const std::string& name) const {
   return it == topic_ids_by_name_.end() ? nullptr : &topics_.at(it->second);
 }
 
+std::optional<std::string> MetadataImage::TopicConfig(const std::string& topic, const std::string& key) const {
+  auto it = configs_.find({pb::Config::TOPIC, topic});
+  if (it == configs_.end()) return std::nullopt;
+  auto value = it->second.find(key);
+  if (value == it->second.end()) return std::nullopt;
+  return value->second;
+}
+
 const TopicState* MetadataImage::FindTopicById(const TopicId& id) const {
   auto it = topics_.find(id);
   return it == topics_.end() ? nullptr : &it->second;

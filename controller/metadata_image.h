@@ -59,6 +59,8 @@ class MetadataImage {
   // The partition's copies in the remote tier (null: none).
   const RemoteLogSegments* FindRemoteSegments(const TopicId& id, int32_t partition) const;
   const std::map<ConfigResource, std::map<std::string, std::string>>& configs() const { return configs_; }
+  // A setting set on the topic itself (nullopt: not set there; a default applies).
+  std::optional<std::string> TopicConfig(const std::string& topic, const std::string& key) const;
   int64_t next_producer_id() const { return producer_ids_.next_producer_id(); }
   int64_t partition_count() const { return partition_count_; }
 
