@@ -29,10 +29,12 @@ namespace strata::broker {
 
 class RequestMetrics {
  public:
-  // API keys and versions above these are counted under the last slot (no Kafka API
-  // has them today; a request for an unknown key still counts).
+  // API keys outside 0..kApiKeys-2 (negative ones too) are counted under the last slot,
+  // kUnknownApi, which no Kafka API has (a request for an unknown key still counts);
+  // versions above the last under the last.
   static constexpr int kApiKeys = 128;
   static constexpr int kVersions = 32;
+  static constexpr int16_t kUnknownApi = kApiKeys - 1;
 
   void CountRequest(int16_t api_key, int16_t version);
   void CountErrors(int16_t api_key, const ErrorCounts& errors);
@@ -54,7 +56,7 @@ class RequestMetrics {
 
  private:
   static size_t Slot(int16_t api_key) {
-    return api_key < 0 ? 0 : static_cast<size_t>(std::min<int>(api_key, kApiKeys - 1));
+    return static_cast<size_t>(api_key < 0 || api_key > kUnknownApi ? kUnknownApi : api_key);
   }
   struct PerApi {
     std::array<std::atomic<int64_t>, kVersions> requests{};

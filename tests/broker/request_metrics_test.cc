@@ -104,6 +104,19 @@ TEST(RequestMetrics, FollowsTheOpenConnections) {
   ASSERT_TRUE(testing::WaitUntil([&] { return server->active_connections() == 1; }, 10s));
 }
 
+// A key no API has, negative or too large, is counted apart from every real API.
+TEST(RequestMetrics, CountsUnknownApiKeysApart) {
+  RequestMetrics metrics;
+  metrics.CountRequest(-5, 0);
+  metrics.CountRequest(30000, 2);
+  metrics.CountConnectionClosed(-5);
+  EXPECT_EQ(metrics.requests(kProduce, 0), 0);
+  EXPECT_EQ(metrics.requests(RequestMetrics::kUnknownApi, 0), 1);
+  EXPECT_EQ(metrics.requests(RequestMetrics::kUnknownApi, 2), 1);
+  EXPECT_EQ((metrics.errors()[{RequestMetrics::kUnknownApi, RequestMetrics::kConnectionClosed}]), 1);
+  EXPECT_EQ(metrics.apis_seen(), std::vector<int16_t>{RequestMetrics::kUnknownApi});
+}
+
 // The families /metrics shows, with Kafka's API and error names as labels.
 TEST(RequestMetrics, BecomePrometheusFamiliesWithKafkaNames) {
   RequestMetrics metrics;
