@@ -157,10 +157,10 @@ member=$(jq -r '.[0].members[0].consumer_id' <<<"$d")
 owners=$(jq -r '[.[0].partitions[] | "\(.partition)=\(.consumer_id)"] | join(" ")' <<<"$d")
 [[ $owners == "0=$member 1=$member 2=$member" ]] || fail "describe shows the partitions' consumers as '$owners', expected $member for each"
 [[ $member == rdkafka-* ]] || fail "the member id '$member' is not librdkafka's"
-groups describe g1 | grep -q "^g1 .* $member " || fail "the describe table does not name $member as CONSUMER-ID"
+groups describe g1 | grep "^g1 .* $member " >/dev/null || fail "the describe table does not name $member as CONSUMER-ID"
 m=$(groups describe g1 --members --output json | jq -c '.[0].members[0] | [.partition_count, .assignment]')
 [[ $m == "[3,[{\"partitions\":[0,1,2],\"topic\":\"$T\"}]]" ]] || fail "describe --members shows $m, expected 3 partitions $T 0,1,2"
-groups describe g1 --members | grep -q "^g1 *$member .* 3 *$T(0,1,2)$" \
+groups describe g1 --members | grep "^g1 *$member .* 3 *$T(0,1,2)$" >/dev/null \
   || fail "the describe --members table does not show $member with $T(0,1,2): $(groups describe g1 --members)"
 
 rc=0
@@ -184,7 +184,7 @@ wait_until 30 "g1 did not become Empty once its consumer stopped" empty
 deleted=$(groups delete g1)
 echo "$deleted"
 [[ $(awk '$1 == "g1" {print $2}' <<<"$deleted") == ok ]] || fail "groups delete g1 answered: $deleted"
-groups list | grep -q '^g1 ' && fail "groups list still shows g1 after its deletion: $(groups list)"
+groups list | grep '^g1 ' >/dev/null && fail "groups list still shows g1 after its deletion: $(groups list)"
 [[ $(jq -r '.[0].state' <<<"$(describe)") == Dead ]] || fail "describe of the deleted g1 is not Dead"
 
 echo "== a broker that cannot be reached: list names it, exits 1 and lists the others' groups"
