@@ -2,6 +2,8 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "absl/cleanup/cleanup.h"
+
 #include "absl/strings/str_cat.h"
 #include "base/logging.h"
 #include "proto/kafka/error_code.h"
@@ -32,6 +34,28 @@ BrokerLifecycle::~BrokerLifecycle() {
   }
   wake_.SignalAll();
   if (thread_.joinable()) thread_.join();
+  CloseSessionStream();
+}
+
+void BrokerLifecycle::CloseSessionStream() {
+  std::unique_ptr<ControllerSessionStream> stream;
+  {
+    absl::MutexLock lock(&mu_);
+    stream = std::move(session_stream_);
+  }
+  stream.reset();  // half-closed: the controller reads a clean end
+}
+
+void BrokerLifecycle::StartSessionStream() {
+  absl::MutexLock lock(&mu_);
+  if (session_stream_ != nullptr || stopping_) return;
+  session_stream_ = std::make_unique<ControllerSessionStream>(client_, options_.broker_id);
+  session_stream_->SetEpoch(status_.broker_epoch);
+}
+
+const ControllerSessionStream* BrokerLifecycle::session_stream() const {
+  absl::MutexLock lock(&mu_);
+  return session_stream_.get();
 }
 
 BrokerLifecycleStatus BrokerLifecycle::status() const {
@@ -80,6 +104,7 @@ bool BrokerLifecycle::Register() {
   }
   status_.broker_epoch = response.broker_epoch();
   status_.fenced = true;
+  if (session_stream_ != nullptr) session_stream_->SetEpoch(response.broker_epoch());
   last_accepted_.store(std::chrono::steady_clock::now().time_since_epoch().count(), std::memory_order_relaxed);
   status_.last_error.clear();
   spdlog::info("broker {}: registered with epoch {}", options_.broker_id, response.broker_epoch());
@@ -111,6 +136,7 @@ bool BrokerLifecycle::Heartbeat(bool want_shut_down, bool* should_shut_down) {
   if (code == ErrorCode::kStaleBrokerEpoch || code == ErrorCode::kBrokerIdNotRegistered) {
     spdlog::warn("broker {}: heartbeat refused ({}), registering again", options_.broker_id, response.error_message());
     status_.broker_epoch = -1;
+    if (session_stream_ != nullptr) session_stream_->SetEpoch(-1);
     return false;
   }
   if (code != ErrorCode::kNone) {
@@ -118,6 +144,7 @@ bool BrokerLifecycle::Heartbeat(bool want_shut_down, bool* should_shut_down) {
     return true;
   }
   ++status_.heartbeats;
+  if (session_stream_ != nullptr) session_stream_->FollowActive();
   last_accepted_.store(std::chrono::steady_clock::now().time_since_epoch().count(), std::memory_order_relaxed);
   offline_dirs_accepted_ = std::max(offline_dirs_accepted_, static_cast<size_t>(request.offline_log_dirs_size()));
   if (status_.fenced != response.is_fenced()) {
@@ -153,6 +180,8 @@ bool BrokerLifecycle::Shutdown(std::chrono::milliseconds timeout) {
   }
   wake_.SignalAll();
   if (thread_.joinable()) thread_.join();
+  // The stream stays open through the controlled shutdown: the process is still there.
+  absl::Cleanup close_stream = [this] { CloseSessionStream(); };
   if (status().broker_epoch < 0) return true;  // never registered: nothing leads here
   auto end = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < end) {

@@ -7,11 +7,15 @@
 // previous incarnation) registers again. A failed log dir is reported at once, not at
 // the next interval. Shutdown() is Kafka's controlled shutdown: heartbeats asking to
 // shut down until the controller has moved every leadership away (or a timeout).
+// Once the broker serves (StartSessionStream), it also holds a session stream to the
+// active controller for its registration (ControllerSessionStream), so that its death
+// is seen at once rather than a session timeout later.
 // Thread-safe.
 
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <set>
 #include <string>
 #include <thread>
@@ -20,6 +24,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "broker/controller_client.h"
+#include "broker/controller_session_stream.h"
 #include "metadata.pb.h"
 
 namespace strata::broker {
@@ -61,13 +66,20 @@ class BrokerLifecycle {
   // Waits until a heartbeat naming every dir reported offline so far was accepted (the
   // controller then moves their leaderships); false at the timeout.
   bool WaitOfflineDirsReported(std::chrono::milliseconds timeout);
-  // Controlled shutdown; true when the controller confirmed leadership moved away.
+  // Controlled shutdown; true when the controller confirmed leadership moved away. The
+  // session stream is closed afterwards.
   bool Shutdown(std::chrono::milliseconds timeout);
+  // Opens the session stream, for the current registration and each one after it. Called
+  // once the broker's listeners accept connections: the controller checks them then.
+  void StartSessionStream();
+  // The session stream, once started (null before).
+  const ControllerSessionStream* session_stream() const;
 
  private:
   void Run();
   bool Register();
   bool Heartbeat(bool want_shut_down, bool* should_shut_down);
+  void CloseSessionStream();
 
   ControllerClient& client_;
   const BrokerLifecycleOptions options_;
@@ -82,6 +94,7 @@ class BrokerLifecycle {
   size_t offline_dirs_accepted_ ABSL_GUARDED_BY(mu_) = 0;  // named by the last accepted heartbeat
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   bool heartbeat_now_ ABSL_GUARDED_BY(mu_) = false;
+  std::unique_ptr<ControllerSessionStream> session_stream_ ABSL_GUARDED_BY(mu_);
   std::thread thread_;
 };
 

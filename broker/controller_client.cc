@@ -58,6 +58,23 @@ std::shared_ptr<grpc::Channel> ControllerClient::Channel(size_t index) {
   return channel;
 }
 
+std::shared_ptr<grpc::Channel> ControllerClient::ActiveChannel() {
+  size_t target;
+  {
+    absl::MutexLock lock(&mu_);
+    target = last_active_;
+  }
+  return Channel(target);
+}
+
+void ControllerClient::NoteActive(int32_t controller_id) {
+  auto it = std::find_if(controllers_.begin(), controllers_.end(),
+                         [&](const ControllerAddress& c) { return controller_id > 0 && c.id == controller_id; });
+  if (it == controllers_.end()) return;
+  absl::MutexLock lock(&mu_);
+  last_active_ = static_cast<size_t>(it - controllers_.begin());
+}
+
 absl::Status ControllerClient::CallActive(const Call& call, std::chrono::milliseconds deadline) {
   using std::chrono::milliseconds;
   auto end = std::chrono::steady_clock::now() + deadline;

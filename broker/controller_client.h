@@ -88,6 +88,13 @@ class ControllerClient final : public ControllerChannel {
 
   absl::Status CallActive(const Call& call, std::chrono::milliseconds deadline) override;
 
+  // The channel to the controller that answered last as the active one (for a stream
+  // that CallActive's retries do not fit: ControllerSessionStream).
+  std::shared_ptr<grpc::Channel> ActiveChannel();
+  // A controller said which one is active (NOT_CONTROLLER's controller id): the next
+  // call starts there, when its address is known.
+  void NoteActive(int32_t controller_id);
+
  private:
   std::shared_ptr<grpc::Channel> Channel(size_t index);
 

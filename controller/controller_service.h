@@ -2,11 +2,14 @@
 // The gRPC faces of the QuorumController: ControllerService (brokers) and AdminService
 // (the strata CLI), proto/controller.proto and proto/admin.proto. Each call is handed to
 // the controller as it is; a node that is not the active controller answers
-// NOT_CONTROLLER with the leader's id (the caller retries there).
+// NOT_CONTROLLER with the leader's id (the caller retries there). A BrokerSession stream
+// holds one gRPC thread for as long as the broker keeps it open.
 // Thread-safe.
 
 #include <memory>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "admin.grpc.pb.h"
 #include "controller.grpc.pb.h"
 #include "controller/quorum_controller.h"
@@ -39,6 +42,37 @@ class ControllerGrpcService final : public controller::v1::ControllerService::Se
   grpc::Status AllocateProducerIds(grpc::ServerContext*, const controller::v1::AllocateProducerIdsRequest* request,
                                    controller::v1::AllocateProducerIdsResponse* response) override {
     *response = c_.AllocateProducerIds(*request);
+    return grpc::Status::OK;
+  }
+  grpc::Status BrokerSession(grpc::ServerContext* context,
+                             grpc::ServerReaderWriter<controller::v1::BrokerSessionResponse,
+                                                      controller::v1::BrokerSessionRequest>* stream) override {
+    controller::v1::BrokerSessionRequest request;
+    if (!stream->Read(&request)) return grpc::Status::OK;
+    // The controller may end the stream from another thread, until this call returns.
+    struct Handle {
+      absl::Mutex mu;
+      grpc::ServerContext* context ABSL_GUARDED_BY(mu);
+    };
+    auto handle = std::make_shared<Handle>();
+    {
+      absl::MutexLock lock(&handle->mu);
+      handle->context = context;
+    }
+    QuorumController::SessionStreamOpened opened = c_.OpenSessionStream(request, [handle] {
+      absl::MutexLock lock(&handle->mu);
+      if (handle->context != nullptr) handle->context->TryCancel();
+    });
+    stream->Write(opened.response);
+    if (opened.token != 0) {
+      while (stream->Read(&request)) {
+      }  // the broker sends nothing more: Read returns when the stream ends
+      // Cancelled, rather than half-closed: the connection was closed or reset (or the
+      // controller ended it, which SessionStreamEnded knows).
+      c_.SessionStreamEnded(opened.token, /*broken=*/context->IsCancelled());
+    }
+    absl::MutexLock lock(&handle->mu);
+    handle->context = nullptr;
     return grpc::Status::OK;
   }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "base/logging.h"
 #include "controller/topic_config.h"
 
@@ -80,6 +81,7 @@ QuorumController::~QuorumController() {
     stopping_ = true;
   }
   sessions_.join();
+  session_streams_.CancelAll();
 }
 
 std::optional<int32_t> QuorumController::NotActive() const {
@@ -656,6 +658,103 @@ void QuorumController::RebalanceLeaders() {
                options_.config.leader_imbalance_percentage, plan.records.size(), o.ok() ? "ok" : o.message);
 }
 
+QuorumController::SessionStreamOpened QuorumController::OpenSessionStream(
+    const controller::v1::BrokerSessionRequest& request, std::function<void()> cancel) {
+  SessionStreamOpened opened;
+  if (RefuseIfNotActive(NotActive(), &opened.response)) return opened;
+  BrokerId id = request.broker_id();
+  std::vector<metadata::v1::BrokerEndpoint> listeners;
+  Outcome o = store_.WithImage([&](const MetadataImage& image) -> Outcome {
+    auto it = image.brokers().find(id);
+    if (it == image.brokers().end()) return {ErrorCode::kBrokerIdNotRegistered, absl::StrCat("broker ", id, " is not registered")};
+    if (Outcome e = CheckBrokerEpoch(image, id, request.broker_epoch()); !e.ok()) return e;
+    listeners.assign(it->second.registration().endpoints().begin(), it->second.registration().endpoints().end());
+    return {};
+  });
+  SetOutcome(o, &opened.response);
+  opened.response.set_controller_id(node_.id());
+  if (!o.ok()) return opened;
+  BrokerSessionStreams::Stream stream;
+  stream.broker = id;
+  stream.broker_epoch = request.broker_epoch();
+  stream.cancel = std::move(cancel);
+  std::vector<std::string> reachable, unreachable;
+  for (const metadata::v1::BrokerEndpoint& l : listeners) {
+    bool accepted = false;
+    for (const ProbeTarget& t : ResolveProbeTargets(l.host(), l.port())) {
+      if (Probe(t, std::chrono::milliseconds(200)) != ProbeResult::kAccepted) continue;
+      stream.targets.push_back(t);
+      accepted = true;
+    }
+    (accepted ? reachable : unreachable).push_back(absl::StrCat(l.name(), " ", l.host(), ":", l.port()));
+  }
+  if (stream.targets.empty()) {
+    spdlog::warn("broker {} opened its session stream (epoch {}), but none of its listeners accepts a connection from "
+                 "here ({}): it is fenced only when its session times out",
+                 id, request.broker_epoch(), absl::StrJoin(unreachable, ", "));
+  } else {
+    spdlog::info("broker {} opened its session stream (epoch {}); its process is checked at {}{}{}", id,
+                 request.broker_epoch(), absl::StrJoin(reachable, ", "), unreachable.empty() ? "" : "; not at ",
+                 absl::StrJoin(unreachable, ", "));
+  }
+  opened.token = session_streams_.Open(std::move(stream));
+  return opened;
+}
+
+bool QuorumController::BrokerProcessGone(const BrokerSessionStreams::Stream& stream) {
+  // A process that exits closes its connections and its listening sockets together, so
+  // the first probe may still find a listener about to close: a few probes, 10 ms apart.
+  constexpr int kProbes = 5;
+  int refused_in_a_row = 0;
+  for (int i = 0; i < kProbes; ++i) {
+    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));  // pacing between probes
+    if (session_streams_.Has(stream.broker)) return false;                  // it opened a new stream: alive
+    bool accepted = false, refused = true;
+    for (const ProbeTarget& t : stream.targets) {
+      ProbeResult r = Probe(t, std::chrono::milliseconds(100));
+      accepted |= r == ProbeResult::kAccepted;
+      refused &= r == ProbeResult::kRefused;
+    }
+    if (accepted) {
+      refused_in_a_row = 0;
+    } else if (!refused) {
+      return false;  // a listener did not answer: maybe a partition, which the session timeout bounds
+    } else if (++refused_in_a_row == 2) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void QuorumController::SessionStreamEnded(uint64_t token, bool broken) {
+  std::optional<BrokerSessionStreams::Stream> stream = session_streams_.Ended(token);
+  if (!stream) return;  // superseded, or ended from here
+  BrokerId id = stream->broker;
+  if (!broken) {
+    spdlog::info("broker {} closed its session stream (epoch {})", id, stream->broker_epoch);
+    return;
+  }
+  if (stream->targets.empty() || !BrokerProcessGone(*stream)) {
+    spdlog::info("broker {}'s session stream (epoch {}) broke, but its process is not known to be gone: it keeps its "
+                 "session until it times out",
+                 id, stream->broker_epoch);
+    return;
+  }
+  absl::MutexLock write(&write_mu_);
+  if (NotActive() || !CatchUpLocked().ok()) return;
+  Plan plan = store_.WithImage([&](const MetadataImage& image) {
+    auto it = image.brokers().find(id);
+    bool current = it != image.brokers().end() && !it->second.fenced() &&
+                   it->second.registration().broker_epoch() == stream->broker_epoch;
+    return current ? PlanFenceBroker(image, id, options_.config) : Plan{};
+  });
+  if (!plan.outcome.ok() || plan.records.empty()) return;
+  Outcome o = WriteLocked({plan.records});
+  spdlog::info("broker {} lost its session stream and its listeners refuse connections (the process is gone): fenced "
+               "without waiting for its session, {} partition changes: {}",
+               id, plan.records.size() - 1, o.ok() ? "ok" : o.message);
+}
+
 void QuorumController::SessionLoop() {
   sessions_mu_.Lock();  // released around the fencing writes below
   while (!stopping_) {
@@ -665,7 +764,10 @@ void QuorumController::SessionLoop() {
     sessions_mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::FromChrono(tick));
     if (stopping_) break;
     raft::RaftNodeStatus st = node_.status();
-    if (st.stopped || st.role != raft::Role::kLeader) continue;
+    if (st.stopped || st.role != raft::Role::kLeader) {
+      session_streams_.CancelAll();  // the brokers open theirs with the new active controller
+      continue;
+    }
     auto now = Clock::now();
     if (st.term != sessions_term_) {
       // A new active controller gives every broker a full session before fencing it.

@@ -4,7 +4,9 @@
 // and answers once they are applied; elsewhere it answers NOT_CONTROLLER naming the
 // leader. It also keeps the brokers' sessions: a broker without a heartbeat for
 // broker.session.timeout.ms is fenced and its leaderships move; a fenced broker whose
-// metadata caught up with its registration is unfenced.
+// metadata caught up with its registration is unfenced. A broker whose session stream
+// breaks from its side while its listeners refuse connections (the process is gone) is
+// fenced at once (README.md, "Session streams").
 // Writes are serialised (one decision at a time, made on an image that holds every
 // earlier write); reads use the image as applied.
 // Thread-safe.
@@ -22,6 +24,7 @@
 #include "absl/synchronization/mutex.h"
 #include "admin.pb.h"
 #include "controller.pb.h"
+#include "controller/broker_session_streams.h"
 #include "controller/cluster_control.h"
 #include "controller/metadata_store.h"
 #include "raft/raft_node.h"
@@ -65,6 +68,25 @@ class QuorumController {
   controller::v1::RemoteLogSegmentUpdateResponse RemoteLogSegmentUpdate(
       const controller::v1::RemoteLogSegmentUpdateRequest& request);
 
+  // A broker's session stream (ControllerService.BrokerSession) opened: refused with
+  // NOT_CONTROLLER, BROKER_ID_NOT_REGISTERED or STALE_BROKER_EPOCH (token 0), or held
+  // (its token). The broker's listeners are probed once here: those that accept are the
+  // ones whose refusal counts when the stream breaks. `cancel` ends the stream from here.
+  struct SessionStreamOpened {
+    controller::v1::BrokerSessionResponse response;
+    uint64_t token = 0;
+  };
+  SessionStreamOpened OpenSessionStream(const controller::v1::BrokerSessionRequest& request,
+                                        std::function<void()> cancel);
+  // The stream of `token` ended. broken: its connection was closed or reset from the
+  // broker's side (not half-closed by the broker, not ended from here). A broken stream
+  // that was its broker's latest is followed by probes of its listeners; when they
+  // refuse twice in a row and no new stream came, the broker of that epoch is fenced now.
+  void SessionStreamEnded(uint64_t token, bool broken);
+  // Ends every session stream: this node stops being the active controller, or stops.
+  void CancelSessionStreams() { session_streams_.CancelAll(); }
+  size_t session_streams() const { return session_streams_.size(); }
+
  private:
   // The leader's id when this node is not the active controller, else nullopt.
   std::optional<int32_t> NotActive() const;
@@ -95,6 +117,9 @@ class QuorumController {
   template <typename Response, typename Items>
   void RunAdminWrite(Response* response, Items* items, const std::function<void(const MetadataImage&, Writes&)>& plan);
   void SessionLoop();
+  // After a broken session stream: whether the broker's process is gone (its listeners
+  // refuse connections, twice in a row, and it opened no new stream).
+  bool BrokerProcessGone(const BrokerSessionStreams::Stream& stream);
   // The leader imbalance check's elections (PlanLeaderRebalance), written at once.
   void RebalanceLeaders();
 
@@ -118,6 +143,7 @@ class QuorumController {
   // cannot yet build from the remote tier): DescribeTopics shows it. Memory only.
   std::map<BrokerId, std::set<std::string>> tier_state_failing_ ABSL_GUARDED_BY(sessions_mu_);
   std::thread sessions_;
+  BrokerSessionStreams session_streams_;
 };
 
 }  // namespace strata::controller

@@ -66,6 +66,7 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
   role->MakeKafkaApis(config, cluster_id);
   role->FollowImage();
   STRATA_RETURN_IF_ERROR(role->StartListeners(config));
+  role->lifecycle_->StartSessionStream();  // the controller checks the listeners when it opens
   spdlog::info("broker {} started: log dirs {}, metadata from {}", config.node_id, config.log_dirs.size(),
                shared_store ? "this node's controller" : "the controllers (observer)");
   return role;

@@ -67,6 +67,7 @@ absl::Status ControllerRole::Stop() {
   if (stopped_) return absl::OkStatus();
   stopped_ = true;
   node_->Stop();               // waiting proposals and observers return
+  controller_->CancelSessionStreams();  // their calls return, so the server stops at once
   server_->Attach(nullptr);
   server_.reset();             // no call reaches the controller any more
   transport_.reset();          // its threads report to the node

@@ -10,9 +10,9 @@ acknowledgement (acked_ms, from just before the kill). The dead broker is restar
 (strata-cluster start) before the next run.
 
 Each run is broken down (all in ms since the kill) from
-  * the server logs (wall clock, ms): the active controller's "broker N missed its
-    session" (fenced_ms: fencing and the new leader, one metadata write, logged once
-    committed), the new leader's "T-0 leads in leader epoch E" (leader_applied_ms) and
+  * the server logs (wall clock, ms): the active controller's "broker N lost its
+    session stream" or "broker N missed its session" (fenced_ms: fencing and the new
+    leader, one metadata write, logged once committed), the new leader's "T-0 leads in leader epoch E" (leader_applied_ms) and
     the other follower's "T-0 follows in leader epoch E" (follower_applied_ms);
   * a metadata poller (a second librdkafka client asking the surviving brokers every
     POLL_MS ms until the acknowledgement): the first answer naming a new leader
@@ -193,7 +193,8 @@ class Probe:
                     return w - kill_wall, node, msg
             return None
 
-        fenced = first(r"broker %d missed its session" % old_leader)
+        # Fenced when its session stream broke (the process is gone), or when its session ran out.
+        fenced = first(r"broker %d (missed its session|lost its session stream)" % old_leader)
         leads = first(r"%s leads in leader epoch" % re.escape(topic_p))
         follows = first(r"%s follows in leader epoch" % re.escape(topic_p))
         if os.environ.get("FAILOVER_LOG"):
