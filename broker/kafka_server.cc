@@ -137,7 +137,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     header_.client_host = client_host_;
     if (shared_.options.metrics != nullptr) shared_.options.metrics->CountRequest(header_.api_key, header_.api_version);
     size_t body_offset = reader.position();
-    asio::post(*shared_.io_pool, [self = shared_from_this(), body_offset] {
+    auto handle = [self = shared_from_this(), body_offset] {
       // Written here, read by Respond on the network thread after the answer was posted
       // there (one request in flight per connection).
       self->request_queue_micros_ = MicrosSince(self->read_at_);
@@ -157,7 +157,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
         });
       };
       self->shared_.handler(self->header_, absl::string_view(self->frame_).substr(body_offset), std::move(respond));
-    });
+    };
+    if (shared_.options.on_network_thread && shared_.options.on_network_thread(header_.api_key)) {
+      handle();  // its answer is posted to this connection's strand, which runs it once this returns
+    } else {
+      asio::post(*shared_.io_pool, std::move(handle));
+    }
   }
 
   void Respond(absl::StatusOr<std::optional<KafkaResponse>> answer, Clock::time_point answered_at) {

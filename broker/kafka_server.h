@@ -57,6 +57,10 @@ struct KafkaServerOptions {
   std::optional<TlsOptions> tls;                        // set: an SSL listener
   // Counts requests, errors and their times (request_metrics.h); null: not counted.
   RequestMetrics* metrics = nullptr;
+  // The APIs whose handlers run on the network thread that read the request, rather
+  // than being handed to the io pool (a thread switch each way): handlers that never
+  // block, since the thread serves many connections. Null: every API on the pool.
+  std::function<bool(int16_t api_key)> on_network_thread;
 };
 
 // body stays valid until the responder is called.

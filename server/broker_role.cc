@@ -367,6 +367,9 @@ absl::Status BrokerRole::StartListeners(const ServerConfig& config) {
     ko.max_request_bytes = config.socket_request_max_bytes;
     ko.idle_timeout = std::chrono::milliseconds(config.connections_max_idle_ms);
     ko.metrics = &request_metrics_;
+    // Validated when the config was read.
+    ko.on_network_thread = [apis = NetworkThreadApis(config.network_thread_apis).value_or(std::set<int16_t>{})](
+                               int16_t api_key) { return apis.count(api_key) > 0; };
     if (l.security_protocol == "SSL") {
       broker::TlsOptions tls;
       tls.keystore_pem = config.ssl_keystore_location;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,7 @@ struct ServerConfig {
   int32_t socket_request_max_bytes = 104857600;    // socket.request.max.bytes
   int32_t connections_max_idle_ms = 600000;        // connections.max.idle.ms
   int32_t num_io_threads = 8;                      // num.io.threads
+  std::string network_thread_apis = "Produce,Fetch";  // network.thread.apis (NetworkThreadApis)
   // Replication.
   std::string inter_broker_listener_name;          // inter.broker.listener.name (default: the first listener)
   int32_t num_replica_fetchers = 1;                // num.replica.fetchers (per leader)
@@ -155,5 +157,9 @@ absl::StatusOr<std::vector<Listener>> ParseListeners(const std::string& text);
 
 // "1@host:port,2@host:port" -> {1: "host:port", 2: "host:port"}
 absl::StatusOr<std::map<int32_t, std::string>> ParseQuorumVoters(const std::string& text);
+
+// network.thread.apis: the API keys named ("Produce", "Fetch", comma-separated; empty:
+// none), or INVALID_ARGUMENT naming one that may not run on a network thread.
+absl::StatusOr<std::set<int16_t>> NetworkThreadApis(absl::string_view value);
 
 }  // namespace strata::server

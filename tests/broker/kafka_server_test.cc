@@ -9,8 +9,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <map>
+#include <thread>
+
 #include <gtest/gtest.h>
 
+#include "absl/synchronization/mutex.h"
 #include "broker/kafka_api_handler.h"
 #include "proto/kafka/api_versions.h"
 #include "proto/kafka/error_code.h"
@@ -140,6 +144,41 @@ TEST(KafkaServer, AnIdleConnectionIsClosed) {
   Client c(server->port());
   ASSERT_TRUE(c.connected());
   EXPECT_TRUE(c.Closed());  // read blocks until the server closes it (or 5 s)
+}
+
+// network.thread.apis: the APIs named run their handlers on the network thread that read
+// the request; the others go to the io pool. With one thread of each, every handler of
+// the first kind runs on the one network thread, every other on the one io thread.
+TEST(KafkaServer, APIsNamedRunOnTheNetworkThreadAndTheOthersOnTheIoPool) {
+  KafkaServerOptions options;
+  options.network_threads = 1;
+  options.io_threads = 1;
+  options.on_network_thread = [](int16_t api_key) { return api_key == 0; };  // Produce
+  absl::Mutex mu;
+  std::multimap<int16_t, std::thread::id> ran;  // api key -> the handler's thread
+  auto server = KafkaServer::Start(options, [&](const auto& header, auto, auto respond) {
+    {
+      absl::MutexLock lock(&mu);
+      ran.emplace(header.api_key, std::this_thread::get_id());
+    }
+    KafkaResponse response;
+    response.body = "answer";
+    respond(std::optional<KafkaResponse>(std::move(response)));
+  });
+  ASSERT_TRUE(server.ok()) << server.status();
+  Client a((*server)->port()), b((*server)->port());
+  int32_t correlation = 1;
+  for (Client* c : {&a, &b}) {
+    for (int16_t api : {0, 3, 0, 3}) {  // Produce, Metadata
+      c->SendRaw(Client::Frame(api, 0, correlation++, ""));
+      ASSERT_TRUE(c->ReadFrame().has_value()) << api;  // answered, on either kind of thread
+    }
+  }
+  absl::MutexLock lock(&mu);
+  ASSERT_EQ(ran.size(), 8u);
+  std::thread::id network = ran.find(0)->second, io = ran.find(3)->second;
+  EXPECT_NE(network, io);
+  for (const auto& [api, thread] : ran) EXPECT_EQ(thread, api == 0 ? network : io) << api;
 }
 
 }  // namespace

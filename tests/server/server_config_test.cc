@@ -63,6 +63,7 @@ TEST(ServerConfig, EveryMistakeNamesTheKeyAndLine) {
       {base + "listeners=PLAINTEXT://h:1\nadvertised.listeners=OTHER://x:2\n", "OTHER is not one of the listeners"},
       {base + "ssl.keystore.type=JKS\n", "only PEM is supported"},
       {base + "ssl.client.auth=required\n", "needs ssl.truststore.location"},
+      {base + "network.thread.apis=Produce,Metadata\n", "'Metadata' is not Produce or Fetch"},
   };
   for (const auto& c : cases) {
     auto parsed = ServerConfig::Parse(c.text, "s.properties");
@@ -114,6 +115,13 @@ TEST(ServerConfig, ListenersLogDefaultsAndTls) {
   EXPECT_EQ(c->log_settings.at("message.max.bytes"), "2048");
   EXPECT_EQ(c->num_io_threads, 4);
   EXPECT_EQ(c->min_insync_replicas, 2);
+}
+
+TEST(ServerConfig, NetworkThreadApisNamesProduceAndFetchOnly) {
+  EXPECT_EQ(NetworkThreadApis("Produce,Fetch").value(), (std::set<int16_t>{0, 1}));
+  EXPECT_EQ(NetworkThreadApis(" Fetch ").value(), (std::set<int16_t>{1}));
+  EXPECT_TRUE(NetworkThreadApis("").value().empty());
+  EXPECT_FALSE(NetworkThreadApis("produce").ok());  // API names as Kafka spells them
 }
 
 TEST(ServerConfig, EverySettingOfTheTableIsReadAndDocumented) {
