@@ -14,6 +14,8 @@ namespace pb = metadata::v1;
 
 absl::StatusOr<std::shared_ptr<Partition>> LookupPartition(const KafkaApisContext& context, const std::string& topic,
                                                            int32_t partition) {
+  // Hosted: the image named it here when it was applied (the common case, one lookup).
+  if (std::shared_ptr<Partition> hosted = context.replicas.GetPartition({topic, partition})) return hosted;
   bool exists = false;
   bool replica_here = false;
   context.store.WithImage([&](const controller::MetadataImage& image) {

@@ -3,7 +3,9 @@
 // partition the image does not know is UNKNOWN_TOPIC_OR_PARTITION (a client refreshes
 // its metadata and may wait for the topic); one that exists but that this broker does
 // not host or lead is NOT_LEADER_OR_FOLLOWER (the client goes to the leader). Topic
-// ids (Fetch v13) resolve through the image.
+// ids (Fetch v13) resolve through the image. A partition the ReplicaManager hosts is
+// answered from there alone (the image named it here when it was applied): the image is
+// read only for the others.
 // Thread-safe.
 
 #include <memory>

@@ -195,10 +195,13 @@ void HandleProduce(const ApiRequest& api, KafkaResponder respond) {
                         absl::StrCat("zstd batches need Produce v7 or later, not v", header.api_version)));
         continue;
       }
+      storage::TopicPartition tp{topic.name, data.index};
       int32_t min_isr = 1;
       if (request->acks == -1) {
         int32_t isr = static_cast<int32_t>((*partition)->state().isr.size());
-        min_isr = MinInsyncReplicas(context, topic.name);
+        // As the ReplicaManager last applied it; the image's only for a partition that left.
+        std::optional<ReplicaManager::HostedPartition> hosted = context.replicas.FindHosted(tp);
+        min_isr = hosted ? hosted->min_insync_replicas : MinInsyncReplicas(context, topic.name);
         if (isr < min_isr) {
           fail(KafkaError(kafka::ErrorCode::kNotEnoughReplicas,
                           absl::StrCat(topic.name, "-", data.index, " has ", isr, " in-sync replicas, below "
@@ -206,7 +209,6 @@ void HandleProduce(const ApiRequest& api, KafkaResponder respond) {
           continue;
         }
       }
-      storage::TopicPartition tp{topic.name, data.index};
       auto info = context.replicas.AppendRecords(tp, *data.records);
       if (!info.ok()) {
         fail(info.status());

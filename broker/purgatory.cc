@@ -54,6 +54,24 @@ void Purgatory::TryCompleteElseWatch(const std::shared_ptr<DelayedOperation>& op
     return;
   }
   op->TryComplete();
+  if (op->completed()) {
+    absl::MutexLock lock(&mu_);
+    ForgetLocked(op);
+  }
+}
+
+void Purgatory::ForgetLocked(const std::shared_ptr<DelayedOperation>& op) {
+  auto [first, last] = timers_.equal_range(op->deadline());
+  auto timer = std::find_if(first, last, [&](const auto& entry) { return entry.second.op == op; });
+  if (timer == last) return;  // the reaper took it already
+  for (const std::string& key : timer->second.keys) {
+    auto it = watchers_.find(key);
+    if (it == watchers_.end()) continue;
+    auto& list = it->second;
+    list.erase(std::remove(list.begin(), list.end(), op), list.end());
+    if (list.empty()) watchers_.erase(it);
+  }
+  timers_.erase(timer);
 }
 
 int Purgatory::CheckAndComplete(const std::string& key) {
@@ -72,10 +90,25 @@ int Purgatory::CheckAndComplete(const std::string& key) {
     ops = list;
   }
   int completed = 0;
-  for (const auto& op : ops) {
-    if (op->completed()) continue;
+  for (auto& op : ops) {
+    if (op->completed()) {
+      op = nullptr;  // another thread completed it: that thread forgets it
+      continue;
+    }
     op->TryComplete();
-    completed += op->completed() ? 1 : 0;
+    if (op->completed()) {
+      ++completed;
+    } else {
+      op = nullptr;
+    }
+  }
+  if (completed > 0) {
+    // Out of the timers and watch lists now, not at their deadline: at thousands of
+    // acks=all produces a second, completed ones would otherwise pile up for a timeout.
+    absl::MutexLock lock(&mu_);
+    for (const auto& op : ops) {
+      if (op != nullptr) ForgetLocked(op);
+    }
   }
   return completed;
 }
@@ -85,6 +118,11 @@ size_t Purgatory::waiting() const {
   size_t n = 0;
   for (const auto& [deadline, timer] : timers_) n += timer.op->completed() ? 0 : 1;
   return n;
+}
+
+size_t Purgatory::held() const {
+  absl::MutexLock lock(&mu_);
+  return timers_.size();
 }
 
 void Purgatory::Reap() {
@@ -101,15 +139,8 @@ void Purgatory::Reap() {
       cv_.WaitWithTimeout(&mu_, absl::FromChrono(first->first - std::chrono::steady_clock::now()));
       continue;
     }
-    timers_.erase(first);
-    // Leave the watch lists, so keys nobody changes do not collect dead operations.
-    for (const std::string& key : timer.keys) {
-      auto it = watchers_.find(key);
-      if (it == watchers_.end()) continue;
-      auto& list = it->second;
-      list.erase(std::remove(list.begin(), list.end(), timer.op), list.end());
-      if (list.empty()) watchers_.erase(it);
-    }
+    // Leave the watch lists too, so keys nobody changes do not collect dead operations.
+    ForgetLocked(timer.op);
     if (timer.op->completed()) continue;
     mu_.Unlock();
     timer.op->ForceComplete();  // expired: it answers with what it has

@@ -56,9 +56,13 @@ class Purgatory {
   int CheckAndComplete(const std::string& key);
   // Operations still waiting (tests, metrics).
   size_t waiting() const;
+  // Operations it still holds, completed ones that have not left yet included (tests).
+  size_t held() const;
 
  private:
   void Reap();
+  // Takes a completed or expired operation out of the timers and its keys' watch lists.
+  void ForgetLocked(const std::shared_ptr<DelayedOperation>& op) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string name_;
   mutable absl::Mutex mu_;
@@ -69,7 +73,9 @@ class Purgatory {
     std::shared_ptr<DelayedOperation> op;
     std::vector<std::string> keys;
   };
-  // By deadline; completed operations stay until their deadline (then leave quietly).
+  // By deadline. An operation leaves when it expires, or when it completes in
+  // TryCompleteElseWatch or CheckAndComplete (one completed elsewhere, by the delete of
+  // a purgatory or a ForceComplete of its own, leaves at its deadline).
   std::multimap<std::chrono::steady_clock::time_point, Timer> timers_ ABSL_GUARDED_BY(mu_);
   std::thread reaper_;
 };

@@ -124,6 +124,13 @@ std::vector<ReplicaManager::HostedPartition> ReplicaManager::HostedPartitions() 
   return out;
 }
 
+std::optional<ReplicaManager::HostedPartition> ReplicaManager::FindHosted(const storage::TopicPartition& tp) const {
+  absl::MutexLock lock(&mu_);
+  auto it = hosted_.find(tp);
+  if (it == hosted_.end()) return std::nullopt;
+  return HostedPartition{it->second.partition, it->second.min_insync_replicas};
+}
+
 void ReplicaManager::RunIsrChanges() {
   // Expansions go within a few ms; shrinks are checked every lag / 2 (Kafka's period).
   const int64_t check_every = std::max<int64_t>(options_.replica_lag_time_max_ms / 2, 10);

@@ -146,6 +146,9 @@ class ReplicaManager final : public FollowerPartitions {
     int32_t min_insync_replicas = 1;
   };
   std::vector<HostedPartition> HostedPartitions() const;
+  // One hosted partition with its topic's min.insync.replicas (as last applied), or
+  // nullopt: what a produce needs, in one lookup rather than two of the image.
+  std::optional<HostedPartition> FindHosted(const storage::TopicPartition& tp) const;
 
   // Kafka's partition.metadata: "version: 0\ntopic_id: <base64>\n".
   static std::string PartitionMetadataText(const std::string& topic_id);
