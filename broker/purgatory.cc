@@ -44,9 +44,13 @@ void Purgatory::TryCompleteElseWatch(const std::shared_ptr<DelayedOperation>& op
     stopping = stopping_;
     if (!stopping) {
       for (const std::string& key : keys) watchers_[key].push_back(op);
-      bool earliest = timers_.empty() || op->deadline() < timers_.begin()->first;
       timers_.emplace(op->deadline(), Timer{op, keys});
-      if (earliest) cv_.SignalAll();
+      // Woken only when it would sleep past this deadline: at most once per idle spell,
+      // not once per operation (the timers are often empty, since completed ones leave).
+      if (op->deadline() < wake_at_) {
+        wake_at_ = op->deadline();
+        cv_.SignalAll();
+      }
     }
   }
   if (stopping) {
@@ -126,17 +130,22 @@ size_t Purgatory::held() const {
 }
 
 void Purgatory::Reap() {
+  // Sleeps until the earliest deadline it saw. Operations that complete leave the timers,
+  // so it may wake for one that is gone: it then sleeps until the next.
+  constexpr auto kIdle = std::chrono::seconds(1);
   mu_.Lock();
   while (!stopping_) {
+    auto now = std::chrono::steady_clock::now();
     if (timers_.empty()) {
-      cv_.Wait(&mu_);
+      wake_at_ = now + kIdle;
+      cv_.WaitWithTimeout(&mu_, absl::FromChrono(kIdle));
       continue;
     }
     auto first = timers_.begin();
     Timer timer = first->second;
-    bool due = std::chrono::steady_clock::now() >= first->first;
-    if (!timer.op->completed() && !due) {
-      cv_.WaitWithTimeout(&mu_, absl::FromChrono(first->first - std::chrono::steady_clock::now()));
+    if (!timer.op->completed() && first->first > now) {
+      wake_at_ = first->first;
+      cv_.WaitWithTimeout(&mu_, absl::FromChrono(first->first - now));
       continue;
     }
     // Leave the watch lists too, so keys nobody changes do not collect dead operations.

@@ -66,8 +66,10 @@ class Purgatory {
 
   const std::string name_;
   mutable absl::Mutex mu_;
-  absl::CondVar cv_;  // the reaper waits on it: a new earliest deadline, or stopping
+  absl::CondVar cv_;  // the reaper waits on it: a deadline before wake_at_, or stopping
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  // When the reaper wakes next on its own (max: not yet known).
+  std::chrono::steady_clock::time_point wake_at_ ABSL_GUARDED_BY(mu_) = std::chrono::steady_clock::time_point::max();
   std::map<std::string, std::vector<std::shared_ptr<DelayedOperation>>> watchers_ ABSL_GUARDED_BY(mu_);
   struct Timer {
     std::shared_ptr<DelayedOperation> op;
