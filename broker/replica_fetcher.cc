@@ -55,14 +55,16 @@ void ReplicaFetcher::AddPartition(const storage::TopicPartition& tp, int32_t lea
   {
     absl::MutexLock lock(&mu_);
     Target& t = targets_[tp];
-    if (t.leader_epoch != leader_epoch) {
-      t.delayed_until = Clock::time_point();  // a new epoch: at once
-      t.lag = -1;
-      ++targets_version_;
-      if (fetch_in_flight_ && connection_ && !restart_) {
-        restart_ = true;
-        connection_->Shutdown();
-      }
+    // Every metadata entry applied names every followed partition again: one already
+    // followed in this epoch changes nothing, and must not wake the fetcher (a wake-up per
+    // partition per entry was most of an entry's cost with thousands of partitions).
+    if (t.leader_epoch == leader_epoch) return;
+    t.delayed_until = Clock::time_point();  // a new epoch: at once
+    t.lag = -1;
+    ++targets_version_;
+    if (fetch_in_flight_ && connection_ && !restart_) {
+      restart_ = true;
+      connection_->Shutdown();
     }
     t.leader_epoch = leader_epoch;
   }

@@ -1,5 +1,7 @@
 #include "broker/replica_manager.h"
 
+#include "absl/cleanup/cleanup.h"
+
 #include <chrono>
 #include <set>
 #include <thread>
@@ -306,6 +308,14 @@ absl::StatusOr<storage::Log*> ReplicaManager::OpenLog(const storage::TopicPartit
 
 void ReplicaManager::ApplyImage(const controller::MetadataImage& image) {
   absl::MutexLock apply(&apply_mu_);
+  const auto apply_started = std::chrono::steady_clock::now();
+  absl::Cleanup timed = [&] {
+    image_applies_.fetch_add(1, std::memory_order_relaxed);
+    image_apply_micros_.fetch_add(std::chrono::duration_cast<std::chrono::microseconds>(
+                                      std::chrono::steady_clock::now() - apply_started)
+                                      .count(),
+                                  std::memory_order_relaxed);
+  };
   std::map<storage::TopicPartition, std::set<int32_t>> eligible;  // per partition, the replicas that may join its ISR
   std::set<storage::TopicPartition> wanted;
   // Partitions whose waiting requests must look again: the high watermark moved (on

@@ -140,6 +140,10 @@ class ReplicaManager final : public FollowerPartitions {
   // a fenced broker from every ISR itself).
   int64_t isr_shrinks() const { return isr_shrinks_.load(std::memory_order_relaxed); }
   int64_t isr_expands() const { return isr_expands_.load(std::memory_order_relaxed); }
+  // ApplyImage calls so far and the time they took, all partitions walked (each applied
+  // metadata entry makes one): the cost of a metadata change on this broker.
+  int64_t image_applies() const { return image_applies_.load(std::memory_order_relaxed); }
+  int64_t image_apply_micros() const { return image_apply_micros_.load(std::memory_order_relaxed); }
   // Every hosted partition, for the metrics (server/broker_metrics.h).
   struct HostedPartition {
     std::shared_ptr<Partition> partition;
@@ -203,6 +207,8 @@ class ReplicaManager final : public FollowerPartitions {
   int64_t isr_failed_ ABSL_GUARDED_BY(isr_mu_) = 0;
   std::atomic<int64_t> isr_shrinks_{0};
   std::atomic<int64_t> isr_expands_{0};
+  std::atomic<int64_t> image_applies_{0};
+  std::atomic<int64_t> image_apply_micros_{0};
   std::thread isr_thread_;
 };
 

@@ -121,6 +121,12 @@ void AppendPartitionFamilies(const broker::ReplicaManager& replicas, std::vector
   AddSingle(out, "strata_isr_expands_total",
             "ISR expansions of partitions led here", MetricType::Counter,
             static_cast<double>(replicas.isr_expands()));
+  AddSingle(out, "strata_metadata_image_applies_total",
+            "Metadata images applied to the hosted partitions (one per metadata entry)", MetricType::Counter,
+            static_cast<double>(replicas.image_applies()));
+  AddSingle(out, "strata_metadata_image_apply_seconds_total",
+            "Time spent applying metadata images to the hosted partitions", MetricType::Counter,
+            static_cast<double>(replicas.image_apply_micros()) / 1e6);
 
   auto lag = Family("strata_replica_fetcher_lag",
                     "Offsets a followed partition is behind its leader's high watermark (as of the last fetch)",

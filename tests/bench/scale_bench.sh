@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Scale figures with real processes (strata-cluster: 3 controllers, 3 brokers), for each
+# total of partitions in COUNTS (default "100 1000 5000"), all RF 3 (so every broker holds
+# every partition), in topics of at most 1,000 partitions:
+#   * create_ms: the time of each `strata topics create` of a topic of up to 1,000
+#     partitions (median and max over the topics; the CLI returns once the controller
+#     committed the records);
+#   * ready_s: from the first create to every partition's ISR full (`strata topics
+#     describe`) and every broker hosting all of them (strata_partitions on its /metrics);
+#   * per broker, with every partition ready and nothing produced: RSS (VmRSS) and open
+#     file descriptors, and their growth per partition against the smallest count of the
+#     run (rss_kib_per_partition, fds_per_partition);
+#   * apply_ms: the cost of one metadata change on a broker. PROBES config changes of a
+#     topic of 1 partition, one after another; strata_metadata_image_apply_seconds_total over
+#     strata_metadata_image_applies_total on each broker's /metrics (the delta over the
+#     probes; the median of the three brokers);
+#   * controller_failover_ms: kill -9 of the active controller to the first CreateTopics
+#     answered by the new one (one run).
+# This machine allows 20,000 open files per process (ulimit -n, hard limit): a broker
+# keeps 3 descriptors per partition (log, offset index, time index), so 6,000 partitions
+# is about as far as it goes here (see docs/performance.md).
+# Prints `RESULT scale key=value ...` lines, one per count. Usage:
+#   scale_bench.sh <bin dir> <strata-cluster>   (env: COUNTS, PROBES (10))
+set -euo pipefail
+export STRATA_BIN_DIR=$(cd "${1:?usage: $0 <bin dir> <strata-cluster>}" && pwd)
+CLUSTER=$(cd "$(dirname "${2:?usage: $0 <bin dir> <strata-cluster>}")" && pwd)/$(basename "$2")
+S="$STRATA_BIN_DIR/strata"
+COUNTS=${COUNTS:-"100 1000 5000"}
+PROBES=${PROBES:-10}
+DIR=$(mktemp -d /tmp/strata-scale.XXXXXX)
+cleanup() {
+  for d in "$DIR"/c*; do [ -d "$d" ] && "$CLUSTER" down --dir "$d" >/dev/null 2>&1 || true; done
+  rm -rf "$DIR"
+}
+trap cleanup EXIT INT TERM
+now_ms() { date +%s%3N; }
+median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+metric() {  # metric <metrics host:port> <name>
+  curl -s "http://$1/metrics" | awk -v n="$2" '$1 == n {print $2}'
+}
+metrics_address() { sed -n 's/^metrics.listener=//p' "$1/server.properties"; }
+
+base_rss=""; base_fds=""; base_count=""
+for count in $COUNTS; do
+  d="$DIR/c$count"
+  "$CLUSTER" up --dir "$d" --controllers 3 --brokers 3 >/dev/null
+  export STRATA_BOOTSTRAP_CONTROLLER=$(sed -n 's/^bootstrap.controllers=//p' "$d/cluster.env")
+  creates=()
+  started=$(now_ms)
+  left=$count; i=0
+  while [ "$left" -gt 0 ]; do
+    n=$(( left < 1000 ? left : 1000 ))
+    t0=$(now_ms)
+    "$S" topics create "scale-$i" --partitions "$n" --replication-factor 3 >/dev/null
+    creates+=($(( $(now_ms) - t0 )))
+    left=$(( left - n )); i=$(( i + 1 ))
+  done
+  topics=$i
+  # Ready: every partition of every topic with its whole ISR.
+  until "$S" topics describe -o json | jq -e --argjson want "$count" \
+      '[.[] | select(.name | startswith("scale-")) | .partitions[] | select((.isr | length) == 3)] | length == $want' \
+      >/dev/null 2>&1; do
+    if [ $(( $(now_ms) - started )) -gt 600000 ]; then echo "not ready within 600 s" >&2; exit 1; fi
+    sleep 0.5  # polling the cluster's state, with the deadline above
+  done
+  # ... and every broker hosting all of them (its logs open).
+  for b in 4 5 6; do
+    m=$(metrics_address "$d/node-$b")
+    until [ "$(metric "$m" strata_partitions)" = "$count" ]; do
+      if [ $(( $(now_ms) - started )) -gt 600000 ]; then echo "broker $b not ready within 600 s" >&2; exit 1; fi
+      sleep 0.2  # polling the broker's gauge, with the deadline above
+    done
+  done
+  ready_ms=$(( $(now_ms) - started ))
+  rss=(); fds=()
+  for b in 4 5 6; do
+    pid=$(cat "$d/node-$b/pid")
+    rss+=($(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status"))
+    fds+=($(ls "/proc/$pid/fd" | wc -l))
+  done
+  rss_med=$(printf '%s\n' "${rss[@]}" | median); fds_med=$(printf '%s\n' "${fds[@]}" | median)
+  # The cost of a metadata change: PROBES config changes of a one-partition topic, one
+  # after another (each a Config record: every broker applies the image again).
+  "$S" topics create probe --partitions 1 --replication-factor 3 >/dev/null
+  declare -A a0 s0
+  for b in 4 5 6; do
+    m=$(metrics_address "$d/node-$b")
+    # Quiet first: the apply that opened all the logs counts once it ends, after the
+    # partitions are hosted. Wait until no apply ended for a second.
+    t0=$(now_ms); last=""
+    while true; do
+      cur=$(metric "$m" strata_metadata_image_applies_total)
+      [ "$cur" = "$last" ] && break
+      last=$cur
+      if [ $(( $(now_ms) - t0 )) -gt 120000 ]; then echo "broker $b never quiet within 120 s" >&2; exit 1; fi
+      sleep 1  # sampling the counter a second apart, with the deadline above
+    done
+    a0[$b]=$(metric "$m" strata_metadata_image_applies_total); s0[$b]=$(metric "$m" strata_metadata_image_apply_seconds_total)
+  done
+  for p in $(seq 1 "$PROBES"); do "$S" configs alter --topic probe --set "retention.ms=$(( 3600000 + p ))" >/dev/null; done
+  per=()
+  for b in 4 5 6; do
+    m=$(metrics_address "$d/node-$b")
+    t0=$(now_ms)
+    until [ "$(awk -v a="$(metric "$m" strata_metadata_image_applies_total)" -v a0="${a0[$b]}" -v n="$PROBES"                 'BEGIN {print (a - a0 >= n) ? 1 : 0}')" = 1 ]; do
+      if [ $(( $(now_ms) - t0 )) -gt 60000 ]; then echo "broker $b did not apply the probes within 60 s" >&2; exit 1; fi
+      sleep 0.1  # polling the broker's counter, with the deadline above
+    done
+    a1=$(metric "$m" strata_metadata_image_applies_total); s1=$(metric "$m" strata_metadata_image_apply_seconds_total)
+    per+=($(awk -v a0="${a0[$b]}" -v a1="$a1" -v s0="${s0[$b]}" -v s1="$s1" \
+      'BEGIN {printf "%.3f", (s1 - s0) * 1000 / (a1 - a0)}'))
+  done
+  apply_ms=$(printf '%s\n' "${per[@]}" | median)
+  # Controller failover: kill -9 the active one, time the first CreateTopics it answers.
+  active=$("$S" cluster describe -o json | jq -r .controller_id)
+  t0=$(now_ms)
+  "$CLUSTER" kill --dir "$d" "$active" >/dev/null
+  until "$S" topics create failover-probe --partitions 1 --replication-factor 3 >/dev/null 2>&1; do
+    if [ $(( $(now_ms) - t0 )) -gt 60000 ]; then echo "no controller within 60 s" >&2; exit 1; fi
+  done
+  failover_ms=$(( $(now_ms) - t0 ))
+  create_med=$(printf '%s\n' "${creates[@]}" | median); create_max=$(printf '%s\n' "${creates[@]}" | sort -n | tail -1)
+  if [ -z "$base_count" ]; then base_rss=$rss_med; base_fds=$fds_med; base_count=$count; fi
+  per_part=$(awk -v r="$rss_med" -v r0="$base_rss" -v c="$count" -v c0="$base_count" \
+    'BEGIN {if (c > c0) printf "%.1f", (r - r0) / (c - c0); else print "base"}')
+  fds_part=$(awk -v f="$fds_med" -v f0="$base_fds" -v c="$count" -v c0="$base_count" \
+    'BEGIN {if (c > c0) printf "%.2f", (f - f0) / (c - c0); else print "base"}')
+  echo "RESULT scale partitions=$count topics=$topics create_ms_median=$create_med create_ms_max=$create_max" \
+       "ready_s=$(awk -v m="$ready_ms" 'BEGIN {printf "%.1f", m / 1000}') rss_kib_median=$rss_med" \
+       "rss_kib_per_partition=$per_part fds_median=$fds_med fds_per_partition=$fds_part" \
+       "apply_ms_median=$apply_ms apply_ms_brokers=$(IFS=,; echo "${per[*]}") controller_failover_ms=$failover_ms"
+  "$CLUSTER" down --dir "$d" >/dev/null 2>&1 || true
+  rm -rf "$d"
+done
