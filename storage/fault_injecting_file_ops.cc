@@ -75,9 +75,6 @@ class FaultFile final : public File {
     return base_->SendFile(socket_fd, offset, count);
   }
 
-  // A store through a mapping of this file (FaultRegion).
-  void StoreFromMapping(uint64_t offset, absl::string_view bytes);
-
   absl::Status CheckAlive(absl::string_view op) {
     ops_->CountOperation();
     if (!ops_->Alive(generation_)) return IoError(absl::StrCat(op, " after simulated crash:"), path(), EIO);
@@ -86,7 +83,7 @@ class FaultFile final : public File {
 
  private:
   FaultInjectingFileOps* ops_;
-  std::unique_ptr<File> base_;
+  std::shared_ptr<File> base_;  // shared with its mappings, which may outlive this (as a real mapping its fd)
   uint64_t generation_;
 };
 
@@ -96,27 +93,28 @@ class FaultFile final : public File {
 // applies to them: a store to a mapping cannot fail.
 class FaultRegion final : public MappedRegion {
  public:
-  FaultRegion(FaultFile* file, std::string data) : file_(file), data_(std::move(data)) {}
+  FaultRegion(FaultInjectingFileOps* ops, std::shared_ptr<File> base, uint64_t generation, std::string data)
+      : ops_(ops), base_(std::move(base)), generation_(generation), data_(std::move(data)) {}
   const char* data() const override { return data_.data(); }
   size_t size() const override { return data_.size(); }
   void Store(size_t offset, absl::string_view bytes) override {
-    ABSL_CHECK_LE(offset + bytes.size(), data_.size()) << file_->path();
+    ABSL_CHECK_LE(offset + bytes.size(), data_.size()) << base_->path();
     data_.replace(offset, bytes.size(), bytes.data(), bytes.size());
-    file_->StoreFromMapping(offset, bytes);
+    if (!ops_->Alive(generation_)) return;
+    ops_->NoteWrite(base_->path(), offset);
+    absl::Status written = base_->Write(offset, bytes);
+    ABSL_CHECK(written.ok()) << written;
   }
   void Zero(size_t offset, size_t length) override { Store(offset, std::string(length, '\0')); }
 
  private:
-  FaultFile* file_;  // the region never outlives its file (the index owns both)
+  FaultInjectingFileOps* ops_;
+  // The file's own handle: a mapping outlives the File it was made from (an index closes
+  // its descriptor once mapped), as a real one outlives its descriptor.
+  std::shared_ptr<File> base_;
+  uint64_t generation_;
   std::string data_;
 };
-
-void FaultFile::StoreFromMapping(uint64_t offset, absl::string_view bytes) {
-  if (!ops_->Alive(generation_)) return;
-  ops_->NoteWrite(path(), offset);
-  absl::Status written = base_->Write(offset, bytes);
-  ABSL_CHECK(written.ok()) << written;
-}
 
 absl::StatusOr<std::unique_ptr<MappedRegion>> FaultFile::Map(size_t size) {
   STRATA_RETURN_IF_ERROR(CheckAlive("mmap"));
@@ -124,7 +122,7 @@ absl::StatusOr<std::unique_ptr<MappedRegion>> FaultFile::Map(size_t size) {
   std::string data(size, '\0');
   STRATA_ASSIGN_OR_RETURN(size_t n, base_->Read(0, data.data(), size));
   if (n != size) return IoError("mmap beyond end of", path(), EINVAL);
-  return std::make_unique<FaultRegion>(this, std::move(data));
+  return std::make_unique<FaultRegion>(ops_, base_, generation_, std::move(data));
 }
 
 void FaultInjectingFileOps::AddRule(FaultRule rule) {

@@ -45,7 +45,8 @@ class File {
   virtual absl::Status Sync() = 0;
   virtual absl::Status Truncate(uint64_t size) = 0;
   virtual absl::StatusOr<uint64_t> Size() = 0;
-  // Maps [0, size) read-write. REQUIRES: the file is at least size bytes long.
+  // Maps [0, size) read-write. REQUIRES: the file is at least size bytes long. The region
+  // stays valid after this File is destroyed (an index closes its descriptor once mapped).
   virtual absl::StatusOr<std::unique_ptr<MappedRegion>> Map(size_t size) = 0;
   // Sends up to count bytes from offset to the socket socket_fd without passing them
   // through user space (sendfile(2); one call, EINTR retried). Returns the bytes sent:

@@ -10,7 +10,7 @@ namespace strata::storage {
 absl::StatusOr<std::unique_ptr<IndexFile>> IndexFile::Open(FileOps& ops, const std::string& path,
                                                            size_t entry_size, size_t max_bytes, bool writable) {
   ABSL_CHECK_GT(entry_size, 0u);
-  std::unique_ptr<IndexFile> index(new IndexFile(path, entry_size));
+  std::unique_ptr<IndexFile> index(new IndexFile(ops, path, entry_size));
   STRATA_ASSIGN_OR_RETURN(index->file_, ops.Open(path, OpenMode::kCreate));
   STRATA_ASSIGN_OR_RETURN(uint64_t length, index->file_->Size());
   size_t whole = static_cast<size_t>(length) / entry_size * entry_size;
@@ -41,11 +41,19 @@ absl::StatusOr<std::unique_ptr<IndexFile>> IndexFile::Open(FileOps& ops, const s
   } else if (whole != length || lo * entry_size != whole) {
     STRATA_RETURN_IF_ERROR(index->MakeReadOnly());
   }
+  index->file_.reset();  // the mapping stays; the descriptor is opened again when needed
   return index;
+}
+
+absl::Status IndexFile::EnsureOpen() {
+  if (file_ != nullptr) return absl::OkStatus();
+  STRATA_ASSIGN_OR_RETURN(file_, ops_->Open(path_, OpenMode::kReadWrite));
+  return absl::OkStatus();
 }
 
 absl::Status IndexFile::Remap(size_t bytes) {
   region_.reset();
+  STRATA_RETURN_IF_ERROR(EnsureOpen());
   STRATA_ASSIGN_OR_RETURN(region_, file_->Map(bytes));
   capacity_bytes_ = bytes;
   return absl::OkStatus();
@@ -69,22 +77,27 @@ void IndexFile::TruncateToEntries(size_t n) {
 }
 
 absl::Status IndexFile::Flush() {
-  std::shared_ptr<File> file = StartFlush();
+  STRATA_ASSIGN_OR_RETURN(std::shared_ptr<File> file, StartFlush());
   return file != nullptr ? file->Sync() : absl::OkStatus();
 }
 
-std::shared_ptr<File> IndexFile::StartFlush() {
-  if (!dirty_) return nullptr;
+absl::StatusOr<std::shared_ptr<File>> IndexFile::StartFlush() {
+  if (!dirty_) return std::shared_ptr<File>();
+  // An fdatasync through any descriptor of the file covers the stores to its mapping
+  // (they are the file's pages): a new one does.
+  STRATA_RETURN_IF_ERROR(EnsureOpen());
   dirty_ = false;
-  return file_;
+  return std::move(file_);  // closed when the caller's sync is done
 }
 
 absl::Status IndexFile::MakeReadOnly() {
   size_t bytes = entries_ * entry_size_;
   // No sync here: the entries stay dirty and the next Flush makes them durable.
   region_.reset();
+  STRATA_RETURN_IF_ERROR(EnsureOpen());
   STRATA_RETURN_IF_ERROR(file_->Truncate(bytes));
   STRATA_RETURN_IF_ERROR(Remap(bytes));
+  file_.reset();
   writable_ = false;
   return absl::OkStatus();
 }
@@ -93,11 +106,13 @@ absl::Status IndexFile::MakeWritable(size_t max_bytes) {
   size_t bytes = max_bytes / entry_size_ * entry_size_;
   if (bytes < entries_ * entry_size_) bytes = entries_ * entry_size_;
   region_.reset();
+  STRATA_RETURN_IF_ERROR(EnsureOpen());
   // Cutting the file to its entries first makes the kernel hand back zero pages for
   // the rest (stale entries from before a truncation must not reappear).
   STRATA_RETURN_IF_ERROR(file_->Truncate(entries_ * entry_size_));
   STRATA_RETURN_IF_ERROR(file_->Truncate(bytes));
   STRATA_RETURN_IF_ERROR(Remap(bytes));
+  file_.reset();
   writable_ = true;
   return absl::OkStatus();
 }

@@ -4,6 +4,9 @@
 // grow the file), trimmed to the entries present when the segment rolls or closes.
 // An existing file's entry count is its length over the entry size, less trailing
 // all-zero entries (what a preallocated file not trimmed before a crash has).
+// Entries are read and written through the mapping, so the file's descriptor is closed
+// once it is mapped and opened again (by path) only to resize, remap or sync it: an
+// index holds no descriptor (as Kafka's), and a broker keeps one per segment, its .log.
 // Not thread-safe: the owning segment serialises access.
 
 #include <cstdint>
@@ -38,10 +41,11 @@ class IndexFile {
   // mapping; none when nothing changed since the last flush).
   absl::Status Flush();
   // Flush in two steps, for an owner that must not hold its lock over the disk: returns
-  // the file to Sync (null when nothing changed) and counts the entries as flushed.
-  // Once that Sync returns, the entries stored before this call are durable, whatever
-  // was appended, trimmed or remapped meanwhile.
-  std::shared_ptr<File> StartFlush();
+  // the file to Sync (null when nothing changed; opened again for the purpose, an error
+  // when that fails) and counts the entries as flushed. Once that Sync returns, the
+  // entries stored before this call are durable, whatever was appended, trimmed or
+  // remapped meanwhile.
+  absl::StatusOr<std::shared_ptr<File>> StartFlush();
   // Trims the file to the entries present and maps it read-only from then on.
   absl::Status MakeReadOnly();
   // Re-opens a trimmed index for appends, preallocated to max_bytes again.
@@ -53,12 +57,16 @@ class IndexFile {
   absl::Status Close();
 
  private:
-  IndexFile(std::string path, size_t entry_size) : path_(std::move(path)), entry_size_(entry_size) {}
+  IndexFile(FileOps& ops, std::string path, size_t entry_size)
+      : ops_(&ops), path_(std::move(path)), entry_size_(entry_size) {}
   absl::Status Remap(size_t bytes);
+  // Opens file_ again by path when it is closed.
+  absl::Status EnsureOpen();
 
+  FileOps* ops_;
   std::string path_;
   const size_t entry_size_;
-  std::shared_ptr<File> file_;  // shared with a StartFlush caller still syncing
+  std::shared_ptr<File> file_;  // null but while resizing, remapping or starting a flush
   std::unique_ptr<MappedRegion> region_;
   size_t capacity_bytes_ = 0;
   size_t entries_ = 0;

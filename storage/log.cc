@@ -786,7 +786,10 @@ absl::Status Log::Flush(int64_t offset) {
       if (it->first >= target) break;
       if (next == segments_.end()) {
         active = it->second;
-        active_indexes = active->StartIndexFlush();
+        // Opens the index files again (they are closed once mapped): failing is an I/O error.
+        auto indexes = active->StartIndexFlush();
+        if (!indexes.ok()) return Io(indexes.status());
+        active_indexes = *std::move(indexes);
       } else {
         rolled.push_back(it->second);
       }

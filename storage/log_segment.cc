@@ -294,10 +294,11 @@ absl::Status LogSegment::Flush() {
   return time_index_->file().Flush();
 }
 
-std::vector<std::shared_ptr<File>> LogSegment::StartIndexFlush() {
+absl::StatusOr<std::vector<std::shared_ptr<File>>> LogSegment::StartIndexFlush() {
   std::vector<std::shared_ptr<File>> files;
   for (IndexFile* index : {&offset_index_->file(), &time_index_->file()}) {
-    if (auto file = index->StartFlush()) files.push_back(std::move(file));
+    STRATA_ASSIGN_OR_RETURN(std::shared_ptr<File> file, index->StartFlush());
+    if (file != nullptr) files.push_back(std::move(file));
   }
   return files;
 }

@@ -122,7 +122,7 @@ class LogSegment {
   absl::Status Flush();
   // The indexes only, in two steps (IndexFile::StartFlush): the files to Sync, without
   // the owner's lock, for the entries stored so far to be durable.
-  std::vector<std::shared_ptr<File>> StartIndexFlush();
+  absl::StatusOr<std::vector<std::shared_ptr<File>>> StartIndexFlush();
   // Trims indexes to their entries: the segment takes no more appends.
   absl::Status MakeInactive();
   // Preallocates indexes again: the segment becomes the active one.

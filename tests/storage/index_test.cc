@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <iterator>
 
 #include "storage/errc.h"
 #include "storage/offset_index.h"
@@ -45,6 +46,47 @@ TEST(OffsetIndex, PreallocatedThenTrimmedAndReopenedWithSameEntries) {
   EXPECT_EQ(reopened->entries(), 5u);
   EXPECT_EQ(reopened->entry(4).offset, 105);
   EXPECT_TRUE(reopened->SanityCheck(1000).ok());
+}
+
+size_t OpenDescriptors() {
+  return static_cast<size_t>(std::distance(std::filesystem::directory_iterator("/proc/self/fd"),
+                                           std::filesystem::directory_iterator()));
+}
+
+// A broker keeps thousands of segments: their indexes hold no file descriptor once mapped
+// (Kafka's neither), only their .log does. Entries written through the mapping are
+// flushed and survive a resize and a reopen.
+TEST(OffsetIndex, AnIndexHoldsNoFileDescriptorOnceMapped) {
+  testing::TempDir dir;
+  const size_t before = OpenDescriptors();
+  std::vector<std::unique_ptr<OffsetIndex>> indexes;
+  for (int i = 0; i < 50; ++i) {
+    indexes.push_back(OpenOffsetIndex(dir.Sub(std::to_string(100 + i) + ".index"), /*writable=*/i % 2 == 0));
+  }
+  EXPECT_EQ(OpenDescriptors(), before);
+  OffsetIndex& active = *indexes[0];
+  for (int i = 1; i <= 5; ++i) active.Append(100 + i, i * 64);
+  ASSERT_TRUE(active.file().Flush().ok());  // opened again for the sync, and closed
+  EXPECT_EQ(OpenDescriptors(), before);
+  ASSERT_TRUE(active.file().MakeReadOnly().ok());  // trimmed: the file is resized by path
+  EXPECT_EQ(std::filesystem::file_size(dir.Sub("100.index")), 5 * OffsetIndex::kEntrySize);
+  ASSERT_TRUE(active.file().MakeWritable(800).ok());
+  active.Append(106, 6 * 64);
+  ASSERT_TRUE(active.file().Flush().ok());
+  EXPECT_EQ(OpenDescriptors(), before);
+  EXPECT_EQ(active.Lookup(106).position, 6u * 64);
+  indexes.clear();
+  auto reopened = OpenOffsetIndex(dir.Sub("100.index"), false);
+  EXPECT_EQ(reopened->entries(), 6u);
+  EXPECT_EQ(reopened->Lookup(103).position, 3u * 64);
+}
+
+TEST(OffsetIndex, AFlushWhoseFileIsGoneIsAnError) {
+  testing::TempDir dir;
+  auto index = OpenOffsetIndex(dir.Sub("100.index"), true);
+  index->Append(101, 64);
+  std::filesystem::remove(dir.Sub("100.index"));  // as a log dir that vanished
+  EXPECT_FALSE(index->file().Flush().ok());
 }
 
 TEST(OffsetIndex, UntrimmedPreallocatedFileCountsOnlyRealEntries) {
