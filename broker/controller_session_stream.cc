@@ -22,7 +22,7 @@ void ControllerSessionStream::SetEpoch(int64_t broker_epoch) {
   absl::MutexLock lock(&mu_);
   if (epoch_ == broker_epoch) return;
   epoch_ = broker_epoch;
-  if (stream_ != nullptr && stream_epoch_ != broker_epoch) HalfCloseLocked();
+  if (stream_ != nullptr && stream_epoch_ != broker_epoch) EndLocked();
 }
 
 void ControllerSessionStream::FollowActive() {
@@ -34,17 +34,24 @@ void ControllerSessionStream::FollowActive() {
   }
 }
 
-void ControllerSessionStream::HalfCloseLocked() {
-  if (stream_ == nullptr || half_closed_) return;
-  half_closed_ = true;
-  stream_->WritesDone();
+void ControllerSessionStream::EndLocked() {
+  if (stream_ == nullptr || ended_) return;
+  ended_ = true;
+  if (open_) {
+    stream_->WritesDone();  // a clean end, which the controller reads as such
+  } else {
+    // Still opening: its first write may be waiting for a connection, and nothing may
+    // write beside it. Cancelling never waits; a controller that got the request sees a
+    // broken stream, probes this broker's listeners and finds them accepting.
+    context_->TryCancel();
+  }
 }
 
 void ControllerSessionStream::Close() {
   {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
-    HalfCloseLocked();
+    EndLocked();
     auto ended = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stream_ == nullptr; };
     if (!mu_.AwaitWithTimeout(absl::Condition(&ended), absl::Seconds(2)) && context_ != nullptr) {
       context_->TryCancel();  // a controller that went silent: the read returns now
@@ -81,17 +88,23 @@ void ControllerSessionStream::Run() {
     cv1::BrokerSessionRequest request;
     request.set_broker_id(broker_id_);
     request.set_broker_epoch(epoch);
-    bool sent;
+    bool wanted;
     {
       absl::MutexLock lock(&mu_);
       context_ = &context;
       stream_ = stream.get();
       channel_ = channel;
       stream_epoch_ = epoch;
-      half_closed_ = false;
-      // Written under mu_, so that no half-close comes before it.
-      sent = !stopping_ && epoch_ == epoch && stream->Write(request);
-      if (!sent) HalfCloseLocked();
+      ended_ = false;
+      open_ = false;
+      wanted = !stopping_ && epoch_ == epoch;
+    }
+    // Not under mu_: the write may wait for a connection (an unreachable controller), and
+    // SetEpoch, FollowActive and Close must not (EndLocked cancels meanwhile).
+    bool sent = wanted && stream->Write(request);
+    if (!wanted) {
+      absl::MutexLock lock(&mu_);
+      EndLocked();  // unwanted already: cancelled, so that Finish does not wait on the controller
     }
     cv1::BrokerSessionResponse response;
     bool answered = sent && stream->Read(&response);
@@ -99,8 +112,11 @@ void ControllerSessionStream::Run() {
     if (answered && code == ErrorCode::kNone) {
       {
         absl::MutexLock lock(&mu_);
-        open_ = true;
-        ++accepted_;
+        if (!ended_) {
+          open_ = true;
+          ++accepted_;
+          if (stopping_ || epoch_ != epoch) EndLocked();  // asked for while it opened
+        }
       }
       pause = std::chrono::milliseconds(50);
       while (stream->Read(&response)) {
@@ -110,11 +126,7 @@ void ControllerSessionStream::Run() {
     } else if (answered) {
       spdlog::warn("broker {}: session stream refused: {}", broker_id_, response.error_message());
     }
-    {
-      absl::MutexLock lock(&mu_);
-      HalfCloseLocked();  // the controller has ended it; Finish needs both halves closed
-    }
-    grpc::Status status = stream->Finish();
+    grpc::Status status = stream->Finish();  // half-closes it too, when still needed
     bool on_purpose;
     {
       absl::MutexLock lock(&mu_);

@@ -44,8 +44,8 @@ class ControllerSessionStream {
  private:
   using Stream = grpc::ClientReaderWriter<controller::v1::BrokerSessionRequest, controller::v1::BrokerSessionResponse>;
   void Run();
-  // Half-closes the current stream, once.
-  void HalfCloseLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Ends the current stream, once: half-closes it when open, cancels it while opening.
+  void EndLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   ControllerClient& client_;
   const int32_t broker_id_;
@@ -57,7 +57,7 @@ class ControllerSessionStream {
   Stream* stream_ ABSL_GUARDED_BY(mu_) = nullptr;
   std::shared_ptr<grpc::Channel> channel_ ABSL_GUARDED_BY(mu_);  // the stream's
   int64_t stream_epoch_ ABSL_GUARDED_BY(mu_) = -1;
-  bool half_closed_ ABSL_GUARDED_BY(mu_) = false;
+  bool ended_ ABSL_GUARDED_BY(mu_) = false;
   bool open_ ABSL_GUARDED_BY(mu_) = false;
   int64_t accepted_ ABSL_GUARDED_BY(mu_) = 0;
   std::thread thread_;

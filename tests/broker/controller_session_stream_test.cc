@@ -16,6 +16,7 @@
 #include "absl/synchronization/mutex.h"
 #include "controller.grpc.pb.h"
 #include "proto/kafka/error_code.h"
+#include "tests/support/wait.h"
 
 namespace strata::broker {
 namespace {
@@ -114,6 +115,8 @@ TEST(ControllerSessionStream, OpensForTheRegistrationAndClosesCleanly) {
   stream.SetEpoch(10);
   ASSERT_TRUE(controller.WaitFor([](const Epochs& o, const Ends&) { return o.size() == 1; }));
   EXPECT_EQ(controller.opened(), Epochs{10});
+  // Open once the controller's answer is read (a stream ended before is cancelled).
+  ASSERT_TRUE(testing::WaitUntil([&] { return stream.open(); }, std::chrono::seconds(5)));
   stream.Close();
   ASSERT_TRUE(controller.WaitFor([](const Epochs&, const Ends& e) { return e.size() == 1; }));
   EXPECT_EQ(controller.ends(), Ends{"clean"});  // a half-close: the controller fences nothing
@@ -127,15 +130,30 @@ TEST(ControllerSessionStream, ANewRegistrationHalfClosesTheOldStreamAndOpensOneF
   ControllerClient client(std::vector<ControllerAddress>{{1, server.address()}});
   ControllerSessionStream stream(client, 4);
   stream.SetEpoch(10);
-  ASSERT_TRUE(controller.WaitFor([](const Epochs& o, const Ends&) { return o.size() == 1; }));
+  ASSERT_TRUE(testing::WaitUntil([&] { return stream.accepted() == 1 && stream.open(); }, std::chrono::seconds(5)));
   stream.SetEpoch(12);
   ASSERT_TRUE(controller.WaitFor([](const Epochs& o, const Ends& e) { return o.size() == 2 && e.size() == 1; }));
   EXPECT_EQ(controller.opened(), (Epochs{10, 12}));
   EXPECT_EQ(controller.ends(), Ends{"clean"});
+  ASSERT_TRUE(testing::WaitUntil([&] { return stream.accepted() == 2 && stream.open(); }, std::chrono::seconds(5)));
   stream.SetEpoch(-1);  // the registration was refused: no stream until the next one
   ASSERT_TRUE(controller.WaitFor([](const Epochs&, const Ends& e) { return e.size() == 2; }));
   EXPECT_EQ(controller.ends(), (Ends{"clean", "clean"}));
   EXPECT_EQ(controller.opened(), (Epochs{10, 12}));
+}
+
+// Ended while it opens (its first write may wait for a connection, which must not hold
+// SetEpoch or Close): cancelled, never half-closed across that write.
+TEST(ControllerSessionStream, AStreamEndedWhileItOpensIsCancelled) {
+  Controller controller;
+  Server server(&controller);
+  ControllerClient client(std::vector<ControllerAddress>{{1, server.address()}});
+  ControllerSessionStream stream(client, 4);
+  stream.SetEpoch(10);
+  ASSERT_TRUE(controller.WaitFor([](const Epochs& o, const Ends&) { return o.size() == 1; }));
+  stream.Close();  // whether or not the answer was read yet: Close returns
+  EXPECT_FALSE(stream.open());
+  ASSERT_TRUE(controller.WaitFor([](const Epochs&, const Ends& e) { return e.size() == 1; }));
 }
 
 TEST(ControllerSessionStream, AStreamTheControllerEndsIsOpenedAgain) {
