@@ -12,9 +12,13 @@
 // purgatory until enough arrives (a high watermark moves) or max_wait_ms passes.
 // Per partition errors: UNKNOWN_TOPIC_OR_PARTITION / UNKNOWN_TOPIC_ID,
 // NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH (v9+),
-// OFFSET_OUT_OF_RANGE, KAFKA_STORAGE_ERROR. Fetch sessions (KIP-227) are not kept: every
-// fetch is answered in full with session id 0, which clients take as "no session"; an
-// incremental fetch of a session id is answered FETCH_SESSION_ID_NOT_FOUND.
+// OFFSET_OUT_OF_RANGE, KAFKA_STORAGE_ERROR. Fetch sessions (KIP-227, v7+): the request is
+// resolved against the broker's FetchSessionCache (fetch_session.h) into the partitions to
+// read and how to answer them; an incremental fetch reads its whole session but skips a
+// partition in which nothing changed since its last read answered nothing, and answers
+// only partitions with something new.
+// A waiting fetch (DelayedFetch) keeps the bytes each partition had: a produce to one
+// partition re-reads that partition alone, and the answer is one read of all of them.
 // Thread-safe.
 
 #include <functional>

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "broker/api_registry.h"
+#include "broker/fetch_session.h"
 #include "proto/kafka/api.h"
 
 namespace strata::broker {
@@ -25,6 +26,13 @@ KafkaApis::~KafkaApis() {
 void KafkaApis::OnHighWatermark(const storage::TopicPartition& tp) {
   std::string key = tp.DirName();
   fetch_purgatory_->CheckAndComplete(key);
+  // Fetch sessions that hold the partition read it at their next fetch, and a fetch of
+  // theirs waiting in the purgatory looks now.
+  if (context_.fetch_sessions != nullptr) {
+    for (int32_t session : context_.fetch_sessions->PartitionChanged(key)) {
+      fetch_purgatory_->CheckAndComplete(SessionWatchKey(session));
+    }
+  }
   produce_purgatory_->CheckAndComplete(key);
 }
 

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <deque>
 
 #include <asio.hpp>
 #include <asio/ssl.hpp>
@@ -41,6 +42,23 @@ struct Shared {
 
 class Connection;
 
+// Connection numbers (RequestHeader::connection_id), from 1.
+std::atomic<uint64_t> next_connection_id{1};
+
+// A request a connection read and has not answered yet.
+struct InFlight {
+  std::string frame;  // the request's bytes (the handler's body points into it)
+  proto::kafka::RequestHeader header;
+  uint64_t sequence = 0;  // in the connection's read order
+  bool on_pool = false;   // handed to the io pool
+  Clock::time_point read_at;
+  int64_t request_queue_micros = 0;
+  int64_t response_queue_micros = 0;
+  // Set once answered: a response, none (acks=0), or an error that closes the connection.
+  std::optional<absl::StatusOr<std::optional<KafkaResponse>>> answer;
+  Clock::time_point answered_at;
+};
+
 // Every open connection, so the server can close them all when it stops.
 struct Registry {
   absl::Mutex mu;
@@ -66,6 +84,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Close(absl::string_view why, bool error = false) {
     if (closed_) return;
     closed_ = true;
+    if (shared_.options.on_connection_closed) shared_.options.on_connection_closed(id_);
     if (error) {
       ++*shared_.closed_on_error;
       spdlog::warn("kafka connection from {} closed: {}", peer_, why);
@@ -98,6 +117,16 @@ class Connection : public std::enable_shared_from_this<Connection> {
     });
   }
 
+  // Reads the next request when the pipeline allows it: fewer than
+  // max_in_flight_requests in flight, none of them handed to the io pool (those may
+  // run in any order, so a connection that sent one waits for its answer, as Kafka's
+  // does), no read already waiting, and the connection open.
+  void MaybeReadNext() {
+    if (reading_ || closed_ || pool_requests_ > 0) return;
+    if (in_flight_.size() >= static_cast<size_t>(std::max(1, shared_.options.max_in_flight_requests))) return;
+    ReadSize();
+  }
+
   void ReadSize() {
     if (peer_.empty()) {
       asio::error_code ec;
@@ -105,7 +134,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
       peer_ = ec ? "?" : absl::StrCat(endpoint.address().to_string(), ":", endpoint.port());
       client_host_ = ec ? "" : absl::StrCat("/", endpoint.address().to_string());
     }
-    ArmIdleTimer();
+    reading_ = true;
+    if (in_flight_.empty()) ArmIdleTimer();  // not idle while a request is being served
     Read(asio::buffer(size_buf_), [self = shared_from_this()](const asio::error_code& ec, size_t) {
       if (ec) return self->Close("peer closed");
       int32_t size = 0;
@@ -115,94 +145,141 @@ class Connection : public std::enable_shared_from_this<Connection> {
                                         self->shared_.options.max_request_bytes, " (socket.request.max.bytes)"),
                            true);
       }
-      self->frame_.resize(static_cast<size_t>(size));
-      self->ReadFrame();
+      auto request = std::make_unique<InFlight>();
+      request->frame.resize(static_cast<size_t>(size));
+      self->ReadFrame(std::move(request));
     });
   }
 
-  void ReadFrame() {
-    Read(asio::buffer(frame_), [self = shared_from_this()](const asio::error_code& ec, size_t) {
+  void ReadFrame(std::unique_ptr<InFlight> request) {
+    InFlight* r = request.get();
+    Read(asio::buffer(r->frame), [self = shared_from_this(), request = std::move(request)](const asio::error_code& ec,
+                                                                                          size_t) mutable {
       if (ec) return self->Close("peer closed mid-request");
-      self->read_at_ = Clock::now();
-      self->timer_.cancel();  // not idle while a request is being served
-      self->Dispatch();
+      request->read_at = Clock::now();
+      self->timer_.cancel();
+      self->reading_ = false;
+      self->Dispatch(std::move(request));
     });
   }
 
-  void Dispatch() {
-    proto::kafka::Reader reader(frame_);
+  void Dispatch(std::unique_ptr<InFlight> request) {
+    proto::kafka::Reader reader(request->frame);
     auto header = proto::kafka::ReadRequestHeader(reader);
     if (!header.ok()) return Close(header.status().message(), true);
-    header_ = *header;
-    header_.client_host = client_host_;
-    if (shared_.options.metrics != nullptr) shared_.options.metrics->CountRequest(header_.api_key, header_.api_version);
+    request->header = *header;
+    request->header.client_host = client_host_;
+    request->header.connection_id = id_;
+    request->sequence = next_sequence_++;
+    if (shared_.options.metrics != nullptr) {
+      shared_.options.metrics->CountRequest(request->header.api_key, request->header.api_version);
+    }
     size_t body_offset = reader.position();
-    auto handle = [self = shared_from_this(), body_offset] {
-      // Written here, read by Respond on the network thread after the answer was posted
-      // there (one request in flight per connection).
-      self->request_queue_micros_ = MicrosSince(self->read_at_);
+    InFlight* r = request.get();
+    in_flight_.push_back(std::move(request));
+    // r stays in in_flight_ (and its frame and header valid) until its answer is written.
+    auto handle = [self = shared_from_this(), r, body_offset] {
+      r->request_queue_micros = MicrosSince(r->read_at);
       std::weak_ptr<Connection> weak = self;
       std::shared_ptr<Lifetime> lifetime = self->shared_.lifetime;
+      const uint64_t sequence = r->sequence;
       // The responder holds nothing of the io_context (a strand executor would be): it
       // may outlive the server (a fetch parked in a purgatory that is emptied after the
       // listener stopped), and destroying it must not touch a destroyed io_context.
-      KafkaResponder respond = [weak, lifetime](absl::StatusOr<std::optional<KafkaResponse>> answer) {
+      KafkaResponder respond = [weak, lifetime, sequence](absl::StatusOr<std::optional<KafkaResponse>> answer) {
         Clock::time_point answered_at = Clock::now();
         absl::MutexLock lock(&lifetime->mu);
         if (!lifetime->alive) return;
         std::shared_ptr<Connection> c = weak.lock();
         if (c == nullptr) return;
-        asio::post(c->socket_.get_executor(), [weak, answered_at, answer = std::move(answer)]() mutable {
-          if (auto c = weak.lock()) c->Respond(std::move(answer), answered_at);
+        asio::post(c->socket_.get_executor(), [weak, sequence, answered_at, answer = std::move(answer)]() mutable {
+          if (auto c = weak.lock()) c->Answered(sequence, std::move(answer), answered_at);
         });
       };
-      self->shared_.handler(self->header_, absl::string_view(self->frame_).substr(body_offset), std::move(respond));
+      self->shared_.handler(r->header, absl::string_view(r->frame).substr(body_offset), std::move(respond));
     };
-    if (shared_.options.on_network_thread && shared_.options.on_network_thread(header_.api_key)) {
-      handle();  // its answer is posted to this connection's strand, which runs it once this returns
+    if (shared_.options.on_network_thread && shared_.options.on_network_thread(r->header.api_key)) {
+      // Handled here, in the order read; its answer is posted to this connection's
+      // strand, which runs it once this returns. The next request may be read and
+      // handled meanwhile (an acks=all produce waits for its followers while the next
+      // one appends), its answer going out after this one's.
+      handle();
+      MaybeReadNext();
     } else {
+      r->on_pool = true;
+      ++pool_requests_;
       asio::post(*shared_.io_pool, std::move(handle));
     }
   }
 
-  void Respond(absl::StatusOr<std::optional<KafkaResponse>> answer, Clock::time_point answered_at) {
-    if (closed_) return;
-    response_queue_micros_ = MicrosSince(answered_at);
-    RequestMetrics* metrics = shared_.options.metrics;
-    if (!answer.ok()) {
-      if (metrics != nullptr) {
-        metrics->CountConnectionClosed(header_.api_key);
-        RecordTimes();
+  // An answer came for the request numbered sequence: it is written once the answers
+  // of every request read before it are.
+  void Answered(uint64_t sequence, absl::StatusOr<std::optional<KafkaResponse>> answer,
+                Clock::time_point answered_at) {
+    if (closed_ || in_flight_.empty()) return;
+    uint64_t first = in_flight_.front()->sequence;
+    ABSL_CHECK(sequence >= first && sequence - first < in_flight_.size()) << "answer for request " << sequence;
+    InFlight& r = *in_flight_[sequence - first];
+    ABSL_CHECK(!r.answer.has_value()) << "request " << sequence << " answered twice";
+    r.answer = std::move(answer);
+    r.answered_at = answered_at;
+    WriteAnswers();
+  }
+
+  // Writes the first request's answer when it has one and nothing is being written.
+  void WriteAnswers() {
+    while (!closed_ && !writing_ && !in_flight_.empty() && in_flight_.front()->answer.has_value()) {
+      InFlight& r = *in_flight_.front();
+      r.response_queue_micros = MicrosSince(r.answered_at);
+      RequestMetrics* metrics = shared_.options.metrics;
+      absl::StatusOr<std::optional<KafkaResponse>>& answer = *r.answer;
+      if (!answer.ok()) {
+        if (metrics != nullptr) {
+          metrics->CountConnectionClosed(r.header.api_key);
+          RecordTimes(r);
+        }
+        return Close(absl::StrCat(proto::kafka::ApiName(r.header.api_key), " v", r.header.api_version, ": ",
+                                  answer.status().message()),
+                     true);
       }
-      return Close(absl::StrCat(proto::kafka::ApiName(header_.api_key), " v", header_.api_version, ": ",
-                                answer.status().message()),
-                   true);
+      if (!answer->has_value()) {  // no response expected
+        RecordTimes(r);
+        PopAnswered();
+        continue;
+      }
+      response_ = std::move(**answer);
+      if (metrics != nullptr) metrics->CountErrors(r.header.api_key, response_.errors);
+      head_.clear();
+      proto::kafka::Writer writer(&head_);
+      writer.Int32(0);  // the size, patched below
+      proto::kafka::WriteResponseHeader(r.header, writer);
+      size_t body_start = head_.size();
+      head_ += response_.body;
+      uint64_t total = head_.size() - 4;
+      for (const proto::kafka::Splice& s : response_.splices) {
+        ABSL_CHECK(s.id >= 0 && static_cast<size_t>(s.id) < response_.slices.size()) << "splice id " << s.id;
+        ABSL_CHECK_EQ(response_.slices[s.id].size, s.size);
+        total += s.size;
+      }
+      ABSL_CHECK_LE(total, static_cast<uint64_t>(INT32_MAX));
+      writer.PatchInt32(0, static_cast<int32_t>(total));
+      // Splice positions are relative to the body: shift them past the header.
+      for (proto::kafka::Splice& s : response_.splices) s.position += body_start;
+      next_splice_ = 0;
+      head_sent_ = 0;
+      writing_ = true;
+      WriteNext();
+      return;
     }
-    if (!answer->has_value()) {  // no response expected
-      RecordTimes();
-      return ReadSize();
-    }
-    response_ = std::move(**answer);
-    if (metrics != nullptr) metrics->CountErrors(header_.api_key, response_.errors);
-    head_.clear();
-    proto::kafka::Writer writer(&head_);
-    writer.Int32(0);  // the size, patched below
-    proto::kafka::WriteResponseHeader(header_, writer);
-    size_t body_start = head_.size();
-    head_ += response_.body;
-    uint64_t total = head_.size() - 4;
-    for (const proto::kafka::Splice& s : response_.splices) {
-      ABSL_CHECK(s.id >= 0 && static_cast<size_t>(s.id) < response_.slices.size()) << "splice id " << s.id;
-      ABSL_CHECK_EQ(response_.slices[s.id].size, s.size);
-      total += s.size;
-    }
-    ABSL_CHECK_LE(total, static_cast<uint64_t>(INT32_MAX));
-    writer.PatchInt32(0, static_cast<int32_t>(total));
-    // Splice positions are relative to the body: shift them past the header.
-    for (proto::kafka::Splice& s : response_.splices) s.position += body_start;
-    next_splice_ = 0;
-    head_sent_ = 0;
-    WriteNext();
+    MaybeReadNext();
+  }
+
+  // The first request is done: its answer written (or none due).
+  void PopAnswered() {
+    if (in_flight_.front()->on_pool) --pool_requests_;
+    in_flight_.pop_front();
+    // A read started while requests were in flight had no idle timer: idle from now.
+    if (in_flight_.empty() && reading_) ArmIdleTimer();
   }
 
   // Writes the head bytes up to the next splice, then that splice's slice, and so on.
@@ -222,18 +299,20 @@ class Connection : public std::enable_shared_from_this<Connection> {
       return SendSlice();
     }
     response_ = KafkaResponse();
-    RecordTimes();
-    ReadSize();
+    writing_ = false;
+    RecordTimes(*in_flight_.front());
+    PopAnswered();
+    WriteAnswers();
   }
 
   static int64_t MicrosSince(Clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t).count();
   }
-  // The request's times, once its response is written (or none is sent).
-  void RecordTimes() {
+  // A request's times, once its response is written (or none is sent).
+  void RecordTimes(const InFlight& r) {
     if (shared_.options.metrics == nullptr) return;
-    shared_.options.metrics->RecordTimes(header_.api_key, request_queue_micros_, response_queue_micros_,
-                                         MicrosSince(read_at_));
+    shared_.options.metrics->RecordTimes(r.header.api_key, r.request_queue_micros, r.response_queue_micros,
+                                         MicrosSince(r.read_at));
   }
 
   // A failed slice: the handler decides whether the file or the socket failed; the
@@ -305,20 +384,24 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Shared& shared_;
   Registry& registry_;
   bool closed_ = false;
+  // Unique in the process (RequestHeader::connection_id).
+  const uint64_t id_ = next_connection_id.fetch_add(1, std::memory_order_relaxed);
   std::array<unsigned char, 4> size_buf_{};
-  std::string frame_;
-  proto::kafka::RequestHeader header_;
   std::string client_host_;  // "/<peer address>", as Kafka shows a client's host
+  // The requests read and not yet answered, in the order read (their answers go out in
+  // that order); at most max_in_flight_requests.
+  std::deque<std::unique_ptr<InFlight>> in_flight_;
+  uint64_t next_sequence_ = 0;
+  int pool_requests_ = 0;  // of in_flight_, handed to the io pool
+  bool reading_ = false;   // a read of the next request is under way
+  bool writing_ = false;   // the first request's answer is being written
+  // The answer being written.
   KafkaResponse response_;
   std::string head_;
   size_t head_sent_ = 0;
   size_t next_splice_ = 0;
   uint64_t slice_sent_ = 0;
   std::string peer_;
-  // The request in flight: when its frame was read, and its queue times.
-  Clock::time_point read_at_;
-  int64_t request_queue_micros_ = 0;
-  int64_t response_queue_micros_ = 0;
 };
 
 }  // namespace

@@ -1,10 +1,15 @@
 #pragma once
 // KafkaServer: the Kafka protocol listener (Asio). Each connection reads size-prefixed
-// request frames and hands each to the handler; a connection has one request in
-// flight at a time, so responses go back in request order (Kafka mutes a connection the
-// same way). Sockets are served by num.network.threads I/O threads; handlers run on a
-// pool of num.io.threads, and may answer later from any thread (a fetch waiting in the
-// purgatory). A frame whose size is negative or above socket.request.max.bytes, a
+// request frames and hands each to the handler; responses go back in request order.
+// Sockets are served by num.network.threads I/O threads; handlers run on a pool of
+// num.io.threads, or on the network thread for the APIs named by on_network_thread, and
+// may answer later from any thread (a fetch waiting in the purgatory, an acks=all
+// produce waiting for its followers). Pipelining: a request handled on the network
+// thread lets the connection read and handle the next one before it is answered, up to
+// max_in_flight_requests (an acks=all produce waits for replication while the next one
+// appends, so the followers fetch both at once); a request handed to the pool stops the
+// reading until it is answered, as Kafka mutes a connection with a request in flight,
+// since pool handlers may run in any order. A frame whose size is negative or above socket.request.max.bytes, a
 // header that does not parse, or a request the handler refuses closes that connection
 // and nothing else; a connection idle for connections.max.idle.ms is closed.
 // Record data travels as file slices spliced into the response: on PLAINTEXT sent with
@@ -61,6 +66,12 @@ struct KafkaServerOptions {
   // than being handed to the io pool (a thread switch each way): handlers that never
   // block, since the thread serves many connections. Null: every API on the pool.
   std::function<bool(int16_t api_key)> on_network_thread;
+  // Requests of one connection read and handled before the first is answered
+  // (max.in.flight.requests.per.connection; 1: one at a time, as Kafka).
+  int max_in_flight_requests = 5;
+  // Called once when a connection closes, with the connection_id its requests carried
+  // (RequestHeader::connection_id); null: not told.
+  std::function<void(uint64_t connection_id)> on_connection_closed;
 };
 
 // body stays valid until the responder is called.

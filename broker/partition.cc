@@ -418,8 +418,9 @@ int64_t Partition::log_start_offset() const {
   return LogStartOffsetLocked();
 }
 
-int64_t Partition::LogStartOffsetLocked() const {
-  int64_t local = log_->log_start_offset();
+int64_t Partition::LogStartOffsetLocked() const { return LogStartOffsetLocked(log_->log_start_offset()); }
+
+int64_t Partition::LogStartOffsetLocked(int64_t local) const {
   if (!remote_.enabled || remote_.log_start_offset < 0) return local;
   return std::min(local, remote_.log_start_offset);
 }
@@ -427,6 +428,24 @@ int64_t Partition::LogStartOffsetLocked() const {
 PartitionState Partition::state() const {
   absl::ReaderMutexLock lock(&mu_);
   return state_;
+}
+
+Partition::ReadMark Partition::read_mark() const {
+  absl::ReaderMutexLock lock(&mu_);
+  ReadMark mark;
+  mark.partition = this;
+  mark.leader = has_state_ ? state_.leader : -1;
+  mark.leader_epoch = state_.leader_epoch;
+  mark.partition_epoch = state_.partition_epoch;
+  // The truncation count first: a truncation between two of the reads below shows in the
+  // next mark's count.
+  mark.truncations = log_->truncation_count();
+  mark.offline = log_->offline();
+  const storage::Log::Offsets offsets = log_->offsets();
+  mark.log_start_offset = LogStartOffsetLocked(offsets.log_start_offset);
+  mark.log_end_offset = offsets.log_end_offset;
+  mark.high_watermark = offsets.high_watermark;
+  return mark;
 }
 
 bool Partition::is_leader() const {

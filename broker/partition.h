@@ -185,6 +185,25 @@ class Partition final : public FollowerPartition {
   // offsets below the local log's, else the local log start.
   int64_t log_start_offset() const;
 
+  // Everything a read of this partition depends on besides the request: equal marks
+  // taken before two reads with the same request mean the second answers what the first
+  // did (an incremental fetch session skips it, fetch_session.h). Read in one go under
+  // the state's lock; the log's figures may move during it, which only makes the next
+  // mark differ.
+  struct ReadMark {
+    const Partition* partition = nullptr;  // a partition replaced (topic re-created) differs
+    int32_t leader = -1;
+    int32_t leader_epoch = -1;
+    int32_t partition_epoch = -1;
+    int64_t log_start_offset = -1;  // both tiers
+    int64_t log_end_offset = -1;
+    int64_t high_watermark = -1;
+    int64_t truncations = 0;
+    bool offline = false;
+    bool operator==(const ReadMark&) const = default;
+  };
+  ReadMark read_mark() const;
+
   const storage::TopicPartition& topic_partition() const { return tp_; }
   storage::Log* log() const { return log_; }
   PartitionState state() const;
@@ -212,6 +231,8 @@ class Partition final : public FollowerPartition {
   bool has_state_ ABSL_GUARDED_BY(mu_) = false;
   RemoteTierState remote_ ABSL_GUARDED_BY(mu_);
   int64_t LogStartOffsetLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // The same given the local log's start.
+  int64_t LogStartOffsetLocked(int64_t local) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   struct FollowerState {
     int64_t log_end_offset = -1;     // unknown until it fetches in this epoch
     int64_t last_caught_up_ms = 0;

@@ -238,7 +238,7 @@ void HandleProduce(const ApiRequest& api, KafkaResponder respond) {
   auto op = std::make_shared<DelayedProduce>(context, Clock::now() + std::chrono::milliseconds(request->timeout_ms),
                                              std::move(response), header.api_version, std::move(waiting),
                                              std::move(respond));
-  api.purgatories.produce.TryCompleteElseWatch(op, keys);
+  api.purgatories.produce.TryCompleteElseWatch(op, std::move(keys));
 }
 
 }  // namespace strata::broker

@@ -4,6 +4,11 @@
 
 namespace strata::broker {
 
+namespace {
+// Watch lists kept while empty, at most (beyond it, an emptied list goes).
+constexpr size_t kMaxIdleKeys = 1 << 16;
+}  // namespace
+
 bool DelayedOperation::ForceComplete() {
   {
     absl::MutexLock lock(&mu_);
@@ -37,14 +42,14 @@ Purgatory::~Purgatory() {
   for (auto& [deadline, timer] : pending) timer.op->ForceComplete();
 }
 
-void Purgatory::TryCompleteElseWatch(const std::shared_ptr<DelayedOperation>& op, const std::vector<std::string>& keys) {
+void Purgatory::TryCompleteElseWatch(const std::shared_ptr<DelayedOperation>& op, std::vector<std::string> keys) {
   bool stopping;
   {
     absl::MutexLock lock(&mu_);
     stopping = stopping_;
     if (!stopping) {
       for (const std::string& key : keys) watchers_[key].push_back(op);
-      timers_.emplace(op->deadline(), Timer{op, keys});
+      timers_.emplace(op->deadline(), Timer{op, std::move(keys)});
       // Woken only when it would sleep past this deadline: at most once per idle spell,
       // not once per operation (the timers are often empty, since completed ones leave).
       if (op->deadline() < wake_at_) {
@@ -73,7 +78,8 @@ void Purgatory::ForgetLocked(const std::shared_ptr<DelayedOperation>& op) {
     if (it == watchers_.end()) continue;
     auto& list = it->second;
     list.erase(std::remove(list.begin(), list.end(), op), list.end());
-    if (list.empty()) watchers_.erase(it);
+    // Kept while empty, but not without bound (keys of deleted partitions).
+    if (list.empty() && watchers_.size() > kMaxIdleKeys) watchers_.erase(it);
   }
   timers_.erase(timer);
 }
@@ -87,10 +93,7 @@ int Purgatory::CheckAndComplete(const std::string& key) {
     // Drop the completed ones while here.
     auto& list = it->second;
     list.erase(std::remove_if(list.begin(), list.end(), [](const auto& op) { return op->completed(); }), list.end());
-    if (list.empty()) {
-      watchers_.erase(it);
-      return 0;
-    }
+    if (list.empty()) return 0;
     ops = list;
   }
   int completed = 0;
@@ -99,7 +102,7 @@ int Purgatory::CheckAndComplete(const std::string& key) {
       op = nullptr;  // another thread completed it: that thread forgets it
       continue;
     }
-    op->TryComplete();
+    op->TryCompleteFor(key);
     if (op->completed()) {
       ++completed;
     } else {
@@ -137,22 +140,24 @@ void Purgatory::Reap() {
   while (!stopping_) {
     auto now = std::chrono::steady_clock::now();
     if (timers_.empty()) {
+      // Nothing waits: no key is watched, and the lists kept for them can go.
+      watchers_.clear();
       wake_at_ = now + kIdle;
       cv_.WaitWithTimeout(&mu_, absl::FromChrono(kIdle));
       continue;
     }
     auto first = timers_.begin();
-    Timer timer = first->second;
-    if (!timer.op->completed() && first->first > now) {
+    std::shared_ptr<DelayedOperation> op = first->second.op;
+    if (!op->completed() && first->first > now) {
       wake_at_ = first->first;
       cv_.WaitWithTimeout(&mu_, absl::FromChrono(first->first - now));
       continue;
     }
     // Leave the watch lists too, so keys nobody changes do not collect dead operations.
-    ForgetLocked(timer.op);
-    if (timer.op->completed()) continue;
+    ForgetLocked(op);
+    if (op->completed()) continue;
     mu_.Unlock();
-    timer.op->ForceComplete();  // expired: it answers with what it has
+    op->ForceComplete();  // expired: it answers with what it has
     mu_.Lock();
   }
   mu_.Unlock();

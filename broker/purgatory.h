@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 
 namespace strata::broker {
@@ -27,6 +28,12 @@ class DelayedOperation {
 
   // Completes the operation (calls ForceComplete) when it can complete now.
   virtual void TryComplete() = 0;
+  // The same after key changed (CheckAndComplete): an operation on many keys may look
+  // at that one only.
+  virtual void TryCompleteFor(const std::string& key) {
+    (void)key;
+    TryComplete();
+  }
   // Answers the request: runs once, after the operation was marked complete.
   virtual void OnComplete() = 0;
 
@@ -51,7 +58,7 @@ class Purgatory {
 
   // Watches op under keys, then tries it once (so a change between the caller's
   // check and the watch is not missed). Completed at once when it can be.
-  void TryCompleteElseWatch(const std::shared_ptr<DelayedOperation>& op, const std::vector<std::string>& keys);
+  void TryCompleteElseWatch(const std::shared_ptr<DelayedOperation>& op, std::vector<std::string> keys);
   // Tries the operations watching key; returns how many completed.
   int CheckAndComplete(const std::string& key);
   // Operations still waiting (tests, metrics).
@@ -70,7 +77,9 @@ class Purgatory {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   // When the reaper wakes next on its own (max: not yet known).
   std::chrono::steady_clock::time_point wake_at_ ABSL_GUARDED_BY(mu_) = std::chrono::steady_clock::time_point::max();
-  std::map<std::string, std::vector<std::shared_ptr<DelayedOperation>>> watchers_ ABSL_GUARDED_BY(mu_);
+  // By key. A key's list stays when it empties (a fetch session's fetches watch the same
+  // thousands of keys again and again); the reaper drops the empty ones when it idles.
+  absl::flat_hash_map<std::string, std::vector<std::shared_ptr<DelayedOperation>>> watchers_ ABSL_GUARDED_BY(mu_);
   struct Timer {
     std::shared_ptr<DelayedOperation> op;
     std::vector<std::string> keys;

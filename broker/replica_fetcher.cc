@@ -37,7 +37,7 @@ absl::string_view WholeBatches(absl::string_view records) {
 }  // namespace
 
 ReplicaFetcher::ReplicaFetcher(ReplicaFetcherOptions options, FollowerPartitions* partitions)
-    : options_(std::move(options)), partitions_(partitions) {
+    : options_(std::move(options)), partitions_(partitions), session_(options_.fetch_sessions) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -61,6 +61,8 @@ void ReplicaFetcher::AddPartition(const storage::TopicPartition& tp, int32_t lea
     if (t.leader_epoch == leader_epoch) return;
     t.delayed_until = Clock::time_point();  // a new epoch: at once
     t.lag = -1;
+    t.stale = true;
+    t.start_checked = false;
     ++targets_version_;
     if (fetch_in_flight_ && connection_ && !restart_) {
       restart_ = true;
@@ -73,7 +75,7 @@ void ReplicaFetcher::AddPartition(const storage::TopicPartition& tp, int32_t lea
 
 void ReplicaFetcher::RemovePartition(const storage::TopicPartition& tp) {
   absl::MutexLock lock(&mu_);
-  targets_.erase(tp);
+  if (targets_.erase(tp) > 0) removed_.push_back(tp);  // the fetcher thread takes it out of the session
 }
 
 size_t ReplicaFetcher::partition_count() const {
@@ -106,22 +108,33 @@ void ReplicaFetcher::Delay(const storage::TopicPartition& tp, const absl::Status
 
 void ReplicaFetcher::Run() {
   while (true) {
-    std::map<storage::TopicPartition, Target> ready;
-    uint64_t version = 0;
+    Round round;
     {
       absl::MutexLock lock(&mu_);
-      version = targets_version_;
+      round.version = targets_version_;
       auto now = Clock::now();
+      // Now and then every position is read again (what moves without an answer: the
+      // log start, by this broker's retention).
+      const bool refresh_all = now >= next_full_refresh_;
+      if (refresh_all) next_full_refresh_ = now + kFullRefreshInterval;
       Clock::time_point next_ready = Clock::time_point::max();
-      for (const auto& [tp, target] : targets_) {
-        if (target.delayed_until <= now) {
-          ready.emplace(tp, target);
-        } else {
+      for (auto& [tp, target] : targets_) {
+        if (target.delayed_until > now) {
           next_ready = std::min(next_ready, target.delayed_until);
+          if (target.in_session) {
+            target.in_session = false;
+            round.leave.push_back(tp);
+          }
+          continue;
         }
+        ++round.ready;
+        if (target.stale || !target.in_session || refresh_all) round.refresh.emplace_back(tp, target);
       }
+      for (const storage::TopicPartition& tp : removed_) round.leave.push_back(tp);
+      removed_.clear();
       if (stopping_) return;
-      if (ready.empty()) {
+      if (round.ready == 0) {
+        for (const storage::TopicPartition& tp : round.leave) session_.Remove({tp.topic, tp.partition});
         if (next_ready == Clock::time_point::max()) {
           cv_.Wait(&mu_);
         } else {
@@ -130,7 +143,7 @@ void ReplicaFetcher::Run() {
         continue;
       }
     }
-    absl::Status status = FetchOnce(ready, version);
+    absl::Status status = FetchOnce(round);
     bool restarted = false;
     {
       absl::MutexLock lock(&mu_);
@@ -139,7 +152,9 @@ void ReplicaFetcher::Run() {
       restart_ = false;
       if (restarted) connection_.reset();  // cut short for a new partition: reconnect now
     }
+    if (restarted) session_.HandleError();  // its answer is lost: the next fetch is full
     if (status.ok() || restarted) continue;
+    session_.HandleError();
     spdlog::warn("broker {}: fetching from broker {} ({}:{}) failed: {}; retrying in {} ms", options_.broker_id,
                  options_.leader_id, options_.host, options_.port, status.ToString(), options_.backoff.count());
     absl::MutexLock lock(&mu_);
@@ -148,44 +163,60 @@ void ReplicaFetcher::Run() {
   }
 }
 
-absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, Target>& targets,
-                                       uint64_t targets_version) {
+void ReplicaFetcher::MarkStale(const storage::TopicPartition& tp) {
+  absl::MutexLock lock(&mu_);
+  auto it = targets_.find(tp);
+  if (it != targets_.end()) it->second.stale = true;
+}
+
+absl::Status ReplicaFetcher::FetchOnce(const Round& round) {
   client::KafkaConnection* connection = nullptr;
   {
     absl::MutexLock lock(&mu_);
-    if (targets_version != targets_version_) return absl::OkStatus();  // a partition came: look again
+    if (round.version != targets_version_) {
+      // A partition came: look again (the positions taken stay to refresh).
+      for (const auto& [tp, target] : round.refresh) {
+        auto it = targets_.find(tp);
+        if (it != targets_.end()) it->second.stale = true;
+      }
+      for (const storage::TopicPartition& tp : round.leave) session_.Remove({tp.topic, tp.partition});
+      return absl::OkStatus();
+    }
     if (!connection_) {
       auto connected = client::KafkaConnection::Connect(options_.host, options_.port,
                                                         options_.max_wait + std::chrono::seconds(30));
-      if (!connected.ok()) return connected.status();
+      if (!connected.ok()) {
+        for (const auto& [tp, target] : round.refresh) {
+          auto it = targets_.find(tp);
+          if (it != targets_.end()) it->second.stale = true;
+        }
+        for (const storage::TopicPartition& tp : round.leave) session_.Remove({tp.topic, tp.partition});
+        return connected.status();
+      }
       connection_ = std::move(*connected);
       if (stopping_) connection_->Shutdown();
     }
     connection = connection_.get();
     fetch_in_flight_ = true;
   }
-  kafka::FetchRequest request;
-  request.replica_id = options_.broker_id;
-  request.max_wait_ms = static_cast<int32_t>(options_.max_wait.count());
-  request.min_bytes = options_.min_bytes;
-  request.max_bytes = options_.max_bytes;
-  request.session_epoch = -1;  // no fetch session
-  std::map<storage::TopicPartition, std::shared_ptr<FollowerPartition>> partitions;
-  for (const auto& [tp, target] : targets) {
+  for (const storage::TopicPartition& tp : round.leave) session_.Remove({tp.topic, tp.partition});
+  // The positions of the partitions that may have moved; the session holds the others'.
+  for (const auto& [tp, target] : round.refresh) {
+    client::FetchSessionHandler::Key key{tp.topic, tp.partition};
     std::shared_ptr<FollowerPartition> partition = partitions_->GetFollowerPartition(tp);
-    if (partition == nullptr) continue;
+    if (partition == nullptr) {
+      session_.Remove(key);
+      MarkStale(tp);  // looked for again next round
+      continue;
+    }
     if (!target.start_checked && options_.tier_state_machine != nullptr && partition->fetch_last_tiered_offset() &&
         partition->follower_log_position().log_end_offset == 0) {
       // KIP-1023: an empty follower starts at the leader's earliest pending upload.
       if (absl::Status s = StartAtLastTieredOffset(tp, target.leader_epoch); !s.ok()) {
+        session_.Remove(key);
         Delay(tp, s, options_.backoff);
         continue;
       }
-    }
-    if (!target.start_checked) {
-      absl::MutexLock lock(&mu_);
-      auto it = targets_.find(tp);
-      if (it != targets_.end() && it->second.leader_epoch == target.leader_epoch) it->second.start_checked = true;
     }
     FollowerLogPosition position = partition->follower_log_position();
     kafka::FetchRequest::Partition p;
@@ -195,17 +226,26 @@ absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, T
     p.last_fetched_epoch = position.last_fetched_epoch;
     p.log_start_offset = position.log_start_offset;
     p.partition_max_bytes = options_.partition_max_bytes;
-    if (request.topics.empty() || request.topics.back().topic != tp.topic) {
-      request.topics.push_back({tp.topic, std::string(16, '\0'), {}});
+    session_.Set(key, p);
+    absl::MutexLock lock(&mu_);
+    auto it = targets_.find(tp);
+    if (it != targets_.end() && it->second.leader_epoch == target.leader_epoch) {
+      it->second.start_checked = true;
+      it->second.in_session = true;
+      it->second.stale = false;  // until its next answer
     }
-    request.topics.back().partitions.push_back(p);
-    partitions.emplace(tp, std::move(partition));
   }
-  if (partitions.empty()) {
+  if (session_.size() == 0) {
     absl::MutexLock lock(&mu_);
     mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::FromChrono(options_.backoff));
     return absl::OkStatus();
   }
+  kafka::FetchRequest request;
+  request.replica_id = options_.broker_id;
+  request.max_wait_ms = static_cast<int32_t>(options_.max_wait.count());
+  request.min_bytes = options_.min_bytes;
+  request.max_bytes = options_.max_bytes;
+  session_.Build(request);
   std::string body;
   kafka::Writer w(&body);
   kafka::WriteFetchRequest(request, kFetchVersion, w);
@@ -214,8 +254,17 @@ absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, T
   kafka::Reader r(answer->body());
   auto response = kafka::ReadFetchResponse(r, kFetchVersion);
   if (!response.ok()) return response.status();
-  if (response->error_code != 0) {
-    return KafkaError(static_cast<kafka::ErrorCode>(response->error_code), "the leader refused the fetch");
+  if (absl::Status s = session_.HandleResponse(*response); !s.ok()) {
+    auto code = static_cast<kafka::ErrorCode>(response->error_code);
+    if (code == kafka::ErrorCode::kFetchSessionIdNotFound || code == kafka::ErrorCode::kInvalidFetchSessionEpoch) {
+      // The leader dropped the session (evicted, restarted): a full fetch opens another,
+      // at once.
+      spdlog::info("broker {}: fetching from broker {}: {}; fetching in full", options_.broker_id, options_.leader_id,
+                   s.message());
+      return absl::OkStatus();
+    }
+    if (code == kafka::ErrorCode::kNone) return s;  // an answer the session cannot take: reconnect
+    return KafkaError(code, "the leader refused the fetch");
   }
   {
     absl::MutexLock lock(&mu_);
@@ -224,16 +273,20 @@ absl::Status ReplicaFetcher::FetchOnce(const std::map<storage::TopicPartition, T
   for (const auto& topic : response->responses) {
     for (const auto& p : topic.partitions) {
       storage::TopicPartition tp{topic.topic, p.partition_index};
-      auto it = partitions.find(tp);
-      if (it == partitions.end()) continue;
-      FollowerPartition& partition = *it->second;
-      int32_t epoch = targets.at(tp).leader_epoch;
+      // The epoch it was asked in; the partition's position may move now.
+      const kafka::FetchRequest::Partition* asked = session_.Find({tp.topic, tp.partition});
+      if (asked == nullptr) continue;
+      const int32_t epoch = asked->current_leader_epoch;
       {
         // Removed, or moved to another epoch, while the fetch was out: its answer is stale.
         absl::MutexLock lock(&mu_);
         auto target = targets_.find(tp);
         if (target == targets_.end() || target->second.leader_epoch != epoch) continue;
+        target->second.stale = true;
       }
+      std::shared_ptr<FollowerPartition> found = partitions_->GetFollowerPartition(tp);
+      if (found == nullptr) continue;
+      FollowerPartition& partition = *found;
       auto code = static_cast<kafka::ErrorCode>(p.error_code);
       if (code == kafka::ErrorCode::kOffsetOutOfRange) {
         if (absl::Status s = HandleOutOfRange(tp, epoch, p.log_start_offset); !s.ok()) {

@@ -15,6 +15,10 @@
 // A connection error closes the connection and waits `backoff` before reconnecting. A
 // partition added (or moved to a new epoch) while a fetch waits at the leader cuts that
 // fetch short, so a new follower starts at once.
+// The fetches form an incremental fetch session (KIP-227, client/fetch_session_handler.h):
+// after the first, a fetch names only the partitions whose log end moved, and the leader
+// answers only the partitions with records or a moved high watermark, so an idle
+// partition costs nothing per fetch. A session error makes the next fetch a full one.
 // It sees the broker only through FollowerPartitions (follower_partitions.h): the
 // partitions it follows, their log positions and the follower's answers to a leader.
 // Thread-safe (partitions are added and removed from the metadata thread).
@@ -32,6 +36,7 @@
 #include "absl/status/status.h"
 #include "broker/follower_partitions.h"
 #include "broker/tier_state_machine.h"
+#include "client/fetch_session_handler.h"
 #include "client/kafka_connection.h"
 #include "storage/file_names.h"
 
@@ -54,6 +59,10 @@ struct ReplicaFetcherOptions {
   // Tiered storage: rebuilds a follower's state below the leader's local log start from
   // the remote tier (null: the follower restarts there with none).
   TierStateMachine* tier_state_machine = nullptr;
+  // Incremental fetch sessions (KIP-227): a fetch names only the partitions whose
+  // position moved, and the leader answers only the ones with something new. Off: every
+  // fetch names every partition (tests, comparisons).
+  bool fetch_sessions = true;
 };
 
 class ReplicaFetcher {
@@ -80,11 +89,28 @@ class ReplicaFetcher {
     // KIP-1023: whether an empty log was looked at for its start in this epoch.
     bool start_checked = false;
     int64_t lag = -1;  // unknown until an answer in this epoch
+    // Its position is in the fetch session (session_), and may have moved since it was
+    // put there (new, answered since, or not found): read it again before the next fetch.
+    bool in_session = false;
+    bool stale = true;
   };
+  // What one round changes in the session before its fetch: partitions whose position
+  // is read again (with their target as it was) and partitions that leave it (removed,
+  // or paused after an error). A round costs those, not every partition followed.
+  struct Round {
+    uint64_t version = 0;  // targets_version_ when taken
+    size_t ready = 0;      // partitions not paused
+    std::vector<std::pair<storage::TopicPartition, Target>> refresh;
+    std::vector<storage::TopicPartition> leave;
+  };
+  // Every position is read again this often (what moves without an answer: the log
+  // start, by this broker's retention).
+  static constexpr std::chrono::seconds kFullRefreshInterval{5};
   void Run();
-  // One Fetch round of the targets as they were at targets_version; an error means the
-  // connection is unusable. None when the targets changed since (the caller looks again).
-  absl::Status FetchOnce(const std::map<storage::TopicPartition, Target>& targets, uint64_t targets_version);
+  // One Fetch round; an error means the connection is unusable. None when the targets
+  // changed since the round was taken (the caller looks again).
+  absl::Status FetchOnce(const Round& round);
+  void MarkStale(const storage::TopicPartition& tp);
   // OFFSET_MOVED_TO_TIERED_STORAGE: the follower's log end is in the leader's remote
   // tier. It restarts its log at the leader's local log start (ListOffsets
   // EARLIEST_LOCAL) with the state below it from the remote tier (TierStateMachine),
@@ -109,6 +135,9 @@ class ReplicaFetcher {
   absl::CondVar cv_;  // signalled when a partition is added and when stopping
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::map<storage::TopicPartition, Target> targets_ ABSL_GUARDED_BY(mu_);
+  // Removed since the fetcher thread last looked (it takes them out of the session).
+  std::vector<storage::TopicPartition> removed_ ABSL_GUARDED_BY(mu_);
+  std::chrono::steady_clock::time_point next_full_refresh_ ABSL_GUARDED_BY(mu_);
   // Shut down from the destructor.
   std::unique_ptr<client::KafkaConnection> connection_ ABSL_GUARDED_BY(mu_);
   bool fetch_in_flight_ ABSL_GUARDED_BY(mu_) = false;
@@ -119,6 +148,9 @@ class ReplicaFetcher {
   // targets but before the fetch was in flight would otherwise wait a whole fetch.
   uint64_t targets_version_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t fetches_ ABSL_GUARDED_BY(mu_) = 0;
+  // The fetch session with the leader: the partitions fetched and from where (the
+  // fetcher thread's alone).
+  client::FetchSessionHandler session_;
   std::thread thread_;
 };
 

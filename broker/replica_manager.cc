@@ -118,6 +118,13 @@ int64_t ReplicaManager::isr_changes_failed() const {
 }
 
 
+std::optional<std::set<int32_t>> ReplicaManager::ReplicasEligibleForIsr(const storage::TopicPartition& tp) const {
+  absl::MutexLock lock(&isr_mu_);
+  auto it = eligible_for_isr_.find(tp);
+  if (it == eligible_for_isr_.end()) return std::nullopt;
+  return it->second;
+}
+
 std::vector<ReplicaManager::HostedPartition> ReplicaManager::HostedPartitions() const {
   std::vector<HostedPartition> out;
   absl::MutexLock lock(&mu_);
@@ -306,162 +313,308 @@ absl::StatusOr<storage::Log*> ReplicaManager::OpenLog(const storage::TopicPartit
   return log;
 }
 
-void ReplicaManager::ApplyImage(const controller::MetadataImage& image) {
-  absl::MutexLock apply(&apply_mu_);
-  const auto apply_started = std::chrono::steady_clock::now();
-  absl::Cleanup timed = [&] {
-    image_applies_.fetch_add(1, std::memory_order_relaxed);
-    image_apply_micros_.fetch_add(std::chrono::duration_cast<std::chrono::microseconds>(
-                                      std::chrono::steady_clock::now() - apply_started)
-                                      .count(),
-                                  std::memory_order_relaxed);
+// What one ApplyImage brings in line: every topic of the image, or what a delta names.
+struct ReplicaManager::ApplyScope {
+  struct Topic {
+    const controller::TopicState* state = nullptr;
+    std::optional<std::set<int32_t>> partitions;  // nullopt: all of them
   };
-  std::map<storage::TopicPartition, std::set<int32_t>> eligible;  // per partition, the replicas that may join its ISR
-  std::set<storage::TopicPartition> wanted;
+  bool everything = false;
+  std::map<std::string, Topic> topics;  // by name: the image's topics to walk
+  std::set<controller::TopicId> removed;  // named, but no longer in the image
+
+  void AddTopic(const controller::TopicState& t) { topics[t.name] = Topic{&t, std::nullopt}; }
+  void AddPartition(const controller::TopicState& t, int32_t index) {
+    auto [it, added] = topics.try_emplace(t.name, Topic{&t, std::set<int32_t>()});
+    ABSL_CHECK_EQ(it->second.state, &t) << t.name;  // one topic per name in an image
+    if (it->second.partitions) it->second.partitions->insert(index);
+  }
+  // Whether this apply decides about tp (hosted here for topic_id): it is walked, or its
+  // topic is gone. What it covers and does not want is dropped.
+  bool Covers(const storage::TopicPartition& tp, const controller::TopicId& topic_id) const {
+    if (everything || removed.count(topic_id)) return true;
+    auto it = topics.find(tp.topic);
+    return it != topics.end() && (!it->second.partitions || it->second.partitions->count(tp.partition));
+  }
+};
+
+// What the walk found.
+struct ReplicaManager::ImageWalk {
+  // Per walked partition listing this broker (those wanted here), the replicas that may
+  // join its ISR.
+  std::map<storage::TopicPartition, std::set<int32_t>> eligible;
+  int64_t applied = 0;  // its size, kept past the move of `eligible`
   // Partitions whose waiting requests must look again: the high watermark moved (on
   // becoming leader), or the role or leader epoch changed — an acks=all produce waiting
   // on a leader that lost the partition then answers NOT_LEADER_OR_FOLLOWER at once
   // rather than REQUEST_TIMED_OUT at its timeout (its client stalled meanwhile).
   std::vector<storage::TopicPartition> moved;
-  for (const auto& [topic_id, topic] : image.topics()) {
-    storage::LogConfig config = ConfigFor(image, topic.name);
-    int32_t min_isr = MinInsyncReplicasOf(image, topic.name);
-    for (const auto& [index, p] : topic.partitions) {
-      int replica_index = -1;
-      for (int i = 0; i < p.replicas_size(); ++i) {
-        if (p.replicas(i) == options_.broker_id) replica_index = i;
-      }
-      if (replica_index < 0) continue;
-      storage::TopicPartition tp{topic.name, index};
-      wanted.insert(tp);
-      for (int i = 0; i < p.replicas_size(); ++i) {
-        if (controller::ReplicaAvailable(image, p, p.replicas(i), i)) eligible[tp].insert(p.replicas(i));
-      }
-      PartitionState state;
-      state.topic_id = topic_id;
-      state.leader = p.leader();
-      state.leader_epoch = p.leader_epoch();
-      state.partition_epoch = p.partition_epoch();
-      state.replicas.assign(p.replicas().begin(), p.replicas().end());
-      state.isr.assign(p.isr().begin(), p.isr().end());
+  std::vector<storage::TopicPartition> unopened_dropped;  // unopened_ entries forgotten
+};
 
-      std::shared_ptr<Partition> partition;
-      std::optional<Hosted> replaced;
-      bool config_changed = false;
-      {
-        absl::MutexLock lock(&mu_);
-        auto it = hosted_.find(tp);
-        if (it != hosted_.end() && it->second.topic_id != topic_id) {
-          replaced = std::move(it->second);
-          hosted_.erase(it);
-          it = hosted_.end();
-        }
-        if (it != hosted_.end()) {
-          partition = it->second.partition;
-          it->second.min_insync_replicas = min_isr;
-          config_changed = !(it->second.config == config);
-          if (config_changed) it->second.config = config;
-        }
-      }
-      if (replaced) {
-        if (fetchers_) fetchers_->RemovePartition(tp);
-        DropPartition(tp, std::move(*replaced));
-      }
-      if (partition == nullptr) {
-        std::string directory_id = replica_index < p.directories_size() ? p.directories(replica_index) : "";
-        auto log = OpenLog(tp, topic_id, config, directory_id);
-        if (!log.ok()) {
-          // Said once per partition: every applied entry retries.
-          bool first = false;
-          {
-            absl::MutexLock lock(&mu_);
-            first = unopened_.insert(tp).second;
-          }
-          if (first) {
-            spdlog::error("broker {}: cannot open the log of {}: {}", options_.broker_id, tp.DirName(),
-                          log.status().ToString());
-          }
-          continue;
-        }
-        {
-          absl::MutexLock lock(&mu_);
-          unopened_.erase(tp);
-        }
-        partition = std::make_shared<Partition>(tp, options_.broker_id, *log);
-        absl::MutexLock lock(&mu_);
-        hosted_[tp] = Hosted{partition, topic_id, config, min_isr};
-      } else if (config_changed) {
-        partition->log()->UpdateConfig(config);
-      }
-      if (partition->log()->offline()) {
-        // Its log dir failed: it answers KAFKA_STORAGE_ERROR and is neither followed nor
-        // led here (the controller moves its leadership), and kept, not deleted. Produces
-        // answered KAFKA_STORAGE_ERROR wait for the image to name another leader.
-        if (fetchers_) fetchers_->RemovePartition(tp);
-        bool left;
-        {
-          absl::MutexLock lock(&mu_);
-          auto [known, added] = offline_leaders_.try_emplace(tp, p.leader());
-          left = known->second == options_.broker_id && p.leader() != options_.broker_id;
-          known->second = p.leader();
-        }
-        if (left) moved.push_back(tp);
-        continue;
-      }
-      RemoteTierState remote = RemoteTierOf(image.FindRemoteSegments(topic_id, index), config.remote_storage_enable);
-      partition->UpdateRemoteTier(remote);
-      partition->log()->set_highest_offset_in_remote_storage(remote.highest_copied_offset);
-      int64_t hw_before = partition->high_watermark();
-      bool led_before = partition->is_leader();
-      size_t isr_before = led_before ? partition->state().isr.size() : 0;  // counted for leaders only
-      auto changed = partition->Update(state, options_.clock->NowMs());
-      if (changed.ok() && led_before && state.leader == options_.broker_id) {
-        if (state.isr.size() < isr_before) isr_shrinks_.fetch_add(1, std::memory_order_relaxed);
-        if (state.isr.size() > isr_before) isr_expands_.fetch_add(1, std::memory_order_relaxed);
-      }
-      if (!changed.ok()) {
-        spdlog::error("broker {}: {}: {}", options_.broker_id, tp.DirName(), changed.status().ToString());
-        continue;
-      }
-      if (*changed) {
-        spdlog::info("broker {}: {} {} in leader epoch {} (leader {}, isr [{}])", options_.broker_id, tp.DirName(),
-                     state.leader == options_.broker_id ? "leads" : "follows", state.leader_epoch, state.leader,
-                     absl::StrJoin(state.isr, ","));
-      }
-      FollowLeader(image, tp, state);
-      if (*changed || partition->high_watermark() != hw_before) moved.push_back(tp);
+ReplicaManager::ApplyScope ReplicaManager::ScopeOf(const controller::MetadataImage& image,
+                                                    const MetadataDelta& delta) const {
+  ApplyScope scope;
+  if (delta.full) {
+    scope.everything = true;
+    for (const auto& [topic_id, topic] : image.topics()) scope.AddTopic(topic);
+    return scope;
+  }
+  auto in_image = [&](const controller::TopicId& id) {
+    const controller::TopicState* t = image.FindTopicById(id);
+    if (t == nullptr) scope.removed.insert(id);
+    return t;
+  };
+  for (const auto& [id, changed] : delta.changed_topics) {
+    const controller::TopicState* t = in_image(id);
+    if (t == nullptr) continue;
+    if (changed.all_partitions) {
+      scope.AddTopic(*t);
+      continue;
+    }
+    for (int32_t index : changed.partitions) scope.AddPartition(*t, index);
+  }
+  for (const controller::TopicId& id : delta.deleted_topic_ids) {
+    if (const controller::TopicState* t = in_image(id)) scope.AddTopic(*t);
+  }
+  for (const std::string& name : delta.changed_topic_configs) {
+    if (const controller::TopicState* t = image.FindTopic(name)) scope.AddTopic(*t);
+  }
+  // Logs not opened yet are tried again at every apply, as a full one would.
+  absl::MutexLock lock(&mu_);
+  for (const auto& [tp, topic_id] : unopened_) {
+    const controller::TopicState* t = image.FindTopic(tp.topic);
+    if (t == nullptr || t->id != topic_id) scope.removed.insert(topic_id);
+    if (t != nullptr) scope.AddPartition(*t, tp.partition);
+  }
+  return scope;
+}
+
+void ReplicaManager::ApplyImage(const controller::MetadataImage& image) { ApplyImage(image, MetadataDelta::Full()); }
+
+void ReplicaManager::ApplyImage(const controller::MetadataImage& image, const MetadataDelta& delta) {
+  absl::MutexLock apply(&apply_mu_);
+  // What is not named must already follow the image: an earlier apply brought it in line.
+  ABSL_CHECK(delta.full || following_image_.load())
+      << "broker " << options_.broker_id << ": an incremental metadata apply before any full one";
+  const auto apply_started = std::chrono::steady_clock::now();
+  ImageWalk walk;
+  absl::Cleanup timed = [&] {
+    image_applies_.fetch_add(1, std::memory_order_relaxed);
+    if (delta.full) image_full_applies_.fetch_add(1, std::memory_order_relaxed);
+    image_apply_partitions_.fetch_add(walk.applied, std::memory_order_relaxed);
+    image_apply_micros_.fetch_add(std::chrono::duration_cast<std::chrono::microseconds>(
+                                      std::chrono::steady_clock::now() - apply_started)
+                                      .count(),
+                                  std::memory_order_relaxed);
+  };
+  const ApplyScope scope = ScopeOf(image, delta);
+  for (const auto& [name, topic] : scope.topics) {
+    const controller::TopicState& state = *topic.state;
+    const storage::LogConfig config = ConfigFor(image, name);
+    const int32_t min_isr = MinInsyncReplicasOf(image, name);
+    if (!topic.partitions) {
+      for (const auto& [index, p] : state.partitions) ApplyPartition(image, state, index, p, config, min_isr, walk);
+      continue;
+    }
+    for (int32_t index : *topic.partitions) {
+      auto p = state.partitions.find(index);
+      if (p != state.partitions.end()) ApplyPartition(image, state, index, p->second, config, min_isr, walk);
     }
   }
-  {
-    absl::MutexLock lock(&isr_mu_);
-    eligible_for_isr_ = std::move(eligible);
-  }
-  std::vector<std::pair<storage::TopicPartition, Hosted>> gone;
-  {
-    absl::MutexLock lock(&mu_);
-    for (auto it = hosted_.begin(); it != hosted_.end();) {
-      if (wanted.count(it->first)) {
-        ++it;
-        continue;
-      }
-      gone.emplace_back(it->first, std::move(it->second));
-      offline_leaders_.erase(it->first);
-      it = hosted_.erase(it);
-    }
-  }
-  for (auto& [tp, hosted] : gone) {
-    if (fetchers_) fetchers_->RemovePartition(tp);
-    DropPartition(tp, std::move(hosted));
-  }
+  ForgetUnwanted(scope, walk);
   std::function<void(const storage::TopicPartition&)> callback;
   {
     absl::MutexLock lock(&mu_);
     callback = on_high_watermark_;
   }
   if (callback) {
-    for (const auto& tp : moved) callback(tp);
+    for (const auto& tp : walk.moved) callback(tp);
   }
   following_image_ = true;
+}
+
+void ReplicaManager::ApplyPartition(const controller::MetadataImage& image, const controller::TopicState& topic,
+                                    int32_t index, const pb::Partition& p, const storage::LogConfig& config,
+                                    int32_t min_isr, ImageWalk& walk) {
+  int replica_index = -1;
+  for (int i = 0; i < p.replicas_size(); ++i) {
+    if (p.replicas(i) == options_.broker_id) replica_index = i;
+  }
+  if (replica_index < 0) return;
+  const controller::TopicId& topic_id = topic.id;
+  storage::TopicPartition tp{topic.name, index};
+  std::set<int32_t>& eligible = walk.eligible[tp];
+  ++walk.applied;
+  for (int i = 0; i < p.replicas_size(); ++i) {
+    if (controller::ReplicaAvailable(image, p, p.replicas(i), i)) eligible.insert(p.replicas(i));
+  }
+  PartitionState state;
+  state.topic_id = topic_id;
+  state.leader = p.leader();
+  state.leader_epoch = p.leader_epoch();
+  state.partition_epoch = p.partition_epoch();
+  state.replicas.assign(p.replicas().begin(), p.replicas().end());
+  state.isr.assign(p.isr().begin(), p.isr().end());
+
+  std::shared_ptr<Partition> partition;
+  std::optional<Hosted> replaced;
+  bool config_changed = false;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = hosted_.find(tp);
+    if (it != hosted_.end() && it->second.topic_id != topic_id) {
+      replaced = std::move(it->second);
+      hosted_.erase(it);
+      it = hosted_.end();
+    }
+    if (it != hosted_.end()) {
+      partition = it->second.partition;
+      it->second.min_insync_replicas = min_isr;
+      config_changed = !(it->second.config == config);
+      if (config_changed) it->second.config = config;
+    }
+  }
+  if (replaced) {
+    if (fetchers_) fetchers_->RemovePartition(tp);
+    DropPartition(tp, std::move(*replaced));
+  }
+  if (partition == nullptr) {
+    std::string directory_id = replica_index < p.directories_size() ? p.directories(replica_index) : "";
+    auto log = OpenLog(tp, topic_id, config, directory_id);
+    if (!log.ok()) {
+      // Said once per partition: every applied entry retries.
+      bool first = false;
+      {
+        absl::MutexLock lock(&mu_);
+        auto [known, added] = unopened_.try_emplace(tp, topic_id);
+        first = added || known->second != topic_id;
+        known->second = topic_id;
+      }
+      if (first) {
+        spdlog::error("broker {}: cannot open the log of {}: {}", options_.broker_id, tp.DirName(),
+                      log.status().ToString());
+      }
+      return;
+    }
+    {
+      absl::MutexLock lock(&mu_);
+      unopened_.erase(tp);
+    }
+    partition = std::make_shared<Partition>(tp, options_.broker_id, *log);
+    absl::MutexLock lock(&mu_);
+    hosted_[tp] = Hosted{partition, topic_id, config, min_isr};
+  } else if (config_changed) {
+    partition->log()->UpdateConfig(config);
+  }
+  if (partition->log()->offline()) {
+    // Its log dir failed: it answers KAFKA_STORAGE_ERROR and is neither followed nor
+    // led here (the controller moves its leadership), and kept, not deleted. Produces
+    // answered KAFKA_STORAGE_ERROR wait for the image to name another leader.
+    if (fetchers_) fetchers_->RemovePartition(tp);
+    bool left;
+    {
+      absl::MutexLock lock(&mu_);
+      auto [known, added] = offline_leaders_.try_emplace(tp, p.leader());
+      left = known->second == options_.broker_id && p.leader() != options_.broker_id;
+      known->second = p.leader();
+    }
+    if (left) walk.moved.push_back(tp);
+    return;
+  }
+  RemoteTierState remote = RemoteTierOf(image.FindRemoteSegments(topic_id, index), config.remote_storage_enable);
+  partition->UpdateRemoteTier(remote);
+  partition->log()->set_highest_offset_in_remote_storage(remote.highest_copied_offset);
+  int64_t hw_before = partition->high_watermark();
+  bool led_before = partition->is_leader();
+  size_t isr_before = led_before ? partition->state().isr.size() : 0;  // counted for leaders only
+  auto changed = partition->Update(state, options_.clock->NowMs());
+  if (changed.ok() && led_before && state.leader == options_.broker_id) {
+    if (state.isr.size() < isr_before) isr_shrinks_.fetch_add(1, std::memory_order_relaxed);
+    if (state.isr.size() > isr_before) isr_expands_.fetch_add(1, std::memory_order_relaxed);
+  }
+  if (!changed.ok()) {
+    spdlog::error("broker {}: {}: {}", options_.broker_id, tp.DirName(), changed.status().ToString());
+    return;
+  }
+  if (*changed) {
+    spdlog::info("broker {}: {} {} in leader epoch {} (leader {}, isr [{}])", options_.broker_id, tp.DirName(),
+                 state.leader == options_.broker_id ? "leads" : "follows", state.leader_epoch, state.leader,
+                 absl::StrJoin(state.isr, ","));
+  }
+  FollowLeader(image, tp, state);
+  if (*changed || partition->high_watermark() != hw_before) walk.moved.push_back(tp);
+}
+
+void ReplicaManager::ForgetUnwanted(const ApplyScope& scope, ImageWalk& walk) {
+  auto unwanted = [&](const storage::TopicPartition& tp, const controller::TopicId& topic_id) {
+    return scope.Covers(tp, topic_id) && !walk.eligible.count(tp);
+  };
+  // Erases from map (hosted_ or unopened_) what the scope covers and the walk did not
+  // want, handing each to dropped first. It looks at every entry when the scope covers
+  // everything or a removed topic (known here by id only), else only at its topics'.
+  auto sweep = [&](auto& map, auto topic_id_of, auto dropped) {
+    auto consider = [&](auto it) {
+      if (!unwanted(it->first, topic_id_of(it->second))) return std::next(it);
+      dropped(it->first, it->second);
+      return map.erase(it);
+    };
+    if (scope.everything || !scope.removed.empty()) {
+      for (auto it = map.begin(); it != map.end();) it = consider(it);
+      return;
+    }
+    for (const auto& [name, topic] : scope.topics) {
+      if (topic.partitions) {
+        for (int32_t index : *topic.partitions) {
+          if (auto it = map.find(storage::TopicPartition{name, index}); it != map.end()) consider(it);
+        }
+        continue;
+      }
+      for (auto it = map.lower_bound(storage::TopicPartition{name, INT32_MIN});
+           it != map.end() && it->first.topic == name;) {
+        it = consider(it);
+      }
+    }
+  };
+  std::vector<std::pair<storage::TopicPartition, Hosted>> gone;
+  {
+    absl::MutexLock lock(&mu_);
+    sweep(
+        hosted_, [](const Hosted& h) -> const controller::TopicId& { return h.topic_id; },
+        [&](const storage::TopicPartition& tp, Hosted& hosted) { gone.emplace_back(tp, std::move(hosted)); });
+    for (const auto& [tp, hosted] : gone) offline_leaders_.erase(tp);
+    sweep(
+        unopened_, [](const controller::TopicId& id) -> const controller::TopicId& { return id; },
+        [&](const storage::TopicPartition& tp, const controller::TopicId&) { walk.unopened_dropped.push_back(tp); });
+  }
+  {
+    absl::MutexLock lock(&isr_mu_);
+    if (scope.everything) {
+      eligible_for_isr_ = std::move(walk.eligible);
+    } else {
+      // Walked partitions that no longer list this broker were hosted (or unopened) here,
+      // so they are among those dropped.
+      for (const auto& [tp, hosted] : gone) eligible_for_isr_.erase(tp);
+      for (const storage::TopicPartition& tp : walk.unopened_dropped) eligible_for_isr_.erase(tp);
+      for (auto& [tp, replicas] : walk.eligible) eligible_for_isr_[tp] = std::move(replicas);
+    }
+  }
+  // What the incremental eligibility above relies on: a partition listing this broker is
+  // either hosted or unopened here, and has eligible replicas exactly then (hosted_ and
+  // unopened_ change only under apply_mu_, which this thread holds).
+  size_t listed_here;
+  {
+    absl::MutexLock lock(&mu_);
+    listed_here = hosted_.size() + unopened_.size();
+  }
+  {
+    absl::MutexLock lock(&isr_mu_);
+    ABSL_CHECK_EQ(eligible_for_isr_.size(), listed_here) << "broker " << options_.broker_id;
+  }
+  for (auto& [tp, hosted] : gone) {
+    if (fetchers_) fetchers_->RemovePartition(tp);
+    DropPartition(tp, std::move(hosted));
+  }
 }
 
 void ReplicaManager::OnLogDirOffline(const std::string& dir) {

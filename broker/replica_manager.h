@@ -15,6 +15,8 @@
 // (AlterPartition, with the partition epoch) to drop followers that have not caught up
 // for replica.lag.time.max.ms and to add those that caught up; a refused or stale
 // change is dropped and asked again from the newest state.
+// A metadata entry is applied incrementally: only the topics and partitions it names
+// (MetadataDelta), unless it may change every partition (see metadata_delta.h).
 // Thread-safe: ApplyImage runs on the metadata thread, lookups and appends on request
 // threads.
 
@@ -34,6 +36,7 @@
 #include "absl/synchronization/mutex.h"
 #include "broker/controller_client.h"
 #include "broker/follower_partitions.h"
+#include "broker/metadata_delta.h"
 #include "broker/partition.h"
 #include "broker/replica_fetcher_manager.h"
 #include "controller/metadata_image.h"
@@ -73,10 +76,16 @@ class ReplicaManager final : public FollowerPartitions {
   explicit ReplicaManager(ReplicaManagerOptions options);
   ~ReplicaManager();
 
-  // Brings the hosted partitions in line with image (idempotent: call it after every
-  // applied metadata entry). A partition whose log cannot be opened is skipped (its
-  // log dir is reported offline by the storage layer) and retried next time.
+  // Brings every hosted partition in line with image (idempotent). A partition whose log
+  // cannot be opened is skipped (its log dir is reported offline by the storage layer)
+  // and retried at the next apply.
   void ApplyImage(const controller::MetadataImage& image);
+  // The same for only what delta names, after the entry it came from was applied to
+  // image: the partitions it names (and the logs not opened yet), every partition of a
+  // topic it created, deleted or configured; everything when delta.full.
+  // REQUIRES: delta.full, or every earlier entry reached ApplyImage (an incremental apply
+  // builds on a full one).
+  void ApplyImage(const controller::MetadataImage& image, const MetadataDelta& delta);
   // Whether ApplyImage ran: before that the broker had not caught up with the metadata
   // log (see server/broker_role.h) and hosts nothing yet.
   bool following_image() const { return following_image_.load(); }
@@ -100,6 +109,7 @@ class ReplicaManager final : public FollowerPartitions {
   // lead. A broker that only lost the controller (the quorum is down) but whose
   // followers still fetch keeps leading, as Kafka's does; so does the only ISR member.
   bool Stranded(const Partition& partition) const;
+  int64_t leader_lease_ms() const { return options_.leader_lease_ms; }
   std::set<storage::TopicPartition> StrandedPartitions() const;
   // Whether the latest image names another leader (or none) for tp, which this broker
   // led: also for a partition whose log dir is offline, whose own state is no longer
@@ -140,10 +150,16 @@ class ReplicaManager final : public FollowerPartitions {
   // a fenced broker from every ISR itself).
   int64_t isr_shrinks() const { return isr_shrinks_.load(std::memory_order_relaxed); }
   int64_t isr_expands() const { return isr_expands_.load(std::memory_order_relaxed); }
-  // ApplyImage calls so far and the time they took, all partitions walked (each applied
-  // metadata entry makes one): the cost of a metadata change on this broker.
+  // ApplyImage calls so far and the time they took (each applied metadata entry makes
+  // one): the cost of a metadata change on this broker. Of those, the full ones, and the
+  // partitions of this broker they brought in line (a full apply: every one).
   int64_t image_applies() const { return image_applies_.load(std::memory_order_relaxed); }
   int64_t image_apply_micros() const { return image_apply_micros_.load(std::memory_order_relaxed); }
+  int64_t image_full_applies() const { return image_full_applies_.load(std::memory_order_relaxed); }
+  int64_t image_apply_partitions() const { return image_apply_partitions_.load(std::memory_order_relaxed); }
+  // The replicas of tp an ISR expansion may propose, as of the last apply (nullopt: tp
+  // lists no replica here). For tests and diagnostics.
+  std::optional<std::set<int32_t>> ReplicasEligibleForIsr(const storage::TopicPartition& tp) const;
   // Every hosted partition, for the metrics (server/broker_metrics.h).
   struct HostedPartition {
     std::shared_ptr<Partition> partition;
@@ -164,6 +180,18 @@ class ReplicaManager final : public FollowerPartitions {
     storage::LogConfig config;
     int32_t min_insync_replicas = 1;
   };
+  // What one ApplyImage brings in line (ApplyScope) and what it found (ImageWalk);
+  // replica_manager.cc.
+  struct ApplyScope;
+  struct ImageWalk;
+  ApplyScope ScopeOf(const controller::MetadataImage& image, const MetadataDelta& delta) const;
+  // One partition listing this broker (or not: then it is only skipped).
+  void ApplyPartition(const controller::MetadataImage& image, const controller::TopicState& topic, int32_t index,
+                      const metadata::v1::Partition& p, const storage::LogConfig& config, int32_t min_isr,
+                      ImageWalk& walk);
+  // Drops what the scope covers and the walk did not want (a deleted topic, a replica
+  // moved away), and sets the ISR eligibility of what it covers.
+  void ForgetUnwanted(const ApplyScope& scope, ImageWalk& walk);
   // The log of tp for topic_id: existing (when its partition.metadata agrees) or new.
   absl::StatusOr<storage::Log*> OpenLog(const storage::TopicPartition& tp, const std::string& topic_id,
                                         const storage::LogConfig& config, const std::string& directory_id);
@@ -187,8 +215,9 @@ class ReplicaManager final : public FollowerPartitions {
   absl::Mutex apply_mu_;  // one ApplyImage at a time
   mutable absl::Mutex mu_ ABSL_ACQUIRED_AFTER(apply_mu_);
   std::map<storage::TopicPartition, Hosted> hosted_ ABSL_GUARDED_BY(mu_);
-  // Partitions whose log could not be opened (said once; ApplyImage retries).
-  std::set<storage::TopicPartition> unopened_ ABSL_GUARDED_BY(mu_);
+  // Partitions whose log could not be opened, with their topic id (said once; every
+  // ApplyImage retries them).
+  std::map<storage::TopicPartition, controller::TopicId> unopened_ ABSL_GUARDED_BY(mu_);
   // Partitions in offline log dirs: the leader the latest image names.
   std::map<storage::TopicPartition, int32_t> offline_leaders_ ABSL_GUARDED_BY(mu_);
   std::function<void(const storage::TopicPartition&)> on_high_watermark_ ABSL_GUARDED_BY(mu_);
@@ -209,6 +238,8 @@ class ReplicaManager final : public FollowerPartitions {
   std::atomic<int64_t> isr_expands_{0};
   std::atomic<int64_t> image_applies_{0};
   std::atomic<int64_t> image_apply_micros_{0};
+  std::atomic<int64_t> image_full_applies_{0};
+  std::atomic<int64_t> image_apply_partitions_{0};
   std::thread isr_thread_;
 };
 

@@ -26,6 +26,7 @@
 namespace strata::broker {
 
 class AutoTopicCreator;
+class FetchSessionCache;
 class GroupCoordinator;
 class ProducerIdManager;
 class RemoteLogReader;
@@ -66,6 +67,9 @@ struct KafkaApisContext {
   GroupCoordinator* group_coordinator = nullptr;
   AutoTopicCreator* internal_topic_creator = nullptr;
   int32_t offsets_topic_replication_factor = 3;
+  // Incremental fetch sessions (KIP-227), shared by the broker's listeners; null: none
+  // (every fetch is sessionless).
+  FetchSessionCache* fetch_sessions = nullptr;
 };
 
 // Requests that wait for a condition (fetch.min.bytes, acks=all) wait here.

@@ -38,6 +38,21 @@ Outcome CheckBrokerEpoch(const MetadataImage& image, BrokerId broker, int64_t br
   return {};
 }
 
+// The same for a broker's own lifecycle requests (heartbeat, session stream), which
+// tell an unknown broker (BROKER_ID_NOT_REGISTERED: it registers) from a stale one.
+Outcome CheckRegistration(const MetadataImage& image, BrokerId broker, int64_t broker_epoch) {
+  auto it = image.brokers().find(broker);
+  if (it == image.brokers().end()) {
+    return {ErrorCode::kBrokerIdNotRegistered, absl::StrCat("broker ", broker, " is not registered")};
+  }
+  if (it->second.registration().broker_epoch() != broker_epoch) {
+    return {ErrorCode::kStaleBrokerEpoch, absl::StrCat("broker ", broker, " epoch ", broker_epoch,
+                                                       " is not the current ",
+                                                       it->second.registration().broker_epoch())};
+  }
+  return {};
+}
+
 // Every known topic config: the value set (from `set`) or the default.
 void AddTopicConfigEntries(const std::map<std::string, std::string>& set,
                            google::protobuf::RepeatedPtrField<admin::v1::ConfigEntry>* out) {
@@ -485,15 +500,7 @@ controller::v1::BrokerHeartbeatResponse QuorumController::BrokerHeartbeat(
     const controller::v1::BrokerHeartbeatRequest& request) {
   controller::v1::BrokerHeartbeatResponse response;
   BrokerId id = request.broker_id();
-  auto check = [&](const MetadataImage& image) -> Outcome {
-    auto it = image.brokers().find(id);
-    if (it == image.brokers().end()) return {ErrorCode::kBrokerIdNotRegistered, absl::StrCat("broker ", id, " is not registered")};
-    if (it->second.registration().broker_epoch() != request.broker_epoch()) {
-      return {ErrorCode::kStaleBrokerEpoch, absl::StrCat("broker ", id, " epoch ", request.broker_epoch(), " is not the current ",
-                                                         it->second.registration().broker_epoch())};
-    }
-    return {};
-  };
+  auto check = [&](const MetadataImage& image) { return CheckRegistration(image, id, request.broker_epoch()); };
   auto leads_nothing = [&](const MetadataImage& image) { return LeaderCounts(image).count(id) == 0; };
   RunWrite(
       &response,
@@ -665,10 +672,9 @@ QuorumController::SessionStreamOpened QuorumController::OpenSessionStream(
   BrokerId id = request.broker_id();
   std::vector<metadata::v1::BrokerEndpoint> listeners;
   Outcome o = store_.WithImage([&](const MetadataImage& image) -> Outcome {
-    auto it = image.brokers().find(id);
-    if (it == image.brokers().end()) return {ErrorCode::kBrokerIdNotRegistered, absl::StrCat("broker ", id, " is not registered")};
-    if (Outcome e = CheckBrokerEpoch(image, id, request.broker_epoch()); !e.ok()) return e;
-    listeners.assign(it->second.registration().endpoints().begin(), it->second.registration().endpoints().end());
+    if (Outcome e = CheckRegistration(image, id, request.broker_epoch()); !e.ok()) return e;
+    const auto& endpoints = image.brokers().at(id).registration().endpoints();
+    listeners.assign(endpoints.begin(), endpoints.end());
     return {};
   });
   SetOutcome(o, &opened.response);
@@ -740,19 +746,23 @@ void QuorumController::SessionStreamEnded(uint64_t token, bool broken) {
                  id, stream->broker_epoch);
     return;
   }
+  FenceBroker(id, stream->broker_epoch,
+              "lost its session stream and its listeners refuse connections (the process is gone): fenced without "
+              "waiting for its session");
+}
+
+void QuorumController::FenceBroker(BrokerId id, int64_t broker_epoch, absl::string_view why) {
   absl::MutexLock write(&write_mu_);
   if (NotActive() || !CatchUpLocked().ok()) return;
   Plan plan = store_.WithImage([&](const MetadataImage& image) {
     auto it = image.brokers().find(id);
     bool current = it != image.brokers().end() && !it->second.fenced() &&
-                   it->second.registration().broker_epoch() == stream->broker_epoch;
+                   it->second.registration().broker_epoch() == broker_epoch;
     return current ? PlanFenceBroker(image, id, options_.config) : Plan{};
   });
   if (!plan.outcome.ok() || plan.records.empty()) return;
   Outcome o = WriteLocked({plan.records});
-  spdlog::info("broker {} lost its session stream and its listeners refuse connections (the process is gone): fenced "
-               "without waiting for its session, {} partition changes: {}",
-               id, plan.records.size() - 1, o.ok() ? "ok" : o.message);
+  spdlog::info("broker {} {}, {} partition changes: {}", id, why, plan.records.size() - 1, o.ok() ? "ok" : o.message);
 }
 
 void QuorumController::SessionLoop() {
@@ -775,28 +785,27 @@ void QuorumController::SessionLoop() {
       last_heartbeat_.clear();
       next_leader_rebalance_ = now + options_.leader_imbalance_check_interval;
     }
-    std::vector<std::pair<BrokerId, bool>> brokers;  // (id, fenced)
+    struct Seen {
+      BrokerId id;
+      int64_t broker_epoch;
+      bool fenced;
+    };
+    std::vector<Seen> brokers;
     store_.WithImage([&](const MetadataImage& image) {
-      for (const auto& [id, b] : image.brokers()) brokers.emplace_back(id, b.fenced());
+      for (const auto& [id, b] : image.brokers()) brokers.push_back({id, b.registration().broker_epoch(), b.fenced()});
       return 0;
     });
-    std::vector<BrokerId> expired;
-    for (const auto& [id, fenced] : brokers) {
-      auto it = last_heartbeat_.try_emplace(id, now).first;
-      if (!fenced && now - it->second > options_.session_timeout) expired.push_back(id);
+    std::vector<std::pair<BrokerId, int64_t>> expired;  // (id, the registration whose session expired)
+    for (const Seen& b : brokers) {
+      auto it = last_heartbeat_.try_emplace(b.id, now).first;
+      if (!b.fenced && now - it->second > options_.session_timeout) expired.emplace_back(b.id, b.broker_epoch);
     }
     const bool rebalance = options_.config.auto_leader_rebalance && now >= next_leader_rebalance_;
     if (rebalance) next_leader_rebalance_ = now + options_.leader_imbalance_check_interval;
     if (expired.empty() && !rebalance) continue;
     sessions_mu_.Unlock();
-    for (BrokerId id : expired) {
-      absl::MutexLock write(&write_mu_);
-      if (!CatchUpLocked().ok()) break;
-      Plan plan = store_.WithImage([&](const MetadataImage& image) { return PlanFenceBroker(image, id, options_.config); });
-      if (!plan.outcome.ok() || plan.records.empty()) continue;
-      Outcome o = WriteLocked({plan.records});
-      spdlog::info("broker {} missed its session ({} ms): fenced, {} partition changes: {}", id,
-                   options_.session_timeout.count(), plan.records.size() - 1, o.ok() ? "ok" : o.message);
+    for (const auto& [id, broker_epoch] : expired) {
+      FenceBroker(id, broker_epoch, absl::StrCat("missed its session (", options_.session_timeout.count(), " ms): fenced"));
     }
     if (rebalance) RebalanceLeaders();
     sessions_mu_.Lock();

@@ -122,6 +122,10 @@ class QuorumController {
   bool BrokerProcessGone(const BrokerSessionStreams::Stream& stream);
   // The leader imbalance check's elections (PlanLeaderRebalance), written at once.
   void RebalanceLeaders();
+  // Fences broker id and moves its leaderships (PlanFenceBroker) when the image still
+  // shows the registration of broker_epoch unfenced: a broker that registered again
+  // since the caller looked keeps its new registration. why ends the log line.
+  void FenceBroker(BrokerId id, int64_t broker_epoch, absl::string_view why) ABSL_LOCKS_EXCLUDED(write_mu_);
 
   raft::RaftNode& node_;
   MetadataStore& store_;

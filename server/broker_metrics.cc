@@ -127,6 +127,12 @@ void AppendPartitionFamilies(const broker::ReplicaManager& replicas, std::vector
   AddSingle(out, "strata_metadata_image_apply_seconds_total",
             "Time spent applying metadata images to the hosted partitions", MetricType::Counter,
             static_cast<double>(replicas.image_apply_micros()) / 1e6);
+  AddSingle(out, "strata_metadata_image_full_applies_total",
+            "Metadata images applied to every hosted partition (the others only to what their entry named)",
+            MetricType::Counter, static_cast<double>(replicas.image_full_applies()));
+  AddSingle(out, "strata_metadata_image_apply_partitions_total",
+            "Hosted partitions brought in line with the metadata image, over all applies", MetricType::Counter,
+            static_cast<double>(replicas.image_apply_partitions()));
 
   auto lag = Family("strata_replica_fetcher_lag",
                     "Offsets a followed partition is behind its leader's high watermark (as of the last fetch)",
@@ -187,6 +193,25 @@ std::vector<prometheus::MetricFamily> BrokerMetrics::Collect() const {
   Add(purgatory, static_cast<double>(broker_.FetchesWaiting()), {{"operation", "Fetch"}});
   Add(purgatory, static_cast<double>(broker_.ProducesWaiting()), {{"operation", "Produce"}});
   out.push_back(std::move(purgatory));
+  if (const broker::FetchSessionCache* sessions = broker_.fetch_sessions()) {
+    AddSingle(out, "strata_fetch_sessions", "Incremental fetch sessions (KIP-227) the broker holds",
+              MetricType::Gauge, static_cast<double>(sessions->size()));
+    AddSingle(out, "strata_fetch_session_partitions", "Partitions held by all incremental fetch sessions",
+              MetricType::Gauge, static_cast<double>(sessions->cached_partitions()));
+    AddSingle(out, "strata_fetch_session_evictions_total", "Fetch sessions that lost their slot to a new one",
+              MetricType::Counter, static_cast<double>(sessions->evictions()));
+    AddSingle(out, "strata_fetch_session_reads_skipped_total",
+              "Partition reads an incremental fetch skipped because nothing changed in the partition",
+              MetricType::Counter, static_cast<double>(sessions->reads_skipped()));
+    auto taken = Family("strata_fetch_session_partitions_taken_total",
+                        "Partitions incremental fetches took to read: changed (dirty) ones, or every partition "
+                        "of the session in a full read",
+                        MetricType::Counter);
+    const int64_t swept = sessions->partitions_swept();
+    Add(taken, static_cast<double>(sessions->partitions_taken() - swept), {{"why", "changed"}});
+    Add(taken, static_cast<double>(swept), {{"why", "full_read"}});
+    out.push_back(std::move(taken));
+  }
   AppendPartitionFamilies(broker_.replicas(), out);
   return out;
 }

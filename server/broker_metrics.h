@@ -13,6 +13,9 @@
 //   strata_kafka_request_seconds{api}              histogram: read until the response was sent
 //   strata_kafka_connections{listener}             connections open now
 //   strata_purgatory_size{operation="Fetch"|"Produce"}  requests waiting in a purgatory
+//   strata_fetch_sessions, strata_fetch_session_partitions   incremental fetch sessions
+//   strata_fetch_session_evictions_total, strata_fetch_session_reads_skipped_total
+//   strata_fetch_session_partitions_taken_total{why="changed"|"full_read"}
 // Partitions this broker hosts:
 //   strata_partitions, strata_leader_partitions
 //   strata_under_replicated_partitions   led here, ISR smaller than the replicas

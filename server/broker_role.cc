@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/check.h"
 #include "base/logging.h"
 #include "base/status_macros.h"
 #include "storage/directory_remote_storage.h"
@@ -323,6 +324,14 @@ void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cl
   go.offsets_retention_ms = config.offsets_retention_minutes * 60 * 1000;
   go.offsets_retention_check_interval_ms = config.offsets_retention_check_interval_ms;
   group_coordinator_ = std::make_unique<broker::GroupCoordinator>(go, offsets_log_.get());
+  if (config.max_incremental_fetch_session_cache_slots > 0) {
+    // A session reads all its partitions well within the times that judge a follower by
+    // its fetches of each partition: the ISR's lag and the leader lease.
+    const int64_t lease_ms = replicas_->leader_lease_ms();
+    fetch_sessions_ = std::make_unique<broker::FetchSessionCache>(broker::FetchSessionCacheOptions{
+        .max_slots = config.max_incremental_fetch_session_cache_slots,
+        .full_read_interval_ms = std::min<int64_t>({1000, config.replica_lag_time_max_ms / 4, lease_ms / 4})});
+  }
   // One KafkaApis per entry of `listeners` (Metadata answers that listener's endpoints).
   for (const Listener& l : config.listeners) {
     broker::KafkaApisContext kc{.store = *store_,
@@ -339,7 +348,8 @@ void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cl
                                 .auto_topic_creator = config.auto_create_topics_enable ? topic_creator_.get() : nullptr,
                                 .group_coordinator = group_coordinator_.get(),
                                 .internal_topic_creator = topic_creator_.get(),
-                                .offsets_topic_replication_factor = config.offsets_topic_replication_factor};
+                                .offsets_topic_replication_factor = config.offsets_topic_replication_factor,
+                                .fetch_sessions = fetch_sessions_.get()};
     kafka_apis_.push_back(std::make_unique<broker::KafkaApis>(std::move(kc)));
   }
   replicas_->set_on_high_watermark([this](const storage::TopicPartition& tp) {
@@ -353,7 +363,7 @@ void BrokerRole::FollowImage() {
   // caught up with the metadata log; first the image as it stands.
   absl::MutexLock lock(&publish_mu_);
   serving_ = true;
-  FollowImageLocked(store_->applied().index);
+  FollowImageLocked(store_->applied().index, broker::MetadataDelta::Full());
 }
 
 absl::Status BrokerRole::StartListeners(const ServerConfig& config) {
@@ -366,6 +376,10 @@ absl::Status BrokerRole::StartListeners(const ServerConfig& config) {
     ko.io_threads = config.num_io_threads;
     ko.max_request_bytes = config.socket_request_max_bytes;
     ko.idle_timeout = std::chrono::milliseconds(config.connections_max_idle_ms);
+    ko.max_in_flight_requests = config.max_in_flight_requests_per_connection;
+    ko.on_connection_closed = [sessions = fetch_sessions_.get()](uint64_t connection_id) {
+      if (sessions != nullptr) sessions->ConnectionClosed(connection_id);
+    };
     ko.metrics = &request_metrics_;
     // Validated when the config was read.
     ko.on_network_thread = [apis = NetworkThreadApis(config.network_thread_apis).value_or(std::set<int16_t>{})](
@@ -437,14 +451,18 @@ void BrokerRole::Stop(std::chrono::milliseconds timeout) {
 }
 
 void BrokerRole::Publish(const metadata::v1::MetadataBatch& batch, int64_t index) {
-  (void)batch;
-  // Every applied entry (or restored snapshot): the hosted partitions follow the image.
+  // Every applied entry (or restored snapshot, an empty batch: a full delta): the hosted
+  // partitions follow the image, in what the entry changed.
   absl::MutexLock lock(&publish_mu_);
   if (!serving_) return;  // Start applies the image it finds once serving
-  FollowImageLocked(index);
+  FollowImageLocked(index, broker::MetadataDelta::FromBatch(batch));
 }
 
-void BrokerRole::FollowImageLocked(int64_t index) {
+void BrokerRole::FollowImageLocked(int64_t index, broker::MetadataDelta delta) {
+  // Entries reach here in the order applied (the store's listener runs on its applying
+  // thread): an incremental apply relies on having seen every one since the last full.
+  ABSL_CHECK_GE(index, followed_index_) << "broker " << broker_id_;
+  followed_index_ = index;
   bool caught_up = caught_up_;  // the lambda below runs under the image's lock only
   std::optional<std::pair<std::map<int32_t, int32_t>, int32_t>> offsets_topic;
   store_->WithImage([&](const controller::MetadataImage& image) {
@@ -462,11 +480,12 @@ void BrokerRole::FollowImageLocked(int64_t index) {
         return;
       }
       caught_up = true;
+      delta = broker::MetadataDelta::Full();  // the entries until now were not applied
       spdlog::info("broker {}: caught up with the metadata log at entry {} (registered with epoch {}); hosting "
                    "partitions",
                    broker_id_, index, self->second.registration().broker_epoch());
     }
-    replicas_->ApplyImage(image);
+    replicas_->ApplyImage(image, delta);
     offsets_topic.emplace();
     FollowOffsetsTopic(image, offsets_topic->first, offsets_topic->second);
   });

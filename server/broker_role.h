@@ -24,10 +24,12 @@
 #include "broker/auto_topic_creator.h"
 #include "broker/broker_lifecycle.h"
 #include "broker/controller_client.h"
+#include "broker/fetch_session.h"
 #include "broker/group_coordinator.h"
 #include "broker/kafka_api_handler.h"
 #include "broker/kafka_server.h"
 #include "broker/log_dir_monitor.h"
+#include "broker/metadata_delta.h"
 #include "broker/offsets_topic_log.h"
 #include "broker/producer_id_manager.h"
 #include "broker/remote_log_manager.h"
@@ -70,6 +72,8 @@ class BrokerRole {
   std::vector<std::pair<std::string, size_t>> ListenerConnections() const;
   // Requests waiting in the purgatories of every listener.
   size_t FetchesWaiting() const;
+  // The incremental fetch sessions (null when max.incremental.fetch.session.cache.slots=0).
+  const broker::FetchSessionCache* fetch_sessions() const { return fetch_sessions_.get(); }
   size_t ProducesWaiting() const;
   // Controlled shutdown within timeout, then stops following metadata.
   void Stop(std::chrono::milliseconds timeout);
@@ -114,8 +118,9 @@ class BrokerRole {
   absl::Status StartListeners(const ServerConfig& config);
 
   void Publish(const metadata::v1::MetadataBatch& batch, int64_t index);
-  // The hosted partitions follow the image, once caught_up_.
-  void FollowImageLocked(int64_t index) ABSL_EXCLUSIVE_LOCKS_REQUIRED(publish_mu_);
+  // The hosted partitions follow the image in what delta names (everything on the first
+  // apply after catching up), once caught_up_.
+  void FollowImageLocked(int64_t index, broker::MetadataDelta delta) ABSL_EXCLUSIVE_LOCKS_REQUIRED(publish_mu_);
   // Stops serving and closes the logs: cleanly (checkpoints, clean-shutdown marker) or not.
   void StopServing(bool clean);
 
@@ -149,6 +154,8 @@ class BrokerRole {
   // (which uses replicas_; the coordinator goes first).
   std::unique_ptr<broker::OffsetsTopicLog> offsets_log_;
   std::unique_ptr<broker::GroupCoordinator> group_coordinator_;
+  // Incremental fetch sessions, shared by the listeners (null when the slots are 0).
+  std::unique_ptr<broker::FetchSessionCache> fetch_sessions_;
   std::vector<std::unique_ptr<broker::KafkaApis>> kafka_apis_;  // one per listener
   std::vector<std::unique_ptr<broker::KafkaServer>> kafka_servers_;
   bool stopped_ = false;
@@ -158,6 +165,8 @@ class BrokerRole {
   // The image held this process's registration once: the partitions may follow it from
   // then on.
   bool caught_up_ ABSL_GUARDED_BY(publish_mu_) = false;
+  // The metadata entry the partitions were last brought to (only grows).
+  int64_t followed_index_ ABSL_GUARDED_BY(publish_mu_) = 0;
 };
 
 }  // namespace strata::server

@@ -310,6 +310,10 @@ std::vector<ServerSetting> MakeSettings() {
              "or a read of data not in the page cache then holds that thread's other connections. Empty: every "
              "handler on the pool, as Kafka does",
              [](const std::string& v) -> absl::Status { return NetworkThreadApis(v).status(); }),
+      Int("max.in.flight.requests.per.connection", &C::max_in_flight_requests_per_connection, 1, 1000, kBroker,
+          "requests of one connection the broker reads and handles before the first is answered, when they run on "
+          "the network thread (network.thread.apis): an acks=all produce waits for its followers while the next "
+          "one appends; answers still go back in request order. 1: one request at a time, as Kafka"),
       Int("socket.request.max.bytes", &C::socket_request_max_bytes, 1024, INT32_MAX, kBroker,
           "the largest request accepted; a larger one closes its connection"),
       Int("connections.max.idle.ms", &C::connections_max_idle_ms, 100, INT32_MAX, kBroker,
@@ -330,6 +334,10 @@ std::vector<ServerSetting> MakeSettings() {
           "a follower's pause after a fetch error (leadership errors retry after 20 ms)"),
       Int("replica.lag.time.max.ms", &C::replica_lag_time_max_ms, 10, INT32_MAX, kBroker,
           "a follower not caught up for this long leaves the ISR"),
+      Int("max.incremental.fetch.session.cache.slots", &C::max_incremental_fetch_session_cache_slots, 0, INT32_MAX,
+          kBroker,
+          "incremental fetch sessions (KIP-227) the broker keeps for consumers and followers; 0: none (every fetch "
+          "is answered in full)"),
       String("replica.selector.class", &C::replica_selector_class, kBroker,
              "org.apache.kafka.common.replica.RackAwareReplicaSelector, or empty",
              "KIP-392: the rack-aware selector sends consumers to an in-sync replica in their rack (empty: the leader "

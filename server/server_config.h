@@ -73,6 +73,7 @@ struct ServerConfig {
   int32_t connections_max_idle_ms = 600000;        // connections.max.idle.ms
   int32_t num_io_threads = 8;                      // num.io.threads
   std::string network_thread_apis = "Produce,Fetch";  // network.thread.apis (NetworkThreadApis)
+  int32_t max_in_flight_requests_per_connection = 5;  // max.in.flight.requests.per.connection
   // Replication.
   std::string inter_broker_listener_name;          // inter.broker.listener.name (default: the first listener)
   int32_t num_replica_fetchers = 1;                // num.replica.fetchers (per leader)
@@ -83,6 +84,7 @@ struct ServerConfig {
   int32_t replica_fetch_backoff_ms = 1000;         // replica.fetch.backoff.ms
   int64_t replica_lag_time_max_ms = 30000;         // replica.lag.time.max.ms
   std::string replica_selector_class;              // replica.selector.class (KIP-392)
+  int32_t max_incremental_fetch_session_cache_slots = 1000;  // max.incremental.fetch.session.cache.slots
   // SSL listeners: ssl.keystore.location (PEM: certificate chain and private key;
   // ssl.keystore.type must be PEM), ssl.truststore.location (PEM CA certificates),
   // ssl.client.auth (none, requested, required).

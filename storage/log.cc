@@ -925,6 +925,10 @@ int64_t Log::high_watermark() const {
   absl::ReaderMutexLock lock(&mu_);
   return high_watermark_;
 }
+Log::Offsets Log::offsets() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return Offsets{log_start_offset_, log_end_offset_, high_watermark_};
+}
 int64_t Log::size_in_bytes() const {
   absl::ReaderMutexLock lock(&mu_);
   int64_t total = 0;

@@ -219,6 +219,13 @@ class Log {
   int64_t log_end_offset() const;
   int64_t recovery_point() const;
   int64_t high_watermark() const;
+  // The three at one instant (one lock: what a fetch session compares).
+  struct Offsets {
+    int64_t log_start_offset = 0;
+    int64_t log_end_offset = 0;
+    int64_t high_watermark = 0;
+  };
+  Offsets offsets() const;
   int64_t size_in_bytes() const;
   // How many truncations (of the end, or full restarts) the log has had: a reader that
   // saw the same count before and after a search saw one log throughout.

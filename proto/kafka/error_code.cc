@@ -54,6 +54,8 @@ absl::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kUnsupportedEndpointType: return "UNSUPPORTED_ENDPOINT_TYPE";
     case ErrorCode::kInvalidRequiredAcks: return "INVALID_REQUIRED_ACKS";
     case ErrorCode::kFetchSessionIdNotFound: return "FETCH_SESSION_ID_NOT_FOUND";
+    case ErrorCode::kInvalidFetchSessionEpoch: return "INVALID_FETCH_SESSION_EPOCH";
+    case ErrorCode::kFetchSessionTopicIdError: return "FETCH_SESSION_TOPIC_ID_ERROR";
     case ErrorCode::kOffsetMovedToTieredStorage: return "OFFSET_MOVED_TO_TIERED_STORAGE";
     case ErrorCode::kOffsetMetadataTooLarge: return "OFFSET_METADATA_TOO_LARGE";
     case ErrorCode::kNotCoordinator: return "NOT_COORDINATOR";

@@ -59,6 +59,8 @@ enum class ErrorCode : int16_t {
   kUnsupportedEndpointType = 115,
   kInvalidRequiredAcks = 21,
   kFetchSessionIdNotFound = 70,
+  kInvalidFetchSessionEpoch = 71,
+  kFetchSessionTopicIdError = 106,
   kOffsetMovedToTieredStorage = 109,
   // The group coordinator's (consumer groups and their offsets).
   kOffsetMetadataTooLarge = 12,

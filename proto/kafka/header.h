@@ -22,6 +22,9 @@ struct RequestHeader {
   // Not on the wire: where the request came from, "/<address>" as Kafka shows a client's
   // host (set by the listener; empty in requests made in-process).
   std::string client_host;
+  // Not on the wire: the listener's number for the connection it came on (0: made
+  // in-process). State tied to a connection (a fetch session) goes when it closes.
+  uint64_t connection_id = 0;
 };
 
 // Reads the header at the start of a request frame (after its size); the reader is left

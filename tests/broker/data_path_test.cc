@@ -19,6 +19,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "broker/fetch_session.h"
 #include "broker/kafka_api_handler.h"
 #include "broker/kafka_server.h"
 #include "broker/list_offsets_handler.h"
@@ -145,7 +146,8 @@ class DataPathTest : public ::testing::Test {
                                                          .producer_ids = *producer_ids_,
                                                          .replicas = *replicas_,
                                                          .broker_id = kBroker,
-                                                         .cluster_id = "test-cluster"});
+                                                         .cluster_id = "test-cluster",
+                                                         .fetch_sessions = &sessions_});
     replicas_->set_on_high_watermark([this](const storage::TopicPartition& tp) { apis_->OnHighWatermark(tp); });
   }
 
@@ -253,13 +255,47 @@ class DataPathTest : public ::testing::Test {
   std::unique_ptr<controller::MetadataStore> store_;
   std::unique_ptr<storage::LogManager> logs_;
   std::unique_ptr<ReplicaManager> replicas_;
+  // The whole answer to a Fetch.
+  kafka::FetchResponse FetchWhole(const kafka::FetchRequest& request, int16_t version = 12) {
+    auto answer = Call(kafka::ApiKey::kFetch, version, Encode(request, version));
+    EXPECT_TRUE(answer.ok() && answer->has_value()) << answer.status();
+    if (!answer.ok() || !answer->has_value()) return {};
+    std::string bytes = Assemble(**answer);
+    kafka::Reader r(bytes);
+    auto response = kafka::ReadFetchResponse(r, version);
+    EXPECT_TRUE(response.ok()) << response.status();
+    return response.ok() ? *response : kafka::FetchResponse{};
+  }
+
   testing::UnreachableController controller_;
   std::unique_ptr<ProducerIdManager> producer_ids_;
+  // Sessions read all their partitions when session_clock_ says a second passed: only
+  // when a test advances it.
+  storage::ManualClock session_clock_;
+  FetchSessionCache sessions_{FetchSessionCacheOptions{.full_read_interval_ms = 1000, .clock = &session_clock_}};
   std::unique_ptr<KafkaApis> apis_;
   int64_t index_ = 0;
 };
 
 int16_t Code(kafka::ErrorCode c) { return static_cast<int16_t>(c); }
+
+// The (topic, partition) pairs an answer carries, in order.
+std::vector<std::pair<std::string, int32_t>> Answered(const kafka::FetchResponse& response) {
+  std::vector<std::pair<std::string, int32_t>> out;
+  for (const auto& t : response.responses) {
+    for (const auto& p : t.partitions) out.emplace_back(t.topic, p.partition_index);
+  }
+  return out;
+}
+
+// One partition of an answer (fails the test when it is not there).
+kafka::FetchResponse::Partition PartitionOf(const kafka::FetchResponse& response, const std::string& topic) {
+  for (const auto& t : response.responses) {
+    if (t.topic == topic && !t.partitions.empty()) return t.partitions[0];
+  }
+  ADD_FAILURE() << topic << " is not in the answer";
+  return {};
+}
 
 TEST_F(DataPathTest, ProducedRecordsAreFetchedBackByteForByteInEveryFetchVersion) {
   CreateTopic("orders", 'o');
@@ -530,6 +566,135 @@ TEST_F(DataPathTest, FetchOutOfRangeAndUnknownTopicIdAreErrors) {
   auto response = kafka::ReadFetchResponse(r, 12);
   ASSERT_TRUE(response.ok());
   EXPECT_EQ(response->error_code, Code(kafka::ErrorCode::kFetchSessionIdNotFound));
+}
+
+// A consumer's fetch session over two topics (KIP-227).
+kafka::FetchRequest SessionFetch(int32_t session_id, int32_t epoch,
+                                 std::vector<std::pair<std::string, int64_t>> partitions, int32_t max_wait_ms = 0) {
+  kafka::FetchRequest request;
+  request.session_id = session_id;
+  request.session_epoch = epoch;
+  request.max_wait_ms = max_wait_ms;
+  request.min_bytes = 1;
+  for (const auto& [topic, offset] : partitions) {
+    kafka::FetchRequest::Partition p;
+    p.fetch_offset = offset;
+    p.partition_max_bytes = 1 << 20;
+    request.topics.push_back({topic, std::string(16, '\0'), {p}});
+  }
+  return request;
+}
+
+TEST_F(DataPathTest, AnIncrementalFetchSessionAnswersOnlyThePartitionsWithSomethingNew) {
+  CreateTopic("orders", 'o');
+  CreateTopic("idle", 'i');
+  Produce("orders", testing::MakeBatch(2, "a"));
+  Produce("idle", testing::MakeBatch(3, "b"));
+  // A full fetch opens the session and answers both.
+  auto full = FetchWhole(SessionFetch(0, 0, {{"orders", 0}, {"idle", 0}}));
+  ASSERT_NE(full.session_id, 0);
+  EXPECT_EQ(Answered(full), (std::vector<std::pair<std::string, int32_t>>{{"orders", 0}, {"idle", 0}}));
+  EXPECT_EQ(PartitionOf(full, "idle").high_watermark, 3);
+  const int32_t id = full.session_id;
+  // Both read to their ends: the client names the new positions; nothing new to answer.
+  auto caught_up = FetchWhole(SessionFetch(id, 1, {{"orders", 2}, {"idle", 3}}));
+  EXPECT_EQ(caught_up.error_code, 0);
+  EXPECT_EQ(caught_up.session_id, id);
+  EXPECT_TRUE(Answered(caught_up).empty());
+  // A produce to one: the next fetch names nothing and gets that partition alone; the
+  // idle one is not even looked at.
+  int64_t taken = sessions_.partitions_taken();
+  Produce("orders", testing::MakeBatch(1, "c"));
+  auto moved = FetchWhole(SessionFetch(id, 2, {}));
+  ASSERT_EQ(Answered(moved), (std::vector<std::pair<std::string, int32_t>>{{"orders", 0}}));
+  EXPECT_EQ(PartitionOf(moved, "orders").high_watermark, 3);
+  EXPECT_EQ(sessions_.partitions_taken(), taken + 1);
+  // The same epoch again is refused; so is an unknown session.
+  EXPECT_EQ(FetchWhole(SessionFetch(id, 2, {})).error_code, Code(kafka::ErrorCode::kInvalidFetchSessionEpoch));
+  EXPECT_EQ(FetchWhole(SessionFetch(id + 1, 1, {})).error_code, Code(kafka::ErrorCode::kFetchSessionIdNotFound));
+  // A forgotten partition leaves the session: a produce to it is not answered.
+  kafka::FetchRequest forget = SessionFetch(id, 3, {});
+  forget.forgotten_topics_data.push_back({"orders", std::string(16, '\0'), {0}});
+  EXPECT_TRUE(Answered(FetchWhole(forget)).empty());
+  EXPECT_EQ(sessions_.PartitionsOf(id), (std::vector<std::pair<std::string, int32_t>>{{"idle", 0}}));
+  Produce("orders", testing::MakeBatch(1, "d"));
+  EXPECT_TRUE(Answered(FetchWhole(SessionFetch(id, 4, {}))).empty());
+  // Epoch -1 closes it.
+  EXPECT_EQ(FetchWhole(SessionFetch(id, -1, {{"idle", 3}})).session_id, 0);
+  EXPECT_TRUE(sessions_.PartitionsOf(id).empty());
+}
+
+TEST_F(DataPathTest, AFetchSessionReadsAgainAPartitionLeftOutForWantOfBytesAndGivesItItsTurn) {
+  CreateTopic("first", 'f');
+  CreateTopic("second", 's');
+  Produce("first", testing::MakeBatch(2, "a"));
+  Produce("second", testing::MakeBatch(2, "b"));
+  // max_bytes 1: the first partition answers one batch (at least one), the second nothing.
+  kafka::FetchRequest open = SessionFetch(0, 0, {{"first", 0}, {"second", 0}});
+  open.max_bytes = 1;
+  auto full = FetchWhole(open);
+  const int32_t id = full.session_id;
+  ASSERT_NE(id, 0);
+  EXPECT_FALSE(PartitionOf(full, "first").records->empty());
+  EXPECT_TRUE(PartitionOf(full, "second").records->empty());
+  // The first keeps getting records, and they fill each answer: it goes to the end of the
+  // session every time it answers records, so the second is read first next time. Nothing
+  // changed in the second meanwhile, but its records were never sent: it is read again,
+  // not skipped as idle.
+  Produce("first", testing::MakeBatch(1, "c"));
+  kafka::FetchRequest next = SessionFetch(id, 1, {{"first", 2}});
+  next.max_bytes = 1;
+  auto busy = FetchWhole(next);
+  EXPECT_FALSE(PartitionOf(busy, "first").records->empty());
+  EXPECT_EQ(sessions_.PartitionsOf(id), (std::vector<std::pair<std::string, int32_t>>{{"second", 0}, {"first", 0}}));
+  Produce("first", testing::MakeBatch(1, "d"));
+  next = SessionFetch(id, 2, {{"first", 3}});
+  next.max_bytes = 1;
+  auto turn = FetchWhole(next);
+  auto second = PartitionOf(turn, "second");
+  ASSERT_TRUE(second.records.has_value());
+  EXPECT_FALSE(second.records->empty());
+  EXPECT_EQ(second.high_watermark, 2);
+}
+
+TEST_F(DataPathTest, ASessionReadsAllItsPartitionsNowAndThenToFindChangesNobodyWasToldOf) {
+  CreateTopic("idle", 'i');
+  Produce("idle", testing::MakeBatch(3, "a"));
+  auto full = FetchWhole(SessionFetch(0, 0, {{"idle", 0}}));
+  const int32_t id = full.session_id;
+  ASSERT_NE(id, 0);
+  EXPECT_TRUE(Answered(FetchWhole(SessionFetch(id, 1, {{"idle", 3}}))).empty());
+  // The log start moves (DeleteRecords, retention) without a word to the sessions: not
+  // seen while the partition is not read ...
+  ASSERT_TRUE(LogOf("idle")->MaybeIncrementLogStartOffset(2).ok());
+  EXPECT_TRUE(Answered(FetchWhole(SessionFetch(id, 2, {}))).empty());
+  // ... until the session reads all its partitions, a second on.
+  session_clock_.Advance(1000);
+  int64_t swept = sessions_.partitions_swept();
+  auto found = FetchWhole(SessionFetch(id, 3, {}));
+  ASSERT_EQ(Answered(found), (std::vector<std::pair<std::string, int32_t>>{{"idle", 0}}));
+  EXPECT_EQ(PartitionOf(found, "idle").log_start_offset, 2);
+  EXPECT_EQ(sessions_.partitions_swept(), swept + 1);
+}
+
+TEST_F(DataPathTest, AWaitingSessionFetchWakesOnAProduceToOneOfItsIdlePartitions) {
+  CreateTopic("orders", 'o');
+  CreateTopic("idle", 'i');
+  auto full = FetchWhole(SessionFetch(0, 0, {{"orders", 0}, {"idle", 0}}));
+  ASSERT_NE(full.session_id, 0);
+  // Caught up: the session has nothing to read, and its next fetch waits for a change.
+  EXPECT_TRUE(Answered(FetchWhole(SessionFetch(full.session_id, 1, {}))).empty());
+  std::promise<kafka::FetchResponse> fetched;
+  std::thread consumer([&] { fetched.set_value(FetchWhole(SessionFetch(full.session_id, 2, {}, 60000))); });
+  auto future = fetched.get_future();
+  EXPECT_EQ(future.wait_for(50ms), std::future_status::timeout);
+  ASSERT_TRUE(testing::WaitUntil([&] { return apis_->fetches_waiting() == 1; }, 20s));
+  Produce("idle", testing::MakeBatch(2, "a"));
+  ASSERT_EQ(future.wait_for(20s), std::future_status::ready);
+  consumer.join();
+  auto answer = future.get();
+  ASSERT_EQ(Answered(answer), (std::vector<std::pair<std::string, int32_t>>{{"idle", 0}}));
+  EXPECT_FALSE(PartitionOf(answer, "idle").records->empty());
 }
 
 // In process: KafkaApis answers nothing, or an error (which the server turns into a

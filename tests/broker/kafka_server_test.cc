@@ -181,5 +181,96 @@ TEST(KafkaServer, APIsNamedRunOnTheNetworkThreadAndTheOthersOnTheIoPool) {
   for (const auto& [api, thread] : ran) EXPECT_EQ(thread, api == 0 ? network : io) << api;
 }
 
+// A connection that read ahead while a request was in flight is idle once that request
+// is answered: its idle timeout still closes it.
+TEST(KafkaServer, AConnectionIdleAfterPipelinedRequestsIsClosed) {
+  KafkaServerOptions options;
+  options.idle_timeout = 200ms;
+  options.on_network_thread = [](int16_t) { return true; };
+  auto server = KafkaServer::Start(options, [](const auto&, auto, auto respond) {
+    KafkaResponse response;
+    response.body = "answer";
+    respond(std::optional<KafkaResponse>(std::move(response)));
+  });
+  ASSERT_TRUE(server.ok()) << server.status();
+  Client c((*server)->port());
+  c.SendRaw(Client::Frame(0, 0, 1, ""));
+  ASSERT_TRUE(c.ReadFrame().has_value());
+  EXPECT_TRUE(c.Closed());  // read blocks until the server closes it (or 5 s)
+}
+
+// max.in.flight.requests.per.connection: requests handled on the network thread let the
+// connection read and handle the next ones before they are answered (up to the limit),
+// and the answers, given in any order, go back in request order. A request handed to
+// the io pool stops the reading until it is answered.
+TEST(KafkaServer, NetworkThreadRequestsArePipelinedAndAnsweredInRequestOrder) {
+  KafkaServerOptions options;
+  options.on_network_thread = [](int16_t api_key) { return api_key == 0; };  // Produce
+  options.max_in_flight_requests = 3;
+  absl::Mutex mu;
+  std::vector<std::pair<int32_t, KafkaResponder>> parked;  // correlation id, responder
+  std::vector<int16_t> handled;                              // api keys, in the order handled
+  auto server = KafkaServer::Start(options, [&](const auto& header, auto, auto respond) {
+    absl::MutexLock lock(&mu);
+    handled.push_back(header.api_key);
+    parked.emplace_back(header.correlation_id, std::move(respond));
+  });
+  ASSERT_TRUE(server.ok()) << server.status();
+  Client c((*server)->port());
+  std::string frames;
+  for (int32_t id = 1; id <= 5; ++id) frames += Client::Frame(0, 0, id, "");
+  c.SendRaw(frames);
+  // Three are handled while none is answered; the fourth waits for a slot.
+  auto parked_count = [&] {
+    absl::MutexLock lock(&mu);
+    return parked.size();
+  };
+  ASSERT_TRUE(testing::WaitUntil([&] { return parked_count() == 3; }, 5s)) << parked_count();
+  auto answer = [&](size_t index) {
+    absl::MutexLock lock(&mu);
+    KafkaResponse response;
+    response.body = "answer " + std::to_string(parked[index].first);
+    parked[index].second(std::optional<KafkaResponse>(std::move(response)));
+  };
+  // Answered last first: nothing goes out until the first is answered.
+  answer(2);
+  answer(1);
+  EXPECT_EQ(parked_count(), 3u);
+  answer(0);
+  for (int32_t id = 1; id <= 3; ++id) {
+    auto frame = c.ReadFrame();
+    ASSERT_TRUE(frame.has_value()) << id;
+    kafka::Reader r(*frame);
+    EXPECT_EQ(r.Int32("correlation_id"), id);
+  }
+  // Slots freed: the last two are read and handled.
+  ASSERT_TRUE(testing::WaitUntil([&] { return parked_count() == 5; }, 5s)) << parked_count();
+  answer(4);
+  answer(3);
+  for (int32_t id = 4; id <= 5; ++id) {
+    auto frame = c.ReadFrame();
+    ASSERT_TRUE(frame.has_value()) << id;
+    kafka::Reader r(*frame);
+    EXPECT_EQ(r.Int32("correlation_id"), id);
+  }
+  // A Metadata request (io pool) stops the reading: the Produce after it is not handled
+  // until Metadata is answered.
+  c.SendRaw(Client::Frame(3, 0, 6, "") + Client::Frame(0, 0, 7, ""));
+  ASSERT_TRUE(testing::WaitUntil([&] { return parked_count() == 6; }, 5s));
+  std::this_thread::yield();
+  EXPECT_EQ(parked_count(), 6u);
+  answer(5);
+  ASSERT_TRUE(testing::WaitUntil([&] { return parked_count() == 7; }, 5s));
+  answer(6);
+  for (int32_t id = 6; id <= 7; ++id) {
+    auto frame = c.ReadFrame();
+    ASSERT_TRUE(frame.has_value()) << id;
+    kafka::Reader r(*frame);
+    EXPECT_EQ(r.Int32("correlation_id"), id);
+  }
+  absl::MutexLock lock(&mu);
+  EXPECT_EQ(handled, (std::vector<int16_t>{0, 0, 0, 0, 0, 3, 0}));
+}
+
 }  // namespace
 }  // namespace strata::broker

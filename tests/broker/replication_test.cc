@@ -11,6 +11,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "base/logging.h"
+#include "broker/fetch_session.h"
 #include "broker/kafka_api_handler.h"
 #include "broker/kafka_server.h"
 #include "broker/replica_manager.h"
@@ -59,9 +60,12 @@ struct Broker {
                                                         .producer_ids = producer_ids,
                                                         .replicas = *replicas,
                                                         .broker_id = id,
-                                                        .rack_aware_selector = true});
+                                                        .rack_aware_selector = true,
+                                                        .fetch_sessions = &sessions});
     replicas->set_on_high_watermark([this](const storage::TopicPartition& tp) { apis->OnHighWatermark(tp); });
-    auto server = KafkaServer::Start(KafkaServerOptions{}, [this](const auto& h, auto b, auto respond) {
+    KafkaServerOptions options;
+    options.on_connection_closed = [this](uint64_t connection_id) { sessions.ConnectionClosed(connection_id); };
+    auto server = KafkaServer::Start(options, [this](const auto& h, auto b, auto respond) {
       apis->Handle(h, b, std::move(respond));
     });
     EXPECT_TRUE(server.ok()) << server.status();
@@ -83,6 +87,7 @@ struct Broker {
   int32_t id;
   testing::UnreachableController controller;
   ProducerIdManager producer_ids{testing::NoProducerIdBlocks()};
+  FetchSessionCache sessions{FetchSessionCacheOptions{}};
   storage::Scheduler scheduler{1};
   std::unique_ptr<controller::MetadataStore> store;
   std::unique_ptr<storage::LogManager> logs;
@@ -197,6 +202,23 @@ TEST_F(ReplicationTest, AcksAllIsAnsweredOnceEveryIsrMemberHasTheRecordsAndTheyM
   EXPECT_EQ(bytes(broker(2)), leader);
   EXPECT_EQ(bytes(broker(3)), leader);
   EXPECT_EQ(broker(2).log()->leader_epoch_cache().entries(), broker(1).log()->leader_epoch_cache().entries());
+}
+
+TEST_F(ReplicationTest, FollowersFetchInIncrementalSessionsThatSkipIdlePartitions) {
+  // Each follower holds one session at the leader; once caught up, its fetches name
+  // nothing and the leader does not read the idle partition again, yet records still flow.
+  ASSERT_TRUE(testing::WaitUntil([&] { return broker(1).sessions.size() == 2; }, 10s))
+      << broker(1).sessions.size() << " sessions at the leader";
+  ASSERT_TRUE(testing::WaitUntil([&] { return broker(1).sessions.reads_skipped() > 4; }, 10s));
+  for (int i = 0; i < 5; ++i) {
+    auto answered = Produce(broker(1), testing::MakeBatch(3, "x" + std::to_string(i)), /*acks=*/-1);
+    ASSERT_EQ(answered.error_code, 0);
+    EXPECT_EQ(answered.base_offset, 3 * i);
+  }
+  for (int32_t id : {2, 3}) {
+    ASSERT_TRUE(testing::WaitUntil([&] { return broker(id).log()->high_watermark() == 15; }, 10s)) << "broker " << id;
+  }
+  EXPECT_EQ(broker(1).sessions.size(), 2u);
 }
 
 TEST_F(ReplicationTest, AFormerLeaderTruncatesTheTailItNeverReplicated) {

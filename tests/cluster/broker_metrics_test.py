@@ -51,7 +51,9 @@ FAMILIES = [
     "strata_topic_bytes_in_total", "strata_topic_records_in_total", "strata_topic_bytes_out_total",
     "strata_topic_replication_bytes_in_total", "strata_topic_replication_bytes_out_total", "strata_log_size_bytes",
     "strata_log_segments", "strata_log_start_offset", "strata_log_end_offset", "strata_log_dir_size_bytes",
-    "strata_metadata_offline_partitions",
+    "strata_metadata_offline_partitions", "strata_fetch_sessions", "strata_fetch_session_partitions",
+    "strata_fetch_session_evictions_total", "strata_fetch_session_reads_skipped_total",
+    "strata_fetch_session_partitions_taken_total",
 ]
 
 
@@ -129,6 +131,10 @@ def check_under_load(cluster, producer):
                       f"broker {b}: a negative fetcher lag")
         cluster.check(total(samples, "strata_log_size_bytes", topic=TOPIC) > 0, f"broker {b}: {TOPIC}'s logs are empty")
         cluster.check(total(samples, "strata_log_end_offset", topic=TOPIC) > 0, f"broker {b}: {TOPIC} ends at 0")
+        if total(samples, "strata_leader_partitions") > 0:
+            # The two followers of its partitions fetch in incremental sessions (KIP-227).
+            cluster.check(total(samples, "strata_fetch_sessions") >= 2,
+                          f"broker {b} leads partitions but holds {total(samples, 'strata_fetch_sessions')} sessions")
         lags = [s for s in samples if s.startswith("strata_replica_fetcher_lag{") and f'topic="{TOPIC}"' in s]
         cluster.check(len(lags) == PARTITIONS - 1, f"broker {b} shows lags {lags}, not one per followed partition")
     produces = sum(total(s, "strata_kafka_requests_total", api="Produce") for s in scraped.values())

@@ -10,7 +10,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "client/fetch_session_handler.h"
 #include "proto/kafka/api.h"
+#include "proto/kafka/error_code.h"
 #include "proto/kafka/fetch.h"
 #include "proto/kafka/list_offsets.h"
 #include "storage/record_batch.h"
@@ -102,23 +104,23 @@ class BrokerConsumer {
     const int16_t version = broker_.versions.fetch;
     const auto api_key = static_cast<int16_t>(kafka::ApiKey::kFetch);
     auto last_progress = Clock::now();
+    client::FetchSessionHandler session(options_.fetch_sessions && version >= 7);
     while (!LimitReached()) {
       kafka::FetchRequest request;
       request.max_wait_ms = options_.max_wait_ms;
       request.min_bytes = 1;
       request.max_bytes = options_.fetch_max_bytes;
-      kafka::FetchRequest::Topic topic;
-      topic.topic = options_.topic;
+      std::map<client::FetchSessionHandler::Key, kafka::FetchRequest::Partition> wanted;
       for (const PartitionRange& r : ranges_) {
         if (r.position >= r.end_offset) continue;
         kafka::FetchRequest::Partition p;
         p.partition = r.partition;
         p.fetch_offset = r.position;
         p.partition_max_bytes = options_.partition_max_bytes;
-        topic.partitions.push_back(p);
+        wanted.emplace(client::FetchSessionHandler::Key{options_.topic, r.partition}, p);
       }
-      if (topic.partitions.empty()) return absl::OkStatus();
-      request.topics.push_back(std::move(topic));
+      if (wanted.empty()) return absl::OkStatus();
+      session.Build(wanted, request);
       std::string body;
       kafka::Writer writer(&body);
       kafka::WriteFetchRequest(request, version, writer);
@@ -132,9 +134,12 @@ class BrokerConsumer {
       auto response = DecodeResponse(*answer, broker_.connection->name(),
                                      [&](kafka::Reader& r) { return kafka::ReadFetchResponse(r, version); });
       if (!response.ok()) return response.status();
-      if (response->error_code != 0) {
-        return absl::UnavailableError(
-            absl::StrCat("Fetch from ", broker_.connection->name(), ": ", KafkaErrorText(response->error_code)));
+      if (absl::Status s = session.HandleResponse(*response); !s.ok()) {
+        auto code = static_cast<kafka::ErrorCode>(response->error_code);
+        if (code == kafka::ErrorCode::kFetchSessionIdNotFound || code == kafka::ErrorCode::kInvalidFetchSessionEpoch) {
+          continue;  // the broker dropped the session: the next fetch is full and opens another
+        }
+        return absl::UnavailableError(absl::StrCat("Fetch from ", broker_.connection->name(), ": ", s.message()));
       }
       bool moved = false;
       for (const auto& t : response->responses) {

@@ -71,6 +71,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1 << 30));
   consume_cmd->add_option("--fetch-max-wait-ms", consume.max_wait_ms, "Fetch max_wait_ms (default 500)")
       ->check(CLI::Range(0, 60'000));
+  consume_cmd->add_flag("!--no-fetch-session", consume.fetch_sessions,
+                        "Name every partition in every Fetch (default: an incremental fetch session, KIP-227)");
 
   try {
     app.parse(argc, argv);

@@ -44,6 +44,7 @@ struct ConsumeOptions : CommonOptions {
   int32_t fetch_max_bytes = 50 << 20;     // Fetch max_bytes (Kafka's fetch.max.bytes)
   int32_t partition_max_bytes = 1 << 20;  // per partition (max.partition.fetch.bytes)
   int32_t max_wait_ms = 500;              // Fetch max_wait_ms (fetch.max.wait.ms)
+  bool fetch_sessions = true;             // incremental fetch sessions (KIP-227), as the Java consumer
 };
 int RunConsume(const ConsumeOptions& options, std::ostream& out, std::ostream& err);
 
