@@ -213,14 +213,15 @@ void FetchSessionCache::TakeDirtyLocked(Session& session, bool everything, Fetch
     auto [at, added] = context.index_.try_emplace(cached.target.name.get(), context.targets_.size());
     if (added) context.targets_.push_back(cached.target);
     if (changed != nullptr) changed->push_back(at->second);
-    ++taken_;
   };
   if (everything) {
     context.targets_.reserve(context.targets_.size() + session.partitions.size());
     for (CachedPartition& cached : session.partitions) take(cached);
     swept_ += static_cast<int64_t>(session.partitions.size());
+    taken_ += static_cast<int64_t>(session.partitions.size());
   } else {
     for (CachedPartition* cached : session.dirty) take(*cached);
+    taken_ += static_cast<int64_t>(session.dirty.size());
   }
   session.dirty.clear();
 }
