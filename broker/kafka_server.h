@@ -55,7 +55,13 @@ struct TlsOptions {
 struct KafkaServerOptions {
   std::string host = "127.0.0.1";
   int port = 0;  // 0: a free port
+  // Each network thread runs its own event loop and serves the connections given to it
+  // (round robin at accept).
   int network_threads = 2;                              // num.network.threads
+  // How long a network thread keeps polling its sockets after its last event before it
+  // sleeps (network.idle.poll.us): an event that comes sooner is served without a
+  // wake-up. 0: it sleeps at once.
+  std::chrono::microseconds idle_poll{0};
   int io_threads = 2;                                   // num.io.threads
   int32_t max_request_bytes = 100 << 20;               // socket.request.max.bytes
   std::chrono::milliseconds idle_timeout{600'000};      // connections.max.idle.ms

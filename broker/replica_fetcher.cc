@@ -194,6 +194,7 @@ absl::Status ReplicaFetcher::FetchOnce(const Round& round) {
         return connected.status();
       }
       connection_ = std::move(*connected);
+      connection_->set_receive_poll(options_.idle_poll);
       if (stopping_) connection_->Shutdown();
     }
     connection = connection_.get();

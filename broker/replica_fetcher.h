@@ -63,6 +63,9 @@ struct ReplicaFetcherOptions {
   // position moved, and the leader answers only the ones with something new. Off: every
   // fetch names every partition (tests, comparisons).
   bool fetch_sessions = true;
+  // How long the fetcher polls for the leader's answer before it blocks
+  // (network.idle.poll.us; 0: it blocks at once).
+  std::chrono::microseconds idle_poll{0};
 };
 
 class ReplicaFetcher {

@@ -5,6 +5,7 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -144,6 +145,17 @@ absl::Status KafkaConnection::ReadExactly(char* out, size_t n) {
   return absl::OkStatus();
 }
 
+void KafkaConnection::PollForResponse() const {
+  if (receive_poll_.count() <= 0) return;
+  const auto until = std::chrono::steady_clock::now() + receive_poll_;
+  char byte;
+  do {
+    // Data, the peer's close or an error ends the polling; the blocking read sees which.
+    if (recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT) >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) return;
+    sched_yield();
+  } while (std::chrono::steady_clock::now() < until);
+}
+
 absl::StatusOr<KafkaResponse> KafkaConnection::Receive() {
   Pending pending;
   {
@@ -151,6 +163,7 @@ absl::StatusOr<KafkaResponse> KafkaConnection::Receive() {
     if (awaiting_.empty()) return absl::FailedPreconditionError("no request awaits a response");
     pending = awaiting_.front();
   }
+  PollForResponse();
   char size_bytes[4];
   if (absl::Status s = ReadExactly(size_bytes, 4); !s.ok()) return s;
   kafka::Reader size_reader(absl::string_view(size_bytes, 4));

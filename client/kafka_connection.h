@@ -56,6 +56,10 @@ class KafkaConnection {
 
   const std::string& name() const { return name_; }  // host:port, for messages
 
+  // Receive polls the socket for up to `poll` before it blocks (0, the default: it blocks
+  // at once); a response that comes sooner is read without a wake-up. Before any Receive.
+  void set_receive_poll(std::chrono::microseconds poll) { receive_poll_ = poll; }
+
  private:
   struct Pending {
     int16_t api_key;
@@ -64,9 +68,11 @@ class KafkaConnection {
   };
   KafkaConnection(int fd, std::string name) : fd_(fd), name_(std::move(name)) {}
   absl::Status ReadExactly(char* out, size_t n);
+  void PollForResponse() const;
 
   const int fd_;
   const std::string name_;
+  std::chrono::microseconds receive_poll_{0};
   int32_t next_correlation_id_ = 1;  // Send's thread only
   absl::Mutex mutex_;
   std::deque<Pending> awaiting_ ABSL_GUARDED_BY(mutex_);

@@ -210,6 +210,7 @@ void BrokerRole::StartReplicaManager(const ServerConfig& config) {
   rmo.fetchers.fetcher.partition_max_bytes = config.replica_fetch_max_bytes;
   rmo.fetchers.fetcher.max_bytes = config.replica_fetch_response_max_bytes;
   rmo.fetchers.fetcher.backoff = std::chrono::milliseconds(config.replica_fetch_backoff_ms);
+  rmo.fetchers.fetcher.idle_poll = std::chrono::microseconds(config.network_idle_poll_us);
   rmo.fetchers.fetcher.tier_state_machine = tier_state_machine_.get();
   replicas_ = std::make_unique<broker::ReplicaManager>(rmo);
 }
@@ -373,6 +374,7 @@ absl::Status BrokerRole::StartListeners(const ServerConfig& config) {
     ko.host = l.host;
     ko.port = l.port;
     ko.network_threads = config.num_network_threads;
+    ko.idle_poll = std::chrono::microseconds(config.network_idle_poll_us);
     ko.io_threads = config.num_io_threads;
     ko.max_request_bytes = config.socket_request_max_bytes;
     ko.idle_timeout = std::chrono::milliseconds(config.connections_max_idle_ms);

@@ -303,6 +303,10 @@ std::vector<ServerSetting> MakeSettings() {
       Int("broker.heartbeat.interval.ms", &C::broker_heartbeat_interval_ms, 10, 600'000, kBroker,
           "how often a broker heartbeats to the active controller"),
       Int("num.network.threads", &C::num_network_threads, 1, 256, kBroker, "threads serving each listener's sockets"),
+      Int("network.idle.poll.us", &C::network_idle_poll_us, 0, 10'000, kBroker,
+          "microseconds a network thread, and a replica fetcher awaiting its leader's answer, keep polling after "
+          "their last event before they sleep: an event within that time is served without waking a thread "
+          "(docs/performance.md). 0: they sleep at once, as Kafka's do"),
       Int("num.io.threads", &C::num_io_threads, 1, 256, kBroker, "threads running request handlers"),
       String("network.thread.apis", &C::network_thread_apis, kBroker, "Produce, Fetch, both (comma-separated) or empty",
              "APIs whose handlers run on the network thread that read the request instead of on the num.io.threads "

@@ -69,6 +69,7 @@ struct ServerConfig {
   std::string broker_rack;
   int32_t broker_heartbeat_interval_ms = 2000;
   int32_t num_network_threads = 3;                 // num.network.threads
+  int32_t network_idle_poll_us = 200;              // network.idle.poll.us
   int32_t socket_request_max_bytes = 104857600;    // socket.request.max.bytes
   int32_t connections_max_idle_ms = 600000;        // connections.max.idle.ms
   int32_t num_io_threads = 8;                      // num.io.threads

@@ -9,13 +9,16 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <map>
+#include <set>
 #include <thread>
 
 #include <gtest/gtest.h>
 
 #include "absl/synchronization/mutex.h"
 #include "broker/kafka_api_handler.h"
+#include "client/kafka_connection.h"
 #include "proto/kafka/api_versions.h"
 #include "proto/kafka/error_code.h"
 #include "tests/support/broker_services.h"
@@ -270,6 +273,149 @@ TEST(KafkaServer, NetworkThreadRequestsArePipelinedAndAnsweredInRequestOrder) {
   }
   absl::MutexLock lock(&mu);
   EXPECT_EQ(handled, (std::vector<int16_t>{0, 0, 0, 0, 0, 3, 0}));
+}
+
+// Each network thread runs its own event loop: a connection's requests are all handled
+// on the one thread its loop runs on, and connections are spread over the threads.
+TEST(KafkaServer, AConnectionIsServedByOneNetworkThreadAndConnectionsAreSpreadOverThem) {
+  KafkaServerOptions options;
+  options.network_threads = 2;
+  options.on_network_thread = [](int16_t) { return true; };
+  absl::Mutex mu;
+  std::map<uint64_t, std::set<std::thread::id>> threads;  // connection id -> handler threads
+  auto server = KafkaServer::Start(options, [&](const auto& header, auto, auto respond) {
+    {
+      absl::MutexLock lock(&mu);
+      threads[header.connection_id].insert(std::this_thread::get_id());
+    }
+    KafkaResponse response;
+    response.body = "answer";
+    respond(std::optional<KafkaResponse>(std::move(response)));
+  });
+  ASSERT_TRUE(server.ok()) << server.status();
+  std::vector<std::unique_ptr<Client>> clients;
+  for (int i = 0; i < 4; ++i) clients.push_back(std::make_unique<Client>((*server)->port()));
+  int32_t correlation = 1;
+  for (int round = 0; round < 5; ++round) {
+    for (auto& c : clients) {
+      c->SendRaw(Client::Frame(0, 0, correlation++, ""));
+      ASSERT_TRUE(c->ReadFrame().has_value());
+    }
+  }
+  absl::MutexLock lock(&mu);
+  ASSERT_EQ(threads.size(), 4u);
+  std::set<std::thread::id> all;
+  for (const auto& [connection, used] : threads) {
+    EXPECT_EQ(used.size(), 1u) << "connection " << connection;
+    all.insert(used.begin(), used.end());
+  }
+  EXPECT_EQ(all.size(), 2u);
+}
+
+// network.idle.poll.us: threads that poll before they sleep serve requests handled on
+// them and answers given from other threads alike, and stop when the server does.
+TEST(KafkaServer, PollingNetworkThreadsServeEveryAnswerAndStop) {
+  KafkaServerOptions options;
+  options.network_threads = 2;
+  options.io_threads = 1;
+  options.idle_poll = 50ms;  // far longer than a request takes: the answers come while they poll
+  options.on_network_thread = [](int16_t api_key) { return api_key == 0; };  // Produce; others on the pool
+  auto server = KafkaServer::Start(options, [](const auto&, auto, auto respond) {
+    KafkaResponse response;
+    response.body = "answer";
+    respond(std::optional<KafkaResponse>(std::move(response)));
+  });
+  ASSERT_TRUE(server.ok()) << server.status();
+  {
+    Client a((*server)->port()), b((*server)->port()), c((*server)->port());
+    int32_t correlation = 1;
+    for (int round = 0; round < 10; ++round) {
+      for (Client* client : {&a, &b, &c}) {
+        const int16_t api = round % 2 == 0 ? 0 : 3;  // Produce, Metadata
+        client->SendRaw(Client::Frame(api, 0, correlation, ""));
+        auto frame = client->ReadFrame();
+        ASSERT_TRUE(frame.has_value()) << api;
+        kafka::Reader r(*frame);
+        EXPECT_EQ(r.Int32("correlation_id"), correlation++);
+      }
+    }
+  }
+  // Destroyed while its threads poll: it returns (a loop that missed the stop would spin
+  // on and the join would hang).
+  std::atomic<bool> stopped{false};
+  std::thread stopper([&] {
+    server->reset();
+    stopped = true;
+  });
+  const bool done = testing::WaitUntil([&] { return stopped.load(); }, 10s);
+  if (!done) stopper.detach();  // reported below; the process cannot join it
+  ASSERT_TRUE(done);
+  stopper.join();
+}
+
+// A client connection that polls before it blocks (the replica fetcher's, with
+// network.idle.poll.us) reads an answer that comes while it polls and one that comes
+// after, and a peer that closes ends the polling with the error at once.
+TEST(KafkaServer, AClientThatPollsForItsAnswerReadsItOrSeesTheClose) {
+  KafkaServerOptions options;
+  options.on_network_thread = [](int16_t) { return true; };
+  absl::Mutex mu;
+  std::vector<KafkaResponder> parked;
+  auto server = KafkaServer::Start(options, [&](const auto& header, auto, auto respond) {
+    if (header.api_key == 3) {  // Metadata: answered at once
+      KafkaResponse response;
+      response.body = "quick answer";
+      respond(std::optional<KafkaResponse>(std::move(response)));
+      return;
+    }
+    absl::MutexLock lock(&mu);
+    parked.push_back(std::move(respond));  // answered by the test
+  });
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto connection = client::KafkaConnection::Connect("127.0.0.1", (*server)->port(), 30s);
+  ASSERT_TRUE(connection.ok()) << connection.status();
+  (*connection)->set_receive_poll(std::chrono::microseconds(std::chrono::seconds(30)));
+  // Answered while the client polls.
+  auto quick = (*connection)->Call(3, 0, "");
+  ASSERT_TRUE(quick.ok()) << quick.status();
+  EXPECT_EQ(quick->body(), "quick answer");
+  // Answered by the test once the request is parked: the client is still polling then
+  // (its poll outlasts the test), and reads it when it comes.
+  absl::StatusOr<client::KafkaResponse> later = absl::UnknownError("not yet");
+  std::atomic<bool> returned{false};
+  std::thread caller([&] {
+    later = (*connection)->Call(0, 0, "");
+    returned = true;
+  });
+  auto parked_count = [&] {
+    absl::MutexLock lock(&mu);
+    return parked.size();
+  };
+  ASSERT_TRUE(testing::WaitUntil([&] { return parked_count() == 1; }, 10s));
+  {
+    absl::MutexLock lock(&mu);
+    KafkaResponse response;
+    response.body = "late answer";
+    parked[0](std::optional<KafkaResponse>(std::move(response)));
+  }
+  ASSERT_TRUE(testing::WaitUntil([&] { return returned.load(); }, 10s));
+  caller.join();
+  ASSERT_TRUE(later.ok()) << later.status();
+  EXPECT_EQ(later->body(), "late answer");
+  // The server goes while the client polls for an answer that never comes: the close ends
+  // the poll (well before its 30 s) with an error.
+  returned = false;
+  std::thread orphan([&] {
+    later = (*connection)->Call(0, 0, "");
+    returned = true;
+  });
+  ASSERT_TRUE(testing::WaitUntil([&] { return parked_count() == 2; }, 10s));
+  server->reset();
+  const bool done = testing::WaitUntil([&] { return returned.load(); }, 10s);
+  if (!done) orphan.detach();
+  ASSERT_TRUE(done);
+  orphan.join();
+  EXPECT_FALSE(later.ok());
 }
 
 }  // namespace
