@@ -480,6 +480,7 @@ void Raft::HandleAppendResponse(const Message& m) {
     before = pr.next;
     SendAppend(m.from);
   } while (pr.next != before && pr.next <= last_index());
+  MaybeSendCommit(m.from);  // it may hold entries committed before it acknowledged them
 }
 
 void Raft::SendAppend(NodeId to) {
@@ -506,6 +507,8 @@ void Raft::SendAppend(NodeId to) {
     m.entries.push_back(e);
     bytes += b;
   }
+  // The follower commits up to the last entry it holds once it takes these.
+  pr.sent_commit = std::max(pr.sent_commit, std::min(m.commit, m.index + static_cast<Index>(m.entries.size())));
   if (pr.probing) {
     pr.probe_sent = true;
   } else if (!m.entries.empty()) {
@@ -592,13 +595,28 @@ void Raft::BroadcastAppend() {
 void Raft::BroadcastHeartbeat() {
   for (NodeId peer : config_.voters) {
     if (peer == config_.id) continue;
+    Progress& pr = progress_[peer];
     Message m;
     m.type = MessageType::kHeartbeat;
     m.to = peer;
     m.term = term_;
-    m.commit = std::min(progress_[peer].match, commit_);
+    m.commit = std::min(pr.match, commit_);
+    pr.sent_commit = std::max(pr.sent_commit, m.commit);
     Send(std::move(m));
   }
+}
+
+void Raft::MaybeSendCommit(NodeId to) {
+  Progress& pr = progress_[to];
+  const Index known = std::min(pr.match, commit_);
+  if (known <= pr.sent_commit) return;
+  Message m;
+  m.type = MessageType::kHeartbeat;
+  m.to = to;
+  m.term = term_;
+  m.commit = known;
+  pr.sent_commit = known;
+  Send(std::move(m));
 }
 
 void Raft::MaybeCommit() {
@@ -607,7 +625,15 @@ void Raft::MaybeCommit() {
   std::sort(matches.begin(), matches.end(), std::greater<Index>());
   Index candidate = matches[Quorum() - 1];
   // Only entries of the current term commit by counting (Raft paper, section 5.4.2).
-  if (candidate > commit_ && TermAt(candidate) == term_) CommitTo(candidate);
+  if (candidate > commit_ && TermAt(candidate) == term_) {
+    CommitTo(candidate);
+    // The followers learn the new commit index now, not at the next heartbeat: what they
+    // apply (a combined node's broker reads its metadata there) is a round trip behind
+    // the leader, whatever the heartbeat interval.
+    for (NodeId peer : config_.voters) {
+      if (peer != config_.id) MaybeSendCommit(peer);
+    }
+  }
 }
 
 bool Raft::HasReady() const {

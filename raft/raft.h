@@ -96,6 +96,8 @@ class Raft {
     int stalled_heartbeats = 0;
     // While not 0: a snapshot at this index is on its way; no Appends until it lands.
     Index pending_snapshot = 0;
+    // The highest commit index an Append or a heartbeat told it (as far as its log went).
+    Index sent_commit = 0;
   };
 
   void BecomeFollower(Term term, NodeId leader);
@@ -121,6 +123,8 @@ class Raft {
   void SendAppend(NodeId to);
   void BroadcastAppend();
   void BroadcastHeartbeat();
+  // Tells `to` the commit index at once if it holds entries it does not know committed.
+  void MaybeSendCommit(NodeId to);
   void MaybeCommit();
   bool QuorumActive();
   size_t Quorum() const { return config_.voters.size() / 2 + 1; }

@@ -45,12 +45,14 @@ overrides = {
 
 
 class Writer:
-    """An idempotent acks=all producer at RATE records per second; acked holds what was acknowledged."""
+    """An idempotent acks=all producer at RATE records per second; acked holds what was acknowledged,
+    where holds the (partition, offset) each was acknowledged at."""
 
     def __init__(self, cluster):
         self.producer = Producer({"bootstrap.servers": cluster.bootstrap, "acks": "all", "enable.idempotence": True,
                                   "linger.ms": 5, "message.timeout.ms": 60000})
         self.acked = set()
+        self.where = {}
         self.failed = []
         self.sent = 0
         self.lock = threading.Lock()
@@ -64,6 +66,7 @@ class Writer:
                 self.failed.append(str(err))
             else:
                 self.acked.add(msg.value().decode())
+                self.where[msg.value().decode()] = (msg.partition(), msg.offset())
 
     def run(self):
         start = time.monotonic()
@@ -193,9 +196,19 @@ def main():
                          state=lambda: [(len(m.processed), m.commits_ok, m.commits_failed[-1:]) for m in members])
         writer.stop()
         acked = set(writer.acked)
+
+        def missing():
+            """What is missing, by partition: how many, and the first and last offset."""
+            gone = acked - {v for m in members for v in list(m.processed)}
+            by_partition = {}
+            for v in gone:
+                p, o = writer.where[v]
+                n, lo, hi = by_partition.get(p, (0, o, o))
+                by_partition[p] = (n + 1, min(lo, o), max(hi, o))
+            return f"{len(gone)} missing (partition: count, first and last offset): {by_partition}"
+
         cluster.wait_for("every acknowledged record to be consumed",
-                         lambda: acked <= {v for m in members for v in list(m.processed)}, 60,
-                         state=lambda: f"{len(acked - {v for m in members for v in list(m.processed)})} missing")
+                         lambda: acked <= {v for m in members for v in list(m.processed)}, 60, state=missing)
         for m in members:
             m.stop()
 

@@ -211,6 +211,20 @@ TEST(RaftReplication, CommittedEntriesAreAppliedEverywhereInOrder) {
   }
 }
 
+// A commit reaches the followers at once: with no tick (no periodic heartbeat) after the
+// proposal, they apply it.
+TEST(RaftReplication, FollowersLearnACommitWithoutWaitingForAHeartbeat) {
+  Net net(3);
+  net.Elect(1);
+  net.TickAll(2);  // the no-op committed everywhere
+  ASSERT_TRUE(net[1].Propose("x").ok());
+  net.Settle();
+  for (NodeId id : {1, 2, 3}) {
+    ASSERT_FALSE(net.applied(id).empty()) << id;
+    EXPECT_EQ(net.applied(id).back().data, "x") << id;
+  }
+}
+
 TEST(RaftReplication, ProposalsToAFollowerNameTheLeader) {
   Net net(3);
   net.Elect(2);
