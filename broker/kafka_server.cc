@@ -1,8 +1,8 @@
 #include "broker/kafka_server.h"
 
-#include <cerrno>
 #include <sched.h>
 
+#include <cerrno>
 #include <csignal>
 #include <deque>
 

@@ -594,28 +594,23 @@ void Raft::BroadcastAppend() {
 
 void Raft::BroadcastHeartbeat() {
   for (NodeId peer : config_.voters) {
-    if (peer == config_.id) continue;
-    Progress& pr = progress_[peer];
-    Message m;
-    m.type = MessageType::kHeartbeat;
-    m.to = peer;
-    m.term = term_;
-    m.commit = std::min(pr.match, commit_);
-    pr.sent_commit = std::max(pr.sent_commit, m.commit);
-    Send(std::move(m));
+    if (peer != config_.id) SendHeartbeat(peer);
   }
 }
 
 void Raft::MaybeSendCommit(NodeId to) {
+  const Progress& pr = progress_[to];
+  if (std::min(pr.match, commit_) > pr.sent_commit) SendHeartbeat(to);
+}
+
+void Raft::SendHeartbeat(NodeId to) {
   Progress& pr = progress_[to];
-  const Index known = std::min(pr.match, commit_);
-  if (known <= pr.sent_commit) return;
   Message m;
   m.type = MessageType::kHeartbeat;
   m.to = to;
   m.term = term_;
-  m.commit = known;
-  pr.sent_commit = known;
+  m.commit = std::min(pr.match, commit_);  // never past what it holds
+  pr.sent_commit = std::max(pr.sent_commit, m.commit);
   Send(std::move(m));
 }
 

@@ -125,6 +125,8 @@ class Raft {
   void BroadcastHeartbeat();
   // Tells `to` the commit index at once if it holds entries it does not know committed.
   void MaybeSendCommit(NodeId to);
+  // A heartbeat to `to`, carrying the commit index as far as its log goes.
+  void SendHeartbeat(NodeId to);
   void MaybeCommit();
   bool QuorumActive();
   size_t Quorum() const { return config_.voters.size() / 2 + 1; }
