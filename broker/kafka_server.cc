@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <csignal>
 #include <deque>
+#include <functional>
+#include <utility>
 
 #include <asio.hpp>
 #include <asio/ssl.hpp>
@@ -95,6 +97,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     timer_.cancel();
     socket_.shutdown(tcp::socket::shutdown_both, ignored);  // under TLS too: no close_notify wait
     socket_.close(ignored);
+    held_ = nullptr;  // not handled: nobody is there for its answer (and it holds this connection)
     absl::MutexLock lock(&registry_.mu);
     registry_.connections.erase(shared_from_this());
   }
@@ -210,7 +213,18 @@ class Connection : public std::enable_shared_from_this<Connection> {
     } else {
       r->on_pool = true;
       ++pool_requests_;
-      asio::post(*shared_.io_pool, std::move(handle));
+      if (in_flight_.size() == 1) {
+        asio::post(*shared_.io_pool, std::move(handle));
+      } else {
+        // Requests read ahead are still unanswered: this one is handled once they are,
+        // when Kafka, which reads one request at a time, would have read it. Handled now,
+        // its answer would tell what the broker knows now but go out only after theirs (a
+        // fetch may wait max.wait.ms): a Metadata answer naming a leader that moved
+        // meanwhile, arriving after a newer one from another broker, sends a client back
+        // to the old leader.
+        ABSL_CHECK(!held_) << "a second request held on connection " << id_;
+        held_ = std::move(handle);
+      }
     }
   }
 
@@ -280,6 +294,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void PopAnswered() {
     if (in_flight_.front()->on_pool) --pool_requests_;
     in_flight_.pop_front();
+    // The request held for the io pool is the last read: once alone, it is handled. Its
+    // times count from now, as Kafka's from when it would have read it.
+    if (held_ && in_flight_.size() == 1) {
+      in_flight_.front()->read_at = Clock::now();
+      asio::post(*shared_.io_pool, std::exchange(held_, nullptr));
+    }
     // A read started while requests were in flight had no idle timer: idle from now.
     if (in_flight_.empty() && reading_) ArmIdleTimer();
   }
@@ -395,6 +415,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::deque<std::unique_ptr<InFlight>> in_flight_;
   uint64_t next_sequence_ = 0;
   int pool_requests_ = 0;  // of in_flight_, handed to the io pool
+  // The handling of a request for the io pool read while others were in flight (the last
+  // of in_flight_; the reading stops after it): posted once it is the only one.
+  std::function<void()> held_;
   bool reading_ = false;   // a read of the next request is under way
   bool writing_ = false;   // the first request's answer is being written
   // The answer being written.

@@ -9,7 +9,10 @@
 // max_in_flight_requests (an acks=all produce waits for replication while the next one
 // appends, so the followers fetch both at once); a request handed to the pool stops the
 // reading until it is answered, as Kafka mutes a connection with a request in flight,
-// since pool handlers may run in any order. A frame whose size is negative or above socket.request.max.bytes, a
+// since pool handlers may run in any order; and such a request read behind unanswered
+// ones is handled only once they are answered, when Kafka would have read it (handled at
+// once, a Metadata answer waiting behind a delayed fetch would name leaders that moved
+// meanwhile). A frame whose size is negative or above socket.request.max.bytes, a
 // header that does not parse, or a request the handler refuses closes that connection
 // and nothing else; a connection idle for connections.max.idle.ms is closed.
 // Record data travels as file slices spliced into the response: on PLAINTEXT sent with

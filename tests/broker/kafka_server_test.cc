@@ -275,6 +275,65 @@ TEST(KafkaServer, NetworkThreadRequestsArePipelinedAndAnsweredInRequestOrder) {
   EXPECT_EQ(handled, (std::vector<int16_t>{0, 0, 0, 0, 0, 3, 0}));
 }
 
+// A request for the io pool read while earlier ones are unanswered is handled once they
+// are answered, when Kafka (one request at a time) would have read it: handled at once,
+// its answer would tell what was true then but go out only after theirs (a Metadata
+// answer held behind a fetch that waits max.wait.ms names leaders that moved meanwhile).
+// A pool request of another connection, read later, is handled before it.
+TEST(KafkaServer, APoolRequestReadBehindUnansweredOnesIsHandledOnceTheyAreAnswered) {
+  KafkaServerOptions options;
+  options.network_threads = 1;  // A's requests are dispatched before B's is read
+  options.io_threads = 1;       // the pool runs handlers in the order they were handed to it
+  options.on_network_thread = [](int16_t api_key) { return api_key == 1; };  // Fetch
+  RequestMetrics metrics;
+  options.metrics = &metrics;
+  absl::Mutex mu;
+  std::vector<int32_t> handled;  // correlation ids, in the order handled
+  KafkaResponder parked_fetch;
+  auto server = KafkaServer::Start(options, [&](const auto& header, auto, auto respond) {
+    absl::MutexLock lock(&mu);
+    handled.push_back(header.correlation_id);
+    if (header.api_key == 1) {
+      parked_fetch = std::move(respond);  // as a fetch waiting for data
+      return;
+    }
+    KafkaResponse response;
+    response.body = "answer";
+    respond(std::optional<KafkaResponse>(std::move(response)));
+  });
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto handled_now = [&] {
+    absl::MutexLock lock(&mu);
+    return handled;
+  };
+  auto correlation_of = [](const std::optional<std::string>& frame) {
+    kafka::Reader r(*frame);
+    return r.Int32("correlation_id");
+  };
+  Client a((*server)->port()), b((*server)->port());
+  a.SendRaw(Client::Frame(1, 0, 1, "") + Client::Frame(3, 0, 2, ""));  // Fetch, then Metadata
+  // A's Metadata is read (counted as it is dispatched, on the one network thread that
+  // reads B's request only after that dispatch).
+  ASSERT_TRUE(testing::WaitUntil([&] { return metrics.requests(3, 0) == 1; }, 5s));
+  b.SendRaw(Client::Frame(3, 0, 3, ""));
+  auto b_answer = b.ReadFrame();
+  ASSERT_TRUE(b_answer.has_value());
+  EXPECT_EQ(correlation_of(b_answer), 3);
+  EXPECT_EQ(handled_now(), (std::vector<int32_t>{1, 3}));  // A's Metadata still waits
+  {
+    absl::MutexLock lock(&mu);
+    KafkaResponse response;
+    response.body = "records";
+    parked_fetch(std::optional<KafkaResponse>(std::move(response)));
+  }
+  for (int32_t id = 1; id <= 2; ++id) {
+    auto frame = a.ReadFrame();
+    ASSERT_TRUE(frame.has_value()) << id;
+    EXPECT_EQ(correlation_of(frame), id);
+  }
+  EXPECT_EQ(handled_now(), (std::vector<int32_t>{1, 3, 2}));
+}
+
 // Each network thread runs its own event loop: a connection's requests are all handled
 // on the one thread its loop runs on, and connections are spread over the threads.
 TEST(KafkaServer, AConnectionIsServedByOneNetworkThreadAndConnectionsAreSpreadOverThem) {
