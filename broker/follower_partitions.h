@@ -28,15 +28,21 @@ struct FollowerLogPosition {
   int64_t log_start_offset = 0;
 };
 
+// What a follower's append of fetched records did.
+struct FollowerAppend {
+  storage::LogAppendInfo info;
+  // Its high watermark moved: a consumer reading from this replica (KIP-392) may read more.
+  bool high_watermark_moved = false;
+};
+
 class FollowerPartition {
  public:
   virtual ~FollowerPartition() = default;
   virtual FollowerLogPosition follower_log_position() const = 0;
   // Appends the fetched records (the leader's offsets kept); the high watermark becomes
   // min(leader's, own log end).
-  virtual absl::StatusOr<storage::LogAppendInfo> AppendRecordsToFollower(int32_t fetched_in_epoch,
-                                                                         absl::string_view records,
-                                                                         int64_t leader_high_watermark) = 0;
+  virtual absl::StatusOr<FollowerAppend> AppendRecordsToFollower(int32_t fetched_in_epoch, absl::string_view records,
+                                                                 int64_t leader_high_watermark) = 0;
   // A diverging log: truncates to where it agrees with the leader's.
   virtual absl::Status TruncateToDivergence(int32_t fetched_in_epoch, int32_t diverging_epoch,
                                             int64_t leader_end_offset) = 0;
@@ -60,6 +66,9 @@ class FollowerPartitions {
   virtual ~FollowerPartitions() = default;
   // The partition hosted as tp; nullptr when this broker does not host it (any more).
   virtual std::shared_ptr<FollowerPartition> GetFollowerPartition(const storage::TopicPartition& tp) const = 0;
+  // The high watermark of tp, followed here, moved: fetches waiting on it at this broker
+  // (a consumer reading from this replica, KIP-392) look again, as they do on a leader.
+  virtual void FollowerHighWatermarkMoved(const storage::TopicPartition& tp) = 0;
 };
 
 }  // namespace strata::broker

@@ -241,18 +241,20 @@ FollowerLogPosition Partition::follower_log_position() const {
   return position;
 }
 
-absl::StatusOr<storage::LogAppendInfo> Partition::AppendRecordsToFollower(int32_t fetched_in_epoch,
-                                                                          absl::string_view records,
-                                                                          int64_t leader_high_watermark) {
+absl::StatusOr<FollowerAppend> Partition::AppendRecordsToFollower(int32_t fetched_in_epoch, absl::string_view records,
+                                                                  int64_t leader_high_watermark) {
   absl::ReaderMutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckFollowerLocked(fetched_in_epoch));
-  storage::LogAppendInfo info;
+  FollowerAppend out;
   if (!records.empty()) {
-    STRATA_ASSIGN_OR_RETURN(info, log_->AppendAsFollower(records));
+    STRATA_ASSIGN_OR_RETURN(out.info, log_->AppendAsFollower(records));
     traffic_.replication_bytes_in.fetch_add(static_cast<int64_t>(records.size()), std::memory_order_relaxed);
   }
+  // One fetcher appends to a follower: nothing else moves its high watermark meanwhile.
+  int64_t before = log_->high_watermark();
   log_->UpdateHighWatermark(std::min(leader_high_watermark, log_->log_end_offset()));
-  return info;
+  out.high_watermark_moved = log_->high_watermark() != before;
+  return out;
 }
 
 absl::Status Partition::TruncateToDivergence(int32_t fetched_in_epoch, int32_t leader_epoch,

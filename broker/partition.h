@@ -159,8 +159,8 @@ class Partition final : public FollowerPartition {
   //
   // Appends the fetched records (offsets kept), then sets the high watermark to
   // min(leader's, own log end).
-  absl::StatusOr<storage::LogAppendInfo> AppendRecordsToFollower(int32_t fetched_in_epoch, absl::string_view records,
-                                                                 int64_t leader_high_watermark) override;
+  absl::StatusOr<FollowerAppend> AppendRecordsToFollower(int32_t fetched_in_epoch, absl::string_view records,
+                                                         int64_t leader_high_watermark) override;
   // A diverging log: truncates to the end of the leader's diverging_epoch, or less when
   // this log's own epoch ends earlier.
   absl::Status TruncateToDivergence(int32_t fetched_in_epoch, int32_t diverging_epoch,

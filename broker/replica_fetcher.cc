@@ -322,6 +322,7 @@ absl::Status ReplicaFetcher::FetchOnce(const Round& round) {
       auto appended = partition.AppendRecordsToFollower(epoch, records, p.high_watermark);
       if (!appended.ok()) Delay(tp, appended.status(), options_.backoff);
       if (appended.ok()) {
+        if (appended->high_watermark_moved) partitions_->FollowerHighWatermarkMoved(tp);
         int64_t lag = std::max<int64_t>(0, p.high_watermark - partition.follower_log_position().log_end_offset);
         absl::MutexLock lock(&mu_);
         auto target = targets_.find(tp);

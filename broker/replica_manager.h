@@ -96,6 +96,7 @@ class ReplicaManager final : public FollowerPartitions {
   std::shared_ptr<FollowerPartition> GetFollowerPartition(const storage::TopicPartition& tp) const override {
     return GetPartition(tp);
   }
+  void FollowerHighWatermarkMoved(const storage::TopicPartition& tp) override { NotifyHighWatermark(tp); }
   std::vector<storage::TopicPartition> partitions() const;
 
   // A partition this broker leads is stranded when for leader_lease_ms no heartbeat

@@ -171,6 +171,41 @@ class ReplicationTest : public ::testing::Test {
     return response->responses.at(0).partition_responses;
   }
 
+  // A consumer's Fetch v11 of orders-0 from rack, sessionless: its body.
+  static std::string ConsumerFetch(const std::string& rack, int64_t fetch_offset = 0, int32_t max_wait_ms = 0,
+                                   int32_t min_bytes = 0) {
+    kafka::FetchRequest request;
+    request.rack_id = rack;
+    request.max_wait_ms = max_wait_ms;
+    request.min_bytes = min_bytes;
+    kafka::FetchRequest::Partition p;
+    p.fetch_offset = fetch_offset;
+    p.partition_max_bytes = 1 << 20;
+    request.topics.push_back({"orders", std::string(16, '\0'), {p}});
+    std::string body;
+    kafka::Writer w(&body);
+    kafka::WriteFetchRequest(request, 11, w);
+    return body;
+  }
+  static kafka::RequestHeader FetchHeader() {
+    kafka::RequestHeader header;
+    header.api_key = static_cast<int16_t>(kafka::ApiKey::kFetch);
+    header.api_version = 11;
+    return header;
+  }
+  // The answer's only partition, record bytes spliced in.
+  static kafka::FetchResponse::Partition OnlyPartition(const absl::StatusOr<std::optional<KafkaResponse>>& answer) {
+    EXPECT_TRUE(answer.ok() && answer->has_value());
+    std::string bytes = (*answer)->body;
+    for (auto it = (*answer)->splices.rbegin(); it != (*answer)->splices.rend(); ++it) {
+      bytes.insert(it->position, *(*answer)->slices[it->id].ReadAll());
+    }
+    kafka::Reader r(bytes);
+    auto response = kafka::ReadFetchResponse(r, 11);
+    EXPECT_TRUE(response.ok()) << response.status();
+    return response->responses.at(0).partitions.at(0);
+  }
+
   Broker& broker(int32_t id) { return *brokers_[static_cast<size_t>(id - 1)]; }
 
   testing::TempDir tmp_;
@@ -352,27 +387,7 @@ TEST_F(ReplicationTest, AConsumerInAFollowersRackIsSentThereAndTheFollowerServes
   ASSERT_EQ(Produce(broker(1), testing::MakeBatch(3, "near"), -1).error_code, 0);
   ASSERT_TRUE(testing::WaitUntil([&] { return broker(2).log()->high_watermark() == 3; }, 10s));
   auto fetch = [&](Broker& b, const std::string& rack) {
-    kafka::FetchRequest request;
-    request.rack_id = rack;
-    kafka::FetchRequest::Partition p;
-    p.partition_max_bytes = 1 << 20;
-    request.topics.push_back({"orders", std::string(16, '\0'), {p}});
-    std::string body;
-    kafka::Writer w(&body);
-    kafka::WriteFetchRequest(request, 11, w);
-    kafka::RequestHeader header;
-    header.api_key = static_cast<int16_t>(kafka::ApiKey::kFetch);
-    header.api_version = 11;
-    auto answer = b.apis->HandleAndWait(header, body);
-    EXPECT_TRUE(answer.ok() && answer->has_value());
-    std::string bytes = (*answer)->body;
-    for (auto it = (*answer)->splices.rbegin(); it != (*answer)->splices.rend(); ++it) {
-      bytes.insert(it->position, *(*answer)->slices[it->id].ReadAll());
-    }
-    kafka::Reader r(bytes);
-    auto response = kafka::ReadFetchResponse(r, 11);
-    EXPECT_TRUE(response.ok()) << response.status();
-    return response->responses.at(0).partitions.at(0);
+    return OnlyPartition(b.apis->HandleAndWait(FetchHeader(), ConsumerFetch(rack)));
   };
   auto redirected = fetch(broker(1), "rack-2");
   EXPECT_EQ(redirected.error_code, 0);
@@ -385,6 +400,27 @@ TEST_F(ReplicationTest, AConsumerInAFollowersRackIsSentThereAndTheFollowerServes
   EXPECT_EQ(from_follower.error_code, 0);
   EXPECT_EQ(from_follower.high_watermark, 3);
   EXPECT_EQ(*from_follower.records, *local.records) << "the follower serves the same bytes";
+}
+
+// A consumer waiting at a follower for records (KIP-392) is answered when the follower's
+// high watermark moves, as one waiting at the leader is when the leader's does: not at
+// the end of its max wait.
+TEST_F(ReplicationTest, AConsumerWaitingAtAFollowerIsAnsweredWhenTheFollowersHighWatermarkMoves) {
+  ASSERT_EQ(Produce(broker(1), testing::MakeBatch(3, "first"), -1).error_code, 0);
+  ASSERT_TRUE(testing::WaitUntil([&] { return broker(2).log()->high_watermark() == 3; }, 10s));
+  // Shared: a fetch still waiting when the test ends is answered as the broker goes.
+  auto answered = std::make_shared<std::promise<absl::StatusOr<std::optional<KafkaResponse>>>>();
+  auto answer = answered->get_future();
+  // Caught up, it waits for one byte, up to 60 s.
+  broker(2).apis->Handle(FetchHeader(), ConsumerFetch("rack-2", 3, 60000, 1),
+                         [answered](absl::StatusOr<std::optional<KafkaResponse>> a) { answered->set_value(std::move(a)); });
+  ASSERT_EQ(answer.wait_for(0s), std::future_status::timeout);  // nothing to read yet
+  ASSERT_EQ(Produce(broker(1), testing::MakeBatch(2, "second"), -1).error_code, 0);
+  ASSERT_EQ(answer.wait_for(10s), std::future_status::ready) << "not woken by the follower's high watermark";
+  auto p = OnlyPartition(answer.get());
+  EXPECT_EQ(p.error_code, 0);
+  EXPECT_EQ(p.high_watermark, 5);
+  EXPECT_FALSE(p.records->empty());
 }
 
 }  // namespace
