@@ -317,12 +317,11 @@ class DelayedFetch final : public DelayedOperation {
       indexes_.reserve(targets.size());
       for (size_t i = 0; i < targets.size(); ++i) indexes_[targets[i].name->watch_key].push_back(i);
     }
-    Grow(targets.size());
+    last_.resize(targets.size());
     for (size_t i = 0; i < first.reads.size(); ++i) {
       const FetchTargetRead& read = first.reads[i];
-      bytes_[i] = read.record_bytes;
-      marks_[i] = read.skipped ? targets[i].unchanged_since : read.settled;
-      partitions_[i] = read.skipped ? targets[i].last_read : std::weak_ptr<Partition>(read.partition);
+      last_[i] = read.skipped ? LastRead{0, targets[i].unchanged_since, targets[i].last_read}
+                              : LastRead{read.record_bytes, read.settled, read.partition};
     }
   }
 
@@ -340,9 +339,11 @@ class DelayedFetch final : public DelayedOperation {
     std::vector<size_t> changed;
     {
       absl::MutexLock lock(&mu_);
-      for (size_t i = 0; i < marks_.size(); ++i) {
-        std::shared_ptr<Partition> partition = partitions_[i].lock();
-        if (partition == nullptr || !marks_[i] || !(partition->read_mark() == *marks_[i])) changed.push_back(i);
+      for (size_t i = 0; i < last_.size(); ++i) {
+        std::shared_ptr<Partition> partition = last_[i].partition.lock();
+        if (partition == nullptr || !last_[i].mark || !(partition->read_mark() == *last_[i].mark)) {
+          changed.push_back(i);
+        }
       }
     }
     Reread(changed);
@@ -376,12 +377,6 @@ class DelayedFetch final : public DelayedOperation {
   }
 
  private:
-  void Grow(size_t size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    bytes_.resize(size);
-    marks_.resize(size);
-    partitions_.resize(size);
-  }
-
   // Incremental: reads the partitions of its session that changed since.
   void TakeChangedAndRead() {
     std::vector<size_t> changed;
@@ -389,7 +384,7 @@ class DelayedFetch final : public DelayedOperation {
       absl::MutexLock lock(&mu_);
       if (completed()) return;
       changed = fetch_.TakeChanged();
-      Grow(fetch_.targets().size());
+      last_.resize(fetch_.targets().size());
     }
     Reread(changed);
   }
@@ -411,12 +406,11 @@ class DelayedFetch final : public DelayedOperation {
     {
       absl::MutexLock lock(&mu_);
       for (size_t n = 0; n < indexes.size(); ++n) {
-        bytes_[indexes[n]] = result.reads[n].record_bytes;
-        marks_[indexes[n]] = result.reads[n].settled;
-        partitions_[indexes[n]] = result.reads[n].partition;
+        const FetchTargetRead& read = result.reads[n];
+        last_[indexes[n]] = LastRead{read.record_bytes, read.settled, read.partition};
       }
       result.bytes = 0;
-      for (uint64_t b : bytes_) result.bytes += b;
+      for (const LastRead& last : last_) result.bytes += last.bytes;
     }
     if (result.Enough(params_)) ForceComplete();
   }
@@ -430,9 +424,14 @@ class DelayedFetch final : public DelayedOperation {
   absl::flat_hash_map<absl::string_view, absl::InlinedVector<size_t, 1>> indexes_;
   absl::Mutex mu_;
   FetchContext fetch_ ABSL_GUARDED_BY(mu_);  // an incremental one's targets grow as it waits
-  std::vector<uint64_t> bytes_ ABSL_GUARDED_BY(mu_);
-  std::vector<std::optional<Partition::ReadMark>> marks_ ABSL_GUARDED_BY(mu_);
-  std::vector<std::weak_ptr<Partition>> partitions_ ABSL_GUARDED_BY(mu_);
+  // Per target, its last read: the record bytes it found, the partition's mark when it
+  // found nothing more to come (settled), and the partition read.
+  struct LastRead {
+    uint64_t bytes = 0;
+    std::optional<Partition::ReadMark> mark;
+    std::weak_ptr<Partition> partition;
+  };
+  std::vector<LastRead> last_ ABSL_GUARDED_BY(mu_);
 };
 
 // Sessions off (no cache): every fetch is sessionless, and an incremental one is
