@@ -250,7 +250,8 @@ absl::StatusOr<FollowerAppend> Partition::AppendRecordsToFollower(int32_t fetche
     STRATA_ASSIGN_OR_RETURN(out.info, log_->AppendAsFollower(records));
     traffic_.replication_bytes_in.fetch_add(static_cast<int64_t>(records.size()), std::memory_order_relaxed);
   }
-  // One fetcher appends to a follower: nothing else moves its high watermark meanwhile.
+  // Only wake-ups depend on this comparison: another move meanwhile (retention raising the
+  // log start above it) at worst wakes the waiting fetches for nothing.
   int64_t before = log_->high_watermark();
   log_->UpdateHighWatermark(std::min(leader_high_watermark, log_->log_end_offset()));
   out.high_watermark_moved = log_->high_watermark() != before;
