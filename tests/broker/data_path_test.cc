@@ -41,6 +41,7 @@
 #include "tests/support/loopback_grpc.h"
 #include "tests/support/batches.h"
 #include "tests/support/broker_services.h"
+#include "tests/support/response_bytes.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/wait.h"
 
@@ -102,20 +103,7 @@ pb::MetadataRecord TopicConfig(const std::string& topic, const std::string& key,
   return r;
 }
 
-// The response bytes with every spliced file slice in place.
-std::string Assemble(const KafkaResponse& response) {
-  std::string out;
-  size_t at = 0;
-  for (const kafka::Splice& s : response.splices) {
-    out.append(response.body, at, s.position - at);
-    auto bytes = response.slices[s.id].ReadAll();
-    EXPECT_TRUE(bytes.ok()) << bytes.status();
-    out += bytes.ok() ? *bytes : std::string(s.size, '\0');
-    at = s.position;
-  }
-  out.append(response.body, at);
-  return out;
-}
+using testing::AssembleResponse;
 
 class DataPathTest : public ::testing::Test {
  protected:
@@ -221,7 +209,7 @@ class DataPathTest : public ::testing::Test {
                                               int16_t version) {
     EXPECT_TRUE(answer.ok() && answer->has_value()) << answer.status();
     if (!answer.ok() || !answer->has_value()) return {};
-    std::string bytes = Assemble(**answer);
+    std::string bytes = AssembleResponse(**answer);
     kafka::Reader r(bytes);
     auto response = kafka::ReadFetchResponse(r, version);
     EXPECT_TRUE(response.ok()) << response.status();
@@ -260,7 +248,7 @@ class DataPathTest : public ::testing::Test {
     auto answer = Call(kafka::ApiKey::kFetch, version, Encode(request, version));
     EXPECT_TRUE(answer.ok() && answer->has_value()) << answer.status();
     if (!answer.ok() || !answer->has_value()) return {};
-    std::string bytes = Assemble(**answer);
+    std::string bytes = AssembleResponse(**answer);
     kafka::Reader r(bytes);
     auto response = kafka::ReadFetchResponse(r, version);
     EXPECT_TRUE(response.ok()) << response.status();
@@ -1201,7 +1189,7 @@ TEST_F(TieredDataPathTest, ACorruptedRemoteObjectIsAStorageErrorForItsPartitionO
   request.topics.push_back({"audit", std::string(16, '\0'), {p}});
   auto answer = Call(kafka::ApiKey::kFetch, 12, Encode(request, 12));
   ASSERT_TRUE(answer.ok() && answer->has_value());
-  std::string bytes = Assemble(**answer);
+  std::string bytes = AssembleResponse(**answer);
   kafka::Reader r(bytes);
   auto response = kafka::ReadFetchResponse(r, 12);
   ASSERT_TRUE(response.ok()) << response.status();

@@ -23,6 +23,7 @@
 #include "storage/record_batch.h"
 #include "tests/support/batches.h"
 #include "tests/support/broker_services.h"
+#include "tests/support/response_bytes.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/wait.h"
 
@@ -196,10 +197,7 @@ class ReplicationTest : public ::testing::Test {
   // The answer's only partition, record bytes spliced in.
   static kafka::FetchResponse::Partition OnlyPartition(const absl::StatusOr<std::optional<KafkaResponse>>& answer) {
     EXPECT_TRUE(answer.ok() && answer->has_value());
-    std::string bytes = (*answer)->body;
-    for (auto it = (*answer)->splices.rbegin(); it != (*answer)->splices.rend(); ++it) {
-      bytes.insert(it->position, *(*answer)->slices[it->id].ReadAll());
-    }
+    std::string bytes = testing::AssembleResponse(**answer);
     kafka::Reader r(bytes);
     auto response = kafka::ReadFetchResponse(r, 11);
     EXPECT_TRUE(response.ok()) << response.status();
