@@ -461,4 +461,10 @@ int32_t Partition::leader_epoch() const {
   return state_.leader_epoch;
 }
 
+int64_t Partition::became_leader_ms() const {
+  absl::ReaderMutexLock lock(&mu_);
+  absl::MutexLock hw(&hw_mu_);
+  return became_leader_ms_;
+}
+
 }  // namespace strata::broker

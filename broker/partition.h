@@ -209,6 +209,8 @@ class Partition final : public FollowerPartition {
   PartitionState state() const;
   bool is_leader() const;
   int32_t leader_epoch() const;
+  // When this broker last became leader, or moved to a new leader epoch (ms).
+  int64_t became_leader_ms() const;
   int64_t high_watermark() const { return log_->high_watermark(); }
   PartitionTraffic& traffic() const { return traffic_; }
 

@@ -174,6 +174,12 @@ void HandleProduce(const ApiRequest& api, KafkaResponder respond) {
         fail(refused);
         continue;
       }
+      storage::TopicPartition tp{topic.name, data.index};
+      // A refusal of this handler's own that stores nothing (produce_refusals.h).
+      auto refuse = [&](const absl::Status& status) {
+        if (data.records.has_value()) context.replicas.ProduceRefused(tp, *data.records, status);
+        fail(status);
+      };
       auto partition = LookupPartition(context, topic.name, data.index);
       if (!partition.ok()) {
         if (context.auto_topic_creator != nullptr &&
@@ -183,7 +189,7 @@ void HandleProduce(const ApiRequest& api, KafkaResponder respond) {
           // auto.create.topics.enable: the producer's retry finds it (UNKNOWN_TOPIC_OR_PARTITION is retriable).
           context.auto_topic_creator->Request(topic.name);
         }
-        fail(partition.status());
+        refuse(partition.status());
         continue;
       }
       if (!data.records.has_value() || data.records->empty()) {
@@ -195,7 +201,6 @@ void HandleProduce(const ApiRequest& api, KafkaResponder respond) {
                         absl::StrCat("zstd batches need Produce v7 or later, not v", header.api_version)));
         continue;
       }
-      storage::TopicPartition tp{topic.name, data.index};
       int32_t min_isr = 1;
       if (request->acks == -1) {
         int32_t isr = static_cast<int32_t>((*partition)->state().isr.size());
@@ -203,7 +208,7 @@ void HandleProduce(const ApiRequest& api, KafkaResponder respond) {
         std::optional<ReplicaManager::HostedPartition> hosted = context.replicas.FindHosted(tp);
         min_isr = hosted ? hosted->min_insync_replicas : MinInsyncReplicas(context, topic.name);
         if (isr < min_isr) {
-          fail(KafkaError(kafka::ErrorCode::kNotEnoughReplicas,
+          refuse(KafkaError(kafka::ErrorCode::kNotEnoughReplicas,
                           absl::StrCat(topic.name, "-", data.index, " has ", isr, " in-sync replicas, below "
                                        "min.insync.replicas ", min_isr)));
           continue;

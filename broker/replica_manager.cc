@@ -35,7 +35,8 @@ std::string TopicIdIn(absl::string_view text) {
 }
 }  // namespace
 
-ReplicaManager::ReplicaManager(ReplicaManagerOptions options) : options_(std::move(options)) {
+ReplicaManager::ReplicaManager(ReplicaManagerOptions options)
+    : options_(std::move(options)), produce_refusals_(ProduceRefusalsOptions{.clock = options_.clock}) {
   ABSL_CHECK(options_.logs != nullptr);
   if (options_.fetch_from_leaders) {
     ReplicaFetcherManagerOptions fo = options_.fetchers;
@@ -720,33 +721,67 @@ std::vector<storage::TopicPartition> ReplicaManager::partitions() const {
   return out;
 }
 
+std::optional<absl::Status> ReplicaManager::GapToBeFilled(const storage::TopicPartition& tp,
+                                                          const Partition& partition, absl::string_view records,
+                                                          const storage::SequenceGap& gap) const {
+  // Behind a batch refused here a moment ago (produce_refusals.h).
+  if (std::optional<absl::Status> behind = produce_refusals_.GapBehindRefusal(tp, records, gap)) return behind;
+  // The producer's first batch in this leader epoch: the ones before it went to the
+  // previous leader, and one of them may still come back from there as a retriable
+  // error. librdkafka (2.0) sends the next batch to the new leader as soon as the old
+  // leader's answer arrives, before it has queued the answered batch again: the gap is
+  // filled by its next send (docs/idempotence.md).
+  std::optional<storage::EpochEntry> epoch = partition.log()->leader_epoch_cache().Latest();
+  if (epoch && gap.last_offset < epoch->start_offset &&
+      options_.clock->NowMs() - partition.became_leader_ms() <= options_.new_leader_gap_retriable_ms) {
+    return KafkaError(proto::kafka::ErrorCode::kNotLeaderOrFollower,
+                      absl::StrCat(tp.DirName(), ": the first batch of an idempotent producer in leader epoch ",
+                                   epoch->epoch, " does not start at sequence ", gap.expected_sequence,
+                                   ", which went to the previous leader and is not here: retriable, to be sent "
+                                   "again after it"));
+  }
+  return std::nullopt;
+}
+
 absl::StatusOr<storage::LogAppendInfo> ReplicaManager::AppendRecords(const storage::TopicPartition& tp,
                                                                      std::string& records) {
   std::shared_ptr<Partition> partition = GetPartition(tp);
+  absl::StatusOr<storage::LogAppendInfo> info;
   if (partition == nullptr) {
-    return KafkaError(proto::kafka::ErrorCode::kNotLeaderOrFollower,
+    info = KafkaError(proto::kafka::ErrorCode::kNotLeaderOrFollower,
                       absl::StrCat("broker ", options_.broker_id, " hosts no replica of ", tp.DirName()));
-  }
-  if (Stranded(*partition)) {
-    return KafkaError(proto::kafka::ErrorCode::kNotLeaderOrFollower,
+  } else if (Stranded(*partition)) {
+    info = KafkaError(proto::kafka::ErrorCode::kNotLeaderOrFollower,
                       absl::StrCat("broker ", options_.broker_id, " has reached neither the controller nor the other "
                                    "in-sync replicas of ", tp.DirName(), " for ", options_.leader_lease_ms,
                                    " ms: another broker may lead it now"));
+  } else {
+    info = partition->AppendRecordsToLeader(records);
   }
-  auto info = partition->AppendRecordsToLeader(records);
-  if (!info.ok()) {
-    auto code = KafkaErrorCodeOf(info.status());
-    if (code == proto::kafka::ErrorCode::kOutOfOrderSequenceNumber ||
-        code == proto::kafka::ErrorCode::kInvalidProducerEpoch) {
-      // Rare, and librdkafka stops an idempotent producer on it: say what the log held.
-      spdlog::warn("broker {}: {} refused a produce in leader epoch {} at log end offset {}: {}", options_.broker_id,
-                   tp.DirName(), partition->leader_epoch(), partition->log()->log_end_offset(),
-                   info.status().message());
+  if (info.ok()) {
+    // New records: consumers wake when the high watermark moved, followers waiting at
+    // the log end wake for the records themselves.
+    if (!info->duplicate) NotifyHighWatermark(tp);
+    return info;
+  }
+  auto code = KafkaErrorCodeOf(info.status());
+  if (std::optional<storage::SequenceGap> gap = storage::SequenceGapOf(info.status())) {
+    ABSL_CHECK(partition != nullptr) << "a sequence gap comes from the partition's log";
+    if (std::optional<absl::Status> retriable = GapToBeFilled(tp, *partition, records, *gap)) {
+      spdlog::info("broker {}: {}", options_.broker_id, retriable->message());
+      return *retriable;
     }
   }
-  // New records: consumers wake when the high watermark moved, followers waiting at the
-  // log end wake for the records themselves.
-  if (info.ok() && !info->duplicate) NotifyHighWatermark(tp);
+  if (code == proto::kafka::ErrorCode::kOutOfOrderSequenceNumber ||
+      code == proto::kafka::ErrorCode::kInvalidProducerEpoch) {
+    // Rare, and librdkafka stops an idempotent producer on it: say what the log held.
+    spdlog::warn("broker {}: {} refused a produce in leader epoch {} at log end offset {}: {}", options_.broker_id,
+                 tp.DirName(), partition->leader_epoch(), partition->log()->log_end_offset(),
+                 info.status().message());
+  } else {
+    // Nothing of a refused produce is stored (a failed write takes its log dir offline).
+    produce_refusals_.Refused(tp, records, info.status());
+  }
   return info;
 }
 

@@ -38,6 +38,7 @@
 #include "broker/follower_partitions.h"
 #include "broker/metadata_delta.h"
 #include "broker/partition.h"
+#include "broker/produce_refusals.h"
 #include "broker/replica_fetcher_manager.h"
 #include "controller/metadata_image.h"
 #include "storage/log_manager.h"
@@ -65,6 +66,12 @@ struct ReplicaManagerOptions {
   // member for leader_lease_ms is stranded (Stranded()).
   std::function<std::chrono::milliseconds()> since_controller_contact;
   int64_t leader_lease_ms = 7000;  // broker.session.timeout.ms - broker.heartbeat.interval.ms
+  // For this long after a partition's leader epoch began here, a gap in an idempotent
+  // producer's first batch of the epoch is answered NOT_LEADER_OR_FOLLOWER (the missing
+  // batch may still come back from the previous leader): Kafka clients' default
+  // request.timeout.ms, within which the previous leader's answer comes or the request
+  // is given up. Later it is OUT_OF_ORDER_SEQUENCE_NUMBER, as Kafka answers.
+  int64_t new_leader_gap_retriable_ms = 30000;
   storage::Clock* clock = storage::Clock::System();
 };
 
@@ -123,8 +130,18 @@ class ReplicaManager final : public FollowerPartitions {
   bool WaitOfflineLeadershipsMoved(std::chrono::milliseconds timeout) const;
 
   // Appends a producer's records to the partition this broker leads, then wakes
-  // waiting fetches when the high watermark moved.
+  // waiting fetches when the high watermark moved. A gap in an idempotent producer's
+  // sequence that a retry will fill is answered with a retriable error, not
+  // OUT_OF_ORDER_SEQUENCE_NUMBER: a gap behind a batch refused here for a passing
+  // reason (with that refusal's error, produce_refusals.h), and a gap in the producer's
+  // first batch of this leader epoch (NOT_LEADER_OR_FOLLOWER: the missing batch went
+  // to the previous leader). docs/idempotence.md says why.
   absl::StatusOr<storage::LogAppendInfo> AppendRecords(const storage::TopicPartition& tp, std::string& records);
+  // A produce of records to tp refused before AppendRecords (the produce handler's own
+  // checks: no such partition here, min.insync.replicas): stored nothing.
+  void ProduceRefused(const storage::TopicPartition& tp, absl::string_view records, const absl::Status& refusal) {
+    produce_refusals_.Refused(tp, records, refusal);
+  }
 
   // Called with a partition whose high watermark moved (outside any lock).
   void set_on_high_watermark(std::function<void(const storage::TopicPartition&)> callback);
@@ -207,6 +224,11 @@ class ReplicaManager final : public FollowerPartitions {
   void FollowLeader(const controller::MetadataImage& image, const storage::TopicPartition& tp,
                     const PartitionState& state);
   void NotifyHighWatermark(const storage::TopicPartition& tp);
+  // For a produce to the partition this broker leads refused with gap: the retriable
+  // error to answer instead of OUT_OF_ORDER_SEQUENCE_NUMBER when a retry fills the gap
+  // (AppendRecords), else nullopt.
+  std::optional<absl::Status> GapToBeFilled(const storage::TopicPartition& tp, const Partition& partition,
+                                            absl::string_view records, const storage::SequenceGap& gap) const;
   // The ISR thread: every replica.lag.time.max.ms / 2 it shrinks the ISR of partitions
   // with laggards; expansions queued by follower fetches go at once.
   void RunIsrChanges();
@@ -224,6 +246,8 @@ class ReplicaManager final : public FollowerPartitions {
   std::function<void(const storage::TopicPartition&)> on_high_watermark_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<ReplicaFetcherManager> fetchers_;
   std::atomic<bool> following_image_{false};
+
+  ProduceRefusals produce_refusals_;
 
   // Partitions stranded at the ISR thread's last look (that thread only).
   std::set<storage::TopicPartition> stranded_;

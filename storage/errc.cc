@@ -5,12 +5,14 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 namespace strata::storage {
 namespace {
 
 constexpr absl::string_view kErrcPayload = "strata.storage.errc";
 constexpr absl::string_view kErrnoPayload = "strata.storage.errno";
+constexpr absl::string_view kSequenceGapPayload = "strata.storage.sequence_gap";  // "expected,last_offset"
 
 absl::StatusCode CodeFor(Errc errc) {
   switch (errc) {
@@ -79,6 +81,23 @@ int ErrnoOf(const absl::Status& status) {
   int value = 0;
   if (!payload || !absl::SimpleAtoi(std::string(*payload), &value)) return 0;
   return value;
+}
+
+absl::Status SequenceGapError(SequenceGap gap, absl::string_view message) {
+  absl::Status status = MakeError(Errc::kOutOfOrderSequence, message);
+  status.SetPayload(kSequenceGapPayload, absl::Cord(absl::StrCat(gap.expected_sequence, ",", gap.last_offset)));
+  return status;
+}
+
+std::optional<SequenceGap> SequenceGapOf(const absl::Status& status) {
+  auto payload = status.GetPayload(kSequenceGapPayload);
+  if (!payload) return std::nullopt;
+  std::pair<std::string, std::string> fields = absl::StrSplit(std::string(*payload), ',');
+  SequenceGap gap;
+  if (!absl::SimpleAtoi(fields.first, &gap.expected_sequence) || !absl::SimpleAtoi(fields.second, &gap.last_offset)) {
+    return std::nullopt;
+  }
+  return gap;
 }
 
 }  // namespace strata::storage

@@ -4,6 +4,8 @@
 // the protocol edge can map it to a Kafka error code without parsing messages.
 // Thread-safe (stateless).
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include "absl/strings/string_view.h"
 
@@ -40,5 +42,18 @@ absl::Status IoError(absl::string_view op, absl::string_view path, int err);
 Errc ErrcOf(const absl::Status& status);
 // The errno carried by an IoError status, 0 otherwise.
 int ErrnoOf(const absl::Status& status);
+
+// An idempotent producer's batch that does not follow on its last stored one
+// (kOutOfOrderSequence): what the producer state held, so that the broker can tell a gap
+// that a retry will fill (broker/produce_refusals.h, ReplicaManager::AppendRecords).
+struct SequenceGap {
+  int32_t expected_sequence = 0;
+  // The last offset of the producer's last batch in its epoch; -1: none (the batch
+  // opens a new producer epoch at a sequence other than 0).
+  int64_t last_offset = -1;
+};
+absl::Status SequenceGapError(SequenceGap gap, absl::string_view message);
+// The gap a SequenceGapError carries, nullopt for any other status.
+std::optional<SequenceGap> SequenceGapOf(const absl::Status& status);
 
 }  // namespace strata::storage

@@ -38,9 +38,9 @@ absl::StatusOr<std::optional<ProducerBatch>> ProducerStateManager::CheckProduced
   }
   if (header.producer_epoch > entry.producer_epoch) {
     if (header.base_sequence != 0) {
-      return MakeError(Errc::kOutOfOrderSequence,
-                       absl::StrCat("producer ", header.producer_id, " new epoch ", header.producer_epoch,
-                                    " must start at sequence 0, got ", header.base_sequence));
+      return SequenceGapError({.expected_sequence = 0, .last_offset = -1},
+                              absl::StrCat("producer ", header.producer_id, " new epoch ", header.producer_epoch,
+                                           " must start at sequence 0, got ", header.base_sequence));
     }
     return std::optional<ProducerBatch>();
   }
@@ -52,9 +52,10 @@ absl::StatusOr<std::optional<ProducerBatch>> ProducerStateManager::CheckProduced
   if (entry.batches.empty()) return std::optional<ProducerBatch>();
   int32_t last = entry.batches.back().last_sequence;
   if (!InSequence(last, header.base_sequence)) {
-    return MakeError(Errc::kOutOfOrderSequence,
-                     absl::StrCat("producer ", header.producer_id, " epoch ", header.producer_epoch, " sent sequence ",
-                                  header.base_sequence, " after ", last));
+    return SequenceGapError({.expected_sequence = last == INT32_MAX ? 0 : last + 1,
+                             .last_offset = entry.batches.back().last_offset},
+                            absl::StrCat("producer ", header.producer_id, " epoch ", header.producer_epoch,
+                                         " sent sequence ", header.base_sequence, " after ", last));
   }
   return std::optional<ProducerBatch>();
 }

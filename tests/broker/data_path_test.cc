@@ -40,6 +40,7 @@
 #include "tests/support/kafka_test_client.h"
 #include "tests/support/loopback_grpc.h"
 #include "tests/support/batches.h"
+#include "tests/support/metadata_records.h"
 #include "tests/support/broker_services.h"
 #include "tests/support/response_bytes.h"
 #include "tests/support/temp_dir.h"
@@ -75,15 +76,6 @@ pb::MetadataRecord PartitionRecord(const std::string& id, int32_t p, std::vector
   }
   part->set_leader(leader);
   part->set_leader_epoch(epoch);
-  return r;
-}
-
-pb::MetadataRecord LeaderChange(const std::string& id, int32_t p, int32_t leader) {
-  pb::MetadataRecord r;
-  auto* c = r.mutable_partition_change();
-  c->set_topic_id(id);
-  c->set_partition_id(p);
-  c->set_leader(leader);
   return r;
 }
 
@@ -404,9 +396,9 @@ TEST_F(DataPathTest, LeaderEpochsAreCheckedAndAnswered) {
   CreateTopic("orders", 'o', {kBroker, 2});
   Produce("orders", testing::MakeBatch(2, "a"));
   // Leadership goes to broker 2 and comes back: two new leader epochs.
-  Apply({LeaderChange(Id('o'), 0, 2)});
+  Apply({testing::LeaderChangeRecord(Id('o'), 0, 2)});
   EXPECT_EQ(Produce("orders", testing::MakeBatch(1, "x")).error_code, Code(kafka::ErrorCode::kNotLeaderOrFollower));
-  Apply({LeaderChange(Id('o'), 0, kBroker)});
+  Apply({testing::LeaderChangeRecord(Id('o'), 0, kBroker)});
   int32_t epoch = replicas_->GetPartition({"orders", 0})->leader_epoch();
   ASSERT_GT(epoch, 0);
   Produce("orders", testing::MakeBatch(3, "b"));
@@ -486,13 +478,56 @@ TEST_F(DataPathTest, AcksAllWaitsForTheIsrAndRespectsMinInsyncReplicas) {
   EXPECT_EQ(Produce("orders", testing::MakeBatch(1, "c"), 1).error_code, 0) << "acks=1 does not ask";
 }
 
+// The state behind librdkafka's duplicates (docs/idempotence.md): an idempotent
+// producer's batch was in flight at the previous leader when the partition moved here,
+// and the producer sent its next batch here before queuing that one again (librdkafka
+// 2.0 does, as the old leader's answer arrives). The gap is answered with a retriable
+// error, not OUT_OF_ORDER_SEQUENCE_NUMBER (on which librdkafka bumps its epoch and sends
+// every unacknowledged batch of every partition again); the batches sent again in order
+// are stored once each. A gap once the producer has a batch in the epoch is one.
+TEST_F(DataPathTest, AGapInAProducersFirstBatchOfALeaderEpochIsRetriable) {
+  Apply({TopicRecord("orders", Id('o')), PartitionRecord(Id('o'), 0, {kBroker, 2}, kBroker, /*epoch=*/0)});
+  EXPECT_EQ(Produce("orders", testing::MakeProducerBatch(2, 7, 0, 0)).error_code, 0);  // sequences 0-1
+  Apply({testing::LeaderChangeRecord(Id('o'), 0, 2)});        // epoch 1: sequences 2-3 go to broker 2, unanswered
+  Apply({testing::LeaderChangeRecord(Id('o'), 0, kBroker)});  // epoch 2: this broker again
+  auto gap = Produce("orders", testing::MakeProducerBatch(2, 7, 0, 4));
+  EXPECT_EQ(gap.error_code, Code(kafka::ErrorCode::kNotLeaderOrFollower));
+  EXPECT_EQ(LogOf("orders")->log_end_offset(), 2);
+
+  auto first = Produce("orders", testing::MakeProducerBatch(2, 7, 0, 2));
+  auto second = Produce("orders", testing::MakeProducerBatch(2, 7, 0, 4));
+  EXPECT_EQ(first.error_code, 0);
+  EXPECT_EQ(first.base_offset, 2);
+  EXPECT_EQ(second.error_code, 0);
+  EXPECT_EQ(second.base_offset, 4);
+  EXPECT_EQ(Produce("orders", testing::MakeProducerBatch(2, 7, 0, 9)).error_code,
+            Code(kafka::ErrorCode::kOutOfOrderSequenceNumber));
+  EXPECT_EQ(LogOf("orders")->log_end_offset(), 6);
+}
+
+// The same for a gap behind a batch this leader refused without storing it, for a
+// reason that passed before the next one arrived (min.insync.replicas here).
+TEST_F(DataPathTest, AGapBehindABatchRefusedForAPassingReasonIsAnsweredWithThatReason) {
+  Apply({TopicRecord("orders", Id('o')), PartitionRecord(Id('o'), 0, {kBroker}, kBroker, /*epoch=*/0)});
+  EXPECT_EQ(Produce("orders", testing::MakeProducerBatch(2, 7, 0, 0), -1).error_code, 0);
+  Apply({TopicConfig("orders", "min.insync.replicas", "2")});
+  EXPECT_EQ(Produce("orders", testing::MakeProducerBatch(2, 7, 0, 2), -1).error_code,
+            Code(kafka::ErrorCode::kNotEnoughReplicas));
+  Apply({TopicConfig("orders", "min.insync.replicas", "1")});
+  EXPECT_EQ(Produce("orders", testing::MakeProducerBatch(2, 7, 0, 4), -1).error_code,
+            Code(kafka::ErrorCode::kNotEnoughReplicas));
+  EXPECT_EQ(Produce("orders", testing::MakeProducerBatch(2, 7, 0, 2), -1).base_offset, 2);
+  EXPECT_EQ(Produce("orders", testing::MakeProducerBatch(2, 7, 0, 4), -1).base_offset, 4);
+  EXPECT_EQ(LogOf("orders")->log_end_offset(), 6);
+}
+
 // A follower whose log diverged from the leader's is told where at once, as Kafka does:
 // parked for max_wait, it would truncate and rejoin the ISR that much later.
 TEST_F(DataPathTest, AFollowerWhoseLogDivergedIsToldAtOnce) {
   Apply({TopicRecord("orders", Id('o')), PartitionRecord(Id('o'), 0, {kBroker, 2}, kBroker, /*epoch=*/0)});
   EXPECT_EQ(Produce("orders", testing::MakeBatch(2, "a")).error_code, 0);  // epoch 0: offsets 0, 1
-  Apply({LeaderChange(Id('o'), 0, 2)});        // epoch 1: broker 2 leads, appending nothing here
-  Apply({LeaderChange(Id('o'), 0, kBroker)});  // epoch 2: this broker again
+  Apply({testing::LeaderChangeRecord(Id('o'), 0, 2)});        // epoch 1: broker 2 leads, appending nothing here
+  Apply({testing::LeaderChangeRecord(Id('o'), 0, kBroker)});  // epoch 2: this broker again
   EXPECT_EQ(Produce("orders", testing::MakeBatch(2, "b")).error_code, 0);  // epoch 2: offsets 2, 3
   // The follower holds epoch 0 up to offset 3, past where this leader's epoch 0 ended.
   kafka::FetchRequest follower = FetchRequestFor("orders", 3, 1, /*max_wait_ms=*/60000);

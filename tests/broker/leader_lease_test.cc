@@ -5,6 +5,7 @@
 // A manual clock for the follower fetches and a settable "since the controller last
 // accepted a heartbeat": no waiting.
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "broker/kafka_error.h"
@@ -87,6 +88,45 @@ TEST_F(LeaderLeaseTest, ALeaderCutOffFromTheControllerAndItsFollowersStopsLeadin
   EXPECT_FALSE(replicas().Stranded(*partition(0)));
   EXPECT_TRUE(replicas().StrandedPartitions().empty());
   EXPECT_TRUE(Produce(0).ok());
+}
+
+// The state behind librdkafka's duplicates (docs/idempotence.md): an idempotent producer
+// pipelines two batches; the first reaches the leader while it is stranded and is refused
+// without being stored, the second just after the lease came back. Answered
+// OUT_OF_ORDER_SEQUENCE_NUMBER, the second makes librdkafka bump its epoch and send every
+// unacknowledged batch again; answered as the first was, it is retried behind it.
+TEST_F(LeaderLeaseTest, ABatchPipelinedBehindOneRefusedWhileStrandedIsRefusedAlike) {
+  auto produce = [&](int32_t base_sequence) {
+    std::string batch = testing::MakeProducerBatch(2, 7, 0, base_sequence);
+    return replicas().AppendRecords({"events", 0}, batch);
+  };
+  ASSERT_TRUE(produce(0).ok());
+  FollowerFetches();
+
+  since_contact_ms_ = kLeaseMs + 1;
+  clock_.Advance(kLeaseMs + 1);
+  ASSERT_TRUE(replicas().Stranded(*partition(0)));
+  auto first = produce(2);
+  EXPECT_EQ(KafkaErrorCodeOf(first.status()), proto::kafka::ErrorCode::kNotLeaderOrFollower) << first.status();
+
+  FollowerFetches();  // the lease is back before the second batch is read
+  ASSERT_FALSE(replicas().Stranded(*partition(0)));
+  auto second = produce(4);
+  EXPECT_EQ(KafkaErrorCodeOf(second.status()), proto::kafka::ErrorCode::kNotLeaderOrFollower) << second.status();
+  EXPECT_THAT(std::string(second.status().message()), ::testing::HasSubstr("behind sequence 2, which was refused"));
+
+  // The producer sends both again, in order: each is stored once.
+  auto retried_first = produce(2);
+  ASSERT_TRUE(retried_first.ok()) << retried_first.status();
+  auto retried_second = produce(4);
+  ASSERT_TRUE(retried_second.ok()) << retried_second.status();
+  EXPECT_EQ(retried_first->first_offset, 2);
+  EXPECT_EQ(retried_second->first_offset, 4);
+  EXPECT_EQ(partition(0)->log()->log_end_offset(), 6);
+
+  // A gap behind nothing refused here is still one.
+  auto gap = produce(10);
+  EXPECT_EQ(KafkaErrorCodeOf(gap.status()), proto::kafka::ErrorCode::kOutOfOrderSequenceNumber) << gap.status();
 }
 
 }  // namespace

@@ -466,13 +466,24 @@ TEST_F(LogTest, IdempotentProducerRetriesAreDeduplicated) {
   EXPECT_EQ(log->log_end_offset(), 5);
 
   std::string gap = MakeProducerBatch(1, 42, 0, 7);
-  EXPECT_EQ(ErrcOf(log->AppendAsLeader(gap, 0).status()), Errc::kOutOfOrderSequence);
+  absl::Status refused = log->AppendAsLeader(gap, 0).status();
+  EXPECT_EQ(ErrcOf(refused), Errc::kOutOfOrderSequence);
+  // What the producer state held, for the broker to tell a gap a retry fills.
+  std::optional<SequenceGap> held = SequenceGapOf(refused);
+  ASSERT_TRUE(held.has_value()) << refused;
+  EXPECT_EQ(held->expected_sequence, 5);
+  EXPECT_EQ(held->last_offset, 4);
   std::string old_epoch = MakeProducerBatch(1, 42, 0, 5);
   std::string new_epoch = MakeProducerBatch(1, 42, 1, 0);
   ASSERT_TRUE(log->AppendAsLeader(new_epoch, 0).ok());
   EXPECT_EQ(ErrcOf(log->AppendAsLeader(old_epoch, 0).status()), Errc::kInvalidProducerEpoch);
   std::string bad_new_epoch = MakeProducerBatch(1, 42, 2, 5);
-  EXPECT_EQ(ErrcOf(log->AppendAsLeader(bad_new_epoch, 0).status()), Errc::kOutOfOrderSequence);
+  refused = log->AppendAsLeader(bad_new_epoch, 0).status();
+  EXPECT_EQ(ErrcOf(refused), Errc::kOutOfOrderSequence);
+  held = SequenceGapOf(refused);
+  ASSERT_TRUE(held.has_value()) << refused;
+  EXPECT_EQ(held->expected_sequence, 0);
+  EXPECT_EQ(held->last_offset, -1) << "none of the new producer epoch";
   EXPECT_EQ(log->log_end_offset(), 6);
 }
 

@@ -40,4 +40,14 @@ inline metadata::v1::MetadataRecord PartitionRecord(const std::string& topic_id,
   return record;
 }
 
+// A PartitionChange naming a new leader (the ISR and replicas as they were).
+inline metadata::v1::MetadataRecord LeaderChangeRecord(const std::string& topic_id, int32_t index, int32_t leader) {
+  metadata::v1::MetadataRecord record;
+  auto* c = record.mutable_partition_change();
+  c->set_topic_id(topic_id);
+  c->set_partition_id(index);
+  c->set_leader(leader);
+  return record;
+}
+
 }  // namespace strata::testing
