@@ -64,13 +64,17 @@ void ReplicaFetcher::AddPartition(const storage::TopicPartition& tp, int32_t lea
     t.stale = true;
     t.start_checked = false;
     ++targets_version_;
-    if (fetch_in_flight_ && connection_ && !restart_) {
-      restart_ = true;
-      connection_->Shutdown();
-    }
+    if (fetch_in_flight_) added_in_flight_ = true;
     t.leader_epoch = leader_epoch;
   }
   cv_.SignalAll();
+}
+
+void ReplicaFetcher::CutShortForAdded() {
+  absl::MutexLock lock(&mu_);
+  if (!added_in_flight_ || !fetch_in_flight_ || !connection_ || restart_) return;
+  restart_ = true;
+  connection_->Shutdown();
 }
 
 void ReplicaFetcher::RemovePartition(const storage::TopicPartition& tp) {
@@ -148,6 +152,7 @@ void ReplicaFetcher::Run() {
     {
       absl::MutexLock lock(&mu_);
       fetch_in_flight_ = false;
+      added_in_flight_ = false;  // the next round names them
       restarted = restart_;
       restart_ = false;
       if (restarted) connection_.reset();  // cut short for a new partition: reconnect now

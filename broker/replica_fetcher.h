@@ -14,7 +14,8 @@
 //     it), other partitions go on.
 // A connection error closes the connection and waits `backoff` before reconnecting. A
 // partition added (or moved to a new epoch) while a fetch waits at the leader cuts that
-// fetch short, so a new follower starts at once.
+// fetch short when CutShortForAdded is called (the ReplicaFetcherManager does, once per
+// applied metadata entry), so a new follower starts at once.
 // The fetches form an incremental fetch session (KIP-227, client/fetch_session_handler.h):
 // after the first, a fetch names only the partitions whose log end moved, and the leader
 // answers only the partitions with records or a moved high watermark, so an idle
@@ -73,8 +74,15 @@ class ReplicaFetcher {
   ReplicaFetcher(ReplicaFetcherOptions options, FollowerPartitions* partitions);
   ~ReplicaFetcher();  // stops the thread (a fetch in flight is cut short)
 
-  // Follows tp from this leader in leader_epoch (an update when already followed).
+  // Follows tp from this leader in leader_epoch (an update when already followed). A
+  // fetch in flight does not name it; CutShortForAdded cuts that fetch short.
   void AddPartition(const storage::TopicPartition& tp, int32_t leader_epoch);
+  // When partitions were added (or moved to a new epoch) while a fetch waits at the
+  // leader: cuts it short (its connection shut), so that the next fetch, at once, names
+  // them. Each cut costs the leader a full fetch of every partition followed from it
+  // (a new connection has no fetch session), so a caller adding many partitions cuts
+  // once after adding them all.
+  void CutShortForAdded();
   void RemovePartition(const storage::TopicPartition& tp);
   size_t partition_count() const;
   const ReplicaFetcherOptions& options() const { return options_; }
@@ -144,8 +152,10 @@ class ReplicaFetcher {
   // Shut down from the destructor.
   std::unique_ptr<client::KafkaConnection> connection_ ABSL_GUARDED_BY(mu_);
   bool fetch_in_flight_ ABSL_GUARDED_BY(mu_) = false;
-  // A partition was added while a fetch waited at the leader: the fetch is cut short
-  // (its connection shut) so the new partition does not wait replica.fetch.wait.max.ms.
+  // A partition was added while the fetch in flight was out (CutShortForAdded cuts it).
+  bool added_in_flight_ ABSL_GUARDED_BY(mu_) = false;
+  // The fetch in flight was cut short (its connection shut) so that the partitions
+  // added do not wait replica.fetch.wait.max.ms.
   bool restart_ ABSL_GUARDED_BY(mu_) = false;
   // Counts the partitions added or moved to a new epoch: one added after Run took its
   // targets but before the fetch was in flight would otherwise wait a whole fetch.

@@ -1,6 +1,7 @@
 #include "broker/replica_fetcher_manager.h"
 
 #include "absl/strings/str_cat.h"
+#include "base/check.h"
 
 namespace strata::broker {
 
@@ -43,9 +44,32 @@ void ReplicaFetcherManager::AddPartition(const storage::TopicPartition& tp, int3
       fetcher = std::make_unique<ReplicaFetcher>(o, partitions_);
     }
     fetcher->AddPartition(tp, leader_epoch);
+    if (deferrals_ > 0) {
+      added_.insert(key);
+    } else {
+      fetcher->CutShortForAdded();
+    }
     assigned_[tp] = key;
   }
   idle.reset();
+}
+
+ReplicaFetcherManager::Deferral::Deferral(ReplicaFetcherManager* manager) : manager_(manager) {
+  if (manager_ == nullptr) return;
+  absl::MutexLock lock(&manager_->mu_);
+  ++manager_->deferrals_;
+}
+
+ReplicaFetcherManager::Deferral::~Deferral() {
+  if (manager_ == nullptr) return;
+  absl::MutexLock lock(&manager_->mu_);
+  ABSL_CHECK_GT(manager_->deferrals_, 0);
+  if (--manager_->deferrals_ > 0) return;
+  for (const Key& key : manager_->added_) {
+    auto fetcher = manager_->fetchers_.find(key);
+    if (fetcher != manager_->fetchers_.end()) fetcher->second->CutShortForAdded();
+  }
+  manager_->added_.clear();
 }
 
 void ReplicaFetcherManager::RemovePartition(const storage::TopicPartition& tp) {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -30,9 +31,26 @@ class ReplicaFetcherManager {
   ~ReplicaFetcherManager();
 
   // Follows tp from leader_id (at host:port) in leader_epoch; moves it from another
-  // leader's fetcher when the leader changed.
+  // leader's fetcher when the leader changed. Its fetcher's fetch in flight is cut short
+  // (ReplicaFetcher::CutShortForAdded) at once, or when the last Deferral ends.
   void AddPartition(const storage::TopicPartition& tp, int32_t leader_id, const std::string& host, int port,
                     int32_t leader_epoch);
+  // While one lives, the partitions added cut no fetch short; when the last one ends,
+  // every fetcher that got partitions during it is cut short once. An applied metadata
+  // entry that creates topics opens their logs one by one, milliseconds each: cutting
+  // per partition had each follower reconnect and fetch every partition in full once per
+  // partition added (quadratic in the partitions), and the leader keep each cut fetch,
+  // with its every partition, until replica.fetch.wait.max.ms (docs/performance.md).
+  class Deferral {
+   public:
+    explicit Deferral(ReplicaFetcherManager* manager);  // null: nothing to defer
+    ~Deferral();
+    Deferral(const Deferral&) = delete;
+    Deferral& operator=(const Deferral&) = delete;
+
+   private:
+    ReplicaFetcherManager* const manager_;
+  };
   void RemovePartition(const storage::TopicPartition& tp);
   // The leader tp is fetched from (-1: none).
   int32_t LeaderOf(const storage::TopicPartition& tp) const;
@@ -59,6 +77,9 @@ class ReplicaFetcherManager {
   mutable absl::Mutex mu_;
   std::map<Key, std::unique_ptr<ReplicaFetcher>> fetchers_ ABSL_GUARDED_BY(mu_);
   std::map<storage::TopicPartition, Key> assigned_ ABSL_GUARDED_BY(mu_);
+  int deferrals_ ABSL_GUARDED_BY(mu_) = 0;
+  // Fetchers that got partitions during the deferrals (cut short when the last ends).
+  std::set<Key> added_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace strata::broker

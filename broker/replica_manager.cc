@@ -409,6 +409,9 @@ void ReplicaManager::ApplyImage(const controller::MetadataImage& image, const Me
                                       .count(),
                                   std::memory_order_relaxed);
   };
+  // The partitions this entry makes followed cut their fetchers' fetches short once,
+  // after all of them (ReplicaFetcherManager::Deferral).
+  ReplicaFetcherManager::Deferral cut_once(fetchers_.get());
   const ApplyScope scope = ScopeOf(image, delta);
   for (const auto& [name, topic] : scope.topics) {
     const controller::TopicState& state = *topic.state;

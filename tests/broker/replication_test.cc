@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <future>
 
 #include "absl/synchronization/mutex.h"
@@ -65,7 +66,10 @@ struct Broker {
                                                         .fetch_sessions = &sessions});
     replicas->set_on_high_watermark([this](const storage::TopicPartition& tp) { apis->OnHighWatermark(tp); });
     KafkaServerOptions options;
-    options.on_connection_closed = [this](uint64_t connection_id) { sessions.ConnectionClosed(connection_id); };
+    options.on_connection_closed = [this](uint64_t connection_id) {
+      ++connections_closed;
+      sessions.ConnectionClosed(connection_id);
+    };
     auto server = KafkaServer::Start(options, [this](const auto& h, auto b, auto respond) {
       apis->Handle(h, b, std::move(respond));
     });
@@ -95,6 +99,7 @@ struct Broker {
   std::unique_ptr<ReplicaManager> replicas;
   std::unique_ptr<KafkaApis> apis;
   std::unique_ptr<KafkaServer> server;
+  std::atomic<int> connections_closed{0};  // on its Kafka listener
 };
 
 class ReplicationTest : public ::testing::Test {
@@ -252,6 +257,37 @@ TEST_F(ReplicationTest, FollowersFetchInIncrementalSessionsThatSkipIdlePartition
     ASSERT_TRUE(testing::WaitUntil([&] { return broker(id).log()->high_watermark() == 15; }, 10s)) << "broker " << id;
   }
   EXPECT_EQ(broker(1).sessions.size(), 2u);
+}
+
+TEST_F(ReplicationTest, AnEntryThatAddsManyPartitionsCutsEachFollowersWaitingFetchShortOnce) {
+  // A follower's fetch waits at the leader (nothing to read). One entry creates a topic of
+  // many partitions, whose logs each follower opens one by one: the waiting fetch is cut
+  // short once, after the entry, not once per partition (each cut a new connection and a
+  // full fetch of every partition: quadratic in the partitions).
+  ASSERT_TRUE(testing::WaitUntil([&] { return broker(1).sessions.size() == 2; }, 10s));
+  const int closed_before = broker(1).connections_closed.load();
+  constexpr int kPartitions = 300;
+  const std::string wide_id(16, 'w');
+  pb::MetadataBatch batch;
+  auto* topic = batch.add_records()->mutable_topic();
+  topic->set_name("wide");
+  topic->set_topic_id(wide_id);
+  for (int i = 0; i < kPartitions; ++i) {
+    auto* p = batch.add_records()->mutable_partition();
+    p->set_topic_id(wide_id);
+    p->set_partition_id(i);
+    for (int32_t id : {1, 2, 3}) {
+      p->add_replicas(id);
+      p->add_isr(id);
+    }
+    p->set_leader(1);
+    p->set_leader_epoch(0);
+  }
+  ApplyEverywhere(batch);
+  // Both followers fetch all of them (and orders-0) in their sessions.
+  ASSERT_TRUE(testing::WaitUntil([&] { return broker(1).sessions.cached_partitions() == 2 * (kPartitions + 1); }, 20s))
+      << broker(1).sessions.cached_partitions() << " partitions in the leader's sessions";
+  EXPECT_LE(broker(1).connections_closed.load() - closed_before, 2) << "connections the followers cut";
 }
 
 TEST_F(ReplicationTest, AFormerLeaderTruncatesTheTailItNeverReplicated) {
