@@ -7,9 +7,14 @@
 #     committed the records);
 #   * ready_s: from the first create to every partition's ISR full (`strata topics
 #     describe`) and every broker hosting all of them (strata_partitions on its /metrics);
-#   * per broker, with every partition ready and nothing produced: RSS (VmRSS) and open
-#     file descriptors, and their growth per partition against the smallest count of the
-#     run (rss_kib_per_partition, fds_per_partition);
+#   * per broker, with every partition ready, nothing produced and SETTLE seconds (30)
+#     later: VmRSS, RssAnon (its anonymous memory: VmRSS less the mapped files, the
+#     indexes), the allocator's live bytes (strata_memory_allocated_bytes) and open file
+#     descriptors (medians of the three brokers), and their growth per partition against
+#     the smallest count of the run (*_per_partition); ratio_rss_anon: RssAnon per
+#     partition at the largest count over the second smallest (1.0: a partition costs
+#     the same at both sizes; memory growing with the square of the partitions, as
+#     before issue 33, gave 2-5);
 #   * apply_ms: the cost of one metadata change on a broker. PROBES config changes of a
 #     topic of 1 partition, one after another; strata_metadata_image_apply_seconds_total over
 #     strata_metadata_image_applies_total on each broker's /metrics (the delta over the
@@ -18,14 +23,18 @@
 #     answered by the new one (one run).
 # A broker keeps one file descriptor per segment (its .log; indexes are closed once
 # mapped), so 10,000 partitions fit under this machine's 20,000 open files per process.
-# Prints `RESULT scale key=value ...` lines, one per count. Usage:
-#   scale_bench.sh <bin dir> <strata-cluster>   (env: COUNTS, PROBES (10))
+# Prints `RESULT scale key=value ...` lines, one per count, then `RESULT scale_memory
+# ratio_rss_anon=...`. MEMORY_ONLY=1 leaves out the apply probes and the failover.
+# Usage:
+#   scale_bench.sh <bin dir> <strata-cluster>   (env: COUNTS, PROBES (10), SETTLE (30), MEMORY_ONLY)
 set -euo pipefail
 export STRATA_BIN_DIR=$(cd "${1:?usage: $0 <bin dir> <strata-cluster>}" && pwd)
 CLUSTER=$(cd "$(dirname "${2:?usage: $0 <bin dir> <strata-cluster>}")" && pwd)/$(basename "$2")
 S="$STRATA_BIN_DIR/strata"
-COUNTS=${COUNTS:-"100 1000 10000"}
+COUNTS=${COUNTS:-"100 2000 10000"}
 PROBES=${PROBES:-10}
+SETTLE=${SETTLE:-30}
+MEMORY_ONLY=${MEMORY_ONLY:-0}
 DIR=$(mktemp -d /tmp/strata-scale.XXXXXX)
 cleanup() {
   for d in "$DIR"/c*; do [ -d "$d" ] && "$CLUSTER" down --dir "$d" >/dev/null 2>&1 || true; done
@@ -39,7 +48,7 @@ metric() {  # metric <metrics host:port> <name>
 }
 metrics_address() { sed -n 's/^metrics.listener=//p' "$1/server.properties"; }
 
-base_rss=""; base_fds=""; base_count=""
+base_count=""; declare -A base per_part_anon
 for count in $COUNTS; do
   d="$DIR/c$count"
   "$CLUSTER" up --dir "$d" --controllers 3 --brokers 3 >/dev/null
@@ -71,13 +80,42 @@ for count in $COUNTS; do
     done
   done
   ready_ms=$(( $(now_ms) - started ))
-  rss=(); fds=()
-  for b in 4 5 6; do
-    pid=$(cat "$d/node-$b/pid")
-    rss+=($(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status"))
-    fds+=($(ls "/proc/$pid/fd" | wc -l))
+  # Memory once the hosting's bursts are over (the allocator returns freed pages within
+  # 10 s), as an operator sizing a cluster would read it.
+  sleep "$SETTLE"  # a fixed settling time before sampling, not synchronisation
+  declare -A med
+  for k in rss anon alloc fds; do
+    vals=()
+    for b in 4 5 6; do
+      pid=$(cat "$d/node-$b/pid")
+      case $k in
+        rss) vals+=($(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status")) ;;
+        anon) vals+=($(awk '/^RssAnon:/ {print $2}' "/proc/$pid/status")) ;;
+        alloc) vals+=($(curl -s "http://$(metrics_address "$d/node-$b")/metrics" |
+                        awk '$1 ~ /^strata_memory_allocated_bytes/ {printf "%d", $2 / 1024}')) ;;
+        fds) vals+=($(ls "/proc/$pid/fd" | wc -l)) ;;
+      esac
+    done
+    med[$k]=$(printf '%s\n' "${vals[@]}" | median)
   done
-  rss_med=$(printf '%s\n' "${rss[@]}" | median); fds_med=$(printf '%s\n' "${fds[@]}" | median)
+  if [ -z "$base_count" ]; then
+    for k in rss anon alloc fds; do base[$k]=${med[$k]}; done
+    base_count=$count
+  fi
+  growth() {  # growth <key> <decimals>: growth per partition against the smallest count
+    awk -v v="${med[$1]}" -v v0="${base[$1]}" -v c="$count" -v c0="$base_count" -v d="$2" \
+      'BEGIN {if (c > c0 && v != "" && v0 != "") printf "%.*f", d, (v - v0) / (c - c0); else print "base"}'
+  }
+  per_part_anon[$count]=$(growth anon 2)
+  memory="rss_kib_median=${med[rss]} rss_kib_per_partition=$(growth rss 2) rss_anon_kib_median=${med[anon]}"
+  memory+=" rss_anon_kib_per_partition=$(growth anon 2) allocated_kib_median=${med[alloc]}"
+  memory+=" allocated_kib_per_partition=$(growth alloc 2) fds_median=${med[fds]} fds_per_partition=$(growth fds 2)"
+  if [ "$MEMORY_ONLY" = 1 ]; then
+    echo "RESULT scale partitions=$count ready_s=$(awk -v m="$ready_ms" 'BEGIN {printf "%.1f", m / 1000}') $memory"
+    "$CLUSTER" down --dir "$d" >/dev/null 2>&1 || true
+    rm -rf "$d"
+    continue
+  fi
   # The cost of a metadata change: PROBES config changes of a one-partition topic, one
   # after another (each a Config record: every broker applies the image again).
   "$S" topics create probe --partitions 1 --replication-factor 3 >/dev/null
@@ -119,15 +157,17 @@ for count in $COUNTS; do
   done
   failover_ms=$(( $(now_ms) - t0 ))
   create_med=$(printf '%s\n' "${creates[@]}" | median); create_max=$(printf '%s\n' "${creates[@]}" | sort -n | tail -1)
-  if [ -z "$base_count" ]; then base_rss=$rss_med; base_fds=$fds_med; base_count=$count; fi
-  per_part=$(awk -v r="$rss_med" -v r0="$base_rss" -v c="$count" -v c0="$base_count" \
-    'BEGIN {if (c > c0) printf "%.1f", (r - r0) / (c - c0); else print "base"}')
-  fds_part=$(awk -v f="$fds_med" -v f0="$base_fds" -v c="$count" -v c0="$base_count" \
-    'BEGIN {if (c > c0) printf "%.2f", (f - f0) / (c - c0); else print "base"}')
   echo "RESULT scale partitions=$count topics=$topics create_ms_median=$create_med create_ms_max=$create_max" \
-       "ready_s=$(awk -v m="$ready_ms" 'BEGIN {printf "%.1f", m / 1000}') rss_kib_median=$rss_med" \
-       "rss_kib_per_partition=$per_part fds_median=$fds_med fds_per_partition=$fds_part" \
+       "ready_s=$(awk -v m="$ready_ms" 'BEGIN {printf "%.1f", m / 1000}') $memory" \
        "apply_ms_median=$apply_ms apply_ms_brokers=$(IFS=,; echo "${per[*]}") controller_failover_ms=$failover_ms"
   "$CLUSTER" down --dir "$d" >/dev/null 2>&1 || true
   rm -rf "$d"
 done
+# Goal 1 of issue 33: a partition costs the same at every size.
+counts=($COUNTS)
+if [ ${#counts[@]} -ge 3 ]; then
+  small=${counts[1]}; large=${counts[${#counts[@]}-1]}
+  echo "RESULT scale_memory small=$small large=$large rss_anon_kib_per_partition_small=${per_part_anon[$small]}" \
+       "rss_anon_kib_per_partition_large=${per_part_anon[$large]} ratio_rss_anon=$(awk -v a="${per_part_anon[$small]}" \
+       -v b="${per_part_anon[$large]}" 'BEGIN {printf "%.3f", b / a}')"
+fi
