@@ -8,8 +8,8 @@
 // within dirty_decay_ms (10 s). glibc keeps the high-water mark of bursts: it raises its
 // mmap threshold to the largest block freed (up to 32 MiB), then carves such blocks from
 // per-thread arenas that it does not give back while anything lives above them. Issue 33
-// measured both (docs/performance.md): at 10,000 partitions a broker's RssAnon was 94.6
-// MiB with glibc and 74.3 MiB with jemalloc, for some 59 MiB allocated.
+// measured both (docs/performance.md): at 10,000 partitions a broker's RssAnon was 92.4
+// MiB with glibc and 72.5 MiB with jemalloc, for some 59 MiB allocated.
 //
 //   strata_memory_allocated_bytes{allocator}  bytes in live allocations
 //   strata_memory_resident_bytes{allocator}   the allocator's pages in memory: the live
