@@ -191,7 +191,9 @@ void RaftNode::Run() {
 }
 
 absl::Status RaftNode::InstallSnapshot(const SnapshotMeta& meta) {
-  ABSL_CHECK(snapshots_->Has(meta)) << "a snapshot is stepped only when its files are here";
+  // Kept on disk while it is read, whatever a transfer seals meanwhile.
+  std::unique_ptr<SnapshotStore::Pin> pin = snapshots_->PinSnapshot(meta);
+  ABSL_CHECK(pin != nullptr) << "a snapshot is stepped only when its files are here";
   STRATA_RETURN_IF_ERROR(options_.state_machine->RestoreSnapshot(*options_.ops, snapshots_->PathOf(meta), meta));
   STRATA_RETURN_IF_ERROR(storage_->ResetTo(meta));
   bytes_since_snapshot_ = 0;

@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/check.h"
+#include "base/logging.h"
 #include "base/status_macros.h"
 #include "storage/crc32c.h"
 #include "storage/errc.h"
@@ -217,11 +218,34 @@ absl::Status SnapshotStore::Seal(const PartialSnapshot& p, const std::optional<S
 }
 
 absl::Status SnapshotStore::RemoveOldLocked() {
-  while (sealed_.size() > 2) {
-    STRATA_RETURN_IF_ERROR(storage::RemoveRecursively(ops_, PathOf(sealed_.front())));
-    sealed_.erase(sealed_.begin());
+  // The newest two stay; an older one goes unless pinned.
+  size_t i = 0;
+  while (i + 2 < sealed_.size()) {
+    if (std::find(pinned_.begin(), pinned_.end(), sealed_[i]) != pinned_.end()) {
+      ++i;
+      continue;
+    }
+    STRATA_RETURN_IF_ERROR(storage::RemoveRecursively(ops_, PathOf(sealed_[i])));
+    sealed_.erase(sealed_.begin() + static_cast<std::ptrdiff_t>(i));
   }
   return absl::OkStatus();
+}
+
+std::unique_ptr<SnapshotStore::Pin> SnapshotStore::PinSnapshot(const SnapshotMeta& meta) {
+  absl::MutexLock lock(&mu_);
+  if (std::find(sealed_.begin(), sealed_.end(), meta) == sealed_.end()) return nullptr;
+  pinned_.push_back(meta);
+  return std::make_unique<Pin>(this, meta);
+}
+
+SnapshotStore::Pin::~Pin() {
+  absl::MutexLock lock(&store_->mu_);
+  auto it = std::find(store_->pinned_.begin(), store_->pinned_.end(), meta_);
+  ABSL_CHECK(it != store_->pinned_.end()) << SnapshotDirName(meta_);
+  store_->pinned_.erase(it);
+  if (absl::Status s = store_->RemoveOldLocked(); !s.ok()) {
+    spdlog::warn("removing snapshots older than the newest two in {}: {}", store_->dir_, s.ToString());
+  }
 }
 
 void SnapshotStore::AbortPartial(const PartialSnapshot& partial) {

@@ -75,6 +75,25 @@ class SnapshotStore {
   // Drops a partial directory (a failed build or transfer).
   void AbortPartial(const PartialSnapshot& partial);
 
+  // While a Pin lives, its snapshot stays on disk even when newer ones are sealed: a
+  // node restores a snapshot on its own thread while a transfer on another seals newer
+  // ones, and removing the one being read left RocksDB a directory without its CURRENT
+  // (it then opened empty: "holds the image at entry 0"). A snapshot kept so goes when
+  // its last pin does, if two newer ones are sealed by then.
+  class Pin {
+   public:
+    Pin(SnapshotStore* store, SnapshotMeta meta) : store_(store), meta_(meta) {}
+    ~Pin();
+    Pin(const Pin&) = delete;
+    Pin& operator=(const Pin&) = delete;
+
+   private:
+    SnapshotStore* const store_;
+    const SnapshotMeta meta_;
+  };
+  // Null when meta is not a sealed snapshot.
+  std::unique_ptr<Pin> PinSnapshot(const SnapshotMeta& meta);
+
   const std::string& dir() const { return dir_; }
 
  private:
@@ -87,6 +106,7 @@ class SnapshotStore {
   mutable absl::Mutex mu_;
   std::vector<SnapshotMeta> sealed_ ABSL_GUARDED_BY(mu_);  // ascending by index
   int64_t next_partial_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<SnapshotMeta> pinned_ ABSL_GUARDED_BY(mu_);  // one per Pin alive
 };
 
 }  // namespace strata::raft

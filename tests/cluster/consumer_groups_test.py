@@ -31,7 +31,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from replication_harness import Cluster, TestFailed, log  # noqa: E402
 
-from confluent_kafka import Consumer, Producer, TopicPartition  # noqa: E402
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition  # noqa: E402
 from confluent_kafka.admin import AdminClient  # noqa: E402
 
 TOPIC = "orders"
@@ -53,9 +53,16 @@ def produce(cluster, topic, start, count):
 
 
 def group(cluster, group_id):
-    """The group as the coordinator describes it (AdminClient.list_groups: ListGroups + DescribeGroups)."""
+    """The group as the coordinator describes it (AdminClient.list_groups: ListGroups + DescribeGroups);
+    None while a coordinator still loads its __consumer_offsets partitions (COORDINATOR_LOAD_IN_PROGRESS,
+    which Kafka answers too, and its clients retry)."""
     admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
-    groups = admin.list_groups(group_id, timeout=10)
+    try:
+        groups = admin.list_groups(group_id, timeout=10)
+    except KafkaException as e:
+        if e.args and e.args[0].code() == KafkaError.COORDINATOR_LOAD_IN_PROGRESS:
+            return None
+        raise
     return groups[0] if groups else None
 
 

@@ -77,6 +77,28 @@ TEST(SnapshotStore, OnlyTheNewestTwoAreKept) {
   EXPECT_FALSE(std::filesystem::exists(store->PathOf({10, 1})));
 }
 
+TEST(SnapshotStore, APinnedSnapshotStaysWhileNewerOnesAreSealedAndGoesWithItsPin) {
+  // A node restores snapshot 10 while a transfer seals 20, 30 and 40: 10 stays, with
+  // its files, until the restore is done.
+  testing::TempDir tmp;
+  auto store = OpenStore(tmp.Sub("s"));
+  Build(*store, {10, 1}, "ten");
+  EXPECT_EQ(store->PinSnapshot({15, 1}), nullptr);  // not sealed
+  auto pin = store->PinSnapshot({10, 1});
+  ASSERT_NE(pin, nullptr);
+  for (Index i = 2; i <= 4; ++i) Build(*store, {i * 10, 1}, "x");
+  EXPECT_TRUE(store->Has({10, 1}));
+  EXPECT_TRUE(std::filesystem::exists(store->PathOf({10, 1}) + "/state"));
+  EXPECT_FALSE(store->Has({20, 1}));  // the unpinned older ones still go
+  EXPECT_TRUE(store->Has({30, 1}));
+  EXPECT_TRUE(store->Has({40, 1}));
+  pin.reset();
+  EXPECT_FALSE(store->Has({10, 1}));
+  EXPECT_FALSE(std::filesystem::exists(store->PathOf({10, 1})));
+  EXPECT_TRUE(store->Has({30, 1}));
+  EXPECT_TRUE(store->Has({40, 1}));
+}
+
 TEST(SnapshotTransfer, ChunksRebuildTheSnapshotInAnotherStore) {
   testing::TempDir tmp;
   auto from = OpenStore(tmp.Sub("from"));
