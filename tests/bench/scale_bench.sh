@@ -25,8 +25,10 @@
 # mapped), so 10,000 partitions fit under this machine's 20,000 open files per process.
 # Prints `RESULT scale key=value ...` lines, one per count, then `RESULT scale_memory
 # ratio_rss_anon=...`. MEMORY_ONLY=1 leaves out the apply probes and the failover.
+# Then, unless QUORUM=0, scale_quorum_bench.sh: QUORUM partitions (100,000) in the
+# metadata quorum, more than the brokers here can host (`RESULT scale_quorum ...`).
 # Usage:
-#   scale_bench.sh <bin dir> <strata-cluster>   (env: COUNTS, PROBES (10), SETTLE (30), MEMORY_ONLY)
+#   scale_bench.sh <bin dir> <strata-cluster>   (env: COUNTS, PROBES (10), SETTLE (30), MEMORY_ONLY, QUORUM)
 set -euo pipefail
 export STRATA_BIN_DIR=$(cd "${1:?usage: $0 <bin dir> <strata-cluster>}" && pwd)
 CLUSTER=$(cd "$(dirname "${2:?usage: $0 <bin dir> <strata-cluster>}")" && pwd)/$(basename "$2")
@@ -170,4 +172,7 @@ if [ ${#counts[@]} -ge 3 ]; then
   echo "RESULT scale_memory small=$small large=$large rss_anon_kib_per_partition_small=${per_part_anon[$small]}" \
        "rss_anon_kib_per_partition_large=${per_part_anon[$large]} ratio_rss_anon=$(awk -v a="${per_part_anon[$small]}" \
        -v b="${per_part_anon[$large]}" 'BEGIN {printf "%.3f", b / a}')"
+fi
+if [ "${QUORUM:-100000}" != 0 ]; then
+  QUORUM=${QUORUM:-100000} PROBES=$PROBES bash "$(dirname "$0")/scale_quorum_bench.sh" "$STRATA_BIN_DIR" "$CLUSTER"
 fi
