@@ -43,12 +43,7 @@ cleanup() {
   rm -rf "$DIR"
 }
 trap cleanup EXIT INT TERM
-now_ms() { date +%s%3N; }
-median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-metric() {  # metric <metrics host:port> <name>
-  curl -s "http://$1/metrics" | awk -v n="$2" '$1 == n {print $2}'
-}
-metrics_address() { sed -n 's/^metrics.listener=//p' "$1/server.properties"; }
+source "$(dirname "$0")/scale_lib.sh"
 
 base_count=""; declare -A base per_part_anon
 for count in $COUNTS; do
@@ -121,35 +116,8 @@ for count in $COUNTS; do
   # The cost of a metadata change: PROBES config changes of a one-partition topic, one
   # after another (each a Config record: every broker applies the image again).
   "$S" topics create probe --partitions 1 --replication-factor 3 >/dev/null
-  declare -A a0 s0
-  for b in 4 5 6; do
-    m=$(metrics_address "$d/node-$b")
-    # Quiet first: the apply that opened all the logs counts once it ends, after the
-    # partitions are hosted. Wait until no apply ended for a second.
-    t0=$(now_ms); last=""
-    while true; do
-      cur=$(metric "$m" strata_metadata_image_applies_total)
-      [ "$cur" = "$last" ] && break
-      last=$cur
-      if [ $(( $(now_ms) - t0 )) -gt 120000 ]; then echo "broker $b never quiet within 120 s" >&2; exit 1; fi
-      sleep 1  # sampling the counter a second apart, with the deadline above
-    done
-    a0[$b]=$(metric "$m" strata_metadata_image_applies_total); s0[$b]=$(metric "$m" strata_metadata_image_apply_seconds_total)
-  done
-  for p in $(seq 1 "$PROBES"); do "$S" configs alter --topic probe --set "retention.ms=$(( 3600000 + p ))" >/dev/null; done
-  per=()
-  for b in 4 5 6; do
-    m=$(metrics_address "$d/node-$b")
-    t0=$(now_ms)
-    until [ "$(awk -v a="$(metric "$m" strata_metadata_image_applies_total)" -v a0="${a0[$b]}" -v n="$PROBES"                 'BEGIN {print (a - a0 >= n) ? 1 : 0}')" = 1 ]; do
-      if [ $(( $(now_ms) - t0 )) -gt 60000 ]; then echo "broker $b did not apply the probes within 60 s" >&2; exit 1; fi
-      sleep 0.1  # polling the broker's counter, with the deadline above
-    done
-    a1=$(metric "$m" strata_metadata_image_applies_total); s1=$(metric "$m" strata_metadata_image_apply_seconds_total)
-    per+=($(awk -v a0="${a0[$b]}" -v a1="$a1" -v s0="${s0[$b]}" -v s1="$s1" \
-      'BEGIN {printf "%.3f", (s1 - s0) * 1000 / (a1 - a0)}'))
-  done
-  apply_ms=$(printf '%s\n' "${per[@]}" | median)
+  apply_brokers=$(apply_cost "$d" probe "$PROBES" 4 5 6)
+  apply_ms=$(tr , '\n' <<<"$apply_brokers" | median)
   # Controller failover: kill -9 the active one, time the first CreateTopics it answers.
   active=$("$S" cluster describe -o json | jq -r .controller_id)
   t0=$(now_ms)
@@ -161,7 +129,7 @@ for count in $COUNTS; do
   create_med=$(printf '%s\n' "${creates[@]}" | median); create_max=$(printf '%s\n' "${creates[@]}" | sort -n | tail -1)
   echo "RESULT scale partitions=$count topics=$topics create_ms_median=$create_med create_ms_max=$create_max" \
        "ready_s=$(awk -v m="$ready_ms" 'BEGIN {printf "%.1f", m / 1000}') $memory" \
-       "apply_ms_median=$apply_ms apply_ms_brokers=$(IFS=,; echo "${per[*]}") controller_failover_ms=$failover_ms"
+       "apply_ms_median=$apply_ms apply_ms_brokers=$apply_brokers controller_failover_ms=$failover_ms"
   "$CLUSTER" down --dir "$d" >/dev/null 2>&1 || true
   rm -rf "$d"
 done

@@ -38,10 +38,7 @@ cleanup() {
   [ -n "${KEEP:-}" ] || rm -rf "$DIR"
 }
 trap cleanup EXIT INT TERM
-now_ms() { date +%s%3N; }
-median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-metric() { curl -s "http://$1/metrics" | awk -v n="$2" '$1 == n {print $2}'; }
-metrics_address() { sed -n 's/^metrics.listener=//p' "$1/server.properties"; }
+source "$(dirname "$0")/scale_lib.sh"
 deadline() {  # deadline <started ms> <seconds> <what>
   if [ $(( $(now_ms) - $1 )) -gt $(( $2 * 1000 )) ]; then echo "$3 not within $2 s" >&2; exit 1; fi
 }
@@ -87,31 +84,8 @@ done
 create_med=$(printf '%s\n' "${creates[@]}" | median); create_max=$(printf '%s\n' "${creates[@]}" | sort -n | tail -1)
 
 # The apply cost on the hosting brokers, once they are quiet (as scale_bench.sh).
-declare -A a0 s0
-for b in 4 5 6; do
-  m=$(metrics_address "$d/node-$b"); t0=$(now_ms); last=""
-  while true; do
-    cur=$(metric "$m" strata_metadata_image_applies_total)
-    [ "$cur" = "$last" ] && break
-    last=$cur
-    deadline "$t0" 120 "broker $b quiet"
-    sleep 1  # sampling the counter a second apart, with the deadline above
-  done
-  a0[$b]=$(metric "$m" strata_metadata_image_applies_total); s0[$b]=$(metric "$m" strata_metadata_image_apply_seconds_total)
-done
-for p in $(seq 1 "$PROBES"); do "$S" configs alter --topic probe --set "retention.ms=$(( 3600000 + p ))" >/dev/null; done
-per=()
-for b in 4 5 6; do
-  m=$(metrics_address "$d/node-$b"); t0=$(now_ms)
-  until [ "$(awk -v a="$(metric "$m" strata_metadata_image_applies_total)" -v a0="${a0[$b]}" -v n="$PROBES" \
-              'BEGIN {print (a - a0 >= n) ? 1 : 0}')" = 1 ]; do
-    deadline "$t0" 60 "broker $b applying the probes"
-    sleep 0.1  # polling the broker's counter, with the deadline above
-  done
-  a1=$(metric "$m" strata_metadata_image_applies_total); s1=$(metric "$m" strata_metadata_image_apply_seconds_total)
-  per+=($(awk -v a0="${a0[$b]}" -v a1="$a1" -v s0="${s0[$b]}" -v s1="$s1" 'BEGIN {printf "%.3f", (s1 - s0) * 1000 / (a1 - a0)}'))
-done
-apply_ms=$(printf '%s\n' "${per[@]}" | median)
+apply_brokers=$(apply_cost "$d" probe "$PROBES" 4 5 6)
+apply_ms=$(tr , '\n' <<<"$apply_brokers" | median)
 
 # The active controller's latest snapshot.
 active=$("$S" cluster describe -o json | jq -r .controller_id)
@@ -154,4 +128,4 @@ failover_ms=$(( $(now_ms) - t0 ))
 echo "RESULT scale_quorum partitions=$QUORUM hosted=$HOSTED hosted_s=$hosted_s create_ms_median=$create_med" \
      "create_ms_max=$create_max snapshot_index=$snapshot_index snapshot_bytes=$snapshot_bytes" \
      "broker_start_ms=$broker_start_ms broker_snapshots_restored=$restored broker_ready_ms=$broker_ready_ms" \
-     "apply_ms_median=$apply_ms apply_ms_brokers=$(IFS=,; echo "${per[*]}") controller_failover_ms=$failover_ms"
+     "apply_ms_median=$apply_ms apply_ms_brokers=$apply_brokers controller_failover_ms=$failover_ms"

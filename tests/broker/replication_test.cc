@@ -123,16 +123,21 @@ class ReplicationTest : public ::testing::Test {
     auto* topic = batch.add_records()->mutable_topic();
     topic->set_name("orders");
     topic->set_topic_id(kTopicId);
+    AddPartition(batch, kTopicId, 0);
+    ApplyEverywhere(batch);
+  }
+
+  // A partition of topic_id on brokers 1, 2 and 3, all in the ISR, led by 1 in epoch 0.
+  static void AddPartition(pb::MetadataBatch& batch, const std::string& topic_id, int32_t partition) {
     auto* p = batch.add_records()->mutable_partition();
-    p->set_topic_id(kTopicId);
-    p->set_partition_id(0);
+    p->set_topic_id(topic_id);
+    p->set_partition_id(partition);
     for (int32_t id : {1, 2, 3}) {
       p->add_replicas(id);
       p->add_isr(id);
     }
     p->set_leader(1);
     p->set_leader_epoch(0);
-    ApplyEverywhere(batch);
   }
 
   void ApplyEverywhere(const pb::MetadataBatch& batch, std::vector<int32_t> only = {}) {
@@ -272,17 +277,7 @@ TEST_F(ReplicationTest, AnEntryThatAddsManyPartitionsCutsEachFollowersWaitingFet
   auto* topic = batch.add_records()->mutable_topic();
   topic->set_name("wide");
   topic->set_topic_id(wide_id);
-  for (int i = 0; i < kPartitions; ++i) {
-    auto* p = batch.add_records()->mutable_partition();
-    p->set_topic_id(wide_id);
-    p->set_partition_id(i);
-    for (int32_t id : {1, 2, 3}) {
-      p->add_replicas(id);
-      p->add_isr(id);
-    }
-    p->set_leader(1);
-    p->set_leader_epoch(0);
-  }
+  for (int i = 0; i < kPartitions; ++i) AddPartition(batch, wide_id, i);
   ApplyEverywhere(batch);
   // Both followers fetch all of them (and orders-0) in their sessions.
   ASSERT_TRUE(testing::WaitUntil([&] { return broker(1).sessions.cached_partitions() == 2 * (kPartitions + 1); }, 20s))
