@@ -9,12 +9,15 @@
 // mmap threshold to the largest block freed (up to 32 MiB), then carves such blocks from
 // per-thread arenas that it does not give back while anything lives above them. Issue 33
 // measured both (docs/performance.md): at 10,000 partitions a broker's RssAnon was 92.4
-// MiB with glibc and 72.5 MiB with jemalloc, for some 59 MiB allocated.
+// MiB with glibc and 72.5 MiB with jemalloc, for some 59 MiB allocated; with glibc's
+// free pages given back by the MemoryReleaser (memory_releaser.h), 79-81 MiB.
 //
 //   strata_memory_allocated_bytes{allocator}  bytes in live allocations
 //   strata_memory_resident_bytes{allocator}   the allocator's pages in memory: the live
 //                                             allocations, its caches and free pages not
 //                                             yet returned, its own metadata
+//   strata_memory_releases_total,             the free pages given back by the
+//   strata_memory_released_bytes_total        MemoryReleaser (glibc; memory_releaser.h)
 // Thread-safe.
 
 #include <cstdint>
@@ -35,9 +38,16 @@ struct AllocatorStats {
 // A fresh reading (jemalloc: its statistics epoch advanced first).
 AllocatorStats ReadAllocatorStats();
 
+class MemoryReleaser;
+
 class AllocatorMetrics final : public prometheus::Collectable {
  public:
+  // releaser: null when the process has none (its counters are then left out).
+  explicit AllocatorMetrics(const MemoryReleaser* releaser = nullptr) : releaser_(releaser) {}
   std::vector<prometheus::MetricFamily> Collect() const override;
+
+ private:
+  const MemoryReleaser* releaser_;
 };
 
 }  // namespace strata::server

@@ -34,6 +34,7 @@
 #include "server/server_config.h"
 #include "server/remote_storage_metrics.h"
 #include "server/allocator.h"
+#include "server/memory_releaser.h"
 #include "server/broker_metrics.h"
 #include "server/group_metrics.h"
 #include "server/json_log_formatter.h"
@@ -144,6 +145,7 @@ int main(int argc, char** argv) {
     broker_role = std::move(*started);
   }
 
+  server::MemoryReleaser memory_releaser(absl::Milliseconds(config->memory_release_interval_ms));
   std::unique_ptr<prometheus::Exposer> exposer;
   std::shared_ptr<raft::RaftMetrics> raft_metrics;
   std::shared_ptr<controller::MetadataMetrics> metadata_metrics;
@@ -166,7 +168,7 @@ int main(int argc, char** argv) {
     metadata_metrics = std::make_shared<controller::MetadataMetrics>(
         controller_role ? controller_role->store() : broker_role->store());
     exposer->RegisterCollectable(metadata_metrics);
-    allocator_metrics = std::make_shared<server::AllocatorMetrics>();
+    allocator_metrics = std::make_shared<server::AllocatorMetrics>(&memory_releaser);
     exposer->RegisterCollectable(allocator_metrics);
     if (broker_role) {
       storage_metrics = std::make_shared<server::StorageMetrics>(broker_role->logs());

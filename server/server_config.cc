@@ -269,6 +269,10 @@ std::vector<ServerSetting> MakeSettings() {
                if (v.find(':') == std::string::npos) return Bad(absl::StrCat(" = '", v, "' must be host:port"));
                return absl::OkStatus();
              }),
+      Int("memory.release.interval.ms", &C::memory_release_interval_ms, 0, 3'600'000, kBoth,
+          "how often the node gives the allocator's free pages back to the system when they exceed the larger of "
+          "2 MiB and 1/16 of the allocated bytes (glibc's malloc_trim; server/memory_releaser.h). 0: never; with "
+          "jemalloc its background thread does this instead"),
       // The broker and its listeners.
       Parsed("listeners", "list", kBroker, false, "NAME://host:port,...",
              "the Kafka listeners (port 0: any free port); required for a broker", &ParseListeners, &C::listeners),

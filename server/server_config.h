@@ -42,6 +42,7 @@ struct ServerConfig {
   int64_t snapshot_bytes = 20 << 20;
   int64_t segment_bytes = 1 << 30;
   std::string metrics_listener;  // empty: no metrics endpoint
+  int64_t memory_release_interval_ms = 5000;  // memory.release.interval.ms (server/memory_releaser.h)
   std::string log_format = "text";  // log.format: text or json (server/json_log_formatter.h)
   int32_t broker_session_timeout_ms = 9000;
   int32_t num_partitions = 1;

@@ -27,8 +27,13 @@
 # ratio_rss_anon=...`. MEMORY_ONLY=1 leaves out the apply probes and the failover.
 # Then, unless QUORUM=0, scale_quorum_bench.sh: QUORUM partitions (100,000) in the
 # metadata quorum, more than the brokers here can host (`RESULT scale_quorum ...`).
+# The clusters' directories are made under SCALE_DIR (/tmp). On this machine's disk, ext4
+# without a journal, creating a file scans past every inode freed in the last 30 s
+# (dirty_expire_centisecs), so hosting right after another run's clean-up is several times
+# slower; SCALE_DIR=/dev/shm measures the broker without its file system
+# (docs/performance.md, issue 33).
 # Usage:
-#   scale_bench.sh <bin dir> <strata-cluster>   (env: COUNTS, PROBES (10), SETTLE (30), MEMORY_ONLY, QUORUM)
+#   scale_bench.sh <bin dir> <strata-cluster>   (env: COUNTS, PROBES (10), SETTLE (30), MEMORY_ONLY, QUORUM, SCALE_DIR)
 set -euo pipefail
 export STRATA_BIN_DIR=$(cd "${1:?usage: $0 <bin dir> <strata-cluster>}" && pwd)
 CLUSTER=$(cd "$(dirname "${2:?usage: $0 <bin dir> <strata-cluster>}")" && pwd)/$(basename "$2")
@@ -37,7 +42,7 @@ COUNTS=${COUNTS:-"100 2000 10000"}
 PROBES=${PROBES:-10}
 SETTLE=${SETTLE:-30}
 MEMORY_ONLY=${MEMORY_ONLY:-0}
-DIR=$(mktemp -d /tmp/strata-scale.XXXXXX)
+DIR=$(mktemp -d "${SCALE_DIR:-/tmp}/strata-scale.XXXXXX")
 cleanup() {
   for d in "$DIR"/c*; do [ -d "$d" ] && "$CLUSTER" down --dir "$d" >/dev/null 2>&1 || true; done
   rm -rf "$DIR"
@@ -77,8 +82,9 @@ for count in $COUNTS; do
     done
   done
   ready_ms=$(( $(now_ms) - started ))
-  # Memory once the hosting's bursts are over (the allocator returns freed pages within
-  # 10 s), as an operator sizing a cluster would read it.
+  # Memory once the hosting's bursts are over (glibc's free pages go back within
+  # memory.release.interval.ms, 5 s; jemalloc's within 10 s), as an operator sizing a
+  # cluster would read it.
   sleep "$SETTLE"  # a fixed settling time before sampling, not synchronisation
   declare -A med
   for k in rss anon alloc fds; do

@@ -22,7 +22,7 @@
 #     (PROBES config changes, as scale_bench.sh);
 #   controller_failover_ms: kill -9 of the active controller to the first CreateTopics
 #     the new one answers.
-# Usage: scale_quorum_bench.sh <bin dir> <strata-cluster>   (env: QUORUM, HOSTED, PROBES)
+# Usage: scale_quorum_bench.sh <bin dir> <strata-cluster>   (env: QUORUM, HOSTED, PROBES, SCALE_DIR: see scale_bench.sh)
 set -euo pipefail
 export STRATA_BIN_DIR=$(cd "${1:?usage: $0 <bin dir> <strata-cluster>}" && pwd)
 CLUSTER=$(cd "$(dirname "${2:?usage: $0 <bin dir> <strata-cluster>}")" && pwd)/$(basename "$2")
@@ -30,7 +30,7 @@ S="$STRATA_BIN_DIR/strata"
 QUORUM=${QUORUM:-100000}
 HOSTED=${HOSTED:-10000}
 PROBES=${PROBES:-10}
-DIR=$(mktemp -d /tmp/strata-scale-quorum.XXXXXX)
+DIR=$(mktemp -d "${SCALE_DIR:-/tmp}/strata-scale-quorum.XXXXXX")
 d="$DIR/q"
 cleanup() {
   [ -f "$d/node-7/pid" ] && kill -CONT "$(cat "$d/node-7/pid")" 2>/dev/null || true
