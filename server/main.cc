@@ -33,7 +33,7 @@
 #include "server/controller_role.h"
 #include "server/server_config.h"
 #include "server/remote_storage_metrics.h"
-#include "server/allocator.h"
+#include "server/memory_metrics.h"
 #include "server/memory_releaser.h"
 #include "server/broker_metrics.h"
 #include "server/group_metrics.h"
@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
   std::shared_ptr<server::RemoteStorageMetrics> remote_storage_metrics;
   std::shared_ptr<server::GroupMetrics> group_metrics;
   std::shared_ptr<server::BrokerMetrics> broker_metrics;
-  std::shared_ptr<server::AllocatorMetrics> allocator_metrics;
+  std::shared_ptr<server::MemoryMetrics> memory_metrics;
   if (!config->metrics_listener.empty()) {
     try {
       exposer = std::make_unique<prometheus::Exposer>(config->metrics_listener);
@@ -168,8 +168,8 @@ int main(int argc, char** argv) {
     metadata_metrics = std::make_shared<controller::MetadataMetrics>(
         controller_role ? controller_role->store() : broker_role->store());
     exposer->RegisterCollectable(metadata_metrics);
-    allocator_metrics = std::make_shared<server::AllocatorMetrics>(&memory_releaser);
-    exposer->RegisterCollectable(allocator_metrics);
+    memory_metrics = std::make_shared<server::MemoryMetrics>(&memory_releaser);
+    exposer->RegisterCollectable(memory_metrics);
     if (broker_role) {
       storage_metrics = std::make_shared<server::StorageMetrics>(broker_role->logs());
       exposer->RegisterCollectable(storage_metrics);

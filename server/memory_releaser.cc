@@ -22,7 +22,12 @@ uint64_t AnonymousResidentBytes() {
 
 // glibc's arenas hold the process's memory: not with jemalloc (its background thread
 // purges), nor under AddressSanitizer (its own allocator).
-#if STRATA_JEMALLOC || defined(__SANITIZE_ADDRESS__)
+#if defined(__has_feature)  // clang names AddressSanitizer so; gcc defines __SANITIZE_ADDRESS__
+#if __has_feature(address_sanitizer)
+#define STRATA_RELEASER_ASAN 1
+#endif
+#endif
+#if STRATA_JEMALLOC || defined(__SANITIZE_ADDRESS__) || defined(STRATA_RELEASER_ASAN)
 constexpr bool kGlibcArenas = false;
 #else
 constexpr bool kGlibcArenas = true;
@@ -41,11 +46,12 @@ MemoryReleaser::~MemoryReleaser() {
 }
 
 void MemoryReleaser::Run(absl::Duration interval) {
-  absl::MutexLock lock(&mu_);
-  while (!mu_.AwaitWithTimeout(absl::Condition(&stopping_), interval)) {
-    mu_.Unlock();
+  for (;;) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (mu_.AwaitWithTimeout(absl::Condition(&stopping_), interval)) return;
+    }
     ReleaseIfOverBound();
-    mu_.Lock();
   }
 }
 

@@ -1,7 +1,8 @@
-// The allocator's figures on /metrics (server/allocator.h): they name the allocator and
+// The allocator's figures on /metrics (server/allocator.h, server/memory_metrics.h): they name the allocator and
 // follow what the process allocates.
 
 #include "server/allocator.h"
+#include "server/memory_metrics.h"
 
 #include <gtest/gtest.h>
 
@@ -24,7 +25,7 @@ double Sample(const std::vector<prometheus::MetricFamily>& families, const std::
 }
 
 TEST(AllocatorTest, MetricsNameTheAllocatorAndFollowWhatIsAllocated) {
-  AllocatorMetrics metrics;
+  MemoryMetrics metrics;
   std::string allocator;
   const double before = Sample(metrics.Collect(), "strata_memory_allocated_bytes", &allocator);
 #if STRATA_TEST_JEMALLOC

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "server/allocator.h"
+#include "server/memory_metrics.h"
 
 namespace strata::server {
 namespace {
@@ -76,7 +77,7 @@ TEST(MemoryReleaserTest, FreePagesPastTheBoundGoBackOnce) {
   EXPECT_EQ(releaser.releases(), releases + 1);
 
   bool found = false;
-  for (const auto& f : AllocatorMetrics(&releaser).Collect()) {
+  for (const auto& f : MemoryMetrics(&releaser).Collect()) {
     if (f.name != "strata_memory_releases_total") continue;
     found = true;
     EXPECT_EQ(f.metric.at(0).counter.value, static_cast<double>(releaser.releases()));
