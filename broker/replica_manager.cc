@@ -271,21 +271,32 @@ int32_t ReplicaManager::MinInsyncReplicasOf(const controller::MetadataImage& ima
 }
 
 storage::LogConfig ReplicaManager::ConfigFor(const controller::MetadataImage& image, const std::string& topic) const {
-  std::map<std::string, std::string> props;
+  std::vector<absl::Status> refused;
+  storage::LogConfig config = TopicLogConfig(image, topic, options_.default_config, &refused);
+  for (const absl::Status& s : refused) {
+    spdlog::error("broker {}: topic {}: {}; that setting keeps the broker's default", options_.broker_id, topic,
+                  s.ToString());
+  }
+  return config;
+}
+
+storage::LogConfig TopicLogConfig(const controller::MetadataImage& image, const std::string& topic,
+                                  const storage::LogConfig& defaults, std::vector<absl::Status>* refused) {
+  storage::LogConfig config = defaults;
   auto it = image.configs().find({pb::Config::TOPIC, topic});
-  if (it != image.configs().end()) {
-    for (const auto& [key, value] : it->second) {
-      if (storage::LogConfig::IsLogSetting(key)) props[key] = value;
+  if (it == image.configs().end()) return config;
+  for (const auto& [key, value] : it->second) {
+    if (!storage::LogConfig::IsLogSetting(key)) continue;
+    // The controller checked each against the same table (storage::TopicSettings()); a
+    // value an older controller took keeps that setting's default, and only that one.
+    auto applied = storage::LogConfig::FromProperties({{key, value}}, config);
+    if (!applied.ok()) {
+      if (refused != nullptr) refused->push_back(applied.status());
+      continue;
     }
+    config = *std::move(applied);
   }
-  auto config = storage::LogConfig::FromProperties(props, options_.default_config);
-  if (!config.ok()) {
-    // The controller validated these; a value the log cannot take keeps the defaults.
-    spdlog::error("broker {}: topic {} configs: {}; using the broker defaults", options_.broker_id, topic,
-                  config.status().ToString());
-    return options_.default_config;
-  }
-  return *config;
+  return config;
 }
 
 absl::StatusOr<storage::Log*> ReplicaManager::OpenLog(const storage::TopicPartition& tp, const std::string& topic_id,

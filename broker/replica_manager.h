@@ -78,6 +78,13 @@ struct ReplicaManagerOptions {
 // The finished copies of a partition in the remote tier, summed up (segments: null for none).
 RemoteTierState RemoteTierOf(const controller::RemoteLogSegments* segments, bool enabled);
 
+// The log settings of topic on a broker: defaults (the broker's log.* settings) with the
+// topic's configs in the image on top, each checked against storage::TopicSettings(). A
+// value the log refuses (one an older controller took) keeps that setting's default and
+// is added to refused (if not null); the topic's other settings still apply.
+storage::LogConfig TopicLogConfig(const controller::MetadataImage& image, const std::string& topic,
+                                  const storage::LogConfig& defaults, std::vector<absl::Status>* refused);
+
 class ReplicaManager final : public FollowerPartitions {
  public:
   explicit ReplicaManager(ReplicaManagerOptions options);

@@ -1,8 +1,9 @@
 #pragma once
-// The topic-level settings a topic may carry (Kafka's names), each with its validator and
-// default, so that CreateTopics and AlterConfigs refuse an unknown key or a bad value with
-// a precise message before anything is written, and DescribeConfigs can show defaults.
-// Thread-safe (constant tables).
+// The topic-level settings a topic may carry (Kafka's names), checked against the one table
+// of topic settings (storage::TopicSettings(), storage/log_config.h) that the brokers' logs
+// apply too, so that CreateTopics and AlterConfigs refuse an unknown key or a value no
+// broker can take with a precise message (the setting and what it takes) before anything
+// is written, and DescribeConfigs can show defaults. Thread-safe (constant tables).
 
 #include <map>
 #include <string>

@@ -526,8 +526,10 @@ const std::vector<ServerSetting>& ServerSettings() {
 }
 
 bool IsBrokerLogSetting(const std::string& key) {
-  if (key == "message.max.bytes" || key == "compression.type") return true;  // the same name as the topic's
-  return storage::LogConfig::IsLogSetting(key) && key.rfind("log.", 0) == 0;
+  // The broker-level name of a log setting that the server's own table does not hold
+  // (follower.fetch.last.tiered.offset.enable is a server setting too, read elsewhere).
+  const storage::TopicSetting* s = storage::FindTopicSetting(key);
+  return s != nullptr && s->is_log_setting() && key == s->broker_key && FindSetting(key) == nullptr;
 }
 
 absl::StatusOr<ServerConfig> ServerConfig::Parse(const std::string& text, const std::string& file) {
@@ -575,14 +577,18 @@ std::string ConfigurationReference() {
                     " | ", cell(s.valid_values), " | ", s.roles, " | ", cell(s.doc), " |\n");
   }
   absl::StrAppend(&out,
-                  "\n## Log defaults\n\n"
-                  "The broker's defaults for its partitions' logs, checked by `storage::LogConfig`. Each has a\n"
-                  "topic-level name that overrides it per topic (CreateTopics configs, `strata configs`).\n\n"
-                  "| setting | topic setting | type | default | valid values | description |\n"
+                  "\n## Topic settings\n\n"
+                  "Every setting a topic may carry (CreateTopics configs, `strata configs`), from the one table\n"
+                  "of topic settings (`storage::TopicSettings()`, storage/log_config.cc) that the controller checks\n"
+                  "them against and the brokers' logs apply: a value outside it is refused with INVALID_CONFIG.\n"
+                  "A topic without the setting takes the node's setting named beside it (whose own default is\n"
+                  "the one shown), or the default where none is named.\n\n"
+                  "| topic setting | broker setting | type | default | valid values | description |\n"
                   "|---|---|---|---|---|---|\n");
-  for (const storage::LogConfig::SettingInfo& s : storage::LogConfig::Describe()) {
-    absl::StrAppend(&out, "| `", s.broker_key, "` | `", s.topic_key, "` | ", s.type, " | `", s.default_value, "` | ",
-                    cell(s.valid_values), " | ", cell(s.doc), " |\n");
+  for (const storage::TopicSetting& s : storage::TopicSettings()) {
+    std::string broker = s.broker_key.empty() ? "" : absl::StrCat("`", s.broker_key, "`");
+    absl::StrAppend(&out, "| `", s.name, "` | ", broker, " | ", s.type_name(), " | `", s.default_value, "` | ",
+                    cell(s.valid_values()), " | ", cell(s.doc), " |\n");
   }
   return out;
 }

@@ -1,221 +1,281 @@
 #include "storage/log_config.h"
 
-#include <functional>
+#include <algorithm>
 #include <limits>
+#include <set>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/check.h"
+#include "base/status_macros.h"
 #include "storage/compression.h"
 #include "storage/errc.h"
 
 namespace strata::storage {
 namespace {
 
-struct Setting {
-  const char* topic_key;
-  const char* broker_key;
-  int64_t min;
-  int64_t max;
-  std::function<void(LogConfig&, int64_t)> set;
-  std::function<int64_t(const LogConfig&)> get;
-  const char* doc;
-};
+using Type = TopicSetting::Type;
 
-const std::vector<Setting>& Settings() {
-  static const std::vector<Setting> settings = {
-      {"segment.bytes", "log.segment.bytes", 14, INT32_MAX, [](LogConfig& c, int64_t v) { c.segment_bytes = v; },
-       [](const LogConfig& c) { return c.segment_bytes; }, "a segment rolls once it holds this many bytes"},
-      {"segment.ms", "log.roll.ms", 1, INT64_MAX, [](LogConfig& c, int64_t v) { c.segment_ms = v; },
-       [](const LogConfig& c) { return c.segment_ms; }, "a segment rolls once its first record is this old"},
-      {"index.interval.bytes", "log.index.interval.bytes", 0, INT32_MAX,
-       [](LogConfig& c, int64_t v) { c.index_interval_bytes = static_cast<int32_t>(v); },
-       [](const LogConfig& c) { return int64_t{c.index_interval_bytes}; },
-       "bytes of records between two entries of the offset index"},
-      {"segment.index.bytes", "log.index.size.max.bytes", 12, INT32_MAX,
-       [](LogConfig& c, int64_t v) { c.segment_index_bytes = static_cast<int32_t>(v); },
-       [](const LogConfig& c) { return int64_t{c.segment_index_bytes}; },
-       "the size of a segment's offset and time indexes; a full index rolls the segment"},
-      {"retention.ms", "log.retention.ms", -1, INT64_MAX, [](LogConfig& c, int64_t v) { c.retention_ms = v; },
-       [](const LogConfig& c) { return c.retention_ms; }, "rolled segments older than this are deleted (-1: kept)"},
-      {"retention.bytes", "log.retention.bytes", -1, INT64_MAX, [](LogConfig& c, int64_t v) { c.retention_bytes = v; },
-       [](const LogConfig& c) { return c.retention_bytes; },
-       "the oldest segments are deleted while a partition holds more (-1: no limit)"},
-      {"local.retention.ms", "log.local.retention.ms", -2, INT64_MAX,
-       [](LogConfig& c, int64_t v) { c.local_retention_ms = v; }, [](const LogConfig& c) { return c.local_retention_ms; },
-       "with remote storage: rolled segments older than this and copied to the remote tier leave the local disk "
-       "(-2: retention.ms, -1: kept)"},
-      {"local.retention.bytes", "log.local.retention.bytes", -2, INT64_MAX,
-       [](LogConfig& c, int64_t v) { c.local_retention_bytes = v; },
-       [](const LogConfig& c) { return c.local_retention_bytes; },
-       "with remote storage: the oldest copied segments leave the local disk while it holds more (-2: "
-       "retention.bytes, -1: no limit)"},
-      {"file.delete.delay.ms", "log.segment.delete.delay.ms", 0, INT64_MAX,
-       [](LogConfig& c, int64_t v) { c.file_delete_delay_ms = v; },
-       [](const LogConfig& c) { return c.file_delete_delay_ms; },
-       "a deleted segment's files stay (renamed .deleted) this long for readers still on them"},
-      {"max.message.bytes", "message.max.bytes", 0, INT32_MAX,
-       [](LogConfig& c, int64_t v) { c.max_message_bytes = static_cast<int32_t>(v); },
-       [](const LogConfig& c) { return int64_t{c.max_message_bytes}; },
-       "the largest record batch a producer may append (MESSAGE_TOO_LARGE above it)"},
-      {"flush.messages", "log.flush.interval.messages", 1, INT64_MAX,
-       [](LogConfig& c, int64_t v) { c.flush_messages = v; }, [](const LogConfig& c) { return c.flush_messages; },
-       "records appended but not flushed that make the append flush the log (fsync) before it is answered"},
-      {"flush.ms", "log.flush.interval.ms", 0, INT64_MAX, [](LogConfig& c, int64_t v) { c.flush_ms = v; },
-       [](const LogConfig& c) { return c.flush_ms; },
-       "a log not flushed for this long is flushed; checked every log.flush.scheduler.interval.ms, so it has no "
-       "effect while that is left at its default (never), as in Kafka"},
-      {"min.compaction.lag.ms", "log.cleaner.min.compaction.lag.ms", 0, INT64_MAX,
-       [](LogConfig& c, int64_t v) { c.min_compaction_lag_ms = v; },
-       [](const LogConfig& c) { return c.min_compaction_lag_ms; },
-       "compacted topics: a record stays uncompacted at least this long (its segment's newest record is older)"},
-      {"max.compaction.lag.ms", "log.cleaner.max.compaction.lag.ms", 1, INT64_MAX,
-       [](LogConfig& c, int64_t v) { c.max_compaction_lag_ms = v; },
-       [](const LogConfig& c) { return c.max_compaction_lag_ms; },
-       "compacted topics: a log whose oldest uncleaned record is older than this is cleaned whatever its dirty "
-       "ratio, and its active segment rolls by then"},
-      {"delete.retention.ms", "log.cleaner.delete.retention.ms", 0, INT64_MAX,
-       [](LogConfig& c, int64_t v) { c.delete_retention_ms = v; },
-       [](const LogConfig& c) { return c.delete_retention_ms; },
-       "compacted topics: a tombstone (null value) is kept at least this long after its timestamp, so that "
-       "consumers reading the log see the delete"},
-  };
-  return settings;
+constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+
+int64_t Long(const std::string& text) {
+  int64_t v = 0;
+  ABSL_CHECK(absl::SimpleAtoi(text, &v)) << text;  // Check accepted it
+  return v;
 }
 
-constexpr const char* kTimestampType = "message.timestamp.type";
-constexpr const char* kCleanupPolicy = "cleanup.policy";
-constexpr const char* kBrokerCleanupPolicy = "log.cleanup.policy";
-constexpr const char* kDirtyRatio = "min.cleanable.dirty.ratio";
-constexpr const char* kBrokerDirtyRatio = "log.cleaner.min.cleanable.ratio";
-constexpr const char* kCompressionType = "compression.type";  // the broker's setting has the same name
-constexpr const char* kBrokerTimestampType = "log.message.timestamp.type";
-constexpr const char* kRemoteStorageEnable = "remote.storage.enable";  // topic only, as in Kafka
-// A broker setting (strata-server's table sets the default) that a topic may override.
-constexpr const char* kFetchLastTieredOffset = "follower.fetch.last.tiered.offset.enable";
-
-// The boolean settings: key -> field.
-bool* BoolField(LogConfig& c, const std::string& key) {
-  if (key == kRemoteStorageEnable) return &c.remote_storage_enable;
-  if (key == kFetchLastTieredOffset) return &c.follower_fetch_last_tiered_offset;
-  return nullptr;
-}
-
-}  // namespace
-
-std::vector<LogConfig::SettingInfo> LogConfig::Describe() {
-  const LogConfig defaults;
-  std::vector<SettingInfo> out;
-  for (const Setting& s : Settings()) {
-    out.push_back({s.broker_key, s.topic_key, absl::StrCat(s.get(defaults)), "long", s.doc,
-                   absl::StrCat(s.min, "..", s.max == INT64_MAX ? std::string("") : absl::StrCat(s.max))});
-  }
-  out.push_back({kBrokerTimestampType, kTimestampType, defaults.log_append_time ? "LogAppendTime" : "CreateTime",
-                 "string", "CreateTime keeps the producer's timestamps; LogAppendTime stamps each batch on append",
-                 "CreateTime, LogAppendTime"});
-  out.push_back({kBrokerCleanupPolicy, kCleanupPolicy, "delete", "list",
-                 "delete: retention.* deletes old segments; compact: the log cleaner keeps the latest record of each "
-                 "key; both: compacted and deleted by retention",
-                 "delete, compact, compact,delete"});
-  out.push_back({kBrokerDirtyRatio, kDirtyRatio, "0.5", "double",
-                 "compacted topics: a log is cleaned once this share of it (by bytes) has not been cleaned yet",
-                 "0..1"});
-  out.push_back({kCompressionType, kCompressionType, "producer", "string",
-                 "producer keeps each batch as the producer compressed it; uncompressed or a codec makes the leader "
-                 "recompress batches that use another",
-                 "producer, uncompressed, gzip, snappy, lz4, zstd"});
+std::vector<std::string> ListItems(const std::string& text) {
+  std::vector<std::string> out;
+  for (absl::string_view p : absl::StrSplit(text, ',')) out.emplace_back(absl::StripAsciiWhitespace(p));
   return out;
 }
 
-namespace {
+// A long or int setting held in one LogConfig field.
+template <typename T>
+TopicSetting Number(const char* name, const char* broker_key, Type type, int64_t min, int64_t max, const char* def,
+                    T LogConfig::*field, const char* doc) {
+  TopicSetting s{.name = name, .broker_key = broker_key, .type = type, .min = min, .max = max, .default_value = def,
+                 .doc = doc};
+  s.set = [field](LogConfig& c, const std::string& v) { c.*field = static_cast<T>(Long(v)); };
+  s.get = [field](const LogConfig& c) { return absl::StrCat(c.*field); };
+  return s;
+}
 
-// "compact", "delete" or both, comma-separated.
-absl::Status ParseCleanupPolicy(const std::string& key, const std::string& text, LogConfig& config) {
-  bool compact = false;
-  bool del = false;
-  for (absl::string_view part : absl::StrSplit(text, ',')) {
-    part = absl::StripAsciiWhitespace(part);
-    if (part == "compact") {
-      compact = true;
-    } else if (part == "delete") {
-      del = true;
-    } else {
-      return MakeError(Errc::kInvalidConfig,
-                       absl::StrCat("setting '", key, "' = '", text, "' must be delete, compact or compact,delete"));
-    }
+TopicSetting Boolean(const char* name, const char* broker_key, const char* doc, bool LogConfig::*field) {
+  TopicSetting s{.name = name, .broker_key = broker_key, .type = Type::kBoolean, .choices = {"true", "false"},
+                 .default_value = "false", .doc = doc};
+  if (field != nullptr) {
+    s.set = [field](LogConfig& c, const std::string& v) { c.*field = v == "true"; };
+    s.get = [field](const LogConfig& c) { return std::string(c.*field ? "true" : "false"); };
   }
-  config.cleanup_compact = compact;
-  config.cleanup_delete = del;
-  return absl::OkStatus();
+  return s;
+}
+
+std::vector<TopicSetting> MakeTopicSettings() {
+  std::vector<TopicSetting> t;
+  TopicSetting cleanup{.name = "cleanup.policy", .broker_key = "log.cleanup.policy", .type = Type::kList,
+                       .choices = {"delete", "compact"}, .default_value = "delete",
+                       .doc = "delete: retention.* deletes old segments; compact: the log cleaner keeps the latest "
+                              "record of each key; both: compacted and deleted by retention"};
+  cleanup.set = [](LogConfig& c, const std::string& v) {
+    std::vector<std::string> items = ListItems(v);
+    c.cleanup_compact = std::count(items.begin(), items.end(), "compact") > 0;
+    c.cleanup_delete = std::count(items.begin(), items.end(), "delete") > 0;
+  };
+  cleanup.get = [](const LogConfig& c) {
+    std::vector<std::string> parts;
+    if (c.cleanup_compact) parts.push_back("compact");
+    if (c.cleanup_delete) parts.push_back("delete");
+    return absl::StrJoin(parts, ",");
+  };
+  t.push_back(cleanup);
+  TopicSetting compression{.name = "compression.type", .broker_key = "compression.type", .type = Type::kString,
+                           .choices = {"producer", "uncompressed", "gzip", "snappy", "lz4", "zstd"},
+                           .default_value = "producer",
+                           .doc = "producer keeps each batch as the producer compressed it; uncompressed or a codec "
+                                  "makes the leader recompress batches that use another"};
+  compression.set = [](LogConfig& c, const std::string& v) {
+    auto codec = ParseCompressionType(v);
+    ABSL_CHECK(codec.ok()) << v;  // one of the choices
+    c.compression_type = *codec;
+  };
+  compression.get = [](const LogConfig& c) -> std::string {
+    if (!c.compression_type) return "producer";
+    return *c.compression_type == Compression::kNone ? "uncompressed" : CompressionName(*c.compression_type);
+  };
+  t.push_back(compression);
+  t.push_back(Number("delete.retention.ms", "log.cleaner.delete.retention.ms", Type::kLong, 0, kInt64Max, "86400000",
+                     &LogConfig::delete_retention_ms,
+                     "compacted topics: a tombstone (null value) is kept at least this long after its timestamp, so "
+                     "that consumers reading the log see the delete"));
+  t.push_back(Number("file.delete.delay.ms", "log.segment.delete.delay.ms", Type::kLong, 0, kInt64Max, "60000",
+                     &LogConfig::file_delete_delay_ms,
+                     "a deleted segment's files stay (renamed .deleted) this long for readers still on them"));
+  t.push_back(Number("flush.messages", "log.flush.interval.messages", Type::kLong, 1, kInt64Max,
+                     "9223372036854775807", &LogConfig::flush_messages,
+                     "records appended but not flushed that make the append flush the log (fsync) before it is "
+                     "answered"));
+  t.push_back(Number("flush.ms", "log.flush.interval.ms", Type::kLong, 0, kInt64Max, "9223372036854775807",
+                     &LogConfig::flush_ms,
+                     "a log not flushed for this long is flushed; checked every log.flush.scheduler.interval.ms, so "
+                     "it has no effect while that is left at its default (never), as in Kafka"));
+  t.push_back(Boolean("follower.fetch.last.tiered.offset.enable", "follower.fetch.last.tiered.offset.enable",
+                      "an empty follower, or one whose position is in the remote tier, starts at the leader's earliest "
+                      "pending upload offset instead of its local log start (KIP-1023)",
+                      &LogConfig::follower_fetch_last_tiered_offset));
+  t.push_back(Number("index.interval.bytes", "log.index.interval.bytes", Type::kInt, 0, kInt32Max, "4096",
+                     &LogConfig::index_interval_bytes, "bytes of records between two entries of the offset index"));
+  t.push_back(Number("local.retention.bytes", "log.local.retention.bytes", Type::kLong, -2, kInt64Max, "-2",
+                     &LogConfig::local_retention_bytes,
+                     "with remote storage: the oldest copied segments leave the local disk while it holds more (-2: "
+                     "retention.bytes, -1: no limit)"));
+  t.push_back(Number("local.retention.ms", "log.local.retention.ms", Type::kLong, -2, kInt64Max, "-2",
+                     &LogConfig::local_retention_ms,
+                     "with remote storage: rolled segments older than this and copied to the remote tier leave the "
+                     "local disk (-2: retention.ms, -1: kept)"));
+  t.push_back(Number("max.compaction.lag.ms", "log.cleaner.max.compaction.lag.ms", Type::kLong, 1, kInt64Max,
+                     "9223372036854775807", &LogConfig::max_compaction_lag_ms,
+                     "compacted topics: a log whose oldest uncleaned record is older than this is cleaned whatever "
+                     "its dirty ratio, and its active segment rolls by then"));
+  t.push_back(Number("max.message.bytes", "message.max.bytes", Type::kInt, 0, kInt32Max, "1048588",
+                     &LogConfig::max_message_bytes,
+                     "the largest record batch a producer may append (MESSAGE_TOO_LARGE above it)"));
+  TopicSetting timestamp{.name = "message.timestamp.type", .broker_key = "log.message.timestamp.type",
+                         .type = Type::kString, .choices = {"CreateTime", "LogAppendTime"},
+                         .default_value = "CreateTime",
+                         .doc = "CreateTime keeps the producer's timestamps; LogAppendTime stamps each batch on "
+                                "append"};
+  timestamp.set = [](LogConfig& c, const std::string& v) { c.log_append_time = v == "LogAppendTime"; };
+  timestamp.get = [](const LogConfig& c) { return std::string(c.log_append_time ? "LogAppendTime" : "CreateTime"); };
+  t.push_back(timestamp);
+  TopicSetting ratio{.name = "min.cleanable.dirty.ratio", .broker_key = "log.cleaner.min.cleanable.ratio",
+                     .type = Type::kDouble, .min_double = 0, .max_double = 1, .default_value = "0.5",
+                     .doc = "compacted topics: a log is cleaned once this share of it (by bytes) has not been "
+                            "cleaned yet"};
+  ratio.set = [](LogConfig& c, const std::string& v) {
+    ABSL_CHECK(absl::SimpleAtod(v, &c.min_cleanable_dirty_ratio)) << v;
+  };
+  ratio.get = [](const LogConfig& c) { return absl::StrCat(c.min_cleanable_dirty_ratio); };
+  t.push_back(ratio);
+  t.push_back(Number("min.compaction.lag.ms", "log.cleaner.min.compaction.lag.ms", Type::kLong, 0, kInt64Max, "0",
+                     &LogConfig::min_compaction_lag_ms,
+                     "compacted topics: a record stays uncompacted at least this long (its segment's newest record "
+                     "is older)"));
+  t.push_back(TopicSetting{.name = "min.insync.replicas", .broker_key = "min.insync.replicas", .type = Type::kInt,
+                           .min = 1, .max = kInt32Max, .default_value = "1",
+                           .doc = "acks=all produces need this many replicas in the ISR (NOT_ENOUGH_REPLICAS below "
+                                  "it)"});
+  t.push_back(Boolean("remote.storage.enable", "",
+                      "rolled segments are copied to the remote tier, retention.* bounds both tiers and local.* the "
+                      "local copy (KIP-405; needs remote.log.storage.system.enable)",
+                      &LogConfig::remote_storage_enable));
+  t.push_back(Number("retention.bytes", "log.retention.bytes", Type::kLong, -1, kInt64Max, "-1",
+                     &LogConfig::retention_bytes,
+                     "the oldest segments are deleted while a partition holds more (-1: no limit)"));
+  t.push_back(Number("retention.ms", "log.retention.ms", Type::kLong, -1, kInt64Max, "604800000",
+                     &LogConfig::retention_ms, "rolled segments older than this are deleted (-1: kept)"));
+  t.push_back(Number("segment.bytes", "log.segment.bytes", Type::kInt, 14, kInt32Max, "1073741824",
+                     &LogConfig::segment_bytes, "a segment rolls once it holds this many bytes"));
+  // 12, not Kafka's 4: an index must hold at least one entry (a time index entry is 12
+  // bytes), or the log cannot open its active segment.
+  t.push_back(Number("segment.index.bytes", "log.index.size.max.bytes", Type::kInt, 12, kInt32Max, "10485760",
+                     &LogConfig::segment_index_bytes,
+                     "the size of a segment's offset and time indexes; a full index rolls the segment"));
+  t.push_back(Number("segment.ms", "log.roll.ms", Type::kLong, 1, kInt64Max, "604800000", &LogConfig::segment_ms,
+                     "a segment rolls once its first record is this old"));
+  t.push_back(Boolean("unclean.leader.election.enable", "unclean.leader.election.enable",
+                      "a replica out of the ISR may be elected leader when no ISR member is left (records may be "
+                      "lost)",
+                      nullptr));
+  std::sort(t.begin(), t.end(), [](const TopicSetting& a, const TopicSetting& b) { return a.name < b.name; });
+  return t;
+}
+
+absl::Status Invalid(const std::string& key, const std::string& text, absl::string_view what) {
+  return MakeError(Errc::kInvalidConfig, absl::StrCat("setting '", key, "' = '", text, "' ", what));
 }
 
 }  // namespace
 
+const std::vector<TopicSetting>& TopicSettings() {
+  static const auto* settings = new std::vector<TopicSetting>(MakeTopicSettings());
+  return *settings;
+}
+
+const TopicSetting* FindTopicSetting(const std::string& key) {
+  for (const TopicSetting& s : TopicSettings()) {
+    if (key == s.name || (!s.broker_key.empty() && key == s.broker_key)) return &s;
+  }
+  return nullptr;
+}
+
+std::string TopicSetting::type_name() const {
+  switch (type) {
+    case Type::kBoolean: return "boolean";
+    case Type::kInt: return "int";
+    case Type::kLong: return "long";
+    case Type::kDouble: return "double";
+    case Type::kString: return "string";
+    case Type::kList: return "list";
+  }
+  return "";
+}
+
+std::string TopicSetting::valid_values() const {
+  switch (type) {
+    case Type::kInt:
+    case Type::kLong: return absl::StrCat(min, "..", max == kInt64Max ? std::string() : absl::StrCat(max));
+    case Type::kDouble: return absl::StrCat(min_double, "..", max_double);
+    case Type::kBoolean:
+    case Type::kString: return absl::StrJoin(choices, ", ");
+    case Type::kList: return absl::StrCat(absl::StrJoin(choices, ", "), ", or a comma-separated list of them");
+  }
+  return "";
+}
+
+absl::Status TopicSetting::Check(const std::string& key, const std::string& text) const {
+  auto one_of = [&] {
+    if (choices.size() == 2) return absl::StrCat(choices[0], " or ", choices[1]);
+    return absl::StrCat(absl::StrJoin(choices.begin(), choices.end() - 1, ", "), " or ", choices.back());
+  };
+  switch (type) {
+    case Type::kInt:
+    case Type::kLong: {
+      int64_t value = 0;
+      if (!absl::SimpleAtoi(text, &value)) return Invalid(key, text, "is not an integer");
+      if (value < min || value > max) {
+        return MakeError(Errc::kInvalidConfig,
+                         absl::StrCat("setting '", key, "' = ", value, " is outside [", min, ", ", max, "]"));
+      }
+      return absl::OkStatus();
+    }
+    case Type::kDouble: {
+      double value = 0;
+      if (!absl::SimpleAtod(text, &value) || !(value >= min_double && value <= max_double)) {
+        return Invalid(key, text, absl::StrCat("must be in [", min_double, ", ", max_double, "]"));
+      }
+      return absl::OkStatus();
+    }
+    case Type::kBoolean:
+    case Type::kString:
+      if (std::find(choices.begin(), choices.end(), text) == choices.end()) {
+        return Invalid(key, text, absl::StrCat("must be ", one_of()));
+      }
+      return absl::OkStatus();
+    case Type::kList: {
+      std::vector<std::string> items = ListItems(text);
+      std::set<std::string> distinct(items.begin(), items.end());
+      bool known = std::all_of(items.begin(), items.end(), [&](const std::string& item) {
+        return std::find(choices.begin(), choices.end(), item) != choices.end();
+      });
+      if (!known || distinct.size() != items.size()) {
+        return Invalid(key, text, absl::StrCat("must be ", absl::StrJoin(choices, ", "), " or a list of them"));
+      }
+      return absl::OkStatus();
+    }
+  }
+  return absl::OkStatus();
+}
+
 bool LogConfig::IsLogSetting(const std::string& key) {
-  LogConfig scratch;
-  if (key == kTimestampType || key == kBrokerTimestampType || BoolField(scratch, key) != nullptr) return true;
-  if (key == kCleanupPolicy || key == kBrokerCleanupPolicy || key == kDirtyRatio || key == kBrokerDirtyRatio ||
-      key == kCompressionType) {
-    return true;
-  }
-  for (const Setting& s : Settings()) {
-    if (key == s.topic_key || key == s.broker_key) return true;
-  }
-  return false;
+  const TopicSetting* s = FindTopicSetting(key);
+  return s != nullptr && s->is_log_setting();
 }
 
 absl::StatusOr<LogConfig> LogConfig::FromProperties(const std::map<std::string, std::string>& props,
                                                     const LogConfig& base) {
   LogConfig config = base;
   for (const auto& [key, text] : props) {
-    if (key == kTimestampType || key == kBrokerTimestampType) {
-      if (text != "CreateTime" && text != "LogAppendTime") {
-        return MakeError(Errc::kInvalidConfig,
-                         absl::StrCat("setting '", key, "' = '", text, "' must be CreateTime or LogAppendTime"));
-      }
-      config.log_append_time = text == "LogAppendTime";
-      continue;
+    const TopicSetting* s = FindTopicSetting(key);
+    if (s == nullptr || !s->is_log_setting()) {
+      return MakeError(Errc::kInvalidConfig, absl::StrCat("unknown log setting '", key, "'"));
     }
-    if (key == kCleanupPolicy || key == kBrokerCleanupPolicy) {
-      if (absl::Status s = ParseCleanupPolicy(key, text, config); !s.ok()) return s;
-      continue;
-    }
-    if (key == kDirtyRatio || key == kBrokerDirtyRatio) {
-      double ratio = 0;
-      if (!absl::SimpleAtod(text, &ratio) || !(ratio >= 0 && ratio <= 1)) {
-        return MakeError(Errc::kInvalidConfig, absl::StrCat("setting '", key, "' = '", text, "' must be in [0, 1]"));
-      }
-      config.min_cleanable_dirty_ratio = ratio;
-      continue;
-    }
-    if (key == kCompressionType) {
-      auto codec = ParseCompressionType(text);
-      if (!codec.ok()) return codec.status();
-      config.compression_type = *codec;
-      continue;
-    }
-    if (bool* field = BoolField(config, key)) {
-      if (text != "true" && text != "false") {
-        return MakeError(Errc::kInvalidConfig, absl::StrCat("setting '", key, "' = '", text, "' must be true or false"));
-      }
-      *field = text == "true";
-      continue;
-    }
-    const Setting* found = nullptr;
-    for (const Setting& s : Settings()) {
-      if (key == s.topic_key || key == s.broker_key) found = &s;
-    }
-    if (found == nullptr) return MakeError(Errc::kInvalidConfig, absl::StrCat("unknown log setting '", key, "'"));
-    int64_t value = 0;
-    if (!absl::SimpleAtoi(text, &value)) {
-      return MakeError(Errc::kInvalidConfig, absl::StrCat("setting '", key, "' = '", text, "' is not an integer"));
-    }
-    if (value < found->min || value > found->max) {
-      return MakeError(Errc::kInvalidConfig, absl::StrCat("setting '", key, "' = ", value, " is outside [",
-                                                          found->min, ", ", found->max, "]"));
-    }
-    found->set(config, value);
+    STRATA_RETURN_IF_ERROR(s->Check(key, text));
+    s->set(config, text);
   }
   return config;
 }

@@ -2,9 +2,20 @@
 // Per-log settings, named as Kafka names them: the topic-level names (segment.bytes,
 // retention.ms, ...) and the broker-level defaults (log.segment.bytes, log.retention.ms,
 // ...). An unknown key or a malformed or out-of-range value is an INVALID_CONFIG error
-// naming the key. Thread-safe (a value type).
+// naming the key.
+//
+// TopicSettings() is the one definition of every topic setting, the log's and the others
+// (min.insync.replicas, unclean.leader.election.enable): its name, type, valid values,
+// default, the broker setting it falls back to and its doc. The controller checks
+// CreateTopics and config changes against it (controller/topic_config.h), the log applies
+// it (LogConfig::FromProperties), strata-server's docs/configuration.md is generated from
+// it; so a value the controller accepts is one every broker's log takes (issue 34: the
+// controller took segment.index.bytes=8, which the log refused, and the broker then ran
+// the topic on its defaults, every setting of the topic dropped). Thread-safe (a value
+// type and constant tables).
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -74,22 +85,39 @@ struct LogConfig {
   static absl::StatusOr<LogConfig> FromProperties(const std::map<std::string, std::string>& props) {
     return FromProperties(props, LogConfig{});
   }
-  // What FromProperties knows, for documentation (strata-server --help-config): the
-  // broker-level name, the topic-level name, the default, the type, what it does and the
-  // values it takes.
-  struct SettingInfo {
-    std::string broker_key;
-    std::string topic_key;
-    std::string default_value;
-    std::string type;
-    std::string doc;
-    std::string valid_values;
-  };
-  static std::vector<SettingInfo> Describe();
-
   // Whether key (topic- or broker-level) is one FromProperties knows; topic configs
-  // hold other keys too (cleanup.policy, min.insync.replicas, ...).
+  // hold other keys too (min.insync.replicas, unclean.leader.election.enable).
   static bool IsLogSetting(const std::string& key);
 };
+
+// One topic-level setting.
+struct TopicSetting {
+  enum class Type { kBoolean, kInt, kLong, kDouble, kString, kList };
+  std::string name;        // the topic-level name (Kafka's)
+  std::string broker_key;  // the broker setting whose value is its default (empty: none)
+  Type type = Type::kLong;
+  int64_t min = 0;  // kInt, kLong: the range
+  int64_t max = 0;
+  double min_double = 0;  // kDouble: the range
+  double max_double = 0;
+  std::vector<std::string> choices;  // kString: one of them; kList: a comma-separated list of them
+  std::string default_value;         // Kafka's default, as text
+  std::string doc;
+  // How a LogConfig takes a value Check accepted, and shows its own. Null for the settings
+  // that are not the log's (min.insync.replicas, unclean.leader.election.enable).
+  std::function<void(LogConfig&, const std::string&)> set;
+  std::function<std::string(const LogConfig&)> get;
+
+  bool is_log_setting() const { return set != nullptr; }
+  std::string type_name() const;     // boolean, int, long, double, string, list
+  std::string valid_values() const;  // "14..2147483647", "delete, compact", "true, false", ...
+  // OK, or INVALID_CONFIG naming key (the name it was given by) and what it takes.
+  absl::Status Check(const std::string& key, const std::string& value) const;
+};
+
+// Every topic setting, sorted by name.
+const std::vector<TopicSetting>& TopicSettings();
+// The setting key names, by its topic-level name or its broker-level one; null if none.
+const TopicSetting* FindTopicSetting(const std::string& key);
 
 }  // namespace strata::storage

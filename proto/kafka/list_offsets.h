@@ -1,7 +1,8 @@
 #pragma once
-// ListOffsets (key 2) v1-v8: the offset of a timestamp, or of the log's start or end.
+// ListOffsets (key 2) v1-v10: the offset of a timestamp, or of the log's start or end.
 // Request: replica_id, isolation_level (v2+), per topic per partition the current leader
-// epoch (v4+) and the timestamp (or one of the special timestamps below). Response:
+// epoch (v4+) and the timestamp (or one of the special timestamps below), timeout_ms
+// (v10+, KIP-1075). Response:
 // throttle time (v2+), per topic per partition the error, timestamp, offset and leader
 // epoch (v4+). Flexible from v6.
 // Not thread-safe (values and functions).

@@ -139,12 +139,18 @@ TEST(ServerConfig, EverySettingOfTheTableIsReadAndDocumented) {
     ASSERT_TRUE(parsed.ok()) << s.name << "=" << value << ": " << parsed.status();
     EXPECT_EQ(s.default_value(*parsed), value) << s.name;
   }
-  for (const storage::LogConfig::SettingInfo& s : storage::LogConfig::Describe()) {
-    EXPECT_NE(reference.find("| `" + s.broker_key + "` |"), std::string::npos) << s.broker_key;
-    EXPECT_TRUE(IsBrokerLogSetting(s.broker_key)) << s.broker_key;
+  for (const storage::TopicSetting& s : storage::TopicSettings()) {
+    EXPECT_NE(reference.find("| `" + s.name + "` |"), std::string::npos) << s.name;
+    if (s.broker_key.empty()) continue;
+    // The broker-level name is a setting strata-server takes: a log default, or its own.
     auto parsed = ServerConfig::Parse(base + s.broker_key + "=" + s.default_value + "\n", "s.properties");
     EXPECT_TRUE(parsed.ok()) << s.broker_key << ": " << parsed.status();
   }
+  EXPECT_TRUE(IsBrokerLogSetting("log.segment.bytes"));
+  EXPECT_TRUE(IsBrokerLogSetting("message.max.bytes"));
+  EXPECT_TRUE(IsBrokerLogSetting("compression.type"));
+  EXPECT_FALSE(IsBrokerLogSetting("segment.bytes"));  // the topic's name
+  EXPECT_FALSE(IsBrokerLogSetting("min.insync.replicas"));  // the server's own setting, not the log's
 }
 
 TEST(ServerConfig, AKeyOutsideTheTableIsRefusedEvenWhenItLooksLikeALogSetting) {
