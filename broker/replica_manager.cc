@@ -286,15 +286,15 @@ storage::LogConfig TopicLogConfig(const controller::MetadataImage& image, const 
   auto it = image.configs().find({pb::Config::TOPIC, topic});
   if (it == image.configs().end()) return config;
   for (const auto& [key, value] : it->second) {
-    if (!storage::LogConfig::IsLogSetting(key)) continue;
-    // The controller checked each against the same table (storage::TopicSettings()); a
-    // value an older controller took keeps that setting's default, and only that one.
-    auto applied = storage::LogConfig::FromProperties({{key, value}}, config);
-    if (!applied.ok()) {
-      if (refused != nullptr) refused->push_back(applied.status());
+    const storage::TopicSetting* setting = storage::FindTopicSetting(key);
+    if (setting == nullptr || !setting->is_log_setting()) continue;
+    // The controller checked each against the same table; a value an older controller
+    // took keeps that setting's default, and only that one.
+    if (absl::Status checked = setting->Check(key, value); !checked.ok()) {
+      if (refused != nullptr) refused->push_back(std::move(checked));
       continue;
     }
-    config = *std::move(applied);
+    setting->set(config, value);
   }
   return config;
 }

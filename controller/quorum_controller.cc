@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "base/logging.h"
 #include "controller/topic_config.h"
+#include "storage/log_config.h"
 
 namespace strata::controller {
 namespace {
@@ -56,11 +57,11 @@ Outcome CheckRegistration(const MetadataImage& image, BrokerId broker, int64_t b
 // Every known topic config: the value set (from `set`) or the default.
 void AddTopicConfigEntries(const std::map<std::string, std::string>& set,
                            google::protobuf::RepeatedPtrField<admin::v1::ConfigEntry>* out) {
-  for (const TopicConfigSpec& spec : TopicConfigSpecs()) {
+  for (const storage::TopicSetting& setting : storage::TopicSettings()) {
     admin::v1::ConfigEntry* e = out->Add();
-    e->set_name(spec.name);
-    auto v = set.find(spec.name);
-    e->set_value(v == set.end() ? spec.default_value : v->second);
+    e->set_name(setting.name);
+    auto v = set.find(setting.name);
+    e->set_value(v == set.end() ? setting.default_value : v->second);
     e->set_is_default(v == set.end());
   }
 }

@@ -8,15 +8,6 @@
 
 namespace strata::controller {
 
-const std::vector<TopicConfigSpec>& TopicConfigSpecs() {
-  static const auto* specs = [] {
-    auto* out = new std::vector<TopicConfigSpec>;
-    for (const storage::TopicSetting& s : storage::TopicSettings()) out->push_back({s.name, s.default_value});
-    return out;
-  }();
-  return *specs;
-}
-
 absl::Status ValidateTopicConfig(const std::string& name, const std::string& value) {
   const storage::TopicSetting* s = storage::FindTopicSetting(name);
   if (s == nullptr || s->name != name) {  // a broker-level name (log.retention.ms) is not a topic's

@@ -3,7 +3,7 @@
 // of topic settings (storage::TopicSettings(), storage/log_config.h) that the brokers' logs
 // apply too, so that CreateTopics and AlterConfigs refuse an unknown key or a value no
 // broker can take with a precise message (the setting and what it takes) before anything
-// is written, and DescribeConfigs can show defaults. Thread-safe (constant tables).
+// is written. DescribeConfigs shows that table's defaults. Thread-safe (constant tables).
 
 #include <map>
 #include <string>
@@ -12,14 +12,6 @@
 #include "absl/status/status.h"
 
 namespace strata::controller {
-
-struct TopicConfigSpec {
-  std::string name;
-  std::string default_value;
-};
-
-// Every known topic setting, sorted by name.
-const std::vector<TopicConfigSpec>& TopicConfigSpecs();
 
 // INVALID_ARGUMENT naming the key (unknown) or the key, the value and what is allowed.
 absl::Status ValidateTopicConfig(const std::string& name, const std::string& value);

@@ -113,29 +113,26 @@ for count in $COUNTS; do
   memory="rss_kib_median=${med[rss]} rss_kib_per_partition=$(growth rss 2) rss_anon_kib_median=${med[anon]}"
   memory+=" rss_anon_kib_per_partition=$(growth anon 2) allocated_kib_median=${med[alloc]}"
   memory+=" allocated_kib_per_partition=$(growth alloc 2) fds_median=${med[fds]} fds_per_partition=$(growth fds 2)"
-  if [ "$MEMORY_ONLY" = 1 ]; then
-    echo "RESULT scale partitions=$count ready_s=$(awk -v m="$ready_ms" 'BEGIN {printf "%.1f", m / 1000}') $memory"
-    "$CLUSTER" down --dir "$d" >/dev/null 2>&1 || true
-    rm -rf "$d"
-    continue
+  probes=""
+  if [ "$MEMORY_ONLY" != 1 ]; then
+    # The cost of a metadata change: PROBES config changes of a one-partition topic, one
+    # after another (each a Config record: every broker applies the image again).
+    "$S" topics create probe --partitions 1 --replication-factor 3 >/dev/null
+    apply_brokers=$(apply_cost "$d" probe "$PROBES" 4 5 6)
+    apply_ms=$(tr , '\n' <<<"$apply_brokers" | median)
+    # Controller failover: kill -9 the active one, time the first CreateTopics it answers.
+    active=$("$S" cluster describe -o json | jq -r .controller_id)
+    t0=$(now_ms)
+    "$CLUSTER" kill --dir "$d" "$active" >/dev/null
+    until "$S" topics create failover-probe --partitions 1 --replication-factor 3 >/dev/null 2>&1; do
+      if [ $(( $(now_ms) - t0 )) -gt 60000 ]; then echo "no controller within 60 s" >&2; exit 1; fi
+    done
+    failover_ms=$(( $(now_ms) - t0 ))
+    probes=" apply_ms_median=$apply_ms apply_ms_brokers=$apply_brokers controller_failover_ms=$failover_ms"
   fi
-  # The cost of a metadata change: PROBES config changes of a one-partition topic, one
-  # after another (each a Config record: every broker applies the image again).
-  "$S" topics create probe --partitions 1 --replication-factor 3 >/dev/null
-  apply_brokers=$(apply_cost "$d" probe "$PROBES" 4 5 6)
-  apply_ms=$(tr , '\n' <<<"$apply_brokers" | median)
-  # Controller failover: kill -9 the active one, time the first CreateTopics it answers.
-  active=$("$S" cluster describe -o json | jq -r .controller_id)
-  t0=$(now_ms)
-  "$CLUSTER" kill --dir "$d" "$active" >/dev/null
-  until "$S" topics create failover-probe --partitions 1 --replication-factor 3 >/dev/null 2>&1; do
-    if [ $(( $(now_ms) - t0 )) -gt 60000 ]; then echo "no controller within 60 s" >&2; exit 1; fi
-  done
-  failover_ms=$(( $(now_ms) - t0 ))
   create_med=$(printf '%s\n' "${creates[@]}" | median); create_max=$(printf '%s\n' "${creates[@]}" | sort -n | tail -1)
   echo "RESULT scale partitions=$count topics=$topics create_ms_median=$create_med create_ms_max=$create_max" \
-       "ready_s=$(awk -v m="$ready_ms" 'BEGIN {printf "%.1f", m / 1000}') $memory" \
-       "apply_ms_median=$apply_ms apply_ms_brokers=$apply_brokers controller_failover_ms=$failover_ms"
+       "ready_s=$(awk -v m="$ready_ms" 'BEGIN {printf "%.1f", m / 1000}') $memory$probes"
   "$CLUSTER" down --dir "$d" >/dev/null 2>&1 || true
   rm -rf "$d"
 done
