@@ -19,11 +19,14 @@ repository, as STYLE.md asks). Two checks, each printing every problem it finds:
    client (the Kafka protocol client) beside storage on proto. The generated protobuf
    headers (`admin.pb.h`, ... from proto/*.proto) count as proto.
 
-A module is a top-level folder, except that proto/ and tools/ are split by subfolder,
-since each subfolder there is a library or a program of its own: proto/kafka (the Kafka
-codec, layer "proto"), tools/cli, tools/perf and tools/storage (layer "tools"; they may
-not include each other, only server/ and below). Files directly in proto/ or tools/
-belong to "proto" and "tools".
+A module is a top-level folder, except that proto/, broker/ and tools/ are split by
+subfolder, since each subfolder there is a library or a program of its own: proto/kafka
+(the Kafka codec, layer "proto"), tools/cli, tools/perf and tools/storage (layer "tools";
+they may not include each other, only server/ and below). Files directly in proto/ or
+tools/ belong to "proto" and "tools". broker/ is split by concern, each subfolder a layer
+of its own in a one-way order (ALLOWED: common <- network; common <- lifecycle <-
+replication <- tiered; replication <- group; all of them <- handlers), and no source file
+may sit directly in broker/.
 
 Exit status: 0 when there is neither a cycle nor a layering violation, 1 otherwise
 (2 for a usage error).
@@ -35,7 +38,7 @@ import re
 import sys
 
 MODULE_DIRS = ["base", "proto", "client", "storage", "raft", "controller", "broker", "server", "tools"]
-SPLIT_BY_SUBFOLDER = {"proto", "tools"}
+SPLIT_BY_SUBFOLDER = {"proto", "tools", "broker"}
 
 # The layer of each module, and which layers each layer may include (besides itself).
 LAYER = {
@@ -44,6 +47,9 @@ LAYER = {
     "tools/perf": "tools",
     "tools/storage": "tools",
 }
+BELOW_BROKER = {"base", "proto", "client", "storage", "raft", "controller"}
+BROKER = ["broker/common", "broker/network", "broker/lifecycle", "broker/replication", "broker/tiered",
+          "broker/group", "broker/handlers"]
 ALLOWED = {
     "base": set(),
     "proto": {"base"},
@@ -51,9 +57,17 @@ ALLOWED = {
     "storage": {"base", "proto"},
     "raft": {"base", "proto", "storage"},
     "controller": {"base", "proto", "storage", "raft"},
-    "broker": {"base", "proto", "client", "storage", "raft", "controller"},
-    "server": {"base", "proto", "client", "storage", "raft", "controller", "broker"},
-    "tools": {"base", "proto", "client", "storage", "raft", "controller", "broker", "server"},
+    # broker/ by concern, one way: common <- network; common <- lifecycle <- replication
+    # <- tiered; replication <- group; every one of them <- handlers.
+    "broker/common": BELOW_BROKER,
+    "broker/network": BELOW_BROKER | {"broker/common"},
+    "broker/lifecycle": BELOW_BROKER | {"broker/common"},
+    "broker/replication": BELOW_BROKER | {"broker/common", "broker/lifecycle"},
+    "broker/tiered": BELOW_BROKER | {"broker/common", "broker/lifecycle", "broker/replication"},
+    "broker/group": BELOW_BROKER | {"broker/common", "broker/lifecycle", "broker/replication"},
+    "broker/handlers": BELOW_BROKER | set(BROKER),
+    "server": BELOW_BROKER | set(BROKER),
+    "tools": BELOW_BROKER | set(BROKER) | {"server"},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
@@ -196,6 +210,10 @@ def main():
     for path in files:
         module = module_of(path)
         graph.setdefault(node_of(path), set())
+        if layer_of(module) not in ALLOWED:
+            violations.append(f"{path}: {module}/ holds no source file at its top; it belongs in one of "
+                              f"its subfolders")
+            continue
         for line, included in read_includes(root, path):
             target = resolve(root, path, included, generated_protos)
             if target is None:

@@ -3,7 +3,7 @@
 // every scrape (strata-server registers it on metrics.listener for brokers). Names
 // follow Kafka's (kafka.network RequestMetrics, kafka.server BrokerTopicMetrics and
 // ReplicaManager, the replica fetcher's lag):
-// Requests (broker/request_metrics.h), labels api ("Produce", ...), version, error:
+// Requests (broker/network/request_metrics.h), labels api ("Produce", ...), version, error:
 //   strata_kafka_requests_total{api,version}
 //   strata_kafka_request_errors_total{api,error}   every error code the responses carried
 //                                                  (Kafka's names; CONNECTION_CLOSED: the
@@ -41,8 +41,8 @@
 #include <prometheus/collectable.h>
 #include <prometheus/metric_family.h>
 
-#include "broker/replica_manager.h"
-#include "broker/request_metrics.h"
+#include "broker/replication/replica_manager.h"
+#include "broker/network/request_metrics.h"
 #include "server/broker_role.h"
 
 namespace strata::server {

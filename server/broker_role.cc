@@ -6,7 +6,7 @@
 #include "base/logging.h"
 #include "base/status_macros.h"
 #include "storage/directory_remote_storage.h"
-#include "broker/kafka_api_handler.h"
+#include "broker/handlers/kafka_apis.h"
 #include "server/controller_role.h"
 #include "server/metadata_log_dir.h"
 
@@ -370,7 +370,7 @@ void BrokerRole::FollowImage() {
 absl::Status BrokerRole::StartListeners(const ServerConfig& config) {
   for (size_t i = 0; i < config.listeners.size(); ++i) {
     const Listener& l = config.listeners[i];
-    broker::KafkaServerOptions ko;
+    broker::ListenerOptions ko;
     ko.host = l.host;
     ko.port = l.port;
     ko.network_threads = config.num_network_threads;
@@ -395,14 +395,14 @@ absl::Status BrokerRole::StartListeners(const ServerConfig& config) {
                                                                 : broker::TlsOptions::ClientAuth::kNone;
       ko.tls = tls;
     }
-    STRATA_ASSIGN_OR_RETURN(auto server, broker::KafkaServer::Start(
+    STRATA_ASSIGN_OR_RETURN(auto server, broker::Listener::Start(
                                              ko, [apis = kafka_apis_[i].get()](const auto& header, auto body,
                                                                                auto respond) {
                                                apis->Handle(header, body, std::move(respond));
                                              }));
     spdlog::info("broker {} serving the Kafka protocol ({} listener {}) on {}:{}", config.node_id,
                  l.security_protocol, l.name, ko.host, server->port());
-    kafka_servers_.push_back(std::move(server));
+    listeners_.push_back(std::move(server));
     listener_names_.push_back(l.name);
   }
   return absl::OkStatus();
@@ -410,8 +410,8 @@ absl::Status BrokerRole::StartListeners(const ServerConfig& config) {
 
 std::vector<std::pair<std::string, size_t>> BrokerRole::ListenerConnections() const {
   std::vector<std::pair<std::string, size_t>> out;
-  for (size_t i = 0; i < kafka_servers_.size(); ++i) {
-    out.emplace_back(listener_names_[i], kafka_servers_[i]->active_connections());
+  for (size_t i = 0; i < listeners_.size(); ++i) {
+    out.emplace_back(listener_names_[i], listeners_[i]->active_connections());
   }
   return out;
 }
@@ -512,7 +512,7 @@ void BrokerRole::StopServing(bool clean) {
     absl::MutexLock lock(&publish_mu_);  // no Publish runs past this
     serving_ = false;
   }
-  kafka_servers_.clear();  // no new requests; answers still due are dropped
+  listeners_.clear();  // no new requests; answers still due are dropped
   group_coordinator_.reset();  // before the partitions it writes to
   if (remote_reader_) remote_reader_->Shutdown();  // its reads use the KafkaApis' contexts
   kafka_apis_.clear();     // waiting requests are answered (and dropped)

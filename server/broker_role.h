@@ -21,21 +21,21 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "broker/auto_topic_creator.h"
-#include "broker/broker_lifecycle.h"
-#include "broker/controller_client.h"
-#include "broker/fetch_session.h"
-#include "broker/group_coordinator.h"
-#include "broker/kafka_api_handler.h"
-#include "broker/kafka_server.h"
-#include "broker/log_dir_monitor.h"
-#include "broker/metadata_delta.h"
-#include "broker/offsets_topic_log.h"
-#include "broker/producer_id_manager.h"
-#include "broker/remote_log_manager.h"
-#include "broker/remote_log_reader.h"
-#include "broker/tier_state_machine.h"
-#include "broker/replica_manager.h"
+#include "broker/lifecycle/auto_topic_creator.h"
+#include "broker/lifecycle/broker_lifecycle.h"
+#include "broker/lifecycle/controller_client.h"
+#include "broker/handlers/fetch_session.h"
+#include "broker/group/group_coordinator.h"
+#include "broker/handlers/kafka_apis.h"
+#include "broker/network/listener.h"
+#include "broker/lifecycle/log_dir_monitor.h"
+#include "broker/replication/metadata_delta.h"
+#include "broker/group/offsets_topic_log.h"
+#include "broker/lifecycle/producer_id_manager.h"
+#include "broker/tiered/remote_log_manager.h"
+#include "broker/tiered/remote_log_reader.h"
+#include "broker/replication/tier_state_machine.h"
+#include "broker/replication/replica_manager.h"
 #include "storage/log_manager.h"
 #include "storage/remote_storage_manager.h"
 #include "storage/scheduler.h"
@@ -114,7 +114,7 @@ class BrokerRole {
   void MakeKafkaApis(const ServerConfig& config, const std::string& cluster_id);
   // From now on every applied entry reaches the partitions (once caught up).
   void FollowImage();
-  // One KafkaServer per listener.
+  // One broker::Listener per configured listener.
   absl::Status StartListeners(const ServerConfig& config);
 
   void Publish(const metadata::v1::MetadataBatch& batch, int64_t index);
@@ -127,7 +127,7 @@ class BrokerRole {
   int32_t broker_id_ = 0;
   // Outlives the listeners, which count into it.
   broker::RequestMetrics request_metrics_;
-  std::vector<std::string> listener_names_;  // of kafka_servers_, in order
+  std::vector<std::string> listener_names_;  // of listeners_, in order
   storage::LogConfig log_defaults_;  // log.* settings: the partitions' defaults
   std::unique_ptr<controller::MetadataStore> own_store_;
   controller::MetadataStore* store_ = nullptr;
@@ -157,7 +157,7 @@ class BrokerRole {
   // Incremental fetch sessions, shared by the listeners (null when the slots are 0).
   std::unique_ptr<broker::FetchSessionCache> fetch_sessions_;
   std::vector<std::unique_ptr<broker::KafkaApis>> kafka_apis_;  // one per listener
-  std::vector<std::unique_ptr<broker::KafkaServer>> kafka_servers_;
+  std::vector<std::unique_ptr<broker::Listener>> listeners_;
   bool stopped_ = false;
   std::function<void()> on_every_log_dir_failed_;
   absl::Mutex publish_mu_;

@@ -20,7 +20,7 @@
 #include <prometheus/collectable.h>
 #include <prometheus/metric_family.h>
 
-#include "broker/group_coordinator.h"
+#include "broker/group/group_coordinator.h"
 
 namespace strata::server {
 

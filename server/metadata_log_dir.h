@@ -13,7 +13,7 @@
 
 #include "absl/status/status.h"
 #include "base/logging.h"
-#include "broker/log_dir_monitor.h"
+#include "broker/lifecycle/log_dir_monitor.h"
 
 namespace strata::server {
 

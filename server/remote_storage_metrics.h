@@ -20,9 +20,9 @@
 #include <prometheus/collectable.h>
 #include <prometheus/metric_family.h>
 
-#include "broker/remote_log_manager.h"
-#include "broker/remote_log_reader.h"
-#include "broker/tier_state_machine.h"
+#include "broker/tiered/remote_log_manager.h"
+#include "broker/tiered/remote_log_reader.h"
+#include "broker/replication/tier_state_machine.h"
 
 namespace strata::server {
 

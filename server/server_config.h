@@ -53,7 +53,7 @@ struct ServerConfig {
   int32_t leader_imbalance_per_broker_percentage = 10;  // leader.imbalance.per.broker.percentage
   bool delete_topic_enable = true;
   bool auto_create_topics_enable = false;  // auto.create.topics.enable (Kafka's default: true)
-  // Consumer groups (broker/group_coordinator.h), Kafka's names and defaults.
+  // Consumer groups (broker/group/group_coordinator.h), Kafka's names and defaults.
   int32_t offsets_topic_num_partitions = 50;            // offsets.topic.num.partitions
   int32_t offsets_topic_replication_factor = 3;         // offsets.topic.replication.factor
   int64_t offsets_retention_minutes = 10080;            // offsets.retention.minutes

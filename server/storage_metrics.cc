@@ -1,6 +1,6 @@
 #include "server/storage_metrics.h"
 
-#include "broker/list_offsets_handler.h"
+#include "broker/handlers/list_offsets_handler.h"
 #include "controller/metric_families.h"
 
 namespace strata::server {

@@ -45,7 +45,7 @@ int ErrnoOf(const absl::Status& status);
 
 // An idempotent producer's batch that does not follow on its last stored one
 // (kOutOfOrderSequence): what the producer state held, so that the broker can tell a gap
-// that a retry will fill (broker/produce_refusals.h, ReplicaManager::AppendRecords).
+// that a retry will fill (broker/replication/produce_refusals.h, ReplicaManager::AppendRecords).
 struct SequenceGap {
   int32_t expected_sequence = 0;
   // The last offset of the producer's last batch in its epoch; -1: none (the batch

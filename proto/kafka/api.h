@@ -2,7 +2,7 @@
 // The Kafka APIs: their keys and names, the first flexible version of each (from the
 // message schemas), and which header versions a request and its response use. Which
 // APIs and versions a broker serves (and ApiVersions advertises) is the broker's
-// registry (broker/api_registry.h), not this table.
+// registry (broker/handlers/api_registry.h), not this table.
 // Thread-safe (constant tables).
 
 #include <cstdint>

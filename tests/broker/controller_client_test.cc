@@ -3,7 +3,7 @@
 // refused) must not hold the broker's calls. Each call's deadline is shared among the
 // controllers, and the next call starts at another one.
 
-#include "broker/controller_client.h"
+#include "broker/lifecycle/controller_client.h"
 
 #include <gtest/gtest.h>
 #include <grpcpp/grpcpp.h>

@@ -4,7 +4,7 @@
 // connection), a stream the controller ends is opened again, and NOT_CONTROLLER sends
 // it to the controller named.
 
-#include "broker/controller_session_stream.h"
+#include "broker/lifecycle/controller_session_stream.h"
 
 #include <gtest/gtest.h>
 #include <grpcpp/grpcpp.h>

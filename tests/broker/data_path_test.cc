@@ -19,14 +19,14 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "broker/fetch_session.h"
-#include "broker/kafka_api_handler.h"
-#include "broker/kafka_server.h"
-#include "broker/list_offsets_handler.h"
-#include "broker/remote_log_manager.h"
-#include "broker/remote_log_reader.h"
-#include "broker/remote_segment_id.h"
-#include "broker/replica_manager.h"
+#include "broker/handlers/fetch_session.h"
+#include "broker/handlers/kafka_apis.h"
+#include "broker/network/listener.h"
+#include "broker/handlers/list_offsets_handler.h"
+#include "broker/tiered/remote_log_manager.h"
+#include "broker/tiered/remote_log_reader.h"
+#include "broker/common/remote_segment_id.h"
+#include "broker/replication/replica_manager.h"
 #include "controller/metadata_store.h"
 #include "proto/kafka/api.h"
 #include "proto/kafka/error_code.h"
@@ -152,7 +152,7 @@ class DataPathTest : public ::testing::Test {
     Apply(std::move(records));
   }
 
-  absl::StatusOr<std::optional<KafkaResponse>> Call(kafka::ApiKey key, int16_t version, const std::string& body) {
+  absl::StatusOr<std::optional<ApiResponse>> Call(kafka::ApiKey key, int16_t version, const std::string& body) {
     kafka::RequestHeader header;
     header.api_key = static_cast<int16_t>(key);
     header.api_version = version;
@@ -197,7 +197,7 @@ class DataPathTest : public ::testing::Test {
     return body;
   }
 
-  kafka::FetchResponse::Partition DecodeFetch(const absl::StatusOr<std::optional<KafkaResponse>>& answer,
+  kafka::FetchResponse::Partition DecodeFetch(const absl::StatusOr<std::optional<ApiResponse>>& answer,
                                               int16_t version) {
     EXPECT_TRUE(answer.ok() && answer->has_value()) << answer.status();
     if (!answer.ok() || !answer->has_value()) return {};
@@ -745,9 +745,9 @@ TEST_F(DataPathTest, AcksZeroHasNoResponseAndAFailureIsAnError) {
 class ZeroCopyTest : public DataPathTest {
  protected:
   void StartServer(std::optional<TlsOptions> tls = std::nullopt) {
-    KafkaServerOptions options;
+    ListenerOptions options;
     options.tls = tls;
-    auto server = KafkaServer::Start(options, [this](const auto& header, auto body, auto respond) {
+    auto server = Listener::Start(options, [this](const auto& header, auto body, auto respond) {
       apis_->Handle(header, body, std::move(respond));
     });
     ASSERT_TRUE(server.ok()) << server.status();
@@ -771,7 +771,7 @@ class ZeroCopyTest : public DataPathTest {
   }
   int sockets_before_clients_ = 0;
   std::string SegmentPath() { return LogOf("orders")->dir() + "/00000000000000000000.log"; }
-  std::unique_ptr<KafkaServer> server_;
+  std::unique_ptr<Listener> server_;
 };
 
 TEST_F(ZeroCopyTest, FetchedRecordsLeaveThroughSendfileByteForByte) {
@@ -1005,9 +1005,9 @@ TEST_F(TlsTest, RequiredClientAuthRefusesAClientWithoutACertificate) {
   EXPECT_FALSE(complete);
   EXPECT_TRUE(answer.empty());
   // A bad keystore is a precise error at start.
-  KafkaServerOptions bad;
+  ListenerOptions bad;
   bad.tls = TlsOptions{tmp_.Sub("missing.pem"), "", TlsOptions::ClientAuth::kNone};
-  auto refused = KafkaServer::Start(bad, [](const auto&, auto, auto respond) { respond(absl::InternalError("x")); });
+  auto refused = Listener::Start(bad, [](const auto&, auto, auto respond) { respond(absl::InternalError("x")); });
   EXPECT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find("ssl.keystore.location"), absl::string_view::npos) << refused.status();
 }

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "broker/fetch_session.h"
+#include "broker/handlers/fetch_session.h"
 #include "client/fetch_session_handler.h"
 #include "proto/kafka/error_code.h"
 #include "proto/kafka/fetch.h"

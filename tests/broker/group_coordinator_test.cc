@@ -7,7 +7,7 @@
 // members (KIP-345) coming back without a rebalance, failed writes, loading, retention,
 // and deleting groups and offsets.
 
-#include "broker/group_coordinator.h"
+#include "broker/group/group_coordinator.h"
 
 #include <gtest/gtest.h>
 

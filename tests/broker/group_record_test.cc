@@ -2,7 +2,7 @@
 // layout pinned by hand, unknown key types and versions refused, and the partition of a
 // group as Kafka computes it (Java's String.hashCode over UTF-16).
 
-#include "broker/group_record.h"
+#include "broker/group/group_record.h"
 
 #include <gtest/gtest.h>
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
-#include "broker/controller_client.h"
-#include "broker/replica_manager.h"
+#include "broker/lifecycle/controller_client.h"
+#include "broker/replication/replica_manager.h"
 #include "controller/metadata_store.h"
 #include "proto/kafka/error_code.h"
 #include "tests/support/broker_services.h"

@@ -1,4 +1,4 @@
-// A responder that outlives its KafkaServer (a fetch parked in a purgatory that is
+// A responder that outlives its Listener (a fetch parked in a purgatory that is
 // emptied after the listener stopped, as the broker role stops them) can be called and
 // destroyed safely: it answers nothing and touches nothing of the stopped server. Labelled
 // unit so that the ASan phase runs it: without the fix, destroying such a responder used
@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "absl/synchronization/mutex.h"
-#include "broker/kafka_server.h"
+#include "broker/network/listener.h"
 #include "proto/kafka/api.h"
 #include "tests/support/kafka_test_client.h"
 #include "tests/support/wait.h"
@@ -22,8 +22,8 @@ using namespace std::chrono_literals;
 
 TEST(KafkaServerLifetime, AResponderKeptPastTheServerIsSafeToCallAndToDestroy) {
   absl::Mutex mu;
-  std::optional<KafkaResponder> kept;
-  auto server = KafkaServer::Start(KafkaServerOptions{}, [&](const auto&, auto, KafkaResponder respond) {
+  std::optional<ApiResponder> kept;
+  auto server = Listener::Start(ListenerOptions{}, [&](const auto&, auto, ApiResponder respond) {
     absl::MutexLock lock(&mu);
     kept = std::move(respond);  // answered never: as a fetch waiting in a purgatory
   });
@@ -39,7 +39,7 @@ TEST(KafkaServerLifetime, AResponderKeptPastTheServerIsSafeToCallAndToDestroy) {
       10s));
   server->reset();  // the listener stops: its io_context and strands are gone
   absl::MutexLock lock(&mu);
-  (*kept)(std::optional<KafkaResponse>(KafkaResponse{}));  // dropped: nobody to answer
+  (*kept)(std::optional<ApiResponse>(ApiResponse{}));  // dropped: nobody to answer
   kept.reset();                                            // and destroyed safely
 }
 

@@ -3,7 +3,7 @@
 // negative sizes, a truncated header, an unknown api key, an API not served — closes
 // only that connection while the server keeps serving others; idle connections close.
 
-#include "broker/kafka_server.h"
+#include "broker/network/listener.h"
 
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -17,7 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/synchronization/mutex.h"
-#include "broker/kafka_api_handler.h"
+#include "broker/handlers/kafka_apis.h"
 #include "client/kafka_connection.h"
 #include "proto/kafka/api_versions.h"
 #include "proto/kafka/error_code.h"
@@ -35,15 +35,15 @@ using namespace std::chrono_literals;
 using testing::KafkaTestClient;
 using Client = KafkaTestClient;
 
-std::unique_ptr<KafkaServer> StartServer(std::chrono::milliseconds idle = 60s) {
-  KafkaServerOptions options;
+std::unique_ptr<Listener> StartServer(std::chrono::milliseconds idle = 60s) {
+  ListenerOptions options;
   options.max_request_bytes = 1 << 20;
   options.idle_timeout = idle;
   // One broker with real, idle services for every server of this test program.
   static testing::TempDir* tmp = new testing::TempDir();
   static testing::BrokerServices* services = new testing::BrokerServices(tmp->path());
   static KafkaApis apis(services->Context());
-  auto server = KafkaServer::Start(options, [](const auto& header, auto body, auto respond) {
+  auto server = Listener::Start(options, [](const auto& header, auto body, auto respond) {
     apis.Handle(header, body, std::move(respond));
   });
   EXPECT_TRUE(server.ok()) << server.status();
@@ -57,7 +57,7 @@ std::string ApiVersionsBody(int16_t version) {
   return body;
 }
 
-TEST(KafkaServer, ApiVersionsIsAnsweredInEveryVersionWithItsCorrelationId) {
+TEST(Listener, ApiVersionsIsAnsweredInEveryVersionWithItsCorrelationId) {
   auto server = StartServer();
   Client c(server->port());
   ASSERT_TRUE(c.connected());
@@ -77,7 +77,7 @@ TEST(KafkaServer, ApiVersionsIsAnsweredInEveryVersionWithItsCorrelationId) {
   }
 }
 
-TEST(KafkaServer, ATooNewApiVersionsIsAnsweredWithV0AndUnsupportedVersion) {
+TEST(Listener, ATooNewApiVersionsIsAnsweredWithV0AndUnsupportedVersion) {
   auto server = StartServer();
   Client c(server->port());
   c.SendRaw(Client::Frame(18, 9, 7, "whatever a future version carries"));
@@ -91,7 +91,7 @@ TEST(KafkaServer, ATooNewApiVersionsIsAnsweredWithV0AndUnsupportedVersion) {
   EXPECT_FALSE(response->api_keys.empty());
 }
 
-TEST(KafkaServer, PipelinedRequestsAreAnsweredInOrder) {
+TEST(Listener, PipelinedRequestsAreAnsweredInOrder) {
   auto server = StartServer();
   Client c(server->port());
   std::string both;
@@ -105,7 +105,7 @@ TEST(KafkaServer, PipelinedRequestsAreAnsweredInOrder) {
   }
 }
 
-TEST(KafkaServer, BadInputClosesOnlyThatConnection) {
+TEST(Listener, BadInputClosesOnlyThatConnection) {
   auto server = StartServer();
   struct Case {
     const char* what;
@@ -142,7 +142,7 @@ TEST(KafkaServer, BadInputClosesOnlyThatConnection) {
   EXPECT_EQ(r.Int32("correlation_id"), 42);
 }
 
-TEST(KafkaServer, AnIdleConnectionIsClosed) {
+TEST(Listener, AnIdleConnectionIsClosed) {
   auto server = StartServer(/*idle=*/200ms);
   Client c(server->port());
   ASSERT_TRUE(c.connected());
@@ -152,21 +152,21 @@ TEST(KafkaServer, AnIdleConnectionIsClosed) {
 // network.thread.apis: the APIs named run their handlers on the network thread that read
 // the request; the others go to the io pool. With one thread of each, every handler of
 // the first kind runs on the one network thread, every other on the one io thread.
-TEST(KafkaServer, APIsNamedRunOnTheNetworkThreadAndTheOthersOnTheIoPool) {
-  KafkaServerOptions options;
+TEST(Listener, APIsNamedRunOnTheNetworkThreadAndTheOthersOnTheIoPool) {
+  ListenerOptions options;
   options.network_threads = 1;
   options.io_threads = 1;
   options.on_network_thread = [](int16_t api_key) { return api_key == 0; };  // Produce
   absl::Mutex mu;
   std::multimap<int16_t, std::thread::id> ran;  // api key -> the handler's thread
-  auto server = KafkaServer::Start(options, [&](const auto& header, auto, auto respond) {
+  auto server = Listener::Start(options, [&](const auto& header, auto, auto respond) {
     {
       absl::MutexLock lock(&mu);
       ran.emplace(header.api_key, std::this_thread::get_id());
     }
-    KafkaResponse response;
+    ApiResponse response;
     response.body = "answer";
-    respond(std::optional<KafkaResponse>(std::move(response)));
+    respond(std::optional<ApiResponse>(std::move(response)));
   });
   ASSERT_TRUE(server.ok()) << server.status();
   Client a((*server)->port()), b((*server)->port());
@@ -186,14 +186,14 @@ TEST(KafkaServer, APIsNamedRunOnTheNetworkThreadAndTheOthersOnTheIoPool) {
 
 // A connection that read ahead while a request was in flight is idle once that request
 // is answered: its idle timeout still closes it.
-TEST(KafkaServer, AConnectionIdleAfterPipelinedRequestsIsClosed) {
-  KafkaServerOptions options;
+TEST(Listener, AConnectionIdleAfterPipelinedRequestsIsClosed) {
+  ListenerOptions options;
   options.idle_timeout = 200ms;
   options.on_network_thread = [](int16_t) { return true; };
-  auto server = KafkaServer::Start(options, [](const auto&, auto, auto respond) {
-    KafkaResponse response;
+  auto server = Listener::Start(options, [](const auto&, auto, auto respond) {
+    ApiResponse response;
     response.body = "answer";
-    respond(std::optional<KafkaResponse>(std::move(response)));
+    respond(std::optional<ApiResponse>(std::move(response)));
   });
   ASSERT_TRUE(server.ok()) << server.status();
   Client c((*server)->port());
@@ -206,14 +206,14 @@ TEST(KafkaServer, AConnectionIdleAfterPipelinedRequestsIsClosed) {
 // connection read and handle the next ones before they are answered (up to the limit),
 // and the answers, given in any order, go back in request order. A request handed to
 // the io pool stops the reading until it is answered.
-TEST(KafkaServer, NetworkThreadRequestsArePipelinedAndAnsweredInRequestOrder) {
-  KafkaServerOptions options;
+TEST(Listener, NetworkThreadRequestsArePipelinedAndAnsweredInRequestOrder) {
+  ListenerOptions options;
   options.on_network_thread = [](int16_t api_key) { return api_key == 0; };  // Produce
   options.max_in_flight_requests = 3;
   absl::Mutex mu;
-  std::vector<std::pair<int32_t, KafkaResponder>> parked;  // correlation id, responder
+  std::vector<std::pair<int32_t, ApiResponder>> parked;  // correlation id, responder
   std::vector<int16_t> handled;                              // api keys, in the order handled
-  auto server = KafkaServer::Start(options, [&](const auto& header, auto, auto respond) {
+  auto server = Listener::Start(options, [&](const auto& header, auto, auto respond) {
     absl::MutexLock lock(&mu);
     handled.push_back(header.api_key);
     parked.emplace_back(header.correlation_id, std::move(respond));
@@ -231,9 +231,9 @@ TEST(KafkaServer, NetworkThreadRequestsArePipelinedAndAnsweredInRequestOrder) {
   ASSERT_TRUE(testing::WaitUntil([&] { return parked_count() == 3; }, 5s)) << parked_count();
   auto answer = [&](size_t index) {
     absl::MutexLock lock(&mu);
-    KafkaResponse response;
+    ApiResponse response;
     response.body = "answer " + std::to_string(parked[index].first);
-    parked[index].second(std::optional<KafkaResponse>(std::move(response)));
+    parked[index].second(std::optional<ApiResponse>(std::move(response)));
   };
   // Answered last first: nothing goes out until the first is answered.
   answer(2);
@@ -280,8 +280,8 @@ TEST(KafkaServer, NetworkThreadRequestsArePipelinedAndAnsweredInRequestOrder) {
 // its answer would tell what was true then but go out only after theirs (a Metadata
 // answer held behind a fetch that waits max.wait.ms names leaders that moved meanwhile).
 // A pool request of another connection, read later, is handled before it.
-TEST(KafkaServer, APoolRequestReadBehindUnansweredOnesIsHandledOnceTheyAreAnswered) {
-  KafkaServerOptions options;
+TEST(Listener, APoolRequestReadBehindUnansweredOnesIsHandledOnceTheyAreAnswered) {
+  ListenerOptions options;
   options.network_threads = 1;  // A's requests are dispatched before B's is read
   options.io_threads = 1;       // the pool runs handlers in the order they were handed to it
   options.on_network_thread = [](int16_t api_key) { return api_key == 1; };  // Fetch
@@ -289,17 +289,17 @@ TEST(KafkaServer, APoolRequestReadBehindUnansweredOnesIsHandledOnceTheyAreAnswer
   options.metrics = &metrics;
   absl::Mutex mu;
   std::vector<int32_t> handled;  // correlation ids, in the order handled
-  KafkaResponder parked_fetch;
-  auto server = KafkaServer::Start(options, [&](const auto& header, auto, auto respond) {
+  ApiResponder parked_fetch;
+  auto server = Listener::Start(options, [&](const auto& header, auto, auto respond) {
     absl::MutexLock lock(&mu);
     handled.push_back(header.correlation_id);
     if (header.api_key == 1) {
       parked_fetch = std::move(respond);  // as a fetch waiting for data
       return;
     }
-    KafkaResponse response;
+    ApiResponse response;
     response.body = "answer";
-    respond(std::optional<KafkaResponse>(std::move(response)));
+    respond(std::optional<ApiResponse>(std::move(response)));
   });
   ASSERT_TRUE(server.ok()) << server.status();
   auto handled_now = [&] {
@@ -322,9 +322,9 @@ TEST(KafkaServer, APoolRequestReadBehindUnansweredOnesIsHandledOnceTheyAreAnswer
   EXPECT_EQ(handled_now(), (std::vector<int32_t>{1, 3}));  // A's Metadata still waits
   {
     absl::MutexLock lock(&mu);
-    KafkaResponse response;
+    ApiResponse response;
     response.body = "records";
-    parked_fetch(std::optional<KafkaResponse>(std::move(response)));
+    parked_fetch(std::optional<ApiResponse>(std::move(response)));
   }
   for (int32_t id = 1; id <= 2; ++id) {
     auto frame = a.ReadFrame();
@@ -336,20 +336,20 @@ TEST(KafkaServer, APoolRequestReadBehindUnansweredOnesIsHandledOnceTheyAreAnswer
 
 // Each network thread runs its own event loop: a connection's requests are all handled
 // on the one thread its loop runs on, and connections are spread over the threads.
-TEST(KafkaServer, AConnectionIsServedByOneNetworkThreadAndConnectionsAreSpreadOverThem) {
-  KafkaServerOptions options;
+TEST(Listener, AConnectionIsServedByOneNetworkThreadAndConnectionsAreSpreadOverThem) {
+  ListenerOptions options;
   options.network_threads = 2;
   options.on_network_thread = [](int16_t) { return true; };
   absl::Mutex mu;
   std::map<uint64_t, std::set<std::thread::id>> threads;  // connection id -> handler threads
-  auto server = KafkaServer::Start(options, [&](const auto& header, auto, auto respond) {
+  auto server = Listener::Start(options, [&](const auto& header, auto, auto respond) {
     {
       absl::MutexLock lock(&mu);
       threads[header.connection_id].insert(std::this_thread::get_id());
     }
-    KafkaResponse response;
+    ApiResponse response;
     response.body = "answer";
-    respond(std::optional<KafkaResponse>(std::move(response)));
+    respond(std::optional<ApiResponse>(std::move(response)));
   });
   ASSERT_TRUE(server.ok()) << server.status();
   std::vector<std::unique_ptr<Client>> clients;
@@ -373,16 +373,16 @@ TEST(KafkaServer, AConnectionIsServedByOneNetworkThreadAndConnectionsAreSpreadOv
 
 // network.idle.poll.us: threads that poll before they sleep serve requests handled on
 // them and answers given from other threads alike, and stop when the server does.
-TEST(KafkaServer, PollingNetworkThreadsServeEveryAnswerAndStop) {
-  KafkaServerOptions options;
+TEST(Listener, PollingNetworkThreadsServeEveryAnswerAndStop) {
+  ListenerOptions options;
   options.network_threads = 2;
   options.io_threads = 1;
   options.idle_poll = 50ms;  // far longer than a request takes: the answers come while they poll
   options.on_network_thread = [](int16_t api_key) { return api_key == 0; };  // Produce; others on the pool
-  auto server = KafkaServer::Start(options, [](const auto&, auto, auto respond) {
-    KafkaResponse response;
+  auto server = Listener::Start(options, [](const auto&, auto, auto respond) {
+    ApiResponse response;
     response.body = "answer";
-    respond(std::optional<KafkaResponse>(std::move(response)));
+    respond(std::optional<ApiResponse>(std::move(response)));
   });
   ASSERT_TRUE(server.ok()) << server.status();
   {
@@ -415,16 +415,16 @@ TEST(KafkaServer, PollingNetworkThreadsServeEveryAnswerAndStop) {
 // A client connection that polls before it blocks (the replica fetcher's, with
 // network.idle.poll.us) reads an answer that comes while it polls and one that comes
 // after, and a peer that closes ends the polling with the error at once.
-TEST(KafkaServer, AClientThatPollsForItsAnswerReadsItOrSeesTheClose) {
-  KafkaServerOptions options;
+TEST(Listener, AClientThatPollsForItsAnswerReadsItOrSeesTheClose) {
+  ListenerOptions options;
   options.on_network_thread = [](int16_t) { return true; };
   absl::Mutex mu;
-  std::vector<KafkaResponder> parked;
-  auto server = KafkaServer::Start(options, [&](const auto& header, auto, auto respond) {
+  std::vector<ApiResponder> parked;
+  auto server = Listener::Start(options, [&](const auto& header, auto, auto respond) {
     if (header.api_key == 3) {  // Metadata: answered at once
-      KafkaResponse response;
+      ApiResponse response;
       response.body = "quick answer";
-      respond(std::optional<KafkaResponse>(std::move(response)));
+      respond(std::optional<ApiResponse>(std::move(response)));
       return;
     }
     absl::MutexLock lock(&mu);
@@ -453,9 +453,9 @@ TEST(KafkaServer, AClientThatPollsForItsAnswerReadsItOrSeesTheClose) {
   ASSERT_TRUE(testing::WaitUntil([&] { return parked_count() == 1; }, 10s));
   {
     absl::MutexLock lock(&mu);
-    KafkaResponse response;
+    ApiResponse response;
     response.body = "late answer";
-    parked[0](std::optional<KafkaResponse>(std::move(response)));
+    parked[0](std::optional<ApiResponse>(std::move(response)));
   }
   ASSERT_TRUE(testing::WaitUntil([&] { return returned.load(); }, 10s));
   caller.join();

@@ -1,7 +1,7 @@
 // LogDirMonitor: a healthy dir is never reported; a dir whose meta.properties went, or
 // where a write fails (injected EIO), is reported once and then left alone.
 
-#include "broker/log_dir_monitor.h"
+#include "broker/lifecycle/log_dir_monitor.h"
 
 #include <gtest/gtest.h>
 

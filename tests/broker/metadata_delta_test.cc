@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "broker/metadata_delta.h"
-#include "broker/replica_manager.h"
+#include "broker/replication/metadata_delta.h"
+#include "broker/replication/replica_manager.h"
 #include "controller/metadata_store.h"
 #include "raft/types.h"
 #include "storage/fault_injecting_file_ops.h"

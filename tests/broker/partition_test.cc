@@ -3,11 +3,11 @@
 // diverging-epoch answer, and a follower's truncation to where it agrees with the
 // leader.
 
-#include "broker/partition.h"
+#include "broker/replication/partition.h"
 
 #include <gtest/gtest.h>
 
-#include "broker/kafka_error.h"
+#include "broker/common/kafka_error.h"
 #include "tests/support/batches.h"
 #include "tests/support/temp_dir.h"
 

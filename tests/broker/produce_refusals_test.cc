@@ -1,12 +1,12 @@
 // ProduceRefusals: which refusals are remembered, which gap they explain, for how long,
 // and the bound on how many. A manual clock: no waiting.
 
-#include "broker/produce_refusals.h"
+#include "broker/replication/produce_refusals.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "broker/kafka_error.h"
+#include "broker/common/kafka_error.h"
 #include "storage/clock.h"
 #include "storage/errc.h"
 #include "tests/support/batches.h"

@@ -5,7 +5,7 @@
 // with epoch 0, the documented errors for transactional ids, malformed v3+ requests, no
 // manager and no block.
 
-#include "broker/producer_id_manager.h"
+#include "broker/lifecycle/producer_id_manager.h"
 
 #include <gtest/gtest.h>
 
@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
-#include "broker/api_registry.h"
-#include "broker/init_producer_id_handler.h"
-#include "broker/kafka_api_handler.h"
+#include "broker/handlers/api_registry.h"
+#include "broker/handlers/init_producer_id_handler.h"
+#include "broker/handlers/kafka_apis.h"
 #include "proto/kafka/api.h"
 #include "proto/kafka/error_code.h"
 #include "proto/kafka/init_producer_id.h"

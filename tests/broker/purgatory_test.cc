@@ -2,7 +2,7 @@
 // reaper at its deadline, and leaves the purgatory when it completes (not at its deadline,
 // which for an acks=all produce is request.timeout.ms away).
 
-#include "broker/purgatory.h"
+#include "broker/replication/purgatory.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 // that a failed delete is retried, that a new leader cleans up after the previous one
 // and resumes after its highest copy, and retention over both tiers.
 
-#include "broker/remote_log_manager.h"
+#include "broker/tiered/remote_log_manager.h"
 
 #include <gtest/gtest.h>
 
@@ -14,9 +14,9 @@
 #include <optional>
 
 #include "absl/synchronization/mutex.h"
-#include "broker/kafka_error.h"
-#include "broker/remote_segment_id.h"
-#include "broker/replica_manager.h"
+#include "broker/common/kafka_error.h"
+#include "broker/common/remote_segment_id.h"
+#include "broker/replication/replica_manager.h"
 #include "controller.grpc.pb.h"
 #include "storage/directory_remote_storage.h"
 #include "storage/errc.h"

@@ -12,10 +12,10 @@
 
 #include "absl/synchronization/mutex.h"
 #include "base/logging.h"
-#include "broker/fetch_session.h"
-#include "broker/kafka_api_handler.h"
-#include "broker/kafka_server.h"
-#include "broker/replica_manager.h"
+#include "broker/handlers/fetch_session.h"
+#include "broker/handlers/kafka_apis.h"
+#include "broker/network/listener.h"
+#include "broker/replication/replica_manager.h"
 #include "controller/metadata_store.h"
 #include "proto/kafka/api.h"
 #include "proto/kafka/error_code.h"
@@ -65,12 +65,12 @@ struct Broker {
                                                         .rack_aware_selector = true,
                                                         .fetch_sessions = &sessions});
     replicas->set_on_high_watermark([this](const storage::TopicPartition& tp) { apis->OnHighWatermark(tp); });
-    KafkaServerOptions options;
+    ListenerOptions options;
     options.on_connection_closed = [this](uint64_t connection_id) {
       ++connections_closed;
       sessions.ConnectionClosed(connection_id);
     };
-    auto server = KafkaServer::Start(options, [this](const auto& h, auto b, auto respond) {
+    auto server = Listener::Start(options, [this](const auto& h, auto b, auto respond) {
       apis->Handle(h, b, std::move(respond));
     });
     EXPECT_TRUE(server.ok()) << server.status();
@@ -98,7 +98,7 @@ struct Broker {
   std::unique_ptr<storage::LogManager> logs;
   std::unique_ptr<ReplicaManager> replicas;
   std::unique_ptr<KafkaApis> apis;
-  std::unique_ptr<KafkaServer> server;
+  std::unique_ptr<Listener> server;
   std::atomic<int> connections_closed{0};  // on its Kafka listener
 };
 
@@ -205,7 +205,7 @@ class ReplicationTest : public ::testing::Test {
     return header;
   }
   // The answer's only partition, record bytes spliced in.
-  static kafka::FetchResponse::Partition OnlyPartition(const absl::StatusOr<std::optional<KafkaResponse>>& answer) {
+  static kafka::FetchResponse::Partition OnlyPartition(const absl::StatusOr<std::optional<ApiResponse>>& answer) {
     EXPECT_TRUE(answer.ok() && answer->has_value());
     std::string bytes = testing::AssembleResponse(**answer);
     kafka::Reader r(bytes);
@@ -438,11 +438,11 @@ TEST_F(ReplicationTest, AConsumerWaitingAtAFollowerIsAnsweredWhenTheFollowersHig
   ASSERT_EQ(Produce(broker(1), testing::MakeBatch(3, "first"), -1).error_code, 0);
   ASSERT_TRUE(testing::WaitUntil([&] { return broker(2).log()->high_watermark() == 3; }, 10s));
   // Shared: a fetch still waiting when the test ends is answered as the broker goes.
-  auto answered = std::make_shared<std::promise<absl::StatusOr<std::optional<KafkaResponse>>>>();
+  auto answered = std::make_shared<std::promise<absl::StatusOr<std::optional<ApiResponse>>>>();
   auto answer = answered->get_future();
   // Caught up, it waits for one byte, up to 60 s.
   broker(2).apis->Handle(FetchHeader(), ConsumerFetch("rack-2", 3, 60000, 1),
-                         [answered](absl::StatusOr<std::optional<KafkaResponse>> a) { answered->set_value(std::move(a)); });
+                         [answered](absl::StatusOr<std::optional<ApiResponse>> a) { answered->set_value(std::move(a)); });
   ASSERT_EQ(answer.wait_for(0s), std::future_status::timeout);  // nothing to read yet
   ASSERT_EQ(Produce(broker(1), testing::MakeBatch(2, "second"), -1).error_code, 0);
   ASSERT_EQ(answer.wait_for(10s), std::future_status::ready) << "not woken by the follower's high watermark";

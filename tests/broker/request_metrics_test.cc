@@ -5,14 +5,14 @@
 // work, no response (acks=0) still timed, and the open connections followed; then the
 // Prometheus families server/broker_metrics.h builds from them.
 
-#include "broker/request_metrics.h"
+#include "broker/network/request_metrics.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 #include <thread>
 
-#include "broker/kafka_server.h"
+#include "broker/network/listener.h"
 #include "server/broker_metrics.h"
 #include "tests/support/kafka_test_client.h"
 #include "tests/support/wait.h"
@@ -27,10 +27,10 @@ constexpr int16_t kProduce = 0, kMetadata = 3, kApiVersions = 18, kHeartbeat = 1
 
 // Produce: no response; Metadata: closes the connection; Heartbeat: 30 ms of work, then
 // an answer carrying errors 15 (twice) and 27; anything else: an empty answer.
-void Handle(const proto::kafka::RequestHeader& header, absl::string_view, KafkaResponder respond) {
-  if (header.api_key == kProduce) return respond(std::optional<KafkaResponse>());
+void Handle(const proto::kafka::RequestHeader& header, absl::string_view, ApiResponder respond) {
+  if (header.api_key == kProduce) return respond(std::optional<ApiResponse>());
   if (header.api_key == kMetadata) return respond(absl::InvalidArgumentError("refused by the test"));
-  KafkaResponse response;
+  ApiResponse response;
   if (header.api_key == kHeartbeat) {
     std::this_thread::sleep_for(30ms);  // the handler's work, which the total time includes
     CountError(response.errors, 15);
@@ -38,13 +38,13 @@ void Handle(const proto::kafka::RequestHeader& header, absl::string_view, KafkaR
     CountError(response.errors, 27);
     CountError(response.errors, 15);
   }
-  respond(std::optional<KafkaResponse>(std::move(response)));
+  respond(std::optional<ApiResponse>(std::move(response)));
 }
 
-std::unique_ptr<KafkaServer> Start(RequestMetrics* metrics) {
-  KafkaServerOptions options;
+std::unique_ptr<Listener> Start(RequestMetrics* metrics) {
+  ListenerOptions options;
   options.metrics = metrics;
-  auto server = KafkaServer::Start(options, Handle);
+  auto server = Listener::Start(options, Handle);
   EXPECT_TRUE(server.ok()) << server.status();
   return std::move(*server);
 }

@@ -9,8 +9,8 @@
 #include <map>
 #include <string>
 
-#include "broker/kafka_api_handler.h"
-#include "broker/response_errors.h"
+#include "broker/handlers/kafka_apis.h"
+#include "broker/handlers/response_errors.h"
 #include "proto/kafka/api.h"
 #include "proto/kafka/error_code.h"
 #include "tests/support/broker_services.h"
@@ -174,7 +174,7 @@ TEST(ResponseErrors, ElectLeadersCountsTheTopLevelCodeAndEachPartition) {
 class DispatchedResponses : public ::testing::Test {
  protected:
   // The response to one request of `key` at `version` with the encoded `body`.
-  KafkaResponse Call(kafka::ApiKey key, int16_t version, const std::string& body) {
+  ApiResponse Call(kafka::ApiKey key, int16_t version, const std::string& body) {
     kafka::RequestHeader header;
     header.api_key = static_cast<int16_t>(key);
     header.api_version = version;
@@ -182,7 +182,7 @@ class DispatchedResponses : public ::testing::Test {
     EXPECT_TRUE(answer.ok()) << answer.status();
     if (!answer.ok() || !answer->has_value()) {
       ADD_FAILURE() << "no response";
-      return KafkaResponse{};
+      return ApiResponse{};
     }
     return std::move(**answer);
   }
@@ -197,7 +197,7 @@ class DispatchedResponses : public ::testing::Test {
 
   // What the response body says, counted the same way.
   template <typename Read>
-  std::map<int16_t, int32_t> CountedBody(const KafkaResponse& response, int16_t version, Read read) {
+  std::map<int16_t, int32_t> CountedBody(const ApiResponse& response, int16_t version, Read read) {
     kafka::Reader r(response.body);
     auto decoded = read(r, version);
     EXPECT_TRUE(decoded.ok()) << decoded.status();
@@ -215,7 +215,7 @@ TEST_F(DispatchedResponses, ProduceToMissingPartitionsCarriesTheirErrors) {
   request.acks = 1;
   request.timeout_ms = 1000;
   request.topic_data.push_back({"missing", {{0, std::string("x")}, {1, std::string("y")}}});
-  KafkaResponse response = Call(kafka::ApiKey::kProduce, 9, Encode(request, 9, kafka::WriteProduceRequest));
+  ApiResponse response = Call(kafka::ApiKey::kProduce, 9, Encode(request, 9, kafka::WriteProduceRequest));
   auto body = CountedBody(response, 9, kafka::ReadProduceResponse);
   ASSERT_EQ(body.size(), 1u);
   EXPECT_EQ(body.begin()->second, 2);
@@ -229,7 +229,7 @@ TEST_F(DispatchedResponses, FetchOfAMissingPartitionCarriesItsError) {
   kafka::FetchRequest::Partition p;
   p.partition_max_bytes = 1 << 20;
   request.topics.push_back({"missing", std::string(16, '\0'), {p}});
-  KafkaResponse response = Call(kafka::ApiKey::kFetch, 12, Encode(request, 12, kafka::WriteFetchRequest));
+  ApiResponse response = Call(kafka::ApiKey::kFetch, 12, Encode(request, 12, kafka::WriteFetchRequest));
   auto body = CountedBody(response, 12, kafka::ReadFetchResponse);
   ASSERT_EQ(body.size(), 1u);
   EXPECT_EQ(AsMap(response.errors), body);
@@ -238,7 +238,7 @@ TEST_F(DispatchedResponses, FetchOfAMissingPartitionCarriesItsError) {
 TEST_F(DispatchedResponses, AnswerAtOnceCountsEveryGroupOfDescribeGroups) {
   kafka::DescribeGroupsRequest request;
   request.groups = {"a", "b", "c"};
-  KafkaResponse response = Call(kafka::ApiKey::kDescribeGroups, 5, Encode(request, 5, kafka::WriteDescribeGroupsRequest));
+  ApiResponse response = Call(kafka::ApiKey::kDescribeGroups, 5, Encode(request, 5, kafka::WriteDescribeGroupsRequest));
   EXPECT_EQ(AsMap(response.errors), (std::map<int16_t, int32_t>{{Code(ErrorCode::kCoordinatorNotAvailable), 3}}));
   EXPECT_EQ(AsMap(response.errors), CountedBody(response, 5, kafka::ReadDescribeGroupsResponse));
 }
@@ -247,7 +247,7 @@ TEST_F(DispatchedResponses, AnswerLaterCountsEveryPartitionOfOffsetCommit) {
   kafka::OffsetCommitRequest request;
   request.group_id = "g";
   request.topics = {{"missing", {{0, 42, -1, -1, std::nullopt}, {1, 43, -1, -1, std::nullopt}}}};
-  KafkaResponse response = Call(kafka::ApiKey::kOffsetCommit, 8, Encode(request, 8, kafka::WriteOffsetCommitRequest));
+  ApiResponse response = Call(kafka::ApiKey::kOffsetCommit, 8, Encode(request, 8, kafka::WriteOffsetCommitRequest));
   EXPECT_EQ(AsMap(response.errors), (std::map<int16_t, int32_t>{{Code(ErrorCode::kUnknownTopicOrPartition), 2}}));
   EXPECT_EQ(AsMap(response.errors), CountedBody(response, 8, kafka::ReadOffsetCommitResponse));
 }
@@ -256,9 +256,9 @@ TEST_F(DispatchedResponses, ApiVersionsCountsNothingWhenItAnswersAndItsErrorWhen
   kafka::ApiVersionsRequest request;
   request.client_software_name = "test";
   request.client_software_version = "1";
-  KafkaResponse answered = Call(kafka::ApiKey::kApiVersions, 3, Encode(request, 3, kafka::WriteApiVersionsRequest));
+  ApiResponse answered = Call(kafka::ApiKey::kApiVersions, 3, Encode(request, 3, kafka::WriteApiVersionsRequest));
   EXPECT_TRUE(answered.errors.empty());
-  KafkaResponse too_new = Call(kafka::ApiKey::kApiVersions, 99, "");
+  ApiResponse too_new = Call(kafka::ApiKey::kApiVersions, 99, "");
   EXPECT_EQ(AsMap(too_new.errors), (std::map<int16_t, int32_t>{{Code(ErrorCode::kUnsupportedVersion), 1}}));
 }
 

@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "broker/kafka_error.h"
-#include "broker/replica_manager.h"
+#include "broker/common/kafka_error.h"
+#include "broker/replication/replica_manager.h"
 #include "storage/clock.h"
 #include "tests/support/batches.h"
 #include "tests/support/broker_services.h"

@@ -4,13 +4,13 @@
 // state below the fetch start — leader epochs and producers — comes from the copy that
 // ends just before it and is restored into a fresh follower log whole.
 
-#include "broker/tier_state_machine.h"
+#include "broker/replication/tier_state_machine.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 
-#include "broker/remote_segment_id.h"
+#include "broker/common/remote_segment_id.h"
 #include "storage/directory_remote_storage.h"
 #include "storage/errc.h"
 #include "storage/log.h"

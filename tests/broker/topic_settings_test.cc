@@ -16,7 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "broker/replica_manager.h"
+#include "broker/replication/replica_manager.h"
 #include "controller/cluster_control.h"
 #include "storage/log_config.h"
 #include "tests/support/metadata_records.h"

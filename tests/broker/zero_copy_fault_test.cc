@@ -1,4 +1,4 @@
-// Faults injected into the zero-copy path: KafkaServer sends file slices with
+// Faults injected into the zero-copy path: Listener sends file slices with
 // File::SendFile, so a FaultInjectingFileOps rule on sendfile reaches it. An injected
 // sendfile error, or a sendfile that stops short (the file seems to end), is a transfer
 // failure: the slice's failure handler hears where the transfer stopped and why, the
@@ -16,7 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "broker/kafka_server.h"
+#include "broker/network/listener.h"
 #include "storage/errc.h"
 #include "storage/fault_injecting_file_ops.h"
 #include "storage/log_manager.h"
@@ -50,12 +50,12 @@ class ZeroCopyFaultTest : public ::testing::Test {
 
   // Every request is answered with kHead followed by the slice `next_slice()` returns.
   void StartServer(std::function<storage::FileSlice()> next_slice) {
-    auto server = KafkaServer::Start(KafkaServerOptions{}, [next_slice](const auto&, auto, KafkaResponder respond) {
-      KafkaResponse response;
+    auto server = Listener::Start(ListenerOptions{}, [next_slice](const auto&, auto, ApiResponder respond) {
+      ApiResponse response;
       response.body = std::string(kHead);
       response.slices.push_back(next_slice());
       response.splices.push_back({kHead.size(), 0, response.slices[0].size});
-      respond(std::optional<KafkaResponse>(std::move(response)));
+      respond(std::optional<ApiResponse>(std::move(response)));
     });
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = std::move(*server);
@@ -101,7 +101,7 @@ class ZeroCopyFaultTest : public ::testing::Test {
   testing::TempDir tmp_;
   storage::FaultInjectingFileOps faults_;
   storage::Scheduler scheduler_{1};
-  std::unique_ptr<KafkaServer> server_;
+  std::unique_ptr<Listener> server_;
   absl::Mutex mu_;
   std::vector<Failure> failures_ ABSL_GUARDED_BY(mu_);
 };

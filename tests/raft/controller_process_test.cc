@@ -34,8 +34,8 @@
 #include <thread>
 
 #include "admin.grpc.pb.h"
-#include "broker/controller_client.h"
-#include "broker/producer_id_manager.h"
+#include "broker/lifecycle/controller_client.h"
+#include "broker/lifecycle/producer_id_manager.h"
 #include "proto/kafka/error_code.h"
 #include "metadata.pb.h"
 #include "raft.grpc.pb.h"

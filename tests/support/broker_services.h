@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "broker/controller_client.h"
-#include "broker/producer_id_manager.h"
-#include "broker/replica_manager.h"
-#include "broker/request_context.h"
+#include "broker/lifecycle/controller_client.h"
+#include "broker/lifecycle/producer_id_manager.h"
+#include "broker/replication/replica_manager.h"
+#include "broker/handlers/request_context.h"
 #include "controller/metadata_store.h"
 #include "metadata.pb.h"
 #include "storage/log_manager.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "broker/controller_client.h"
+#include "broker/lifecycle/controller_client.h"
 
 namespace strata::testing {
 

@@ -1,5 +1,5 @@
 #pragma once
-// A GroupLog (broker/group_coordinator.h) in memory for tests of the coordinator: the
+// A GroupLog (broker/group/group_coordinator.h) in memory for tests of the coordinator: the
 // records of each partition in order, so that a second coordinator loads what the first
 // wrote; appends complete at once (inside Append, which the contract allows), or are
 // held until ReleaseHeld, or fail with fail_with.
@@ -10,7 +10,7 @@
 #include <map>
 #include <vector>
 
-#include "broker/group_coordinator.h"
+#include "broker/group/group_coordinator.h"
 
 namespace strata::broker::testing {
 

@@ -4,7 +4,7 @@
 
 namespace strata::testing {
 
-std::string AssembleResponse(const broker::KafkaResponse& response) {
+std::string AssembleResponse(const broker::ApiResponse& response) {
   std::string out;
   size_t at = 0;
   for (const proto::kafka::Splice& s : response.splices) {

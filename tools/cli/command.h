@@ -17,7 +17,7 @@
 
 #include "CLI/CLI.hpp"
 #include "admin.grpc.pb.h"
-#include "broker/controller_client.h"
+#include "broker/lifecycle/controller_client.h"
 #include "tools/cli/table.h"
 
 namespace strata::cli {

@@ -1,0 +1,92 @@
+#include "broker/handlers/api_registry.h"
+
+#include <algorithm>
+
+#include "broker/handlers/api_versions_handler.h"
+#include "broker/handlers/create_partitions_handler.h"
+#include "broker/handlers/create_topics_handler.h"
+#include "broker/handlers/delete_topics_handler.h"
+#include "broker/handlers/describe_cluster_handler.h"
+#include "broker/handlers/delete_groups_handler.h"
+#include "broker/handlers/describe_configs_handler.h"
+#include "broker/handlers/describe_groups_handler.h"
+#include "broker/handlers/elect_leaders_handler.h"
+#include "broker/handlers/fetch_handler.h"
+#include "broker/handlers/find_coordinator_handler.h"
+#include "broker/handlers/heartbeat_handler.h"
+#include "broker/handlers/init_producer_id_handler.h"
+#include "broker/handlers/join_group_handler.h"
+#include "broker/handlers/leave_group_handler.h"
+#include "broker/handlers/list_groups_handler.h"
+#include "broker/handlers/list_offsets_handler.h"
+#include "broker/handlers/metadata_handler.h"
+#include "broker/handlers/offset_commit_handler.h"
+#include "broker/handlers/offset_delete_handler.h"
+#include "broker/handlers/offset_fetch_handler.h"
+#include "broker/handlers/offset_for_leader_epoch_handler.h"
+#include "broker/handlers/produce_handler.h"
+#include "broker/handlers/sync_group_handler.h"
+#include "proto/kafka/produce.h"
+#include "proto/kafka/fetch.h"
+#include "proto/kafka/list_offsets.h"
+
+namespace strata::broker {
+
+using proto::kafka::ApiKey;
+
+const std::vector<ApiEntry>& ApiRegistry() {
+  static const auto* registry = [] {
+    auto* r = new std::vector<ApiEntry>{
+        // Produce v0-v2 are advertised and answered UNSUPPORTED_VERSION per partition, as
+        // Kafka 4.0 does: newer librdkafka turns compression off when v0 is not advertised.
+        {ApiKey::kProduce, proto::kafka::kProduceMinVersion, proto::kafka::kProduceMaxVersion, &HandleProduce},
+        {ApiKey::kFetch, proto::kafka::kFetchMinVersion, proto::kafka::kFetchMaxVersion, &HandleFetch},
+        {ApiKey::kListOffsets, 1, proto::kafka::kListOffsetsMaxVersion, &HandleListOffsets},
+        {ApiKey::kMetadata, 0, 12, &HandleMetadata},
+        {ApiKey::kApiVersions, 0, 3, &HandleApiVersions, /*answers_every_version=*/true},
+        {ApiKey::kCreateTopics, 2, 7, &HandleCreateTopics},
+        {ApiKey::kDeleteTopics, 1, 6, &HandleDeleteTopics},
+        {ApiKey::kInitProducerId, 0, 4, &HandleInitProducerId},
+        {ApiKey::kOffsetForLeaderEpoch, 2, 4, &HandleOffsetForLeaderEpoch},
+        {ApiKey::kDescribeConfigs, 1, 4, &HandleDescribeConfigs},
+        {ApiKey::kCreatePartitions, 0, 3, &HandleCreatePartitions},
+        {ApiKey::kDescribeCluster, 0, 1, &HandleDescribeCluster},
+        {ApiKey::kElectLeaders, 0, 2, &HandleElectLeaders},
+        // The classic consumer-group protocol (group_coordinator.h).
+        {ApiKey::kOffsetCommit, 0, 9, &HandleOffsetCommit},
+        {ApiKey::kOffsetFetch, 0, 9, &HandleOffsetFetch},
+        {ApiKey::kFindCoordinator, 0, 6, &HandleFindCoordinator},
+        {ApiKey::kJoinGroup, 0, 9, &HandleJoinGroup},
+        {ApiKey::kHeartbeat, 0, 4, &HandleHeartbeat},
+        {ApiKey::kLeaveGroup, 0, 5, &HandleLeaveGroup},
+        {ApiKey::kSyncGroup, 0, 5, &HandleSyncGroup},
+        {ApiKey::kDescribeGroups, 0, 5, &HandleDescribeGroups},
+        {ApiKey::kListGroups, 0, 5, &HandleListGroups},
+        {ApiKey::kDeleteGroups, 0, 2, &HandleDeleteGroups},
+        {ApiKey::kOffsetDelete, 0, 0, &HandleOffsetDelete},
+    };
+    std::sort(r->begin(), r->end(), [](const ApiEntry& a, const ApiEntry& b) { return a.key < b.key; });
+    return r;
+  }();
+  return *registry;
+}
+
+const ApiEntry* FindApi(int16_t api_key) {
+  for (const ApiEntry& entry : ApiRegistry()) {
+    if (static_cast<int16_t>(entry.key) == api_key) return &entry;
+  }
+  return nullptr;
+}
+
+const std::vector<proto::kafka::ApiVersionRange>& AdvertisedApis() {
+  static const auto* advertised = [] {
+    auto* ranges = new std::vector<proto::kafka::ApiVersionRange>;
+    for (const ApiEntry& entry : ApiRegistry()) {
+      ranges->push_back({static_cast<int16_t>(entry.key), entry.min_version, entry.max_version});
+    }
+    return ranges;
+  }();
+  return *advertised;
+}
+
+}  // namespace strata::broker

@@ -1,0 +1,44 @@
+#include "broker/handlers/offset_delete_handler.h"
+
+#include <map>
+
+#include "broker/group/group_coordinator.h"
+#include "proto/kafka/offset_delete.h"
+
+namespace strata::broker {
+
+namespace kafka = strata::proto::kafka;
+
+void HandleOffsetDelete(const ApiRequest& request, ApiResponder respond) {
+  const KafkaApisContext& context = request.broker;
+  AnswerLater(
+      request, respond, [](kafka::Reader& reader, int16_t v) { return kafka::ReadOffsetDeleteRequest(reader, v); },
+      [&](kafka::OffsetDeleteRequest r, auto reply) {
+        auto answer = [reply, r](ErrorCode error, const std::vector<PartitionError>& errors) {
+          kafka::OffsetDeleteResponse out;
+          out.error_code = static_cast<int16_t>(error);
+          if (error != ErrorCode::kNone) return reply(out);
+          std::map<std::pair<std::string, int32_t>, ErrorCode> by_partition;
+          for (const PartitionError& e : errors) by_partition[{e.topic, e.partition}] = e.error;
+          for (const auto& t : r.topics) {
+            kafka::OffsetDeleteResponse::Topic ot{t.name, {}};
+            for (const auto& p : t.partitions) {
+              auto it = by_partition.find({t.name, p.partition_index});
+              ErrorCode e = it == by_partition.end() ? ErrorCode::kNone : it->second;
+              ot.partitions.push_back({p.partition_index, static_cast<int16_t>(e)});
+            }
+            out.topics.push_back(std::move(ot));
+          }
+          reply(out);
+        };
+        if (context.group_coordinator == nullptr) return answer(ErrorCode::kCoordinatorNotAvailable, {});
+        std::vector<storage::TopicPartition> partitions;
+        for (const auto& t : r.topics) {
+          for (const auto& p : t.partitions) partitions.push_back({t.name, p.partition_index});
+        }
+        context.group_coordinator->DeleteOffsets(r.group_id, std::move(partitions), answer);
+      },
+      [](const auto& response, int16_t v, kafka::Writer& writer) { kafka::WriteOffsetDeleteResponse(response, v, writer); });
+}
+
+}  // namespace strata::broker

@@ -1,0 +1,26 @@
+#pragma once
+// Produce v3-v9 (v0-v2 are advertised and answered UNSUPPORTED_VERSION for every
+// partition, as Kafka 4.0: newer librdkafka needs v0 advertised to compress): appends each partition's batches on the leader. A partition's batches
+// are validated whole (framing, CRC, record decoding, max.message.bytes, idempotent
+// sequences) and either all appended or none, with the error its client should see:
+// CORRUPT_MESSAGE, INVALID_RECORD, MESSAGE_TOO_LARGE, OUT_OF_ORDER_SEQUENCE_NUMBER,
+// INVALID_PRODUCER_EPOCH, NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION,
+// KAFKA_STORAGE_ERROR. A retried idempotent batch is answered with its original offset.
+// acks=0: no response (an error closes the connection, so the producer notices);
+// acks=1: answered after the leader's append; acks=-1: refused with
+// NOT_ENOUGH_REPLICAS when the ISR is smaller than min.insync.replicas, else answered
+// once the high watermark passes the appended records (the purgatory), or
+// REQUEST_TIMED_OUT after timeout_ms. Transactional produce is refused
+// (TRANSACTIONAL_ID_AUTHORIZATION_FAILED is not what happens: INVALID_REQUEST, as
+// Strata has no transaction coordinator).
+// Thread-safe.
+
+#include "absl/strings/string_view.h"
+#include "broker/handlers/request_context.h"
+
+namespace strata::broker {
+
+// The registry's entry (api_registry.h); acks=all waits in the produce purgatory.
+void HandleProduce(const ApiRequest& request, ApiResponder respond);
+
+}  // namespace strata::broker

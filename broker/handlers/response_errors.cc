@@ -1,0 +1,108 @@
+#include "broker/handlers/response_errors.h"
+
+#include <vector>
+
+namespace strata::broker {
+
+namespace kafka = strata::proto::kafka;
+
+namespace {
+
+// The error_code of every item.
+template <typename Item>
+void CountEach(const std::vector<Item>& items, ErrorCounts& counts) {
+  for (const Item& item : items) CountError(counts, item.error_code);
+}
+
+// The error_code of every item nested one level down (a topic's partitions).
+template <typename Outer, typename Inner>
+void CountNested(const std::vector<Outer>& outers, std::vector<Inner> Outer::*inner, ErrorCounts& counts) {
+  for (const Outer& outer : outers) CountEach(outer.*inner, counts);
+}
+
+}  // namespace
+
+void CountErrors(const kafka::ProduceResponse& r, ErrorCounts& counts) {
+  CountNested(r.responses, &kafka::ProduceResponse::Topic::partition_responses, counts);
+}
+
+void CountErrors(const kafka::FetchResponse& r, ErrorCounts& counts) {
+  CountError(counts, r.error_code);
+  CountNested(r.responses, &kafka::FetchResponse::Topic::partitions, counts);
+}
+
+void CountErrors(const kafka::ListOffsetsResponse& r, ErrorCounts& counts) {
+  CountNested(r.topics, &kafka::ListOffsetsResponse::Topic::partitions, counts);
+}
+
+void CountErrors(const kafka::OffsetForLeaderEpochResponse& r, ErrorCounts& counts) {
+  CountNested(r.topics, &kafka::OffsetForLeaderEpochResponse::Topic::partitions, counts);
+}
+
+void CountErrors(const kafka::MetadataResponse& r, ErrorCounts& counts) {
+  CountEach(r.topics, counts);
+  CountNested(r.topics, &kafka::MetadataResponse::Topic::partitions, counts);
+}
+
+void CountErrors(const kafka::ApiVersionsResponse& r, ErrorCounts& counts) { CountError(counts, r.error_code); }
+
+void CountErrors(const kafka::InitProducerIdResponse& r, ErrorCounts& counts) { CountError(counts, r.error_code); }
+
+void CountErrors(const kafka::CreateTopicsResponse& r, ErrorCounts& counts) {
+  CountEach(r.topics, counts);
+  for (const auto& t : r.topics) CountError(counts, t.topic_config_error_code.value_or(0));
+}
+
+void CountErrors(const kafka::DeleteTopicsResponse& r, ErrorCounts& counts) { CountEach(r.topics, counts); }
+
+void CountErrors(const kafka::CreatePartitionsResponse& r, ErrorCounts& counts) { CountEach(r.results, counts); }
+
+void CountErrors(const kafka::DescribeConfigsResponse& r, ErrorCounts& counts) { CountEach(r.results, counts); }
+
+void CountErrors(const kafka::DescribeClusterResponse& r, ErrorCounts& counts) { CountError(counts, r.error_code); }
+
+void CountErrors(const kafka::ElectLeadersResponse& r, ErrorCounts& counts) {
+  CountError(counts, r.error_code);
+  CountNested(r.replica_election_results, &kafka::ElectLeadersResponse::ReplicaElectionResult::partition_result,
+              counts);
+}
+
+void CountErrors(const kafka::FindCoordinatorResponse& r, ErrorCounts& counts) {
+  CountError(counts, r.error_code);
+  CountEach(r.coordinators, counts);
+}
+
+void CountErrors(const kafka::JoinGroupResponse& r, ErrorCounts& counts) { CountError(counts, r.error_code); }
+
+void CountErrors(const kafka::SyncGroupResponse& r, ErrorCounts& counts) { CountError(counts, r.error_code); }
+
+void CountErrors(const kafka::HeartbeatResponse& r, ErrorCounts& counts) { CountError(counts, r.error_code); }
+
+void CountErrors(const kafka::LeaveGroupResponse& r, ErrorCounts& counts) {
+  CountError(counts, r.error_code);
+  CountEach(r.members, counts);
+}
+
+void CountErrors(const kafka::OffsetCommitResponse& r, ErrorCounts& counts) {
+  CountNested(r.topics, &kafka::OffsetCommitResponse::Topic::partitions, counts);
+}
+
+void CountErrors(const kafka::OffsetFetchResponse& r, ErrorCounts& counts) {
+  CountError(counts, r.error_code);
+  CountNested(r.topics, &kafka::OffsetFetchResponse::Topic::partitions, counts);
+  CountEach(r.groups, counts);
+  for (const auto& g : r.groups) CountNested(g.topics, &kafka::OffsetFetchResponse::Topic::partitions, counts);
+}
+
+void CountErrors(const kafka::OffsetDeleteResponse& r, ErrorCounts& counts) {
+  CountError(counts, r.error_code);
+  CountNested(r.topics, &kafka::OffsetDeleteResponse::Topic::partitions, counts);
+}
+
+void CountErrors(const kafka::ListGroupsResponse& r, ErrorCounts& counts) { CountError(counts, r.error_code); }
+
+void CountErrors(const kafka::DescribeGroupsResponse& r, ErrorCounts& counts) { CountEach(r.groups, counts); }
+
+void CountErrors(const kafka::DeleteGroupsResponse& r, ErrorCounts& counts) { CountEach(r.results, counts); }
+
+}  // namespace strata::broker

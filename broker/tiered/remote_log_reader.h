@@ -1,0 +1,103 @@
+#pragma once
+// RemoteLogReader: reads records and timestamps from the remote tier for fetches and
+// ListOffsets below the local log start (KIP-405). The work runs on
+// remote.log.reader.threads threads of its own (Submit), never on a network or io
+// thread: a request that needs the remote tier is answered from there. Offset and time
+// indexes of remote segments are kept in a cache bounded by
+// remote.log.index.file.cache.total.size.bytes; the .log objects are read in aligned
+// blocks of kBlockBytes (the embedded store's checksum chunk) kept in a cache of
+// block_cache_bytes, so a consumer reading on fetches and verifies each block once (both
+// least recently used out first). Every object is checked against its checksum by the
+// RemoteStorageManager: a mismatch or a missing object is KAFKA_STORAGE_ERROR for that
+// partition only.
+// Thread-safe.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "broker/tiered/remote_read_cache.h"
+#include "controller/remote_log_segments.h"
+#include "storage/remote_storage_manager.h"
+#include "storage/scheduler.h"
+#include "storage/time_index.h"
+
+namespace strata::broker {
+
+struct RemoteLogReaderOptions {
+  storage::RemoteStorageManager* remote_storage = nullptr;  // required
+  int32_t threads = 10;                                     // remote.log.reader.threads
+  int64_t index_cache_bytes = 64 << 20;                     // remote.log.index.file.cache.total.size.bytes
+  int64_t block_cache_bytes = 64 << 20;                     // .log blocks read
+  size_t max_pending = 1000;                                // reads waiting for a thread
+};
+
+struct RemoteLogReaderStats {
+  int64_t reads = 0;
+  int64_t read_bytes = 0;
+  int64_t read_errors = 0;
+  int64_t index_cache_hits = 0;
+  int64_t index_cache_misses = 0;
+};
+
+class RemoteLogReader {
+ public:
+  using Segment = controller::RemoteLogSegments::Segment;
+  static constexpr uint64_t kBlockBytes = 1 << 20;
+
+  explicit RemoteLogReader(RemoteLogReaderOptions options);
+  ~RemoteLogReader();  // Shutdown()
+
+  // Runs work on a reader thread. RESOURCE_EXHAUSTED when too many wait (the caller
+  // answers KAFKA_STORAGE_ERROR) or after Shutdown.
+  absl::Status Submit(std::function<void()> work);
+  // Drops the work not yet started and waits for the running.
+  void Shutdown();
+
+  // The records of segment from the batch that holds fetch_offset: whole batches of at
+  // most max_bytes in all, or the first batch whole when min_one_batch. Empty when the
+  // segment holds nothing at or after fetch_offset.
+  absl::StatusOr<std::string> Read(const Segment& segment, int64_t fetch_offset, uint64_t max_bytes,
+                                   bool min_one_batch);
+  // The first record at or after start_offset with a timestamp >= target, or nullopt;
+  // compressed batches are decoded too (storage::FindRecordByTimestamp).
+  absl::StatusOr<std::optional<storage::TimestampOffset>> FindOffsetByTimestamp(const Segment& segment,
+                                                                                int64_t target,
+                                                                                int64_t start_offset);
+
+  RemoteLogReaderStats stats() const;
+
+ private:
+  // The segment's index of type (cached).
+  absl::StatusOr<std::shared_ptr<const std::string>> Index(const Segment& segment, storage::RemoteIndexType type);
+  // Bytes [start, end) of the segment's .log (fewer at its end), through the block cache.
+  absl::StatusOr<std::string> ReadRange(const Segment& segment, uint64_t start, uint64_t end);
+  // The position in the .log of the last offset-index entry at or below offset.
+  absl::StatusOr<uint64_t> PositionFor(const Segment& segment, int64_t offset);
+  // Reads the .log from position: the first batch that ends at or after offset and its
+  // position (nullopt: none before the end).
+  struct Found {
+    uint64_t position = 0;
+    std::string bytes;  // from position: at least the whole first batch header
+  };
+  absl::StatusOr<std::optional<Found>> SeekBatch(const Segment& segment, uint64_t position, int64_t offset,
+                                                 uint64_t want);
+
+  const RemoteLogReaderOptions options_;
+  storage::Scheduler pool_;
+
+  RemoteReadCache indexes_;
+  RemoteReadCache blocks_;
+
+  std::atomic<int64_t> reads_{0};
+  std::atomic<int64_t> read_bytes_{0};
+  std::atomic<int64_t> read_errors_{0};
+  std::atomic<int64_t> hits_{0};
+  std::atomic<int64_t> misses_{0};
+};
+
+}  // namespace strata::broker
