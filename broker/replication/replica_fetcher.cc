@@ -207,40 +207,7 @@ absl::Status ReplicaFetcher::FetchOnce(const Round& round) {
   }
   for (const storage::TopicPartition& tp : round.leave) session_.Remove({tp.topic, tp.partition});
   // The positions of the partitions that may have moved; the session holds the others'.
-  for (const auto& [tp, target] : round.refresh) {
-    client::FetchSessionHandler::Key key{tp.topic, tp.partition};
-    std::shared_ptr<FollowerPartition> partition = partitions_->GetFollowerPartition(tp);
-    if (partition == nullptr) {
-      session_.Remove(key);
-      MarkStale(tp);  // looked for again next round
-      continue;
-    }
-    if (!target.start_checked && options_.tier_state_machine != nullptr && partition->fetch_last_tiered_offset() &&
-        partition->follower_log_position().log_end_offset == 0) {
-      // KIP-1023: an empty follower starts at the leader's earliest pending upload.
-      if (absl::Status s = StartAtLastTieredOffset(tp, target.leader_epoch); !s.ok()) {
-        session_.Remove(key);
-        Delay(tp, s, options_.backoff);
-        continue;
-      }
-    }
-    FollowerLogPosition position = partition->follower_log_position();
-    kafka::FetchRequest::Partition p;
-    p.partition = tp.partition;
-    p.current_leader_epoch = target.leader_epoch;
-    p.fetch_offset = position.log_end_offset;
-    p.last_fetched_epoch = position.last_fetched_epoch;
-    p.log_start_offset = position.log_start_offset;
-    p.partition_max_bytes = options_.partition_max_bytes;
-    session_.Set(key, p);
-    absl::MutexLock lock(&mu_);
-    auto it = targets_.find(tp);
-    if (it != targets_.end() && it->second.leader_epoch == target.leader_epoch) {
-      it->second.start_checked = true;
-      it->second.in_session = true;
-      it->second.stale = false;  // until its next answer
-    }
-  }
+  RefreshPositions(round);
   if (session_.size() == 0) {
     absl::MutexLock lock(&mu_);
     mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::FromChrono(options_.backoff));
@@ -277,69 +244,107 @@ absl::Status ReplicaFetcher::FetchOnce(const Round& round) {
     ++fetches_;
   }
   for (const auto& topic : response->responses) {
-    for (const auto& p : topic.partitions) {
-      storage::TopicPartition tp{topic.topic, p.partition_index};
-      // The epoch it was asked in; the partition's position may move now.
-      const kafka::FetchRequest::Partition* asked = session_.Find({tp.topic, tp.partition});
-      if (asked == nullptr) continue;
-      const int32_t epoch = asked->current_leader_epoch;
-      {
-        // Removed, or moved to another epoch, while the fetch was out: its answer is stale.
-        absl::MutexLock lock(&mu_);
-        auto target = targets_.find(tp);
-        if (target == targets_.end() || target->second.leader_epoch != epoch) continue;
-        target->second.stale = true;
-      }
-      std::shared_ptr<FollowerPartition> found = partitions_->GetFollowerPartition(tp);
-      if (found == nullptr) continue;
-      FollowerPartition& partition = *found;
-      auto code = static_cast<kafka::ErrorCode>(p.error_code);
-      if (code == kafka::ErrorCode::kOffsetOutOfRange) {
-        if (absl::Status s = HandleOutOfRange(tp, epoch, p.log_start_offset); !s.ok()) {
-          Delay(tp, s, options_.backoff);
-        }
-        continue;
-      }
-      if (code == kafka::ErrorCode::kOffsetMovedToTieredStorage) {
-        if (absl::Status s = HandleMovedToTieredStorage(tp, epoch); !s.ok()) Delay(tp, s, options_.backoff);
-        continue;
-      }
-      if (code != kafka::ErrorCode::kNone) {
-        bool leadership = code == kafka::ErrorCode::kNotLeaderOrFollower ||
-                          code == kafka::ErrorCode::kUnknownLeaderEpoch ||
-                          code == kafka::ErrorCode::kFencedLeaderEpoch ||
-                          code == kafka::ErrorCode::kUnknownTopicOrPartition;
-        Delay(tp, KafkaError(code, "the leader's answer"),
-              leadership ? options_.leadership_backoff : options_.backoff);
-        continue;
-      }
-      if (p.diverging_epoch) {
-        spdlog::info("broker {}: {} diverges from leader {} at epoch {} offset {}: truncating", options_.broker_id,
-                     tp.DirName(), options_.leader_id, p.diverging_epoch->epoch, p.diverging_epoch->end_offset);
-        if (absl::Status s =
-                partition.TruncateToDivergence(epoch, p.diverging_epoch->epoch, p.diverging_epoch->end_offset);
-            !s.ok()) {
-          Delay(tp, s, options_.backoff);
-        }
-        continue;
-      }
-      absl::string_view records = p.records ? WholeBatches(*p.records) : absl::string_view();
-      auto appended = partition.AppendRecordsToFollower(epoch, records, p.high_watermark);
-      if (!appended.ok()) Delay(tp, appended.status(), options_.backoff);
-      if (appended.ok()) {
-        if (appended->high_watermark_moved) partitions_->FollowerHighWatermarkMoved(tp);
-        int64_t lag = std::max<int64_t>(0, p.high_watermark - partition.follower_log_position().log_end_offset);
-        absl::MutexLock lock(&mu_);
-        auto target = targets_.find(tp);
-        if (target != targets_.end() && target->second.leader_epoch == epoch) target->second.lag = lag;
-      }
-      if (!records.empty()) {
-        spdlog::debug("broker {}: fetched {} bytes of {} from broker {} (its high watermark {})", options_.broker_id,
-                      records.size(), tp.DirName(), options_.leader_id, p.high_watermark);
-      }
-    }
+    for (const auto& p : topic.partitions) HandlePartitionAnswer({topic.topic, p.partition_index}, p);
   }
   return absl::OkStatus();
+}
+
+void ReplicaFetcher::RefreshPositions(const Round& round) {
+  for (const auto& [tp, target] : round.refresh) {
+    client::FetchSessionHandler::Key key{tp.topic, tp.partition};
+    std::shared_ptr<FollowerPartition> partition = partitions_->GetFollowerPartition(tp);
+    if (partition == nullptr) {
+      session_.Remove(key);
+      MarkStale(tp);  // looked for again next round
+      continue;
+    }
+    if (!target.start_checked && options_.tier_state_machine != nullptr && partition->fetch_last_tiered_offset() &&
+        partition->follower_log_position().log_end_offset == 0) {
+      // KIP-1023: an empty follower starts at the leader's earliest pending upload.
+      if (absl::Status s = StartAtLastTieredOffset(tp, target.leader_epoch); !s.ok()) {
+        session_.Remove(key);
+        Delay(tp, s, options_.backoff);
+        continue;
+      }
+    }
+    FollowerLogPosition position = partition->follower_log_position();
+    kafka::FetchRequest::Partition p;
+    p.partition = tp.partition;
+    p.current_leader_epoch = target.leader_epoch;
+    p.fetch_offset = position.log_end_offset;
+    p.last_fetched_epoch = position.last_fetched_epoch;
+    p.log_start_offset = position.log_start_offset;
+    p.partition_max_bytes = options_.partition_max_bytes;
+    session_.Set(key, p);
+    absl::MutexLock lock(&mu_);
+    auto it = targets_.find(tp);
+    if (it != targets_.end() && it->second.leader_epoch == target.leader_epoch) {
+      it->second.start_checked = true;
+      it->second.in_session = true;
+      it->second.stale = false;  // until its next answer
+    }
+  }
+}
+
+void ReplicaFetcher::HandlePartitionAnswer(const storage::TopicPartition& tp, const kafka::FetchResponse::Partition& p) {
+  // The epoch it was asked in; the partition's position may move now.
+  const kafka::FetchRequest::Partition* asked = session_.Find({tp.topic, tp.partition});
+  if (asked == nullptr) return;
+  const int32_t epoch = asked->current_leader_epoch;
+  {
+    // Removed, or moved to another epoch, while the fetch was out: its answer is stale.
+    absl::MutexLock lock(&mu_);
+    auto target = targets_.find(tp);
+    if (target == targets_.end() || target->second.leader_epoch != epoch) return;
+    target->second.stale = true;
+  }
+  std::shared_ptr<FollowerPartition> found = partitions_->GetFollowerPartition(tp);
+  if (found == nullptr) return;
+  FollowerPartition& partition = *found;
+  auto code = static_cast<kafka::ErrorCode>(p.error_code);
+  if (code == kafka::ErrorCode::kOffsetOutOfRange) {
+    if (absl::Status s = HandleOutOfRange(tp, epoch, p.log_start_offset); !s.ok()) {
+      Delay(tp, s, options_.backoff);
+    }
+    return;
+  }
+  if (code == kafka::ErrorCode::kOffsetMovedToTieredStorage) {
+    if (absl::Status s = HandleMovedToTieredStorage(tp, epoch); !s.ok()) Delay(tp, s, options_.backoff);
+    return;
+  }
+  if (code != kafka::ErrorCode::kNone) {
+    bool leadership = code == kafka::ErrorCode::kNotLeaderOrFollower ||
+                      code == kafka::ErrorCode::kUnknownLeaderEpoch ||
+                      code == kafka::ErrorCode::kFencedLeaderEpoch ||
+                      code == kafka::ErrorCode::kUnknownTopicOrPartition;
+    Delay(tp, KafkaError(code, "the leader's answer"),
+          leadership ? options_.leadership_backoff : options_.backoff);
+    return;
+  }
+  if (p.diverging_epoch) {
+    spdlog::info("broker {}: {} diverges from leader {} at epoch {} offset {}: truncating", options_.broker_id,
+                 tp.DirName(), options_.leader_id, p.diverging_epoch->epoch, p.diverging_epoch->end_offset);
+    if (absl::Status s =
+            partition.TruncateToDivergence(epoch, p.diverging_epoch->epoch, p.diverging_epoch->end_offset);
+        !s.ok()) {
+      Delay(tp, s, options_.backoff);
+    }
+    return;
+  }
+  absl::string_view records = p.records ? WholeBatches(*p.records) : absl::string_view();
+  auto appended = partition.AppendRecordsToFollower(epoch, records, p.high_watermark);
+  if (!appended.ok()) Delay(tp, appended.status(), options_.backoff);
+  if (appended.ok()) {
+    if (appended->high_watermark_moved) partitions_->FollowerHighWatermarkMoved(tp);
+    int64_t lag = std::max<int64_t>(0, p.high_watermark - partition.follower_log_position().log_end_offset);
+    absl::MutexLock lock(&mu_);
+    auto target = targets_.find(tp);
+    if (target != targets_.end() && target->second.leader_epoch == epoch) target->second.lag = lag;
+  }
+  if (!records.empty()) {
+    spdlog::debug("broker {}: fetched {} bytes of {} from broker {} (its high watermark {})", options_.broker_id,
+                  records.size(), tp.DirName(), options_.leader_id, p.high_watermark);
+  }
 }
 
 absl::Status ReplicaFetcher::HandleOutOfRange(const storage::TopicPartition& tp, int32_t leader_epoch,

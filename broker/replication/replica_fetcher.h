@@ -121,6 +121,11 @@ class ReplicaFetcher {
   // One Fetch round; an error means the connection is unusable. None when the targets
   // changed since the round was taken (the caller looks again).
   absl::Status FetchOnce(const Round& round);
+  // Puts the position of each partition of round.refresh in the fetch session.
+  void RefreshPositions(const Round& round);
+  // One partition's part of the leader's answer: its records appended (the high
+  // watermark with them), its log truncated to the divergence, or the partition delayed.
+  void HandlePartitionAnswer(const storage::TopicPartition& tp, const proto::kafka::FetchResponse::Partition& p);
   void MarkStale(const storage::TopicPartition& tp);
   // OFFSET_MOVED_TO_TIERED_STORAGE: the follower's log end is in the leader's remote
   // tier. It restarts its log at the leader's local log start (ListOffsets

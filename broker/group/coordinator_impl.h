@@ -1,0 +1,257 @@
+#pragma once
+// GroupCoordinator::Impl, inside group/ only: the groups of the __consumer_offsets
+// partitions this broker leads, under one mutex. Its methods live by concern:
+//   group_coordinator.cc    construction, shutdown, ListGroups, DescribeGroups, stats;
+//   coordinator_membership.cc  the state machine: JoinGroup, SyncGroup, Heartbeat,
+//                           LeaveGroup and the rebalance they drive;
+//   coordinator_offsets.cc  OffsetCommit, OffsetFetch, OffsetDelete, DeleteGroups and
+//                           offsets retention;
+//   coordinator_loading.cc  leadership of a partition: loading its groups, dropping them;
+//   coordinator_runtime.cc  the thread, the timers, and the writes to the partitions.
+// What one group is and what follows from it alone: group_metadata.h.
+// Thread-safe: every method not named *Locked takes mu_; answers are given outside it
+// (Deferred).
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "broker/group/group_coordinator.h"
+#include "broker/group/group_metadata.h"
+
+namespace strata::broker {
+
+// The longest the coordinator's thread sleeps (GroupLog::Poll's period).
+inline constexpr int64_t kPollMs = 100;
+// A partition whose load failed is read again after that long.
+inline constexpr int64_t kLoadRetryMs = 1000;
+// The offset commit latencies kept for the metrics.
+inline constexpr size_t kLatencySamples = 1024;
+
+// Answers collected under the lock and given after it is released (a responder may send
+// on a socket; none runs under the coordinator's mutex). Declare it before the lock.
+class Deferred {
+ public:
+  Deferred() = default;
+  Deferred(const Deferred&) = delete;
+  Deferred& operator=(const Deferred&) = delete;
+  ~Deferred() {
+    for (auto& f : fns_) f();
+  }
+  void Add(std::function<void()> f) { fns_.push_back(std::move(f)); }
+
+ private:
+  std::vector<std::function<void()>> fns_;
+};
+
+// What a failed write means for the client, as Kafka's coordinator maps it (commit: an
+// OffsetCommit's write, whose too-large records are INVALID_COMMIT_OFFSET_SIZE).
+ErrorCode ClientErrorOfWrite(ErrorCode e, bool commit);
+
+// A new member id: the client id and a UUID v4, as Kafka's read.
+std::string NewMemberId(const std::string& client_id);
+
+class GroupCoordinator::Impl {
+  // Written completions and wake-ups, shared with the writes in flight: a write that
+  // completes after the coordinator is gone finds the inbox closed.
+  struct Inbox {
+    absl::Mutex mu;
+    std::deque<std::function<void()>> completions ABSL_GUARDED_BY(mu);
+    bool poked ABSL_GUARDED_BY(mu) = false;
+    bool stopping ABSL_GUARDED_BY(mu) = false;
+    bool closed ABSL_GUARDED_BY(mu) = false;
+  };
+
+ public:
+  Impl(GroupCoordinatorOptions options, GroupLog* log);
+
+  ~Impl();
+
+  int32_t partitions() const { return partitions_.load(); }
+
+  // --- partitions -------------------------------------------------------------------
+
+  void OnLeadership(const std::map<int32_t, int32_t>& led, int32_t topic_partitions);
+
+  bool IsLoaded(int32_t p) const;
+
+  // --- JoinGroup ----------------------------------------------------------------------
+
+  void JoinGroup(JoinGroupParams params, std::function<void(JoinGroupResult)> respond);
+
+  // --- SyncGroup ----------------------------------------------------------------------
+
+  void SyncGroup(SyncGroupParams params, std::function<void(SyncGroupResult)> respond);
+
+  // --- Heartbeat, LeaveGroup ------------------------------------------------------------
+
+  ErrorCode Heartbeat(const std::string& group_id, const std::string& member_id,
+                      const std::optional<std::string>& instance_id, int32_t generation_id);
+
+  GroupCoordinator::LeaveResult LeaveGroup(const std::string& group_id, const std::vector<MemberIdentity>& members);
+
+  // --- offsets --------------------------------------------------------------------------
+
+  void CommitOffsets(OffsetCommitParams params, std::function<void(std::vector<PartitionError>)> respond);
+
+  OffsetFetchResult FetchOffsets(const std::string& group_id,
+                                 const std::optional<std::vector<storage::TopicPartition>>& partitions);
+
+  // --- ListGroups, DescribeGroups, DeleteGroups, OffsetDelete -------------------------
+
+  std::pair<ErrorCode, std::vector<GroupOverview>> ListGroups() const;
+
+  GroupDescription DescribeGroup(const std::string& group_id) const;
+
+  void DeleteGroups(std::vector<std::string> group_ids,
+                    std::function<void(std::vector<std::pair<std::string, ErrorCode>>)> respond);
+
+  void DeleteOffsets(std::string group_id, std::vector<storage::TopicPartition> partitions,
+                     std::function<void(ErrorCode, std::vector<PartitionError>)> respond);
+
+  // --- time ----------------------------------------------------------------------------
+
+  void RunDueTimers();
+
+  CoordinatorStats stats() const;
+
+ private:
+  struct Timer {
+    enum Kind { kHeartbeat, kPendingMember, kJoin, kSync, kRetention, kLoadRetry } kind;
+    std::string group_id;
+    std::string member_id;
+    uint64_t seq = 0;  // kJoin: the group's join_timer; kSync: the generation; kLoadRetry: the epoch
+  };
+
+  struct Owned {
+    int32_t epoch = -1;
+    bool loaded = false;
+    int64_t since_ms = 0;
+  };
+
+  int64_t Now() const { return options_.clock->NowMs(); }
+
+  // The coordinator for group_id is here and loaded: NONE, else why not.
+  ErrorCode ReachLocked(const std::string& group_id) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  GroupMetadata* FindLocked(const std::string& id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  const GroupMetadata* FindLocked(const std::string& id) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  GroupMetadata& CreateGroupLocked(const std::string& id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  void ForgetGroupLocked(const std::string& id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { groups_.erase(id); }
+
+  // A known member of g under the identity given (static members: their current id).
+  ErrorCode CheckMemberLocked(const GroupMetadata& g, const std::string& member_id,
+                              const std::optional<std::string>& instance_id) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  static void AnswerJoin(MemberMetadata& m, ErrorCode e, Deferred& d);
+
+  static void AnswerSync(MemberMetadata& m, ErrorCode e, Deferred& d);
+
+  void TransitionLocked(GroupMetadata& g, GroupState to) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  void RenewHeartbeatLocked(GroupMetadata& g, MemberMetadata& m) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  void UpdateMemberLocked(MemberMetadata& m, JoinGroupParams& params, std::function<void(JoinGroupResult)> respond,
+                          Deferred& d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  void JoinUnknownMemberLocked(GroupMetadata& g, JoinGroupParams params, std::function<void(JoinGroupResult)> respond,
+                               Deferred& d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  void JoinKnownMemberLocked(GroupMetadata& g, JoinGroupParams params, std::function<void(JoinGroupResult)> respond,
+                             Deferred& d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  void AddMemberAndRebalanceLocked(GroupMetadata& g, const std::string& id, JoinGroupParams params,
+                                   std::function<void(JoinGroupResult)> respond, Deferred& d)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // KIP-345: a static member restarted (a join with its instance id and no member id).
+  void ReplaceStaticMemberLocked(GroupMetadata& g, const std::string& old_id, const std::string& new_id,
+                                 JoinGroupParams params, std::function<void(JoinGroupResult)> respond, Deferred& d)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  void PrepareRebalanceLocked(GroupMetadata& g, const std::string& reason, Deferred& d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  void MaybeCompleteJoinLocked(GroupMetadata& g, Deferred& d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  void OnJoinDeadlineLocked(GroupMetadata& g, Deferred& d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  void CompleteJoinLocked(GroupMetadata& g, Deferred& d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Removes a member without changing the group's state.
+  void EraseMemberLocked(GroupMetadata& g, const std::string& id, Deferred& d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // A member leaves (LeaveGroup, session expiry): the others rebalance.
+  void RemoveMemberLocked(GroupMetadata& g, const std::string& id, const std::string& reason, Deferred& d)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  void FireLocked(const Timer& t, int64_t now, Deferred& d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // offsets.retention.minutes: the offsets of a group nobody is a member of expire
+  // once it has been empty that long; offsets committed without group management expire
+  // that long after their commit (or at the retention their commit asked for).
+  void ExpireOffsetsLocked(int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  using WriteDone = std::function<void(ErrorCode, Deferred&)>;
+
+  // Writes records to g's partition; on_done runs under mu_ once they are committed or
+  // failed (NOT_COORDINATOR when the partition was dropped or reloaded meanwhile).
+  void WriteLocked(const GroupMetadata& g, std::vector<GroupLogRecord> records, WriteDone on_done)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  static void PushCompletion(Inbox& inbox, std::function<void()> f);
+
+  void Poke();
+
+  void AddTimerLocked(int64_t at, Timer::Kind kind, const std::string& group_id, const std::string& member_id,
+                      uint64_t seq) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  void RunCompletions();
+
+  void RunLoads();
+
+  // Reads partition p (led in epoch) and serves its groups.
+  void Load(int32_t p, int32_t epoch);
+
+  void UnloadLocked(int32_t p, Deferred& d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  void Run();
+
+  const GroupCoordinatorOptions options_;
+  GroupLog* const log_;
+  std::atomic<int32_t> partitions_;
+  std::atomic<int64_t> planned_wake_ms_{0};
+
+  mutable absl::Mutex mu_;
+  std::map<std::string, GroupMetadata> groups_ ABSL_GUARDED_BY(mu_);
+  std::map<int32_t, Owned> owned_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::pair<int32_t, int32_t>> loads_ ABSL_GUARDED_BY(mu_);  // (partition, epoch) to load
+  std::multimap<int64_t, Timer> timers_ ABSL_GUARDED_BY(mu_);
+  uint64_t timer_seq_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t join_order_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t rebalances_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t commits_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t commit_requests_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t offsets_expired_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t partitions_loaded_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t load_time_ms_total_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t last_load_time_ms_ ABSL_GUARDED_BY(mu_) = 0;
+  std::deque<int64_t> commit_latency_us_ ABSL_GUARDED_BY(mu_);
+
+  // Taken after mu_, or alone.
+  const std::shared_ptr<Inbox> inbox_ = std::make_shared<Inbox>();
+  std::thread thread_;
+};
+
+}  // namespace strata::broker

@@ -1,0 +1,155 @@
+// GroupCoordinator::Impl's partitions (coordinator_impl.h): leading a partition of
+// __consumer_offsets loads its groups (COORDINATOR_LOAD_IN_PROGRESS until then); no
+// longer leading it drops them (NOT_COORDINATOR to whoever waits).
+#include <chrono>
+#include <variant>
+
+#include "base/logging.h"
+#include "base/status_macros.h"
+#include "broker/group/coordinator_impl.h"
+
+namespace strata::broker {
+
+void GroupCoordinator::Impl::OnLeadership(const std::map<int32_t, int32_t>& led, int32_t topic_partitions) {
+  if (topic_partitions > 0) partitions_.store(topic_partitions);
+  Deferred d;
+  absl::MutexLock lock(&mu_);
+  std::vector<int32_t> gone;
+  for (const auto& [p, o] : owned_) {
+    auto it = led.find(p);
+    if (it == led.end() || it->second != o.epoch) gone.push_back(p);
+  }
+  for (int32_t p : gone) {
+    spdlog::info("group coordinator: no longer leads {}-{}; its groups move", kOffsetsTopic, p);
+    UnloadLocked(p, d);
+  }
+  for (const auto& [p, epoch] : led) {
+    if (owned_.count(p) > 0) continue;
+    owned_[p] = Owned{.epoch = epoch, .loaded = false, .since_ms = Now()};
+    loads_.push_back({p, epoch});
+    Poke();
+  }
+}
+
+bool GroupCoordinator::Impl::IsLoaded(int32_t p) const {
+  absl::MutexLock lock(&mu_);
+  auto it = owned_.find(p);
+  return it != owned_.end() && it->second.loaded;
+}
+
+void GroupCoordinator::Impl::RunLoads() {
+  std::vector<std::pair<int32_t, int32_t>> todo;
+  {
+    absl::MutexLock lock(&mu_);
+    todo.swap(loads_);
+  }
+  for (auto [p, epoch] : todo) Load(p, epoch);
+}
+
+// Reads partition p (led in epoch) and serves its groups.
+void GroupCoordinator::Impl::Load(int32_t p, int32_t epoch) {
+  const auto started = std::chrono::steady_clock::now();
+  std::map<std::string, GroupValue> groups;
+  std::map<std::string, std::map<storage::TopicPartition, OffsetValue>> offsets;
+  int64_t records = 0;
+  absl::Status s = log_->Read(p, epoch, [&](GroupLogRecord r) -> absl::Status {
+    ++records;
+    STRATA_ASSIGN_OR_RETURN(GroupRecordKey key, DecodeGroupRecordKey(r.key));
+    if (const auto* k = std::get_if<OffsetKey>(&key)) {
+      storage::TopicPartition tp{k->topic, k->partition};
+      if (!r.value) {
+        auto it = offsets.find(k->group_id);
+        if (it != offsets.end()) it->second.erase(tp);
+        return absl::OkStatus();
+      }
+      STRATA_ASSIGN_OR_RETURN(OffsetValue v, DecodeOffsetValue(*r.value));
+      offsets[k->group_id][tp] = std::move(v);
+    } else {
+      const std::string& id = std::get<GroupKey>(key).group_id;
+      if (!r.value) {
+        groups.erase(id);
+        return absl::OkStatus();
+      }
+      STRATA_ASSIGN_OR_RETURN(GroupValue v, DecodeGroupValue(*r.value));
+      groups[id] = std::move(v);
+    }
+    return absl::OkStatus();
+  });
+  const int64_t took_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+  Deferred d;
+  absl::MutexLock lock(&mu_);
+  auto it = owned_.find(p);
+  if (it == owned_.end() || it->second.epoch != epoch || it->second.loaded) return;  // moved on meanwhile
+  if (!s.ok()) {
+    spdlog::error("group coordinator: loading {}-{} (leader epoch {}) failed after {} records: {}; retrying",
+                  kOffsetsTopic, p, epoch, records, s.ToString());
+    AddTimerLocked(Now() + kLoadRetryMs, Timer::kLoadRetry, std::to_string(p), "", static_cast<uint64_t>(epoch));
+    return;
+  }
+  const int64_t now = Now();
+  // A group whose id hashes elsewhere (the topic's partition count changed) is not
+  // served from here: requests for it go to the partition it hashes to.
+  auto misplaced = [&](const std::string& id) {
+    if (OffsetsPartitionFor(id, partitions_.load()) == p) return false;
+    spdlog::warn("group coordinator: group {} in {}-{} belongs to partition {} of {} partitions; not loaded", id,
+                 kOffsetsTopic, p, OffsetsPartitionFor(id, partitions_.load()), partitions_.load());
+    return true;
+  };
+  for (auto& [id, v] : groups) {
+    if (misplaced(id)) continue;
+    GroupMetadata& g = CreateGroupLocked(id);
+    g.protocol_type = v.protocol_type;
+    g.generation_id = v.generation_id;
+    g.protocol_name = v.protocol_name;
+    g.leader_id = v.leader_id;
+    g.state = v.members.empty() ? GroupState::kEmpty : GroupState::kStable;
+    g.state_timestamp_ms = v.state_timestamp_ms;
+    for (GroupValue::Member& vm : v.members) {
+      MemberMetadata& m = g.members[vm.member_id];
+      m.member_id = vm.member_id;
+      m.group_instance_id = vm.group_instance_id;
+      m.client_id = vm.client_id;
+      m.client_host = vm.client_host;
+      m.rebalance_timeout_ms = vm.rebalance_timeout_ms;
+      m.session_timeout_ms = vm.session_timeout_ms;
+      m.protocols = {{v.protocol_name.value_or(""), vm.subscription}};
+      m.assignment = vm.assignment;
+      m.join_order = ++join_order_;
+      m.joined_ms = now;
+      if (m.group_instance_id) g.static_members[*m.group_instance_id] = m.member_id;
+      RenewHeartbeatLocked(g, m);
+    }
+  }
+  int64_t offset_count = 0;
+  for (auto& [id, by_partition] : offsets) {
+    if (by_partition.empty() || misplaced(id)) continue;
+    GroupMetadata* g = FindLocked(id);
+    if (g == nullptr) g = &CreateGroupLocked(id);
+    offset_count += static_cast<int64_t>(by_partition.size());
+    g->offsets = std::move(by_partition);
+  }
+  it->second.loaded = true;
+  ++partitions_loaded_;
+  load_time_ms_total_ += took_ms;
+  last_load_time_ms_ = took_ms;
+  spdlog::info("group coordinator: loaded {}-{} (leader epoch {}) in {} ms: {} records, {} groups, {} offsets",
+               kOffsetsTopic, p, epoch, took_ms, records, groups.size(), offset_count);
+}
+
+void GroupCoordinator::Impl::UnloadLocked(int32_t p, Deferred& d) {
+  owned_.erase(p);
+  for (auto it = groups_.begin(); it != groups_.end();) {
+    if (it->second.partition != p) {
+      ++it;
+      continue;
+    }
+    for (auto& [id, m] : it->second.members) {
+      AnswerJoin(m, ErrorCode::kNotCoordinator, d);
+      AnswerSync(m, ErrorCode::kNotCoordinator, d);
+    }
+    it = groups_.erase(it);
+  }
+}
+
+}  // namespace strata::broker

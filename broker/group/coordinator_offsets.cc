@@ -1,0 +1,244 @@
+// GroupCoordinator::Impl's offsets (coordinator_impl.h): OffsetCommit, OffsetFetch,
+// OffsetDelete, DeleteGroups, and offsets.retention.minutes.
+#include <algorithm>
+#include <chrono>
+
+#include "base/logging.h"
+#include "broker/group/coordinator_impl.h"
+
+namespace strata::broker {
+
+void GroupCoordinator::Impl::CommitOffsets(OffsetCommitParams params, std::function<void(std::vector<PartitionError>)> respond) {
+  Deferred d;
+  absl::MutexLock lock(&mu_);
+  ++commit_requests_;
+  auto all = [&](ErrorCode e) {
+    std::vector<PartitionError> out;
+    for (const auto& p : params.partitions) out.push_back({p.topic, p.partition, e});
+    d.Add([respond, out] { respond(out); });
+  };
+  if (ErrorCode e = ReachLocked(params.group_id); e != ErrorCode::kNone) return all(e);
+  GroupMetadata* g = FindLocked(params.group_id);
+  if (g == nullptr) {
+    // Offsets without group management (assign() consumers, tools): generation -1.
+    if (params.generation_id >= 0) return all(ErrorCode::kIllegalGeneration);
+    g = &CreateGroupLocked(params.group_id);
+  } else if (g->state == GroupState::kDead) {
+    return all(ErrorCode::kCoordinatorNotAvailable);
+  } else if (params.generation_id < 0 && g->state == GroupState::kEmpty) {
+    // a standalone commit to a group nobody is a member of
+  } else {
+    if (ErrorCode e = CheckMemberLocked(*g, params.member_id, params.group_instance_id); e != ErrorCode::kNone) {
+      return all(e);
+    }
+    if (g->state == GroupState::kCompletingRebalance) return all(ErrorCode::kRebalanceInProgress);
+    if (params.generation_id != g->generation_id) return all(ErrorCode::kIllegalGeneration);
+    RenewHeartbeatLocked(*g, g->members.at(params.member_id));
+  }
+  const int64_t now = Now();
+  std::vector<PartitionError> out;
+  std::vector<GroupLogRecord> records;
+  std::vector<std::pair<storage::TopicPartition, OffsetValue>> values;
+  for (const PartitionOffsetCommit& p : params.partitions) {
+    out.push_back({p.topic, p.partition, ErrorCode::kNone});
+    if (p.metadata && static_cast<int64_t>(p.metadata->size()) > options_.offset_metadata_max_bytes) {
+      out.back().error = ErrorCode::kOffsetMetadataTooLarge;
+      continue;
+    }
+    OffsetValue v;
+    v.offset = p.offset;
+    v.leader_epoch = p.leader_epoch;
+    v.metadata = p.metadata.value_or("");
+    v.commit_timestamp_ms = now;
+    v.expire_timestamp_ms = params.retention_time_ms >= 0 ? now + params.retention_time_ms : -1;
+    records.push_back({EncodeGroupRecordKey(OffsetKey{g->group_id, p.topic, p.partition}), EncodeOffsetValue(v)});
+    values.push_back({{p.topic, p.partition}, v});
+  }
+  if (records.empty()) {
+    d.Add([respond, out] { respond(out); });
+    return;
+  }
+  const auto started = std::chrono::steady_clock::now();
+  const std::string group_id = g->group_id;
+  WriteLocked(*g, std::move(records),
+              [this, group_id, values, out, respond, started](ErrorCode e, Deferred& d)
+                  ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+                ErrorCode client = ClientErrorOfWrite(e, true);
+                std::vector<PartitionError> answer = out;
+                if (e == ErrorCode::kNone) {
+                  GroupMetadata* g = FindLocked(group_id);
+                  if (g != nullptr) {
+                    for (auto& [tp, v] : values) g->offsets[tp] = v;
+                  }
+                  commits_ += static_cast<int64_t>(values.size());
+                  auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
+                                                                                  started)
+                                .count();
+                  if (commit_latency_us_.size() >= kLatencySamples) commit_latency_us_.pop_front();
+                  commit_latency_us_.push_back(us);
+                }
+                for (PartitionError& p : answer) {
+                  if (p.error == ErrorCode::kNone) p.error = client;
+                }
+                d.Add([respond, answer] { respond(answer); });
+              });
+}
+
+OffsetFetchResult GroupCoordinator::Impl::FetchOffsets(const std::string& group_id,
+                               const std::optional<std::vector<storage::TopicPartition>>& partitions) {
+  absl::MutexLock lock(&mu_);
+  OffsetFetchResult result;
+  if (ErrorCode e = ReachLocked(group_id); e != ErrorCode::kNone) {
+    result.error = e;
+    if (partitions) {
+      for (const auto& tp : *partitions) result.partitions.push_back({.topic = tp.topic, .partition = tp.partition, .error = e});
+    }
+    return result;
+  }
+  const GroupMetadata* g = FindLocked(group_id);
+  auto fetched = [](const storage::TopicPartition& tp, const OffsetValue* v) {
+    FetchedOffset f{.topic = tp.topic, .partition = tp.partition};
+    if (v != nullptr) {
+      f.offset = v->offset;
+      f.leader_epoch = v->leader_epoch;
+      f.metadata = v->metadata;
+    }
+    return f;
+  };
+  if (!partitions) {
+    if (g != nullptr) {
+      for (const auto& [tp, v] : g->offsets) result.partitions.push_back(fetched(tp, &v));
+    }
+    return result;
+  }
+  for (const auto& tp : *partitions) {
+    const OffsetValue* v = nullptr;
+    if (g != nullptr) {
+      auto it = g->offsets.find(tp);
+      if (it != g->offsets.end()) v = &it->second;
+    }
+    result.partitions.push_back(fetched(tp, v));
+  }
+  return result;
+}
+
+void GroupCoordinator::Impl::DeleteGroups(std::vector<std::string> group_ids,
+                  std::function<void(std::vector<std::pair<std::string, ErrorCode>>)> respond) {
+  Deferred d;
+  absl::MutexLock lock(&mu_);
+  struct Pending {
+    std::vector<std::pair<std::string, ErrorCode>> results;
+    int outstanding = 1;  // this call's own, dropped at its end
+    std::function<void(std::vector<std::pair<std::string, ErrorCode>>)> respond;
+  };
+  auto pending = std::make_shared<Pending>();
+  pending->respond = std::move(respond);
+  auto done_one = [pending](Deferred& d) {
+    if (--pending->outstanding == 0) d.Add([pending] { pending->respond(pending->results); });
+  };
+  for (size_t i = 0; i < group_ids.size(); ++i) {
+    const std::string& id = group_ids[i];
+    pending->results.push_back({id, ErrorCode::kNone});
+    ErrorCode& e = pending->results.back().second;
+    e = ReachLocked(id);
+    if (e != ErrorCode::kNone) continue;
+    GroupMetadata* g = FindLocked(id);
+    if (g == nullptr || g->state == GroupState::kDead) {
+      e = ErrorCode::kGroupIdNotFound;
+      continue;
+    }
+    if (g->state != GroupState::kEmpty) {
+      e = ErrorCode::kNonEmptyGroup;
+      continue;
+    }
+    std::vector<GroupLogRecord> tombstones = TombstonesOf(*g);
+    ++pending->outstanding;
+    WriteLocked(*g, std::move(tombstones), [pending, i, done_one](ErrorCode e, Deferred& d) {
+      pending->results[i].second = ClientErrorOfWrite(e, false);
+      done_one(d);
+    });
+    spdlog::info("group coordinator: deleting group {}", id);
+    ForgetGroupLocked(id);
+  }
+  done_one(d);
+}
+
+void GroupCoordinator::Impl::DeleteOffsets(std::string group_id, std::vector<storage::TopicPartition> partitions,
+                   std::function<void(ErrorCode, std::vector<PartitionError>)> respond) {
+  Deferred d;
+  absl::MutexLock lock(&mu_);
+  auto fail = [&](ErrorCode e) { d.Add([respond, e] { respond(e, {}); }); };
+  if (ErrorCode e = ReachLocked(group_id); e != ErrorCode::kNone) return fail(e);
+  GroupMetadata* g = FindLocked(group_id);
+  if (g == nullptr || g->state == GroupState::kDead) return fail(ErrorCode::kGroupIdNotFound);
+  std::set<std::string> subscribed;
+  if (g->state != GroupState::kEmpty) {
+    if (g->protocol_type != "consumer") return fail(ErrorCode::kNonEmptyGroup);
+    subscribed = SubscribedTopics(*g);
+  }
+  std::vector<PartitionError> out;
+  std::vector<storage::TopicPartition> removed;
+  for (const auto& tp : partitions) {
+    out.push_back({tp.topic, tp.partition, ErrorCode::kNone});
+    if (subscribed.count(tp.topic) > 0) {
+      out.back().error = ErrorCode::kGroupSubscribedToTopic;
+      continue;
+    }
+    if (g->offsets.erase(tp) > 0) removed.push_back(tp);
+  }
+  if (removed.empty()) {
+    d.Add([respond, out] { respond(ErrorCode::kNone, out); });
+    return;
+  }
+  std::vector<GroupLogRecord> tombstones;
+  for (const auto& tp : removed) {
+    tombstones.push_back({EncodeGroupRecordKey(OffsetKey{group_id, tp.topic, tp.partition}), std::nullopt});
+  }
+  WriteLocked(*g, std::move(tombstones), [respond, out](ErrorCode e, Deferred& d) mutable {
+    for (PartitionError& p : out) {
+      if (p.error == ErrorCode::kNone) p.error = ClientErrorOfWrite(e, false);
+    }
+    d.Add([respond, out] { respond(ErrorCode::kNone, out); });
+  });
+}
+
+// offsets.retention.minutes: the offsets of a group nobody is a member of expire
+// once it has been empty that long; offsets committed without group management expire
+// that long after their commit (or at the retention their commit asked for).
+void GroupCoordinator::Impl::ExpireOffsetsLocked(int64_t now) {
+  std::vector<std::string> dead;
+  for (auto& [group_id, g] : groups_) {
+    const std::string id = group_id;  // captured below (a structured binding cannot be)
+    if (g.state != GroupState::kEmpty || !g.pending_members.empty() || ReachLocked(id) != ErrorCode::kNone) continue;
+    std::vector<GroupLogRecord> tombstones;
+    int64_t expired_here = 0;
+    for (auto it = g.offsets.begin(); it != g.offsets.end();) {
+      const OffsetValue& v = it->second;
+      int64_t base = g.protocol_type.empty() ? v.commit_timestamp_ms : std::max(v.commit_timestamp_ms, g.state_timestamp_ms);
+      bool expired = v.expire_timestamp_ms >= 0 ? now >= v.expire_timestamp_ms : now >= base + options_.offsets_retention_ms;
+      if (!expired) {
+        ++it;
+        continue;
+      }
+      tombstones.push_back({EncodeGroupRecordKey(OffsetKey{id, it->first.topic, it->first.partition}), std::nullopt});
+      it = g.offsets.erase(it);
+      ++expired_here;
+    }
+    offsets_expired_ += expired_here;
+    if (g.offsets.empty()) {
+      tombstones.push_back({EncodeGroupRecordKey(GroupKey{id}), std::nullopt});
+      dead.push_back(id);
+    }
+    if (expired_here > 0) spdlog::info("group coordinator: {} offsets of group {} expired", expired_here, id);
+    if (!tombstones.empty()) {
+      WriteLocked(g, std::move(tombstones), [id](ErrorCode e, Deferred&) {
+        if (e != ErrorCode::kNone) {
+          spdlog::warn("group coordinator: writing expired offsets of group {}: {}", id, proto::kafka::ErrorName(e));
+        }
+      });
+    }
+  }
+  for (const std::string& id : dead) ForgetGroupLocked(id);
+}
+
+}  // namespace strata::broker
