@@ -10,3 +10,5 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 python=/usr/bin/python3
 [[ -x $python ]] || python=python3
 "$python" "$root/scripts/check_include_cycles.py" --root "$root"
+# No product file over 1,000 lines and no function over 150 (scripts/check_sizes.py).
+"$python" "$root/scripts/check_sizes.py" --root "$root"

@@ -162,6 +162,7 @@ constexpr char kBroker[] = "broker";
 constexpr char kController[] = "controller";
 constexpr char kBoth[] = "broker, controller";
 
+// check_sizes: a table
 std::vector<ServerSetting> MakeSettings() {
   using C = ServerConfig;
   return {

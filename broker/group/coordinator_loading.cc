@@ -1,4 +1,4 @@
-// GroupCoordinator::Impl's partitions (coordinator_impl.h): leading a partition of
+// GroupCoordinatorImpl's partitions (group_coordinator_impl.h): leading a partition of
 // __consumer_offsets loads its groups (COORDINATOR_LOAD_IN_PROGRESS until then); no
 // longer leading it drops them (NOT_COORDINATOR to whoever waits).
 #include <chrono>
@@ -6,11 +6,11 @@
 
 #include "base/logging.h"
 #include "base/status_macros.h"
-#include "broker/group/coordinator_impl.h"
+#include "broker/group/group_coordinator_impl.h"
 
 namespace strata::broker {
 
-void GroupCoordinator::Impl::OnLeadership(const std::map<int32_t, int32_t>& led, int32_t topic_partitions) {
+void GroupCoordinatorImpl::OnLeadership(const std::map<int32_t, int32_t>& led, int32_t topic_partitions) {
   if (topic_partitions > 0) partitions_.store(topic_partitions);
   Deferred d;
   absl::MutexLock lock(&mu_);
@@ -31,13 +31,13 @@ void GroupCoordinator::Impl::OnLeadership(const std::map<int32_t, int32_t>& led,
   }
 }
 
-bool GroupCoordinator::Impl::IsLoaded(int32_t p) const {
+bool GroupCoordinatorImpl::IsLoaded(int32_t p) const {
   absl::MutexLock lock(&mu_);
   auto it = owned_.find(p);
   return it != owned_.end() && it->second.loaded;
 }
 
-void GroupCoordinator::Impl::RunLoads() {
+void GroupCoordinatorImpl::RunLoads() {
   std::vector<std::pair<int32_t, int32_t>> todo;
   {
     absl::MutexLock lock(&mu_);
@@ -47,7 +47,7 @@ void GroupCoordinator::Impl::RunLoads() {
 }
 
 // Reads partition p (led in epoch) and serves its groups.
-void GroupCoordinator::Impl::Load(int32_t p, int32_t epoch) {
+void GroupCoordinatorImpl::Load(int32_t p, int32_t epoch) {
   const auto started = std::chrono::steady_clock::now();
   std::map<std::string, GroupValue> groups;
   std::map<std::string, std::map<storage::TopicPartition, OffsetValue>> offsets;
@@ -137,7 +137,7 @@ void GroupCoordinator::Impl::Load(int32_t p, int32_t epoch) {
                kOffsetsTopic, p, epoch, took_ms, records, groups.size(), offset_count);
 }
 
-void GroupCoordinator::Impl::UnloadLocked(int32_t p, Deferred& d) {
+void GroupCoordinatorImpl::UnloadLocked(int32_t p, Deferred& d) {
   owned_.erase(p);
   for (auto it = groups_.begin(); it != groups_.end();) {
     if (it->second.partition != p) {

@@ -1,4 +1,4 @@
-// GroupCoordinator::Impl's state machine (coordinator_impl.h): JoinGroup, SyncGroup,
+// GroupCoordinatorImpl's state machine (group_coordinator_impl.h): JoinGroup, SyncGroup,
 // Heartbeat and LeaveGroup, and the rebalance they drive through Kafka's states
 // (group_coordinator.h draws them).
 #include <algorithm>
@@ -8,7 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "base/check.h"
 #include "base/logging.h"
-#include "broker/group/coordinator_impl.h"
+#include "broker/group/group_coordinator_impl.h"
 
 namespace strata::broker {
 
@@ -24,7 +24,7 @@ std::string NewMemberId(const std::string& client_id) {
                          lo >> 48, lo & 0xffffffffffff);
 }
 
-void GroupCoordinator::Impl::JoinGroup(JoinGroupParams params, std::function<void(JoinGroupResult)> respond) {
+void GroupCoordinatorImpl::JoinGroup(JoinGroupParams params, std::function<void(JoinGroupResult)> respond) {
   Deferred d;
   absl::MutexLock lock(&mu_);
   auto fail = [&](ErrorCode e, std::string member_id = "") {
@@ -63,7 +63,7 @@ void GroupCoordinator::Impl::JoinGroup(JoinGroupParams params, std::function<voi
   }
 }
 
-void GroupCoordinator::Impl::SyncGroup(SyncGroupParams params, std::function<void(SyncGroupResult)> respond) {
+void GroupCoordinatorImpl::SyncGroup(SyncGroupParams params, std::function<void(SyncGroupResult)> respond) {
   Deferred d;
   absl::MutexLock lock(&mu_);
   auto fail = [&](ErrorCode e) {
@@ -147,7 +147,7 @@ void GroupCoordinator::Impl::SyncGroup(SyncGroupParams params, std::function<voi
               });
 }
 
-ErrorCode GroupCoordinator::Impl::Heartbeat(const std::string& group_id, const std::string& member_id,
+ErrorCode GroupCoordinatorImpl::Heartbeat(const std::string& group_id, const std::string& member_id,
                     const std::optional<std::string>& instance_id, int32_t generation_id) {
   absl::MutexLock lock(&mu_);
   if (group_id.empty()) return ErrorCode::kInvalidGroupId;
@@ -162,10 +162,10 @@ ErrorCode GroupCoordinator::Impl::Heartbeat(const std::string& group_id, const s
   return g->state == GroupState::kPreparingRebalance ? ErrorCode::kRebalanceInProgress : ErrorCode::kNone;
 }
 
-GroupCoordinator::LeaveResult GroupCoordinator::Impl::LeaveGroup(const std::string& group_id, const std::vector<MemberIdentity>& members) {
+LeaveGroupResult GroupCoordinatorImpl::LeaveGroup(const std::string& group_id, const std::vector<MemberIdentity>& members) {
   Deferred d;
   absl::MutexLock lock(&mu_);
-  GroupCoordinator::LeaveResult result;
+  LeaveGroupResult result;
   if (group_id.empty()) {
     result.error = ErrorCode::kInvalidGroupId;
     return result;
@@ -214,7 +214,7 @@ GroupCoordinator::LeaveResult GroupCoordinator::Impl::LeaveGroup(const std::stri
 }
 
 // A known member of g under the identity given (static members: their current id).
-ErrorCode GroupCoordinator::Impl::CheckMemberLocked(const GroupMetadata& g, const std::string& member_id,
+ErrorCode GroupCoordinatorImpl::CheckMemberLocked(const GroupMetadata& g, const std::string& member_id,
                             const std::optional<std::string>& instance_id) const {
   if (instance_id) {
     auto it = g.static_members.find(*instance_id);
@@ -224,7 +224,7 @@ ErrorCode GroupCoordinator::Impl::CheckMemberLocked(const GroupMetadata& g, cons
   return ErrorCode::kNone;
 }
 
-void GroupCoordinator::Impl::AnswerJoin(MemberMetadata& m, ErrorCode e, Deferred& d) {
+void GroupCoordinatorImpl::AnswerJoin(MemberMetadata& m, ErrorCode e, Deferred& d) {
   if (!m.awaiting_join) return;
   JoinGroupResult r;
   r.error = e;
@@ -234,7 +234,7 @@ void GroupCoordinator::Impl::AnswerJoin(MemberMetadata& m, ErrorCode e, Deferred
   d.Add([cb, r] { cb(r); });
 }
 
-void GroupCoordinator::Impl::AnswerSync(MemberMetadata& m, ErrorCode e, Deferred& d) {
+void GroupCoordinatorImpl::AnswerSync(MemberMetadata& m, ErrorCode e, Deferred& d) {
   if (!m.awaiting_sync) return;
   SyncGroupResult r;
   r.error = e;
@@ -243,17 +243,17 @@ void GroupCoordinator::Impl::AnswerSync(MemberMetadata& m, ErrorCode e, Deferred
   d.Add([cb, r] { cb(r); });
 }
 
-void GroupCoordinator::Impl::TransitionLocked(GroupMetadata& g, GroupState to) {
+void GroupCoordinatorImpl::TransitionLocked(GroupMetadata& g, GroupState to) {
   g.state = to;
   g.state_timestamp_ms = Now();
 }
 
-void GroupCoordinator::Impl::RenewHeartbeatLocked(GroupMetadata& g, MemberMetadata& m) {
+void GroupCoordinatorImpl::RenewHeartbeatLocked(GroupMetadata& g, MemberMetadata& m) {
   m.heartbeat_deadline_ms = Now() + m.session_timeout_ms;
   AddTimerLocked(m.heartbeat_deadline_ms, Timer::kHeartbeat, g.group_id, m.member_id, 0);
 }
 
-void GroupCoordinator::Impl::UpdateMemberLocked(MemberMetadata& m, JoinGroupParams& params, std::function<void(JoinGroupResult)> respond,
+void GroupCoordinatorImpl::UpdateMemberLocked(MemberMetadata& m, JoinGroupParams& params, std::function<void(JoinGroupResult)> respond,
                         Deferred& d) {
   m.client_id = params.client_id;
   m.client_host = params.client_host;
@@ -264,7 +264,7 @@ void GroupCoordinator::Impl::UpdateMemberLocked(MemberMetadata& m, JoinGroupPara
   m.awaiting_join = std::move(respond);
 }
 
-void GroupCoordinator::Impl::JoinUnknownMemberLocked(GroupMetadata& g, JoinGroupParams params, std::function<void(JoinGroupResult)> respond,
+void GroupCoordinatorImpl::JoinUnknownMemberLocked(GroupMetadata& g, JoinGroupParams params, std::function<void(JoinGroupResult)> respond,
                              Deferred& d) {
   const std::string new_id = NewMemberId(params.client_id);
   if (params.group_instance_id) {
@@ -287,7 +287,7 @@ void GroupCoordinator::Impl::JoinUnknownMemberLocked(GroupMetadata& g, JoinGroup
   AddMemberAndRebalanceLocked(g, new_id, std::move(params), std::move(respond), d);
 }
 
-void GroupCoordinator::Impl::JoinKnownMemberLocked(GroupMetadata& g, JoinGroupParams params, std::function<void(JoinGroupResult)> respond,
+void GroupCoordinatorImpl::JoinKnownMemberLocked(GroupMetadata& g, JoinGroupParams params, std::function<void(JoinGroupResult)> respond,
                            Deferred& d) {
   const std::string id = params.member_id;
   auto fail = [&](ErrorCode e) {
@@ -348,7 +348,7 @@ void GroupCoordinator::Impl::JoinKnownMemberLocked(GroupMetadata& g, JoinGroupPa
   }
 }
 
-void GroupCoordinator::Impl::AddMemberAndRebalanceLocked(GroupMetadata& g, const std::string& id, JoinGroupParams params,
+void GroupCoordinatorImpl::AddMemberAndRebalanceLocked(GroupMetadata& g, const std::string& id, JoinGroupParams params,
                                  std::function<void(JoinGroupResult)> respond, Deferred& d) {
   if (g.members.empty()) g.protocol_type = params.protocol_type;
   MemberMetadata& m = g.members[id];
@@ -372,7 +372,7 @@ void GroupCoordinator::Impl::AddMemberAndRebalanceLocked(GroupMetadata& g, const
 }
 
 // KIP-345: a static member restarted (a join with its instance id and no member id).
-void GroupCoordinator::Impl::ReplaceStaticMemberLocked(GroupMetadata& g, const std::string& old_id, const std::string& new_id,
+void GroupCoordinatorImpl::ReplaceStaticMemberLocked(GroupMetadata& g, const std::string& old_id, const std::string& new_id,
                                JoinGroupParams params, std::function<void(JoinGroupResult)> respond, Deferred& d) {
   auto node = g.members.extract(old_id);
   MemberMetadata& old = node.mapped();
@@ -433,7 +433,7 @@ void GroupCoordinator::Impl::ReplaceStaticMemberLocked(GroupMetadata& g, const s
   }
 }
 
-void GroupCoordinator::Impl::PrepareRebalanceLocked(GroupMetadata& g, const std::string& reason, Deferred& d) {
+void GroupCoordinatorImpl::PrepareRebalanceLocked(GroupMetadata& g, const std::string& reason, Deferred& d) {
   if (g.state == GroupState::kCompletingRebalance) {
     // The members waiting for their assignment join again.
     for (auto& [id, m] : g.members) AnswerSync(m, ErrorCode::kRebalanceInProgress, d);
@@ -457,7 +457,7 @@ void GroupCoordinator::Impl::PrepareRebalanceLocked(GroupMetadata& g, const std:
   MaybeCompleteJoinLocked(g, d);
 }
 
-void GroupCoordinator::Impl::MaybeCompleteJoinLocked(GroupMetadata& g, Deferred& d) {
+void GroupCoordinatorImpl::MaybeCompleteJoinLocked(GroupMetadata& g, Deferred& d) {
   if (g.state != GroupState::kPreparingRebalance || g.initial_delay || !g.pending_members.empty()) return;
   for (const auto& [id, m] : g.members) {
     if (!m.awaiting_join) return;
@@ -465,7 +465,7 @@ void GroupCoordinator::Impl::MaybeCompleteJoinLocked(GroupMetadata& g, Deferred&
   CompleteJoinLocked(g, d);
 }
 
-void GroupCoordinator::Impl::OnJoinDeadlineLocked(GroupMetadata& g, Deferred& d) {
+void GroupCoordinatorImpl::OnJoinDeadlineLocked(GroupMetadata& g, Deferred& d) {
   if (g.initial_delay && g.new_member_added && g.initial_delay_remaining_ms > 0) {
     // Members keep arriving: wait another initial delay, within the rebalance timeout.
     g.new_member_added = false;
@@ -479,7 +479,7 @@ void GroupCoordinator::Impl::OnJoinDeadlineLocked(GroupMetadata& g, Deferred& d)
   CompleteJoinLocked(g, d);
 }
 
-void GroupCoordinator::Impl::CompleteJoinLocked(GroupMetadata& g, Deferred& d) {
+void GroupCoordinatorImpl::CompleteJoinLocked(GroupMetadata& g, Deferred& d) {
   ABSL_CHECK(g.state == GroupState::kPreparingRebalance);
   g.join_timer = 0;
   std::vector<std::string> gone;
@@ -527,7 +527,7 @@ void GroupCoordinator::Impl::CompleteJoinLocked(GroupMetadata& g, Deferred& d) {
 }
 
 // Removes a member without changing the group's state.
-void GroupCoordinator::Impl::EraseMemberLocked(GroupMetadata& g, const std::string& id, Deferred& d) {
+void GroupCoordinatorImpl::EraseMemberLocked(GroupMetadata& g, const std::string& id, Deferred& d) {
   auto it = g.members.find(id);
   if (it == g.members.end()) return;
   AnswerJoin(it->second, ErrorCode::kUnknownMemberId, d);
@@ -537,7 +537,7 @@ void GroupCoordinator::Impl::EraseMemberLocked(GroupMetadata& g, const std::stri
 }
 
 // A member leaves (LeaveGroup, session expiry): the others rebalance.
-void GroupCoordinator::Impl::RemoveMemberLocked(GroupMetadata& g, const std::string& id, const std::string& reason, Deferred& d) {
+void GroupCoordinatorImpl::RemoveMemberLocked(GroupMetadata& g, const std::string& id, const std::string& reason, Deferred& d) {
   EraseMemberLocked(g, id, d);
   switch (g.state) {
     case GroupState::kStable:

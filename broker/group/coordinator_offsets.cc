@@ -1,14 +1,14 @@
-// GroupCoordinator::Impl's offsets (coordinator_impl.h): OffsetCommit, OffsetFetch,
+// GroupCoordinatorImpl's offsets (group_coordinator_impl.h): OffsetCommit, OffsetFetch,
 // OffsetDelete, DeleteGroups, and offsets.retention.minutes.
 #include <algorithm>
 #include <chrono>
 
 #include "base/logging.h"
-#include "broker/group/coordinator_impl.h"
+#include "broker/group/group_coordinator_impl.h"
 
 namespace strata::broker {
 
-void GroupCoordinator::Impl::CommitOffsets(OffsetCommitParams params, std::function<void(std::vector<PartitionError>)> respond) {
+void GroupCoordinatorImpl::CommitOffsets(OffsetCommitParams params, std::function<void(std::vector<PartitionError>)> respond) {
   Deferred d;
   absl::MutexLock lock(&mu_);
   ++commit_requests_;
@@ -84,7 +84,7 @@ void GroupCoordinator::Impl::CommitOffsets(OffsetCommitParams params, std::funct
               });
 }
 
-OffsetFetchResult GroupCoordinator::Impl::FetchOffsets(const std::string& group_id,
+OffsetFetchResult GroupCoordinatorImpl::FetchOffsets(const std::string& group_id,
                                const std::optional<std::vector<storage::TopicPartition>>& partitions) {
   absl::MutexLock lock(&mu_);
   OffsetFetchResult result;
@@ -122,7 +122,7 @@ OffsetFetchResult GroupCoordinator::Impl::FetchOffsets(const std::string& group_
   return result;
 }
 
-void GroupCoordinator::Impl::DeleteGroups(std::vector<std::string> group_ids,
+void GroupCoordinatorImpl::DeleteGroups(std::vector<std::string> group_ids,
                   std::function<void(std::vector<std::pair<std::string, ErrorCode>>)> respond) {
   Deferred d;
   absl::MutexLock lock(&mu_);
@@ -163,7 +163,7 @@ void GroupCoordinator::Impl::DeleteGroups(std::vector<std::string> group_ids,
   done_one(d);
 }
 
-void GroupCoordinator::Impl::DeleteOffsets(std::string group_id, std::vector<storage::TopicPartition> partitions,
+void GroupCoordinatorImpl::DeleteOffsets(std::string group_id, std::vector<storage::TopicPartition> partitions,
                    std::function<void(ErrorCode, std::vector<PartitionError>)> respond) {
   Deferred d;
   absl::MutexLock lock(&mu_);
@@ -205,7 +205,7 @@ void GroupCoordinator::Impl::DeleteOffsets(std::string group_id, std::vector<sto
 // offsets.retention.minutes: the offsets of a group nobody is a member of expire
 // once it has been empty that long; offsets committed without group management expire
 // that long after their commit (or at the retention their commit asked for).
-void GroupCoordinator::Impl::ExpireOffsetsLocked(int64_t now) {
+void GroupCoordinatorImpl::ExpireOffsetsLocked(int64_t now) {
   std::vector<std::string> dead;
   for (auto& [group_id, g] : groups_) {
     const std::string id = group_id;  // captured below (a structured binding cannot be)

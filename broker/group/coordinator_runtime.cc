@@ -1,11 +1,11 @@
-// GroupCoordinator::Impl's runtime (coordinator_impl.h): the thread, the timers it
+// GroupCoordinatorImpl's runtime (group_coordinator_impl.h): the thread, the timers it
 // fires, the groups' lookup, and the writes to __consumer_offsets whose completions run
 // on the thread.
 #include <algorithm>
 
 #include "base/check.h"
 #include "base/logging.h"
-#include "broker/group/coordinator_impl.h"
+#include "broker/group/group_coordinator_impl.h"
 
 namespace strata::broker {
 
@@ -32,7 +32,7 @@ ErrorCode ClientErrorOfWrite(ErrorCode e, bool commit) {
   }
 }
 
-void GroupCoordinator::Impl::RunDueTimers() {
+void GroupCoordinatorImpl::RunDueTimers() {
   RunCompletions();
   RunLoads();
   log_->Poll();
@@ -47,24 +47,24 @@ void GroupCoordinator::Impl::RunDueTimers() {
 }
 
 // The coordinator for group_id is here and loaded: NONE, else why not.
-ErrorCode GroupCoordinator::Impl::ReachLocked(const std::string& group_id) const {
+ErrorCode GroupCoordinatorImpl::ReachLocked(const std::string& group_id) const {
   auto it = owned_.find(OffsetsPartitionFor(group_id, partitions_.load()));
   if (it == owned_.end()) return ErrorCode::kNotCoordinator;
   if (!it->second.loaded) return ErrorCode::kCoordinatorLoadInProgress;
   return ErrorCode::kNone;
 }
 
-GroupMetadata* GroupCoordinator::Impl::FindLocked(const std::string& id) {
+GroupMetadata* GroupCoordinatorImpl::FindLocked(const std::string& id) {
   auto it = groups_.find(id);
   return it == groups_.end() ? nullptr : &it->second;
 }
 
-const GroupMetadata* GroupCoordinator::Impl::FindLocked(const std::string& id) const {
+const GroupMetadata* GroupCoordinatorImpl::FindLocked(const std::string& id) const {
   auto it = groups_.find(id);
   return it == groups_.end() ? nullptr : &it->second;
 }
 
-GroupMetadata& GroupCoordinator::Impl::CreateGroupLocked(const std::string& id) {
+GroupMetadata& GroupCoordinatorImpl::CreateGroupLocked(const std::string& id) {
   GroupMetadata& g = groups_[id];
   g.group_id = id;
   g.partition = OffsetsPartitionFor(id, partitions_.load());
@@ -72,7 +72,7 @@ GroupMetadata& GroupCoordinator::Impl::CreateGroupLocked(const std::string& id) 
   return g;
 }
 
-void GroupCoordinator::Impl::FireLocked(const Timer& t, int64_t now, Deferred& d) {
+void GroupCoordinatorImpl::FireLocked(const Timer& t, int64_t now, Deferred& d) {
   if (t.kind == Timer::kRetention) {
     ExpireOffsetsLocked(now);
     AddTimerLocked(now + options_.offsets_retention_check_interval_ms, Timer::kRetention, "", "", 0);
@@ -130,7 +130,7 @@ void GroupCoordinator::Impl::FireLocked(const Timer& t, int64_t now, Deferred& d
 
 // Writes records to g's partition; on_done runs under mu_ once they are committed or
 // failed (NOT_COORDINATOR when the partition was dropped or reloaded meanwhile).
-void GroupCoordinator::Impl::WriteLocked(const GroupMetadata& g, std::vector<GroupLogRecord> records, WriteDone on_done) {
+void GroupCoordinatorImpl::WriteLocked(const GroupMetadata& g, std::vector<GroupLogRecord> records, WriteDone on_done) {
   const int32_t p = g.partition;
   auto it = owned_.find(p);
   ABSL_CHECK(it != owned_.end() && it->second.loaded) << "a write for group " << g.group_id << " of an unloaded partition";
@@ -148,25 +148,25 @@ void GroupCoordinator::Impl::WriteLocked(const GroupMetadata& g, std::vector<Gro
   });
 }
 
-void GroupCoordinator::Impl::PushCompletion(Inbox& inbox, std::function<void()> f) {
+void GroupCoordinatorImpl::PushCompletion(Inbox& inbox, std::function<void()> f) {
   absl::MutexLock lock(&inbox.mu);
   if (inbox.closed) return;
   inbox.completions.push_back(std::move(f));
   inbox.poked = true;
 }
 
-void GroupCoordinator::Impl::Poke() {
+void GroupCoordinatorImpl::Poke() {
   absl::MutexLock lock(&inbox_->mu);
   inbox_->poked = true;
 }
 
-void GroupCoordinator::Impl::AddTimerLocked(int64_t at, Timer::Kind kind, const std::string& group_id, const std::string& member_id,
+void GroupCoordinatorImpl::AddTimerLocked(int64_t at, Timer::Kind kind, const std::string& group_id, const std::string& member_id,
                     uint64_t seq) {
   timers_.emplace(at, Timer{kind, group_id, member_id, seq});
   if (at < planned_wake_ms_.load()) Poke();
 }
 
-void GroupCoordinator::Impl::RunCompletions() {
+void GroupCoordinatorImpl::RunCompletions() {
   std::deque<std::function<void()>> todo;
   {
     absl::MutexLock lock(&inbox_->mu);
@@ -175,7 +175,7 @@ void GroupCoordinator::Impl::RunCompletions() {
   for (auto& f : todo) f();
 }
 
-void GroupCoordinator::Impl::Run() {
+void GroupCoordinatorImpl::Run() {
   while (true) {
     int64_t wait_ms = kPollMs;
     {

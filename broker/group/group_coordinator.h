@@ -38,192 +38,16 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
-#include <thread>
+#include <utility>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/status/status.h"
-#include "absl/synchronization/mutex.h"
-#include "broker/group/group_record.h"
-#include "proto/kafka/error_code.h"
-#include "storage/clock.h"
-#include "storage/file_names.h"
+#include "absl/strings/string_view.h"
+#include "broker/group/group_types.h"
 
 namespace strata::broker {
 
-using proto::kafka::ErrorCode;
-
-// A record of __consumer_offsets as the coordinator writes and reads it.
-struct GroupLogRecord {
-  std::string key;
-  std::optional<std::string> value;  // nullopt: a tombstone
-};
-
-// Where a coordinator's records go: its partitions of __consumer_offsets
-// (offsets_topic_log.h over the broker's partitions; a test may keep them in memory).
-class GroupLog {
- public:
-  virtual ~GroupLog() = default;
-  // Appends records to `partition` while this broker leads it in leader_epoch, and calls
-  // done exactly once: kNone once they are committed (the high watermark passed them),
-  // else the reason (NOT_COORDINATOR when the leadership moved, REQUEST_TIMED_OUT, ...).
-  // done may run on any thread, inside Append too.
-  virtual void Append(int32_t partition, int32_t leader_epoch, std::vector<GroupLogRecord> records,
-                      std::function<void(ErrorCode)> done) = 0;
-  // Reads the partition from its start to its end as it stands, in offset order.
-  virtual absl::Status Read(int32_t partition, int32_t leader_epoch,
-                            const std::function<absl::Status(GroupLogRecord)>& each) = 0;
-  // Called by the coordinator's thread at least every 100 ms (timeouts).
-  virtual void Poll() {}
-};
-
-enum class GroupState { kEmpty, kPreparingRebalance, kCompletingRebalance, kStable, kDead };
-// Kafka's names: "Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead".
-const char* GroupStateName(GroupState state);
-std::optional<GroupState> ParseGroupState(absl::string_view name);  // case-insensitive
-
-struct GroupCoordinatorOptions {
-  int32_t offsets_topic_partitions = 50;          // offsets.topic.num.partitions
-  int32_t group_min_session_timeout_ms = 6000;    // group.min.session.timeout.ms
-  int32_t group_max_session_timeout_ms = 1800000; // group.max.session.timeout.ms
-  int32_t group_initial_rebalance_delay_ms = 3000;  // group.initial.rebalance.delay.ms
-  int32_t group_max_size = INT32_MAX;             // group.max.size
-  int32_t offset_metadata_max_bytes = 4096;       // offset.metadata.max.bytes
-  int64_t offsets_retention_ms = int64_t{7} * 24 * 3600 * 1000;  // offsets.retention.minutes
-  int64_t offsets_retention_check_interval_ms = 600000;         // offsets.retention.check.interval.ms
-  storage::Clock* clock = storage::Clock::System();
-  bool start_thread = true;  // false: the caller runs RunDueTimers (tests)
-};
-
-struct JoinProtocol {
-  std::string name;
-  std::string metadata;
-};
-
-struct JoinGroupParams {
-  std::string group_id;
-  std::string member_id;  // empty: a new member
-  std::optional<std::string> group_instance_id;
-  std::string client_id;
-  std::string client_host;
-  int32_t session_timeout_ms = 0;
-  int32_t rebalance_timeout_ms = 0;
-  std::string protocol_type;
-  std::vector<JoinProtocol> protocols;
-  bool require_known_member_id = false;  // JoinGroup v4+ (KIP-394)
-};
-
-struct JoinGroupResult {
-  ErrorCode error = ErrorCode::kNone;
-  int32_t generation_id = -1;
-  std::optional<std::string> protocol_type;
-  std::optional<std::string> protocol_name;
-  std::string leader_id;
-  bool skip_assignment = false;
-  std::string member_id;
-  struct Member {
-    std::string member_id;
-    std::optional<std::string> group_instance_id;
-    std::string metadata;
-  };
-  std::vector<Member> members;  // the leader's answer only
-};
-
-struct SyncGroupParams {
-  std::string group_id;
-  int32_t generation_id = -1;
-  std::string member_id;
-  std::optional<std::string> group_instance_id;
-  std::optional<std::string> protocol_type;  // v5+
-  std::optional<std::string> protocol_name;  // v5+
-  std::vector<std::pair<std::string, std::string>> assignments;  // the leader's: member id, assignment
-};
-
-struct SyncGroupResult {
-  ErrorCode error = ErrorCode::kNone;
-  std::optional<std::string> protocol_type;
-  std::optional<std::string> protocol_name;
-  std::string assignment;
-};
-
-struct MemberIdentity {
-  std::string member_id;  // empty with a group_instance_id: whichever id it has
-  std::optional<std::string> group_instance_id;
-};
-
-struct PartitionOffsetCommit {
-  std::string topic;
-  int32_t partition = 0;
-  int64_t offset = -1;
-  int32_t leader_epoch = -1;
-  std::optional<std::string> metadata;
-};
-
-struct OffsetCommitParams {
-  std::string group_id;
-  int32_t generation_id = -1;
-  std::string member_id;
-  std::optional<std::string> group_instance_id;
-  int64_t retention_time_ms = -1;  // v2-v4; -1: the broker's
-  std::vector<PartitionOffsetCommit> partitions;
-};
-
-struct PartitionError {
-  std::string topic;
-  int32_t partition = 0;
-  ErrorCode error = ErrorCode::kNone;
-};
-
-struct FetchedOffset {
-  std::string topic;
-  int32_t partition = 0;
-  int64_t offset = -1;  // -1: none committed
-  int32_t leader_epoch = -1;
-  std::string metadata;
-  ErrorCode error = ErrorCode::kNone;
-};
-
-struct OffsetFetchResult {
-  ErrorCode error = ErrorCode::kNone;  // for the whole group
-  std::vector<FetchedOffset> partitions;
-};
-
-struct GroupOverview {
-  std::string group_id;
-  std::string protocol_type;
-  GroupState state = GroupState::kEmpty;
-};
-
-struct GroupDescription {
-  ErrorCode error = ErrorCode::kNone;
-  std::string group_id;
-  GroupState state = GroupState::kDead;
-  std::string protocol_type;
-  std::string protocol_name;  // Stable only, as Kafka
-  struct Member {
-    std::string member_id;
-    std::optional<std::string> group_instance_id;
-    std::string client_id;
-    std::string client_host;
-    std::string metadata;    // Stable only
-    std::string assignment;  // Stable only
-  };
-  std::vector<Member> members;
-};
-
-struct CoordinatorStats {
-  std::map<GroupState, int64_t> groups_by_state;
-  int64_t rebalances = 0;          // generations completed
-  int64_t offset_commits = 0;      // partitions committed
-  int64_t offset_commit_requests = 0;
-  int64_t offsets_expired = 0;
-  int64_t partitions_loaded = 0;
-  int64_t load_time_ms_total = 0;
-  int64_t last_load_time_ms = 0;
-  std::vector<int64_t> commit_latency_us;  // the last 1024 commits' write latency
-};
+class GroupCoordinatorImpl;  // group_group_coordinator_impl.h
 
 class GroupCoordinator {
  public:
@@ -249,12 +73,7 @@ class GroupCoordinator {
   void SyncGroup(SyncGroupParams params, std::function<void(SyncGroupResult)> respond);
   ErrorCode Heartbeat(const std::string& group_id, const std::string& member_id,
                       const std::optional<std::string>& group_instance_id, int32_t generation_id);
-  // One error per member, in order; the group's own error (NOT_COORDINATOR, ...) instead
-  // when the group cannot be reached.
-  struct LeaveResult {
-    ErrorCode error = ErrorCode::kNone;
-    std::vector<ErrorCode> members;
-  };
+  using LeaveResult = LeaveGroupResult;
   LeaveResult LeaveGroup(const std::string& group_id, const std::vector<MemberIdentity>& members);
   void CommitOffsets(OffsetCommitParams params, std::function<void(std::vector<PartitionError>)> respond);
   // partitions nullopt: every committed offset of the group.
@@ -275,8 +94,7 @@ class GroupCoordinator {
   CoordinatorStats stats() const;
 
  private:
-  class Impl;  // group_coordinator.cc
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<GroupCoordinatorImpl> impl_;
 };
 
 }  // namespace strata::broker

@@ -3,7 +3,7 @@
 // one classic group in memory, and what follows from it alone — the protocol the
 // members elect, the answers a JoinGroup and a SyncGroup get, the records that make the
 // group survive a failover (group_record.h). Nothing here takes a lock or keeps time;
-// coordinator_impl.h owns the groups and calls these under its mutex.
+// group_coordinator_impl.h owns the groups and calls these under its mutex.
 // Not thread-safe (values).
 
 #include <cstdint>
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "broker/group/group_coordinator.h"
+#include "broker/group/group_types.h"
 #include "broker/group/group_record.h"
 #include "storage/file_names.h"
 

@@ -1,7 +1,7 @@
 #pragma once
-// GroupCoordinator::Impl, inside group/ only: the groups of the __consumer_offsets
+// GroupCoordinatorImpl, inside group/ only: the groups of the __consumer_offsets
 // partitions this broker leads, under one mutex. Its methods live by concern:
-//   group_coordinator.cc    construction, shutdown, ListGroups, DescribeGroups, stats;
+//   group_coordinator_impl.cc  construction, shutdown, ListGroups, DescribeGroups, stats;
 //   coordinator_membership.cc  the state machine: JoinGroup, SyncGroup, Heartbeat,
 //                           LeaveGroup and the rebalance they drive;
 //   coordinator_offsets.cc  OffsetCommit, OffsetFetch, OffsetDelete, DeleteGroups and
@@ -26,7 +26,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
-#include "broker/group/group_coordinator.h"
+#include "broker/group/group_types.h"
 #include "broker/group/group_metadata.h"
 
 namespace strata::broker {
@@ -61,7 +61,7 @@ ErrorCode ClientErrorOfWrite(ErrorCode e, bool commit);
 // A new member id: the client id and a UUID v4, as Kafka's read.
 std::string NewMemberId(const std::string& client_id);
 
-class GroupCoordinator::Impl {
+class GroupCoordinatorImpl {
   // Written completions and wake-ups, shared with the writes in flight: a write that
   // completes after the coordinator is gone finds the inbox closed.
   struct Inbox {
@@ -73,9 +73,9 @@ class GroupCoordinator::Impl {
   };
 
  public:
-  Impl(GroupCoordinatorOptions options, GroupLog* log);
+  GroupCoordinatorImpl(GroupCoordinatorOptions options, GroupLog* log);
 
-  ~Impl();
+  ~GroupCoordinatorImpl();
 
   int32_t partitions() const { return partitions_.load(); }
 
@@ -98,7 +98,7 @@ class GroupCoordinator::Impl {
   ErrorCode Heartbeat(const std::string& group_id, const std::string& member_id,
                       const std::optional<std::string>& instance_id, int32_t generation_id);
 
-  GroupCoordinator::LeaveResult LeaveGroup(const std::string& group_id, const std::vector<MemberIdentity>& members);
+  LeaveGroupResult LeaveGroup(const std::string& group_id, const std::vector<MemberIdentity>& members);
 
   // --- offsets --------------------------------------------------------------------------
 

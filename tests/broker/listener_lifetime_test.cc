@@ -20,7 +20,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-TEST(KafkaServerLifetime, AResponderKeptPastTheServerIsSafeToCallAndToDestroy) {
+TEST(ListenerLifetime, AResponderKeptPastTheServerIsSafeToCallAndToDestroy) {
   absl::Mutex mu;
   std::optional<ApiResponder> kept;
   auto server = Listener::Start(ListenerOptions{}, [&](const auto&, auto, ApiResponder respond) {
