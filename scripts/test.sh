@@ -23,7 +23,7 @@ bash scripts/check-structure.sh
 echo "== ASan/UBSan build: unit and fault tests"
 bash scripts/build.sh build-asan asan unit_fault_tests
 # The seeded simulations run fewer seeds here (ASan is ~30x slower); Release runs them all.
-(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 STRATA_RAFT_SEEDS=150 \
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 STRATA_RAFT_SEEDS=150 STRATA_REPLICATION_SEEDS=100 \
    ctest -L "unit|fault" --output-on-failure -j2 --timeout 900)
 
 echo "== clang build: every program (-Werror=thread-safety checks the lock annotations) and the fuzz targets"

@@ -148,7 +148,7 @@ void GroupCoordinatorImpl::SyncGroup(SyncGroupParams params, std::function<void(
 }
 
 ErrorCode GroupCoordinatorImpl::Heartbeat(const std::string& group_id, const std::string& member_id,
-                    const std::optional<std::string>& instance_id, int32_t generation_id) {
+                                          const std::optional<std::string>& instance_id, int32_t generation_id) {
   absl::MutexLock lock(&mu_);
   if (group_id.empty()) return ErrorCode::kInvalidGroupId;
   if (ErrorCode e = ReachLocked(group_id); e != ErrorCode::kNone) return e;
@@ -215,7 +215,7 @@ LeaveGroupResult GroupCoordinatorImpl::LeaveGroup(const std::string& group_id, c
 
 // A known member of g under the identity given (static members: their current id).
 ErrorCode GroupCoordinatorImpl::CheckMemberLocked(const GroupMetadata& g, const std::string& member_id,
-                            const std::optional<std::string>& instance_id) const {
+                                                  const std::optional<std::string>& instance_id) const {
   if (instance_id) {
     auto it = g.static_members.find(*instance_id);
     if (it != g.static_members.end() && it->second != member_id) return ErrorCode::kFencedInstanceId;
@@ -253,8 +253,8 @@ void GroupCoordinatorImpl::RenewHeartbeatLocked(GroupMetadata& g, MemberMetadata
   AddTimerLocked(m.heartbeat_deadline_ms, Timer::kHeartbeat, g.group_id, m.member_id, 0);
 }
 
-void GroupCoordinatorImpl::UpdateMemberLocked(MemberMetadata& m, JoinGroupParams& params, std::function<void(JoinGroupResult)> respond,
-                        Deferred& d) {
+void GroupCoordinatorImpl::UpdateMemberLocked(MemberMetadata& m, JoinGroupParams& params,
+                                              std::function<void(JoinGroupResult)> respond, Deferred& d) {
   m.client_id = params.client_id;
   m.client_host = params.client_host;
   m.session_timeout_ms = params.session_timeout_ms;
@@ -264,8 +264,8 @@ void GroupCoordinatorImpl::UpdateMemberLocked(MemberMetadata& m, JoinGroupParams
   m.awaiting_join = std::move(respond);
 }
 
-void GroupCoordinatorImpl::JoinUnknownMemberLocked(GroupMetadata& g, JoinGroupParams params, std::function<void(JoinGroupResult)> respond,
-                             Deferred& d) {
+void GroupCoordinatorImpl::JoinUnknownMemberLocked(GroupMetadata& g, JoinGroupParams params,
+                                                   std::function<void(JoinGroupResult)> respond, Deferred& d) {
   const std::string new_id = NewMemberId(params.client_id);
   if (params.group_instance_id) {
     auto it = g.static_members.find(*params.group_instance_id);
@@ -287,8 +287,8 @@ void GroupCoordinatorImpl::JoinUnknownMemberLocked(GroupMetadata& g, JoinGroupPa
   AddMemberAndRebalanceLocked(g, new_id, std::move(params), std::move(respond), d);
 }
 
-void GroupCoordinatorImpl::JoinKnownMemberLocked(GroupMetadata& g, JoinGroupParams params, std::function<void(JoinGroupResult)> respond,
-                           Deferred& d) {
+void GroupCoordinatorImpl::JoinKnownMemberLocked(GroupMetadata& g, JoinGroupParams params,
+                                                 std::function<void(JoinGroupResult)> respond, Deferred& d) {
   const std::string id = params.member_id;
   auto fail = [&](ErrorCode e) {
     JoinGroupResult r;
@@ -349,7 +349,7 @@ void GroupCoordinatorImpl::JoinKnownMemberLocked(GroupMetadata& g, JoinGroupPara
 }
 
 void GroupCoordinatorImpl::AddMemberAndRebalanceLocked(GroupMetadata& g, const std::string& id, JoinGroupParams params,
-                                 std::function<void(JoinGroupResult)> respond, Deferred& d) {
+                                                       std::function<void(JoinGroupResult)> respond, Deferred& d) {
   if (g.members.empty()) g.protocol_type = params.protocol_type;
   MemberMetadata& m = g.members[id];
   m.member_id = id;
@@ -372,8 +372,9 @@ void GroupCoordinatorImpl::AddMemberAndRebalanceLocked(GroupMetadata& g, const s
 }
 
 // KIP-345: a static member restarted (a join with its instance id and no member id).
-void GroupCoordinatorImpl::ReplaceStaticMemberLocked(GroupMetadata& g, const std::string& old_id, const std::string& new_id,
-                               JoinGroupParams params, std::function<void(JoinGroupResult)> respond, Deferred& d) {
+void GroupCoordinatorImpl::ReplaceStaticMemberLocked(GroupMetadata& g, std::string old_id, const std::string& new_id,
+                                                     JoinGroupParams params,
+                                                     std::function<void(JoinGroupResult)> respond, Deferred& d) {
   auto node = g.members.extract(old_id);
   MemberMetadata& old = node.mapped();
   // The old incarnation's waiting calls are fenced.

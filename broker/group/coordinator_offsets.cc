@@ -85,7 +85,7 @@ void GroupCoordinatorImpl::CommitOffsets(OffsetCommitParams params, std::functio
 }
 
 OffsetFetchResult GroupCoordinatorImpl::FetchOffsets(const std::string& group_id,
-                               const std::optional<std::vector<storage::TopicPartition>>& partitions) {
+                                                     const std::optional<std::vector<storage::TopicPartition>>& partitions) {
   absl::MutexLock lock(&mu_);
   OffsetFetchResult result;
   if (ErrorCode e = ReachLocked(group_id); e != ErrorCode::kNone) {
@@ -123,7 +123,7 @@ OffsetFetchResult GroupCoordinatorImpl::FetchOffsets(const std::string& group_id
 }
 
 void GroupCoordinatorImpl::DeleteGroups(std::vector<std::string> group_ids,
-                  std::function<void(std::vector<std::pair<std::string, ErrorCode>>)> respond) {
+                                        std::function<void(std::vector<std::pair<std::string, ErrorCode>>)> respond) {
   Deferred d;
   absl::MutexLock lock(&mu_);
   struct Pending {
@@ -164,7 +164,7 @@ void GroupCoordinatorImpl::DeleteGroups(std::vector<std::string> group_ids,
 }
 
 void GroupCoordinatorImpl::DeleteOffsets(std::string group_id, std::vector<storage::TopicPartition> partitions,
-                   std::function<void(ErrorCode, std::vector<PartitionError>)> respond) {
+                                         std::function<void(ErrorCode, std::vector<PartitionError>)> respond) {
   Deferred d;
   absl::MutexLock lock(&mu_);
   auto fail = [&](ErrorCode e) { d.Add([respond, e] { respond(e, {}); }); };

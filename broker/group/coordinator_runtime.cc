@@ -160,8 +160,8 @@ void GroupCoordinatorImpl::Poke() {
   inbox_->poked = true;
 }
 
-void GroupCoordinatorImpl::AddTimerLocked(int64_t at, Timer::Kind kind, const std::string& group_id, const std::string& member_id,
-                    uint64_t seq) {
+void GroupCoordinatorImpl::AddTimerLocked(int64_t at, Timer::Kind kind, const std::string& group_id,
+                                          const std::string& member_id, uint64_t seq) {
   timers_.emplace(at, Timer{kind, group_id, member_id, seq});
   if (at < planned_wake_ms_.load()) Poke();
 }

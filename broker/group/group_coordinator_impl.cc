@@ -4,8 +4,8 @@
 
 namespace strata::broker {
 
-GroupCoordinatorImpl::GroupCoordinatorImpl(GroupCoordinatorOptions options, GroupLog* log)
-    : options_(options), log_(log), partitions_(options.offsets_topic_partitions) {
+GroupCoordinatorImpl::GroupCoordinatorImpl(GroupCoordinatorOptions options, GroupLog* log) : options_(options),
+                                           log_(log), partitions_(options.offsets_topic_partitions) {
   ABSL_CHECK(log_ != nullptr);
   ABSL_CHECK_GT(options_.offsets_topic_partitions, 0);
   {

@@ -177,7 +177,10 @@ class GroupCoordinatorImpl {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // KIP-345: a static member restarted (a join with its instance id and no member id).
-  void ReplaceStaticMemberLocked(GroupMetadata& g, const std::string& old_id, const std::string& new_id,
+  // old_id by value: the caller's is the static_members entry this replaces (taken by
+  // reference it read as the new id once replaced, and a returning leader stayed the
+  // group's leader under its fenced id: the table-driven test found it).
+  void ReplaceStaticMemberLocked(GroupMetadata& g, std::string old_id, const std::string& new_id,
                                  JoinGroupParams params, std::function<void(JoinGroupResult)> respond, Deferred& d)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 

@@ -31,6 +31,11 @@ absl::StatusOr<bool> Partition::Update(const PartitionState& state, int64_t now_
   bool was_leader = has_state_ && IsLeaderLocked();
   bool changed = !has_state_ || state.leader_epoch != state_.leader_epoch ||
                  (state.leader == local_broker_id_) != was_leader;
+  // An entry that does not change the partition (another broker registered or was
+  // unfenced: the broker applies such entries to every partition) leaves an ISR change
+  // in flight pending; dropping it there let the high watermark pass a follower the
+  // controller then added (the replication simulation, seed 124).
+  const bool partition_moved = changed || state.partition_epoch != state_.partition_epoch;
   if (has_state_) {
     // The image only moves forward: epochs never go back.
     ABSL_CHECK_GE(state.leader_epoch, state_.leader_epoch) << tp_.DirName();
@@ -51,7 +56,7 @@ absl::StatusOr<bool> Partition::Update(const PartitionState& state, int64_t now_
       followers_.clear();  // every follower starts afresh in a new epoch
       became_leader_ms_ = now_ms;
     }
-    pending_isr_.reset();  // the metadata moved: whatever was in flight is settled
+    if (partition_moved) pending_isr_.reset();  // the metadata settled whatever was in flight
   }
   if (state.leader == local_broker_id_) MaybeIncrementHighWatermarkLocked();
   return changed;
@@ -146,6 +151,11 @@ Partition::FollowerFetch Partition::UpdateFollowerFetchState(int32_t replica_id,
         (!epoch_start || fetch_offset >= epoch_start->start_offset)) {
       std::vector<int32_t> isr = state_.isr;
       isr.push_back(replica_id);
+      // Pending at once, under the lock that decided it: asked for later, the high
+      // watermark could move past this fetch offset in between, and the controller
+      // would add a replica that lacks committed records (the replication simulation,
+      // seed 2, found that window).
+      pending_isr_ = isr;
       result.expand_isr = std::move(isr);
     }
   }
@@ -199,6 +209,12 @@ void Partition::ClearPendingIsr() {
   absl::ReaderMutexLock lock(&mu_);
   absl::MutexLock hw(&hw_mu_);
   pending_isr_.reset();
+}
+
+std::optional<std::vector<int32_t>> Partition::pending_isr() const {
+  absl::ReaderMutexLock lock(&mu_);
+  absl::MutexLock hw(&hw_mu_);
+  return pending_isr_;
 }
 
 bool Partition::has_pending_isr() const {

@@ -120,7 +120,10 @@ class Partition final : public FollowerPartition {
   // at leader_log_end. Its fetch offset is its log end; it has caught up when that
   // reaches the leader's log end of this fetch or of its previous one (Kafka's rule).
   // May move the high watermark; a follower outside the ISR that reached the high
-  // watermark (and this epoch's start) is returned as the ISR to ask for.
+  // watermark (and this epoch's start) is returned as the ISR to ask for, and that ISR
+  // is pending from this moment (Kafka's PendingExpandIsr): the high watermark waits for
+  // the follower before it can move past what the follower holds. The caller asks the
+  // controller for it, or calls ClearPendingIsr when it will not.
   struct FollowerFetch {
     bool high_watermark_moved = false;
     std::optional<std::vector<int32_t>> expand_isr;
@@ -138,6 +141,8 @@ class Partition final : public FollowerPartition {
   // record is on every replica that may become leader.
   void SetPendingIsr(std::vector<int32_t> new_isr);
   void ClearPendingIsr();
+  // The ISR in flight, if any.
+  std::optional<std::vector<int32_t>> pending_isr() const;
   bool has_pending_isr() const;
 
   // Leader, Fetch v12+: where a follower whose last fetched batch has epoch

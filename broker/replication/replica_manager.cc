@@ -103,7 +103,10 @@ void ReplicaManager::UpdateFollowerFetchState(Partition& partition, int32_t repl
     // down or unknown, or a replica in a log dir its broker reported offline. Else each of
     // its fetches would send another refused AlterPartition.
     auto eligible = eligible_for_isr_.find(partition.topic_partition());
-    if (eligible == eligible_for_isr_.end() || !eligible->second.count(replica_id)) return;
+    if (eligible == eligible_for_isr_.end() || !eligible->second.count(replica_id)) {
+      partition.ClearPendingIsr();
+      return;
+    }
     isr_expansions_[partition.topic_partition()] = std::move(*result.expand_isr);
   }
 }
@@ -156,8 +159,9 @@ void ReplicaManager::RunIsrChanges() {
       if (isr_stopping_) return;
       expansions.swap(isr_expansions_);
     }
-    std::vector<std::pair<storage::TopicPartition, std::vector<int32_t>>> changes(expansions.begin(),
-                                                                                 expansions.end());
+    // Expansions are pending in their partitions already (Partition::UpdateFollowerFetchState).
+    std::vector<IsrChange> changes;
+    for (auto& [tp, isr] : expansions) changes.push_back({tp, std::move(isr), /*pending=*/true});
     int64_t now = options_.clock->NowMs();
     if (now >= next_shrink_check) {
       next_shrink_check = now + check_every;
@@ -169,7 +173,7 @@ void ReplicaManager::RunIsrChanges() {
           spdlog::info("broker {}: {} ISR [{}] -> [{}]: followers behind for more than {} ms", options_.broker_id,
                        tp.DirName(), absl::StrJoin(partition->state().isr, ","), absl::StrJoin(*isr, ","),
                        options_.replica_lag_time_max_ms);
-          changes.emplace_back(tp, std::move(*isr));
+          changes.push_back({tp, std::move(*isr), /*pending=*/false});
         }
       }
     }
@@ -190,17 +194,19 @@ void ReplicaManager::RunIsrChanges() {
   }
 }
 
-void ReplicaManager::SendIsrChanges(
-    const std::vector<std::pair<storage::TopicPartition, std::vector<int32_t>>>& changes) {
+void ReplicaManager::SendIsrChanges(const std::vector<IsrChange>& changes) {
   controller::v1::AlterPartitionRequest request;
   request.set_broker_id(options_.broker_id);
   request.set_broker_epoch(options_.broker_epoch ? options_.broker_epoch() : -1);
   std::map<std::pair<std::string, int32_t>, std::shared_ptr<Partition>> sent;
-  for (const auto& [tp, isr] : changes) {
+  for (const auto& [tp, isr, pending] : changes) {
     std::shared_ptr<Partition> partition = GetPartition(tp);
-    if (partition == nullptr || !partition->is_leader() || partition->has_pending_isr()) continue;
+    if (partition == nullptr || !partition->is_leader()) continue;
+    // An expansion is sent while it is still the change pending (the metadata may have
+    // settled it meanwhile); a shrink only when nothing is.
+    if (pending ? partition->pending_isr() != isr : partition->has_pending_isr()) continue;
     PartitionState state = partition->state();
-    partition->SetPendingIsr(isr);
+    if (!pending) partition->SetPendingIsr(isr);
     auto* p = request.add_partitions();
     p->set_topic_id(state.topic_id);
     p->set_partition_id(tp.partition);

@@ -239,7 +239,14 @@ class ReplicaManager final : public FollowerPartitions {
   // The ISR thread: every replica.lag.time.max.ms / 2 it shrinks the ISR of partitions
   // with laggards; expansions queued by follower fetches go at once.
   void RunIsrChanges();
-  void SendIsrChanges(const std::vector<std::pair<storage::TopicPartition, std::vector<int32_t>>>& changes);
+  // An ISR to ask the controller for; pending: already the partition's pending ISR (an
+  // expansion), else set pending when sent (a shrink).
+  struct IsrChange {
+    storage::TopicPartition tp;
+    std::vector<int32_t> isr;
+    bool pending = false;
+  };
+  void SendIsrChanges(const std::vector<IsrChange>& changes);
 
   const ReplicaManagerOptions options_;
   absl::Mutex apply_mu_;  // one ApplyImage at a time

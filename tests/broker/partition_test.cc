@@ -73,8 +73,11 @@ TEST_F(PartitionTest, AFollowerThatStopsCatchingUpLeavesAndOneThatCatchesUpRetur
   p.SetPendingIsr(*shrunk);
   EXPECT_EQ(p.IsrToShrinkTo(5000, 1000), std::nullopt) << "one change at a time";
   EXPECT_EQ(p.high_watermark(), 0);
-  // The controller accepted: the metadata shows ISR {1, 2}; the watermark follows 2.
-  ASSERT_TRUE(p.Update(Led({1, 2}, 0), 2200).ok());
+  // The controller accepted: the metadata shows ISR {1, 2} in the partition's next
+  // epoch; the watermark follows 2.
+  PartitionState accepted = Led({1, 2}, 0);
+  accepted.partition_epoch = 1;
+  ASSERT_TRUE(p.Update(accepted, 2200).ok());
   EXPECT_FALSE(p.has_pending_isr());
   EXPECT_EQ(p.high_watermark(), 5);
   // Broker 3 fetches up to the high watermark: it is offered back.
@@ -98,6 +101,48 @@ TEST_F(PartitionTest, AnExpansionInFlightCountsTheNewMemberForTheHighWatermark) 
   EXPECT_EQ(p.high_watermark(), 4) << "broker 3 may be in the ISR any moment: it must have the records too";
   p.UpdateFollowerFetchState(3, 8, 8, 2);
   EXPECT_EQ(p.high_watermark(), 8);
+}
+
+// The replication simulation found both (seeds 2 and 124 of replication_sim_test.cc):
+// a follower offered back into the ISR was asked for only later, and an unrelated
+// metadata entry dropped the change in flight; either way the high watermark moved past
+// what the follower held and the controller then added it to the ISR.
+TEST_F(PartitionTest, AFollowerOfferedBackHoldsTheHighWatermarkFromTheFetchThatOfferedIt) {
+  Partition p({"orders", 0}, 1, log_.get());
+  ASSERT_TRUE(p.Update(Led({1, 2}), 0).ok());
+  Append(p, 4);
+  p.UpdateFollowerFetchState(2, 4, 4, 1);
+  ASSERT_EQ(p.high_watermark(), 4);
+  auto offered = p.UpdateFollowerFetchState(3, 4, 4, 1);
+  ASSERT_TRUE(offered.expand_isr.has_value());
+  EXPECT_EQ(p.pending_isr(), (std::vector<int32_t>{1, 2, 3}));
+  Append(p, 4);
+  p.UpdateFollowerFetchState(2, 8, 8, 2);  // before anyone asked the controller
+  EXPECT_EQ(p.high_watermark(), 4) << "broker 3 holds only 4 records and is about to be in the ISR";
+  p.ClearPendingIsr();  // not asked for after all (ReplicaManager: not eligible)
+  p.UpdateFollowerFetchState(2, 8, 8, 3);
+  EXPECT_EQ(p.high_watermark(), 8);
+}
+
+TEST_F(PartitionTest, AnEntryThatLeavesThePartitionAsItWasKeepsTheIsrChangeInFlight) {
+  Partition p({"orders", 0}, 1, log_.get());
+  ASSERT_TRUE(p.Update(Led({1, 2}), 0).ok());
+  Append(p, 4);
+  p.UpdateFollowerFetchState(2, 4, 4, 1);
+  p.UpdateFollowerFetchState(3, 4, 4, 1);  // offered back: {1, 2, 3} pending
+  ASSERT_TRUE(p.has_pending_isr());
+  // Another broker was unfenced: the broker applies the entry to every partition.
+  ASSERT_TRUE(p.Update(Led({1, 2}), 2).ok());
+  EXPECT_TRUE(p.has_pending_isr());
+  Append(p, 4);
+  p.UpdateFollowerFetchState(2, 8, 8, 3);
+  EXPECT_EQ(p.high_watermark(), 4) << "the controller may add broker 3 any moment";
+  // The controller's answer arrives as the partition's next epoch: settled.
+  PartitionState expanded = Led({1, 2, 3});
+  expanded.partition_epoch = 1;
+  ASSERT_TRUE(p.Update(expanded, 4).ok());
+  EXPECT_FALSE(p.has_pending_isr());
+  EXPECT_EQ(p.high_watermark(), 4) << "broker 3 is in the ISR now";
 }
 
 TEST_F(PartitionTest, DivergingEpochAndTruncation) {

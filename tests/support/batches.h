@@ -24,6 +24,10 @@ struct ReadRecord {
   int32_t leader_epoch;
 };
 
+// The records of the whole batches in bytes at or above `from` (CRC checked; a partial
+// batch at the end is left out); next_offset, when given, is set past the last batch.
+absl::StatusOr<std::vector<ReadRecord>> DecodeAll(absl::string_view bytes, int64_t from = 0,
+                                                  int64_t* next_offset = nullptr);
 // Every record from `from` to the log end (whole batches only, CRC checked).
 absl::StatusOr<std::vector<ReadRecord>> ReadAll(const storage::Log& log, int64_t from = -1);
 
