@@ -489,15 +489,26 @@ Plan PlanAlterPartition(const MetadataImage& image, BrokerId leader,
   if (isr.size() != static_cast<size_t>(request.new_isr_size()) || !isr.count(leader)) {
     return Fail(ErrorCode::kInvalidRequest, "the new ISR must be distinct and hold the leader");
   }
-  for (BrokerId b : isr) {
+  const bool epochs_given = request.new_isr_broker_epochs_size() == request.new_isr_size();
+  for (int n = 0; n < request.new_isr_size(); ++n) {
+    const BrokerId b = request.new_isr(n);
     int index = -1;
     for (int i = 0; i < p->replicas_size(); ++i) {
       if (p->replicas(i) == b) index = i;
     }
     if (index < 0) return Fail(ErrorCode::kInvalidRequest, absl::StrCat("broker ", b, " is not a replica"));
     bool already = std::find(p->isr().begin(), p->isr().end(), b) != p->isr().end();
-    if (!already && !ReplicaAvailable(image, *p, b, index)) {
+    if (already) continue;
+    if (!ReplicaAvailable(image, *p, b, index)) {
       return Fail(ErrorCode::kIneligibleReplica, absl::StrCat("replica ", b, " is fenced, shutting down or offline"));
+    }
+    // KIP-903: the leader counted the fetches of another process of that broker.
+    auto broker = image.brokers().find(b);
+    const int64_t counted = epochs_given ? request.new_isr_broker_epochs(n) : -1;
+    if (counted >= 0 && broker != image.brokers().end() && broker->second.registration().broker_epoch() != counted) {
+      return Fail(ErrorCode::kIneligibleReplica,
+                  absl::StrCat("replica ", b, " was counted in broker epoch ", counted, "; its broker is in epoch ",
+                               broker->second.registration().broker_epoch(), " (it restarted)"));
     }
   }
   pb::PartitionChange change;

@@ -155,7 +155,7 @@ Partition::FollowerFetch Partition::UpdateFollowerFetchState(int32_t replica_id,
       // watermark could move past this fetch offset in between, and the controller
       // would add a replica that lacks committed records (the replication simulation,
       // seed 2, found that window).
-      pending_isr_ = isr;
+      SetPendingIsrLocked(isr);
       result.expand_isr = std::move(isr);
     }
   }
@@ -202,13 +202,39 @@ bool Partition::FollowersSilentFor(int64_t now_ms, int64_t ms) const {
 void Partition::SetPendingIsr(std::vector<int32_t> new_isr) {
   absl::ReaderMutexLock lock(&mu_);
   absl::MutexLock hw(&hw_mu_);
-  pending_isr_ = std::move(new_isr);
+  SetPendingIsrLocked(std::move(new_isr));
 }
 
 void Partition::ClearPendingIsr() {
   absl::ReaderMutexLock lock(&mu_);
   absl::MutexLock hw(&hw_mu_);
   pending_isr_.reset();
+}
+
+void Partition::UpdateReplicaBrokerEpochs(const std::map<int32_t, int64_t>& broker_epochs) {
+  absl::ReaderMutexLock lock(&mu_);
+  absl::MutexLock hw(&hw_mu_);
+  for (const auto& [replica, epoch] : broker_epochs) {
+    auto [known, added] = replica_broker_epochs_.try_emplace(replica, epoch);
+    if (added || known->second == epoch) continue;
+    known->second = epoch;
+    followers_.erase(replica);
+  }
+}
+
+void Partition::SetPendingIsrLocked(std::vector<int32_t> isr) {
+  pending_isr_broker_epochs_.clear();
+  for (int32_t r : isr) {
+    auto it = replica_broker_epochs_.find(r);
+    pending_isr_broker_epochs_.push_back(it == replica_broker_epochs_.end() ? -1 : it->second);
+  }
+  pending_isr_ = std::move(isr);
+}
+
+std::vector<int64_t> Partition::pending_isr_broker_epochs() const {
+  absl::ReaderMutexLock lock(&mu_);
+  absl::MutexLock hw(&hw_mu_);
+  return pending_isr_ ? pending_isr_broker_epochs_ : std::vector<int64_t>{};
 }
 
 std::optional<std::vector<int32_t>> Partition::pending_isr() const {

@@ -136,13 +136,26 @@ class Partition final : public FollowerPartition {
   // Leader: the ISR has members besides this broker and none of them fetched for ms
   // (one that has not fetched in this epoch counts from when this broker became leader).
   bool FollowersSilentFor(int64_t now_ms, int64_t ms) const;
-  // Leader: an AlterPartition for new_isr is in flight. Until the metadata shows it (or
-  // it fails), the high watermark counts the union of both ISRs, so an acknowledged
-  // record is on every replica that may become leader.
+  // Leader: an AlterPartition for new_isr is in flight. Until an entry that moves the
+  // partition's epochs settles it (or the controller refuses it), the high watermark
+  // counts the union of both ISRs, so an acknowledged record is on every replica that
+  // may become leader.
   void SetPendingIsr(std::vector<int32_t> new_isr);
   void ClearPendingIsr();
   // The ISR in flight, if any.
   std::optional<std::vector<int32_t>> pending_isr() const;
+  // Leader: the broker epoch (registration) of each replica's broker as the image shows
+  // it, after every applied image. A replica whose broker registered again since (a new
+  // process, which may have lost its unflushed tail) is forgotten: its fetch state is
+  // unknown again (the high watermark waits for it where it must). An ISR change in
+  // flight keeps the epochs its new members were counted in
+  // (pending_isr_broker_epochs), which AlterPartition carries: the controller refuses a
+  // member whose broker registered again since (KIP-903; the replication simulation,
+  // seeds 562 and 4332).
+  void UpdateReplicaBrokerEpochs(const std::map<int32_t, int64_t>& broker_epochs);
+  // The broker epoch each member of the pending ISR was counted in (-1: unknown), in
+  // its order; empty without a pending ISR.
+  std::vector<int64_t> pending_isr_broker_epochs() const;
   bool has_pending_isr() const;
 
   // Leader, Fetch v12+: where a follower whose last fetched batch has epoch
@@ -247,7 +260,11 @@ class Partition final : public FollowerPartition {
     int64_t last_fetch_ms = 0;
   };
   std::map<int32_t, FollowerState> followers_ ABSL_GUARDED_BY(hw_mu_);
+  std::map<int32_t, int64_t> replica_broker_epochs_ ABSL_GUARDED_BY(hw_mu_);
   std::optional<std::vector<int32_t>> pending_isr_ ABSL_GUARDED_BY(hw_mu_);
+  std::vector<int64_t> pending_isr_broker_epochs_ ABSL_GUARDED_BY(hw_mu_);  // as it was decided
+  // pending_isr_ = isr, with the broker epochs its members are counted in now.
+  void SetPendingIsrLocked(std::vector<int32_t> isr) ABSL_EXCLUSIVE_LOCKS_REQUIRED(hw_mu_);
   // The ISR the high watermark waits for: the ISR, with a pending change's members too.
   std::vector<int32_t> MaximalIsrLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(hw_mu_) ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // Serialises high-watermark moves, which run under the shared mu_ (appends).

@@ -158,8 +158,13 @@ void ReplicaManager::RunIsrChanges() {
       isr_mu_.AwaitWithTimeout(absl::Condition(&wake), absl::Milliseconds(std::min<int64_t>(check_every, 50)));
       if (isr_stopping_) return;
       expansions.swap(isr_expansions_);
+      // Changes the controller did not answer go again (after this wait: no busy loop
+      // while it is out of reach).
+      for (auto& [tp, isr] : isr_unanswered_) expansions.try_emplace(tp, std::move(isr));
+      isr_unanswered_.clear();
     }
-    // Expansions are pending in their partitions already (Partition::UpdateFollowerFetchState).
+    // Expansions (and unanswered changes) are pending in their partitions already
+    // (Partition::UpdateFollowerFetchState, SendIsrChanges).
     std::vector<IsrChange> changes;
     for (auto& [tp, isr] : expansions) changes.push_back({tp, std::move(isr), /*pending=*/true});
     int64_t now = options_.clock->NowMs();
@@ -213,6 +218,7 @@ void ReplicaManager::SendIsrChanges(const std::vector<IsrChange>& changes) {
     p->set_leader_epoch(state.leader_epoch);
     p->set_partition_epoch(state.partition_epoch);
     for (int32_t r : isr) p->add_new_isr(r);
+    for (int64_t e : partition->pending_isr_broker_epochs()) p->add_new_isr_broker_epochs(e);
     sent[{state.topic_id, tp.partition}] = std::move(partition);
   }
   if (sent.empty()) return;
@@ -220,24 +226,50 @@ void ReplicaManager::SendIsrChanges(const std::vector<IsrChange>& changes) {
   absl::Status status = options_.controller->CallController(&controller::v1::ControllerService::Stub::AlterPartition,
                                                             request, &response, std::chrono::seconds(5));
   int64_t failed = 0;
-  if (!status.ok() || response.error_code() != 0) {
-    spdlog::warn("broker {}: AlterPartition for {} partitions failed: {} {}", options_.broker_id, sent.size(),
-                 status.ToString(), response.error_message());
+  std::map<storage::TopicPartition, std::vector<int32_t>> unanswered;
+  if (!status.ok()) {
+    // No answer (a timeout, a lost connection): the controller may have applied the
+    // changes. They stay pending, so that the high watermark keeps counting both ISRs,
+    // and go again; an answer or the metadata settles them (as Kafka's
+    // AlterPartitionManager retries). Cleared here, a follower the controller did add
+    // could fall behind the high watermark before the metadata said so (the
+    // replication simulation, seed 4370).
+    spdlog::warn("broker {}: AlterPartition for {} partitions unanswered: {}; asking again", options_.broker_id,
+                 sent.size(), status.ToString());
+    for (auto& [key, partition] : sent) {
+      if (auto isr = partition->pending_isr()) unanswered[partition->topic_partition()] = std::move(*isr);
+    }
+    failed = static_cast<int64_t>(sent.size());
+  } else if (response.error_code() != 0) {
+    // Refused as a whole (no active controller): nothing was applied.
+    spdlog::warn("broker {}: AlterPartition for {} partitions refused: {} {}", options_.broker_id, sent.size(),
+                 response.error_code(), response.error_message());
     for (auto& [key, partition] : sent) partition->ClearPendingIsr();
     failed = static_cast<int64_t>(sent.size());
   } else {
     for (const auto& p : response.partitions()) {
       auto it = sent.find({p.topic_id(), p.partition_id()});
       if (it == sent.end() || p.error_code() == 0) continue;  // accepted: the metadata settles it
+      ++failed;
+      const auto code = static_cast<proto::kafka::ErrorCode>(p.error_code());
+      if (code == proto::kafka::ErrorCode::kInvalidUpdateVersion || code == proto::kafka::ErrorCode::kFencedLeaderEpoch ||
+          code == proto::kafka::ErrorCode::kNotLeaderOrFollower) {
+        // This broker's view of the partition is behind the controller's (an earlier
+        // attempt may even have been applied): the metadata on its way settles the
+        // change, as Kafka's leader waits for it.
+        spdlog::info("broker {}: AlterPartition of {} refused: {} ({}); waiting for the metadata",
+                     options_.broker_id, it->second->topic_partition().DirName(), p.error_code(), p.error_message());
+        continue;
+      }
       spdlog::info("broker {}: AlterPartition of {} refused: {} ({}); asking again from the newest state",
                    options_.broker_id, it->second->topic_partition().DirName(), p.error_code(), p.error_message());
       it->second->ClearPendingIsr();
-      ++failed;
     }
   }
   absl::MutexLock lock(&isr_mu_);
   isr_sent_ += static_cast<int64_t>(sent.size());
   isr_failed_ += failed;
+  for (auto& [tp, isr] : unanswered) isr_unanswered_[tp] = std::move(isr);
 }
 
 std::string ReplicaManager::PartitionMetadataText(const std::string& topic_id) {
@@ -550,6 +582,12 @@ void ReplicaManager::ApplyPartition(const controller::MetadataImage& image, cons
   bool led_before = partition->is_leader();
   size_t isr_before = led_before ? partition->state().isr.size() : 0;  // counted for leaders only
   auto changed = partition->Update(state, options_.clock->NowMs());
+  std::map<int32_t, int64_t> broker_epochs;
+  for (int32_t r : state.replicas) {
+    auto broker = image.brokers().find(r);
+    if (broker != image.brokers().end()) broker_epochs[r] = broker->second.registration().broker_epoch();
+  }
+  partition->UpdateReplicaBrokerEpochs(broker_epochs);
   if (changed.ok() && led_before && state.leader == options_.broker_id) {
     if (state.isr.size() < isr_before) isr_shrinks_.fetch_add(1, std::memory_order_relaxed);
     if (state.isr.size() > isr_before) isr_expands_.fetch_add(1, std::memory_order_relaxed);

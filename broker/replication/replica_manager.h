@@ -268,6 +268,8 @@ class ReplicaManager final : public FollowerPartitions {
   mutable absl::Mutex isr_mu_;
   bool isr_stopping_ ABSL_GUARDED_BY(isr_mu_) = false;
   std::map<storage::TopicPartition, std::vector<int32_t>> isr_expansions_ ABSL_GUARDED_BY(isr_mu_);
+  // Pending ISR changes the controller did not answer: sent again.
+  std::map<storage::TopicPartition, std::vector<int32_t>> isr_unanswered_ ABSL_GUARDED_BY(isr_mu_);
   // Per partition, the replicas whose broker is neither fenced nor shutting down and whose
   // log dir is online in the last image applied: the only ones an ISR expansion proposes.
   std::map<storage::TopicPartition, std::set<int32_t>> eligible_for_isr_ ABSL_GUARDED_BY(isr_mu_);

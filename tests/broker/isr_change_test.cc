@@ -35,6 +35,7 @@ class FakeController final : public controller::v1::ControllerService::Service {
   grpc::Status AlterPartition(grpc::ServerContext*, const controller::v1::AlterPartitionRequest* request,
                               controller::v1::AlterPartitionResponse* response) override {
     absl::MutexLock lock(&mu);
+    if (unreachable) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "cut off (the test)");
     requests.push_back(*request);
     for (const auto& p : request->partitions()) {
       auto* answer = response->add_partitions();
@@ -57,6 +58,7 @@ class FakeController final : public controller::v1::ControllerService::Service {
   }
   absl::Mutex mu;
   std::set<int32_t> fenced ABSL_GUARDED_BY(mu);
+  bool unreachable ABSL_GUARDED_BY(mu) = false;  // every call fails, none applied
   std::vector<controller::v1::AlterPartitionRequest> requests ABSL_GUARDED_BY(mu);
 };
 
@@ -179,6 +181,28 @@ TEST_F(IsrChangeTest, AFollowerWhoseLogDirIsOfflineIsNotProposed) {
   for (const auto& [index, isr] : fake_.Proposed()) {
     EXPECT_EQ(index, 1) << "events-0 was proposed with broker 3, whose replica's log dir is offline";
   }
+}
+
+// Found by the replication simulation (seed 4370): a change the controller did not
+// answer was dropped, yet the controller may have applied it; until the metadata said
+// so the high watermark could pass a follower that was already in the ISR.
+TEST_F(IsrChangeTest, AnUnansweredChangeStaysPendingAndIsAskedAgain) {
+  {
+    absl::MutexLock lock(&fake_.mu);
+    fake_.unreachable = true;
+  }
+  Apply(TwoPartitionsLedByBroker1());
+  CaughtUp(0, 3);
+  std::shared_ptr<Partition> p = services_->replicas().GetPartition({"events", 0});
+  ASSERT_NE(p, nullptr);
+  ASSERT_TRUE(testing::WaitUntil([&] { return services_->replicas().isr_changes_failed() >= 1; }, 20s))
+      << "the AlterPartition did not fail";
+  EXPECT_EQ(p->pending_isr(), (std::vector<int32_t>{1, 3})) << "unanswered: the controller may have applied it";
+  {
+    absl::MutexLock lock(&fake_.mu);
+    fake_.unreachable = false;
+  }
+  EXPECT_TRUE(WaitForProposalOf(0)) << "the unanswered change was not asked again";
 }
 
 }  // namespace

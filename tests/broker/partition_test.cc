@@ -145,6 +145,35 @@ TEST_F(PartitionTest, AnEntryThatLeavesThePartitionAsItWasKeepsTheIsrChangeInFli
   EXPECT_EQ(p.high_watermark(), 4) << "broker 3 is in the ISR now";
 }
 
+// Found by the replication simulation (seeds 562, 4332): an expansion left unanswered
+// was sent again after the follower's broker restarted with less than it had reported,
+// and the controller, which saw the new process unfenced, added it.
+TEST_F(PartitionTest, AFollowerWhoseBrokerRegisteredAgainIsForgotten) {
+  Partition p({"orders", 0}, 1, log_.get());
+  ASSERT_TRUE(p.Update(Led({1, 2}), 0).ok());
+  p.UpdateReplicaBrokerEpochs({{1, 10}, {2, 20}, {3, 30}});
+  Append(p, 4);
+  p.UpdateFollowerFetchState(2, 4, 4, 1);
+  p.UpdateFollowerFetchState(3, 4, 4, 1);  // offered back: {1, 2, 3} pending
+  ASSERT_TRUE(p.has_pending_isr());
+  p.UpdateReplicaBrokerEpochs({{1, 10}, {2, 20}, {3, 30}});
+  EXPECT_TRUE(p.has_pending_isr()) << "the same process";
+  p.UpdateReplicaBrokerEpochs({{1, 10}, {2, 20}, {3, 31}});  // broker 3 registered again
+  // The change in flight may still be applied: the high watermark keeps waiting for
+  // broker 3, whose new process has not fetched yet; the request carries the epoch its
+  // fetches were counted in, which the controller refuses now.
+  EXPECT_EQ(p.pending_isr(), (std::vector<int32_t>{1, 2, 3}));
+  EXPECT_EQ(p.pending_isr_broker_epochs(), (std::vector<int64_t>{10, 20, 30}));
+  Append(p, 4);
+  p.UpdateFollowerFetchState(2, 8, 8, 2);
+  EXPECT_EQ(p.high_watermark(), 4);
+  p.UpdateFollowerFetchState(3, 2, 8, 2);  // the new process, with less
+  EXPECT_EQ(p.high_watermark(), 4);
+  p.ClearPendingIsr();  // refused
+  p.UpdateFollowerFetchState(2, 8, 8, 3);
+  EXPECT_EQ(p.high_watermark(), 8);
+}
+
 TEST_F(PartitionTest, DivergingEpochAndTruncation) {
   Partition leader({"orders", 0}, 1, log_.get());
   ASSERT_TRUE(leader.Update(Led({1, 2, 3}, 0), 0).ok());

@@ -179,6 +179,9 @@ TEST(ProducerIdManager, ARequestWaitsNoLongerThanTheBoundAndSaysWhy) {
   controller.Fail("no active controller within 3000 ms");
   ProducerIdManagerOptions options;
   options.wait = 200ms;
+  // Retries at most 50 ms apart: the request once the controller is back must not wait
+  // out a backoff longer than its own bound (with 1 s, a loaded machine failed it once).
+  options.max_retry_backoff = 50ms;
   ProducerIdManager m(controller.Source(), options);
   auto t0 = Clock::now();
   auto id = m.NextProducerId();

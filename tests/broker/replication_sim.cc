@@ -72,6 +72,7 @@ struct Message {
   // AlterPartition.
   int32_t partition_epoch = -1;
   std::vector<int32_t> isr;
+  std::vector<int64_t> broker_epochs;  // of isr's members (KIP-903)
 };
 
 struct WaitingProduce {
@@ -149,7 +150,7 @@ ReplicationSim::ReplicationSim(uint64_t seed, const std::string& dir) : rng_(see
   }
   ABSL_CHECK_OK(image_.Apply(testing::TopicRecord("t", topic_id_)));
   ABSL_CHECK_OK(image_.Apply(testing::PartitionRecord(topic_id_, 0, {1, 2, 3}, {1, 2, 3}, 1)));
-  history_.push_back({ControllerState(), Fenced()});
+  history_.push_back({ControllerState(), Fenced(), BrokerEpochs()});
 
   for (int32_t id = 1; id <= kReplicas; ++id) {
     auto b = std::make_unique<Broker>();
@@ -215,6 +216,12 @@ PartitionState ReplicationSim::ControllerState() const {
   return s;
 }
 
+std::map<int32_t, int64_t> ReplicationSim::BrokerEpochs() const {
+  std::map<int32_t, int64_t> out;
+  for (const auto& [id, b] : image_.brokers()) out[id] = b.registration().broker_epoch();
+  return out;
+}
+
 std::set<int32_t> ReplicationSim::Fenced() const {
   std::set<int32_t> out;
   for (const auto& [id, b] : image_.brokers()) {
@@ -228,7 +235,7 @@ void ReplicationSim::ApplyPlan(const controller::Plan& plan, const std::string& 
   const PartitionState before = ControllerState();
   for (const auto& r : plan.records) ABSL_CHECK_OK(image_.Apply(r));
   const PartitionState after = ControllerState();
-  history_.push_back({after, Fenced()});
+  history_.push_back({after, Fenced(), BrokerEpochs()});
   if (after.leader != before.leader || after.leader_epoch != before.leader_epoch) ++leader_changes_;
   Trace(absl::StrCat("controller: ", why, ": leader ", after.leader, " epoch ", after.leader_epoch, " isr [",
                      Join(after.isr), "] partition epoch ", after.partition_epoch, " fenced [",
@@ -277,6 +284,7 @@ void ReplicationSim::HandleAlterPartition(const Message& m) {
   request.set_leader_epoch(m.leader_epoch);
   request.set_partition_epoch(m.partition_epoch);
   for (int32_t r : m.isr) request.add_new_isr(r);
+  for (int64_t e : m.broker_epochs) request.add_new_isr_broker_epochs(e);
   controller::Plan plan = controller::PlanAlterPartition(image_, m.from, request);
   Trace(absl::StrCat("controller: AlterPartition from ", m.from, " epochs ", m.leader_epoch, "/", m.partition_epoch,
                      " isr [", Join(m.isr), "]: ", proto::kafka::ErrorName(plan.outcome.code)));
@@ -341,6 +349,7 @@ void ReplicationSim::DeliverMetadata(Broker& b) {
     const PartitionState& state = history_[b.applied].state;
     auto changed = b.partition->Update(state, step_ * kStepMs);
     ABSL_CHECK(changed.ok()) << "broker " << b.id << ": " << changed.status();
+    b.partition->UpdateReplicaBrokerEpochs(history_[b.applied].broker_epochs);  // as ReplicaManager
     ++b.applied;
     if (*changed) {
       Trace(absl::StrCat("broker ", b.id, (state.leader == b.id ? " leads" : " follows"), " in epoch ",
@@ -369,10 +378,11 @@ void ReplicationSim::BrokerStep(Broker& b) {
   CompleteProduces(b);  // answers NOT_LEADER_OR_FOLLOWER once leadership left
   if (b.partition->is_leader()) {
     if (b.alter_id != 0 && step_ - b.alter_sent > kAlterTimeout) {
-      // ReplicaManager::SendIsrChanges: no answer in time is a failure.
-      Trace(absl::StrCat("broker ", b.id, ": AlterPartition timed out"));
+      // ReplicaManager::SendIsrChanges: unanswered, the change stays pending and goes
+      // again.
+      Trace(absl::StrCat("broker ", b.id, ": AlterPartition unanswered; asking again"));
       b.alter_id = 0;
-      b.partition->ClearPendingIsr();
+      if (!b.expansion) b.expansion = b.partition->pending_isr();
     }
     if (b.expansion) {
       std::vector<int32_t> isr = std::move(*b.expansion);
@@ -585,6 +595,7 @@ void ReplicationSim::SendIsrChange(Broker& b, std::vector<int32_t> isr, bool pen
   m.leader_epoch = state.leader_epoch;
   m.partition_epoch = state.partition_epoch;
   m.isr = std::move(isr);
+  m.broker_epochs = p.pending_isr_broker_epochs();
   b.alter_sent = step_;
   Trace(absl::StrCat("broker ", b.id, " asks for isr [", Join(m.isr), "] from [", Join(state.isr), "] at high watermark ",
                      p.high_watermark(), ", log end ", b.log->log_end_offset()));
@@ -594,8 +605,13 @@ void ReplicationSim::SendIsrChange(Broker& b, std::vector<int32_t> isr, bool pen
 void ReplicationSim::HandleAlterPartitionResponse(Broker& b, const Message& m) {
   if (m.request_id != b.alter_id) return;
   b.alter_id = 0;
-  // Accepted: the metadata settles it. Refused: ask again from the newest state.
-  if (m.error != 0) b.partition->ClearPendingIsr();
+  // Accepted, or refused for a view behind the controller's: the metadata settles it.
+  // Refused otherwise: ask again from the newest state.
+  const auto code = static_cast<ErrorCode>(m.error);
+  if (code != ErrorCode::kNone && code != ErrorCode::kInvalidUpdateVersion && code != ErrorCode::kFencedLeaderEpoch &&
+      code != ErrorCode::kNotLeaderOrFollower) {
+    b.partition->ClearPendingIsr();
+  }
 }
 
 // --- clients --------------------------------------------------------------------------
@@ -734,6 +750,9 @@ void ReplicationSim::Deliver() {
     }
     Broker& b = broker(m.to);
     if (!b.up) continue;
+    if (m.kind == Message::kFetch && (!broker(m.from).up || broker(m.from).incarnation != m.to_incarnation)) {
+      continue;  // its process is gone, and its connection with it
+    }
     if (m.to_incarnation >= 0 && m.kind != Message::kFetch && m.kind != Message::kAlterPartition &&
         m.to_incarnation != b.incarnation) {
       continue;  // an answer to the broker's previous process

@@ -115,6 +115,7 @@ class ReplicationSim {
   void ApplyPlan(const controller::Plan& plan, const std::string& why);
   PartitionState ControllerState() const;
   std::set<int32_t> Fenced() const;
+  std::map<int32_t, int64_t> BrokerEpochs() const;
   void ControllerStep();
   void HandleAlterPartition(const Message& m);
 
@@ -168,6 +169,7 @@ class ReplicationSim {
   struct Entry {
     PartitionState state;
     std::set<int32_t> fenced;
+    std::map<int32_t, int64_t> broker_epochs;  // registrations
   };
   std::vector<Entry> history_;
   int64_t next_broker_epoch_ = 100;

@@ -1246,6 +1246,23 @@ TEST(PlanAlterPartition, TheLeaderMayShrinkAndExpandTheIsr) {
   EXPECT_EQ(Ids(PartitionOf(image, Id('t'), 0).isr()), (std::vector<BrokerId>{1, 2, 3}));
 }
 
+// KIP-903: the leader says in which broker epoch it counted each new member's fetches;
+// a member whose broker registered again since may have lost what it reported.
+TEST(PlanAlterPartition, AMemberCountedInAnotherBrokerEpochIsIneligible) {
+  MetadataImage image = ClusterWithSyncedPartition();
+  ASSERT_TRUE(ApplyAll(image, PlanAlterPartition(image, 1, IsrUpdate(0, 0, 0, {1, 2})).records).ok());
+  const int64_t epoch = image.brokers().at(3).registration().broker_epoch();
+  auto stale = IsrUpdate(0, 0, 1, {1, 2, 3});
+  for (int64_t e : {int64_t{-1}, int64_t{-1}, epoch - 1}) stale.add_new_isr_broker_epochs(e);
+  Plan refused = PlanAlterPartition(image, 1, stale);
+  EXPECT_EQ(refused.outcome.code, ErrorCode::kIneligibleReplica) << refused.outcome.message;
+  EXPECT_TRUE(refused.records.empty());
+  auto current = IsrUpdate(0, 0, 1, {1, 2, 3});
+  for (int64_t e : {int64_t{-1}, int64_t{-1}, epoch}) current.add_new_isr_broker_epochs(e);
+  Plan accepted = PlanAlterPartition(image, 1, current);
+  EXPECT_TRUE(accepted.outcome.ok()) << accepted.outcome.message;
+}
+
 TEST(PlanAlterPartition, AnUnknownPartitionIsUnknown) {
   MetadataImage image = ClusterWithSyncedPartition();
   EXPECT_EQ(PlanAlterPartition(image, 1, IsrUpdate(5, 0, 0, {1})).outcome.code, ErrorCode::kUnknownTopicOrPartition);
