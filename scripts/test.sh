@@ -16,6 +16,8 @@ export STRATA_MUTEX_DEADLOCK_DETECTION=abort
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 bash scripts/install-deps.sh
+# The test peers (Kafka's jars, confluent-kafka from PyPI, franz-go): cached, pinned.
+bash scripts/install-peers.sh
 
 echo "== Structure: include cycles and module layering"
 bash scripts/check-structure.sh
