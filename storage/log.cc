@@ -444,16 +444,21 @@ absl::StatusOr<std::optional<TimestampOffset>> Log::FetchOffsetByTimestamp(int64
   return std::optional<TimestampOffset>();
 }
 
-std::optional<TimestampOffset> Log::FetchMaxTimestamp() const {
+absl::StatusOr<std::optional<TimestampOffset>> Log::FetchMaxTimestamp() const {
+  STRATA_RETURN_IF_ERROR(CheckOnline());
   absl::ReaderMutexLock lock(&mu_);
-  std::optional<TimestampOffset> best;
+  STRATA_RETURN_IF_ERROR(CheckOpenLocked());
+  const LogSegment* best = nullptr;  // the first segment that reaches the largest timestamp
   for (const auto& [base, segment] : segments_) {
     if (segment->max_timestamp_so_far() == kNoTimestamp) continue;
-    if (!best || segment->max_timestamp_so_far() > best->timestamp) {
-      best = TimestampOffset{segment->max_timestamp_so_far(), segment->offset_of_max_timestamp_so_far()};
-    }
+    if (best == nullptr || segment->max_timestamp_so_far() > best->max_timestamp_so_far()) best = segment.get();
   }
-  return best;
+  if (best == nullptr) return std::optional<TimestampOffset>();
+  // No record of that segment is later than its maximum, so the first one at or after it
+  // carries it.
+  auto found = best->FindOffsetByTimestamp(best->max_timestamp_so_far(), log_start_offset_);
+  if (!found.ok()) return Io(found.status());
+  return *found;
 }
 
 absl::StatusOr<std::optional<int64_t>> Log::ReloadProducerStateLocked(int64_t snapshot_bound, int64_t* replayed) {

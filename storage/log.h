@@ -138,9 +138,11 @@ class Log {
                                      bool min_one_batch) const;
   // The first record with timestamp >= target at or above the log start.
   absl::StatusOr<std::optional<TimestampOffset>> FetchOffsetByTimestamp(int64_t target) const;
-  // The largest timestamp in the log and the last offset of the batch that holds it
-  // (the earliest such batch); nullopt for an empty log. From memory (no I/O).
-  std::optional<TimestampOffset> FetchMaxTimestamp() const;
+  // The largest timestamp in the log and the offset of the first record that carries it
+  // (ListOffsets' MAX_TIMESTAMP, KIP-734, as Kafka answers it since KAFKA-16310: the
+  // record, not the last offset of its batch); nullopt for an empty log. Reads the one
+  // batch that holds it.
+  absl::StatusOr<std::optional<TimestampOffset>> FetchMaxTimestamp() const;
 
   // Forces a new active segment at the log end (also done by appends when due).
   absl::Status Roll();

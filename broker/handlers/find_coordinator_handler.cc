@@ -26,8 +26,10 @@ kafka::FindCoordinatorResponse::Coordinator Find(const KafkaApisContext& context
     return c;
   };
   if (key_type != kafka::kCoordinatorKeyTypeGroup) {
-    // Not retriable, so that a transactional producer fails at once instead of waiting.
-    return fail(ErrorCode::kInvalidRequest, "Strata has no transaction coordinator (transactions are not supported)");
+    // Not retriable, so that a transactional producer fails at once instead of waiting, and
+    // UNSUPPORTED_VERSION, so that the Java AdminClient's transaction calls fail with
+    // UnsupportedVersionException as every other call Strata does not serve (issue 37).
+    return fail(ErrorCode::kUnsupportedVersion, "Strata has no transaction coordinator (transactions are not supported)");
   }
   if (context.group_coordinator == nullptr) return fail(ErrorCode::kCoordinatorNotAvailable, "no group coordinator");
   bool missing = false;

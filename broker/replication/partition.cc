@@ -418,7 +418,7 @@ absl::StatusOr<OffsetAndEpoch> Partition::FetchOffsetForTimestamp(int64_t timest
       }
       return result;
     case kMaxTimestamp: {
-      auto max = log_->FetchMaxTimestamp();
+      STRATA_ASSIGN_OR_RETURN(auto max, log_->FetchMaxTimestamp());
       if (max && max->offset < bound) {
         result.offset = max->offset;
         result.timestamp = max->timestamp;

@@ -385,7 +385,17 @@ TEST_F(DataPathTest, ListOffsetsAnswersEarliestLatestByTimeAndMaxTimestamp) {
   EXPECT_EQ(ListOffsets("orders", 9999).offset, -1);
   auto max = ListOffsets("orders", kafka::kListOffsetsMaxTimestamp);
   EXPECT_EQ(max.timestamp, 3001);  // MakeBatch stamps record i with timestamp + i
-  EXPECT_EQ(max.offset, 3);  // the batch holding it ends at offset 3
+  EXPECT_EQ(max.offset, 3);
+  // The record that carries the largest timestamp, not the last of its batch (KAFKA-16310).
+  storage::RecordBatchBuilder middle;
+  middle.Add("k0", "d-0", 4000);
+  middle.Add("k1", "d-1", 5000);
+  middle.Add("k2", "d-2", 4500);
+  middle.Add("k3", "d-3", 5000);
+  Produce("orders", middle.Build());
+  max = ListOffsets("orders", kafka::kListOffsetsMaxTimestamp);
+  EXPECT_EQ(max.timestamp, 5000);
+  EXPECT_EQ(max.offset, 7);  // offsets 6..9: the first record with 5000
   EXPECT_EQ(ListOffsets("orders", kafka::kListOffsetsMaxTimestamp, 6).error_code,
             Code(kafka::ErrorCode::kUnsupportedVersion));
   EXPECT_EQ(ListOffsets("nope", kafka::kListOffsetsLatestTimestamp).error_code,

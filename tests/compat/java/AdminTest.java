@@ -1,0 +1,141 @@
+// The Java AdminClient against Strata.
+//   AdminTest served BOOTSTRAP CLUSTER_ID
+//       the calls Strata serves, each checked against what it did: createTopics,
+//       createPartitions, describeTopics, describeCluster, describeConfigs, listOffsets
+//       (earliest, latest, a timestamp, max timestamp), electLeaders, listConsumerGroups,
+//       describeConsumerGroups, listConsumerGroupOffsets, alterConsumerGroupOffsets,
+//       deleteConsumerGroupOffsets, deleteConsumerGroups, deleteTopics.
+//   AdminTest unsupported BOOTSTRAP
+//       every call Strata does not serve yet fails at once with UnsupportedVersionException
+//       (not a timeout, not a closed connection); docs/compatibility.md lists them.
+import java.time.Duration;
+import java.util.*;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.*;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.ElectionType;
+import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.ElectionNotNeededException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+
+public final class AdminTest {
+  public static void main(String[] args) throws Exception {
+    try (Admin admin = Check.admin(args[1])) {
+      switch (args[0]) {
+        case "served" -> served(admin, args[1], args[2]);
+        case "unsupported" -> UnsupportedCalls.check(admin);
+        default -> throw new IllegalArgumentException("unknown mode " + args[0]);
+      }
+    }
+    Check.finish("AdminTest " + args[0]);
+  }
+
+  private static void served(Admin admin, String bootstrap, String clusterId) throws Exception {
+    Check.createTopic(admin, "admin-a", 3);
+    admin.createPartitions(Map.of("admin-a", NewPartitions.increaseTo(5))).all().get();
+    TopicDescription t = admin.describeTopics(List.of("admin-a")).allTopicNames().get().get("admin-a");
+    Check.equal(t.partitions().size(), 5, "describeTopics after createPartitions: partitions");
+    for (TopicPartitionInfo p : t.partitions()) {
+      Check.that(p.leader() != null && p.replicas().size() == 3 && p.replicas().contains(p.leader()),
+          "describeTopics: partition " + p.partition() + " has a leader among 3 replicas");
+    }
+
+    DescribeClusterResult c = admin.describeCluster();
+    Check.equal(c.nodes().get().size(), 3, "describeCluster: brokers");
+    Check.equal(c.clusterId().get(), clusterId, "describeCluster: cluster id");
+    Check.that(c.controller().get() != null, "describeCluster: a controller node");
+
+    ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, "admin-a");
+    Config cfg = admin.describeConfigs(List.of(topic)).all().get().get(topic);
+    ConfigEntry minIsr = cfg.get("min.insync.replicas");
+    Check.that(minIsr != null && minIsr.value().equals("2")
+            && minIsr.source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG,
+        "describeConfigs: min.insync.replicas=2 set on the topic: " + minIsr);
+    int brokerId = c.nodes().get().iterator().next().id();
+    ConfigResource broker = new ConfigResource(ConfigResource.Type.BROKER, Integer.toString(brokerId));
+    ConfigEntry nodeId = admin.describeConfigs(List.of(broker)).all().get().get(broker).get("node.id");
+    Check.that(nodeId != null && nodeId.value().equals(Integer.toString(brokerId))
+            && nodeId.source() == ConfigEntry.ConfigSource.STATIC_BROKER_CONFIG,
+        "describeConfigs: broker " + brokerId + "'s node.id from its properties: " + nodeId);
+
+    listOffsets(admin, bootstrap);
+
+    // Every leader is already the preferred one: named partitions answer ELECTION_NOT_NEEDED,
+    // and all partitions (null) answer none of them, as Kafka's controller does.
+    Set<TopicPartition> named = Set.of(new TopicPartition("admin-a", 0), new TopicPartition("admin-a", 1));
+    Map<TopicPartition, Optional<Throwable>> elected =
+        admin.electLeaders(ElectionType.PREFERRED, named).partitions().get();
+    Check.equal(elected.keySet(), named, "electLeaders: the named partitions answered");
+    for (var e : elected.entrySet()) {
+      Check.that(e.getValue().isPresent() && e.getValue().get() instanceof ElectionNotNeededException,
+          "electLeaders " + e.getKey() + ": " + e.getValue());
+    }
+    Check.equal(admin.electLeaders(ElectionType.PREFERRED, null).partitions().get(), Map.of(),
+        "electLeaders on all partitions: none needed one");
+
+    groups(admin, bootstrap);
+
+    admin.deleteTopics(List.of("admin-a")).all().get();
+    Check.that(!admin.listTopics().names().get().contains("admin-a"), "deleteTopics: gone from listTopics");
+  }
+
+  // Ten records on partition 0 of admin-a, the sixth with the largest timestamp.
+  private static void listOffsets(Admin admin, String bootstrap) throws Exception {
+    long t0 = 1_700_000_000_000L;
+    try (KafkaProducer<String, String> p = Check.producer(bootstrap, Map.of())) {
+      for (int i = 0; i < 10; i++) {
+        long ts = i == 5 ? t0 + 1_000_000 : t0 + i * 10;
+        p.send(new ProducerRecord<>("admin-a", 0, ts, null, "o" + i));
+      }
+      p.flush();
+    }
+    TopicPartition p0 = new TopicPartition("admin-a", 0);
+    Check.equal(offset(admin, p0, OffsetSpec.earliest()), 0L, "listOffsets earliest");
+    Check.equal(offset(admin, p0, OffsetSpec.latest()), 10L, "listOffsets latest");
+    Check.equal(offset(admin, p0, OffsetSpec.forTimestamp(t0 + 35)), 4L, "listOffsets for a timestamp");
+    Check.equal(offset(admin, p0, OffsetSpec.maxTimestamp()), 5L, "listOffsets max timestamp");
+  }
+
+  private static long offset(Admin admin, TopicPartition tp, OffsetSpec spec) throws Exception {
+    return admin.listOffsets(Map.of(tp, spec)).partitionResult(tp).get().offset();
+  }
+
+  @SuppressWarnings("removal")  // listConsumerGroups: what applications still call
+  private static void groups(Admin admin, String bootstrap) throws Exception {
+    String g = "admin-group";
+    TopicPartition p0 = new TopicPartition("admin-a", 0);
+    TopicPartition p1 = new TopicPartition("admin-a", 1);
+    try (KafkaConsumer<String, String> c = Check.consumer(bootstrap, Map.of("group.id", g))) {
+      c.subscribe(List.of("admin-a"));
+      Check.until(Duration.ofSeconds(60), () -> c.poll(Duration.ofMillis(100)), () -> c.assignment().size() == 5);
+      c.commitSync(Map.of(p0, new OffsetAndMetadata(7), p1, new OffsetAndMetadata(0)));
+      Check.that(admin.listConsumerGroups().all().get().stream().anyMatch(l -> l.groupId().equals(g)),
+          "listConsumerGroups: the group");
+      ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(g)).describedGroups().get(g).get();
+      Check.equal(d.members().size(), 1, "describeConsumerGroups: members");
+      Check.equal(d.groupState(), GroupState.STABLE, "describeConsumerGroups: state");
+    }
+    Map<TopicPartition, OffsetAndMetadata> offsets = committed(admin, g);
+    Check.equal(offsets.get(p0).offset(), 7L, "listConsumerGroupOffsets: partition 0");
+    admin.alterConsumerGroupOffsets(g, Map.of(p0, new OffsetAndMetadata(3))).all().get();
+    Check.equal(committed(admin, g).get(p0).offset(), 3L, "alterConsumerGroupOffsets: partition 0");
+    admin.deleteConsumerGroupOffsets(g, Set.of(p1)).all().get();
+    Check.that(!committed(admin, g).containsKey(p1), "deleteConsumerGroupOffsets: partition 1 gone");
+    admin.deleteConsumerGroups(List.of(g)).all().get();
+    Check.that(admin.listConsumerGroups().all().get().stream().noneMatch(l -> l.groupId().equals(g)),
+        "deleteConsumerGroups: gone from listConsumerGroups");
+  }
+
+  private static Map<TopicPartition, OffsetAndMetadata> committed(Admin admin, String g) throws Exception {
+    return admin.listConsumerGroupOffsets(g).partitionsToOffsetAndMetadata().get();
+  }
+
+  private AdminTest() {}
+}
