@@ -4,7 +4,10 @@
 # Strata cluster of one controller and three brokers: kafka-broker-api-versions;
 # kafka-topics create, list, describe (leaders, replicas and ISRs as the controller has
 # them), alter partitions and delete; kafka-console-producer and kafka-console-consumer
-# (1,000 keyed records back in order, byte for byte); kafka-get-offsets.
+# (1,000 keyed records back in order, byte for byte); kafka-get-offsets;
+# kafka-consumer-groups (list, describe, reset-offsets, delete) on the group of a console
+# consumer; kafka-configs --describe of a topic and a broker; kafka-leader-election
+# bringing a partition's leadership back to its preferred replica after a kill -9.
 # Usage: kafka_tools_test.sh <bin dir> <strata-cluster>
 set -euo pipefail
 export STRATA_BIN_DIR=${1:?usage: $0 <bin dir> <strata-cluster>}
@@ -20,7 +23,7 @@ fail() { echo "FAILED: $*" >&2; failures=$((failures + 1)); }
 # A tool by its main class; SLF4J's notice that no logger is bound is dropped.
 tool() { timeout 120 java -cp "$KAFKA_LIBS/*" "$@" 2> >(grep -v '^SLF4J' >&2); }
 
-"$CLUSTER" up --dir "$DIR" --controllers 1 --brokers 3 >/dev/null
+"$CLUSTER" up --dir "$DIR" --controllers 1 --brokers 3 --override group.initial.rebalance.delay.ms=0 >/dev/null
 export STRATA_BOOTSTRAP_CONTROLLER=$(sed -n 's/^bootstrap.controllers=//p' "$DIR/cluster.env")
 BS=$(sed -n 's/^bootstrap.servers=//p' "$DIR/cluster.env")
 
@@ -59,6 +62,52 @@ done
 total=$(tool org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$BS" --topic orders --time -1 |
   awk -F: '{s += $3} END {print s}')
 [[ "$total" == 1000 ]] || fail "log end offsets add up to $total"
+
+# kafka-consumer-groups on the group a console consumer committed.
+groups() { tool org.apache.kafka.tools.consumer.group.ConsumerGroupCommand --bootstrap-server "$BS" "$@"; }
+committed() {  # the sum of the group's committed offsets
+  groups --describe --group readers | awk '$1 == "readers" && $2 == "orders" {s += $4} END {print s + 0}'
+}
+tool org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "$BS" --topic orders --group readers \
+  --from-beginning --max-messages 1000 --timeout-ms 60000 > /dev/null
+# (The console consumer above, with no --group, left an empty group of its own.)
+groups --list | grep -qx readers || fail "consumer-groups --list: $(groups --list)"
+[[ $(committed) == 1000 ]] || fail "consumer-groups --describe: committed $(committed) of 1000"
+groups --reset-offsets --group readers --topic orders --to-earliest --execute > /dev/null
+[[ $(committed) == 0 ]] || fail "consumer-groups --reset-offsets --to-earliest: committed $(committed)"
+groups --reset-offsets --group readers --topic orders:1 --to-offset 5 --execute > /dev/null
+[[ $(committed) == 5 ]] || fail "consumer-groups --reset-offsets --to-offset 5 on one partition: committed $(committed)"
+groups --delete --group readers | grep -q "Deletion of requested consumer groups ('readers') was successful" ||
+  fail "consumer-groups --delete"
+! groups --list | grep -qx readers || fail "consumer-groups --list after --delete: $(groups --list)"
+
+# kafka-configs --describe: the topic's own settings, and a broker's.
+"$S" topics create configured --partitions 1 --replication-factor 3 --config retention.ms=3600000 > /dev/null
+tool org.apache.kafka.tools.ConfigCommand --bootstrap-server "$BS" --describe --entity-type topics \
+  --entity-name configured | grep -q 'retention.ms=3600000 .*DYNAMIC_TOPIC_CONFIG:retention.ms=3600000' ||
+  fail "kafka-configs --describe of a topic"
+tool org.apache.kafka.tools.ConfigCommand --bootstrap-server "$BS" --describe --entity-type brokers \
+  --entity-name 3 --all | grep -q '^  node.id=3 ' || fail "kafka-configs --describe --all of broker 3"
+
+# kafka-leader-election: broker 2, the preferred replica, loses the lead to a kill -9,
+# comes back into the ISR, and the tool gives the lead back to it.
+"$S" topics create elect --replica-assignment 2:3:4 > /dev/null
+describe_elect() { "$S" topics describe elect -o json | jq -r ".[0].partitions[0].$1 | tostring"; }
+"$CLUSTER" kill --dir "$DIR" 2
+for _ in $(seq 300); do [[ $(describe_elect leader) != 2 ]] && break; sleep 0.1; done
+"$CLUSTER" start --dir "$DIR" 2 > /dev/null
+for _ in $(seq 300); do [[ $(describe_elect isr) == *2* ]] && break; sleep 0.1; done
+[[ $(describe_elect leader) != 2 && $(describe_elect isr) == *2* ]] ||
+  fail "elect: leader $(describe_elect leader), ISR $(describe_elect isr) before the election"
+tool org.apache.kafka.tools.LeaderElectionCommand --bootstrap-server "$BS" --election-type preferred \
+  --topic elect --partition 0 | grep -q 'Successfully completed leader election (PREFERRED) for partitions elect-0' ||
+  fail "kafka-leader-election --election-type preferred"
+[[ $(describe_elect leader) == 2 ]] || fail "leader $(describe_elect leader) after the election, not 2"
+tool org.apache.kafka.tools.LeaderElectionCommand --bootstrap-server "$BS" --election-type preferred \
+  --topic elect --partition 0 | grep -q 'Valid replica already elected for partitions elect-0' ||
+  fail "kafka-leader-election when no election is needed"
+"$S" topics delete configured > /dev/null
+"$S" topics delete elect > /dev/null
 
 topics --delete --topic orders
 for _ in $(seq 100); do [[ -z $(topics --list --exclude-internal) ]] && break; sleep 0.1; done
