@@ -3,7 +3,10 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "base/logging.h"
 #include "controller/topic_config.h"
 #include "storage/log_config.h"
@@ -412,6 +415,42 @@ admin::v1::DescribeQuorumResponse QuorumController::DescribeQuorum() {
   response.set_leader_epoch(st.term);
   response.set_high_watermark(st.commit);
   for (int32_t v : options_.voters) response.add_voters(v);
+  if (st.role != raft::Role::kLeader) return response;
+  for (const raft::RaftNodeStatus::VoterState& v : st.voters) {
+    auto* r = response.add_voter_states();
+    r->set_replica_id(v.id);
+    r->set_log_end_offset(v.match > 0 ? v.match : -1);  // 0: nothing known of its log yet
+    r->set_last_fetch_timestamp(v.last_fetch_unix_ms);
+    r->set_last_caught_up_timestamp(v.last_caught_up_unix_ms);
+  }
+  {
+    // Brokers do not fetch the metadata log, they follow it through heartbeats and the
+    // session stream: the heartbeat is their "fetch", what it says they applied their
+    // log end offset, and they are caught up when that reaches the commit index.
+    absl::MutexLock s(&sessions_mu_);
+    int64_t now = absl::ToUnixMillis(absl::Now());
+    Clock::time_point steady_now = Clock::now();
+    for (const auto& [id, at] : last_heartbeat_) {
+      auto* o = response.add_observers();
+      o->set_replica_id(id);
+      auto applied = applied_metadata_offset_.find(id);
+      o->set_log_end_offset(applied == applied_metadata_offset_.end() ? -1 : applied->second);
+      int64_t heard = now - std::chrono::duration_cast<std::chrono::milliseconds>(steady_now - at).count();
+      o->set_last_fetch_timestamp(heard);
+      o->set_last_caught_up_timestamp(o->log_end_offset() >= st.commit ? heard : -1);
+    }
+  }
+  for (const auto& [id, address] : options_.voter_addresses) {
+    size_t colon = address.rfind(':');
+    int32_t port = 0;
+    if (colon == std::string::npos || !absl::SimpleAtoi(address.substr(colon + 1), &port)) continue;
+    auto* node = response.add_nodes();
+    node->set_node_id(id);
+    auto* listener = node->add_listeners();
+    listener->set_name("CONTROLLER");
+    listener->set_host(address.substr(0, colon));
+    listener->set_port(port);
+  }
   return response;
 }
 
@@ -511,6 +550,7 @@ controller::v1::BrokerHeartbeatResponse QuorumController::BrokerHeartbeat(
              if (Outcome o = store_.WithImage(check); !o.ok()) return o;
              absl::MutexLock s(&sessions_mu_);
              last_heartbeat_[id] = Clock::now();
+             applied_metadata_offset_[id] = request.current_metadata_offset();
              tier_state_failing_[id] = {request.tier_state_failing().begin(), request.tier_state_failing().end()};
              return {};
            },

@@ -35,6 +35,8 @@ struct QuorumControllerOptions {
   ControllerConfig config;
   std::string cluster_id;
   std::vector<int32_t> voters;
+  // Each voter's host:port (controller.quorum.voters): DescribeQuorum's nodes.
+  std::map<int32_t, std::string> voter_addresses;
   std::chrono::milliseconds session_timeout{9000};  // broker.session.timeout.ms
   // leader.imbalance.check.interval.seconds: how often the active controller moves
   // leadership back to preferred replicas (config.auto_leader_rebalance).
@@ -141,6 +143,9 @@ class QuorumController {
   // The term the heartbeat times below belong to.
   raft::Term sessions_term_ ABSL_GUARDED_BY(sessions_mu_) = 0;
   std::map<BrokerId, std::chrono::steady_clock::time_point> last_heartbeat_ ABSL_GUARDED_BY(sessions_mu_);
+  // The metadata offset each broker's last heartbeat said it applied (DescribeQuorum's
+  // observers). Memory only.
+  std::map<BrokerId, int64_t> applied_metadata_offset_ ABSL_GUARDED_BY(sessions_mu_);
   // The next leader imbalance check (an interval after becoming the active controller).
   std::chrono::steady_clock::time_point next_leader_rebalance_ ABSL_GUARDED_BY(sessions_mu_);
   // What each broker's last heartbeat said of its tier state machine (partitions it

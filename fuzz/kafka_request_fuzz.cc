@@ -14,6 +14,7 @@
 #include "proto/kafka/describe_cluster.h"
 #include "proto/kafka/describe_configs.h"
 #include "proto/kafka/describe_groups.h"
+#include "proto/kafka/describe_quorum.h"
 #include "proto/kafka/elect_leaders.h"
 #include "proto/kafka/fetch.h"
 #include "proto/kafka/find_coordinator.h"
@@ -101,6 +102,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case ApiKey::kElectLeaders:
       if (Within(v, 0, 2)) DecodeAndReencode(body, v, ReadElectLeadersRequest, WriteElectLeadersRequest);
+      break;
+    case ApiKey::kDescribeQuorum:
+      if (Within(v, 0, 2)) DecodeAndReencode(body, v, ReadDescribeQuorumRequest, WriteDescribeQuorumRequest);
       break;
     // The group APIs.
     case ApiKey::kFindCoordinator:

@@ -15,6 +15,7 @@
 #include "proto/kafka/api.h"
 #include "proto/kafka/api_versions.h"
 #include "proto/kafka/consumer_protocol.h"
+#include "proto/kafka/describe_quorum.h"
 #include "proto/kafka/elect_leaders.h"
 #include "proto/kafka/fetch.h"
 #include "proto/kafka/find_coordinator.h"
@@ -206,6 +207,14 @@ int main(int argc, char** argv) {
   SaveRequest(
       requests, ApiKey::kElectLeaders, 2,
       [](int16_t v, Writer& w) { WriteElectLeadersRequest(ElectLeadersRequest{}, v, w); }, "_all");
+  // DescribeQuorum of the metadata log, as kafka-metadata-quorum sends it.
+  for (int16_t v = 0; v <= 2; ++v) {
+    SaveRequest(requests, ApiKey::kDescribeQuorum, v, [](int16_t v, Writer& w) {
+      DescribeQuorumRequest r;
+      r.topics.push_back({kClusterMetadataTopic, {0}});
+      WriteDescribeQuorumRequest(r, v, w);
+    });
+  }
   Save(batches, "plain", Batch(1));
   Save(batches, "several_records", Batch(7));
   Save(batches, "idempotent", Batch(4, 42));

@@ -667,4 +667,14 @@ void Raft::Advance(const Ready& rd) {
   }
 }
 
+std::map<NodeId, Index> Raft::VoterMatchIndexes() const {
+  std::map<NodeId, Index> out;
+  if (role_ != Role::kLeader) return out;
+  for (NodeId v : config_.voters) {
+    auto pr = progress_.find(v);
+    out[v] = v == config_.id ? last_index() : (pr == progress_.end() ? 0 : pr->second.match);
+  }
+  return out;
+}
+
 }  // namespace strata::raft

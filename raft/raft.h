@@ -81,6 +81,9 @@ class Raft {
   // The entry at index, or nullptr when it is compacted or past the end.
   const Entry* EntryAt(Index index) const;
   int64_t elections_started() const { return elections_started_; }
+  // While this node leads: each voter's match index (the last index known to be in its
+  // log; this node's own: last_index()). Empty while it does not lead.
+  std::map<NodeId, Index> VoterMatchIndexes() const;
 
  private:
   struct Progress {

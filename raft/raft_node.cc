@@ -1,6 +1,8 @@
 #include "raft/raft_node.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "base/check.h"
 #include "base/logging.h"
 #include "base/status_macros.h"
@@ -160,6 +162,11 @@ void RaftNode::Run() {
       // A snapshot is stepped only once its files are here (the transport put them).
       if (m.type == MessageType::kSnapshot && !snapshots_->Has({m.index, m.log_term})) continue;
       raft_->Step(m);
+      bool answer = m.type == MessageType::kAppendResponse || m.type == MessageType::kHeartbeatResponse;
+      if (answer && raft_->role() == Role::kLeader && m.term == raft_->term()) {
+        ForgetVoterTimesOfOldTerms();
+        last_answer_unix_ms_[m.from] = absl::ToUnixMillis(absl::Now());
+      }
     }
     for (const auto& [to, ok] : reports) raft_->ReportSnapshot(to, ok);
     for (auto& p : proposals) {
@@ -276,7 +283,9 @@ bool RaftNode::HandleReady() {
     Fail(s);
     return false;
   }
+  std::vector<RaftNodeStatus::VoterState> voters = VoterStates();
   absl::MutexLock lock(&mu_);
+  status_.voters = std::move(voters);
   if (raft_->leader() != status_.leader || raft_->term() != status_.term) {
     spdlog::info("node {}: term {}, leader {} ({})", options_.config.id, raft_->term(), raft_->leader(),
                  RoleName(raft_->role()));
@@ -288,6 +297,35 @@ bool RaftNode::HandleReady() {
   status_.applied = raft_->applied_index();
   status_.elections = raft_->elections_started();
   return true;
+}
+
+void RaftNode::ForgetVoterTimesOfOldTerms() {
+  if (voters_term_ == raft_->term()) return;
+  voters_term_ = raft_->term();
+  last_answer_unix_ms_.clear();
+  caught_up_unix_ms_.clear();
+}
+
+std::vector<RaftNodeStatus::VoterState> RaftNode::VoterStates() {
+  std::vector<RaftNodeStatus::VoterState> out;
+  if (raft_->role() != Role::kLeader) return out;
+  ForgetVoterTimesOfOldTerms();
+  int64_t now = absl::ToUnixMillis(absl::Now());
+  for (const auto& [id, match] : raft_->VoterMatchIndexes()) {
+    RaftNodeStatus::VoterState& v = out.emplace_back();
+    v.id = id;
+    v.match = match;
+    if (id == options_.config.id) {
+      v.last_caught_up_unix_ms = now;
+      continue;
+    }
+    if (match >= raft_->last_index()) caught_up_unix_ms_[id] = now;
+    auto answered = last_answer_unix_ms_.find(id);
+    if (answered != last_answer_unix_ms_.end()) v.last_fetch_unix_ms = answered->second;
+    auto caught_up = caught_up_unix_ms_.find(id);
+    if (caught_up != caught_up_unix_ms_.end()) v.last_caught_up_unix_ms = caught_up->second;
+  }
+  return out;
 }
 
 }  // namespace strata::raft

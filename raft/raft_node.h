@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -80,6 +81,19 @@ struct RaftNodeStatus {
   int64_t snapshots_taken = 0;
   int64_t snapshots_installed = 0;
   bool stopped = false;
+  // While this node leads (else empty): each voter's replication state, as Kafka's
+  // DescribeQuorum reports it.
+  struct VoterState {
+    NodeId id = kNoNode;
+    Index match = 0;  // the last index known to be in its log
+    // Its last answer to this leader's Append or heartbeat in this term (wall clock);
+    // -1 for the leader itself or before the first.
+    int64_t last_fetch_unix_ms = -1;
+    // When its log last reached this leader's last index (wall clock, seen by the
+    // leader); now for the leader itself, -1 before the first time in this term.
+    int64_t last_caught_up_unix_ms = -1;
+  };
+  std::vector<VoterState> voters;
 };
 
 class RaftNode {
@@ -129,6 +143,10 @@ class RaftNode {
   absl::Status MaybeTakeSnapshot();
   // Stops the node on a metadata log error: one ERROR line, then on_fatal.
   void Fail(const absl::Status& why);
+  // The voters' replication state for status_ (driver thread; empty unless leading).
+  std::vector<RaftNodeStatus::VoterState> VoterStates();
+  // Clears the voters' times when the term moved on since they were taken.
+  void ForgetVoterTimesOfOldTerms();
   // Fails every waiting proposal with why.
   void MarkStoppedLocked(absl::string_view why) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -137,6 +155,11 @@ class RaftNode {
   std::unique_ptr<SnapshotStore> snapshots_;
   std::unique_ptr<Raft> raft_;  // driver thread only
   int64_t bytes_since_snapshot_ = 0;  // driver thread only
+  // While leading, per voter (driver thread only): the wall-clock times status_.voters
+  // reports; cleared when the term or the role changes.
+  Term voters_term_ = 0;
+  std::map<NodeId, int64_t> last_answer_unix_ms_;
+  std::map<NodeId, int64_t> caught_up_unix_ms_;
 
   // Guards what is below and every Proposal's done, index, term and result. The driver
   // thread and the waiters (Propose, WaitForCommit) wait on conditions over them.

@@ -46,6 +46,33 @@ std::map<std::string, std::string> StaticConfigs(const ServerConfig& config) {
   return out;
 }
 
+
+// The names of the topics gone from the image since the last one (topic_names keeps each
+// id's name, since a deletion names its topic by id only); topic_names follows the image.
+std::set<std::string> FollowTopicNames(const controller::MetadataImage& image, const broker::MetadataDelta& delta,
+                                       std::map<controller::TopicId, std::string>& topic_names) {
+  std::set<std::string> deleted;
+  if (delta.full) {
+    std::map<controller::TopicId, std::string> now;
+    for (const auto& [id, topic] : image.topics()) now.emplace(id, topic.name);
+    for (const auto& [id, name] : topic_names) {
+      if (now.count(id) == 0) deleted.insert(name);
+    }
+    topic_names = std::move(now);
+    return deleted;
+  }
+  for (const controller::TopicId& id : delta.deleted_topic_ids) {
+    auto it = topic_names.find(id);
+    if (it == topic_names.end()) continue;
+    deleted.insert(it->second);
+    topic_names.erase(it);
+  }
+  for (const auto& [id, change] : delta.changed_topics) {
+    if (const controller::TopicState* t = image.FindTopicById(id)) topic_names[id] = t->name;
+  }
+  return deleted;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig& config, const std::string& cluster_id,
@@ -467,6 +494,8 @@ void BrokerRole::FollowImageLocked(int64_t index, broker::MetadataDelta delta) {
   followed_index_ = index;
   bool caught_up = caught_up_;  // the lambda below runs under the image's lock only
   std::optional<std::pair<std::map<int32_t, int32_t>, int32_t>> offsets_topic;
+  std::set<std::string> deleted_topics;
+  std::map<controller::TopicId, std::string> topic_names = std::move(topic_names_);  // as caught_up
   store_->WithImage([&](const controller::MetadataImage& image) {
     if (!caught_up) {
       // The image may be what this node saw before it stopped: leaderships moved since
@@ -488,12 +517,15 @@ void BrokerRole::FollowImageLocked(int64_t index, broker::MetadataDelta delta) {
                    broker_id_, index, self->second.registration().broker_epoch());
     }
     replicas_->ApplyImage(image, delta);
+    deleted_topics = FollowTopicNames(image, delta, topic_names);
     offsets_topic.emplace();
     FollowOffsetsTopic(image, offsets_topic->first, offsets_topic->second);
   });
   caught_up_ = caught_up;
+  topic_names_ = std::move(topic_names);
   // Outside the image's lock, which the coordinator's lock never nests in.
   if (offsets_topic && group_coordinator_) group_coordinator_->OnLeadership(offsets_topic->first, offsets_topic->second);
+  if (!deleted_topics.empty() && group_coordinator_) group_coordinator_->OnTopicsDeleted(deleted_topics);
   spdlog::debug("broker {}: partitions follow metadata entry {}", broker_id_, index);
 }
 

@@ -14,6 +14,7 @@
 
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -167,6 +168,9 @@ class BrokerRole {
   bool caught_up_ ABSL_GUARDED_BY(publish_mu_) = false;
   // The metadata entry the partitions were last brought to (only grows).
   int64_t followed_index_ ABSL_GUARDED_BY(publish_mu_) = 0;
+  // Every topic of the followed image, by id: the group coordinator is told the names of
+  // deleted ones (their committed offsets go).
+  std::map<controller::TopicId, std::string> topic_names_ ABSL_GUARDED_BY(publish_mu_);
 };
 
 }  // namespace strata::server

@@ -44,6 +44,7 @@ absl::StatusOr<std::unique_ptr<ControllerRole>> ControllerRole::Start(const Serv
   controller::QuorumControllerOptions controller_options;
   controller_options.cluster_id = cluster_id;
   controller_options.voters = voter_ids;
+  controller_options.voter_addresses = config.voters;
   controller_options.session_timeout = std::chrono::milliseconds(config.broker_session_timeout_ms);
   controller_options.config.default_partitions = config.num_partitions;
   controller_options.config.default_replication_factor = config.default_replication_factor;

@@ -207,38 +207,59 @@ void GroupCoordinatorImpl::DeleteOffsets(std::string group_id, std::vector<stora
 // that long after their commit (or at the retention their commit asked for).
 void GroupCoordinatorImpl::ExpireOffsetsLocked(int64_t now) {
   std::vector<std::string> dead;
-  for (auto& [group_id, g] : groups_) {
+  for (auto& [group_id, group] : groups_) {
     const std::string id = group_id;  // captured below (a structured binding cannot be)
+    GroupMetadata& g = group;
     if (g.state != GroupState::kEmpty || !g.pending_members.empty() || ReachLocked(id) != ErrorCode::kNone) continue;
-    std::vector<GroupLogRecord> tombstones;
-    int64_t expired_here = 0;
-    for (auto it = g.offsets.begin(); it != g.offsets.end();) {
-      const OffsetValue& v = it->second;
+    int64_t before = static_cast<int64_t>(g.offsets.size());
+    auto expired = [&](const storage::TopicPartition&, const OffsetValue& v) {
       int64_t base = g.protocol_type.empty() ? v.commit_timestamp_ms : std::max(v.commit_timestamp_ms, g.state_timestamp_ms);
-      bool expired = v.expire_timestamp_ms >= 0 ? now >= v.expire_timestamp_ms : now >= base + options_.offsets_retention_ms;
-      if (!expired) {
-        ++it;
-        continue;
-      }
-      tombstones.push_back({EncodeGroupRecordKey(OffsetKey{id, it->first.topic, it->first.partition}), std::nullopt});
-      it = g.offsets.erase(it);
-      ++expired_here;
-    }
-    offsets_expired_ += expired_here;
-    if (g.offsets.empty()) {
-      tombstones.push_back({EncodeGroupRecordKey(GroupKey{id}), std::nullopt});
-      dead.push_back(id);
-    }
-    if (expired_here > 0) spdlog::info("group coordinator: {} offsets of group {} expired", expired_here, id);
-    if (!tombstones.empty()) {
-      WriteLocked(g, std::move(tombstones), [id](ErrorCode e, Deferred&) {
-        if (e != ErrorCode::kNone) {
-          spdlog::warn("group coordinator: writing expired offsets of group {}: {}", id, proto::kafka::ErrorName(e));
-        }
-      });
-    }
+      return v.expire_timestamp_ms >= 0 ? now >= v.expire_timestamp_ms : now >= base + options_.offsets_retention_ms;
+    };
+    if (DropOffsetsLocked(g, id, expired, "expired")) dead.push_back(id);
+    offsets_expired_ += before - static_cast<int64_t>(g.offsets.size());
   }
   for (const std::string& id : dead) ForgetGroupLocked(id);
+}
+
+// Kafka's onPartitionsDeleted: a deleted topic's committed offsets go with it, so that a
+// topic created again under the same name is read from auto.offset.reset, not from where
+// the old one had been read to (which would skip its first records).
+void GroupCoordinatorImpl::OnTopicsDeleted(const std::set<std::string>& topics) {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> dead;
+  for (auto& [group_id, g] : groups_) {
+    const std::string id = group_id;
+    if (ReachLocked(id) != ErrorCode::kNone) continue;
+    auto deleted = [&](const storage::TopicPartition& tp, const OffsetValue&) { return topics.count(tp.topic) > 0; };
+    if (DropOffsetsLocked(g, id, deleted, "of deleted topics removed")) dead.push_back(id);
+  }
+  for (const std::string& id : dead) ForgetGroupLocked(id);
+}
+
+bool GroupCoordinatorImpl::DropOffsetsLocked(
+    GroupMetadata& g, const std::string& id,
+    absl::FunctionRef<bool(const storage::TopicPartition&, const OffsetValue&)> drop, absl::string_view why) {
+  std::vector<GroupLogRecord> tombstones;
+  for (auto it = g.offsets.begin(); it != g.offsets.end();) {
+    if (!drop(it->first, it->second)) {
+      ++it;
+      continue;
+    }
+    tombstones.push_back({EncodeGroupRecordKey(OffsetKey{id, it->first.topic, it->first.partition}), std::nullopt});
+    it = g.offsets.erase(it);
+  }
+  if (!tombstones.empty()) spdlog::info("group coordinator: {} offsets of group {} {}", tombstones.size(), id, why);
+  bool dead = g.state == GroupState::kEmpty && g.pending_members.empty() && g.offsets.empty();
+  if (dead) tombstones.push_back({EncodeGroupRecordKey(GroupKey{id}), std::nullopt});
+  if (!tombstones.empty()) {
+    WriteLocked(g, std::move(tombstones), [id](ErrorCode e, Deferred&) {
+      if (e != ErrorCode::kNone) {
+        spdlog::warn("group coordinator: writing removed offsets of group {}: {}", id, proto::kafka::ErrorName(e));
+      }
+    });
+  }
+  return dead;
 }
 
 }  // namespace strata::broker

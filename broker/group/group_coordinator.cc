@@ -15,6 +15,8 @@ int32_t GroupCoordinator::offsets_topic_partitions() const { return impl_->parti
 void GroupCoordinator::OnLeadership(const std::map<int32_t, int32_t>& led, int32_t topic_partitions) {
   impl_->OnLeadership(led, topic_partitions);
 }
+
+void GroupCoordinator::OnTopicsDeleted(const std::set<std::string>& topics) { impl_->OnTopicsDeleted(topics); }
 bool GroupCoordinator::IsLoaded(int32_t partition) const { return impl_->IsLoaded(partition); }
 void GroupCoordinator::JoinGroup(JoinGroupParams params, std::function<void(JoinGroupResult)> respond) {
   impl_->JoinGroup(std::move(params), std::move(respond));

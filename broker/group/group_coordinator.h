@@ -38,6 +38,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -66,6 +67,10 @@ class GroupCoordinator {
   // the topic's partition count (0: no such topic yet). A newly led partition (or a new
   // epoch) is loaded; one no longer led is dropped.
   void OnLeadership(const std::map<int32_t, int32_t>& led, int32_t topic_partitions);
+  // Topics deleted from the metadata (by name): their committed offsets are removed
+  // from every group of the loaded partitions, with tombstones, as Kafka's
+  // onPartitionsDeleted does; an empty group left with no offsets is deleted.
+  void OnTopicsDeleted(const std::set<std::string>& topics);
   // Whether partition is loaded and served (tests).
   bool IsLoaded(int32_t partition) const;
 

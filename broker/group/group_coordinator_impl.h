@@ -19,12 +19,15 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "broker/group/group_types.h"
 #include "broker/group/group_metadata.h"
@@ -82,6 +85,7 @@ class GroupCoordinatorImpl {
   // --- partitions -------------------------------------------------------------------
 
   void OnLeadership(const std::map<int32_t, int32_t>& led, int32_t topic_partitions);
+  void OnTopicsDeleted(const std::set<std::string>& topics);
 
   bool IsLoaded(int32_t p) const;
 
@@ -205,6 +209,12 @@ class GroupCoordinatorImpl {
   // once it has been empty that long; offsets committed without group management expire
   // that long after their commit (or at the retention their commit asked for).
   void ExpireOffsetsLocked(int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Removes the offsets of g that `drop` selects and writes their tombstones, with the
+  // group's own when an empty group is left with no offsets (it is then forgotten:
+  // true). `why` is logged.
+  bool DropOffsetsLocked(GroupMetadata& g, const std::string& id,
+                         absl::FunctionRef<bool(const storage::TopicPartition&, const OffsetValue&)> drop,
+                         absl::string_view why) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   using WriteDone = std::function<void(ErrorCode, Deferred&)>;
 

@@ -7,6 +7,7 @@
 #include "broker/handlers/create_topics_handler.h"
 #include "broker/handlers/delete_topics_handler.h"
 #include "broker/handlers/describe_cluster_handler.h"
+#include "broker/handlers/describe_quorum_handler.h"
 #include "broker/handlers/delete_groups_handler.h"
 #include "broker/handlers/describe_configs_handler.h"
 #include "broker/handlers/describe_groups_handler.h"
@@ -52,6 +53,7 @@ const std::vector<ApiEntry>& ApiRegistry() {
         {ApiKey::kCreatePartitions, 0, 3, &HandleCreatePartitions},
         {ApiKey::kDescribeCluster, 0, 1, &HandleDescribeCluster},
         {ApiKey::kElectLeaders, 0, 2, &HandleElectLeaders},
+        {ApiKey::kDescribeQuorum, 0, 2, &HandleDescribeQuorum},
         // The classic consumer-group protocol (group_coordinator.h).
         {ApiKey::kOffsetCommit, 0, 9, &HandleOffsetCommit},
         {ApiKey::kOffsetFetch, 0, 9, &HandleOffsetFetch},

@@ -67,6 +67,11 @@ void CountErrors(const kafka::ElectLeadersResponse& r, ErrorCounts& counts) {
               counts);
 }
 
+void CountErrors(const kafka::DescribeQuorumResponse& r, ErrorCounts& counts) {
+  CountError(counts, r.error_code);
+  CountNested(r.topics, &kafka::DescribeQuorumResponse::Topic::partitions, counts);
+}
+
 void CountErrors(const kafka::FindCoordinatorResponse& r, ErrorCounts& counts) {
   CountError(counts, r.error_code);
   CountEach(r.coordinators, counts);

@@ -16,6 +16,7 @@
 #include "proto/kafka/delete_topics.h"
 #include "proto/kafka/describe_cluster.h"
 #include "proto/kafka/describe_configs.h"
+#include "proto/kafka/describe_quorum.h"
 #include "proto/kafka/describe_groups.h"
 #include "proto/kafka/elect_leaders.h"
 #include "proto/kafka/fetch.h"
@@ -51,6 +52,7 @@ void CountErrors(const proto::kafka::CreatePartitionsResponse& response, ErrorCo
 void CountErrors(const proto::kafka::DescribeConfigsResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::DescribeClusterResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::ElectLeadersResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::DescribeQuorumResponse& response, ErrorCounts& counts);
 // The group APIs.
 void CountErrors(const proto::kafka::FindCoordinatorResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::JoinGroupResponse& response, ErrorCounts& counts);

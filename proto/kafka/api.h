@@ -37,6 +37,7 @@ enum class ApiKey : int16_t {
   kDeleteGroups = 42,
   kElectLeaders = 43,
   kOffsetDelete = 47,
+  kDescribeQuorum = 55,
   kDescribeCluster = 60,
 };
 

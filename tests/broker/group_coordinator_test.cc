@@ -441,6 +441,46 @@ TEST_F(GroupCoordinatorTest, OffsetsOfAnEmptyGroupExpireAfterTheRetention) {
   EXPECT_FALSE(records.back().value.has_value());
 }
 
+// A deleted topic's offsets go (Kafka's onPartitionsDeleted), from a live group and from
+// an empty one, which then goes too; other topics' offsets stay; a new coordinator loads
+// the tombstones.
+TEST_F(GroupCoordinatorTest, TheOffsetsOfADeletedTopicAreRemoved) {
+  std::string a, b;
+  int32_t generation = StableGroupOfTwo(&a, &b);
+  ASSERT_EQ(Commit(a, generation, 10).at(0).error, ErrorCode::kNone);
+  ASSERT_EQ(Commit("", -1, 5, "standalone").at(0).error, ErrorCode::kNone);
+  OffsetCommitParams other;
+  other.group_id = "g";
+  other.generation_id = generation;
+  other.member_id = a;
+  other.partitions = {{"audit", 1, 77, 3, std::string()}};
+  coordinator_->CommitOffsets(other, [](std::vector<PartitionError>) {});
+  coordinator_->RunDueTimers();
+
+  coordinator_->OnTopicsDeleted({"orders"});
+  coordinator_->RunDueTimers();
+  EXPECT_EQ(Committed(), -1);
+  OffsetFetchResult kept = coordinator_->FetchOffsets("g", std::nullopt);
+  ASSERT_EQ(kept.partitions.size(), 1u);
+  EXPECT_EQ(kept.partitions[0].topic, "audit");
+  EXPECT_EQ(kept.partitions[0].offset, 77);
+  EXPECT_EQ(State(), GroupState::kStable);  // the group itself stays
+  EXPECT_EQ(coordinator_->DescribeGroup("standalone").state, GroupState::kDead);  // empty, no offsets: gone
+
+  coordinator_->OnLeadership({}, 1);
+  GroupCoordinatorOptions o;
+  o.offsets_topic_partitions = 1;
+  o.clock = &clock_;
+  o.start_thread = false;
+  GroupCoordinator next(o, &log_);
+  next.OnLeadership({{0, 2}}, 1);
+  next.RunDueTimers();
+  ASSERT_TRUE(next.IsLoaded(0));
+  EXPECT_EQ(next.FetchOffsets("g", std::vector<storage::TopicPartition>{{"orders", 0}}).partitions.at(0).offset, -1);
+  EXPECT_EQ(next.FetchOffsets("g", std::vector<storage::TopicPartition>{{"audit", 1}}).partitions.at(0).offset, 77);
+  EXPECT_EQ(next.DescribeGroup("standalone").state, GroupState::kDead);
+}
+
 TEST_F(GroupCoordinatorTest, OnlyEmptyGroupsAreDeleted) {
   std::string a, b;
   int32_t generation = StableGroupOfTwo(&a, &b);

@@ -9,8 +9,9 @@ set -euo pipefail
 export STRATA_BIN_DIR=${1:?usage: $0 <bin dir> <strata-cluster>}
 CLUSTER=${2:?}
 HERE=$(cd "$(dirname "$0")" && pwd)
-# Debian's interpreter, where python3-confluent-kafka lives (not a pyenv python3 on PATH).
-PY=/usr/bin/python3
+# Debian's interpreter, where python3-confluent-kafka lives (not a pyenv python3 on PATH),
+# or the one with_librdkafka.sh chose (the current librdkafka).
+PY=${STRATA_PYTHON:-/usr/bin/python3}
 "$PY" -c 'import confluent_kafka' 2>/dev/null ||
   { echo "python3-confluent-kafka is not installed (scripts/install-deps.sh installs it)" >&2; exit 1; }
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/strata-admin-test.XXXXXX")

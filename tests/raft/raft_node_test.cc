@@ -13,6 +13,8 @@
 #include <map>
 
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "storage/fault_injecting_file_ops.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/wait.h"
@@ -163,6 +165,50 @@ TEST(RaftNode, ElectsALeaderAndCommitsEverywhere) {
   NodeId follower = leader == 1 ? 2 : 1;
   auto refused = q[follower].Propose("x", 1s);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+// The leader's status carries every voter's replication state (DescribeQuorum): the
+// leader itself caught up now with no fetch time, each follower with its last answer
+// and the time it last caught up; a stopped follower's answers stop.
+TEST(RaftNode, TheLeadersStatusDescribesEveryVoter) {
+  Quorum q(3);
+  for (NodeId id : q.ids()) q.Start(id);
+  ProposeOrFail(q, "x");
+  NodeId leader = q.WaitForLeader();
+  ASSERT_NE(leader, kNoNode);
+  auto caught_up = [&](NodeId id) {
+    for (const auto& v : q[leader].status().voters) {
+      if (v.id == id) return v.last_caught_up_unix_ms >= 0 && v.last_fetch_unix_ms >= 0;
+    }
+    return false;
+  };
+  NodeId follower = leader % 3 + 1;
+  ASSERT_TRUE(testing::WaitUntil([&] { return caught_up(follower); }, 10s));
+  RaftNodeStatus st = q[leader].status();
+  ASSERT_EQ(st.voters.size(), 3u);
+  int64_t now = absl::ToUnixMillis(absl::Now());
+  for (const auto& v : st.voters) {
+    if (v.id == leader) {
+      EXPECT_EQ(v.last_fetch_unix_ms, -1);
+      EXPECT_GT(v.last_caught_up_unix_ms, now - 60'000);
+    }
+    EXPECT_GE(v.match, 1) << v.id;
+  }
+  for (NodeId id : q.ids()) {
+    if (id != leader) EXPECT_TRUE(q[id].status().voters.empty()) << id;
+  }
+  q.Stop(follower);
+  RaftNodeStatus::VoterState stopped;
+  for (const auto& v : q[leader].status().voters) {
+    if (v.id == follower) stopped = v;
+  }
+  ProposeOrFail(q, "y");
+  ASSERT_EQ(q.WaitForLeader(), leader);
+  for (const auto& v : q[leader].status().voters) {
+    if (v.id != follower) continue;
+    EXPECT_EQ(v.last_fetch_unix_ms, stopped.last_fetch_unix_ms);
+    EXPECT_LT(v.match, q[leader].status().commit);
+  }
 }
 
 TEST(RaftNode, AStoppedLeaderIsReplacedAndCommittedEntriesSurvive) {

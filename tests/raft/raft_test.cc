@@ -225,6 +225,23 @@ TEST(RaftReplication, FollowersLearnACommitWithoutWaitingForAHeartbeat) {
   }
 }
 
+// DescribeQuorum's voters: the leader knows each voter's match index (its own: its last
+// index); a follower knows none; a voter cut off stays at what it had.
+TEST(RaftReplication, TheLeaderReportsEachVotersMatchIndex) {
+  Net net(3);
+  net.Elect(1);
+  net.TickAll(2);
+  EXPECT_TRUE(net[2].VoterMatchIndexes().empty());
+  std::map<NodeId, Index> all{{1, net[1].last_index()}, {2, net[1].last_index()}, {3, net[1].last_index()}};
+  EXPECT_EQ(net[1].VoterMatchIndexes(), all);
+  net.Isolate(3);
+  Index before = net[1].last_index();
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(net[1].Propose("e" + std::to_string(i)).ok());
+  net.Settle();
+  std::map<NodeId, Index> lagging{{1, before + 5}, {2, before + 5}, {3, before}};
+  EXPECT_EQ(net[1].VoterMatchIndexes(), lagging);
+}
+
 TEST(RaftReplication, ProposalsToAFollowerNameTheLeader) {
   Net net(3);
   net.Elect(2);
