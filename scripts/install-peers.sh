@@ -8,8 +8,9 @@
 #                 broker itself (for the side by side). Debian's JDK 17 runs them.
 #   confluent-kafka for Python, CONFLUENT_KAFKA_VERSION from PyPI, in a venv of its own:
 #                 its wheel carries a current librdkafka, beside Debian's 1.7 / 2.0.2.
-#   franz-go      FRANZ_GO_VERSION's module from the Go module proxy, in a module cache of
-#                 its own.
+#   franz-go      FRANZ_GO_VERSION (pinned with its dependencies by
+#                 tests/compat/franz_go/go.mod and go.sum) from the Go module proxy, in a
+#                 module cache of its own; the test builds its program offline.
 # Where they land: $STRATA_PEERS_DIR (default ~/.cache/strata-peers), and
 # $STRATA_PEERS_DIR/peers.env says where each one is (KAFKA_LIBS, KAFKA_VERSION,
 # CONFLUENT_KAFKA_PYTHON, CONFLUENT_KAFKA_VERSION, GOMODCACHE, FRANZ_GO_VERSION) for the
@@ -74,18 +75,25 @@ if [[ ! -f $venv/complete ]]; then
 fi
 
 # --- franz-go ----------------------------------------------------------------------------
+# Pinned by tests/compat/franz_go/go.mod and go.sum (FRANZ_GO_VERSION says which): every
+# module they name, so that the test builds its program offline.
 gomod=$dir/go
-if [[ ! -f $gomod/franz-go-$FRANZ_GO_VERSION.complete ]]; then
-  echo "install-peers: franz-go $FRANZ_GO_VERSION (Go module proxy)"
+franz_module=$(cd "$(dirname "$0")/.." && pwd)/tests/compat/franz_go
+grep -q "github.com/twmb/franz-go $FRANZ_GO_VERSION" "$franz_module/go.mod" || {
+  echo "install-peers: $franz_module/go.mod does not pin franz-go $FRANZ_GO_VERSION" >&2
+  exit 1
+}
+franz_key=$(sha256sum "$franz_module/go.sum" | cut -c1-16)
+if [[ ! -f $gomod/franz-go-$franz_key.complete ]]; then
+  echo "install-peers: franz-go $FRANZ_GO_VERSION and its modules (Go module proxy)"
   command -v go > /dev/null || { echo "install-peers: go is missing" >&2; exit 1; }
   mkdir -p "$gomod"
-  (cd "$work" && GOMODCACHE=$gomod GOFLAGS=-mod=mod go mod init strata.peers/franz > /dev/null 2>&1 &&
-     GOMODCACHE=$gomod go get "github.com/twmb/franz-go@$FRANZ_GO_VERSION" > "$work/go.log" 2>&1) || {
+  (cd "$franz_module" && GOMODCACHE=$gomod GOFLAGS=-mod=readonly go mod download > "$work/go.log" 2>&1) || {
     tail -20 "$work/go.log" >&2
-    echo "install-peers: could not fetch franz-go $FRANZ_GO_VERSION" >&2
+    echo "install-peers: could not fetch franz-go $FRANZ_GO_VERSION's modules" >&2
     exit 1
   }
-  touch "$gomod/franz-go-$FRANZ_GO_VERSION.complete"
+  touch "$gomod/franz-go-$franz_key.complete"
 fi
 
 cat > "$dir/peers.env.tmp" <<EOF
