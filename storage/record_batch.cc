@@ -439,4 +439,16 @@ absl::StatusOr<std::optional<TimestampOffset>> FindRecordByTimestamp(
   return std::optional<TimestampOffset>();
 }
 
+absl::string_view WholeBatches(absl::string_view records) {
+  size_t end = 0;
+  while (records.size() - end >= batch_layout::kLogOverhead) {
+    auto length = LoadBigEndian<int32_t>(records.data() + end + batch_layout::kBatchLength);
+    if (length < 0) break;
+    size_t size = batch_layout::kLogOverhead + static_cast<size_t>(length);
+    if (records.size() - end < size) break;
+    end += size;
+  }
+  return records.substr(0, end);
+}
+
 }  // namespace strata::storage

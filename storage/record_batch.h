@@ -190,6 +190,11 @@ class BatchSplitter {
   size_t position_ = 0;
 };
 
+// The whole batches at the front of fetched bytes: a leader cuts the last batch when a
+// fetch reaches its max bytes, and the follower (or a consumer) fetches it whole next
+// time. Frames only (the log overhead's length field); nothing is validated.
+absl::string_view WholeBatches(absl::string_view records);
+
 // Builds a batch in memory: for the CLI's producer, the benchmarks and tests.
 class RecordBatchBuilder {
  public:

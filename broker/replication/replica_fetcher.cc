@@ -22,18 +22,6 @@ constexpr int16_t kListOffsetsVersion = 4;   // with the current leader epoch
 constexpr int16_t kListOffsetsEarliestLocalVersion = 8;  // EARLIEST_LOCAL (KIP-405)
 constexpr int16_t kListOffsetsPendingUploadVersion = 10;  // EARLIEST_PENDING_UPLOAD (KIP-1023)
 
-// The bytes of the whole batches at the start of records (a leader cuts the last one
-// when it reaches max bytes; the follower fetches it whole next time).
-absl::string_view WholeBatches(absl::string_view records) {
-  size_t end = 0;
-  while (records.size() - end >= storage::batch_layout::kLogOverhead) {
-    auto length = storage::LoadBigEndian<int32_t>(records.data() + end + storage::batch_layout::kBatchLength);
-    size_t size = storage::batch_layout::kLogOverhead + static_cast<size_t>(length);
-    if (length < 0 || records.size() - end < size) break;
-    end += size;
-  }
-  return records.substr(0, end);
-}
 }  // namespace
 
 ReplicaFetcher::ReplicaFetcher(ReplicaFetcherOptions options, FollowerPartitions* partitions)
@@ -331,7 +319,7 @@ void ReplicaFetcher::HandlePartitionAnswer(const storage::TopicPartition& tp, co
     }
     return;
   }
-  absl::string_view records = p.records ? WholeBatches(*p.records) : absl::string_view();
+  absl::string_view records = p.records ? storage::WholeBatches(*p.records) : absl::string_view();
   auto appended = partition.AppendRecordsToFollower(epoch, records, p.high_watermark);
   if (!appended.ok()) Delay(tp, appended.status(), options_.backoff);
   if (appended.ok()) {

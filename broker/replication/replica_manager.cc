@@ -582,12 +582,16 @@ void ReplicaManager::ApplyPartition(const controller::MetadataImage& image, cons
   bool led_before = partition->is_leader();
   size_t isr_before = led_before ? partition->state().isr.size() : 0;  // counted for leaders only
   auto changed = partition->Update(state, options_.clock->NowMs());
-  std::map<int32_t, int64_t> broker_epochs;
-  for (int32_t r : state.replicas) {
-    auto broker = image.brokers().find(r);
-    if (broker != image.brokers().end()) broker_epochs[r] = broker->second.registration().broker_epoch();
+  if (changed.ok() && state.leader == options_.broker_id) {
+    // Only a leader counts its followers' broker epochs (KIP-903); one that becomes
+    // leader gets them here, in the image that made it leader.
+    std::map<int32_t, int64_t> broker_epochs;
+    for (int32_t r : state.replicas) {
+      auto broker = image.brokers().find(r);
+      if (broker != image.brokers().end()) broker_epochs[r] = broker->second.registration().broker_epoch();
+    }
+    partition->UpdateReplicaBrokerEpochs(broker_epochs);
   }
-  partition->UpdateReplicaBrokerEpochs(broker_epochs);
   if (changed.ok() && led_before && state.leader == options_.broker_id) {
     if (state.isr.size() < isr_before) isr_shrinks_.fetch_add(1, std::memory_order_relaxed);
     if (state.isr.size() > isr_before) isr_expands_.fetch_add(1, std::memory_order_relaxed);

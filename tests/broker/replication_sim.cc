@@ -33,18 +33,6 @@ int16_t Code(ErrorCode e) { return static_cast<int16_t>(e); }
 
 std::string Join(const std::vector<int32_t>& v) { return absl::StrJoin(v, ","); }
 
-// The whole batches at the front of fetched bytes (replica_fetcher.cc drops a partial
-// trailing one the same way).
-absl::string_view WholeBatches(absl::string_view records) {
-  size_t end = 0;
-  while (records.size() - end >= storage::batch_layout::kHeaderSize) {
-    auto header = storage::RecordBatchHeader::Parse(records.data() + end);
-    if (header.size_in_bytes() <= 0 || end + static_cast<size_t>(header.size_in_bytes()) > records.size()) break;
-    end += static_cast<size_t>(header.size_in_bytes());
-  }
-  return records.substr(0, end);
-}
-
 }  // namespace
 
 struct Message {
@@ -517,7 +505,7 @@ void ReplicationSim::HandleFetchResponse(Broker& b, const Message& m) {
     return;
   }
   b.last_fetch_error = 0;
-  auto appended = p.AppendRecordsToFollower(m.leader_epoch, WholeBatches(m.records), m.high_watermark);
+  auto appended = p.AppendRecordsToFollower(m.leader_epoch, storage::WholeBatches(m.records), m.high_watermark);
   if (!appended.ok()) {
     Trace(absl::StrCat("broker ", b.id, ": appending what it fetched at ", end_before, ": ",
                        appended.status().ToString()));
@@ -702,7 +690,7 @@ void ReplicationSim::ConsumerStep() {
   if (!read.ok()) return;  // not (yet) the leader in that epoch, or out of range
   auto bytes = read->data.records.ReadAll();
   ABSL_CHECK_OK(bytes.status());
-  auto records = testing::DecodeAll(WholeBatches(*bytes), consumer_position_);
+  auto records = testing::DecodeAll(storage::WholeBatches(*bytes), consumer_position_);
   ABSL_CHECK_OK(records.status());
   for (const auto& r : *records) {
     if (r.offset >= read->high_watermark) {

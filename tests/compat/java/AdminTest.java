@@ -40,9 +40,13 @@ public final class AdminTest {
   private static void served(Admin admin, String bootstrap, String clusterId) throws Exception {
     Check.createTopic(admin, "admin-a", 3);
     admin.createPartitions(Map.of("admin-a", NewPartitions.increaseTo(5))).all().get();
-    TopicDescription t = admin.describeTopics(List.of("admin-a")).allTopicNames().get().get("admin-a");
-    Check.equal(t.partitions().size(), 5, "describeTopics after createPartitions: partitions");
-    for (TopicPartitionInfo p : t.partitions()) {
+    // The controller has the new partitions; the brokers' metadata follows a moment later
+    // (as Kafka's does).
+    TopicDescription[] t = {null};
+    Check.until(Duration.ofSeconds(30), () -> t[0] = describe(admin, "admin-a"),
+        () -> t[0] != null && t[0].partitions().size() == 5);
+    Check.equal(t[0].partitions().size(), 5, "describeTopics after createPartitions: partitions");
+    for (TopicPartitionInfo p : t[0].partitions()) {
       Check.that(p.leader() != null && p.replicas().size() == 3 && p.replicas().contains(p.leader()),
           "describeTopics: partition " + p.partition() + " has a leader among 3 replicas");
     }
@@ -83,7 +87,8 @@ public final class AdminTest {
     groups(admin, bootstrap);
 
     admin.deleteTopics(List.of("admin-a")).all().get();
-    Check.that(!admin.listTopics().names().get().contains("admin-a"), "deleteTopics: gone from listTopics");
+    Check.that(Check.until(Duration.ofSeconds(30), () -> sleepBriefly(), () -> !topicNames(admin).contains("admin-a")),
+        "deleteTopics: gone from listTopics");
   }
 
   // Ten records on partition 0 of admin-a, the sixth with the largest timestamp.
@@ -135,6 +140,30 @@ public final class AdminTest {
 
   private static Map<TopicPartition, OffsetAndMetadata> committed(Admin admin, String g) throws Exception {
     return admin.listConsumerGroupOffsets(g).partitionsToOffsetAndMetadata().get();
+  }
+
+  private static TopicDescription describe(Admin admin, String topic) {
+    try {
+      return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+    } catch (Exception e) {
+      throw new RuntimeException(e);
+    }
+  }
+
+  private static Set<String> topicNames(Admin admin) {
+    try {
+      return admin.listTopics().names().get();
+    } catch (Exception e) {
+      throw new RuntimeException(e);
+    }
+  }
+
+  private static void sleepBriefly() {
+    try {
+      Thread.sleep(50);  // polling the brokers' metadata, bounded by until()
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private AdminTest() {}
