@@ -7,6 +7,8 @@
 //   BenchProbe isr BOOTSTRAP TOPIC SINCE_MS
 //       waits until every partition of TOPIC has all its replicas in the ISR (AdminClient,
 //       every 50 ms) and prints the ms from SINCE_MS (wall clock) to then.
+//   BenchProbe isr-without BOOTSTRAP TOPIC NODE
+//       waits until NODE is in no ISR of TOPIC (the cluster noticed that it is gone).
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
@@ -21,7 +23,8 @@ public final class BenchProbe {
   public static void main(String[] args) throws Exception {
     switch (args[0]) {
       case "acks" -> acks(args[1], args[2], Integer.parseInt(args[3]));
-      case "isr" -> isr(args[1], args[2], Long.parseLong(args[3]));
+      case "isr" -> isr(args[1], args[2], Long.parseLong(args[3]), -1);
+      case "isr-without" -> isr(args[1], args[2], System.currentTimeMillis(), Integer.parseInt(args[3]));
       default -> throw new IllegalArgumentException(args[0]);
     }
   }
@@ -45,16 +48,20 @@ public final class BenchProbe {
     }
   }
 
-  private static void isr(String bootstrap, String topic, long sinceMs) throws Exception {
+  // without < 0: until every ISR is whole; else until no ISR holds node `without`.
+  private static void isr(String bootstrap, String topic, long sinceMs, int without) throws Exception {
     Properties p = new Properties();
     p.put("bootstrap.servers", bootstrap);
     try (Admin admin = Admin.create(p)) {
       while (true) {
         try {
           TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
-          boolean full = true;
-          for (TopicPartitionInfo pi : d.partitions()) full &= pi.isr().size() == pi.replicas().size();
-          if (full) {
+          boolean done = true;
+          for (TopicPartitionInfo pi : d.partitions()) {
+            done &= without < 0 ? pi.isr().size() == pi.replicas().size()
+                                : pi.isr().stream().noneMatch(n -> n.id() == without);
+          }
+          if (done) {
             System.out.println(System.currentTimeMillis() - sinceMs);
             return;
           }
