@@ -51,6 +51,15 @@ class GroupCoordinatorTest : public ::testing::Test {
     return c;
   }
 
+  // Another broker's coordinator over the same log, leading nothing yet.
+  std::unique_ptr<GroupCoordinator> Other() {
+    GroupCoordinatorOptions o;
+    o.offsets_topic_partitions = 1;
+    o.clock = &clock_;
+    o.start_thread = false;
+    return std::make_unique<GroupCoordinator>(o, &log_);
+  }
+
   struct PendingJoin {
     std::shared_ptr<std::optional<JoinGroupResult>> result = std::make_shared<std::optional<JoinGroupResult>>();
     bool done() const { return result->has_value(); }
@@ -396,11 +405,8 @@ TEST_F(GroupCoordinatorTest, ANewCoordinatorLoadsGroupsAndOffsetsFromThePartitio
   // The leadership moves: this coordinator drops the partition, another loads it.
   coordinator_->OnLeadership({}, 1);
   EXPECT_EQ(coordinator_->Heartbeat("g", a, std::nullopt, generation), ErrorCode::kNotCoordinator);
-  GroupCoordinatorOptions o;
-  o.offsets_topic_partitions = 1;
-  o.clock = &clock_;
-  o.start_thread = false;
-  GroupCoordinator next(o, &log_);
+  std::unique_ptr<GroupCoordinator> owner = Other();
+  GroupCoordinator& next = *owner;
   next.OnLeadership({{0, 2}}, 1);
   EXPECT_EQ(next.Heartbeat("g", a, std::nullopt, generation), ErrorCode::kCoordinatorLoadInProgress);
   next.RunDueTimers();
@@ -468,11 +474,8 @@ TEST_F(GroupCoordinatorTest, TheOffsetsOfADeletedTopicAreRemoved) {
   EXPECT_EQ(coordinator_->DescribeGroup("standalone").state, GroupState::kDead);  // empty, no offsets: gone
 
   coordinator_->OnLeadership({}, 1);
-  GroupCoordinatorOptions o;
-  o.offsets_topic_partitions = 1;
-  o.clock = &clock_;
-  o.start_thread = false;
-  GroupCoordinator next(o, &log_);
+  std::unique_ptr<GroupCoordinator> owner = Other();
+  GroupCoordinator& next = *owner;
   next.OnLeadership({{0, 2}}, 1);
   next.RunDueTimers();
   ASSERT_TRUE(next.IsLoaded(0));
@@ -520,11 +523,8 @@ TEST_F(GroupCoordinatorTest, OffsetsOfSubscribedTopicsAreNotDeleted) {
 }
 
 TEST_F(GroupCoordinatorTest, PartitionsNotLedAreNotCoordinated) {
-  GroupCoordinatorOptions o;
-  o.offsets_topic_partitions = 1;
-  o.clock = &clock_;
-  o.start_thread = false;
-  GroupCoordinator other(o, &log_);
+  std::unique_ptr<GroupCoordinator> owner = Other();
+  GroupCoordinator& other = *owner;
   EXPECT_EQ(other.Heartbeat("g", "m", std::nullopt, 1), ErrorCode::kNotCoordinator);
   EXPECT_EQ(other.FetchOffsets("g", std::nullopt).error, ErrorCode::kNotCoordinator);
 }

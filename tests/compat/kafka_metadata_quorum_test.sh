@@ -11,23 +11,11 @@
 set -euo pipefail
 export STRATA_BIN_DIR=${1:?usage: $0 <bin dir> <strata-cluster>}
 CLUSTER=${2:?}
-PEERS=${STRATA_PEERS_DIR:-$HOME/.cache/strata-peers}
-[[ -f $PEERS/peers.env ]] || { echo "no test peers in $PEERS: bash scripts/install-peers.sh" >&2; exit 1; }
-KAFKA_LIBS=$(sed -n 's/^KAFKA_LIBS=//p' "$PEERS/peers.env")
-S="$STRATA_BIN_DIR/strata"
-DIR=$(mktemp -d "${TMPDIR:-/tmp}/strata-metadata-quorum-test.XXXXXX")
-trap '"$CLUSTER" down --dir "$DIR" >/dev/null 2>&1 || true; rm -rf "$DIR"' EXIT
-failures=0
-fail() { echo "FAILED: $*" >&2; failures=$((failures + 1)); }
-quorum() {
-  timeout 120 java -cp "$KAFKA_LIBS/*" org.apache.kafka.tools.MetadataQuorumCommand --bootstrap-server "$BS" \
-    describe "$@" 2> >(grep -v '^SLF4J' >&2)
-}
+source "$(dirname "$0")/peers_lib.sh"
+quorum() { kafka_tool org.apache.kafka.tools.MetadataQuorumCommand --bootstrap-server "$BS" describe "$@"; }
 field() { sed -n "s/^$1:[[:space:]]*//p" <<<"$status"; }
 
-"$CLUSTER" up --dir "$DIR" --controllers 3 --brokers 3 > /dev/null
-export STRATA_BOOTSTRAP_CONTROLLER=$(sed -n 's/^bootstrap.controllers=//p' "$DIR/cluster.env")
-BS=$(sed -n 's/^bootstrap.servers=//p' "$DIR/cluster.env")
+start_cluster metadata-quorum-test --controllers 3 --brokers 3
 
 status=$(quorum --status)
 echo "$status"
@@ -69,5 +57,4 @@ echo "$replication"
 awk -v id="$strata_leader" '$1 == id && $NF == "Follower" && $4 > 0 && $5 == -1 {found = 1} END {exit !found}' \
   <<<"$replication" || fail "the killed controller $strata_leader is not a lagging follower never heard from"
 
-if (( failures > 0 )); then exit 1; fi
-echo "kafka-metadata-quorum test passed"
+finish "kafka-metadata-quorum test"

@@ -12,20 +12,10 @@
 set -euo pipefail
 export STRATA_BIN_DIR=${1:?usage: $0 <bin dir> <strata-cluster>}
 CLUSTER=${2:?}
-PEERS=${STRATA_PEERS_DIR:-$HOME/.cache/strata-peers}
-[[ -f $PEERS/peers.env ]] || { echo "no test peers in $PEERS: bash scripts/install-peers.sh" >&2; exit 1; }
-KAFKA_LIBS=$(sed -n 's/^KAFKA_LIBS=//p' "$PEERS/peers.env")
-S="$STRATA_BIN_DIR/strata"
-DIR=$(mktemp -d "${TMPDIR:-/tmp}/strata-kafka-tools-test.XXXXXX")
-trap '"$CLUSTER" down --dir "$DIR" >/dev/null 2>&1 || true; rm -rf "$DIR"' EXIT
-failures=0
-fail() { echo "FAILED: $*" >&2; failures=$((failures + 1)); }
-# A tool by its main class; SLF4J's notice that no logger is bound is dropped.
-tool() { timeout 120 java -cp "$KAFKA_LIBS/*" "$@" 2> >(grep -v '^SLF4J' >&2); }
+source "$(dirname "$0")/peers_lib.sh"
+tool() { kafka_tool "$@"; }
 
-"$CLUSTER" up --dir "$DIR" --controllers 1 --brokers 3 --override group.initial.rebalance.delay.ms=0 >/dev/null
-export STRATA_BOOTSTRAP_CONTROLLER=$(sed -n 's/^bootstrap.controllers=//p' "$DIR/cluster.env")
-BS=$(sed -n 's/^bootstrap.servers=//p' "$DIR/cluster.env")
+start_cluster kafka-tools-test --controllers 1 --brokers 3 --override group.initial.rebalance.delay.ms=0
 
 # kafka-broker-api-versions: every broker, with Produce and Fetch usable.
 versions=$(tool org.apache.kafka.tools.BrokerApiVersionsCommand --bootstrap-server "$BS")
@@ -113,5 +103,4 @@ topics --delete --topic orders
 for _ in $(seq 100); do [[ -z $(topics --list --exclude-internal) ]] && break; sleep 0.1; done
 [[ -z $(topics --list --exclude-internal) ]] || fail "delete: $(topics --list --exclude-internal)"
 
-if (( failures > 0 )); then exit 1; fi
-echo "Kafka tools test passed"
+finish "Kafka tools test"

@@ -4,32 +4,18 @@
 #   kafka-producer-perf-test and kafka-consumer-perf-test: every record sent is acked and
 #     then consumed (the figures they print are not checked here: tests/bench/ measures);
 #   kafka-verifiable-producer and kafka-verifiable-consumer, the tools of Kafka's own system
-#     tests: the producer (acks=all, idempotent by default) runs across a kill -9 of a
-#     partition leader; every value it reports acknowledged is consumed, at the partition
-#     and offset the acknowledgement named, and no value is stored twice.
+#     tests: the producer (acks=all; the tool sets retries=0, so no idempotence) runs across
+#     a kill -9 of a partition leader; each of its values is acknowledged or reported
+#     failed, every value it reports acknowledged is consumed at the partition and offset
+#     the acknowledgement named, and no value is stored twice.
 # Usage: kafka_verifiable_test.sh <bin dir> <strata-cluster>
 set -euo pipefail
 export STRATA_BIN_DIR=${1:?usage: $0 <bin dir> <strata-cluster>}
 CLUSTER=${2:?}
-PEERS=${STRATA_PEERS_DIR:-$HOME/.cache/strata-peers}
-[[ -f $PEERS/peers.env ]] || { echo "no test peers in $PEERS: bash scripts/install-peers.sh" >&2; exit 1; }
-KAFKA_LIBS=$(sed -n 's/^KAFKA_LIBS=//p' "$PEERS/peers.env")
-S="$STRATA_BIN_DIR/strata"
-DIR=$(mktemp -d "${TMPDIR:-/tmp}/strata-kafka-verifiable-test.XXXXXX")
-producer=
-cleanup() {
-  [[ -n $producer ]] && kill "$producer" 2> /dev/null
-  "$CLUSTER" down --dir "$DIR" > /dev/null 2>&1 || true
-  rm -rf "$DIR"
-}
-trap cleanup EXIT
-failures=0
-fail() { echo "FAILED: $*" >&2; failures=$((failures + 1)); }
-tool() { timeout 240 java -cp "$KAFKA_LIBS/*" "$@" 2> >(grep -v '^SLF4J\|deprecated' >&2); }
+source "$(dirname "$0")/peers_lib.sh"
+tool() { kafka_tool "$@"; }
 
-"$CLUSTER" up --dir "$DIR" --controllers 1 --brokers 3 --override group.initial.rebalance.delay.ms=0 > /dev/null
-export STRATA_BOOTSTRAP_CONTROLLER=$(sed -n 's/^bootstrap.controllers=//p' "$DIR/cluster.env")
-BS=$(sed -n 's/^bootstrap.servers=//p' "$DIR/cluster.env")
+start_cluster kafka-verifiable-test --controllers 1 --brokers 3 --override group.initial.rebalance.delay.ms=0
 for t in perf verified; do
   "$S" topics create $t --partitions 3 --replication-factor 3 --config min.insync.replicas=2 > /dev/null
 done
@@ -51,22 +37,22 @@ echo "kafka-consumer-perf-test: $out"
 tool org.apache.kafka.tools.VerifiableProducer --bootstrap-server "$BS" --topic verified \
   --max-messages 20000 --throughput 2000 --acks -1 > "$DIR/produced" &
 producer=$!
-for _ in $(seq 600); do
-  [[ $(grep -c producer_send_success "$DIR/produced") -ge 4000 ]] && break
-  kill -0 "$producer" 2> /dev/null || break
-  sleep 0.1
-done
-leader=$("$S" topics describe verified -o json | jq -r '.[0].partitions[] | select(.partition == 0) | .leader')
-echo "killing broker $leader (partition 0's leader) after $(grep -c producer_send_success "$DIR/produced") acknowledgements"
-"$CLUSTER" kill --dir "$DIR" "$leader"
+BACKGROUND+=("$producer")
+kill_leader_after "$DIR/produced" 4000 "$producer" verified
 wait "$producer" || fail "kafka-verifiable-producer exited $?"
-producer=
-"$CLUSTER" start --dir "$DIR" "$leader" > /dev/null
+"$CLUSTER" start --dir "$DIR" "$KILLED" > /dev/null
 grep producer_send_success "$DIR/produced" | jq -r '"\(.value) \(.partition) \(.offset)"' | sort > "$DIR/acked"
 acked=$(wc -l < "$DIR/acked")
 errors=$(grep -c producer_send_error "$DIR/produced" || true)
 echo "verifiable producer: $acked acknowledged, $errors send errors"
-[[ $acked == 20000 ]] || fail "$acked of 20000 acknowledged ($errors send errors)"
+# The tool sends with retries=0 (as in Kafka's system tests): a send in flight to the
+# killed leader fails instead of being retried, so a few errors are expected. Every one
+# of the 20,000 is either acknowledged or reported failed.
+if ((errors > 0)); then
+  echo "the send errors:"
+  grep producer_send_error "$DIR/produced" | jq -r '"\(.exception): \(.message)"' | sort | uniq -c
+fi
+[[ $((acked + errors)) == 20000 ]] || fail "$acked acknowledged and $errors failed of 20000"
 
 # The verifiable consumer reads every record of the topic (its end offsets) in a group.
 end=$(tool org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$BS" --topic verified --time -1 |
@@ -80,5 +66,4 @@ echo "verifiable consumer: $(wc -l < "$DIR/read") records read of $end stored; $
 [[ $missing == 0 ]] || fail "acknowledged records not consumed where acked: $(comm -23 "$DIR/acked" "$DIR/read" | head -5)"
 [[ $doubled == 0 ]] || fail "values stored twice: $(cut -d' ' -f1 "$DIR/read" | sort | uniq -d | head -5)"
 
-if (( failures > 0 )); then exit 1; fi
-echo "Kafka verifiable test passed"
+finish "Kafka verifiable test"

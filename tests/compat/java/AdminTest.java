@@ -23,6 +23,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.ElectionNotNeededException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 
 public final class AdminTest {
@@ -142,10 +143,14 @@ public final class AdminTest {
     return admin.listConsumerGroupOffsets(g).partitionsToOffsetAndMetadata().get();
   }
 
+  // null while the broker asked does not know the topic yet.
   private static TopicDescription describe(Admin admin, String topic) {
     try {
       return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
-    } catch (Exception e) {
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof UnknownTopicOrPartitionException) return null;
+      throw new RuntimeException(e);
+    } catch (InterruptedException e) {
       throw new RuntimeException(e);
     }
   }

@@ -1,0 +1,64 @@
+# What the compat tests that run the peers of scripts/install-peers.sh share. Sourced
+# after `set -euo pipefail`, with STRATA_BIN_DIR and CLUSTER (tools/strata-cluster) set:
+#   peer NAME               a value of peers.env (KAFKA_LIBS, GOMODCACHE, ...)
+#   kafka_tool CLASS ARG... one of Kafka's tools by main class (SLF4J's notice dropped)
+#   start_cluster NAME ARG... a temp dir DIR and a cluster started in it with ARGs, BS and
+#                           STRATA_BOOTSTRAP_CONTROLLER set; on exit the cluster stops, the
+#                           pids in BACKGROUND are killed, DIR is removed
+#   fail MESSAGE            counts a failure; finish NAME exits 1 if any, else says passed
+#   kill_leader_after FILE LINES PID TOPIC
+#                           once FILE has LINES lines (or PID has ended), kill -9 of the
+#                           broker leading partition 0 of TOPIC; prints what it did and
+#                           sets KILLED to its id
+PEERS=${STRATA_PEERS_DIR:-$HOME/.cache/strata-peers}
+[[ -f $PEERS/peers.env ]] || { echo "no test peers in $PEERS: bash scripts/install-peers.sh" >&2; exit 1; }
+S="$STRATA_BIN_DIR/strata"
+BACKGROUND=()
+failures=0
+
+peer() { sed -n "s/^$1=//p" "$PEERS/peers.env"; }
+
+kafka_tool() {
+  timeout 240 java -cp "$(peer KAFKA_LIBS)/*" "$@" 2> >(grep -v '^SLF4J\|deprecated' >&2)
+}
+
+start_cluster() {
+  local name=$1
+  shift
+  DIR=$(mktemp -d "${TMPDIR:-/tmp}/strata-$name.XXXXXX")
+  trap stop_cluster EXIT
+  "$CLUSTER" up --dir "$DIR" "$@" > /dev/null
+  export STRATA_BOOTSTRAP_CONTROLLER=$(sed -n 's/^bootstrap.controllers=//p' "$DIR/cluster.env")
+  BS=$(sed -n 's/^bootstrap.servers=//p' "$DIR/cluster.env")
+}
+
+stop_cluster() {
+  local p
+  # Each is a subshell running `timeout ... java`: its children first (timeout passes the
+  # signal on to the JVM), so that nothing outlives the test.
+  for p in "${BACKGROUND[@]}"; do
+    pkill -P "$p" 2> /dev/null || true
+    kill "$p" 2> /dev/null || true
+  done
+  "$CLUSTER" down --dir "$DIR" > /dev/null 2>&1 || true
+  rm -rf "$DIR"
+}
+
+fail() { echo "FAILED: $*" >&2; failures=$((failures + 1)); }
+
+finish() {
+  if ((failures > 0)); then exit 1; fi
+  echo "$1 passed"
+}
+
+kill_leader_after() {
+  local file=$1 lines=$2 pid=$3 topic=$4
+  for _ in $(seq 600); do
+    [[ -f $file && $(wc -l < "$file") -ge $lines ]] && break
+    kill -0 "$pid" 2> /dev/null || break
+    sleep 0.1
+  done
+  KILLED=$("$S" topics describe "$topic" -o json | jq -r '.[0].partitions[] | select(.partition == 0) | .leader')
+  echo "killing broker $KILLED (partition 0's leader) after $(wc -l < "$file") acknowledgements"
+  "$CLUSTER" kill --dir "$DIR" "$KILLED"
+}
