@@ -195,7 +195,9 @@ TEST(RaftNode, TheLeadersStatusDescribesEveryVoter) {
     EXPECT_GE(v.match, 1) << v.id;
   }
   for (NodeId id : q.ids()) {
-    if (id != leader) EXPECT_TRUE(q[id].status().voters.empty()) << id;
+    if (id != leader) {
+      EXPECT_TRUE(q[id].status().voters.empty()) << id;
+    }
   }
   q.Stop(follower);
   RaftNodeStatus::VoterState stopped;
@@ -204,6 +206,8 @@ TEST(RaftNode, TheLeadersStatusDescribesEveryVoter) {
   }
   ProposeOrFail(q, "y");
   ASSERT_EQ(q.WaitForLeader(), leader);
+  // The status follows the applied entries a moment later than the proposal's answer.
+  ASSERT_TRUE(testing::WaitUntil([&] { return q[leader].status().commit > stopped.match; }, 10s));
   for (const auto& v : q[leader].status().voters) {
     if (v.id != follower) continue;
     EXPECT_EQ(v.last_fetch_unix_ms, stopped.last_fetch_unix_ms);
