@@ -178,12 +178,16 @@ TEST(RaftNode, TheLeadersStatusDescribesEveryVoter) {
   ASSERT_NE(leader, kNoNode);
   auto caught_up = [&](NodeId id) {
     for (const auto& v : q[leader].status().voters) {
-      if (v.id == id) return v.last_caught_up_unix_ms >= 0 && v.last_fetch_unix_ms >= 0;
+      if (v.id == id) {
+        return v.last_caught_up_unix_ms >= 0 && v.last_fetch_unix_ms >= 0 && v.match >= 1;
+      }
     }
     return false;
   };
+  // The commit needs one follower; the other may answer a moment later (CI saw 0 vs 1).
   NodeId follower = leader % 3 + 1;
-  ASSERT_TRUE(testing::WaitUntil([&] { return caught_up(follower); }, 10s));
+  NodeId other = follower % 3 + 1;
+  ASSERT_TRUE(testing::WaitUntil([&] { return caught_up(follower) && caught_up(other); }, 10s));
   RaftNodeStatus st = q[leader].status();
   ASSERT_EQ(st.voters.size(), 3u);
   int64_t now = absl::ToUnixMillis(absl::Now());
