@@ -1,9 +1,12 @@
 #pragma once
 // The gRPC faces of the QuorumController: ControllerService (brokers) and AdminService
-// (the strata CLI), proto/controller.proto and proto/admin.proto. Each call is handed to
-// the controller as it is; a node that is not the active controller answers
-// NOT_CONTROLLER with the leader's id (the caller retries there). A BrokerSession stream
-// holds one gRPC thread for as long as the broker keeps it open.
+// (the strata CLI, and brokers forwarding their clients' requests), proto/controller.proto
+// and proto/admin.proto. Each call is first authorized (a broker for its own id on
+// ControllerService, RequireAdmin on AdminService: security/control_plane_authorizer.h;
+// no authorizer: every call), then handed to the controller as it is; a node that is not
+// the active controller answers NOT_CONTROLLER with the leader's id (the caller retries
+// there). A BrokerSession stream holds one gRPC thread for as long as the broker keeps
+// it open.
 // Thread-safe.
 
 #include <memory>
@@ -13,34 +16,57 @@
 #include "admin.grpc.pb.h"
 #include "controller.grpc.pb.h"
 #include "controller/quorum_controller.h"
+#include "security/control_plane_authorizer.h"
 
 namespace strata::controller {
 
-class ControllerGrpcService final : public controller::v1::ControllerService::Service {
+// The authorization every RPC of both services starts with.
+class AuthorizedService {
+ protected:
+  explicit AuthorizedService(const security::ControlPlaneAuthorizer* authorizer) : authorizer_(authorizer) {}
+  grpc::Status Broker(const grpc::ServerContext* context, const char* rpc, int32_t broker_id) const {
+    return authorizer_ == nullptr ? grpc::Status::OK : authorizer_->RequireBroker(*context, rpc, broker_id);
+  }
+  grpc::Status Admin(const grpc::ServerContext* context, const char* rpc) const {
+    return authorizer_ == nullptr ? grpc::Status::OK : authorizer_->RequireAdmin(*context, rpc);
+  }
+
+ private:
+  const security::ControlPlaneAuthorizer* const authorizer_;
+};
+
+class ControllerGrpcService final : public controller::v1::ControllerService::Service, AuthorizedService {
  public:
-  explicit ControllerGrpcService(QuorumController& c) : c_(c) {}
-  grpc::Status BrokerRegistration(grpc::ServerContext*, const controller::v1::BrokerRegistrationRequest* request,
+  // authorizer: null, or one that outlives the service.
+  explicit ControllerGrpcService(QuorumController& c, const security::ControlPlaneAuthorizer* authorizer = nullptr)
+      : AuthorizedService(authorizer), c_(c) {}
+  grpc::Status BrokerRegistration(grpc::ServerContext* context, const controller::v1::BrokerRegistrationRequest* request,
                                   controller::v1::BrokerRegistrationResponse* response) override {
+    if (grpc::Status allowed = Broker(context, "BrokerRegistration", request->broker_id()); !allowed.ok()) return allowed;
     *response = c_.RegisterBroker(*request);
     return grpc::Status::OK;
   }
-  grpc::Status BrokerHeartbeat(grpc::ServerContext*, const controller::v1::BrokerHeartbeatRequest* request,
+  grpc::Status BrokerHeartbeat(grpc::ServerContext* context, const controller::v1::BrokerHeartbeatRequest* request,
                                controller::v1::BrokerHeartbeatResponse* response) override {
+    if (grpc::Status allowed = Broker(context, "BrokerHeartbeat", request->broker_id()); !allowed.ok()) return allowed;
     *response = c_.BrokerHeartbeat(*request);
     return grpc::Status::OK;
   }
-  grpc::Status AlterPartition(grpc::ServerContext*, const controller::v1::AlterPartitionRequest* request,
+  grpc::Status AlterPartition(grpc::ServerContext* context, const controller::v1::AlterPartitionRequest* request,
                               controller::v1::AlterPartitionResponse* response) override {
+    if (grpc::Status allowed = Broker(context, "AlterPartition", request->broker_id()); !allowed.ok()) return allowed;
     *response = c_.AlterPartition(*request);
     return grpc::Status::OK;
   }
-  grpc::Status RemoteLogSegmentUpdate(grpc::ServerContext*, const controller::v1::RemoteLogSegmentUpdateRequest* request,
+  grpc::Status RemoteLogSegmentUpdate(grpc::ServerContext* context, const controller::v1::RemoteLogSegmentUpdateRequest* request,
                                       controller::v1::RemoteLogSegmentUpdateResponse* response) override {
+    if (grpc::Status allowed = Broker(context, "RemoteLogSegmentUpdate", request->broker_id()); !allowed.ok()) return allowed;
     *response = c_.RemoteLogSegmentUpdate(*request);
     return grpc::Status::OK;
   }
-  grpc::Status AllocateProducerIds(grpc::ServerContext*, const controller::v1::AllocateProducerIdsRequest* request,
+  grpc::Status AllocateProducerIds(grpc::ServerContext* context, const controller::v1::AllocateProducerIdsRequest* request,
                                    controller::v1::AllocateProducerIdsResponse* response) override {
+    if (grpc::Status allowed = Broker(context, "AllocateProducerIds", request->broker_id()); !allowed.ok()) return allowed;
     *response = c_.AllocateProducerIds(*request);
     return grpc::Status::OK;
   }
@@ -49,6 +75,7 @@ class ControllerGrpcService final : public controller::v1::ControllerService::Se
                                                       controller::v1::BrokerSessionRequest>* stream) override {
     controller::v1::BrokerSessionRequest request;
     if (!stream->Read(&request)) return grpc::Status::OK;
+    if (grpc::Status allowed = Broker(context, "BrokerSession", request.broker_id()); !allowed.ok()) return allowed;
     // The controller may end the stream from another thread, until this call returns.
     struct Handle {
       absl::Mutex mu;
@@ -80,51 +107,61 @@ class ControllerGrpcService final : public controller::v1::ControllerService::Se
   QuorumController& c_;
 };
 
-class AdminGrpcService final : public admin::v1::AdminService::Service {
+class AdminGrpcService final : public admin::v1::AdminService::Service, AuthorizedService {
  public:
-  explicit AdminGrpcService(QuorumController& c) : c_(c) {}
-  grpc::Status CreateTopics(grpc::ServerContext*, const admin::v1::CreateTopicsRequest* request,
+  explicit AdminGrpcService(QuorumController& c, const security::ControlPlaneAuthorizer* authorizer = nullptr)
+      : AuthorizedService(authorizer), c_(c) {}
+  grpc::Status CreateTopics(grpc::ServerContext* context, const admin::v1::CreateTopicsRequest* request,
                             admin::v1::CreateTopicsResponse* response) override {
+    if (grpc::Status allowed = Admin(context, "CreateTopics"); !allowed.ok()) return allowed;
     *response = c_.CreateTopics(*request);
     return grpc::Status::OK;
   }
-  grpc::Status DeleteTopics(grpc::ServerContext*, const admin::v1::DeleteTopicsRequest* request,
+  grpc::Status DeleteTopics(grpc::ServerContext* context, const admin::v1::DeleteTopicsRequest* request,
                             admin::v1::DeleteTopicsResponse* response) override {
+    if (grpc::Status allowed = Admin(context, "DeleteTopics"); !allowed.ok()) return allowed;
     *response = c_.DeleteTopics(*request);
     return grpc::Status::OK;
   }
-  grpc::Status CreatePartitions(grpc::ServerContext*, const admin::v1::CreatePartitionsRequest* request,
+  grpc::Status CreatePartitions(grpc::ServerContext* context, const admin::v1::CreatePartitionsRequest* request,
                                 admin::v1::CreatePartitionsResponse* response) override {
+    if (grpc::Status allowed = Admin(context, "CreatePartitions"); !allowed.ok()) return allowed;
     *response = c_.CreatePartitions(*request);
     return grpc::Status::OK;
   }
-  grpc::Status DescribeCluster(grpc::ServerContext*, const admin::v1::DescribeClusterRequest*,
+  grpc::Status DescribeCluster(grpc::ServerContext* context, const admin::v1::DescribeClusterRequest*,
                                admin::v1::DescribeClusterResponse* response) override {
+    if (grpc::Status allowed = Admin(context, "DescribeCluster"); !allowed.ok()) return allowed;
     *response = c_.DescribeCluster();
     return grpc::Status::OK;
   }
-  grpc::Status DescribeTopics(grpc::ServerContext*, const admin::v1::DescribeTopicsRequest* request,
+  grpc::Status DescribeTopics(grpc::ServerContext* context, const admin::v1::DescribeTopicsRequest* request,
                               admin::v1::DescribeTopicsResponse* response) override {
+    if (grpc::Status allowed = Admin(context, "DescribeTopics"); !allowed.ok()) return allowed;
     *response = c_.DescribeTopics(*request);
     return grpc::Status::OK;
   }
-  grpc::Status ElectLeaders(grpc::ServerContext*, const admin::v1::ElectLeadersRequest* request,
+  grpc::Status ElectLeaders(grpc::ServerContext* context, const admin::v1::ElectLeadersRequest* request,
                             admin::v1::ElectLeadersResponse* response) override {
+    if (grpc::Status allowed = Admin(context, "ElectLeaders"); !allowed.ok()) return allowed;
     *response = c_.ElectLeaders(*request);
     return grpc::Status::OK;
   }
-  grpc::Status DescribeQuorum(grpc::ServerContext*, const admin::v1::DescribeQuorumRequest*,
+  grpc::Status DescribeQuorum(grpc::ServerContext* context, const admin::v1::DescribeQuorumRequest*,
                               admin::v1::DescribeQuorumResponse* response) override {
+    if (grpc::Status allowed = Admin(context, "DescribeQuorum"); !allowed.ok()) return allowed;
     *response = c_.DescribeQuorum();
     return grpc::Status::OK;
   }
-  grpc::Status AlterConfigs(grpc::ServerContext*, const admin::v1::AlterConfigsRequest* request,
+  grpc::Status AlterConfigs(grpc::ServerContext* context, const admin::v1::AlterConfigsRequest* request,
                             admin::v1::AlterConfigsResponse* response) override {
+    if (grpc::Status allowed = Admin(context, "AlterConfigs"); !allowed.ok()) return allowed;
     *response = c_.AlterConfigs(*request);
     return grpc::Status::OK;
   }
-  grpc::Status DescribeConfigs(grpc::ServerContext*, const admin::v1::DescribeConfigsRequest* request,
+  grpc::Status DescribeConfigs(grpc::ServerContext* context, const admin::v1::DescribeConfigsRequest* request,
                                admin::v1::DescribeConfigsResponse* response) override {
+    if (grpc::Status allowed = Admin(context, "DescribeConfigs"); !allowed.ok()) return allowed;
     *response = c_.DescribeConfigs(*request);
     return grpc::Status::OK;
   }

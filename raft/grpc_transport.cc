@@ -3,6 +3,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <atomic>
+#include <optional>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
@@ -11,6 +12,7 @@
 #include "raft.grpc.pb.h"
 #include "raft/observer.h"
 #include "raft/snapshot_transfer.h"
+#include "security/control_plane_authorizer.h"
 #include "storage/errc.h"
 
 namespace strata::raft {
@@ -153,7 +155,8 @@ struct GrpcTransport::Peer {
 };
 
 GrpcTransport::GrpcTransport(std::map<NodeId, std::string> peers, std::string cluster_id,
-                             size_t max_queued_per_peer) {
+                             std::shared_ptr<grpc::ChannelCredentials> credentials, size_t max_queued_per_peer) {
+  if (credentials == nullptr) credentials = grpc::InsecureChannelCredentials();
   for (const auto& [id, address] : peers) {
     auto peer = std::make_unique<Peer>();
     peer->cluster_id = cluster_id;
@@ -164,7 +167,7 @@ GrpcTransport::GrpcTransport(std::map<NodeId, std::string> peers, std::string cl
     args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
     args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 200);
     peer->stub = pb::RaftTransport::NewStub(
-        grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
+        grpc::CreateCustomChannel(address, credentials, args));
     peer->max_queued = max_queued_per_peer;
     Peer* raw = peer.get();
     peer->sender = std::thread([raw] { raw->Run(); });
@@ -228,7 +231,8 @@ int64_t GrpcTransport::dropped() const {
 
 class RaftServer::Service final : public pb::RaftTransport::Service {
  public:
-  explicit Service(std::string cluster_id) : cluster_id_(std::move(cluster_id)) {}
+  Service(std::string cluster_id, const security::ControlPlaneAuthorizer* authorizer)
+      : cluster_id_(std::move(cluster_id)), authorizer_(authorizer) {}
 
   // Holds the attached node for the length of a call; Attach waits for holders to go.
   class NodeRef {
@@ -252,8 +256,9 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
     RaftNode* node_;
   };
 
-  grpc::Status InstallSnapshot(grpc::ServerContext*, grpc::ServerReader<pb::InstallSnapshotRequest>* reader,
+  grpc::Status InstallSnapshot(grpc::ServerContext* context, grpc::ServerReader<pb::InstallSnapshotRequest>* reader,
                                pb::InstallSnapshotResponse*) override {
+    if (grpc::Status allowed = RequireVoter(*context, "InstallSnapshot", kAnyVoter); !allowed.ok()) return allowed;
     NodeRef node(*this);
     if (!node) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "no Raft node attached");
     SnapshotReceiver receiver(node->snapshots());
@@ -268,6 +273,9 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
             request.message().index() != receiver.meta().index || request.message().log_term() != receiver.meta().term) {
           return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "the last snapshot chunk lacks its SNAPSHOT message");
         }
+        if (grpc::Status allowed = RequireVoter(*context, "InstallSnapshot", request.message().from()); !allowed.ok()) {
+          return allowed;
+        }
         node->Receive(FromProto(request.message()));
         return grpc::Status::OK;
       }
@@ -277,6 +285,9 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
 
   grpc::Status Observe(grpc::ServerContext* context, const pb::ObserveRequest* request,
                        grpc::ServerWriter<pb::ObserveResponse>* writer) override {
+    if (authorizer_ != nullptr) {
+      if (grpc::Status allowed = authorizer_->RequireBroker(*context, "Observe", -1); !allowed.ok()) return allowed;
+    }
     if (grpc::Status ours = CheckCluster(request->cluster_id()); !ours.ok()) return ours;
     Index next = std::max<Index>(request->from_index(), 1);
     while (!context->IsCancelled()) {
@@ -326,7 +337,13 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
     return grpc::Status::OK;
   }
 
-  grpc::Status Deliver(grpc::ServerContext*, const pb::RaftBatch* batch, pb::DeliverResponse*) override {
+  grpc::Status Deliver(grpc::ServerContext* context, const pb::RaftBatch* batch, pb::DeliverResponse*) override {
+    std::optional<int32_t> checked_from;  // a batch's messages come from one node
+    for (const pb::RaftMessage& m : batch->messages()) {
+      if (checked_from == m.from()) continue;
+      if (grpc::Status allowed = RequireVoter(*context, "Deliver", m.from()); !allowed.ok()) return allowed;
+      checked_from = m.from();
+    }
     if (grpc::Status ours = CheckCluster(batch->cluster_id()); !ours.ok()) return ours;
     for (const pb::RaftMessage& m : batch->messages()) {
       if (!Plausible(m)) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "malformed Raft message");
@@ -344,35 +361,11 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
     return grpc::Status::OK;
   }
 
-  grpc::Status Propose(grpc::ServerContext*, const pb::ProposeRequest* request, pb::ProposeResponse* response) override {
-    NodeRef node(*this);
-    if (!node) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "no Raft node attached");
-    int timeout_ms = request->timeout_ms() > 0 ? std::min(request->timeout_ms(), 60'000) : 5'000;
-    auto index = node->Propose(request->data(), std::chrono::milliseconds(timeout_ms));
-    if (index.ok()) {
-      response->set_index(*index);
-      return grpc::Status::OK;
-    }
-    response->set_message(std::string(index.status().message()));
-    switch (index.status().code()) {
-      case absl::StatusCode::kFailedPrecondition:
-        response->set_error(pb::NOT_LEADER);
-        response->set_leader_id(node->status().leader);
-        break;
-      case absl::StatusCode::kDeadlineExceeded:
-        response->set_error(pb::TIMEOUT);
-        break;
-      case absl::StatusCode::kInvalidArgument:
-        response->set_error(pb::TOO_LARGE);
-        break;
-      default:
-        response->set_error(pb::UNAVAILABLE);
-    }
-    return grpc::Status::OK;
-  }
-
-  grpc::Status DescribeQuorum(grpc::ServerContext*, const pb::DescribeQuorumRequest*,
+  grpc::Status DescribeQuorum(grpc::ServerContext* context, const pb::DescribeQuorumRequest*,
                               pb::DescribeQuorumResponse* response) override {
+    if (authorizer_ != nullptr) {
+      if (grpc::Status allowed = authorizer_->RequireAdmin(*context, "DescribeQuorum"); !allowed.ok()) return allowed;
+    }
     NodeRef node(*this);
     if (!node) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "no Raft node attached");
     RaftNodeStatus st = node->status();
@@ -394,6 +387,14 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
   }
 
  private:
+  static constexpr int32_t kAnyVoter = -1;
+
+  // Whether the caller may send Raft messages from node `from` (kAnyVoter: from some voter).
+  grpc::Status RequireVoter(const grpc::ServerContext& context, const char* rpc, int32_t from) const {
+    if (authorizer_ == nullptr) return grpc::Status::OK;
+    return authorizer_->RequireVoter(context, rpc, from);
+  }
+
   // FAILED_PRECONDITION for a call from another cluster (said once in the log: its
   // sender retries every few ms).
   grpc::Status CheckCluster(const std::string& theirs) {
@@ -405,6 +406,7 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
   }
 
   const std::string cluster_id_;
+  const security::ControlPlaneAuthorizer* const authorizer_;
   std::atomic<bool> said_foreign_cluster_{false};
   absl::Mutex mu_;
   int users_ ABSL_GUARDED_BY(mu_) = 0;
@@ -413,11 +415,12 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
 
 absl::StatusOr<std::unique_ptr<RaftServer>> RaftServer::Start(const std::string& address,
                                                               const std::vector<grpc::Service*>& extra_services,
-                                                              std::string cluster_id) {
+                                                              std::string cluster_id, RaftServerSecurity security) {
   std::unique_ptr<RaftServer> server(new RaftServer());
-  server->service_ = std::make_unique<Service>(std::move(cluster_id));
+  server->service_ = std::make_unique<Service>(std::move(cluster_id), security.authorizer);
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &server->port_);
+  if (security.credentials == nullptr) security.credentials = grpc::InsecureServerCredentials();
+  builder.AddListeningPort(address, security.credentials, &server->port_);
   builder.RegisterService(server->service_.get());
   for (grpc::Service* s : extra_services) builder.RegisterService(s);
   server->server_ = builder.BuildAndStart();

@@ -18,8 +18,14 @@
 #include "raft/state_machine.h"
 
 namespace grpc {
+class ChannelCredentials;
 class Server;
+class ServerCredentials;
 class Service;
+}  // namespace grpc
+
+namespace strata::security {
+class ControlPlaneAuthorizer;
 }
 
 namespace strata::raft {
@@ -27,8 +33,10 @@ namespace strata::raft {
 class GrpcTransport final : public Transport {
  public:
   // peers: node id -> "host:port" of its RaftServer. cluster_id goes with every call;
-  // the receiving RaftServer refuses another cluster's.
+  // the receiving RaftServer refuses another cluster's. credentials: the node's TLS
+  // (security/grpc_tls.h; null: plaintext).
   explicit GrpcTransport(std::map<NodeId, std::string> peers, std::string cluster_id = {},
+                         std::shared_ptr<grpc::ChannelCredentials> credentials = nullptr,
                          size_t max_queued_per_peer = 10'000);
   ~GrpcTransport() override;  // stops the sender threads
   void Send(const Message& message) override;
@@ -42,16 +50,28 @@ class GrpcTransport final : public Transport {
   std::map<NodeId, std::unique_ptr<Peer>> peers_;
 };
 
+// How a RaftServer's port is secured: its credentials (null: plaintext) and who may
+// call what (null: everyone may call everything). Both must outlive the server.
+struct RaftServerSecurity {
+  std::shared_ptr<grpc::ServerCredentials> credentials;
+  const security::ControlPlaneAuthorizer* authorizer = nullptr;
+};
+
 class RaftServer {
  public:
   // Listens on address ("127.0.0.1:0" picks a free port). extra_services (the
   // controller's) are served on the same port; they must outlive the server. Raft calls
   // (Deliver, InstallSnapshot, Observe) naming another cluster_id are refused
   // (FAILED_PRECONDITION), as are messages addressed to another node than the attached
-  // one (INVALID_ARGUMENT): neither reaches the node.
+  // one (INVALID_ARGUMENT): neither reaches the node. With an authorizer, Deliver and
+  // InstallSnapshot are served only to voters for their own messages, Observe only to
+  // brokers and DescribeQuorum as the Admin service is (security/control_plane_authorizer.h).
+  // Nothing is proposed through the port: a controller commits only the records it
+  // builds itself.
   static absl::StatusOr<std::unique_ptr<RaftServer>> Start(const std::string& address,
                                                            const std::vector<grpc::Service*>& extra_services = {},
-                                                           std::string cluster_id = {});
+                                                           std::string cluster_id = {},
+                                                           RaftServerSecurity security = {});
   ~RaftServer();
   int port() const { return port_; }
   // Messages arriving while no node is attached are dropped. Attach(nullptr) returns

@@ -171,7 +171,8 @@ absl::Status RaftObserver::Follow(const ObservedVoter& voter, bool* fatal, NodeI
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 50);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
-  auto stub = pb::RaftTransport::NewStub(grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
+  auto stub = pb::RaftTransport::NewStub(grpc::CreateCustomChannel(
+      address, options_.credentials != nullptr ? options_.credentials : grpc::InsecureChannelCredentials(), args));
   auto context = std::make_shared<grpc::ClientContext>();
   pb::ObserveRequest request;
   {

@@ -37,6 +37,10 @@
 #include "raft/state_machine.h"
 #include "raft/types.h"
 
+namespace grpc {
+class ChannelCredentials;
+}
+
 namespace strata::raft {
 
 // How often a voter serving Observe sends a keep-alive when nothing commits.
@@ -52,6 +56,8 @@ struct ObservedVoter {
 struct RaftObserverOptions {
   std::vector<ObservedVoter> voters;
   std::string cluster_id;  // named in every call; a voter of another cluster refuses it
+  // The broker's TLS toward the controllers (security/grpc_tls.h; null: plaintext).
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
   StateMachine* state_machine = nullptr;
   // Where received snapshots are kept (snapshots/ is created inside).
   std::string dir;

@@ -3,7 +3,7 @@
 
 Usage: /usr/bin/python3 scripts/check_include_cycles.py [--root DIR]
 
-Reads every .h and .cc under the product folders (base/ proto/ client/ storage/ raft/
+Reads every .h and .cc under the product folders (base/ proto/ security/ client/ storage/ raft/
 controller/ broker/ server/ tools/; folders named build* are skipped) and follows each
 `#include "..."` that names a file of the project (includes are rooted at the
 repository, as STYLE.md asks). Two checks, each printing every problem it finds:
@@ -16,7 +16,8 @@ repository, as STYLE.md asks). Two checks, each printing every problem it finds:
 2. Layering between modules: a module may include only itself and the modules below it
    (ALLOWED, which mirrors what each library links in the CMakeLists):
    base <- proto <- storage <- raft <- controller <- broker <- server <- tools, with
-   client (the Kafka protocol client) beside storage on proto. The generated protobuf
+   client (the Kafka protocol client) beside storage on proto, and security (identity
+   and TLS, on base alone) below client, raft and everything above. The generated protobuf
    headers (`admin.pb.h`, ... from proto/*.proto) count as proto.
 
 A module is a top-level folder, except that proto/, broker/ and tools/ are split by
@@ -37,7 +38,7 @@ import os
 import re
 import sys
 
-MODULE_DIRS = ["base", "proto", "client", "storage", "raft", "controller", "broker", "server", "tools"]
+MODULE_DIRS = ["base", "proto", "security", "client", "storage", "raft", "controller", "broker", "server", "tools"]
 SPLIT_BY_SUBFOLDER = {"proto", "tools", "broker"}
 
 # The layer of each module, and which layers each layer may include (besides itself).
@@ -47,16 +48,17 @@ LAYER = {
     "tools/perf": "tools",
     "tools/storage": "tools",
 }
-BELOW_BROKER = {"base", "proto", "client", "storage", "raft", "controller"}
+BELOW_BROKER = {"base", "proto", "security", "client", "storage", "raft", "controller"}
 BROKER = ["broker/common", "broker/network", "broker/lifecycle", "broker/replication", "broker/tiered",
           "broker/group", "broker/handlers"]
 ALLOWED = {
     "base": set(),
     "proto": {"base"},
-    "client": {"base", "proto"},
+    "security": {"base"},
+    "client": {"base", "proto", "security"},
     "storage": {"base", "proto"},
-    "raft": {"base", "proto", "storage"},
-    "controller": {"base", "proto", "storage", "raft"},
+    "raft": {"base", "proto", "security", "storage"},
+    "controller": {"base", "proto", "security", "storage", "raft"},
     # broker/ by concern, one way: common <- network; common <- lifecycle <- replication
     # <- tiered; replication <- group; every one of them <- handlers.
     "broker/common": BELOW_BROKER,

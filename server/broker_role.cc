@@ -7,6 +7,7 @@
 #include "base/status_macros.h"
 #include "storage/directory_remote_storage.h"
 #include "broker/handlers/kafka_apis.h"
+#include "server/control_plane_security.h"
 #include "server/controller_role.h"
 #include "server/metadata_log_dir.h"
 
@@ -82,6 +83,7 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
                                                               std::function<void()> on_every_log_dir_failed) {
   std::unique_ptr<BrokerRole> role(new BrokerRole());
   role->broker_id_ = config.node_id;
+  STRATA_RETURN_IF_ERROR(CheckControlPlaneTls(config));
   STRATA_RETURN_IF_ERROR(role->OpenMetadataImage(config, shared_store));
   if (shared_store == nullptr) STRATA_RETURN_IF_ERROR(role->FollowMetadataLog(config, cluster_id, on_fatal));
   role->OpenRemoteStorage(config);  // before the lifecycle, whose heartbeats report the tier state machine
@@ -123,6 +125,7 @@ absl::Status BrokerRole::FollowMetadataLog(const ServerConfig& config, const std
   o.persist_log = true;  // the broker keeps its own copy of the metadata log
   o.applied = store_->applied().index;
   o.on_fatal = on_fatal;
+  o.credentials = security::ChannelCredentials(ControlPlaneTlsFiles(config));
   STRATA_ASSIGN_OR_RETURN(observer_, raft::RaftObserver::Start(o));
   metadata_dir_monitor_ = WatchMetadataLogDir(config.metadata_log_dir, on_fatal);
   return absl::OkStatus();
@@ -130,7 +133,8 @@ absl::Status BrokerRole::FollowMetadataLog(const ServerConfig& config, const std
 
 void BrokerRole::StartLifecycle(const ServerConfig& config, const std::string& cluster_id,
                                 const std::vector<std::string>& log_dir_ids) {
-  client_ = std::make_unique<broker::ControllerClient>(config.voters);
+  client_ = std::make_unique<broker::ControllerClient>(config.voters, std::chrono::seconds(5),
+                                                       security::ChannelCredentials(ControlPlaneTlsFiles(config)));
   broker::BrokerLifecycleOptions lo;
   lo.broker_id = config.node_id;
   lo.cluster_id = cluster_id;
@@ -415,11 +419,12 @@ absl::Status BrokerRole::StartListeners(const ServerConfig& config) {
                                int16_t api_key) { return apis.count(api_key) > 0; };
     if (l.security_protocol == "SSL") {
       broker::TlsOptions tls;
-      tls.keystore_pem = config.ssl_keystore_location;
-      tls.truststore_pem = config.ssl_truststore_location;
-      tls.client_auth = config.ssl_client_auth == "required"    ? broker::TlsOptions::ClientAuth::kRequired
-                        : config.ssl_client_auth == "requested" ? broker::TlsOptions::ClientAuth::kRequested
-                                                                : broker::TlsOptions::ClientAuth::kNone;
+      tls.keystore_pem = config.ListenerSetting(l.name, "ssl.keystore.location", config.ssl_keystore_location);
+      tls.truststore_pem = config.ListenerSetting(l.name, "ssl.truststore.location", config.ssl_truststore_location);
+      const std::string& client_auth = config.ListenerSetting(l.name, "ssl.client.auth", config.ssl_client_auth);
+      tls.client_auth = client_auth == "required"    ? broker::TlsOptions::ClientAuth::kRequired
+                        : client_auth == "requested" ? broker::TlsOptions::ClientAuth::kRequested
+                                                     : broker::TlsOptions::ClientAuth::kNone;
       ko.tls = tls;
     }
     STRATA_ASSIGN_OR_RETURN(auto server, broker::Listener::Start(

@@ -4,6 +4,7 @@
 
 #include "base/logging.h"
 #include "base/status_macros.h"
+#include "server/control_plane_security.h"
 
 namespace strata::server {
 
@@ -19,7 +20,9 @@ absl::StatusOr<std::unique_ptr<ControllerRole>> ControllerRole::Start(const Serv
     voter_ids.push_back(id);
     if (id != config.node_id) peers[id] = address;
   }
-  role->transport_ = std::make_unique<raft::GrpcTransport>(peers, cluster_id);
+  STRATA_RETURN_IF_ERROR(CheckControlPlaneTls(config));
+  security::TlsFiles tls = ControlPlaneTlsFiles(config);
+  role->transport_ = std::make_unique<raft::GrpcTransport>(peers, cluster_id, security::ChannelCredentials(tls));
 
   raft::RaftNodeOptions options;
   options.config.id = config.node_id;
@@ -56,15 +59,18 @@ absl::StatusOr<std::unique_ptr<ControllerRole>> ControllerRole::Start(const Serv
   controller_options.config.delete_topic_enable = config.delete_topic_enable;
   controller_options.config.remote_storage_system_enable = config.remote_log_storage_system_enable;
   role->controller_ = std::make_unique<controller::QuorumController>(*role->node_, *role->store_, controller_options);
-  role->controller_service_ = std::make_unique<controller::ControllerGrpcService>(*role->controller_);
-  role->admin_service_ = std::make_unique<controller::AdminGrpcService>(*role->controller_);
+  role->authorizer_ = MakeControlPlaneAuthorizer(config);
+  role->controller_service_ =
+      std::make_unique<controller::ControllerGrpcService>(*role->controller_, role->authorizer_.get());
+  role->admin_service_ = std::make_unique<controller::AdminGrpcService>(*role->controller_, role->authorizer_.get());
   const std::string& address = config.voters.at(config.node_id);
-  STRATA_ASSIGN_OR_RETURN(role->server_,
-                          raft::RaftServer::Start(address, {role->controller_service_.get(), role->admin_service_.get()},
-                                                  cluster_id));
+  STRATA_ASSIGN_OR_RETURN(
+      role->server_,
+      raft::RaftServer::Start(address, {role->controller_service_.get(), role->admin_service_.get()}, cluster_id,
+                              {.credentials = security::ServerCredentials(tls), .authorizer = role->authorizer_.get()}));
   role->server_->Attach(role->node_.get());
-  spdlog::info("controller {} listening on {}, voters {}, metadata log in {}", config.node_id, address,
-               voter_ids.size(), config.metadata_log_dir);
+  spdlog::info("controller {} listening on {} ({}), voters {}, metadata log in {}", config.node_id, address,
+               tls.enabled() ? "mutual TLS" : "PLAINTEXT", voter_ids.size(), config.metadata_log_dir);
   return role;
 }
 

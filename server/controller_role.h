@@ -15,6 +15,7 @@
 #include "controller/quorum_controller.h"
 #include "raft/grpc_transport.h"
 #include "raft/raft_node.h"
+#include "security/control_plane_authorizer.h"
 #include "server/server_config.h"
 
 namespace strata::server {
@@ -39,6 +40,7 @@ class ControllerRole {
   std::unique_ptr<raft::GrpcTransport> transport_;
   std::unique_ptr<raft::RaftNode> node_;
   std::unique_ptr<controller::QuorumController> controller_;
+  std::unique_ptr<security::ControlPlaneAuthorizer> authorizer_;
   std::unique_ptr<controller::ControllerGrpcService> controller_service_;
   std::unique_ptr<controller::AdminGrpcService> admin_service_;
   std::unique_ptr<raft::RaftServer> server_;

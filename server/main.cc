@@ -30,6 +30,7 @@
 #include "raft/metrics.h"
 #include "storage/meta_properties.h"
 #include "server/broker_role.h"
+#include "server/control_plane_security.h"
 #include "server/controller_role.h"
 #include "server/server_config.h"
 #include "server/remote_storage_metrics.h"
@@ -122,6 +123,7 @@ int main(int argc, char** argv) {
     spdlog::default_logger()->flush();
     std::_Exit(kExitMetadataFailure);  // the ERROR line is already out
   };
+  server::WarnAboutUnauthenticatedListeners(*config);
   std::unique_ptr<server::ControllerRole> controller_role;
   if (config->controller) {
     auto started = server::ControllerRole::Start(*config, meta->cluster_id, on_fatal);

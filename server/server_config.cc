@@ -7,12 +7,14 @@
 #include <set>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "base/status_macros.h"
+#include "security/principal_mapping.h"
 
 namespace strata::server {
 
@@ -280,7 +282,7 @@ std::vector<ServerSetting> MakeSettings() {
       Parsed("advertised.listeners", "list", kBroker, false, "NAME://host:port,...",
              "where clients are told to connect, per listener name (default: the listener's own host and port)",
              &ParseListeners, &C::advertised_listeners),
-      Custom("listener.security.protocol.map", "list", kBroker, false, "NAME:PLAINTEXT or NAME:SSL,...",
+      Custom("listener.security.protocol.map", "list", kBoth, false, "NAME:PLAINTEXT or NAME:SSL,...",
              "each listener's security protocol", [](const C&) { return std::string("PLAINTEXT:PLAINTEXT,SSL:SSL"); },
              [](const std::string& v, C& c) -> absl::Status {
                c.listener_security_protocol_map.clear();
@@ -360,12 +362,46 @@ std::vector<ServerSetting> MakeSettings() {
                return absl::OkStatus();
              }),
       // TLS.
-      String("ssl.keystore.location", &C::ssl_keystore_location, kBroker, "a PEM file",
-             "the SSL listeners' certificate chain and private key"),
-      Only("ssl.keystore.type", "PEM", kBroker, "the keystore's format", "only PEM is supported"),
-      String("ssl.truststore.location", &C::ssl_truststore_location, kBroker, "a PEM file",
-             "CA certificates that client certificates are checked against"),
-      Only("ssl.truststore.type", "PEM", kBroker, "the truststore's format", "only PEM is supported"),
+      String("ssl.keystore.location", &C::ssl_keystore_location, kBoth, "a PEM file",
+             "the SSL listeners' private key and certificate chain (on the controller listener also the client "
+             "certificate a node presents to the controllers)"),
+      Only("ssl.keystore.type", "PEM", kBoth, "the keystore's format", "only PEM is supported"),
+      String("ssl.truststore.location", &C::ssl_truststore_location, kBoth, "a PEM file",
+             "CA certificates that peers' certificates are checked against"),
+      Only("ssl.truststore.type", "PEM", kBoth, "the truststore's format", "only PEM is supported"),
+      String("ssl.principal.mapping.rules", &C::ssl_principal_mapping_rules, kBoth,
+             "DEFAULT, RULE:pattern/replacement/[LU],...",
+             "how a TLS client certificate's subject (RFC 2253) becomes a principal name, as in Kafka (KIP-371); a "
+             "subject no rule matches is refused",
+             [](const std::string& v) -> absl::Status {
+               if (auto parsed = security::PrincipalMapper::Parse(v); !parsed.ok()) {
+                 return Bad(absl::StrCat(": ", parsed.status().message()));
+               }
+               return absl::OkStatus();
+             }),
+      Custom("super.users", "list", kBoth, false, "User:name;User:name...",
+             "principals every authorization allows (semicolon-separated, as in Kafka)", NoDefault,
+             [](const std::string& v, C& c) -> absl::Status {
+               c.super_users.clear();
+               for (absl::string_view p : absl::StrSplit(v, ';', absl::SkipWhitespace())) {
+                 p = absl::StripAsciiWhitespace(p);
+                 size_t colon = p.find(':');
+                 if (colon == absl::string_view::npos || colon == 0 || colon + 1 == p.size()) {
+                   return Bad(absl::StrCat(": '", p, "' is not a principal (Type:name, such as User:admin)"));
+                 }
+                 c.super_users.insert(std::string(p));
+               }
+               return absl::OkStatus();
+             }),
+      String("controller.listener.names", &C::controller_listener_names, kBoth, "a listener name",
+             "the controllers' gRPC port as a listener: its security protocol in listener.security.protocol.map "
+             "(PLAINTEXT, or SSL: mutual TLS, a certificate required of every caller; PLAINTEXT when unmapped) and "
+             "its listener.name.<name>.ssl.* settings, read by controllers and by brokers alike"),
+      Custom("listener.name.<name>.<setting>", "string", kBoth, false, "as the setting",
+             "a per-listener value of ssl.keystore.location, ssl.keystore.type, ssl.truststore.location, "
+             "ssl.truststore.type, ssl.client.auth or ssl.principal.mapping.rules (the listener's name in lower "
+             "case), taking precedence over the setting itself",
+             NoDefault, [](const std::string&, C&) { return absl::OkStatus(); }),
       String("ssl.client.auth", &C::ssl_client_auth, kBroker, "none, requested, required",
              "whether SSL clients are asked for a certificate (required: refused without one)",
              [](const std::string& v) -> absl::Status {
@@ -457,8 +493,11 @@ absl::Status CheckTogether(ServerConfig& config, const std::string& file,
     for (const Listener& l : config.listeners) found = found || l.name == a.name;
     if (!found) return Bad(absl::StrCat(where("advertised.listeners"), ": ", a.name, " is not one of the listeners"));
   }
-  if (config.ssl_client_auth != "none" && config.ssl_truststore_location.empty()) {
-    return Bad(absl::StrCat(where("ssl.client.auth"), " needs ssl.truststore.location"));
+  for (const Listener& l : config.listeners) {
+    if (config.ListenerSetting(l.name, "ssl.client.auth", config.ssl_client_auth) != "none" &&
+        config.ListenerSetting(l.name, "ssl.truststore.location", config.ssl_truststore_location).empty()) {
+      return Bad(absl::StrCat(file, ": listener ", l.name, ": ssl.client.auth needs ssl.truststore.location"));
+    }
   }
   if (config.broker && !config.listeners.empty()) {
     const Listener* inter = &config.listeners.front();
@@ -479,8 +518,23 @@ absl::Status CheckTogether(ServerConfig& config, const std::string& file,
     config.inter_broker_listener_name = inter->name;
   }
   for (const Listener& l : config.listeners) {
-    if (l.security_protocol == "SSL" && config.ssl_keystore_location.empty()) {
+    if (l.security_protocol == "SSL" &&
+        config.ListenerSetting(l.name, "ssl.keystore.location", config.ssl_keystore_location).empty()) {
       return Bad(absl::StrCat(file, ": listener ", l.name, " is SSL but ssl.keystore.location is not set"));
+    }
+  }
+  if (config.controller_listener_names.find(',') != std::string::npos) {
+    return Bad(absl::StrCat(where("controller.listener.names"), " must name one listener"));
+  }
+  if (config.ControllerSecurityProtocol() == "SSL") {
+    const std::string& name = config.controller_listener_names;
+    for (const char* setting : {"ssl.keystore.location", "ssl.truststore.location"}) {
+      const std::string& global =
+          std::string(setting) == "ssl.keystore.location" ? config.ssl_keystore_location : config.ssl_truststore_location;
+      if (config.ListenerSetting(name, setting, global).empty()) {
+        return Bad(absl::StrCat(file, ": the controller listener ", name, " is SSL but neither listener.name.",
+                                absl::AsciiStrToLower(name), ".", setting, " nor ", setting, " is set"));
+      }
     }
   }
   if (config.broker) {
@@ -519,7 +573,47 @@ const ServerSetting* FindSetting(const std::string& key) {
   return nullptr;
 }
 
+constexpr absl::string_view kListenerPrefix = "listener.name.";
+
+// The settings a listener may set for itself (listener.name.<name>.<setting>).
+bool IsPerListenerSetting(absl::string_view setting) {
+  static const auto* names = new std::set<absl::string_view>{
+      "ssl.keystore.location", "ssl.keystore.type", "ssl.truststore.location", "ssl.truststore.type",
+      "ssl.client.auth",       "ssl.principal.mapping.rules"};
+  return names->count(setting) > 0;
+}
+
+// listener.name.<name>.<setting> = value: checked as the setting itself is, kept raw.
+absl::Status ApplyListenerSetting(const std::string& key, const std::string& value, ServerConfig& config,
+                                  const std::function<std::string(const std::string&)>& where) {
+  absl::string_view rest = absl::string_view(key).substr(kListenerPrefix.size());
+  size_t dot = rest.find('.');
+  absl::string_view setting = dot == absl::string_view::npos ? "" : rest.substr(dot + 1);
+  if (dot == 0 || !IsPerListenerSetting(setting)) {
+    return Bad(absl::StrCat(where(key), " is not listener.name.<name>.<setting> for a setting a listener may set"));
+  }
+  ServerConfig scratch;
+  if (absl::Status s = FindSetting(std::string(setting))->apply(value, scratch); !s.ok()) {
+    return Bad(absl::StrCat(where(key), s.message()));
+  }
+  config.listener_settings[absl::AsciiStrToLower(rest.substr(0, dot))][std::string(setting)] = value;
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+const std::string& ServerConfig::ListenerSetting(const std::string& listener, const std::string& setting,
+                                                 const std::string& global) const {
+  auto l = listener_settings.find(absl::AsciiStrToLower(listener));
+  if (l == listener_settings.end()) return global;
+  auto v = l->second.find(setting);
+  return v == l->second.end() ? global : v->second;
+}
+
+std::string ServerConfig::ControllerSecurityProtocol() const {
+  auto it = listener_security_protocol_map.find(controller_listener_names);
+  return it == listener_security_protocol_map.end() ? "PLAINTEXT" : it->second;
+}
 
 const std::vector<ServerSetting>& ServerSettings() {
   static const auto* settings = new std::vector<ServerSetting>(MakeSettings());
@@ -540,7 +634,9 @@ absl::StatusOr<ServerConfig> ServerConfig::Parse(const std::string& text, const 
   };
   ServerConfig config;
   for (const auto& [key, value] : props.values) {
-    if (IsBrokerLogSetting(key)) {
+    if (absl::StartsWith(key, kListenerPrefix)) {
+      STRATA_RETURN_IF_ERROR(ApplyListenerSetting(key, value.first, config, where));
+    } else if (IsBrokerLogSetting(key)) {
       config.log_settings[key] = value.first;
     } else if (FindSetting(key) == nullptr) {
       return Bad(absl::StrCat(where(key), " is not a setting strata-server knows"));

@@ -93,6 +93,18 @@ struct ServerConfig {
   std::string ssl_keystore_location;
   std::string ssl_truststore_location;
   std::string ssl_client_auth = "none";
+  // ssl.principal.mapping.rules (security/principal_mapping.h) and super.users
+  // ("User:a;User:b", as Kafka lists them).
+  std::string ssl_principal_mapping_rules = "DEFAULT";
+  std::set<std::string> super_users;
+  // controller.listener.names: the controllers' gRPC port is this listener in
+  // listener.security.protocol.map (PLAINTEXT, or SSL: mutual TLS) and in
+  // listener.name.<name>.ssl.* settings, on controllers (the server side) and on brokers
+  // (the client side), as in Kafka. One name.
+  std::string controller_listener_names = "CONTROLLER";
+  // listener.name.<name>.<setting>: per-listener values (the name lower-cased), which
+  // take precedence over the setting itself (ListenerSetting).
+  std::map<std::string, std::map<std::string, std::string>> listener_settings;
   int32_t min_insync_replicas = 1;                 // min.insync.replicas (topic default)
   // log.* defaults for the broker's partitions (log.segment.bytes, log.retention.ms,
   // log.message.timestamp.type, message.max.bytes, ...), checked by LogConfig.
@@ -127,6 +139,13 @@ struct ServerConfig {
   // listener.security.protocol.map (listener name -> PLAINTEXT or SSL).
   std::vector<Listener> advertised_listeners;
   std::map<std::string, std::string> listener_security_protocol_map = {{"PLAINTEXT", "PLAINTEXT"}, {"SSL", "SSL"}};
+
+  // The value of setting for a listener: listener.name.<listener>.<setting> when set,
+  // else `global` (the setting's own value).
+  const std::string& ListenerSetting(const std::string& listener, const std::string& setting,
+                                     const std::string& global) const;
+  // The security protocol of the controllers' gRPC port (PLAINTEXT or SSL).
+  std::string ControllerSecurityProtocol() const;
 
   static absl::StatusOr<ServerConfig> Parse(const std::string& text, const std::string& file);
   // overrides: "key=value" settings that replace the file's (--override).

@@ -28,8 +28,11 @@ std::vector<ControllerAddress> ParseControllerAddresses(absl::string_view text) 
   return out;
 }
 
-ControllerClient::ControllerClient(std::vector<ControllerAddress> controllers, std::chrono::milliseconds call_timeout)
-    : controllers_(std::move(controllers)), call_timeout_(call_timeout) {
+ControllerClient::ControllerClient(std::vector<ControllerAddress> controllers, std::chrono::milliseconds call_timeout,
+                                   std::shared_ptr<grpc::ChannelCredentials> credentials)
+    : controllers_(std::move(controllers)),
+      call_timeout_(call_timeout),
+      credentials_(credentials != nullptr ? std::move(credentials) : grpc::InsecureChannelCredentials()) {
   ABSL_CHECK(!controllers_.empty());
 }
 
@@ -42,8 +45,9 @@ std::vector<ControllerAddress> FromVoters(const std::map<int32_t, std::string>& 
 }  // namespace
 
 ControllerClient::ControllerClient(const std::map<int32_t, std::string>& controllers,
-                                   std::chrono::milliseconds call_timeout)
-    : ControllerClient(FromVoters(controllers), call_timeout) {}
+                                   std::chrono::milliseconds call_timeout,
+                                   std::shared_ptr<grpc::ChannelCredentials> credentials)
+    : ControllerClient(FromVoters(controllers), call_timeout, std::move(credentials)) {}
 
 std::shared_ptr<grpc::Channel> ControllerClient::Channel(size_t index) {
   absl::MutexLock lock(&mu_);
@@ -53,7 +57,7 @@ std::shared_ptr<grpc::Channel> ControllerClient::Channel(size_t index) {
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 50);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
-  auto channel = grpc::CreateCustomChannel(controllers_[index].address, grpc::InsecureChannelCredentials(), args);
+  auto channel = grpc::CreateCustomChannel(controllers_[index].address, credentials_, args);
   channels_[index] = channel;
   return channel;
 }

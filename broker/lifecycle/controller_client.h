@@ -80,11 +80,14 @@ class ControllerChannel {
 // The gRPC client of the controller quorum.
 class ControllerClient final : public ControllerChannel {
  public:
+  // credentials: TLS toward the controllers (security/grpc_tls.h; null: plaintext).
   explicit ControllerClient(std::vector<ControllerAddress> controllers,
-                            std::chrono::milliseconds call_timeout = std::chrono::seconds(5));
+                            std::chrono::milliseconds call_timeout = std::chrono::seconds(5),
+                            std::shared_ptr<grpc::ChannelCredentials> credentials = nullptr);
   // controllers: node id -> host:port (controller.quorum.voters).
   explicit ControllerClient(const std::map<int32_t, std::string>& controllers,
-                            std::chrono::milliseconds call_timeout = std::chrono::seconds(5));
+                            std::chrono::milliseconds call_timeout = std::chrono::seconds(5),
+                            std::shared_ptr<grpc::ChannelCredentials> credentials = nullptr);
 
   absl::Status CallActive(const Call& call, std::chrono::milliseconds deadline) override;
 
@@ -100,6 +103,7 @@ class ControllerClient final : public ControllerChannel {
 
   const std::vector<ControllerAddress> controllers_;
   const std::chrono::milliseconds call_timeout_;
+  const std::shared_ptr<grpc::ChannelCredentials> credentials_;
   absl::Mutex mu_;
   // By index in controllers_.
   std::map<size_t, std::shared_ptr<grpc::Channel>> channels_ ABSL_GUARDED_BY(mu_);

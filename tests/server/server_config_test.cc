@@ -62,7 +62,22 @@ TEST(ServerConfig, EveryMistakeNamesTheKeyAndLine) {
       {base + "listeners=INTERNAL://h:1\n", "listener INTERNAL has no security protocol"},
       {base + "listeners=PLAINTEXT://h:1\nadvertised.listeners=OTHER://x:2\n", "OTHER is not one of the listeners"},
       {base + "ssl.keystore.type=JKS\n", "only PEM is supported"},
-      {base + "ssl.client.auth=required\n", "needs ssl.truststore.location"},
+      {base + "listeners=SSL://h:1\nssl.keystore.location=/k\nssl.client.auth=required\n",
+       "listener SSL: ssl.client.auth needs ssl.truststore.location"},
+      {base + "listeners=SSL://h:1\nssl.keystore.location=/k\nlistener.name.ssl.ssl.client.auth=required\n",
+       "listener SSL: ssl.client.auth needs ssl.truststore.location"},
+      {base + "listener.name.ssl.ssl.client.auth=always\n",
+       "line 5: 'listener.name.ssl.ssl.client.auth' = 'always' must be none, requested or required"},
+      {base + "listener.name.ssl.num.io.threads=4\n", "is not listener.name.<name>.<setting> for a setting"},
+      {base + "listener.name.ssl\n", "is not key=value"},
+      {base + "listener.security.protocol.map=CONTROLLER:SSL\n",
+       "the controller listener CONTROLLER is SSL but neither listener.name.controller.ssl.keystore.location nor "
+       "ssl.keystore.location is set"},
+      {base + "listener.security.protocol.map=CONTROLLER:SSL\nssl.keystore.location=/k\n",
+       "neither listener.name.controller.ssl.truststore.location nor ssl.truststore.location"},
+      {base + "controller.listener.names=A,B\n", "must name one listener"},
+      {base + "ssl.principal.mapping.rules=RULE:^CN=(.*)$/$1\n", "invalid rule 'RULE:^CN=(.*)$/$1'"},
+      {base + "super.users=admin\n", "'admin' is not a principal"},
       {base + "network.thread.apis=Produce,Metadata\n", "'Metadata' is not Produce or Fetch"},
   };
   for (const auto& c : cases) {
@@ -115,6 +130,32 @@ TEST(ServerConfig, ListenersLogDefaultsAndTls) {
   EXPECT_EQ(c->log_settings.at("message.max.bytes"), "2048");
   EXPECT_EQ(c->num_io_threads, 4);
   EXPECT_EQ(c->min_insync_replicas, 2);
+}
+
+// Kafka's per-listener settings: listener.name.<name>.<setting> before the setting
+// itself; the controllers' port is the listener controller.listener.names names.
+TEST(ServerConfig, PerListenerSettingsAndTheControllerListener) {
+  auto c = ServerConfig::Parse(
+      "node.id=1\nprocess.roles=broker,controller\ncontroller.quorum.voters=1@h:9093\nmetadata.log.dir=/m\n"
+      "log.dirs=/d\nlisteners=PLAINTEXT://h:9092,CLIENTS://h:9094\n"
+      "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CLIENTS:SSL,CONTROL:SSL\ncontroller.listener.names=CONTROL\n"
+      "ssl.keystore.location=/etc/k.pem\nssl.truststore.location=/etc/ca.pem\n"
+      "listener.name.control.ssl.keystore.location=/etc/node.pem\n"
+      "listener.name.CLIENTS.ssl.client.auth=required\n"
+      "ssl.principal.mapping.rules=RULE:^CN=(.*?),OU=Nodes$/$1/L,DEFAULT\nsuper.users=User:admin; User:CN=ops\n",
+      "b.properties");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->ControllerSecurityProtocol(), "SSL");
+  EXPECT_EQ(c->ListenerSetting("CONTROL", "ssl.keystore.location", c->ssl_keystore_location), "/etc/node.pem");
+  EXPECT_EQ(c->ListenerSetting("CONTROL", "ssl.truststore.location", c->ssl_truststore_location), "/etc/ca.pem");
+  EXPECT_EQ(c->ListenerSetting("CLIENTS", "ssl.client.auth", c->ssl_client_auth), "required");
+  EXPECT_EQ(c->ListenerSetting("PLAINTEXT", "ssl.client.auth", c->ssl_client_auth), "none");
+  EXPECT_EQ(c->super_users, (std::set<std::string>{"User:admin", "User:CN=ops"}));
+  // Unmapped, the controller listener is PLAINTEXT.
+  auto plain = ServerConfig::Parse(
+      "node.id=1\nprocess.roles=controller\ncontroller.quorum.voters=1@h:9093\nmetadata.log.dir=/m\n", "c.properties");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->ControllerSecurityProtocol(), "PLAINTEXT");
 }
 
 TEST(ServerConfig, NetworkThreadApisNamesProduceAndFetchOnly) {

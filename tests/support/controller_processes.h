@@ -1,8 +1,8 @@
 #pragma once
 // Three real strata-server controller processes on 127.0.0.1 (free ports, temp dirs),
 // for tests/raft/controller_process_test.cc and tests/bench/controller_proposals_bench.cc:
-// start, kill -9, restart, DescribeQuorum, proposals of metadata entries (a broker config
-// each, read back with DescribeConfigs) and /metrics. Every process is killed when the
+// start, kill -9, restart, DescribeQuorum, metadata writes (a broker config each through
+// AlterConfigs, read back with DescribeConfigs) and /metrics. Every process is killed when the
 // Controllers object goes. STRATA_SERVER_PATH (a compile definition) names the binary.
 // Not thread-safe, except ProposeTo, which threads may call at once.
 
@@ -48,17 +48,6 @@ inline std::string ReadFile(const std::string& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-// A Raft entry the controller's metadata image applies: a cluster-wide broker config
-// named `name`, so that what was committed can be read back with DescribeConfigs.
-inline std::string ConfigEntry(const std::string& name) {
-  metadata::v1::MetadataBatch batch;
-  auto* c = batch.add_records()->mutable_config();
-  c->set_resource_type(metadata::v1::Config::BROKER);
-  c->set_name(name);
-  c->set_value("1");
-  return batch.SerializeAsString();
 }
 
 inline std::vector<std::string> Sorted(std::vector<std::string> v) {
@@ -171,38 +160,52 @@ class Controllers {
     }
     return 0;
   }
-  // Proposes through the leader (following NOT_LEADER answers); the index, or -1.
-  // One attempt on node id: the response, or nullopt when the call failed.
-  std::optional<v1::ProposeResponse> ProposeOnce(int id, const std::string& data) {
+  // One metadata write on node id: AlterConfigs of a cluster-wide broker config named
+  // `name` (the controller builds the record; nothing is proposed raw). The answer, or
+  // nullopt when the call failed.
+  std::optional<admin::v1::AlterConfigsResponse> ProposeOnce(int id, const std::string& name) {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + 3s);
-    v1::ProposeRequest request;
-    request.set_data(ConfigEntry(data));
-    request.set_timeout_ms(2000);
-    v1::ProposeResponse response;
-    if (!stubs_[id]->Propose(&context, request, &response).ok()) return std::nullopt;
+    admin::v1::AlterConfigsRequest request;
+    auto* resource = request.add_resources();
+    resource->mutable_resource()->set_type(admin::v1::ConfigResource::BROKER);
+    auto* op = resource->add_ops();
+    op->set_name(name);
+    op->set_value("1");
+    admin::v1::AlterConfigsResponse response;
+    if (!admin_stubs_[id]->AlterConfigs(&context, request, &response).ok()) return std::nullopt;
     return response;
   }
-  // Proposes through the leader (following NOT_LEADER answers); the index, or -1.
-  int64_t Propose(const std::string& data, std::chrono::milliseconds deadline = 20s) {
+  // The commit index of node id once its write committed; -1 when it did not.
+  static bool Succeeded(const std::optional<admin::v1::AlterConfigsResponse>& response) {
+    return response && response->error_code() == 0 && response->results_size() == 1 &&
+           response->results(0).error_code() == 0;
+  }
+  int64_t CommittedOn(int id, const std::optional<admin::v1::AlterConfigsResponse>& response) {
+    if (!Succeeded(response)) return -1;
+    auto d = Describe(id);
+    return d ? d->commit_index() : -1;
+  }
+  // Writes through the leader (following NOT_CONTROLLER answers); on success the
+  // leader's commit index after the write (at least the write's index), else -1.
+  int64_t Propose(const std::string& name, std::chrono::milliseconds deadline = 20s) {
     auto end = Clock::now() + deadline;
     int target = WaitForLeader(0, deadline);
     while (Clock::now() < end && target != 0) {
-      auto response = ProposeOnce(target, data);
-      if (response && response->error() == v1::NONE) return response->index();
-      if (response && response->error() == v1::NOT_LEADER && response->leader_id() != 0) {
-        target = response->leader_id();
+      auto response = ProposeOnce(target, name);
+      if (int64_t index = CommittedOn(target, response); index > 0) return index;
+      if (response && response->error_code() != 0 && response->controller_id() > 0 &&
+          response->controller_id() != target) {
+        target = response->controller_id();
       } else {
         target = WaitForLeader(0, std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now()));
       }
     }
     return -1;
   }
-  // One attempt on node id only; the index, or -1.
-  int64_t ProposeTo(int id, const std::string& data) {
-    auto response = ProposeOnce(id, data);
-    return response && response->error() == v1::NONE ? response->index() : -1;
-  }
+  // One attempt on node id only: 1 when the write committed, else -1 (no index: the
+  // proposals benchmark counts writes and adds no call to each).
+  int64_t ProposeTo(int id, const std::string& name) { return Succeeded(ProposeOnce(id, name)) ? 1 : -1; }
   std::vector<std::string> Applied(int id) {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + 2s);

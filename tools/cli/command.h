@@ -40,8 +40,9 @@ std::string TopicIdText(const std::string& bytes);
 // false with *error set when no controller answered or it refused the request.
 class Admin {
  public:
-  explicit Admin(const std::string& bootstrap)
-      : client_(broker::ParseControllerAddresses(bootstrap), std::chrono::seconds(30)) {}
+  // credentials: TLS to the controllers (null: plaintext).
+  Admin(const std::string& bootstrap, std::shared_ptr<grpc::ChannelCredentials> credentials)
+      : client_(broker::ParseControllerAddresses(bootstrap), std::chrono::seconds(30), std::move(credentials)) {}
 
   template <typename Request, typename Response>
   bool Call(grpc::Status (av1::AdminService::Stub::*method)(grpc::ClientContext*, const Request&, Response*),

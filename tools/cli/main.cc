@@ -3,6 +3,8 @@
 // "id@host:port,..." (controller.quorum.voters' form, which lets it follow NOT_CONTROLLER
 // straight to the leader). Prints tables, or JSON with --output json. Exit codes: 0 done,
 // 1 the cluster refused or failed (one line on stderr says why), 2 usage error.
+// --command-config FILE (or STRATA_COMMAND_CONFIG) names a client config file with
+// Kafka's setting names, for mutual TLS to the controllers (tools/cli/command_config.h).
 //   strata cluster describe
 //   strata quorum describe
 //   strata topics create NAME [--partitions N] [--replication-factor R] [--config k=v]...
@@ -25,6 +27,7 @@
 
 #include "CLI/CLI.hpp"
 #include "tools/cli/command.h"
+#include "tools/cli/command_config.h"
 
 int main(int argc, char** argv) {
   using namespace strata::cli;
@@ -32,11 +35,16 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::string bootstrap;
   if (const char* env = std::getenv("STRATA_BOOTSTRAP_CONTROLLER")) bootstrap = env;
+  std::string command_config;
+  if (const char* env = std::getenv("STRATA_COMMAND_CONFIG")) command_config = env;
   std::string output = "table";
   std::string listener;
   if (const char* env = std::getenv("STRATA_LISTENER")) listener = env;
   app.add_option("--bootstrap-controller", bootstrap,
                  "Controllers: host:port,... or id@host:port,... (default: $STRATA_BOOTSTRAP_CONTROLLER)");
+  app.add_option("--command-config", command_config,
+                 "A client config file: security.protocol=SSL, ssl.keystore.location, ssl.truststore.location (PEM) "
+                 "for mutual TLS to the controllers (default: $STRATA_COMMAND_CONFIG)");
   app.add_option("--output,-o", output, "table (default) or json")->check(CLI::IsMember({"table", "json"}));
   app.add_option("--listener", listener,
                  "The brokers' PLAINTEXT listener (by name) that commands talking to brokers use (groups, topics "
@@ -64,7 +72,12 @@ int main(int argc, char** argv) {
     std::cerr << "strata: give --bootstrap-controller host:port (or set STRATA_BOOTSTRAP_CONTROLLER)" << std::endl;
     return kExitUsage;
   }
-  Admin admin(bootstrap);
+  absl::StatusOr<CommandConfig> client_config = ReadCommandConfig(command_config);
+  if (!client_config.ok()) {
+    std::cerr << "strata: " << client_config.status().message() << std::endl;
+    return kExitUsage;
+  }
+  Admin admin(bootstrap, strata::security::ChannelCredentials(client_config->controller_tls));
   const Context context{admin, output == "json", listener};
   for (const Command& command : commands) {
     if (*command.app) return command.run(context);
