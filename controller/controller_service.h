@@ -159,6 +159,20 @@ class AdminGrpcService final : public admin::v1::AdminService::Service, Authoriz
     *response = c_.AlterConfigs(*request);
     return grpc::Status::OK;
   }
+  grpc::Status AlterUserScramCredentials(grpc::ServerContext* context,
+                                         const admin::v1::AlterUserScramCredentialsRequest* request,
+                                         admin::v1::AlterUserScramCredentialsResponse* response) override {
+    if (grpc::Status allowed = Admin(context, "AlterUserScramCredentials"); !allowed.ok()) return allowed;
+    *response = c_.AlterUserScramCredentials(*request);
+    return grpc::Status::OK;
+  }
+  grpc::Status DescribeUserScramCredentials(grpc::ServerContext* context,
+                                            const admin::v1::DescribeUserScramCredentialsRequest* request,
+                                            admin::v1::DescribeUserScramCredentialsResponse* response) override {
+    if (grpc::Status allowed = Admin(context, "DescribeUserScramCredentials"); !allowed.ok()) return allowed;
+    *response = c_.DescribeUserScramCredentials(*request);
+    return grpc::Status::OK;
+  }
   grpc::Status DescribeConfigs(grpc::ServerContext* context, const admin::v1::DescribeConfigsRequest* request,
                                admin::v1::DescribeConfigsResponse* response) override {
     if (grpc::Status allowed = Admin(context, "DescribeConfigs"); !allowed.ok()) return allowed;

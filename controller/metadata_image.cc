@@ -226,6 +226,9 @@ absl::Status MetadataImage::Apply(const pb::MetadataRecord& record) {
       if (segments.empty()) t->second.remote_segments.erase(r.partition_id());
       return applied;
     }
+    case R::kUserScramCredential:
+    case R::kRemoveUserScramCredential:
+      return security_.Apply(record);
     case R::RECORD_NOT_SET:
       break;
   }
@@ -293,6 +296,9 @@ std::vector<std::string> MetadataImage::TouchedKeys(const pb::MetadataRecord& re
       const auto& r = record.remote_log_segment();
       return {RemoteSegmentKey(r.topic_id(), r.partition_id(), r.segment_id())};
     }
+    case R::kUserScramCredential:
+    case R::kRemoveUserScramCredential:
+      return security_.TouchedKeys(record);
     case R::RECORD_NOT_SET: break;
   }
   return {};
@@ -300,6 +306,7 @@ std::vector<std::string> MetadataImage::TouchedKeys(const pb::MetadataRecord& re
 
 std::optional<std::string> MetadataImage::Encode(const std::string& key) const {
   if (key == kProducerIdsKey) return producer_ids_.SerializeAsString();
+  if (SecurityImage::OwnsKey(key)) return security_.Encode(key);
   std::vector<std::string> parts = absl::StrSplit(key, absl::MaxSplits('/', 2));
   if (parts[0] == "b") {
     auto it = brokers_.find(std::stoi(parts[1]));
@@ -347,6 +354,7 @@ std::optional<std::string> MetadataImage::Encode(const std::string& key) const {
 absl::Status MetadataImage::Load(const std::string& key, const std::string& value) {
   auto corrupt = [&] { return absl::DataLossError(absl::StrCat("metadata image key '", key, "' holds a bad value")); };
   if (key == kProducerIdsKey) return producer_ids_.ParseFromString(value) ? absl::OkStatus() : corrupt();
+  if (SecurityImage::OwnsKey(key)) return security_.Load(key, value);
   if (key.size() < 2 || key[1] != '/') return corrupt();
   switch (key[0]) {
     case 'b': {
@@ -411,6 +419,7 @@ std::string MetadataImage::Dump() const {
   for (const auto& [r, values] : configs_) {
     for (const auto& [k, v] : values) absl::StrAppend(&out, "config ", r.first, "/", r.second, " ", k, "=", v, "\n");
   }
+  security_.Dump(&out);
   absl::StrAppend(&out, "producer_ids ", producer_ids_.ShortDebugString(), "\n");
   absl::StrAppend(&out, "partitions ", partition_count_, "\n");
   return out;

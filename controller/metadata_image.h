@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "controller/remote_log_segments.h"
+#include "controller/security_image.h"
 #include "metadata.pb.h"
 
 namespace strata::controller {
@@ -62,6 +63,8 @@ class MetadataImage {
   // A setting set on the topic itself (nullopt: not set there; a default applies).
   std::optional<std::string> TopicConfig(const std::string& topic, const std::string& key) const;
   int64_t next_producer_id() const { return producer_ids_.next_producer_id(); }
+  // SCRAM credentials (security_image.h).
+  const SecurityImage& security() const { return security_; }
   int64_t partition_count() const { return partition_count_; }
 
   // Storage: the keys a record touches (before it is applied, so that RemoveTopic can
@@ -83,6 +86,7 @@ class MetadataImage {
   std::map<ConfigResource, std::map<std::string, std::string>> configs_;
   pb::ProducerIds producer_ids_;
   int64_t partition_count_ = 0;
+  SecurityImage security_;
 };
 
 // Whether the replica at replica_index of p (on broker b) can serve: its broker is

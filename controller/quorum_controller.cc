@@ -1,5 +1,7 @@
 #include "controller/quorum_controller.h"
 
+#include "controller/scram_control.h"
+
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -496,6 +498,28 @@ admin::v1::DescribeConfigsResponse QuorumController::DescribeConfigs(const admin
     }
     return 0;
   });
+  return response;
+}
+
+admin::v1::AlterUserScramCredentialsResponse QuorumController::AlterUserScramCredentials(
+    const admin::v1::AlterUserScramCredentialsRequest& request) {
+  admin::v1::AlterUserScramCredentialsResponse response;
+  RunAdminWrite(&response, response.mutable_results(), [&](const MetadataImage& image, Writes& writes) {
+    for (UserPlan& p : PlanAlterUserScramCredentials(image, request)) {
+      admin::v1::UserResult* result = response.add_results();
+      result->set_user(p.user);
+      SetOutcome(p.plan.outcome, result);
+      if (p.plan.outcome.ok()) writes.Add(response.results_size() - 1, std::move(p.plan.records));
+    }
+  });
+  return response;
+}
+
+admin::v1::DescribeUserScramCredentialsResponse QuorumController::DescribeUserScramCredentials(
+    const admin::v1::DescribeUserScramCredentialsRequest& request) {
+  admin::v1::DescribeUserScramCredentialsResponse response = store_.WithImage(
+      [&](const MetadataImage& image) { return controller::DescribeUserScramCredentials(image, request); });
+  response.set_controller_id(node_.status().leader);
   return response;
 }
 

@@ -60,6 +60,11 @@ class QuorumController {
   admin::v1::DescribeQuorumResponse DescribeQuorum();
   admin::v1::AlterConfigsResponse AlterConfigs(const admin::v1::AlterConfigsRequest& request);
   admin::v1::DescribeConfigsResponse DescribeConfigs(const admin::v1::DescribeConfigsRequest& request);
+  // SCRAM credentials (scram_control.h).
+  admin::v1::AlterUserScramCredentialsResponse AlterUserScramCredentials(
+      const admin::v1::AlterUserScramCredentialsRequest& request);
+  admin::v1::DescribeUserScramCredentialsResponse DescribeUserScramCredentials(
+      const admin::v1::DescribeUserScramCredentialsRequest& request);
 
   controller::v1::BrokerRegistrationResponse RegisterBroker(const controller::v1::BrokerRegistrationRequest& request);
   controller::v1::BrokerHeartbeatResponse BrokerHeartbeat(const controller::v1::BrokerHeartbeatRequest& request);

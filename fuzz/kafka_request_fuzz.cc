@@ -31,8 +31,13 @@
 #include "proto/kafka/offset_fetch.h"
 #include "proto/kafka/offset_for_leader_epoch.h"
 #include "proto/kafka/produce.h"
+#include "proto/kafka/sasl.h"
+#include "proto/kafka/scram_credentials.h"
 #include "proto/kafka/sync_group.h"
 #include "proto/kafka/wire.h"
+#include "security/jaas_config.h"
+#include "security/sasl_plain.h"
+#include "security/scram.h"
 
 namespace {
 
@@ -50,6 +55,24 @@ void DecodeAndReencode(strata::proto::kafka::Reader& body, int16_t version, Read
 }
 
 bool Within(int16_t version, int16_t min, int16_t max) { return version >= min && version <= max; }
+
+// A SASL token as the PLAIN and SCRAM servers read it: refused or accepted, never a crash
+// (the SCRAM server is given a user with a credential, so the client-final is reached).
+void SaslTokens(absl::string_view token) {
+  namespace security = strata::security;
+  static const security::PlainUsers* plain = new security::PlainUsers({{"alice", "secret"}});
+  (void)plain->Authenticate(token);
+  static const security::ScramCredential* credential = new security::ScramCredential(
+      security::CredentialFromSaltedPassword(security::ScramMechanism::kSha256, "salt", std::string(32, 'x'), 4096));
+  security::ScramServer server(security::ScramMechanism::kSha256,
+                               [](const std::string&) { return std::optional<security::ScramCredential>(*credential); });
+  (void)server.Step(token);
+  // The same bytes as a client-final after a well-formed client-first.
+  security::ScramServer second(security::ScramMechanism::kSha256,
+                               [](const std::string&) { return std::optional<security::ScramCredential>(*credential); });
+  if (second.Step("n,,n=alice,r=fuzz").ok()) (void)second.Step(token);
+  (void)strata::security::ParseJaasConfig(token);
+}
 
 }  // namespace
 
@@ -139,6 +162,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case ApiKey::kOffsetDelete:
       if (v == 0) DecodeAndReencode(body, v, ReadOffsetDeleteRequest, WriteOffsetDeleteRequest);
+      break;
+    case ApiKey::kSaslHandshake:
+      if (Within(v, 0, 1)) DecodeAndReencode(body, v, ReadSaslHandshakeRequest, WriteSaslHandshakeRequest);
+      break;
+    case ApiKey::kSaslAuthenticate:
+      if (Within(v, 0, 2)) {
+        DecodeAndReencode(body, v, ReadSaslAuthenticateRequest, WriteSaslAuthenticateRequest);
+        // The token, as each mechanism's server reads it.
+        Reader token_reader(reader.rest());
+        if (auto token = ReadSaslAuthenticateRequest(token_reader, v); token.ok()) SaslTokens(token->auth_bytes);
+      }
+      break;
+    case ApiKey::kDescribeUserScramCredentials:
+      if (v == 0) {
+        DecodeAndReencode(body, v, ReadDescribeUserScramCredentialsRequest, WriteDescribeUserScramCredentialsRequest);
+      }
+      break;
+    case ApiKey::kAlterUserScramCredentials:
+      if (v == 0) {
+        DecodeAndReencode(body, v, ReadAlterUserScramCredentialsRequest, WriteAlterUserScramCredentialsRequest);
+      }
       break;
     default:
       break;

@@ -29,6 +29,8 @@
 #include "proto/kafka/offset_fetch.h"
 #include "proto/kafka/offset_for_leader_epoch.h"
 #include "proto/kafka/produce.h"
+#include "proto/kafka/sasl.h"
+#include "proto/kafka/scram_credentials.h"
 #include "proto/kafka/sync_group.h"
 #include "storage/compression.h"
 #include "storage/record_batch.h"
@@ -215,6 +217,35 @@ int main(int argc, char** argv) {
       WriteDescribeQuorumRequest(r, v, w);
     });
   }
+  // The SASL exchange (PLAIN and SCRAM tokens) and the SCRAM credential APIs.
+  for (int16_t v = 0; v <= 1; ++v) {
+    SaveRequest(requests, ApiKey::kSaslHandshake, v,
+                [](int16_t v, Writer& w) { WriteSaslHandshakeRequest({"SCRAM-SHA-256"}, v, w); });
+  }
+  for (int16_t v = 0; v <= 2; ++v) {
+    SaveRequest(
+        requests, ApiKey::kSaslAuthenticate, v,
+        [](int16_t v, Writer& w) { WriteSaslAuthenticateRequest({std::string("\0alice\0secret", 13)}, v, w); },
+        "_plain");
+    SaveRequest(
+        requests, ApiKey::kSaslAuthenticate, v,
+        [](int16_t v, Writer& w) { WriteSaslAuthenticateRequest({"n,,n=alice,r=abcdefgh"}, v, w); }, "_scram_first");
+    SaveRequest(
+        requests, ApiKey::kSaslAuthenticate, v,
+        [](int16_t v, Writer& w) {
+          WriteSaslAuthenticateRequest({"c=biws,r=fuzzabcdefgh,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ="}, v, w);
+        },
+        "_scram_final");
+  }
+  SaveRequest(requests, ApiKey::kDescribeUserScramCredentials, 0, [](int16_t v, Writer& w) {
+    WriteDescribeUserScramCredentialsRequest({std::vector<std::string>{"alice", "bob"}}, v, w);
+  });
+  SaveRequest(requests, ApiKey::kAlterUserScramCredentials, 0, [](int16_t v, Writer& w) {
+    AlterUserScramCredentialsRequest r;
+    r.deletions.push_back({"bob", 1});
+    r.upsertions.push_back({"alice", 2, 8192, "salt", std::string(64, 'p')});
+    WriteAlterUserScramCredentialsRequest(r, v, w);
+  });
   Save(batches, "plain", Batch(1));
   Save(batches, "several_records", Batch(7));
   Save(batches, "idempotent", Batch(4, 42));

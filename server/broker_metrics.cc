@@ -188,6 +188,20 @@ std::vector<prometheus::MetricFamily> BrokerMetrics::Collect() const {
     Add(connections, static_cast<double>(n), {{"listener", listener}});
   }
   out.push_back(std::move(connections));
+  if (!broker_.sasl_metrics().empty()) {
+    auto authentications =
+        Family("strata_kafka_authentications_total",
+               "SASL authentications on the Kafka listeners, by listener and result (Kafka's successful-, failed- "
+               "and successful-reauthentication-total)",
+               MetricType::Counter);
+    for (const auto& [listener, m] : broker_.sasl_metrics()) {
+      Add(authentications, static_cast<double>(m->successful.load()), {{"listener", listener}, {"result", "success"}});
+      Add(authentications, static_cast<double>(m->failed.load()), {{"listener", listener}, {"result", "failure"}});
+      Add(authentications, static_cast<double>(m->reauthenticated.load()),
+          {{"listener", listener}, {"result", "reauthentication"}});
+    }
+    out.push_back(std::move(authentications));
+  }
   auto purgatory = Family("strata_purgatory_size", "Requests waiting in a purgatory (Fetch: for fetch.min.bytes; "
                           "Produce: acks=all for the high watermark)", MetricType::Gauge);
   Add(purgatory, static_cast<double>(broker_.FetchesWaiting()), {{"operation", "Fetch"}});

@@ -8,6 +8,7 @@
 #include "storage/directory_remote_storage.h"
 #include "broker/handlers/kafka_apis.h"
 #include "server/control_plane_security.h"
+#include "server/listener_security.h"
 #include "server/controller_role.h"
 #include "server/metadata_log_dir.h"
 
@@ -417,16 +418,11 @@ absl::Status BrokerRole::StartListeners(const ServerConfig& config) {
     // Validated when the config was read.
     ko.on_network_thread = [apis = NetworkThreadApis(config.network_thread_apis).value_or(std::set<int16_t>{})](
                                int16_t api_key) { return apis.count(api_key) > 0; };
-    if (l.security_protocol == "SSL") {
-      broker::TlsOptions tls;
-      tls.keystore_pem = config.ListenerSetting(l.name, "ssl.keystore.location", config.ssl_keystore_location);
-      tls.truststore_pem = config.ListenerSetting(l.name, "ssl.truststore.location", config.ssl_truststore_location);
-      const std::string& client_auth = config.ListenerSetting(l.name, "ssl.client.auth", config.ssl_client_auth);
-      tls.client_auth = client_auth == "required"    ? broker::TlsOptions::ClientAuth::kRequired
-                        : client_auth == "requested" ? broker::TlsOptions::ClientAuth::kRequested
-                                                     : broker::TlsOptions::ClientAuth::kNone;
-      ko.tls = tls;
-    }
+    STRATA_ASSIGN_OR_RETURN(ListenerSecurity security, MakeListenerSecurity(config, l, *store_));
+    ko.tls = security.tls;
+    ko.tls_principal = security.tls_principal;
+    ko.sasl = security.sasl;
+    if (security.sasl_metrics) sasl_metrics_.emplace_back(l.name, security.sasl_metrics);
     STRATA_ASSIGN_OR_RETURN(auto server, broker::Listener::Start(
                                              ko, [apis = kafka_apis_[i].get()](const auto& header, auto body,
                                                                                auto respond) {

@@ -29,6 +29,7 @@
 #include "broker/group/group_coordinator.h"
 #include "broker/handlers/kafka_apis.h"
 #include "broker/network/listener.h"
+#include "broker/network/sasl_authenticator.h"
 #include "broker/lifecycle/log_dir_monitor.h"
 #include "broker/replication/metadata_delta.h"
 #include "broker/group/offsets_topic_log.h"
@@ -71,6 +72,10 @@ class BrokerRole {
   const broker::ReplicaManager& replicas() const { return *replicas_; }
   // Per listener (by name), the connections open now.
   std::vector<std::pair<std::string, size_t>> ListenerConnections() const;
+  // Per SASL listener (by name), its authentication counts.
+  const std::vector<std::pair<std::string, std::shared_ptr<broker::SaslMetrics>>>& sasl_metrics() const {
+    return sasl_metrics_;
+  }
   // Requests waiting in the purgatories of every listener.
   size_t FetchesWaiting() const;
   // The incremental fetch sessions (null when max.incremental.fetch.session.cache.slots=0).
@@ -129,6 +134,7 @@ class BrokerRole {
   // Outlives the listeners, which count into it.
   broker::RequestMetrics request_metrics_;
   std::vector<std::string> listener_names_;  // of listeners_, in order
+  std::vector<std::pair<std::string, std::shared_ptr<broker::SaslMetrics>>> sasl_metrics_;
   storage::LogConfig log_defaults_;  // log.* settings: the partitions' defaults
   std::unique_ptr<controller::MetadataStore> own_store_;
   controller::MetadataStore* store_ = nullptr;

@@ -10,10 +10,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "base/status_macros.h"
+#include "security/jaas_config.h"
 #include "security/principal_mapping.h"
 
 namespace strata::server {
@@ -282,14 +284,17 @@ std::vector<ServerSetting> MakeSettings() {
       Parsed("advertised.listeners", "list", kBroker, false, "NAME://host:port,...",
              "where clients are told to connect, per listener name (default: the listener's own host and port)",
              &ParseListeners, &C::advertised_listeners),
-      Custom("listener.security.protocol.map", "list", kBoth, false, "NAME:PLAINTEXT or NAME:SSL,...",
+      Custom("listener.security.protocol.map", "list", kBoth, false,
+             "NAME:PLAINTEXT, NAME:SSL, NAME:SASL_PLAINTEXT or NAME:SASL_SSL,...",
              "each listener's security protocol", [](const C&) { return std::string("PLAINTEXT:PLAINTEXT,SSL:SSL"); },
              [](const std::string& v, C& c) -> absl::Status {
                c.listener_security_protocol_map.clear();
                for (absl::string_view item : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
                  std::vector<std::string> kv = absl::StrSplit(absl::StripAsciiWhitespace(item), ':');
-                 if (kv.size() != 2 || (kv[1] != "PLAINTEXT" && kv[1] != "SSL")) {
-                   return Bad(absl::StrCat(": '", item, "' is not NAME:PLAINTEXT or NAME:SSL"));
+                 if (kv.size() != 2 || (kv[1] != "PLAINTEXT" && kv[1] != "SSL" && kv[1] != "SASL_PLAINTEXT" &&
+                                        kv[1] != "SASL_SSL")) {
+                   return Bad(absl::StrCat(": '", item,
+                                           "' is not NAME:PLAINTEXT, NAME:SSL, NAME:SASL_PLAINTEXT or NAME:SASL_SSL"));
                  }
                  c.listener_security_protocol_map[kv[0]] = kv[1];
                }
@@ -399,9 +404,29 @@ std::vector<ServerSetting> MakeSettings() {
              "its listener.name.<name>.ssl.* settings, read by controllers and by brokers alike"),
       Custom("listener.name.<name>.<setting>", "string", kBoth, false, "as the setting",
              "a per-listener value of ssl.keystore.location, ssl.keystore.type, ssl.truststore.location, "
-             "ssl.truststore.type, ssl.client.auth or ssl.principal.mapping.rules (the listener's name in lower "
-             "case), taking precedence over the setting itself",
+             "ssl.truststore.type, ssl.client.auth, ssl.principal.mapping.rules, sasl.enabled.mechanisms or "
+             "connections.max.reauth.ms (the listener's name in lower case), taking precedence over the setting "
+             "itself; and <mechanism>.sasl.jaas.config (plain, scram-sha-256, scram-sha-512): the listener's JAAS "
+             "entry for a mechanism, as in Kafka (PlainLoginModule's user_<name>=\"<password>\" are the PLAIN users)",
              NoDefault, [](const std::string&, C&) { return absl::OkStatus(); }),
+      Custom("sasl.enabled.mechanisms", "list", kBroker, false, "PLAIN, SCRAM-SHA-256, SCRAM-SHA-512",
+             "the SASL mechanisms SASL_PLAINTEXT and SASL_SSL listeners offer (Kafka's default, GSSAPI, is not "
+             "supported: name them; per listener as listener.name.<name>.sasl.enabled.mechanisms)",
+             [](const C& c) { return absl::StrJoin(c.sasl_enabled_mechanisms, ","); },
+             [](const std::string& v, C& c) -> absl::Status {
+               c.sasl_enabled_mechanisms.clear();
+               for (absl::string_view m : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
+                 m = absl::StripAsciiWhitespace(m);
+                 if (m != "PLAIN" && m != "SCRAM-SHA-256" && m != "SCRAM-SHA-512") {
+                   return Bad(absl::StrCat(": '", m, "' is not PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512"));
+                 }
+                 c.sasl_enabled_mechanisms.push_back(std::string(m));
+               }
+               return absl::OkStatus();
+             }),
+      Int("connections.max.reauth.ms", &C::connections_max_reauth_ms, 0, INT64_MAX, kBroker,
+          "how long a SASL session lasts before the client must re-authenticate on its connection (KIP-368; told "
+          "to clients in SaslAuthenticate v1+); a request after it closes the connection. 0: sessions never end"),
       String("ssl.client.auth", &C::ssl_client_auth, kBroker, "none, requested, required",
              "whether SSL clients are asked for a certificate (required: refused without one)",
              [](const std::string& v) -> absl::Status {
@@ -518,9 +543,23 @@ absl::Status CheckTogether(ServerConfig& config, const std::string& file,
     config.inter_broker_listener_name = inter->name;
   }
   for (const Listener& l : config.listeners) {
-    if (l.security_protocol == "SSL" &&
+    if (absl::StrContains(l.security_protocol, "SASL")) {
+      std::string mechanisms = config.ListenerSetting(l.name, "sasl.enabled.mechanisms",
+                                                      absl::StrJoin(config.sasl_enabled_mechanisms, ","));
+      if (absl::StripAsciiWhitespace(mechanisms).empty()) {
+        return Bad(absl::StrCat(file, ": listener ", l.name, " is ", l.security_protocol,
+                                " but sasl.enabled.mechanisms names no mechanism"));
+      }
+      if (absl::StrContains(mechanisms, "PLAIN") &&
+          config.ListenerSetting(l.name, "plain.sasl.jaas.config", "").empty()) {
+        return Bad(absl::StrCat(file, ": listener ", l.name, " enables PLAIN but listener.name.",
+                                absl::AsciiStrToLower(l.name), ".plain.sasl.jaas.config (its users) is not set"));
+      }
+    }
+    if ((l.security_protocol == "SSL" || l.security_protocol == "SASL_SSL") &&
         config.ListenerSetting(l.name, "ssl.keystore.location", config.ssl_keystore_location).empty()) {
-      return Bad(absl::StrCat(file, ": listener ", l.name, " is SSL but ssl.keystore.location is not set"));
+      return Bad(absl::StrCat(file, ": listener ", l.name, " is ", l.security_protocol,
+                              " but ssl.keystore.location is not set"));
     }
   }
   if (config.controller_listener_names.find(',') != std::string::npos) {
@@ -578,9 +617,18 @@ constexpr absl::string_view kListenerPrefix = "listener.name.";
 // The settings a listener may set for itself (listener.name.<name>.<setting>).
 bool IsPerListenerSetting(absl::string_view setting) {
   static const auto* names = new std::set<absl::string_view>{
-      "ssl.keystore.location", "ssl.keystore.type", "ssl.truststore.location", "ssl.truststore.type",
-      "ssl.client.auth",       "ssl.principal.mapping.rules"};
+      "ssl.keystore.location", "ssl.keystore.type",           "ssl.truststore.location", "ssl.truststore.type",
+      "ssl.client.auth",       "ssl.principal.mapping.rules", "sasl.enabled.mechanisms", "connections.max.reauth.ms"};
   return names->count(setting) > 0;
+}
+
+// <mechanism>.sasl.jaas.config (the mechanism in lower case): a listener's JAAS entry
+// for one mechanism, as Kafka names it.
+bool IsJaasSetting(absl::string_view setting) {
+  for (absl::string_view m : {"plain", "scram-sha-256", "scram-sha-512"}) {
+    if (setting == absl::StrCat(m, ".sasl.jaas.config")) return true;
+  }
+  return false;
 }
 
 // listener.name.<name>.<setting> = value: checked as the setting itself is, kept raw.
@@ -589,12 +637,16 @@ absl::Status ApplyListenerSetting(const std::string& key, const std::string& val
   absl::string_view rest = absl::string_view(key).substr(kListenerPrefix.size());
   size_t dot = rest.find('.');
   absl::string_view setting = dot == absl::string_view::npos ? "" : rest.substr(dot + 1);
-  if (dot == 0 || !IsPerListenerSetting(setting)) {
+  if (dot == 0 || (!IsPerListenerSetting(setting) && !IsJaasSetting(setting))) {
     return Bad(absl::StrCat(where(key), " is not listener.name.<name>.<setting> for a setting a listener may set"));
   }
-  ServerConfig scratch;
-  if (absl::Status s = FindSetting(std::string(setting))->apply(value, scratch); !s.ok()) {
-    return Bad(absl::StrCat(where(key), s.message()));
+  if (IsJaasSetting(setting)) {
+    if (auto jaas = security::ParseJaasConfig(value); !jaas.ok()) return Bad(absl::StrCat(where(key), ": ", jaas.status().message()));
+  } else {
+    ServerConfig scratch;
+    if (absl::Status s = FindSetting(std::string(setting))->apply(value, scratch); !s.ok()) {
+      return Bad(absl::StrCat(where(key), s.message()));
+    }
   }
   config.listener_settings[absl::AsciiStrToLower(rest.substr(0, dot))][std::string(setting)] = value;
   return absl::OkStatus();

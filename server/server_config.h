@@ -97,6 +97,11 @@ struct ServerConfig {
   // ("User:a;User:b", as Kafka lists them).
   std::string ssl_principal_mapping_rules = "DEFAULT";
   std::set<std::string> super_users;
+  // SASL listeners: sasl.enabled.mechanisms (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512) and
+  // connections.max.reauth.ms (KIP-368; 0: sessions never end). A listener's JAAS
+  // entries are listener.name.<name>.<mechanism>.sasl.jaas.config (listener_settings).
+  std::vector<std::string> sasl_enabled_mechanisms;
+  int64_t connections_max_reauth_ms = 0;
   // controller.listener.names: the controllers' gRPC port is this listener in
   // listener.security.protocol.map (PLAINTEXT, or SSL: mutual TLS) and in
   // listener.name.<name>.ssl.* settings, on controllers (the server side) and on brokers

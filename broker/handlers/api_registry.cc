@@ -26,6 +26,8 @@
 #include "broker/handlers/offset_fetch_handler.h"
 #include "broker/handlers/offset_for_leader_epoch_handler.h"
 #include "broker/handlers/produce_handler.h"
+#include "broker/handlers/sasl_handlers.h"
+#include "broker/handlers/scram_credentials_handler.h"
 #include "broker/handlers/sync_group_handler.h"
 #include "proto/kafka/produce.h"
 #include "proto/kafka/fetch.h"
@@ -66,6 +68,11 @@ const std::vector<ApiEntry>& ApiRegistry() {
         {ApiKey::kListGroups, 0, 5, &HandleListGroups},
         {ApiKey::kDeleteGroups, 0, 2, &HandleDeleteGroups},
         {ApiKey::kOffsetDelete, 0, 0, &HandleOffsetDelete},
+        // Security (docs/security.md).
+        {ApiKey::kSaslHandshake, 0, 1, &HandleSaslHandshake},
+        {ApiKey::kSaslAuthenticate, 0, 2, &HandleSaslAuthenticate},
+        {ApiKey::kDescribeUserScramCredentials, 0, 0, &HandleDescribeUserScramCredentials},
+        {ApiKey::kAlterUserScramCredentials, 0, 0, &HandleAlterUserScramCredentials},
     };
     std::sort(r->begin(), r->end(), [](const ApiEntry& a, const ApiEntry& b) { return a.key < b.key; });
     return r;

@@ -110,4 +110,15 @@ void CountErrors(const kafka::DescribeGroupsResponse& r, ErrorCounts& counts) { 
 
 void CountErrors(const kafka::DeleteGroupsResponse& r, ErrorCounts& counts) { CountEach(r.results, counts); }
 
+void CountErrors(const kafka::SaslHandshakeResponse& r, ErrorCounts& counts) { CountError(counts, r.error_code); }
+
+void CountErrors(const kafka::SaslAuthenticateResponse& r, ErrorCounts& counts) { CountError(counts, r.error_code); }
+
+void CountErrors(const kafka::DescribeUserScramCredentialsResponse& r, ErrorCounts& counts) {
+  CountError(counts, r.error_code);
+  CountEach(r.results, counts);
+}
+
+void CountErrors(const kafka::AlterUserScramCredentialsResponse& r, ErrorCounts& counts) { CountEach(r.results, counts); }
+
 }  // namespace strata::broker

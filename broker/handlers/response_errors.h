@@ -33,6 +33,8 @@
 #include "proto/kafka/offset_fetch.h"
 #include "proto/kafka/offset_for_leader_epoch.h"
 #include "proto/kafka/produce.h"
+#include "proto/kafka/sasl.h"
+#include "proto/kafka/scram_credentials.h"
 #include "proto/kafka/sync_group.h"
 
 namespace strata::broker {
@@ -65,5 +67,10 @@ void CountErrors(const proto::kafka::OffsetDeleteResponse& response, ErrorCounts
 void CountErrors(const proto::kafka::ListGroupsResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::DescribeGroupsResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::DeleteGroupsResponse& response, ErrorCounts& counts);
+// Security.
+void CountErrors(const proto::kafka::SaslHandshakeResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::SaslAuthenticateResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::DescribeUserScramCredentialsResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::AlterUserScramCredentialsResponse& response, ErrorCounts& counts);
 
 }  // namespace strata::broker

@@ -53,6 +53,7 @@ std::atomic<uint64_t> next_connection_id{1};
 struct InFlight {
   std::string frame;  // the request's bytes (the handler's body points into it)
   proto::kafka::RequestHeader header;
+  size_t body_offset = 0;  // where the body starts in frame
   uint64_t sequence = 0;  // in the connection's read order
   bool on_pool = false;   // handed to the io pool
   Clock::time_point read_at;
@@ -61,6 +62,11 @@ struct InFlight {
   // Set once answered: a response, none (acks=0), or an error that closes the connection.
   std::optional<absl::StatusOr<std::optional<ApiResponse>>> answer;
   Clock::time_point answered_at;
+  // SASL: a raw token frame (after a v0 handshake) is answered without a header; a failed
+  // authentication closes the connection once its answer is written.
+  bool raw = false;
+  bool close_after = false;
+  std::string close_why;
 };
 
 // Every open connection, so the server can close them all when it stops.
@@ -74,6 +80,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Connection(tcp::socket socket, Shared& shared, Registry& registry)
       : socket_(std::move(socket)), timer_(socket_.get_executor()), shared_(shared), registry_(registry) {
     if (shared_.tls) tls_ = std::make_unique<asio::ssl::stream<tcp::socket&>>(socket_, *shared_.tls);
+    if (shared_.options.sasl) sasl_ = shared_.options.sasl();
   }
 
   void Start() {
@@ -81,6 +88,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     ArmIdleTimer();
     tls_->async_handshake(asio::ssl::stream_base::server, [self = shared_from_this()](const asio::error_code& ec) {
       if (ec) return self->Close(absl::StrCat("TLS handshake failed: ", ec.message()), true);
+      if (absl::Status mapped = self->MapCertificate(); !mapped.ok()) return self->Close(mapped.message(), true);
       self->ReadSize();
     });
   }
@@ -168,18 +176,95 @@ class Connection : public std::enable_shared_from_this<Connection> {
     });
   }
 
+  // The principal of a TLS client certificate (without SASL, it is the connection's).
+  absl::Status MapCertificate() {
+    if (sasl_ != nullptr || !shared_.options.tls_principal) return absl::OkStatus();
+    X509* cert = SSL_get1_peer_certificate(tls_->native_handle());
+    if (cert == nullptr) return absl::OkStatus();  // none asked for, or none given when optional
+    std::string subject;
+    if (BIO* bio = BIO_new(BIO_s_mem())) {
+      X509_NAME_print_ex(bio, X509_get_subject_name(cert), 0, XN_FLAG_RFC2253);
+      char* data = nullptr;
+      long n = BIO_get_mem_data(bio, &data);
+      subject.assign(data, static_cast<size_t>(std::max(0L, n)));
+      BIO_free(bio);
+    }
+    X509_free(cert);
+    std::optional<std::string> name = shared_.options.tls_principal(subject);
+    if (!name.has_value() || name->empty()) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("no ssl.principal.mapping.rules rule matches the client certificate's subject ", subject));
+    }
+    principal_ = absl::StrCat("User:", *name);
+    return absl::OkStatus();
+  }
+
+  // Queues an answer made here (a SASL exchange): in order behind the requests in flight.
+  void AnswerNow(std::unique_ptr<InFlight> request, ConnectionAuthenticator::Answer answer) {
+    if (!answer.respond) {
+      spdlog::info("kafka connection from {} closed: {}", peer_, answer.why);
+      return Close(answer.why);
+    }
+    request->sequence = next_sequence_++;
+    request->close_after = answer.close;
+    request->close_why = std::move(answer.why);
+    uint64_t sequence = request->sequence;
+    in_flight_.push_back(std::move(request));
+    ApiResponse response;
+    response.body = std::move(answer.body);
+    Answered(sequence, std::optional<ApiResponse>(std::move(response)), Clock::now());
+  }
+
+  // SASL before the request is handled: the exchange's own requests are answered here;
+  // anything else but ApiVersions before authentication, or after the session expired,
+  // closes the connection. False when the request was taken care of.
+  bool PassedSasl(std::unique_ptr<InFlight>& request) {
+    if (sasl_ == nullptr) return true;
+    const int16_t api = request->header.api_key;
+    if (api == static_cast<int16_t>(proto::kafka::ApiKey::kSaslHandshake) ||
+        api == static_cast<int16_t>(proto::kafka::ApiKey::kSaslAuthenticate)) {
+      absl::string_view body = absl::string_view(request->frame).substr(request->body_offset);
+      int16_t version = request->header.api_version;
+      ConnectionAuthenticator::Answer answer = api == static_cast<int16_t>(proto::kafka::ApiKey::kSaslHandshake)
+                                                   ? sasl_->Handshake(version, body)
+                                                   : sasl_->Authenticate(version, body);
+      AnswerNow(std::move(request), std::move(answer));
+      return false;
+    }
+    if (!sasl_->authenticated()) {
+      if (api == static_cast<int16_t>(proto::kafka::ApiKey::kApiVersions)) return true;
+      Close(absl::StrCat("a ", proto::kafka::ApiName(api), " request before SASL authentication"), true);
+      return false;
+    }
+    if (Clock::now() >= sasl_->session_expiry()) {
+      Close(absl::StrCat("the SASL session of ", sasl_->principal(),
+                         " expired (connections.max.reauth.ms) before a ", proto::kafka::ApiName(api), " request"));
+      return false;
+    }
+    request->header.principal = sasl_->principal();
+    return true;
+  }
+
   void Dispatch(std::unique_ptr<InFlight> request) {
+    if (sasl_ != nullptr && sasl_->expects_raw_token()) {  // after a v0 handshake: no header
+      request->raw = true;
+      ConnectionAuthenticator::Answer answer = sasl_->RawToken(request->frame);
+      return AnswerNow(std::move(request), std::move(answer));
+    }
     proto::kafka::Reader reader(request->frame);
     auto header = proto::kafka::ReadRequestHeader(reader);
     if (!header.ok()) return Close(header.status().message(), true);
     request->header = *header;
     request->header.client_host = client_host_;
     request->header.connection_id = id_;
-    request->sequence = next_sequence_++;
+    request->header.principal = principal_;
+    request->body_offset = reader.position();
     if (shared_.options.metrics != nullptr) {
       shared_.options.metrics->CountRequest(request->header.api_key, request->header.api_version);
     }
-    size_t body_offset = reader.position();
+    if (!PassedSasl(request)) return MaybeReadNext();
+    request->sequence = next_sequence_++;
+    size_t body_offset = request->body_offset;
     InFlight* r = request.get();
     in_flight_.push_back(std::move(request));
     // r stays in in_flight_ (and its frame and header valid) until its answer is written.
@@ -268,7 +353,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       head_.clear();
       proto::kafka::Writer writer(&head_);
       writer.Int32(0);  // the size, patched below
-      proto::kafka::WriteResponseHeader(r.header, writer);
+      if (!r.raw) proto::kafka::WriteResponseHeader(r.header, writer);
       size_t body_start = head_.size();
       head_ += response_.body;
       uint64_t total = head_.size() - 4;
@@ -323,6 +408,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
     response_ = ApiResponse();
     writing_ = false;
     RecordTimes(*in_flight_.front());
+    if (in_flight_.front()->close_after) {
+      spdlog::info("kafka connection from {} closed: {}", peer_, in_flight_.front()->close_why);
+      return Close(in_flight_.front()->close_why);
+    }
     PopAnswered();
     WriteAnswers();
   }
@@ -332,7 +421,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
   // A request's times, once its response is written (or none is sent).
   void RecordTimes(const InFlight& r) {
-    if (shared_.options.metrics == nullptr) return;
+    if (shared_.options.metrics == nullptr || r.raw) return;
     shared_.options.metrics->RecordTimes(r.header.api_key, r.request_queue_micros, r.response_queue_micros,
                                          MicrosSince(r.read_at));
   }
@@ -410,6 +499,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   const uint64_t id_ = next_connection_id.fetch_add(1, std::memory_order_relaxed);
   std::array<unsigned char, 4> size_buf_{};
   std::string client_host_;  // "/<peer address>", as Kafka shows a client's host
+  std::string principal_ = "User:ANONYMOUS";  // of the TLS client certificate, when mapped
+  std::unique_ptr<ConnectionAuthenticator> sasl_;  // SASL listeners
   // The requests read and not yet answered, in the order read (their answers go out in
   // that order); at most max_in_flight_requests.
   std::deque<std::unique_ptr<InFlight>> in_flight_;

@@ -15,6 +15,11 @@
 // meanwhile). A frame whose size is negative or above socket.request.max.bytes, a
 // header that does not parse, or a request the handler refuses closes that connection
 // and nothing else; a connection idle for connections.max.idle.ms is closed.
+// On a SASL listener a connection authenticates first (authenticator.h): until then only
+// ApiVersions, SaslHandshake and SaslAuthenticate are served and any other request closes
+// it; a failed authentication closes it once its answer is written; a request after the
+// session expired (connections.max.reauth.ms) that does not re-authenticate closes it.
+// Every request carries its connection's principal (RequestHeader::principal).
 // Record data travels as file slices spliced into the response: on PLAINTEXT sent with
 // File::SendFile (sendfile(2) behind the storage FileOps seam, so injected faults reach
 // it), without passing through user space; on SSL read into memory and
@@ -38,6 +43,7 @@
 
 #include "absl/status/statusor.h"
 #include "broker/network/api_response.h"
+#include "broker/network/authenticator.h"
 #include "broker/network/request_metrics.h"
 #include "proto/kafka/header.h"
 #include "storage/file_slice.h"
@@ -81,6 +87,13 @@ struct ListenerOptions {
   // Called once when a connection closes, with the connection_id its requests carried
   // (RequestHeader::connection_id); null: not told.
   std::function<void(uint64_t connection_id)> on_connection_closed;
+  // A SASL listener (SASL_PLAINTEXT, SASL_SSL): each connection's authenticator
+  // (authenticator.h); requests carry its principal. Null: no SASL.
+  std::function<std::unique_ptr<ConnectionAuthenticator>()> sasl;
+  // An SSL listener without SASL: the principal name of a client certificate's subject
+  // (RFC 2253; ssl.principal.mapping.rules), nullopt refusing the connection. Without a
+  // certificate, or without this, requests carry User:ANONYMOUS.
+  std::function<std::optional<std::string>(const std::string& subject)> tls_principal;
 };
 
 // body stays valid until the responder is called.

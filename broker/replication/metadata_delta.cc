@@ -41,6 +41,8 @@ MetadataDelta MetadataDelta::FromBatch(const pb::MetadataBatch& batch) {
         }
         break;
       case R::kProducerIds:
+      case R::kUserScramCredential:
+      case R::kRemoveUserScramCredential:
         break;  // no partition depends on it
       case R::kRegisterBroker:
       case R::kUnregisterBroker:

@@ -67,6 +67,17 @@ absl::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kRebalanceInProgress: return "REBALANCE_IN_PROGRESS";
     case ErrorCode::kInvalidCommitOffsetSize: return "INVALID_COMMIT_OFFSET_SIZE";
     case ErrorCode::kGroupAuthorizationFailed: return "GROUP_AUTHORIZATION_FAILED";
+    case ErrorCode::kTopicAuthorizationFailed: return "TOPIC_AUTHORIZATION_FAILED";
+    case ErrorCode::kClusterAuthorizationFailed: return "CLUSTER_AUTHORIZATION_FAILED";
+    case ErrorCode::kUnsupportedSaslMechanism: return "UNSUPPORTED_SASL_MECHANISM";
+    case ErrorCode::kIllegalSaslState: return "ILLEGAL_SASL_STATE";
+    case ErrorCode::kSecurityDisabled: return "SECURITY_DISABLED";
+    case ErrorCode::kSaslAuthenticationFailed: return "SASL_AUTHENTICATION_FAILED";
+    case ErrorCode::kTransactionalIdAuthorizationFailed: return "TRANSACTIONAL_ID_AUTHORIZATION_FAILED";
+    case ErrorCode::kDelegationTokenAuthorizationFailed: return "DELEGATION_TOKEN_AUTHORIZATION_FAILED";
+    case ErrorCode::kUnacceptableCredential: return "UNACCEPTABLE_CREDENTIAL";
+    case ErrorCode::kResourceNotFound: return "RESOURCE_NOT_FOUND";
+    case ErrorCode::kDuplicateResource: return "DUPLICATE_RESOURCE";
     case ErrorCode::kNonEmptyGroup: return "NON_EMPTY_GROUP";
     case ErrorCode::kGroupIdNotFound: return "GROUP_ID_NOT_FOUND";
     case ErrorCode::kMemberIdRequired: return "MEMBER_ID_REQUIRED";

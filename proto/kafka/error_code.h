@@ -80,6 +80,18 @@ enum class ErrorCode : int16_t {
   kFencedInstanceId = 82,
   kGroupSubscribedToTopic = 86,
   kUnstableOffsetCommit = 88,
+  // Authentication and authorization.
+  kTopicAuthorizationFailed = 29,
+  kClusterAuthorizationFailed = 31,
+  kUnsupportedSaslMechanism = 33,
+  kIllegalSaslState = 34,
+  kSecurityDisabled = 54,
+  kSaslAuthenticationFailed = 58,
+  kTransactionalIdAuthorizationFailed = 53,
+  kDelegationTokenAuthorizationFailed = 65,
+  kUnacceptableCredential = 93,
+  kResourceNotFound = 91,
+  kDuplicateResource = 92,
 };
 
 absl::string_view ErrorName(ErrorCode code);

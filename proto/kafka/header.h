@@ -25,6 +25,9 @@ struct RequestHeader {
   // Not on the wire: the listener's number for the connection it came on (0: made
   // in-process). State tied to a connection (a fetch session) goes when it closes.
   uint64_t connection_id = 0;
+  // Not on the wire: who sent it, "User:<name>" (from SASL or a TLS client certificate;
+  // User:ANONYMOUS otherwise), set by the listener.
+  std::string principal = "User:ANONYMOUS";
 };
 
 // Reads the header at the start of a request frame (after its size); the reader is left

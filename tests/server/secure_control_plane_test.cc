@@ -1,7 +1,8 @@
 // A whole cluster with mutual TLS on the controllers' gRPC port (tools/strata-cluster up
 // --secure: 3 controllers, 3 brokers, certificates from tools/strata-certs), as real
 // processes on 127.0.0.1. Brokers register, heartbeat and follow the metadata log over
-// TLS, also after a kill -9; the CLI gets in only with the admin's client config. Then
+// TLS, also after a kill -9; the CLI gets in only with the admin's client config; kcat
+// produces and consumes as the admin over SASL_SSL with SCRAM-SHA-512. Then
 // the refusals, each checked to commit nothing to the metadata log and to leave the
 // cluster serving: callers without a certificate or with one from another CA (the
 // handshake), a broker's certificate calling Raft or heartbeating as another broker, a
@@ -84,6 +85,8 @@ class SecureControlPlane : public ::testing::Test {
     return Shell(command);
   }
   std::string Certs(const std::string& name) { return dir_.Sub("certs/" + name + ".pem"); }
+  // kcat as the admin over SASL_SSL with SCRAM-SHA-512 (the cluster's client.properties).
+  std::string Kcat() { return "kcat -q -F " + dir_.Sub("client.properties"); }
   std::shared_ptr<grpc::Channel> ChannelAs(int controller, const std::string& keystore) {
     return grpc::CreateChannel(controllers_[controller],
                                security::ChannelCredentials({.keystore = keystore, .truststore = Certs("ca")}));
@@ -139,10 +142,9 @@ TEST_F(SecureControlPlane, BrokersWorkOverMutualTlsAndOnlyTheAdminsConfigGetsThe
   std::string records;
   for (int i = 0; i < 100; ++i) records += "r" + std::to_string(i) + "\n";
   std::ofstream(dir_.Sub("records")) << records;
-  auto [produced, produce_out] = Shell("kcat -P -b " + env_["bootstrap.servers"] + " -t orders -X acks=all -l " +
-                                     dir_.Sub("records"));
+  auto [produced, produce_out] = Shell(Kcat() + " -P -t orders -X acks=all -l " + dir_.Sub("records"));
   ASSERT_EQ(produced, 0) << produce_out;
-  auto [consumed, consumed_out] = Shell("kcat -C -b " + env_["bootstrap.servers"] + " -t orders -e -q -o beginning");
+  auto [consumed, consumed_out] = Shell(Kcat() + " -C -t orders -e -q -o beginning");
   ASSERT_EQ(consumed, 0) << consumed_out;
   EXPECT_EQ(std::count(consumed_out.begin(), consumed_out.end(), '\n'), 100) << consumed_out;
 }
@@ -249,8 +251,7 @@ TEST_F(SecureControlPlane, RefusedCallersCommitNothingAndTheClusterServesOn) {
   auto [created, out] = Cli("topics create after --partitions 1 --replication-factor 3");
   ASSERT_EQ(created, 0) << out;
   auto [produced, produce_out] =
-      Shell("echo one | kcat -P -b " + env_["bootstrap.servers"] + " -t after -X acks=all && kcat -C -b " +
-          env_["bootstrap.servers"] + " -t after -e -q -o beginning");
+      Shell("echo one | " + Kcat() + " -P -t after -X acks=all && " + Kcat() + " -C -t after -e -q -o beginning");
   EXPECT_EQ(produced, 0) << produce_out;
   EXPECT_EQ(produce_out, "one\n");
 }

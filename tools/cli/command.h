@@ -88,6 +88,7 @@ void AddTopicsCommands(CLI::App& app, Commands& commands);
 void AddConfigsCommands(CLI::App& app, Commands& commands);
 void AddLeadersCommands(CLI::App& app, Commands& commands);
 void AddGroupsCommands(CLI::App& app, Commands& commands);
+void AddUsersCommands(CLI::App& app, Commands& commands);
 
 // Prints "strata: WHAT: ERROR" on stderr; returns kExitFailed.
 int Fail(const std::string& what, const std::string& error);

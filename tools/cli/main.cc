@@ -14,6 +14,8 @@
 //                           [--set k=v]... [--delete k]...
 //   strata leaders elect [--type preferred|unclean] [--topic NAME [--partition P]...]
 //   strata groups list | describe GROUP... [--members] | delete GROUP...
+//   strata users list | describe NAME... | set NAME [--mechanism M] (--password P | --password-file F)
+//                [--iterations N] | delete NAME [--mechanism M]
 //   strata groups reset-offsets GROUP (--topic T[:P,P...]... | --all-topics)
 //                 (--to-earliest | --to-latest | --to-datetime TS | --to-offset N | --shift-by N) [--execute]
 // The groups commands ask the brokers (the group coordinators, the partitions' leaders)
@@ -52,7 +54,7 @@ int main(int argc, char** argv) {
 
   Commands commands;
   for (auto add : {AddClusterCommands, AddQuorumCommands, AddTopicsCommands, AddConfigsCommands, AddLeadersCommands,
-                    AddGroupsCommands}) {
+                    AddGroupsCommands, AddUsersCommands}) {
     add(app, commands);
   }
 

@@ -4,7 +4,8 @@
 //       createPartitions, describeTopics, describeCluster, describeConfigs, listOffsets
 //       (earliest, latest, a timestamp, max timestamp), electLeaders, listConsumerGroups,
 //       describeConsumerGroups, listConsumerGroupOffsets, alterConsumerGroupOffsets,
-//       deleteConsumerGroupOffsets, deleteConsumerGroups, deleteTopics.
+//       deleteConsumerGroupOffsets, deleteConsumerGroups, alterUserScramCredentials,
+//       describeUserScramCredentials, deleteTopics.
 //   AdminTest unsupported BOOTSTRAP
 //       every call Strata does not serve yet fails at once with UnsupportedVersionException
 //       (not a timeout, not a closed connection); docs/compatibility.md lists them.
@@ -86,10 +87,38 @@ public final class AdminTest {
         "electLeaders on all partitions: none needed one");
 
     groups(admin, bootstrap);
+    scramCredentials(admin);
 
     admin.deleteTopics(List.of("admin-a")).all().get();
     Check.that(Check.until(Duration.ofSeconds(30), () -> sleepBriefly(), () -> !topicNames(admin).contains("admin-a")),
         "deleteTopics: gone from listTopics");
+  }
+
+  // A user's SCRAM credentials set, described (mechanism and iterations, never a key)
+  // and deleted; too few iterations refused.
+  private static void scramCredentials(Admin admin) throws Exception {
+    admin.alterUserScramCredentials(List.of(
+        new UserScramCredentialUpsertion("dave", new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096), "d1"),
+        new UserScramCredentialUpsertion("dave", new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 10000), "d2")))
+        .all().get();
+    UserScramCredentialsDescription dave = admin.describeUserScramCredentials(List.of("dave")).description("dave").get();
+    Set<String> infos = new TreeSet<>();
+    for (ScramCredentialInfo i : dave.credentialInfos()) infos.add(i.mechanism() + ":" + i.iterations());
+    Check.equal(infos, new TreeSet<>(List.of("SCRAM_SHA_256:4096", "SCRAM_SHA_512:10000")),
+        "describeUserScramCredentials: dave's mechanisms and iterations");
+    try {
+      admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(
+          "erin", new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 100), "e"))).all().get();
+      Check.that(false, "alterUserScramCredentials with 100 iterations was accepted");
+    } catch (ExecutionException e) {
+      Check.that(e.getCause() instanceof org.apache.kafka.common.errors.UnacceptableCredentialException,
+          "alterUserScramCredentials with 100 iterations: " + e.getCause());
+    }
+    admin.alterUserScramCredentials(List.of(
+        new UserScramCredentialDeletion("dave", ScramMechanism.SCRAM_SHA_256),
+        new UserScramCredentialDeletion("dave", ScramMechanism.SCRAM_SHA_512))).all().get();
+    Check.that(admin.describeUserScramCredentials().all().get().keySet().stream().noneMatch(u -> u.equals("dave")),
+        "describeUserScramCredentials after the deletions: dave is gone");
   }
 
   // Ten records on partition 0 of admin-a, the sixth with the largest timestamp.

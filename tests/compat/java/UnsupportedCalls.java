@@ -55,9 +55,6 @@ final class UnsupportedCalls {
         new Call("describeAcls", "36", () -> admin.describeAcls(AclBindingFilter.ANY).values()),
         new Call("createAcls", "36", () -> admin.createAcls(List.of(acl)).all()),
         new Call("deleteAcls", "36", () -> admin.deleteAcls(List.of(acl.toFilter())).all()),
-        new Call("describeUserScramCredentials", "36", () -> admin.describeUserScramCredentials().all()),
-        new Call("alterUserScramCredentials", "36", () -> admin.alterUserScramCredentials(List.of(
-            new UserScramCredentialDeletion("alice", ScramMechanism.SCRAM_SHA_256))).all()),
         new Call("createDelegationToken", "36", () -> admin.createDelegationToken().delegationToken()),
         new Call("describeDelegationToken", "36", () -> admin.describeDelegationToken().delegationTokens()),
         new Call("describeProducers", "37", () -> admin.describeProducers(List.of(tp)).all()),

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The Java client (kafka-clients 4.4.0) over SASL_SSL against strata-cluster up --secure
+# (one controller, three brokers): SCRAM-SHA-256 and SCRAM-SHA-512 users made with the
+# strata CLI produce, consume in a group and administer; a wrong password and an unknown
+# user are refused with SaslAuthenticationException and nothing is stored
+# (java/SaslTest.java).
+# Usage: java_sasl_test.sh <bin dir> <strata-cluster>
+set -euo pipefail
+export STRATA_BIN_DIR=${1:?usage: $0 <bin dir> <strata-cluster>}
+CLUSTER=${2:?}
+HERE=$(cd "$(dirname "$0")" && pwd)
+source "$HERE/peers_lib.sh"
+KAFKA_LIBS=$(peer KAFKA_LIBS)
+run() { timeout 300 java -cp "$DIR/classes:$KAFKA_LIBS/*" "$@" 2> >(grep -v '^SLF4J' >&2); }
+
+start_cluster java-sasl-test --controllers 1 --brokers 3 --secure --override group.initial.rebalance.delay.ms=0
+export STRATA_COMMAND_CONFIG=$DIR/admin.properties
+javac -Xlint:-options -nowarn -d "$DIR/classes" -cp "$KAFKA_LIBS/*" "$HERE"/java/Check.java "$HERE"/java/SaslTest.java 2>&1 |
+  grep -v '^Note:' >&2 || true
+[[ -f $DIR/classes/SaslTest.class ]] || { echo "javac failed" >&2; exit 1; }
+SASL_SSL=$(sed -n 's/^bootstrap.servers=//p' "$DIR/cluster.env")
+CA=$(sed -n 's/^ssl.ca.location=//p' "$DIR/cluster.env")
+echo java-256 > "$DIR/p256"
+echo java-512 > "$DIR/p512"
+"$S" users set jv256 --mechanism SCRAM-SHA-256 --password-file "$DIR/p256" > /dev/null
+"$S" users set jv512 --mechanism SCRAM-SHA-512 --password-file "$DIR/p512" > /dev/null
+"$S" topics create java-sasl --partitions 3 --replication-factor 3 > /dev/null
+
+run SaslTest scram "$SASL_SSL" "$CA" jv256 java-256 SCRAM-SHA-256 || fail "SaslTest scram SCRAM-SHA-256"
+run SaslTest scram "$SASL_SSL" "$CA" jv512 java-512 SCRAM-SHA-512 || fail "SaslTest scram SCRAM-SHA-512"
+run SaslTest refused "$SASL_SSL" "$CA" jv512 wrong SCRAM-SHA-512 || fail "SaslTest refused (a wrong password)"
+run SaslTest refused "$SASL_SSL" "$CA" nobody x SCRAM-SHA-256 || fail "SaslTest refused (an unknown user)"
+stored=$(timeout 60 kcat -F "$DIR/client.properties" -C -t java-sasl -e -q -o beginning | grep -c must-not-arrive || true)
+[[ $stored == 0 ]] || fail "a refused producer's record was stored"
+finish "java_sasl"
