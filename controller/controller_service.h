@@ -173,6 +173,24 @@ class AdminGrpcService final : public admin::v1::AdminService::Service, Authoriz
     *response = c_.DescribeUserScramCredentials(*request);
     return grpc::Status::OK;
   }
+  grpc::Status CreateAcls(grpc::ServerContext* context, const admin::v1::CreateAclsRequest* request,
+                          admin::v1::CreateAclsResponse* response) override {
+    if (grpc::Status allowed = Admin(context, "CreateAcls"); !allowed.ok()) return allowed;
+    *response = c_.CreateAcls(*request);
+    return grpc::Status::OK;
+  }
+  grpc::Status DeleteAcls(grpc::ServerContext* context, const admin::v1::DeleteAclsRequest* request,
+                          admin::v1::DeleteAclsResponse* response) override {
+    if (grpc::Status allowed = Admin(context, "DeleteAcls"); !allowed.ok()) return allowed;
+    *response = c_.DeleteAcls(*request);
+    return grpc::Status::OK;
+  }
+  grpc::Status DescribeAcls(grpc::ServerContext* context, const admin::v1::DescribeAclsRequest* request,
+                            admin::v1::DescribeAclsResponse* response) override {
+    if (grpc::Status allowed = Admin(context, "DescribeAcls"); !allowed.ok()) return allowed;
+    *response = c_.DescribeAcls(*request);
+    return grpc::Status::OK;
+  }
   grpc::Status DescribeConfigs(grpc::ServerContext* context, const admin::v1::DescribeConfigsRequest* request,
                                admin::v1::DescribeConfigsResponse* response) override {
     if (grpc::Status allowed = Admin(context, "DescribeConfigs"); !allowed.ok()) return allowed;

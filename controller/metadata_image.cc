@@ -228,6 +228,8 @@ absl::Status MetadataImage::Apply(const pb::MetadataRecord& record) {
     }
     case R::kUserScramCredential:
     case R::kRemoveUserScramCredential:
+    case R::kAccessControlEntry:
+    case R::kRemoveAccessControlEntry:
       return security_.Apply(record);
     case R::RECORD_NOT_SET:
       break;
@@ -298,6 +300,8 @@ std::vector<std::string> MetadataImage::TouchedKeys(const pb::MetadataRecord& re
     }
     case R::kUserScramCredential:
     case R::kRemoveUserScramCredential:
+    case R::kAccessControlEntry:
+    case R::kRemoveAccessControlEntry:
       return security_.TouchedKeys(record);
     case R::RECORD_NOT_SET: break;
   }

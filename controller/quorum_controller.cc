@@ -1,5 +1,6 @@
 #include "controller/quorum_controller.h"
 
+#include "controller/acl_control.h"
 #include "controller/scram_control.h"
 
 #include <algorithm>
@@ -520,6 +521,68 @@ admin::v1::DescribeUserScramCredentialsResponse QuorumController::DescribeUserSc
   admin::v1::DescribeUserScramCredentialsResponse response = store_.WithImage(
       [&](const MetadataImage& image) { return controller::DescribeUserScramCredentials(image, request); });
   response.set_controller_id(node_.status().leader);
+  return response;
+}
+
+namespace {
+
+// SECURITY_DISABLED for an ACL call of a cluster without an authorizer, as Kafka.
+template <typename Response>
+bool SecurityDisabled(bool authorizer_enabled, Response* response) {
+  if (authorizer_enabled) return false;
+  response->set_error_code(static_cast<int32_t>(ErrorCode::kSecurityDisabled));
+  response->set_error_message("no authorizer is configured (authorizer.class.name)");
+  return true;
+}
+
+}  // namespace
+
+admin::v1::CreateAclsResponse QuorumController::CreateAcls(const admin::v1::CreateAclsRequest& request) {
+  admin::v1::CreateAclsResponse response;
+  if (SecurityDisabled(options_.authorizer_enabled, &response)) return response;
+  RunAdminWrite(&response, response.mutable_results(),
+                [&](const MetadataImage& image, Writes& writes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_) {
+    for (Plan& plan : PlanCreateAcls(image, request, [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_) {
+           return NewTopicId();
+         })) {
+      admin::v1::AclResult* result = response.add_results();
+      SetOutcome(plan.outcome, result);
+      if (plan.outcome.ok() && !plan.records.empty()) writes.Add(response.results_size() - 1, std::move(plan.records));
+    }
+  });
+  return response;
+}
+
+admin::v1::DeleteAclsResponse QuorumController::DeleteAcls(const admin::v1::DeleteAclsRequest& request) {
+  admin::v1::DeleteAclsResponse response;
+  if (SecurityDisabled(options_.authorizer_enabled, &response)) return response;
+  RunAdminWrite(&response, response.mutable_results(), [&](const MetadataImage& image, Writes& writes) {
+    for (DeletePlan& p : PlanDeleteAcls(image, request)) {
+      auto* result = response.add_results();
+      SetOutcome(p.plan.outcome, result);
+      for (const security::AclBinding& b : p.deleted) *result->add_matching() = ToProto(b);
+      if (p.plan.outcome.ok() && !p.plan.records.empty()) {
+        writes.Add(response.results_size() - 1, std::move(p.plan.records));
+      }
+    }
+  });
+  return response;
+}
+
+admin::v1::DescribeAclsResponse QuorumController::DescribeAcls(const admin::v1::DescribeAclsRequest& request) {
+  admin::v1::DescribeAclsResponse response;
+  response.set_controller_id(node_.status().leader);
+  if (SecurityDisabled(options_.authorizer_enabled, &response)) return response;
+  security::AclFilter filter = FromProto(request.filter());
+  if (std::optional<std::string> why = security::InvalidFilter(filter)) {
+    response.set_error_code(static_cast<int32_t>(ErrorCode::kInvalidRequest));
+    response.set_error_message(*why);
+    return response;
+  }
+  for (const security::AclBinding& b :
+       store_.WithImage([&](const MetadataImage& image) { return image.security().MatchingAcls(filter); })) {
+    *response.add_acls() = ToProto(b);
+  }
   return response;
 }
 

@@ -44,6 +44,8 @@ struct QuorumControllerOptions {
   std::chrono::milliseconds write_timeout{10000};
   // Largest Raft entry to write; bigger requests go in several (each topic whole).
   size_t max_entry_bytes = 900 << 10;
+  // authorizer.class.name is set: the ACL calls are served (else SECURITY_DISABLED).
+  bool authorizer_enabled = false;
 };
 
 class QuorumController {
@@ -65,6 +67,10 @@ class QuorumController {
       const admin::v1::AlterUserScramCredentialsRequest& request);
   admin::v1::DescribeUserScramCredentialsResponse DescribeUserScramCredentials(
       const admin::v1::DescribeUserScramCredentialsRequest& request);
+  // ACLs (acl_control.h); SECURITY_DISABLED without an authorizer.
+  admin::v1::CreateAclsResponse CreateAcls(const admin::v1::CreateAclsRequest& request);
+  admin::v1::DeleteAclsResponse DeleteAcls(const admin::v1::DeleteAclsRequest& request);
+  admin::v1::DescribeAclsResponse DescribeAcls(const admin::v1::DescribeAclsRequest& request);
 
   controller::v1::BrokerRegistrationResponse RegisterBroker(const controller::v1::BrokerRegistrationRequest& request);
   controller::v1::BrokerHeartbeatResponse BrokerHeartbeat(const controller::v1::BrokerHeartbeatRequest& request);

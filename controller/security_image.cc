@@ -15,6 +15,9 @@ namespace {
 namespace pb = metadata::v1;
 
 constexpr char kScramPrefix[] = "s/";
+constexpr char kAclPrefix[] = "a/";
+
+std::string AclKeyText(const std::string& id) { return absl::StrCat(kAclPrefix, absl::BytesToHexString(id)); }
 
 // "s/<mechanism>/<hex user name>".
 std::string ScramKeyText(const std::string& user, int32_t mechanism) {
@@ -28,10 +31,13 @@ bool ValidMechanism(int32_t m) { return m == 1 || m == 2; }
 }  // namespace
 
 bool SecurityImage::IsSecurityRecord(const pb::MetadataRecord& record) {
-  return record.has_user_scram_credential() || record.has_remove_user_scram_credential();
+  return record.has_user_scram_credential() || record.has_remove_user_scram_credential() ||
+         record.has_access_control_entry() || record.has_remove_access_control_entry();
 }
 
-bool SecurityImage::OwnsKey(const std::string& key) { return absl::StartsWith(key, kScramPrefix); }
+bool SecurityImage::OwnsKey(const std::string& key) {
+  return absl::StartsWith(key, kScramPrefix) || absl::StartsWith(key, kAclPrefix);
+}
 
 absl::Status SecurityImage::Apply(const pb::MetadataRecord& record) {
   if (record.has_user_scram_credential()) {
@@ -51,6 +57,20 @@ absl::Status SecurityImage::Apply(const pb::MetadataRecord& record) {
     }
     return absl::OkStatus();
   }
+  if (record.has_access_control_entry()) {
+    const pb::AccessControlEntry& a = record.access_control_entry();
+    if (a.id().size() != 16) return Invalid("an ACL needs a 16-byte id");
+    if (acls_.count(a.id())) return Invalid(absl::StrCat("ACL ", absl::BytesToHexString(a.id()), " exists"));
+    if (a.resource_name().empty() || a.principal().empty() || a.host().empty()) return Invalid("an ACL is incomplete");
+    acls_[a.id()] = a;
+    ++acl_version_;
+    return absl::OkStatus();
+  }
+  if (record.has_remove_access_control_entry()) {
+    if (acls_.erase(record.remove_access_control_entry().id()) == 0) return Invalid("RemoveAccessControlEntry of an unknown id");
+    ++acl_version_;
+    return absl::OkStatus();
+  }
   return Invalid("not a security record");
 }
 
@@ -62,10 +82,17 @@ std::vector<std::string> SecurityImage::TouchedKeys(const pb::MetadataRecord& re
     return {ScramKeyText(record.remove_user_scram_credential().name(),
                          record.remove_user_scram_credential().mechanism())};
   }
+  if (record.has_access_control_entry()) return {AclKeyText(record.access_control_entry().id())};
+  if (record.has_remove_access_control_entry()) return {AclKeyText(record.remove_access_control_entry().id())};
   return {};
 }
 
 std::optional<std::string> SecurityImage::Encode(const std::string& key) const {
+  if (absl::StartsWith(key, kAclPrefix)) {
+    auto it = acls_.find(absl::HexStringToBytes(key.substr(sizeof(kAclPrefix) - 1)));
+    if (it == acls_.end()) return std::nullopt;
+    return it->second.SerializeAsString();
+  }
   std::vector<std::string> parts = absl::StrSplit(key, absl::MaxSplits('/', 2));
   int32_t mechanism = 0;
   if (parts.size() != 3 || !absl::SimpleAtoi(parts[1], &mechanism)) return std::nullopt;
@@ -75,6 +102,15 @@ std::optional<std::string> SecurityImage::Encode(const std::string& key) const {
 }
 
 absl::Status SecurityImage::Load(const std::string& key, const std::string& value) {
+  if (absl::StartsWith(key, kAclPrefix)) {
+    pb::AccessControlEntry a;
+    if (!a.ParseFromString(value) || AclKeyText(a.id()) != key) {
+      return absl::DataLossError(absl::StrCat("metadata image key '", key, "' holds a bad value"));
+    }
+    acls_[a.id()] = std::move(a);
+    ++acl_version_;
+    return absl::OkStatus();
+  }
   pb::UserScramCredential c;
   if (!absl::StartsWith(key, kScramPrefix) || !c.ParseFromString(value) || ScramKeyText(c.name(), c.mechanism()) != key) {
     return absl::DataLossError(absl::StrCat("metadata image key '", absl::CHexEscape(key), "' holds a bad value"));
@@ -84,6 +120,9 @@ absl::Status SecurityImage::Load(const std::string& key, const std::string& valu
 }
 
 void SecurityImage::Dump(std::string* out) const {
+  for (const auto& [id, a] : acls_) {
+    absl::StrAppend(out, "acl ", absl::BytesToHexString(id), " ", a.ShortDebugString(), "\n");
+  }
   for (const auto& [k, c] : scram_) {
     // The keys are secrets of a kind: their lengths and iterations say enough for a comparison.
     absl::StrAppend(out, "scram ", k.first, " ", k.second, " iterations=", c.iterations(), " salt=",
@@ -119,6 +158,40 @@ std::vector<SecurityImage::ScramDescription> SecurityImage::DescribeScramCredent
     } else {
       out.push_back({user, ErrorCode::kNone, "", it->second});
     }
+  }
+  return out;
+}
+
+security::AclBinding SecurityImage::BindingOf(const pb::AccessControlEntry& a) {
+  return security::AclBinding{static_cast<security::ResourceType>(a.resource_type()),
+                              a.resource_name(),
+                              static_cast<security::PatternType>(a.pattern_type()),
+                              a.principal(),
+                              a.host(),
+                              static_cast<security::AclOperation>(a.operation()),
+                              static_cast<security::AclPermission>(a.permission_type())};
+}
+
+std::vector<security::AclBinding> SecurityImage::AclBindings() const {
+  std::vector<security::AclBinding> out;
+  out.reserve(acls_.size());
+  for (const auto& [id, a] : acls_) out.push_back(BindingOf(a));
+  return out;
+}
+
+std::vector<security::AclBinding> SecurityImage::MatchingAcls(const security::AclFilter& filter) const {
+  std::vector<security::AclBinding> out;
+  for (const auto& [id, a] : acls_) {
+    security::AclBinding b = BindingOf(a);
+    if (security::Matches(filter, b)) out.push_back(std::move(b));
+  }
+  return out;
+}
+
+std::vector<std::string> SecurityImage::MatchingAclIds(const security::AclFilter& filter) const {
+  std::vector<std::string> out;
+  for (const auto& [id, a] : acls_) {
+    if (security::Matches(filter, BindingOf(a))) out.push_back(id);
   }
   return out;
 }

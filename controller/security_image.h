@@ -1,7 +1,8 @@
 #pragma once
 // SecurityImage: the part of the metadata image that security keeps — each user's SCRAM
-// credentials (UserScramCredential records; never a password). Applied, stored and
-// dumped as the rest of MetadataImage is (metadata_image.h), which holds one.
+// credentials (UserScramCredential records; never a password) and the ACL bindings
+// (AccessControlEntry records, by id). Applied, stored and dumped as the rest of
+// MetadataImage is (metadata_image.h), which holds one.
 // Not thread-safe: the owner serialises access.
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include "absl/status/status.h"
 #include "metadata.pb.h"
 #include "proto/kafka/error_code.h"
+#include "security/acl.h"
 
 namespace strata::controller {
 
@@ -33,6 +35,16 @@ class SecurityImage {
   void Dump(std::string* out) const;
 
   const std::map<ScramKey, metadata::v1::UserScramCredential>& scram_credentials() const { return scram_; }
+  // By id; acl_version() grows with every change (the brokers rebuild their authorizer's
+  // index when it moves).
+  const std::map<std::string, metadata::v1::AccessControlEntry>& acls() const { return acls_; }
+  int64_t acl_version() const { return acl_version_; }
+  // Every binding (the authorizer's input), and the ones a filter matches (DescribeAcls).
+  std::vector<security::AclBinding> AclBindings() const;
+  std::vector<security::AclBinding> MatchingAcls(const security::AclFilter& filter) const;
+  // The ids of the bindings a filter matches (DeleteAcls).
+  std::vector<std::string> MatchingAclIds(const security::AclFilter& filter) const;
+  static security::AclBinding BindingOf(const metadata::v1::AccessControlEntry& entry);
 
   // DescribeUserScramCredentials (KIP-554): per user its mechanisms and iterations, as
   // the brokers and the controller answer it. users empty: every user with a credential;
@@ -49,6 +61,8 @@ class SecurityImage {
 
  private:
   std::map<ScramKey, metadata::v1::UserScramCredential> scram_;
+  std::map<std::string, metadata::v1::AccessControlEntry> acls_;
+  int64_t acl_version_ = 0;
 };
 
 }  // namespace strata::controller

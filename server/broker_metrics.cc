@@ -202,6 +202,15 @@ std::vector<prometheus::MetricFamily> BrokerMetrics::Collect() const {
     }
     out.push_back(std::move(authentications));
   }
+  if (const security::StandardAuthorizer* authorizer = broker_.authorizer()) {
+    auto decisions = Family("strata_authorizer_decisions_total",
+                            "The authorizer's decisions on Kafka requests, by result", MetricType::Counter);
+    Add(decisions, static_cast<double>(authorizer->allowed_total()), {{"result", "allowed"}});
+    Add(decisions, static_cast<double>(authorizer->denied_total()), {{"result", "denied"}});
+    out.push_back(std::move(decisions));
+    AddSingle(out, "strata_authorizer_acls", "ACL bindings the authorizer holds", MetricType::Gauge,
+              static_cast<double>(authorizer->acl_count()));
+  }
   auto purgatory = Family("strata_purgatory_size", "Requests waiting in a purgatory (Fetch: for fetch.min.bytes; "
                           "Produce: acks=all for the high watermark)", MetricType::Gauge);
   Add(purgatory, static_cast<double>(broker_.FetchesWaiting()), {{"operation", "Fetch"}});

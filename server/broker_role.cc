@@ -365,6 +365,13 @@ void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cl
         .max_slots = config.max_incremental_fetch_session_cache_slots,
         .full_read_interval_ms = std::min<int64_t>({1000, config.replica_lag_time_max_ms / 4, lease_ms / 4})});
   }
+  if (!config.authorizer_class_name.empty()) {
+    authorizer_ = std::make_unique<security::StandardAuthorizer>(
+        security::StandardAuthorizer::Options{.super_users = config.super_users,
+                                              .allow_everyone_if_no_acl_found = config.allow_everyone_if_no_acl_found,
+                                              .log_allowed = config.authorizer_log_allowed});
+    RefreshAcls();
+  }
   // One KafkaApis per entry of `listeners` (Metadata answers that listener's endpoints).
   for (const Listener& l : config.listeners) {
     broker::KafkaApisContext kc{.store = *store_,
@@ -382,7 +389,8 @@ void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cl
                                 .group_coordinator = group_coordinator_.get(),
                                 .internal_topic_creator = topic_creator_.get(),
                                 .offsets_topic_replication_factor = config.offsets_topic_replication_factor,
-                                .fetch_sessions = fetch_sessions_.get()};
+                                .fetch_sessions = fetch_sessions_.get(),
+                                .authorizer = authorizer_.get()};
     kafka_apis_.push_back(std::make_unique<broker::KafkaApis>(std::move(kc)));
   }
   replicas_->set_on_high_watermark([this](const storage::TopicPartition& tp) {
@@ -480,7 +488,22 @@ void BrokerRole::Stop(std::chrono::milliseconds timeout) {
   observer_.reset();
 }
 
+void BrokerRole::RefreshAcls() {
+  if (authorizer_ == nullptr) return;
+  std::optional<std::vector<security::AclBinding>> changed = store_->WithImage([&](const controller::MetadataImage& image) {
+    std::optional<std::vector<security::AclBinding>> out;
+    if (image.security().acl_version() != acl_version_seen_.load()) {
+      acl_version_seen_ = image.security().acl_version();
+      out = image.security().AclBindings();
+    }
+    return out;
+  });
+  if (changed) authorizer_->SetAcls(*changed);
+}
+
 void BrokerRole::Publish(const metadata::v1::MetadataBatch& batch, int64_t index) {
+  // The authorizer follows the image's ACLs at once, serving or not.
+  RefreshAcls();
   // Every applied entry (or restored snapshot, an empty batch: a full delta): the hosted
   // partitions follow the image, in what the entry changed.
   absl::MutexLock lock(&publish_mu_);

@@ -12,6 +12,7 @@
 // shutdown.
 // Not thread-safe: main starts and stops it.
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <set>
@@ -30,6 +31,7 @@
 #include "broker/handlers/kafka_apis.h"
 #include "broker/network/listener.h"
 #include "broker/network/sasl_authenticator.h"
+#include "security/standard_authorizer.h"
 #include "broker/lifecycle/log_dir_monitor.h"
 #include "broker/replication/metadata_delta.h"
 #include "broker/group/offsets_topic_log.h"
@@ -72,6 +74,8 @@ class BrokerRole {
   const broker::ReplicaManager& replicas() const { return *replicas_; }
   // Per listener (by name), the connections open now.
   std::vector<std::pair<std::string, size_t>> ListenerConnections() const;
+  // The authorizer (authorizer.class.name; null: none).
+  const security::StandardAuthorizer* authorizer() const { return authorizer_.get(); }
   // Per SASL listener (by name), its authentication counts.
   const std::vector<std::pair<std::string, std::shared_ptr<broker::SaslMetrics>>>& sasl_metrics() const {
     return sasl_metrics_;
@@ -135,6 +139,10 @@ class BrokerRole {
   broker::RequestMetrics request_metrics_;
   std::vector<std::string> listener_names_;  // of listeners_, in order
   std::vector<std::pair<std::string, std::shared_ptr<broker::SaslMetrics>>> sasl_metrics_;
+  // Rebuilt from the image whenever its ACLs change (RefreshAcls, on Publish).
+  std::unique_ptr<security::StandardAuthorizer> authorizer_;
+  std::atomic<int64_t> acl_version_seen_{-1};
+  void RefreshAcls();
   storage::LogConfig log_defaults_;  // log.* settings: the partitions' defaults
   std::unique_ptr<controller::MetadataStore> own_store_;
   controller::MetadataStore* store_ = nullptr;

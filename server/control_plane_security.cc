@@ -3,6 +3,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/logging.h"
+#include "security/standard_authorizer.h"
 
 namespace strata::server {
 
@@ -23,7 +24,17 @@ absl::Status CheckControlPlaneTls(const ServerConfig& config) {
                                              s.message()));
 }
 
-std::unique_ptr<security::ControlPlaneAuthorizer> MakeControlPlaneAuthorizer(const ServerConfig& config) {
+security::AclOperation AdminRpcOperation(absl::string_view rpc) {
+  using Op = security::AclOperation;
+  if (rpc == "DescribeConfigs") return Op::kDescribeConfigs;
+  if (rpc == "AlterConfigs") return Op::kAlterConfigs;
+  if (rpc == "CreateTopics") return Op::kCreate;
+  if (absl::StartsWith(rpc, "Describe")) return Op::kDescribe;
+  return Op::kAlter;
+}
+
+std::unique_ptr<security::ControlPlaneAuthorizer> MakeControlPlaneAuthorizer(const ServerConfig& config,
+                                                                            const controller::MetadataStore& store) {
   security::ControlPlaneAuthorizer::Options o;
   o.secure = ControlPlaneTlsFiles(config).enabled();
   for (const auto& [id, address] : config.voters) o.voters.insert(id);
@@ -32,6 +43,22 @@ std::unique_ptr<security::ControlPlaneAuthorizer> MakeControlPlaneAuthorizer(con
   // Checked when the config was read.
   o.mapper = security::PrincipalMapper::Parse(rules).value_or(security::PrincipalMapper());
   o.super_users = config.super_users;
+  if (!config.authorizer_class_name.empty()) {
+    security::StandardAuthorizer::Options ao{.super_users = config.super_users,
+                                             .allow_everyone_if_no_acl_found = config.allow_everyone_if_no_acl_found,
+                                             .log_allowed = config.authorizer_log_allowed};
+    // Admin calls are rare (the CLI): the ACLs are read from the image for each.
+    o.admin_acl = [ao, &store](const security::ControlPlaneCaller& caller, absl::string_view rpc) {
+      security::StandardAuthorizer authorizer(ao);
+      authorizer.SetAcls(
+          store.WithImage([](const controller::MetadataImage& image) { return image.security().AclBindings(); }));
+      std::string host = caller.host;
+      // gRPC names a peer "ipv4:127.0.0.1:port"; the ACL's host is the address.
+      if (absl::StartsWith(host, "ipv4:")) host = host.substr(5, host.rfind(':') - 5);
+      return authorizer.Check(caller.principal, host, AdminRpcOperation(rpc), security::ResourceType::kCluster,
+                              security::kClusterResourceName, rpc);
+    };
+  }
   return std::make_unique<security::ControlPlaneAuthorizer>(std::move(o));
 }
 

@@ -12,6 +12,8 @@
 
 #include "absl/status/statusor.h"
 #include "security/control_plane_authorizer.h"
+#include "controller/metadata_store.h"
+#include "security/acl.h"
 #include "security/grpc_tls.h"
 #include "server/server_config.h"
 
@@ -23,8 +25,17 @@ security::TlsFiles ControlPlaneTlsFiles(const ServerConfig& config);
 // The files checked (security::CheckTlsFiles), for a node that will use them.
 absl::Status CheckControlPlaneTls(const ServerConfig& config);
 
-// For a controller's port.
-std::unique_ptr<security::ControlPlaneAuthorizer> MakeControlPlaneAuthorizer(const ServerConfig& config);
+// For a controller's port. With an authorizer (authorizer.class.name), the Admin service
+// checks each caller that is neither a broker nor a super user against the ACLs of
+// store's image, at the cluster level: the Describe calls need Describe on the cluster,
+// DescribeConfigs DescribeConfigs, AlterConfigs AlterConfigs, CreateTopics Create, and
+// the other changes (DeleteTopics, CreatePartitions, ElectLeaders, the SCRAM and ACL
+// calls) Alter. store outlives what is made.
+std::unique_ptr<security::ControlPlaneAuthorizer> MakeControlPlaneAuthorizer(const ServerConfig& config,
+                                                                            const controller::MetadataStore& store);
+
+// The operation on the cluster an Admin RPC needs (above).
+security::AclOperation AdminRpcOperation(absl::string_view rpc);
 
 // Whether host is a loopback address (127.0.0.0/8, ::1, localhost).
 bool IsLoopback(const std::string& host);

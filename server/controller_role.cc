@@ -58,8 +58,9 @@ absl::StatusOr<std::unique_ptr<ControllerRole>> ControllerRole::Start(const Serv
       std::chrono::seconds(config.leader_imbalance_check_interval_seconds);
   controller_options.config.delete_topic_enable = config.delete_topic_enable;
   controller_options.config.remote_storage_system_enable = config.remote_log_storage_system_enable;
+  controller_options.authorizer_enabled = !config.authorizer_class_name.empty();
   role->controller_ = std::make_unique<controller::QuorumController>(*role->node_, *role->store_, controller_options);
-  role->authorizer_ = MakeControlPlaneAuthorizer(config);
+  role->authorizer_ = MakeControlPlaneAuthorizer(config, *role->store_);
   role->controller_service_ =
       std::make_unique<controller::ControllerGrpcService>(*role->controller_, role->authorizer_.get());
   role->admin_service_ = std::make_unique<controller::AdminGrpcService>(*role->controller_, role->authorizer_.get());

@@ -50,6 +50,8 @@ using Apply = std::function<absl::Status(const std::string&, ServerConfig&)>;
 
 absl::Status Bad(absl::string_view what) { return absl::InvalidArgumentError(what); }
 
+constexpr char kStandardAuthorizer[] = "org.apache.kafka.metadata.authorizer.StandardAuthorizer";
+
 }  // namespace
 
 absl::StatusOr<std::set<int16_t>> NetworkThreadApis(absl::string_view value) {
@@ -398,6 +400,24 @@ std::vector<ServerSetting> MakeSettings() {
                }
                return absl::OkStatus();
              }),
+      String("authorizer.class.name", &C::authorizer_class_name, kBoth,
+             "empty, org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+             "the authorizer: Kafka's StandardAuthorizer over the ACLs kept in the metadata log (CreateAcls, strata "
+             "acls), checked by every Kafka API and the controllers' Admin service; empty: none, every authenticated "
+             "request is allowed and the ACL APIs answer SECURITY_DISABLED",
+             [](const std::string& v) -> absl::Status {
+               if (!v.empty() && v != kStandardAuthorizer && v != "kafka.security.authorizer.AclAuthorizer") {
+                 return Bad(absl::StrCat(" = '", v, "': only ", kStandardAuthorizer, " (or empty) is supported"));
+               }
+               if (v == "kafka.security.authorizer.AclAuthorizer") {
+                 return Bad(absl::StrCat(" = '", v, "' is ZooKeeper's: use ", kStandardAuthorizer));
+               }
+               return absl::OkStatus();
+             }),
+      Bool("allow.everyone.if.no.acl.found", &C::allow_everyone_if_no_acl_found, kBoth,
+           "with an authorizer: a resource no ACL applies to is open to everyone (false: only to super.users)"),
+      Bool("authorizer.log.allowed", &C::authorizer_log_allowed, kBoth,
+           "the authorizer's decision log names allowed decisions too (denials always; at most 10 lines a second)"),
       String("controller.listener.names", &C::controller_listener_names, kBoth, "a listener name",
              "the controllers' gRPC port as a listener: its security protocol in listener.security.protocol.map "
              "(PLAINTEXT, or SSL: mutual TLS, a certificate required of every caller; PLAINTEXT when unmapped) and "

@@ -97,6 +97,13 @@ struct ServerConfig {
   // ("User:a;User:b", as Kafka lists them).
   std::string ssl_principal_mapping_rules = "DEFAULT";
   std::set<std::string> super_users;
+  // authorizer.class.name: empty (no authorizer: every authenticated request is allowed,
+  // the ACL APIs answer SECURITY_DISABLED) or Kafka's StandardAuthorizer, whose rules
+  // security/standard_authorizer.h follows; allow.everyone.if.no.acl.found;
+  // authorizer.log.allowed writes allowed decisions to the decision log too.
+  std::string authorizer_class_name;
+  bool allow_everyone_if_no_acl_found = false;
+  bool authorizer_log_allowed = false;
   // SASL listeners: sasl.enabled.mechanisms (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512) and
   // connections.max.reauth.ms (KIP-368; 0: sessions never end). A listener's JAAS
   // entries are listener.name.<name>.<mechanism>.sasl.jaas.config (listener_settings).

@@ -26,6 +26,7 @@
 #include "broker/handlers/offset_fetch_handler.h"
 #include "broker/handlers/offset_for_leader_epoch_handler.h"
 #include "broker/handlers/produce_handler.h"
+#include "broker/handlers/acls_handler.h"
 #include "broker/handlers/sasl_handlers.h"
 #include "broker/handlers/scram_credentials_handler.h"
 #include "broker/handlers/sync_group_handler.h"
@@ -73,6 +74,9 @@ const std::vector<ApiEntry>& ApiRegistry() {
         {ApiKey::kSaslAuthenticate, 0, 2, &HandleSaslAuthenticate},
         {ApiKey::kDescribeUserScramCredentials, 0, 0, &HandleDescribeUserScramCredentials},
         {ApiKey::kAlterUserScramCredentials, 0, 0, &HandleAlterUserScramCredentials},
+        {ApiKey::kDescribeAcls, 0, 3, &HandleDescribeAcls},
+        {ApiKey::kCreateAcls, 0, 3, &HandleCreateAcls},
+        {ApiKey::kDeleteAcls, 0, 3, &HandleDeleteAcls},
     };
     std::sort(r->begin(), r->end(), [](const ApiEntry& a, const ApiEntry& b) { return a.key < b.key; });
     return r;

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "broker/handlers/authorization.h"
 #include "broker/lifecycle/admin_forwarding.h"
 #include "proto/kafka/error_code.h"
 
@@ -13,7 +14,8 @@ namespace kafka = strata::proto::kafka;
 using kafka::ErrorCode;
 
 kafka::CreatePartitionsResponse AnswerCreatePartitions(const KafkaApisContext& context,
-                                                       const kafka::CreatePartitionsRequest& request) {
+                                                       const kafka::CreatePartitionsRequest& request,
+                                                       const std::function<bool(const std::string& topic)>& authorized) {
   std::map<std::string, int> names;
   for (const auto& t : request.topics) ++names[t.name];
   kafka::CreatePartitionsResponse response;
@@ -29,7 +31,9 @@ kafka::CreatePartitionsResponse AnswerCreatePartitions(const KafkaApisContext& c
       out.error_code = static_cast<int16_t>(code);
       out.error_message = std::move(message);
     };
-    if (names[t.name] > 1) {
+    if (authorized && !authorized(t.name)) {
+      refuse(ErrorCode::kTopicAuthorizationFailed, absl::StrCat("not authorized to alter topic ", t.name));
+    } else if (names[t.name] > 1) {
       refuse(ErrorCode::kInvalidRequest,
              absl::StrCat("topic '", t.name, "' is named ", names[t.name], " times in the request"));
     } else if (t.assignments && t.assignments->empty()) {
@@ -60,7 +64,11 @@ kafka::CreatePartitionsResponse AnswerCreatePartitions(const KafkaApisContext& c
 void HandleCreatePartitions(const ApiRequest& request, ApiResponder respond) {
   AnswerAtOnce(
       request, respond, [](kafka::Reader& reader, int16_t version) { return kafka::ReadCreatePartitionsRequest(reader, version); },
-      [&](const auto& r) { return AnswerCreatePartitions(request.broker, r); },
+      [&](const auto& r) {
+        return AnswerCreatePartitions(request.broker, r, [&](const std::string& topic) {
+          return AuthorizedOnTopic(request, security::AclOperation::kAlter, topic);
+        });
+      },
       [](const auto& response, int16_t version, kafka::Writer& writer) { kafka::WriteCreatePartitionsResponse(response, version, writer); });
 }
 

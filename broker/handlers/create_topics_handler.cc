@@ -4,6 +4,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "broker/handlers/authorization.h"
 #include "broker/lifecycle/admin_forwarding.h"
 #include "proto/kafka/error_code.h"
 
@@ -65,7 +66,8 @@ void FillCreated(const admin::v1::TopicResult& result, bool validate_only, kafka
 }  // namespace
 
 kafka::CreateTopicsResponse AnswerCreateTopics(const KafkaApisContext& context,
-                                               const kafka::CreateTopicsRequest& request) {
+                                               const kafka::CreateTopicsRequest& request,
+                                               const std::function<bool(const std::string& topic)>& authorized) {
   std::map<std::string, int> names;
   for (const auto& t : request.topics) ++names[t.name];
   kafka::CreateTopicsResponse response;
@@ -77,7 +79,10 @@ kafka::CreateTopicsResponse AnswerCreateTopics(const KafkaApisContext& context,
     if (!answered.insert(t.name).second) continue;  // one answer per name
     kafka::CreateTopicsResponse::Topic out;
     out.name = t.name;
-    if (auto refusal = RefuseLocally(t, names[t.name])) {
+    if (authorized && !authorized(t.name)) {
+      out.error_code = static_cast<int16_t>(ErrorCode::kTopicAuthorizationFailed);
+      out.error_message = absl::StrCat("not authorized to create topic ", t.name);
+    } else if (auto refusal = RefuseLocally(t, names[t.name])) {
       out.error_code = static_cast<int16_t>(refusal->first);
       out.error_message = refusal->second;
     } else {
@@ -97,7 +102,13 @@ kafka::CreateTopicsResponse AnswerCreateTopics(const KafkaApisContext& context,
 void HandleCreateTopics(const ApiRequest& request, ApiResponder respond) {
   AnswerAtOnce(
       request, respond, [](kafka::Reader& reader, int16_t version) { return kafka::ReadCreateTopicsRequest(reader, version); },
-      [&](const auto& r) { return AnswerCreateTopics(request.broker, r); },
+      [&](const auto& r) {
+        // Create on the cluster, or on the topic (as Kafka).
+        return AnswerCreateTopics(request.broker, r, [&](const std::string& topic) {
+          return AuthorizedOnCluster(request, security::AclOperation::kCreate) ||
+                 AuthorizedOnTopic(request, security::AclOperation::kCreate, topic);
+        });
+      },
       [](const auto& response, int16_t version, kafka::Writer& writer) { kafka::WriteCreateTopicsResponse(response, version, writer); });
 }
 

@@ -21,6 +21,9 @@
 //  * no answer from the controller: every topic REQUEST_TIMED_OUT / NOT_CONTROLLER.
 // timeout_ms bounds the wait for the controller (ForwardDeadline). Thread-safe.
 
+#include <functional>
+#include <string>
+
 #include "broker/handlers/request_context.h"
 #include "proto/kafka/create_topics.h"
 
@@ -29,7 +32,10 @@ namespace strata::broker {
 // The registry's entry (api_registry.h): decodes, answers with AnswerCreateTopics, encodes.
 void HandleCreateTopics(const ApiRequest& request, ApiResponder respond);
 
+// authorized(topic): whether the request's principal may (null: every topic); the
+// others answer TOPIC_AUTHORIZATION_FAILED and are not forwarded.
 proto::kafka::CreateTopicsResponse AnswerCreateTopics(const KafkaApisContext& context,
-                                                      const proto::kafka::CreateTopicsRequest& request);
+                                                      const proto::kafka::CreateTopicsRequest& request,
+    const std::function<bool(const std::string& topic)>& authorized = nullptr);
 
 }  // namespace strata::broker

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "broker/handlers/authorization.h"
 #include "broker/lifecycle/admin_forwarding.h"
 #include "controller/metadata_image.h"
 #include "proto/kafka/error_code.h"
@@ -25,7 +26,8 @@ std::string Key(const kafka::DeleteTopicsRequest::Topic& t) {
 }  // namespace
 
 kafka::DeleteTopicsResponse AnswerDeleteTopics(const KafkaApisContext& context,
-                                               const kafka::DeleteTopicsRequest& request) {
+                                               const kafka::DeleteTopicsRequest& request,
+                                               const std::function<bool(const std::string& topic)>& authorized) {
   std::map<std::string, int> named;
   for (const auto& t : request.topics) ++named[Key(t)];
   kafka::DeleteTopicsResponse response;
@@ -43,7 +45,18 @@ kafka::DeleteTopicsResponse AnswerDeleteTopics(const KafkaApisContext& context,
       out.error_code = static_cast<int16_t>(ErrorCode::kInvalidRequest);
       out.error_message = std::move(message);
     };
-    if (t.name && has_id) {
+    // A topic named by id is authorized by the name the image gives it.
+    std::string name = t.name.value_or("");
+    if (!t.name && has_id) {
+      name = context.store.WithImage([&](const controller::MetadataImage& image) {
+        const controller::TopicState* topic = image.FindTopicById(t.topic_id);
+        return topic != nullptr ? topic->name : std::string();
+      });
+    }
+    if (authorized && !(t.name && has_id) && !name.empty() && !authorized(name)) {
+      out.error_code = static_cast<int16_t>(ErrorCode::kTopicAuthorizationFailed);
+      out.error_message = absl::StrCat("not authorized to delete topic ", name.empty() ? "(by id)" : name);
+    } else if (t.name && has_id) {
       refuse("give a topic's name or its id, not both");
     } else if (!t.name && !has_id) {
       refuse("a topic with neither a name nor an id");
@@ -73,7 +86,11 @@ kafka::DeleteTopicsResponse AnswerDeleteTopics(const KafkaApisContext& context,
 void HandleDeleteTopics(const ApiRequest& request, ApiResponder respond) {
   AnswerAtOnce(
       request, respond, [](kafka::Reader& reader, int16_t version) { return kafka::ReadDeleteTopicsRequest(reader, version); },
-      [&](const auto& r) { return AnswerDeleteTopics(request.broker, r); },
+      [&](const auto& r) {
+        return AnswerDeleteTopics(request.broker, r, [&](const std::string& topic) {
+          return AuthorizedOnTopic(request, security::AclOperation::kDelete, topic);
+        });
+      },
       [](const auto& response, int16_t version, kafka::Writer& writer) { kafka::WriteDeleteTopicsResponse(response, version, writer); });
 }
 

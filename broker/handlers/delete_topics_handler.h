@@ -14,6 +14,9 @@
 //  * no answer from the controller: every topic REQUEST_TIMED_OUT / NOT_CONTROLLER.
 // timeout_ms bounds the wait for the controller (ForwardDeadline). Thread-safe.
 
+#include <functional>
+#include <string>
+
 #include "broker/handlers/request_context.h"
 #include "proto/kafka/delete_topics.h"
 
@@ -22,7 +25,10 @@ namespace strata::broker {
 // The registry's entry (api_registry.h): decodes, answers with AnswerDeleteTopics, encodes.
 void HandleDeleteTopics(const ApiRequest& request, ApiResponder respond);
 
+// authorized(topic): whether the request's principal may (null: every topic); the
+// others answer TOPIC_AUTHORIZATION_FAILED and are not forwarded.
 proto::kafka::DeleteTopicsResponse AnswerDeleteTopics(const KafkaApisContext& context,
-                                                      const proto::kafka::DeleteTopicsRequest& request);
+                                                      const proto::kafka::DeleteTopicsRequest& request,
+    const std::function<bool(const std::string& topic)>& authorized = nullptr);
 
 }  // namespace strata::broker

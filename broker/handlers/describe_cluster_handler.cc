@@ -1,5 +1,6 @@
 #include "broker/handlers/describe_cluster_handler.h"
 
+#include "broker/handlers/authorization.h"
 #include "absl/strings/str_cat.h"
 #include "broker/handlers/metadata_handler.h"
 #include "proto/kafka/error_code.h"
@@ -11,9 +12,14 @@ using kafka::EndpointType;
 using kafka::ErrorCode;
 
 kafka::DescribeClusterResponse AnswerDescribeCluster(const KafkaApisContext& context,
-                                                     const kafka::DescribeClusterRequest& request) {
+                                                     const kafka::DescribeClusterRequest& request, bool authorized) {
   kafka::DescribeClusterResponse response;
   response.cluster_id = context.cluster_id;
+  if (!authorized) {
+    response.error_code = static_cast<int16_t>(ErrorCode::kClusterAuthorizationFailed);
+    response.error_message = "not authorized to describe the cluster (Describe on the cluster)";
+    return response;
+  }
   if (request.endpoint_type != static_cast<int8_t>(EndpointType::kBroker)) {
     bool controllers = request.endpoint_type == static_cast<int8_t>(EndpointType::kController);
     response.error_code = static_cast<int16_t>(controllers ? ErrorCode::kMismatchedEndpointType
@@ -35,7 +41,9 @@ kafka::DescribeClusterResponse AnswerDescribeCluster(const KafkaApisContext& con
 void HandleDescribeCluster(const ApiRequest& request, ApiResponder respond) {
   AnswerAtOnce(
       request, respond, [](kafka::Reader& reader, int16_t version) { return kafka::ReadDescribeClusterRequest(reader, version); },
-      [&](const auto& r) { return AnswerDescribeCluster(request.broker, r); },
+      [&](const auto& r) {
+        return AnswerDescribeCluster(request.broker, r, AuthorizedOnCluster(request, security::AclOperation::kDescribe));
+      },
       [](const auto& response, int16_t version, kafka::Writer& writer) { kafka::WriteDescribeClusterResponse(response, version, writer); });
 }
 

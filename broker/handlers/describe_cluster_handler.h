@@ -16,7 +16,9 @@ namespace strata::broker {
 // The registry's entry (api_registry.h): decodes, answers with AnswerDescribeCluster, encodes.
 void HandleDescribeCluster(const ApiRequest& request, ApiResponder respond);
 
+// authorized: whether the request's principal may (else CLUSTER_AUTHORIZATION_FAILED,
+// and nothing is asked of the controller).
 proto::kafka::DescribeClusterResponse AnswerDescribeCluster(const KafkaApisContext& context,
-                                                            const proto::kafka::DescribeClusterRequest& request);
+                                                            const proto::kafka::DescribeClusterRequest& request, bool authorized = true);
 
 }  // namespace strata::broker

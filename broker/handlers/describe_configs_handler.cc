@@ -6,6 +6,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "broker/handlers/authorization.h"
 #include "broker/lifecycle/admin_forwarding.h"
 #include "controller/topic_name.h"
 #include "proto/kafka/error_code.h"
@@ -139,11 +140,22 @@ std::map<std::string, std::string> Values(const admin::v1::DescribeConfigsRespon
 
 }  // namespace
 
-kafka::DescribeConfigsResponse AnswerDescribeConfigs(const KafkaApisContext& context,
-                                                     const kafka::DescribeConfigsRequest& request) {
+kafka::DescribeConfigsResponse AnswerDescribeConfigs(
+    const KafkaApisContext& context, const kafka::DescribeConfigsRequest& request,
+    const std::function<bool(int8_t resource_type, const std::string& name)>& authorized) {
   Forwarded forward;
   std::vector<Need> needs;
-  for (const auto& resource : request.resources) needs.push_back(Plan(context, resource, forward));
+  for (const auto& resource : request.resources) {
+    if (authorized && !authorized(resource.resource_type, resource.resource_name)) {
+      bool topic = static_cast<ConfigResourceType>(resource.resource_type) == ConfigResourceType::kTopic;
+      Need denied;
+      denied.refusal = Refusal{topic ? ErrorCode::kTopicAuthorizationFailed : ErrorCode::kClusterAuthorizationFailed,
+                               absl::StrCat("not authorized to describe the configs of ", resource.resource_name)};
+      needs.push_back(std::move(denied));
+      continue;
+    }
+    needs.push_back(Plan(context, resource, forward));
+  }
   admin::v1::DescribeConfigsResponse answer;
   std::optional<ForwardFailure> failure;
   if (forward.request().resources_size() > 0) {
@@ -205,7 +217,14 @@ kafka::DescribeConfigsResponse AnswerDescribeConfigs(const KafkaApisContext& con
 void HandleDescribeConfigs(const ApiRequest& request, ApiResponder respond) {
   AnswerAtOnce(
       request, respond, [](kafka::Reader& reader, int16_t version) { return kafka::ReadDescribeConfigsRequest(reader, version); },
-      [&](const auto& r) { return AnswerDescribeConfigs(request.broker, r); },
+      [&](const auto& r) {
+        // DescribeConfigs on the topic, or on the cluster for a broker's (as Kafka).
+        return AnswerDescribeConfigs(request.broker, r, [&](int8_t type, const std::string& name) {
+          return static_cast<ConfigResourceType>(type) == ConfigResourceType::kTopic
+                     ? AuthorizedOnTopic(request, security::AclOperation::kDescribeConfigs, name)
+                     : AuthorizedOnCluster(request, security::AclOperation::kDescribeConfigs);
+        });
+      },
       [](const auto& response, int16_t version, kafka::Writer& writer) { kafka::WriteDescribeConfigsResponse(response, version, writer); });
 }
 

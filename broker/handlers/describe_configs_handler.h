@@ -23,6 +23,9 @@
 // The wait for the controller is bounded by kMaxForwardDeadline (the request has no
 // timeout of its own). Thread-safe.
 
+#include <functional>
+#include <string>
+
 #include "broker/handlers/request_context.h"
 #include "proto/kafka/describe_configs.h"
 
@@ -31,7 +34,11 @@ namespace strata::broker {
 // The registry's entry (api_registry.h): decodes, answers with AnswerDescribeConfigs, encodes.
 void HandleDescribeConfigs(const ApiRequest& request, ApiResponder respond);
 
+// authorized(resource type, name): whether the request's principal may describe the
+// resource's configs (null: every resource); the others answer TOPIC_ or
+// CLUSTER_AUTHORIZATION_FAILED and are not forwarded.
 proto::kafka::DescribeConfigsResponse AnswerDescribeConfigs(const KafkaApisContext& context,
-                                                            const proto::kafka::DescribeConfigsRequest& request);
+                                                            const proto::kafka::DescribeConfigsRequest& request,
+    const std::function<bool(int8_t resource_type, const std::string& name)>& authorized = nullptr);
 
 }  // namespace strata::broker

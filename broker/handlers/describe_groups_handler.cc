@@ -1,5 +1,6 @@
 #include "broker/handlers/describe_groups_handler.h"
 
+#include "broker/handlers/authorization.h"
 #include "broker/group/group_coordinator.h"
 #include "proto/kafka/describe_groups.h"
 
@@ -22,7 +23,9 @@ void HandleDescribeGroups(const ApiRequest& request, ApiResponder respond) {
         for (const std::string& id : r.groups) {
           GroupDescription d;
           d.group_id = id;
-          if (context.group_coordinator == nullptr) {
+          if (!AuthorizedOnGroup(request, security::AclOperation::kDescribe, id)) {
+            d.error = ErrorCode::kGroupAuthorizationFailed;
+          } else if (context.group_coordinator == nullptr) {
             d.error = ErrorCode::kCoordinatorNotAvailable;
           } else {
             d = context.group_coordinator->DescribeGroup(id);

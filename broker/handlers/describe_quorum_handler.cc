@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "broker/handlers/authorization.h"
 #include "broker/lifecycle/admin_forwarding.h"
 #include "proto/kafka/error_code.h"
 
@@ -31,8 +32,13 @@ kafka::DescribeQuorumResponse::ReplicaState Replica(const admin::v1::DescribeQuo
 }  // namespace
 
 kafka::DescribeQuorumResponse AnswerDescribeQuorum(const KafkaApisContext& context,
-                                                   const kafka::DescribeQuorumRequest& request) {
+                                                   const kafka::DescribeQuorumRequest& request, bool authorized) {
   kafka::DescribeQuorumResponse response;
+  if (!authorized) {
+    response.error_code = static_cast<int16_t>(ErrorCode::kClusterAuthorizationFailed);
+    response.error_message = "not authorized to describe the quorum (Describe on the cluster)";
+    return response;
+  }
   if (!NamesTheMetadataLog(request)) {
     response.error_code = static_cast<int16_t>(ErrorCode::kInvalidRequest);
     response.error_message = "DescribeQuorum describes the metadata log only: __cluster_metadata, partition 0";
@@ -68,7 +74,9 @@ kafka::DescribeQuorumResponse AnswerDescribeQuorum(const KafkaApisContext& conte
 void HandleDescribeQuorum(const ApiRequest& request, ApiResponder respond) {
   AnswerAtOnce(
       request, respond, [](kafka::Reader& reader, int16_t version) { return kafka::ReadDescribeQuorumRequest(reader, version); },
-      [&](const auto& r) { return AnswerDescribeQuorum(request.broker, r); },
+      [&](const auto& r) {
+        return AnswerDescribeQuorum(request.broker, r, AuthorizedOnCluster(request, security::AclOperation::kDescribe));
+      },
       [](const auto& response, int16_t version, kafka::Writer& writer) { kafka::WriteDescribeQuorumResponse(response, version, writer); });
 }
 

@@ -26,7 +26,9 @@ namespace strata::broker {
 // The registry's entry (api_registry.h): decodes, answers with AnswerDescribeQuorum, encodes.
 void HandleDescribeQuorum(const ApiRequest& request, ApiResponder respond);
 
+// authorized: whether the request's principal may (else CLUSTER_AUTHORIZATION_FAILED,
+// and nothing is asked of the controller).
 proto::kafka::DescribeQuorumResponse AnswerDescribeQuorum(const KafkaApisContext& context,
-                                                          const proto::kafka::DescribeQuorumRequest& request);
+                                                          const proto::kafka::DescribeQuorumRequest& request, bool authorized = true);
 
 }  // namespace strata::broker

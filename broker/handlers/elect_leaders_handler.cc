@@ -4,6 +4,7 @@
 #include <set>
 #include <utility>
 
+#include "broker/handlers/authorization.h"
 #include "absl/strings/str_cat.h"
 #include "broker/lifecycle/admin_forwarding.h"
 #include "proto/kafka/error_code.h"
@@ -58,7 +59,7 @@ void SetOutcome(const admin::v1::ElectLeadersResponse::Result& from, kafka::Elec
 }  // namespace
 
 kafka::ElectLeadersResponse AnswerElectLeaders(const KafkaApisContext& context,
-                                               const kafka::ElectLeadersRequest& request) {
+                                               const kafka::ElectLeadersRequest& request, bool authorized) {
   kafka::ElectLeadersResponse response;
   ResultsByTopic results(response.replica_election_results);
   admin::v1::ElectLeadersRequest forward;
@@ -79,6 +80,10 @@ kafka::ElectLeadersResponse AnswerElectLeaders(const KafkaApisContext& context,
         topic->add_partitions(p);
       }
     }
+  }
+  if (!authorized) {
+    Fail(response, ErrorCode::kClusterAuthorizationFailed, "not authorized to elect leaders (Alter on the cluster)");
+    return response;
   }
   std::optional<admin::v1::ElectLeadersRequest::ElectionType> type = AdminElectionType(request.election_type);
   if (!type) {
@@ -124,7 +129,9 @@ kafka::ElectLeadersResponse AnswerElectLeaders(const KafkaApisContext& context,
 void HandleElectLeaders(const ApiRequest& request, ApiResponder respond) {
   AnswerAtOnce(
       request, respond, [](kafka::Reader& reader, int16_t version) { return kafka::ReadElectLeadersRequest(reader, version); },
-      [&](const auto& r) { return AnswerElectLeaders(request.broker, r); },
+      [&](const auto& r) {
+        return AnswerElectLeaders(request.broker, r, AuthorizedOnCluster(request, security::AclOperation::kAlter));
+      },
       [](const auto& response, int16_t version, kafka::Writer& writer) { kafka::WriteElectLeadersResponse(response, version, writer); });
 }
 

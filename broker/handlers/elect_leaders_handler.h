@@ -25,7 +25,9 @@ namespace strata::broker {
 // The registry's entry (api_registry.h): decodes, answers with AnswerElectLeaders, encodes.
 void HandleElectLeaders(const ApiRequest& request, ApiResponder respond);
 
+// authorized: whether the request's principal may (else CLUSTER_AUTHORIZATION_FAILED,
+// and nothing is asked of the controller).
 proto::kafka::ElectLeadersResponse AnswerElectLeaders(const KafkaApisContext& context,
-                                                      const proto::kafka::ElectLeadersRequest& request);
+                                                      const proto::kafka::ElectLeadersRequest& request, bool authorized = true);
 
 }  // namespace strata::broker

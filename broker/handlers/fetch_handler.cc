@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <limits>
+#include <set>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "base/logging.h"
+#include "broker/handlers/authorization.h"
 #include "broker/handlers/fetch_session.h"
 #include "broker/common/kafka_error.h"
 #include "broker/handlers/partition_lookup.h"
@@ -44,6 +46,11 @@ struct FetchParams {
   int32_t max_bytes = 0;
   int32_t min_bytes = 0;
   std::string rack_id;
+  // Authorization, decided once per request: a follower without ClusterAction, or a
+  // consumer without Read on a topic, gets TOPIC_AUTHORIZATION_FAILED for those
+  // partitions, before anything else is looked at (a follower's fetch state included).
+  bool every_topic_denied = false;
+  std::set<std::string> denied_topics;
 
   FetchParams(const kafka::FetchRequest& request, int16_t v)
       : version(v),
@@ -130,6 +137,11 @@ void ReadTarget(const KafkaApisContext& context, const FetchParams& params, cons
     rp.records = std::string();
   };
   const FetchTargetName& name = *target.name;
+  if (params.every_topic_denied || params.denied_topics.count(name.topic)) {
+    return fail(KafkaError(kafka::ErrorCode::kTopicAuthorizationFailed,
+                           absl::StrCat("not authorized to ", params.follower ? "replicate" : "read", " topic ",
+                                        name.topic)));
+  }
   if (target.unchanged_since) {
     // The partition its session read last, while it is still here: no lookup.
     if (std::shared_ptr<Partition> last = target.last_read.lock()) {
@@ -460,6 +472,18 @@ void HandleFetch(const ApiRequest& api, ApiResponder respond) {
     return TopicNameForId(context, topic_id);
   });
   FetchParams params(*request, version);
+  if (context.authorizer != nullptr) {
+    if (params.follower) {
+      params.every_topic_denied = !AuthorizedOnCluster(api, security::AclOperation::kClusterAction);
+    } else {
+      std::set<std::string> checked;
+      for (const FetchTarget& t : fetch.targets()) {
+        if (checked.insert(t.topic()).second && !AuthorizedOnTopic(api, security::AclOperation::kRead, t.topic())) {
+          params.denied_topics.insert(t.topic());
+        }
+      }
+    }
+  }
   if (fetch.kind() == FetchContext::Kind::kError) {
     return respond(Answer(fetch, params, FetchResult{}));
   }

@@ -1,5 +1,6 @@
 #include "broker/handlers/find_coordinator_handler.h"
 
+#include "broker/handlers/authorization.h"
 #include "absl/strings/str_cat.h"
 #include "broker/lifecycle/auto_topic_creator.h"
 #include "broker/group/group_coordinator.h"
@@ -15,7 +16,7 @@ namespace {
 constexpr int16_t kBatchedKeys = 4;  // the first version with coordinator_keys
 
 kafka::FindCoordinatorResponse::Coordinator Find(const KafkaApisContext& context, int8_t key_type,
-                                                 const std::string& key) {
+                                                 const std::string& key, bool authorized) {
   kafka::FindCoordinatorResponse::Coordinator c;
   c.key = key;
   c.node_id = -1;
@@ -31,6 +32,7 @@ kafka::FindCoordinatorResponse::Coordinator Find(const KafkaApisContext& context
     // UnsupportedVersionException as every other call Strata does not serve (issue 37).
     return fail(ErrorCode::kUnsupportedVersion, "Strata has no transaction coordinator (transactions are not supported)");
   }
+  if (!authorized) return fail(ErrorCode::kGroupAuthorizationFailed, "not authorized to describe the group");
   if (context.group_coordinator == nullptr) return fail(ErrorCode::kCoordinatorNotAvailable, "no group coordinator");
   bool missing = false;
   context.store.WithImage([&](const controller::MetadataImage& image) {
@@ -79,11 +81,17 @@ void HandleFindCoordinator(const ApiRequest& request, ApiResponder respond) {
       [](kafka::Reader& reader, int16_t v) { return kafka::ReadFindCoordinatorRequest(reader, v); },
       [&](const kafka::FindCoordinatorRequest& r) {
         kafka::FindCoordinatorResponse out;
+        // Describe on the group it coordinates (as Kafka).
+        auto find = [&](const std::string& key) {
+          bool authorized = r.key_type != kafka::kCoordinatorKeyTypeGroup ||
+                            AuthorizedOnGroup(request, security::AclOperation::kDescribe, key);
+          return Find(request.broker, r.key_type, key, authorized);
+        };
         if (version >= kBatchedKeys) {
-          for (const std::string& key : r.coordinator_keys) out.coordinators.push_back(Find(request.broker, r.key_type, key));
+          for (const std::string& key : r.coordinator_keys) out.coordinators.push_back(find(key));
           return out;
         }
-        kafka::FindCoordinatorResponse::Coordinator c = Find(request.broker, r.key_type, r.key);
+        kafka::FindCoordinatorResponse::Coordinator c = find(r.key);
         out.error_code = c.error_code;
         out.error_message = c.error_message;
         out.node_id = c.node_id;

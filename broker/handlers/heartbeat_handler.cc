@@ -1,5 +1,6 @@
 #include "broker/handlers/heartbeat_handler.h"
 
+#include "broker/handlers/authorization.h"
 #include "broker/group/group_coordinator.h"
 #include "proto/kafka/heartbeat.h"
 
@@ -13,7 +14,9 @@ void HandleHeartbeat(const ApiRequest& request, ApiResponder respond) {
       request, respond, [](kafka::Reader& reader, int16_t v) { return kafka::ReadHeartbeatRequest(reader, v); },
       [&](const kafka::HeartbeatRequest& r) {
         kafka::HeartbeatResponse out;
-        ErrorCode e = context.group_coordinator == nullptr
+        ErrorCode e = !AuthorizedOnGroup(request, security::AclOperation::kRead, r.group_id)
+                          ? ErrorCode::kGroupAuthorizationFailed
+                      : context.group_coordinator == nullptr
                           ? ErrorCode::kCoordinatorNotAvailable
                           : context.group_coordinator->Heartbeat(r.group_id, r.member_id, r.group_instance_id,
                                                                  r.generation_id);

@@ -1,5 +1,6 @@
 #include "broker/handlers/init_producer_id_handler.h"
 
+#include "broker/handlers/authorization.h"
 #include "base/logging.h"
 #include "broker/lifecycle/producer_id_manager.h"
 #include "proto/kafka/error_code.h"
@@ -10,7 +11,7 @@ namespace kafka = strata::proto::kafka;
 using kafka::ErrorCode;
 
 kafka::InitProducerIdResponse AnswerInitProducerId(const KafkaApisContext& context,
-                                                   const kafka::InitProducerIdRequest& request) {
+                                                   const kafka::InitProducerIdRequest& request, bool authorized) {
   kafka::InitProducerIdResponse response;
   auto fail = [&](ErrorCode code) {
     response.error_code = static_cast<int16_t>(code);
@@ -24,6 +25,7 @@ kafka::InitProducerIdResponse AnswerInitProducerId(const KafkaApisContext& conte
   if ((request.producer_id == kafka::kNoProducerId) != (request.producer_epoch == kafka::kNoProducerEpoch)) {
     return fail(ErrorCode::kInvalidRequest);
   }
+  if (!authorized) return fail(ErrorCode::kClusterAuthorizationFailed);
   absl::StatusOr<int64_t> id = context.producer_ids.NextProducerId();
   if (!id.ok()) {
     spdlog::warn("broker {}: InitProducerId: {}", context.broker_id, id.status().message());
@@ -37,7 +39,15 @@ kafka::InitProducerIdResponse AnswerInitProducerId(const KafkaApisContext& conte
 void HandleInitProducerId(const ApiRequest& request, ApiResponder respond) {
   AnswerAtOnce(
       request, respond, [](kafka::Reader& reader, int16_t version) { return kafka::ReadInitProducerIdRequest(reader, version); },
-      [&](const auto& r) { return AnswerInitProducerId(request.broker, r); },
+      [&](const auto& r) {
+        // An idempotent producer: IdempotentWrite on the cluster, or Write on some topic
+        // (KIP-679, as Kafka 3+).
+        bool authorized =
+            request.broker.authorizer == nullptr || AuthorizedOnCluster(request, security::AclOperation::kIdempotentWrite) ||
+            request.broker.authorizer->AllowsSome(request.header.principal, request.header.client_host,
+                                                  security::AclOperation::kWrite, security::ResourceType::kTopic);
+        return AnswerInitProducerId(request.broker, r, authorized);
+      },
       [](const auto& response, int16_t version, kafka::Writer& writer) { kafka::WriteInitProducerIdResponse(response, version, writer); });
 }
 

@@ -20,7 +20,9 @@ namespace strata::broker {
 // The registry's entry (api_registry.h): decodes, answers with AnswerInitProducerId, encodes.
 void HandleInitProducerId(const ApiRequest& request, ApiResponder respond);
 
+// authorized: whether the request's principal may (else CLUSTER_AUTHORIZATION_FAILED,
+// and nothing is asked of the controller).
 proto::kafka::InitProducerIdResponse AnswerInitProducerId(const KafkaApisContext& context,
-                                                          const proto::kafka::InitProducerIdRequest& request);
+                                                          const proto::kafka::InitProducerIdRequest& request, bool authorized = true);
 
 }  // namespace strata::broker

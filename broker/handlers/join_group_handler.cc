@@ -1,5 +1,6 @@
 #include "broker/handlers/join_group_handler.h"
 
+#include "broker/handlers/authorization.h"
 #include "broker/group/group_coordinator.h"
 #include "proto/kafka/join_group.h"
 
@@ -33,9 +34,10 @@ void HandleJoinGroup(const ApiRequest& request, ApiResponder respond) {
           for (const auto& m : result.members) out.members.push_back({m.member_id, m.group_instance_id, m.metadata});
           reply(out);
         };
-        if (context.group_coordinator == nullptr) {
+        const bool authorized = AuthorizedOnGroup(request, security::AclOperation::kRead, r.group_id);
+        if (!authorized || context.group_coordinator == nullptr) {
           JoinGroupResult none;
-          none.error = ErrorCode::kCoordinatorNotAvailable;
+          none.error = !authorized ? ErrorCode::kGroupAuthorizationFailed : ErrorCode::kCoordinatorNotAvailable;
           none.member_id = r.member_id;
           return answer(none);
         }

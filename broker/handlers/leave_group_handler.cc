@@ -1,5 +1,6 @@
 #include "broker/handlers/leave_group_handler.h"
 
+#include "broker/handlers/authorization.h"
 #include "broker/group/group_coordinator.h"
 #include "proto/kafka/leave_group.h"
 
@@ -24,6 +25,11 @@ void HandleLeaveGroup(const ApiRequest& request, ApiResponder respond) {
           members.push_back({r.member_id, std::nullopt});
         }
         GroupCoordinator::LeaveResult result;
+        if (!AuthorizedOnGroup(request, security::AclOperation::kRead, r.group_id)) {
+          kafka::LeaveGroupResponse denied;
+          denied.error_code = static_cast<int16_t>(ErrorCode::kGroupAuthorizationFailed);
+          return denied;
+        }
         if (context.group_coordinator == nullptr) {
           result.error = ErrorCode::kCoordinatorNotAvailable;
         } else {

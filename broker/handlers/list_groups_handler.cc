@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "broker/handlers/authorization.h"
 #include "absl/strings/match.h"
 #include "broker/group/group_coordinator.h"
 #include "proto/kafka/list_groups.h"
@@ -32,8 +33,11 @@ void HandleListGroups(const ApiRequest& request, ApiResponder respond) {
                    return absl::EqualsIgnoreCase(f, value);
                  });
         };
+        // Describe on the cluster lists every group; else the groups the principal may describe.
+        const bool every_group = AuthorizedOnCluster(request, security::AclOperation::kDescribe);
         for (const GroupOverview& g : groups) {
           if (!listed(r.states_filter, GroupStateName(g.state)) || !listed(r.types_filter, kClassicGroupType)) continue;
+          if (!every_group && !AuthorizedOnGroup(request, security::AclOperation::kDescribe, g.group_id)) continue;
           out.groups.push_back({g.group_id, g.protocol_type, GroupStateName(g.state), kClassicGroupType});
         }
         return out;

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "broker/common/kafka_error.h"
 #include "base/status_macros.h"
+#include "broker/handlers/authorization.h"
 #include "broker/handlers/partition_lookup.h"
 #include "broker/tiered/remote_log_reader.h"
 #include "broker/replication/replica_manager.h"
@@ -206,30 +207,75 @@ void SetListOffsetsSearchHookForTesting(std::function<void()> hook) {
   search_hook = held ? &held : nullptr;
 }
 
+namespace {
+
+// The topics the principal may not describe leave the request; their partitions are
+// answered TOPIC_AUTHORIZATION_FAILED after the rest (without a look at them).
+std::vector<kafka::ListOffsetsRequest::Topic> TakeUnauthorized(const ApiRequest& request,
+                                                               kafka::ListOffsetsRequest& decoded) {
+  std::vector<kafka::ListOffsetsRequest::Topic> denied;
+  if (request.broker.authorizer == nullptr) return denied;
+  std::vector<kafka::ListOffsetsRequest::Topic> allowed;
+  for (auto& topic : decoded.topics) {
+    (AuthorizedOnTopic(request, security::AclOperation::kDescribe, topic.name) ? allowed : denied)
+        .push_back(std::move(topic));
+  }
+  decoded.topics = std::move(allowed);
+  return denied;
+}
+
+void AnswerDenied(const std::vector<kafka::ListOffsetsRequest::Topic>& denied, kafka::ListOffsetsResponse& answer) {
+  for (const auto& topic : denied) {
+    kafka::ListOffsetsResponse::Topic& rt = answer.topics.emplace_back();
+    rt.name = topic.name;
+    for (const auto& p : topic.partitions) {
+      kafka::ListOffsetsResponse::Partition& rp = rt.partitions.emplace_back();
+      rp.partition_index = p.partition_index;
+      rp.error_code = static_cast<int16_t>(kafka::ErrorCode::kTopicAuthorizationFailed);
+      rp.offset = rp.timestamp = -1;
+      rp.leader_epoch = -1;
+    }
+  }
+}
+
+void Respond(const kafka::ListOffsetsResponse& answer, int16_t version, const ApiResponder& respond) {
+  ApiResponse response;
+  kafka::Writer writer(&response.body);
+  kafka::WriteListOffsetsResponse(answer, version, writer);
+  CountErrors(answer, response.errors);
+  respond(std::optional<ApiResponse>(std::move(response)));
+}
+
+}  // namespace
+
 void HandleListOffsets(const ApiRequest& request, ApiResponder respond) {
   kafka::Reader reader(request.body);
-  auto decoded = kafka::ReadListOffsetsRequest(reader, request.header.api_version);
+  const int16_t version = request.header.api_version;
+  auto decoded = kafka::ReadListOffsetsRequest(reader, version);
   if (!decoded.ok()) return respond(decoded.status());
-  if (NeedsRemoteTier(request.broker, *decoded)) {
+  std::vector<kafka::ListOffsetsRequest::Topic> denied = TakeUnauthorized(request, *decoded);
+  const KafkaApisContext& context = request.broker;
+  if (NeedsRemoteTier(context, *decoded)) {
     // A timestamp below the local log start: searched on a reader thread.
-    const KafkaApisContext& context = request.broker;
-    int16_t version = request.header.api_version;
-    auto shared = std::make_shared<std::pair<kafka::ListOffsetsRequest, ApiResponder>>(*std::move(decoded), respond);
-    absl::Status submitted = context.remote_reader->Submit([&context, version, shared] {
-      ApiResponse response;
-      kafka::Writer writer(&response.body);
-      kafka::ListOffsetsResponse answer = AnswerListOffsets(context, shared->first, version);
-      kafka::WriteListOffsetsResponse(answer, version, writer);
-      CountErrors(answer, response.errors);
-      shared->second(std::optional<ApiResponse>(std::move(response)));
+    struct Work {
+      kafka::ListOffsetsRequest request;
+      std::vector<kafka::ListOffsetsRequest::Topic> denied;
+      ApiResponder respond;
+    };
+    auto work = std::make_shared<Work>(Work{*std::move(decoded), std::move(denied), respond});
+    absl::Status submitted = context.remote_reader->Submit([&context, version, work] {
+      kafka::ListOffsetsResponse answer = AnswerListOffsets(context, work->request, version);
+      AnswerDenied(work->denied, answer);
+      Respond(answer, version, work->respond);
     });
     if (submitted.ok()) return;
     // Too many remote reads wait: answered here, the remote tier's part failing.
+    decoded = std::move(work->request);
+    denied = std::move(work->denied);
   }
-  AnswerAtOnce(
-      request, respond, [](kafka::Reader& reader, int16_t version) { return kafka::ReadListOffsetsRequest(reader, version); },
-      [&](const auto& r) { return AnswerListOffsets(request.broker, r, request.header.api_version); },
-      [](const auto& response, int16_t version, kafka::Writer& writer) { kafka::WriteListOffsetsResponse(response, version, writer); });
+  kafka::ListOffsetsResponse answer = AnswerListOffsets(context, *decoded, version);
+  AnswerDenied(denied, answer);
+  Respond(answer, version, respond);
 }
 
 }  // namespace strata::broker

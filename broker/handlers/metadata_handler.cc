@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "broker/handlers/authorization.h"
 #include "broker/lifecycle/auto_topic_creator.h"
 #include "broker/replication/replica_manager.h"
 #include "controller/topic_name.h"
@@ -52,7 +53,11 @@ kafka::MetadataResponse::Topic Describe(const controller::MetadataImage& image, 
 
 }  // namespace
 
-kafka::MetadataResponse AnswerMetadata(const KafkaApisContext& context, const kafka::MetadataRequest& request) {
+kafka::MetadataResponse AnswerMetadata(const KafkaApisContext& context, const kafka::MetadataRequest& request,
+                                       const MetadataAccess& access) {
+  auto may_describe = [&](const std::string& topic) { return !access.describe || access.describe(topic); };
+  auto may_create = [&](const std::string& topic) { return !access.create || access.create(topic); };
+  auto denied = [](kafka::MetadataResponse::Topic& t) { t.error_code = Code(ErrorCode::kTopicAuthorizationFailed); };
   kafka::MetadataResponse response;
   response.cluster_id = context.cluster_id;
   response.controller_id = context.broker_id;
@@ -76,28 +81,40 @@ kafka::MetadataResponse AnswerMetadata(const KafkaApisContext& context, const ka
       std::vector<const controller::TopicState*> all;
       for (const auto& [id, t] : image.topics()) all.push_back(&t);
       std::sort(all.begin(), all.end(), [](auto* a, auto* b) { return a->name < b->name; });
-      for (const auto* t : all) response.topics.push_back(Describe(image, *t, stranded));
+      for (const auto* t : all) {
+        if (may_describe(t->name)) response.topics.push_back(Describe(image, *t, stranded));
+      }
       return 0;
     }
     for (const auto& wanted : *request.topics) {
       const controller::TopicState* t = nullptr;
       kafka::MetadataResponse::Topic missing;
       missing.name = wanted.name;
-      if (wanted.name) {
+      if (wanted.name && !may_describe(*wanted.name)) {
+        denied(missing);
+      } else if (wanted.name) {
         t = image.FindTopic(*wanted.name);
         if (t == nullptr) {
           missing.error_code = controller::ValidateTopicName(*wanted.name).ok() ? Code(ErrorCode::kUnknownTopicOrPartition)
                                                                                 : Code(ErrorCode::kInvalidTopicException);
           // auto.create.topics.enable: created in the background; retriable meanwhile.
-          if (context.auto_topic_creator != nullptr && request.allow_auto_topic_creation &&
-              context.auto_topic_creator->Request(*wanted.name)) {
-            missing.error_code = Code(ErrorCode::kLeaderNotAvailable);
+          if (context.auto_topic_creator != nullptr && request.allow_auto_topic_creation) {
+            if (!may_create(*wanted.name)) {
+              denied(missing);
+            } else if (context.auto_topic_creator->Request(*wanted.name)) {
+              missing.error_code = Code(ErrorCode::kLeaderNotAvailable);
+            }
           }
         }
       } else {
         t = image.FindTopicById(wanted.topic_id);
         missing.topic_id = wanted.topic_id;
-        if (t == nullptr) missing.error_code = Code(ErrorCode::kUnknownTopicId);
+        if (t == nullptr) {
+          missing.error_code = Code(ErrorCode::kUnknownTopicId);
+        } else if (!may_describe(t->name)) {
+          t = nullptr;
+          denied(missing);
+        }
       }
       response.topics.push_back(t != nullptr ? Describe(image, *t, stranded) : std::move(missing));
     }
@@ -109,7 +126,19 @@ kafka::MetadataResponse AnswerMetadata(const KafkaApisContext& context, const ka
 void HandleMetadata(const ApiRequest& request, ApiResponder respond) {
   AnswerAtOnce(
       request, respond, [](kafka::Reader& reader, int16_t version) { return kafka::ReadMetadataRequest(reader, version); },
-      [&](const auto& r) { return AnswerMetadata(request.broker, r); },
+      [&](const auto& r) {
+        MetadataAccess access;
+        if (request.broker.authorizer != nullptr) {
+          access.describe = [&](const std::string& topic) {
+            return AuthorizedOnTopic(request, security::AclOperation::kDescribe, topic);
+          };
+          access.create = [&](const std::string& topic) {
+            return AuthorizedOnCluster(request, security::AclOperation::kCreate) ||
+                   AuthorizedOnTopic(request, security::AclOperation::kCreate, topic);
+          };
+        }
+        return AnswerMetadata(request.broker, r, access);
+      },
       [](const auto& response, int16_t version, kafka::Writer& writer) { kafka::WriteMetadataResponse(response, version, writer); });
 }
 

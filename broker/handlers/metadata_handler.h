@@ -9,6 +9,7 @@
 // this broker's (clients send admin requests to brokers, which forward them, as in
 // KRaft). Thread-safe.
 
+#include <functional>
 #include <string>
 
 #include "broker/handlers/request_context.h"
@@ -19,7 +20,18 @@ namespace strata::broker {
 // The registry's entry (api_registry.h): decodes, answers with AnswerMetadata, encodes.
 void HandleMetadata(const ApiRequest& request, ApiResponder respond);
 
+// What the request's principal may do, for Metadata's answer (as Kafka's): a topic it
+// may not Describe is left out of an all-topics answer and answers
+// TOPIC_AUTHORIZATION_FAILED when named (even one that does not exist); a missing topic
+// is auto-created only with Create on it or on the cluster, else TOPIC_AUTHORIZATION_FAILED.
+struct MetadataAccess {
+  std::function<bool(const std::string& topic)> describe;
+  std::function<bool(const std::string& topic)> create;
+};
+
+// access: null members allow everything.
 proto::kafka::MetadataResponse AnswerMetadata(const KafkaApisContext& context,
-                                              const proto::kafka::MetadataRequest& request);
+                                              const proto::kafka::MetadataRequest& request,
+                                              const MetadataAccess& access = {});
 
 }  // namespace strata::broker

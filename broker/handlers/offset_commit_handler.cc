@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "broker/handlers/authorization.h"
 #include "broker/group/group_coordinator.h"
 #include "proto/kafka/offset_commit.h"
 
@@ -37,10 +38,24 @@ void HandleOffsetCommit(const ApiRequest& request, ApiResponder respond) {
         params.member_id = r.member_id;
         params.group_instance_id = r.group_instance_id;
         params.retention_time_ms = r.retention_time_ms;
+        // Read on the group, and on each topic (as Kafka): refused partitions commit nothing.
+        const bool group_readable = AuthorizedOnGroup(request, security::AclOperation::kRead, r.group_id);
+        std::map<std::string, bool> readable;
+        for (const auto& t : r.topics) {
+          if (group_readable && !readable.count(t.name)) {
+            readable[t.name] = AuthorizedOnTopic(request, security::AclOperation::kRead, t.name);
+          }
+        }
         context.store.WithImage([&](const controller::MetadataImage& image) {
           for (const auto& t : r.topics) {
             const controller::TopicState* topic = image.FindTopic(t.name);
             for (const auto& p : t.partitions) {
+              if (!group_readable || !readable[t.name]) {
+                refused.push_back({t.name, p.partition_index,
+                                   group_readable ? ErrorCode::kTopicAuthorizationFailed
+                                                  : ErrorCode::kGroupAuthorizationFailed});
+                continue;
+              }
               if (topic == nullptr || topic->partitions.count(p.partition_index) == 0) {
                 refused.push_back({t.name, p.partition_index, ErrorCode::kUnknownTopicOrPartition});
                 continue;

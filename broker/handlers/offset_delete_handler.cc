@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "broker/handlers/authorization.h"
 #include "broker/group/group_coordinator.h"
 #include "proto/kafka/offset_delete.h"
 
@@ -31,12 +32,30 @@ void HandleOffsetDelete(const ApiRequest& request, ApiResponder respond) {
           }
           reply(out);
         };
-        if (context.group_coordinator == nullptr) return answer(ErrorCode::kCoordinatorNotAvailable, {});
-        std::vector<storage::TopicPartition> partitions;
-        for (const auto& t : r.topics) {
-          for (const auto& p : t.partitions) partitions.push_back({t.name, p.partition_index});
+        if (!AuthorizedOnGroup(request, security::AclOperation::kDelete, r.group_id)) {
+          return answer(ErrorCode::kGroupAuthorizationFailed, {});
         }
-        context.group_coordinator->DeleteOffsets(r.group_id, std::move(partitions), answer);
+        if (context.group_coordinator == nullptr) return answer(ErrorCode::kCoordinatorNotAvailable, {});
+        // Partitions of topics the principal may not read answer TOPIC_AUTHORIZATION_FAILED
+        // and keep their offsets.
+        std::vector<storage::TopicPartition> partitions;
+        std::vector<PartitionError> denied;
+        for (const auto& t : r.topics) {
+          const bool readable = AuthorizedOnTopic(request, security::AclOperation::kRead, t.name);
+          for (const auto& p : t.partitions) {
+            if (readable) {
+              partitions.push_back({t.name, p.partition_index});
+            } else {
+              denied.push_back({t.name, p.partition_index, ErrorCode::kTopicAuthorizationFailed});
+            }
+          }
+        }
+        context.group_coordinator->DeleteOffsets(
+            r.group_id, std::move(partitions),
+            [answer, denied](ErrorCode error, std::vector<PartitionError> errors) {
+              errors.insert(errors.end(), denied.begin(), denied.end());
+              answer(error, errors);
+            });
       },
       [](const auto& response, int16_t v, kafka::Writer& writer) { kafka::WriteOffsetDeleteResponse(response, v, writer); });
 }

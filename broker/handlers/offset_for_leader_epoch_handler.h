@@ -6,6 +6,9 @@
 // log truncation with it (KIP-320). current_leader_epoch is checked.
 // Thread-safe.
 
+#include <functional>
+#include <string>
+
 #include "broker/handlers/request_context.h"
 #include "proto/kafka/offset_for_leader_epoch.h"
 
@@ -14,7 +17,10 @@ namespace strata::broker {
 // The registry's entry (api_registry.h): decodes, answers with AnswerOffsetForLeaderEpoch, encodes.
 void HandleOffsetForLeaderEpoch(const ApiRequest& request, ApiResponder respond);
 
+// authorized(topic): whether the request may ask of the topic (null: every topic);
+// the others answer TOPIC_AUTHORIZATION_FAILED.
 proto::kafka::OffsetForLeaderEpochResponse AnswerOffsetForLeaderEpoch(
-    const KafkaApisContext& context, const proto::kafka::OffsetForLeaderEpochRequest& request);
+    const KafkaApisContext& context, const proto::kafka::OffsetForLeaderEpochRequest& request,
+    const std::function<bool(const std::string& topic)>& authorized = nullptr);
 
 }  // namespace strata::broker

@@ -1,5 +1,7 @@
 #include "broker/handlers/produce_handler.h"
 
+#include "broker/handlers/authorization.h"
+
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -163,6 +165,9 @@ void HandleProduce(const ApiRequest& api, ApiResponder respond) {
   for (auto& topic : request->topic_data) {
     kafka::ProduceResponse::Topic& rt = response.responses.emplace_back();
     rt.name = topic.name;
+    // Write on the topic, checked before the topic's existence (TOPIC_AUTHORIZATION_FAILED
+    // tells an unauthorized producer nothing of which topics exist), as Kafka.
+    const bool authorized = !refused.ok() || AuthorizedOnTopic(api, security::AclOperation::kWrite, topic.name);
     for (auto& data : topic.partition_data) {
       kafka::ProduceResponse::Partition& rp = rt.partition_responses.emplace_back();
       rp.index = data.index;
@@ -172,6 +177,11 @@ void HandleProduce(const ApiRequest& api, ApiResponder respond) {
       };
       if (!refused.ok()) {
         fail(refused);
+        continue;
+      }
+      if (!authorized) {
+        fail(KafkaError(kafka::ErrorCode::kTopicAuthorizationFailed,
+                        absl::StrCat("not authorized to write to topic ", topic.name)));
         continue;
       }
       storage::TopicPartition tp{topic.name, data.index};
@@ -185,7 +195,9 @@ void HandleProduce(const ApiRequest& api, ApiResponder respond) {
         if (context.auto_topic_creator != nullptr &&
             context.store.WithImage([&](const controller::MetadataImage& image) {
               return image.FindTopic(topic.name) == nullptr;
-            })) {
+            }) &&
+            (AuthorizedOnCluster(api, security::AclOperation::kCreate) ||
+             AuthorizedOnTopic(api, security::AclOperation::kCreate, topic.name))) {
           // auto.create.topics.enable: the producer's retry finds it (UNKNOWN_TOPIC_OR_PARTITION is retriable).
           context.auto_topic_creator->Request(topic.name);
         }

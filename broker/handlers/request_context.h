@@ -22,6 +22,7 @@
 #include "proto/kafka/api.h"
 #include "proto/kafka/header.h"
 #include "proto/kafka/wire.h"
+#include "security/standard_authorizer.h"
 
 namespace strata::broker {
 
@@ -70,6 +71,9 @@ struct KafkaApisContext {
   // Incremental fetch sessions (KIP-227), shared by the broker's listeners; null: none
   // (every fetch is sessionless).
   FetchSessionCache* fetch_sessions = nullptr;
+  // The authorizer (authorizer.class.name, the ACLs of the metadata image); null: none
+  // is configured, every request is allowed and the ACL APIs answer SECURITY_DISABLED.
+  const security::StandardAuthorizer* authorizer = nullptr;
 };
 
 // Requests that wait for a condition (fetch.min.bytes, acks=all) wait here.

@@ -121,4 +121,13 @@ void CountErrors(const kafka::DescribeUserScramCredentialsResponse& r, ErrorCoun
 
 void CountErrors(const kafka::AlterUserScramCredentialsResponse& r, ErrorCounts& counts) { CountEach(r.results, counts); }
 
+void CountErrors(const kafka::DescribeAclsResponse& r, ErrorCounts& counts) { CountError(counts, r.error_code); }
+
+void CountErrors(const kafka::CreateAclsResponse& r, ErrorCounts& counts) { CountEach(r.results, counts); }
+
+void CountErrors(const kafka::DeleteAclsResponse& r, ErrorCounts& counts) {
+  CountEach(r.filter_results, counts);
+  for (const auto& f : r.filter_results) CountEach(f.matching_acls, counts);
+}
+
 }  // namespace strata::broker

@@ -32,6 +32,7 @@
 #include "proto/kafka/offset_delete.h"
 #include "proto/kafka/offset_fetch.h"
 #include "proto/kafka/offset_for_leader_epoch.h"
+#include "proto/kafka/acls.h"
 #include "proto/kafka/produce.h"
 #include "proto/kafka/sasl.h"
 #include "proto/kafka/scram_credentials.h"
@@ -72,5 +73,8 @@ void CountErrors(const proto::kafka::SaslHandshakeResponse& response, ErrorCount
 void CountErrors(const proto::kafka::SaslAuthenticateResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::DescribeUserScramCredentialsResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::AlterUserScramCredentialsResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::DescribeAclsResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::CreateAclsResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::DeleteAclsResponse& response, ErrorCounts& counts);
 
 }  // namespace strata::broker

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "broker/handlers/authorization.h"
 #include "broker/lifecycle/admin_forwarding.h"
 #include "controller/metadata_image.h"
 #include "proto/kafka/scram_credentials.h"
@@ -13,8 +14,14 @@ namespace kafka = strata::proto::kafka;
 namespace {
 
 kafka::DescribeUserScramCredentialsResponse AnswerDescribe(const KafkaApisContext& context,
-                                                           const kafka::DescribeUserScramCredentialsRequest& request) {
+                                                           const kafka::DescribeUserScramCredentialsRequest& request,
+                                                           bool authorized) {
   kafka::DescribeUserScramCredentialsResponse response;
+  if (!authorized) {
+    response.error_code = static_cast<int16_t>(kafka::ErrorCode::kClusterAuthorizationFailed);
+    response.error_message = "not authorized to describe SCRAM credentials (Describe on the cluster)";
+    return response;
+  }
   // An empty list asks for nobody (a null one for everybody).
   if (request.users && request.users->empty()) return response;
   std::vector<std::string> users = request.users.value_or(std::vector<std::string>{});
@@ -34,7 +41,8 @@ kafka::DescribeUserScramCredentialsResponse AnswerDescribe(const KafkaApisContex
 }
 
 kafka::AlterUserScramCredentialsResponse AnswerAlter(const KafkaApisContext& context,
-                                                     const kafka::AlterUserScramCredentialsRequest& request) {
+                                                     const kafka::AlterUserScramCredentialsRequest& request,
+                                                     bool authorized) {
   admin::v1::AlterUserScramCredentialsRequest forward;
   std::vector<std::string> users;  // in the order first named, as the controller answers
   auto name = [&](const std::string& user) {
@@ -58,10 +66,15 @@ kafka::AlterUserScramCredentialsResponse AnswerAlter(const KafkaApisContext& con
   kafka::AlterUserScramCredentialsResponse response;
   if (users.empty()) return response;
   admin::v1::AlterUserScramCredentialsResponse answer;
-  std::optional<ForwardFailure> failure =
-      ForwardToController(context.controller, &admin::v1::AdminService::Stub::AlterUserScramCredentials, forward,
-                          &answer, ForwardDeadline(0));
-  if (!failure) failure = CountMismatch(answer.results_size(), users.size());
+  std::optional<ForwardFailure> failure;
+  if (!authorized) {
+    failure = ForwardFailure{kafka::ErrorCode::kClusterAuthorizationFailed,
+                             "not authorized to alter SCRAM credentials (Alter on the cluster)"};
+  } else {
+    failure = ForwardToController(context.controller, &admin::v1::AdminService::Stub::AlterUserScramCredentials,
+                                  forward, &answer, ForwardDeadline(0));
+    if (!failure) failure = CountMismatch(answer.results_size(), users.size());
+  }
   for (size_t i = 0; i < users.size(); ++i) {
     kafka::AlterUserScramCredentialsResponse::Result out;
     out.user = users[i];
@@ -83,7 +96,9 @@ void HandleDescribeUserScramCredentials(const ApiRequest& request, ApiResponder 
   AnswerAtOnce(
       request, respond,
       [](kafka::Reader& reader, int16_t v) { return kafka::ReadDescribeUserScramCredentialsRequest(reader, v); },
-      [&](const auto& r) { return AnswerDescribe(request.broker, r); },
+      [&](const auto& r) {
+        return AnswerDescribe(request.broker, r, AuthorizedOnCluster(request, security::AclOperation::kDescribe));
+      },
       [](const auto& response, int16_t v, kafka::Writer& writer) {
         kafka::WriteDescribeUserScramCredentialsResponse(response, v, writer);
       });
@@ -93,7 +108,9 @@ void HandleAlterUserScramCredentials(const ApiRequest& request, ApiResponder res
   AnswerAtOnce(
       request, respond,
       [](kafka::Reader& reader, int16_t v) { return kafka::ReadAlterUserScramCredentialsRequest(reader, v); },
-      [&](const auto& r) { return AnswerAlter(request.broker, r); },
+      [&](const auto& r) {
+        return AnswerAlter(request.broker, r, AuthorizedOnCluster(request, security::AclOperation::kAlter));
+      },
       [](const auto& response, int16_t v, kafka::Writer& writer) {
         kafka::WriteAlterUserScramCredentialsResponse(response, v, writer);
       });

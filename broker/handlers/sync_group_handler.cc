@@ -1,5 +1,6 @@
 #include "broker/handlers/sync_group_handler.h"
 
+#include "broker/handlers/authorization.h"
 #include "broker/group/group_coordinator.h"
 #include "proto/kafka/sync_group.h"
 
@@ -20,6 +21,11 @@ void HandleSyncGroup(const ApiRequest& request, ApiResponder respond) {
           out.assignment = result.assignment;
           reply(out);
         };
+        if (!AuthorizedOnGroup(request, security::AclOperation::kRead, r.group_id)) {
+          SyncGroupResult denied;
+          denied.error = ErrorCode::kGroupAuthorizationFailed;
+          return answer(denied);
+        }
         if (context.group_coordinator == nullptr) {
           SyncGroupResult none;
           none.error = ErrorCode::kCoordinatorNotAvailable;

@@ -43,7 +43,9 @@ MetadataDelta MetadataDelta::FromBatch(const pb::MetadataBatch& batch) {
       case R::kProducerIds:
       case R::kUserScramCredential:
       case R::kRemoveUserScramCredential:
-        break;  // no partition depends on it
+      case R::kAccessControlEntry:
+      case R::kRemoveAccessControlEntry:
+        break;  // no partition depends on it (the authorizer follows SecurityImage::acl_version)
       case R::kRegisterBroker:
       case R::kUnregisterBroker:
       case R::kFenceBroker:

@@ -21,6 +21,7 @@ const std::map<int16_t, ApiInfo>& Apis() {
       {14, {"SyncGroup", 4}},      {15, {"DescribeGroups", 5}},  {16, {"ListGroups", 3}},
       {42, {"DeleteGroups", 2}},   {47, {"OffsetDelete", std::nullopt}}, {43, {"ElectLeaders", 2}},
       {55, {"DescribeQuorum", 0}},    {17, {"SaslHandshake", std::nullopt}}, {36, {"SaslAuthenticate", 2}},
+      {29, {"DescribeAcls", 2}},  {30, {"CreateAcls", 2}}, {31, {"DeleteAcls", 2}},
       {50, {"DescribeUserScramCredentials", 0}}, {51, {"AlterUserScramCredentials", 0}},
   };
   return *apis;

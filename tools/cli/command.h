@@ -89,6 +89,7 @@ void AddConfigsCommands(CLI::App& app, Commands& commands);
 void AddLeadersCommands(CLI::App& app, Commands& commands);
 void AddGroupsCommands(CLI::App& app, Commands& commands);
 void AddUsersCommands(CLI::App& app, Commands& commands);
+void AddAclsCommands(CLI::App& app, Commands& commands);
 
 // Prints "strata: WHAT: ERROR" on stderr; returns kExitFailed.
 int Fail(const std::string& what, const std::string& error);

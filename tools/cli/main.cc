@@ -16,6 +16,8 @@
 //   strata groups list | describe GROUP... [--members] | delete GROUP...
 //   strata users list | describe NAME... | set NAME [--mechanism M] (--password P | --password-file F)
 //                [--iterations N] | delete NAME [--mechanism M]
+//   strata acls add | list | remove [--topic T | --group G | --cluster | --transactional-id X]
+//               [--pattern literal|prefixed] [--principal User:name] [--host H] [--operation OP]... [--deny]
 //   strata groups reset-offsets GROUP (--topic T[:P,P...]... | --all-topics)
 //                 (--to-earliest | --to-latest | --to-datetime TS | --to-offset N | --shift-by N) [--execute]
 // The groups commands ask the brokers (the group coordinators, the partitions' leaders)
@@ -54,7 +56,7 @@ int main(int argc, char** argv) {
 
   Commands commands;
   for (auto add : {AddClusterCommands, AddQuorumCommands, AddTopicsCommands, AddConfigsCommands, AddLeadersCommands,
-                    AddGroupsCommands, AddUsersCommands}) {
+                    AddGroupsCommands, AddUsersCommands, AddAclsCommands}) {
     add(app, commands);
   }
 

@@ -5,7 +5,7 @@
 //       (earliest, latest, a timestamp, max timestamp), electLeaders, listConsumerGroups,
 //       describeConsumerGroups, listConsumerGroupOffsets, alterConsumerGroupOffsets,
 //       deleteConsumerGroupOffsets, deleteConsumerGroups, alterUserScramCredentials,
-//       describeUserScramCredentials, deleteTopics.
+//       describeUserScramCredentials, describeAcls (SECURITY_DISABLED: no authorizer), deleteTopics.
 //   AdminTest unsupported BOOTSTRAP
 //       every call Strata does not serve yet fails at once with UnsupportedVersionException
 //       (not a timeout, not a closed connection); docs/compatibility.md lists them.
@@ -88,6 +88,14 @@ public final class AdminTest {
 
     groups(admin, bootstrap);
     scramCredentials(admin);
+    // Without an authorizer the ACL calls are served and answer SECURITY_DISABLED, as Kafka's.
+    try {
+      admin.describeAcls(org.apache.kafka.common.acl.AclBindingFilter.ANY).values().get();
+      Check.that(false, "describeAcls without an authorizer answered");
+    } catch (ExecutionException e) {
+      Check.that(e.getCause() instanceof org.apache.kafka.common.errors.SecurityDisabledException,
+          "describeAcls without an authorizer: " + e.getCause());
+    }
 
     admin.deleteTopics(List.of("admin-a")).all().get();
     Check.that(Check.until(Duration.ofSeconds(30), () -> sleepBriefly(), () -> !topicNames(admin).contains("admin-a")),

@@ -9,7 +9,7 @@ import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionReplica;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.acl.*;
+
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.quota.ClientQuotaAlteration;
@@ -26,8 +26,6 @@ final class UnsupportedCalls {
     Check.createTopic(admin, "unsupported", 1);
     TopicPartition tp = new TopicPartition("unsupported", 0);
     ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, "unsupported");
-    AclBinding acl = new AclBinding(new ResourcePattern(ResourceType.TOPIC, "unsupported", PatternType.LITERAL),
-        new AccessControlEntry("User:alice", "*", AclOperation.READ, AclPermissionType.ALLOW));
     int broker = admin.describeCluster().nodes().get().iterator().next().id();
     List<Call> calls = List.of(
         new Call("incrementalAlterConfigs", "38", () -> admin.incrementalAlterConfigs(Map.of(topic,
@@ -52,9 +50,6 @@ final class UnsupportedCalls {
         new Call("updateFeatures", "38", () -> admin.updateFeatures(
             Map.of("metadata.version", new FeatureUpdate((short) 1, FeatureUpdate.UpgradeType.UPGRADE)),
             new UpdateFeaturesOptions()).all()),
-        new Call("describeAcls", "36", () -> admin.describeAcls(AclBindingFilter.ANY).values()),
-        new Call("createAcls", "36", () -> admin.createAcls(List.of(acl)).all()),
-        new Call("deleteAcls", "36", () -> admin.deleteAcls(List.of(acl.toFilter())).all()),
         new Call("createDelegationToken", "36", () -> admin.createDelegationToken().delegationToken()),
         new Call("describeDelegationToken", "36", () -> admin.describeDelegationToken().delegationTokens()),
         new Call("describeProducers", "37", () -> admin.describeProducers(List.of(tp)).all()),

@@ -1,0 +1,27 @@
+#pragma once
+// The authorization a handler asks for, with Kafka's operations and resources: whether
+// the request's principal (RequestHeader::principal, from its connection) at its host
+// may do an operation on a topic, a group, the cluster or a transactional id. Without an
+// authorizer (KafkaApisContext::authorizer null) everything is allowed. Each check is
+// counted and a denial logged (security/standard_authorizer.h, Check).
+// Thread-safe.
+
+#include "absl/strings/string_view.h"
+#include "broker/handlers/request_context.h"
+#include "security/acl.h"
+
+namespace strata::broker {
+
+bool Authorized(const ApiRequest& request, security::AclOperation operation, security::ResourceType type,
+                absl::string_view name);
+inline bool AuthorizedOnTopic(const ApiRequest& request, security::AclOperation operation, absl::string_view topic) {
+  return Authorized(request, operation, security::ResourceType::kTopic, topic);
+}
+inline bool AuthorizedOnGroup(const ApiRequest& request, security::AclOperation operation, absl::string_view group) {
+  return Authorized(request, operation, security::ResourceType::kGroup, group);
+}
+inline bool AuthorizedOnCluster(const ApiRequest& request, security::AclOperation operation) {
+  return Authorized(request, operation, security::ResourceType::kCluster, security::kClusterResourceName);
+}
+
+}  // namespace strata::broker
