@@ -30,12 +30,14 @@
 #include "proto/kafka/offset_delete.h"
 #include "proto/kafka/offset_fetch.h"
 #include "proto/kafka/offset_for_leader_epoch.h"
+#include "proto/kafka/acls.h"
 #include "proto/kafka/produce.h"
 #include "proto/kafka/sasl.h"
 #include "proto/kafka/scram_credentials.h"
 #include "proto/kafka/sync_group.h"
 #include "proto/kafka/wire.h"
 #include "security/jaas_config.h"
+#include "security/jwt.h"
 #include "security/sasl_plain.h"
 #include "security/scram.h"
 
@@ -72,6 +74,9 @@ void SaslTokens(absl::string_view token) {
                                [](const std::string&) { return std::optional<security::ScramCredential>(*credential); });
   if (second.Step("n,,n=alice,r=fuzz").ok()) (void)second.Step(token);
   (void)strata::security::ParseJaasConfig(token);
+  // As an OAUTHBEARER token: a JWT checked against an empty key set.
+  (void)security::ValidateJwt(token, security::JwkSet(), security::JwtValidation(), 0);
+  (void)security::JwkSet::Parse(token);
 }
 
 }  // namespace
@@ -178,6 +183,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (v == 0) {
         DecodeAndReencode(body, v, ReadDescribeUserScramCredentialsRequest, WriteDescribeUserScramCredentialsRequest);
       }
+      break;
+    case ApiKey::kDescribeAcls:
+      if (Within(v, 0, 3)) DecodeAndReencode(body, v, ReadDescribeAclsRequest, WriteDescribeAclsRequest);
+      break;
+    case ApiKey::kCreateAcls:
+      if (Within(v, 0, 3)) DecodeAndReencode(body, v, ReadCreateAclsRequest, WriteCreateAclsRequest);
+      break;
+    case ApiKey::kDeleteAcls:
+      if (Within(v, 0, 3)) DecodeAndReencode(body, v, ReadDeleteAclsRequest, WriteDeleteAclsRequest);
       break;
     case ApiKey::kAlterUserScramCredentials:
       if (v == 0) {

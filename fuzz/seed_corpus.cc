@@ -28,6 +28,7 @@
 #include "proto/kafka/offset_commit.h"
 #include "proto/kafka/offset_fetch.h"
 #include "proto/kafka/offset_for_leader_epoch.h"
+#include "proto/kafka/acls.h"
 #include "proto/kafka/produce.h"
 #include "proto/kafka/sasl.h"
 #include "proto/kafka/scram_credentials.h"
@@ -246,6 +247,28 @@ int main(int argc, char** argv) {
     r.upsertions.push_back({"alice", 2, 8192, "salt", std::string(64, 'p')});
     WriteAlterUserScramCredentialsRequest(r, v, w);
   });
+  // The ACL APIs, v0 (no pattern type) to v3 (flexible).
+  for (int16_t v = 0; v <= 3; ++v) {
+    SaveRequest(requests, ApiKey::kDescribeAcls, v, [](int16_t v, Writer& w) {
+      AclFilterFields f;
+      f.resource_type = 2;
+      f.resource_name = "orders";
+      f.principal = "User:alice";
+      WriteDescribeAclsRequest(f, v, w);
+    });
+    SaveRequest(requests, ApiKey::kCreateAcls, v, [](int16_t v, Writer& w) {
+      CreateAclsRequest r;
+      r.creations.push_back({2, "orders", 3, "User:alice", "*", 3, 3});
+      r.creations.push_back({3, "g", 4, "User:*", "10.0.0.1", 8, 2});
+      WriteCreateAclsRequest(r, v, w);
+    });
+    SaveRequest(requests, ApiKey::kDeleteAcls, v, [](int16_t v, Writer& w) {
+      DeleteAclsRequest r;
+      r.filters.push_back({});
+      r.filters.push_back({2, "orders", 2, "User:alice", std::nullopt, 3, 3});
+      WriteDeleteAclsRequest(r, v, w);
+    });
+  }
   Save(batches, "plain", Batch(1));
   Save(batches, "several_records", Batch(7));
   Save(batches, "idempotent", Batch(4, 42));

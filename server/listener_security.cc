@@ -46,6 +46,19 @@ absl::StatusOr<ListenerSecurity> MakeListenerSecurity(const ServerConfig& config
     if (!users.ok()) return users.status();
     sasl->plain_users = std::make_shared<security::PlainUsers>(*std::move(users));
   }
+  for (const std::string& m : sasl->mechanisms) {
+    if (m != "OAUTHBEARER") continue;
+    auto jwks = security::JwksFile::Open(config.sasl_oauthbearer_jwks_endpoint_url,
+                                         std::chrono::milliseconds(config.sasl_oauthbearer_jwks_endpoint_refresh_ms));
+    if (!jwks.ok()) return jwks.status();
+    sasl->oauth_jwks = *std::move(jwks);
+    sasl->oauth_validation = security::JwtValidation{
+        .expected_issuer = config.sasl_oauthbearer_expected_issuer,
+        .expected_audience = config.sasl_oauthbearer_expected_audience,
+        .clock_skew_seconds = config.sasl_oauthbearer_clock_skew_seconds,
+        .sub_claim_name = config.sasl_oauthbearer_sub_claim_name,
+        .scope_claim_name = config.sasl_oauthbearer_scope_claim_name};
+  }
   sasl->scram_credential = [&store](security::ScramMechanism m,
                                     const std::string& user) -> std::optional<security::ScramCredential> {
     return store.WithImage([&](const controller::MetadataImage& image) -> std::optional<security::ScramCredential> {

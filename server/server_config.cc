@@ -426,10 +426,11 @@ std::vector<ServerSetting> MakeSettings() {
              "a per-listener value of ssl.keystore.location, ssl.keystore.type, ssl.truststore.location, "
              "ssl.truststore.type, ssl.client.auth, ssl.principal.mapping.rules, sasl.enabled.mechanisms or "
              "connections.max.reauth.ms (the listener's name in lower case), taking precedence over the setting "
-             "itself; and <mechanism>.sasl.jaas.config (plain, scram-sha-256, scram-sha-512): the listener's JAAS "
-             "entry for a mechanism, as in Kafka (PlainLoginModule's user_<name>=\"<password>\" are the PLAIN users)",
+             "itself; <mechanism>.sasl.jaas.config (plain, scram-sha-256, scram-sha-512, oauthbearer): the listener's "
+             "JAAS entry for a mechanism, as in Kafka (PlainLoginModule's user_<name>=\"<password>\" are the PLAIN "
+             "users); oauthbearer.sasl.server.callback.handler.class: Kafka's OAuthBearerValidatorCallbackHandler only",
              NoDefault, [](const std::string&, C&) { return absl::OkStatus(); }),
-      Custom("sasl.enabled.mechanisms", "list", kBroker, false, "PLAIN, SCRAM-SHA-256, SCRAM-SHA-512",
+      Custom("sasl.enabled.mechanisms", "list", kBroker, false, "PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER",
              "the SASL mechanisms SASL_PLAINTEXT and SASL_SSL listeners offer (Kafka's default, GSSAPI, is not "
              "supported: name them; per listener as listener.name.<name>.sasl.enabled.mechanisms)",
              [](const C& c) { return absl::StrJoin(c.sasl_enabled_mechanisms, ","); },
@@ -437,13 +438,37 @@ std::vector<ServerSetting> MakeSettings() {
                c.sasl_enabled_mechanisms.clear();
                for (absl::string_view m : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
                  m = absl::StripAsciiWhitespace(m);
-                 if (m != "PLAIN" && m != "SCRAM-SHA-256" && m != "SCRAM-SHA-512") {
-                   return Bad(absl::StrCat(": '", m, "' is not PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512"));
+                 if (m != "PLAIN" && m != "SCRAM-SHA-256" && m != "SCRAM-SHA-512" && m != "OAUTHBEARER") {
+                   return Bad(absl::StrCat(": '", m, "' is not PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER"));
                  }
                  c.sasl_enabled_mechanisms.push_back(std::string(m));
                }
                return absl::OkStatus();
              }),
+      String("sasl.oauthbearer.jwks.endpoint.url", &C::sasl_oauthbearer_jwks_endpoint_url, kBroker,
+             "file:///path or /path",
+             "the JSON Web Key Set OAUTHBEARER tokens (RS256, ES256 JWTs) are checked against; read again every "
+             "sasl.oauthbearer.jwks.endpoint.refresh.ms and when a token names a key it lacks; required for OAUTHBEARER"),
+      Int("sasl.oauthbearer.jwks.endpoint.refresh.ms", &C::sasl_oauthbearer_jwks_endpoint_refresh_ms, 1000, INT64_MAX,
+          kBroker, "how often the JWKS is read again"),
+      String("sasl.oauthbearer.expected.issuer", &C::sasl_oauthbearer_expected_issuer, kBroker, "",
+             "the iss a token must carry (empty: not checked)"),
+      Custom("sasl.oauthbearer.expected.audience", "list", kBroker, false, "aud,...",
+             "audiences of which a token's aud must name one (empty: not checked)",
+             [](const C& c) { return absl::StrJoin(c.sasl_oauthbearer_expected_audience, ","); },
+             [](const std::string& v, C& c) -> absl::Status {
+               c.sasl_oauthbearer_expected_audience.clear();
+               for (absl::string_view a : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
+                 c.sasl_oauthbearer_expected_audience.push_back(std::string(absl::StripAsciiWhitespace(a)));
+               }
+               return absl::OkStatus();
+             }),
+      Int("sasl.oauthbearer.clock.skew.seconds", &C::sasl_oauthbearer_clock_skew_seconds, 0, 3600, kBroker,
+          "how far a token's exp, nbf and iat may be off this broker's clock"),
+      String("sasl.oauthbearer.sub.claim.name", &C::sasl_oauthbearer_sub_claim_name, kBroker, "a claim name",
+             "the claim that names the principal (User:<value>)"),
+      String("sasl.oauthbearer.scope.claim.name", &C::sasl_oauthbearer_scope_claim_name, kBroker, "a claim name",
+             "the claim that holds the token's scope"),
       Int("connections.max.reauth.ms", &C::connections_max_reauth_ms, 0, INT64_MAX, kBroker,
           "how long a SASL session lasts before the client must re-authenticate on its connection (KIP-368; told "
           "to clients in SaslAuthenticate v1+); a request after it closes the connection. 0: sessions never end"),
@@ -575,6 +600,10 @@ absl::Status CheckTogether(ServerConfig& config, const std::string& file,
         return Bad(absl::StrCat(file, ": listener ", l.name, " enables PLAIN but listener.name.",
                                 absl::AsciiStrToLower(l.name), ".plain.sasl.jaas.config (its users) is not set"));
       }
+      if (absl::StrContains(mechanisms, "OAUTHBEARER") && config.sasl_oauthbearer_jwks_endpoint_url.empty()) {
+        return Bad(absl::StrCat(file, ": listener ", l.name,
+                                " enables OAUTHBEARER but sasl.oauthbearer.jwks.endpoint.url is not set"));
+      }
     }
     if ((l.security_protocol == "SSL" || l.security_protocol == "SASL_SSL") &&
         config.ListenerSetting(l.name, "ssl.keystore.location", config.ssl_keystore_location).empty()) {
@@ -645,10 +674,15 @@ bool IsPerListenerSetting(absl::string_view setting) {
 // <mechanism>.sasl.jaas.config (the mechanism in lower case): a listener's JAAS entry
 // for one mechanism, as Kafka names it.
 bool IsJaasSetting(absl::string_view setting) {
-  for (absl::string_view m : {"plain", "scram-sha-256", "scram-sha-512"}) {
+  for (absl::string_view m : {"plain", "scram-sha-256", "scram-sha-512", "oauthbearer"}) {
     if (setting == absl::StrCat(m, ".sasl.jaas.config")) return true;
   }
   return false;
+}
+
+// oauthbearer.sasl.server.callback.handler.class: Kafka's validator is what Strata does.
+bool IsOAuthBearerHandlerSetting(absl::string_view setting) {
+  return setting == "oauthbearer.sasl.server.callback.handler.class";
 }
 
 // listener.name.<name>.<setting> = value: checked as the setting itself is, kept raw.
@@ -657,6 +691,14 @@ absl::Status ApplyListenerSetting(const std::string& key, const std::string& val
   absl::string_view rest = absl::string_view(key).substr(kListenerPrefix.size());
   size_t dot = rest.find('.');
   absl::string_view setting = dot == absl::string_view::npos ? "" : rest.substr(dot + 1);
+  if (IsOAuthBearerHandlerSetting(setting)) {
+    if (value != "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler") {
+      return Bad(absl::StrCat(where(key), " = '", value,
+                              "': only org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler "
+                              "(JWTs checked against sasl.oauthbearer.jwks.endpoint.url)"));
+    }
+    return absl::OkStatus();
+  }
   if (dot == 0 || (!IsPerListenerSetting(setting) && !IsJaasSetting(setting))) {
     return Bad(absl::StrCat(where(key), " is not listener.name.<name>.<setting> for a setting a listener may set"));
   }

@@ -109,6 +109,14 @@ struct ServerConfig {
   // entries are listener.name.<name>.<mechanism>.sasl.jaas.config (listener_settings).
   std::vector<std::string> sasl_enabled_mechanisms;
   int64_t connections_max_reauth_ms = 0;
+  // OAUTHBEARER (KIP-768's names): the JWKS file, the claims' rules.
+  std::string sasl_oauthbearer_jwks_endpoint_url;
+  int64_t sasl_oauthbearer_jwks_endpoint_refresh_ms = 3600000;
+  std::string sasl_oauthbearer_expected_issuer;
+  std::vector<std::string> sasl_oauthbearer_expected_audience;
+  int32_t sasl_oauthbearer_clock_skew_seconds = 30;
+  std::string sasl_oauthbearer_sub_claim_name = "sub";
+  std::string sasl_oauthbearer_scope_claim_name = "scope";
   // controller.listener.names: the controllers' gRPC port is this listener in
   // listener.security.protocol.map (PLAINTEXT, or SSL: mutual TLS) and in
   // listener.name.<name>.ssl.* settings, on controllers (the server side) and on brokers

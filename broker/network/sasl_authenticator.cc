@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "proto/kafka/error_code.h"
 #include "proto/kafka/sasl.h"
 
@@ -81,6 +82,12 @@ absl::StatusOr<SaslAuthenticator::Step> SaslAuthenticator::Exchange(absl::string
     if (!answer.ok()) return answer.status();
     return Step{.token = *std::move(answer), .complete = scram_->complete(), .user = scram_->username()};
   }
+  if (mechanism_ == "OAUTHBEARER" && config_->oauth_jwks != nullptr) {
+    auto identity = security::AuthenticateOAuthBearer(token, *config_->oauth_jwks, config_->oauth_validation,
+                                                      absl::ToUnixMillis(absl::Now()));
+    if (!identity.ok()) return identity.status();
+    return Step{.complete = true, .user = identity->subject, .expires_at_ms = identity->expires_at_ms};
+  }
   if (mechanism_ == "PLAIN" && config_->plain_users != nullptr) {
     auto user = config_->plain_users->Authenticate(token);
     if (!user.ok()) return user.status();
@@ -89,8 +96,8 @@ absl::StatusOr<SaslAuthenticator::Step> SaslAuthenticator::Exchange(absl::string
   return absl::UnauthenticatedError(absl::StrCat("SASL mechanism ", mechanism_, " is not served"));
 }
 
-absl::Status SaslAuthenticator::Complete(const std::string& user) {
-  std::string principal = absl::StrCat("User:", user);
+absl::Status SaslAuthenticator::Complete(const Step& step) {
+  std::string principal = absl::StrCat("User:", step.user);
   if (reauthenticating_ && principal != principal_) {
     return absl::UnauthenticatedError("a re-authentication must keep the principal");
   }
@@ -98,8 +105,15 @@ absl::Status SaslAuthenticator::Complete(const std::string& user) {
   principal_ = std::move(principal);
   reauthenticating_ = false;
   state_ = State::kAuthenticated;
-  expiry_ = config_->max_reauth_ms > 0 ? Clock::now() + std::chrono::milliseconds(config_->max_reauth_ms)
-                                       : Clock::time_point::max();
+  expiry_ = Clock::time_point::max();
+  if (config_->max_reauth_ms > 0) {
+    // KIP-368: the session ends at connections.max.reauth.ms, or with the credential.
+    int64_t lifetime_ms = config_->max_reauth_ms;
+    if (step.expires_at_ms > 0) {
+      lifetime_ms = std::min(lifetime_ms, std::max<int64_t>(0, step.expires_at_ms - absl::ToUnixMillis(absl::Now())));
+    }
+    expiry_ = Clock::now() + std::chrono::milliseconds(lifetime_ms);
+  }
   return absl::OkStatus();
 }
 
@@ -114,7 +128,7 @@ ConnectionAuthenticator::Answer SaslAuthenticator::Authenticate(int16_t version,
     return Refuse(AuthenticateBody(version, response), "SaslAuthenticate before SaslHandshake");
   }
   absl::StatusOr<Step> step = Exchange(request->auth_bytes);
-  absl::Status done = step.ok() && step->complete ? Complete(step->user) : absl::OkStatus();
+  absl::Status done = step.ok() && step->complete ? Complete(*step) : absl::OkStatus();
   if (!step.ok() || !done.ok()) {
     absl::Status failure = step.ok() ? done : step.status();
     CountFailure();
@@ -124,13 +138,16 @@ ConnectionAuthenticator::Answer SaslAuthenticator::Authenticate(int16_t version,
                   absl::StrCat(mechanism_, " authentication failed: ", failure.message()));
   }
   response.auth_bytes = step->token;
-  if (step->complete && config_->max_reauth_ms > 0) response.session_lifetime_ms = config_->max_reauth_ms;
+  if (step->complete && expiry_ != Clock::time_point::max()) {
+    response.session_lifetime_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(expiry_ - Clock::now()).count();
+  }
   return {.body = AuthenticateBody(version, response)};
 }
 
 ConnectionAuthenticator::Answer SaslAuthenticator::RawToken(absl::string_view token) {
   absl::StatusOr<Step> step = Exchange(token);
-  absl::Status done = step.ok() && step->complete ? Complete(step->user) : absl::OkStatus();
+  absl::Status done = step.ok() && step->complete ? Complete(*step) : absl::OkStatus();
   if (!step.ok() || !done.ok()) {
     CountFailure();
     return {.close = true,

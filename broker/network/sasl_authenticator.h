@@ -1,8 +1,10 @@
 #pragma once
 // SaslAuthenticator: the server side of SASL on a Kafka connection (KIP-43 SaslHandshake
 // v0-v1, KIP-152 SaslAuthenticate v0-v2, KIP-368 re-authentication) with the
-// mechanisms PLAIN (security/sasl_plain.h) and SCRAM-SHA-256/512 (security/scram.h,
-// credentials from the metadata image). A handshake naming a mechanism the listener
+// mechanisms PLAIN (security/sasl_plain.h), SCRAM-SHA-256/512 (security/scram.h,
+// credentials from the metadata image) and OAUTHBEARER (security/oauthbearer.h: JWTs
+// checked against a JWKS; with connections.max.reauth.ms, the session also ends with
+// the token). A handshake naming a mechanism the listener
 // does not enable answers UNSUPPORTED_SASL_MECHANISM with the enabled ones; a failed
 // authentication answers SASL_AUTHENTICATION_FAILED with a reason that names nothing of
 // the user, counts, and closes the connection (a v0 exchange closes without an answer,
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "broker/network/authenticator.h"
+#include "security/oauthbearer.h"
 #include "security/sasl_plain.h"
 #include "security/scram.h"
 
@@ -40,6 +43,9 @@ struct SaslServerConfig {
   // A user's SCRAM credential from the metadata image; nullopt: unknown.
   std::function<std::optional<security::ScramCredential>(security::ScramMechanism, const std::string& user)>
       scram_credential;
+  // OAUTHBEARER: the JWKS the tokens are checked against, and the claims' rules.
+  std::shared_ptr<security::JwksFile> oauth_jwks;
+  security::JwtValidation oauth_validation;
   int64_t max_reauth_ms = 0;  // connections.max.reauth.ms (0: sessions never expire)
   SaslMetrics* metrics = nullptr;
 };
@@ -64,11 +70,12 @@ class SaslAuthenticator final : public ConnectionAuthenticator {
     std::string token;
     bool complete = false;
     std::string user;  // once complete
+    int64_t expires_at_ms = 0;  // the credential's end (an OAUTHBEARER token's exp); 0: none
   };
   absl::StatusOr<Step> Exchange(absl::string_view token);
   // Completes a successful exchange; the failure when a re-authentication changed the
   // principal.
-  absl::Status Complete(const std::string& user);
+  absl::Status Complete(const Step& step);
   void CountFailure();
 
   const std::shared_ptr<const SaslServerConfig> config_;

@@ -10,6 +10,12 @@
 #include "proto/kafka/error_code.h"
 #include "proto/kafka/sasl.h"
 #include "security/jaas_config.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/test_jwt.h"
+
+#include <fstream>
+
+#include "absl/time/clock.h"
 
 namespace strata::broker {
 namespace {
@@ -169,7 +175,8 @@ TEST_F(SaslAuthenticatorTest, ReauthenticationKeepsThePrincipalAndRenewsTheSessi
   SaslAuthenticator a(config_);
   a.Handshake(1, HandshakeBody("PLAIN"));
   auto answer = AuthenticateAnswer(a.Authenticate(1, AuthenticateBody("\0alice\0alice-secret"s, 1)), 1);
-  EXPECT_EQ(answer.session_lifetime_ms, 60'000);
+  EXPECT_GT(answer.session_lifetime_ms, 59'000);
+  EXPECT_LE(answer.session_lifetime_ms, 60'000);
   auto first_expiry = a.session_expiry();
   EXPECT_LT(first_expiry, std::chrono::steady_clock::now() + std::chrono::milliseconds(60'001));
   // Again, as the same user: the session is renewed.
@@ -185,6 +192,50 @@ TEST_F(SaslAuthenticatorTest, ReauthenticationKeepsThePrincipalAndRenewsTheSessi
   EXPECT_TRUE(other.close);
   EXPECT_EQ(AuthenticateAnswer(other, 1).error_code, static_cast<int16_t>(ErrorCode::kSaslAuthenticationFailed));
   EXPECT_EQ(a.principal(), "User:alice");
+}
+
+// OAUTHBEARER: a token signed by a key of the JWKS file authenticates as its subject, and
+// with connections.max.reauth.ms the session ends no later than the token; a token of
+// another key, an expired one and a malformed message fail and close.
+TEST_F(SaslAuthenticatorTest, OAuthBearerTokensOfTheJwksAuthenticateUntilTheyExpire) {
+  testing::TempDir tmp;
+  auto key = testing::Rsa("k1");
+  auto rogue = testing::Rsa("k1");
+  {
+    std::ofstream out(tmp.Sub("jwks.json"));
+    out << nlohmann::json{{"keys", {key->Jwk()}}}.dump();
+  }
+  auto jwks = security::JwksFile::Open("file://" + tmp.Sub("jwks.json"), std::chrono::hours(1));
+  ASSERT_TRUE(jwks.ok()) << jwks.status();
+  config_->mechanisms = {"OAUTHBEARER"};
+  config_->oauth_jwks = *jwks;
+  config_->oauth_validation.expected_audience = {"kafka"};
+  config_->max_reauth_ms = 3'600'000;
+  const int64_t now_s = absl::ToUnixSeconds(absl::Now());
+  auto message = [](const std::string& token) { return "n,,\x01" "auth=Bearer " + token + "\x01\x01"; };
+  nlohmann::json claims = {{"sub", "dave"}, {"aud", "kafka"}, {"exp", now_s + 120}};
+  {
+    SaslAuthenticator a(config_);
+    a.Handshake(1, HandshakeBody("OAUTHBEARER"));
+    auto answer = AuthenticateAnswer(a.Authenticate(1, AuthenticateBody(message(key->Sign(claims)), 1)), 1);
+    EXPECT_EQ(answer.error_code, 0) << answer.error_message.value_or("");
+    EXPECT_TRUE(a.authenticated());
+    EXPECT_EQ(a.principal(), "User:dave");
+    // The token's two minutes, not the hour of connections.max.reauth.ms.
+    EXPECT_LE(answer.session_lifetime_ms, 120'000);
+    EXPECT_GT(answer.session_lifetime_ms, 100'000);
+  }
+  nlohmann::json expired = claims;
+  expired["exp"] = now_s - 600;
+  for (const std::string& bad : {message(rogue->Sign(claims)), message(key->Sign(expired)),
+                                 std::string("n,,auth=Bearer x"), message("a.b.c")}) {
+    SaslAuthenticator a(config_);
+    a.Handshake(1, HandshakeBody("OAUTHBEARER"));
+    auto answer = a.Authenticate(1, AuthenticateBody(bad, 1));
+    EXPECT_TRUE(answer.close);
+    EXPECT_EQ(AuthenticateAnswer(answer, 1).error_code, static_cast<int16_t>(ErrorCode::kSaslAuthenticationFailed));
+    EXPECT_FALSE(a.authenticated());
+  }
 }
 
 }  // namespace

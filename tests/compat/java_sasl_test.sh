@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The Java client (kafka-clients 4.4.0) over SASL_SSL against strata-cluster up --secure
 # (one controller, three brokers): SCRAM-SHA-256 and SCRAM-SHA-512 users made with the
-# strata CLI produce, consume in a group and administer; a wrong password and an unknown
-# user are refused with SaslAuthenticationException and nothing is stored
+# strata CLI, and OAUTHBEARER with RS256 JWTs signed by java/TestTokenHandler.java with a
+# key made here (its JWK in the brokers' sasl.oauthbearer.jwks.endpoint.url), produce,
+# consume in a group and administer; a wrong password, an unknown user and an expired
+# token are refused with SaslAuthenticationException and nothing is stored
 # (java/SaslTest.java).
 # Usage: java_sasl_test.sh <bin dir> <strata-cluster>
 set -euo pipefail
@@ -13,9 +15,19 @@ source "$HERE/peers_lib.sh"
 KAFKA_LIBS=$(peer KAFKA_LIBS)
 run() { timeout 300 java -cp "$DIR/classes:$KAFKA_LIBS/*" "$@" 2> >(grep -v '^SLF4J' >&2); }
 
-start_cluster java-sasl-test --controllers 1 --brokers 3 --secure --override group.initial.rebalance.delay.ms=0
+# An RSA key whose JWK the brokers read for OAUTHBEARER (TestTokenHandler signs with it).
+KEYS=$(mktemp -d "${TMPDIR:-/tmp}/strata-java-oauth.XXXXXX")
+openssl genrsa -out "$KEYS/key.pem" 2048 2> /dev/null
+modulus=$(openssl rsa -in "$KEYS/key.pem" -noout -modulus | sed 's/^Modulus=//')
+n=$(/usr/bin/python3 -c 'import base64, sys; print(base64.urlsafe_b64encode(bytes.fromhex(sys.argv[1])).rstrip(b"=").decode())' "$modulus")
+echo "{\"keys\": [{\"kty\": \"RSA\", \"kid\": \"test-key\", \"n\": \"$n\", \"e\": \"AQAB\"}]}" > "$KEYS/jwks.json"
+start_cluster java-sasl-test --controllers 1 --brokers 3 --secure --override group.initial.rebalance.delay.ms=0 \
+  --override sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER,PLAIN \
+  --override "sasl.oauthbearer.jwks.endpoint.url=file://$KEYS/jwks.json" --override sasl.oauthbearer.expected.audience=kafka
+trap 'stop_cluster; rm -rf "$KEYS"' EXIT
 export STRATA_COMMAND_CONFIG=$DIR/admin.properties
-javac -Xlint:-options -nowarn -d "$DIR/classes" -cp "$KAFKA_LIBS/*" "$HERE"/java/Check.java "$HERE"/java/SaslTest.java 2>&1 |
+javac -Xlint:-options -nowarn -d "$DIR/classes" -cp "$KAFKA_LIBS/*" "$HERE"/java/Check.java "$HERE"/java/SaslTest.java \
+  "$HERE"/java/TestTokenHandler.java 2>&1 |
   grep -v '^Note:' >&2 || true
 [[ -f $DIR/classes/SaslTest.class ]] || { echo "javac failed" >&2; exit 1; }
 SASL_SSL=$(sed -n 's/^bootstrap.servers=//p' "$DIR/cluster.env")
@@ -30,6 +42,8 @@ run SaslTest scram "$SASL_SSL" "$CA" jv256 java-256 SCRAM-SHA-256 || fail "SaslT
 run SaslTest scram "$SASL_SSL" "$CA" jv512 java-512 SCRAM-SHA-512 || fail "SaslTest scram SCRAM-SHA-512"
 run SaslTest refused "$SASL_SSL" "$CA" jv512 wrong SCRAM-SHA-512 || fail "SaslTest refused (a wrong password)"
 run SaslTest refused "$SASL_SSL" "$CA" nobody x SCRAM-SHA-256 || fail "SaslTest refused (an unknown user)"
+run SaslTest oauth "$SASL_SSL" "$CA" "$KEYS/key.pem" 30 || fail "SaslTest oauth"
+run SaslTest oauth-refused "$SASL_SSL" "$CA" "$KEYS/key.pem" -600 || fail "SaslTest oauth-refused (an expired token)"
 stored=$(timeout 60 kcat -F "$DIR/client.properties" -C -t java-sasl -e -q -o beginning | grep -c must-not-arrive || true)
 [[ $stored == 0 ]] || fail "a refused producer's record was stored"
 finish "java_sasl"

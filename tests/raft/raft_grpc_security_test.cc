@@ -8,18 +8,17 @@
 // certificates are taken up without a restart.
 
 #include <gtest/gtest.h>
-#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 
-#include "absl/synchronization/mutex.h"
 #include "raft.grpc.pb.h"
 #include "raft/observer.h"
 #include "security/grpc_tls.h"
 #include "tests/support/grpc_quorum.h"
+#include "tests/support/raw_propose.h"
 #include "tests/support/test_certs.h"
 #include "tests/support/wait.h"
 
@@ -166,26 +165,7 @@ TEST_F(RaftGrpcSecurity, ThereIsNoProposeRpc) {
   // The method Propose was, called with a voter's own certificate: nothing serves it.
   auto channel = grpc::CreateChannel(
       q.address(leader), security::ChannelCredentials({.keystore = q.tls(leader).keystore, .truststore = certs_.Ca()}));
-  grpc::GenericStub generic(channel);
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + 5s);
-  std::string data = "\x0a\x03" "bad";  // ProposeRequest{data: "bad"}
-  grpc::Slice slice(data);
-  grpc::ByteBuffer request(&slice, 1);
-  grpc::ByteBuffer response;
-  grpc::Status status;
-  bool done = false;
-  absl::Mutex mu;
-  generic.UnaryCall(&context, "/strata.raft.v1.RaftTransport/Propose", grpc::StubOptions(), &request, &response,
-                    [&](grpc::Status s) {
-                      absl::MutexLock lock(&mu);
-                      status = s;
-                      done = true;
-                    });
-  {
-    absl::MutexLock lock(&mu);
-    mu.Await(absl::Condition(&done));
-  }
+  grpc::Status status = testing::CallRawPropose(channel);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED) << status.error_message();
   EXPECT_EQ(q.node(leader).status().commit, commit);
 }

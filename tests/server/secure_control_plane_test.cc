@@ -10,7 +10,6 @@
 // longer exists. STRATA_CLUSTER_PATH and STRATA_BIN_DIR are compile definitions.
 
 #include <gtest/gtest.h>
-#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
@@ -24,11 +23,11 @@
 #include <string>
 
 #include "absl/strings/str_split.h"
-#include "absl/synchronization/mutex.h"
 #include "admin.grpc.pb.h"
 #include "controller.grpc.pb.h"
 #include "raft.grpc.pb.h"
 #include "security/grpc_tls.h"
+#include "tests/support/raw_propose.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_certs.h"
 #include "tests/support/wait.h"
@@ -216,23 +215,7 @@ TEST_F(SecureControlPlane, RefusedCallersCommitNothingAndTheClusterServesOn) {
   }
   // 5. A raw Propose (what the RPC was) with a voter's own certificate: nothing serves it.
   for (const auto& [id, address] : controllers_) {
-    grpc::GenericStub generic(ChannelAs(id, Certs("node-" + std::to_string(id))));
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + 5s);
-    std::string data = "\x0a\x03" "bad";
-    grpc::Slice slice(data);
-    grpc::ByteBuffer request(&slice, 1), response;
-    absl::Mutex mu;
-    bool done = false;
-    grpc::Status status;
-    generic.UnaryCall(&context, "/strata.raft.v1.RaftTransport/Propose", grpc::StubOptions(), &request, &response,
-                      [&](grpc::Status s) {
-                        absl::MutexLock lock(&mu);
-                        status = s;
-                        done = true;
-                      });
-    absl::MutexLock lock(&mu);
-    mu.Await(absl::Condition(&done));
+    grpc::Status status = testing::CallRawPropose(ChannelAs(id, Certs("node-" + std::to_string(id))));
     EXPECT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED) << status.error_message();
   }
 

@@ -6,6 +6,9 @@
 //   SaslTest refused BOOTSTRAP CA USER PASSWORD MECHANISM
 //       with wrong credentials: the producer's send and the AdminClient's call fail with
 //       SaslAuthenticationException, nothing is acknowledged.
+//   SaslTest oauth|oauth-refused BOOTSTRAP CA KEYFILE LIFETIME_SECONDS
+//       the same over OAUTHBEARER, with JWTs TestTokenHandler signs with KEYFILE (an
+//       expired one, LIFETIME_SECONDS negative, for oauth-refused).
 import java.time.Duration;
 import java.util.*;
 import java.util.concurrent.ExecutionException;
@@ -18,6 +21,19 @@ import org.apache.kafka.common.errors.SaslAuthenticationException;
 
 public final class SaslTest {
   public static void main(String[] args) throws Exception {
+    if (args[0].startsWith("oauth")) {
+      Map<String, String> oauth = Map.of(
+          "security.protocol", "SASL_SSL",
+          "sasl.mechanism", "OAUTHBEARER",
+          "sasl.login.callback.handler.class", "TestTokenHandler",
+          "sasl.jaas.config", "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required keyFile=\""
+              + args[3] + "\" lifetimeSeconds=\"" + args[4] + "\";",
+          "ssl.truststore.type", "PEM",
+          "ssl.truststore.location", args[2]);
+      if (args[0].equals("oauth")) scram(args[1], oauth); else refused(args[1], oauth);
+      Check.finish("SaslTest " + args[0]);
+      return;
+    }
     Map<String, String> sasl = Map.of(
         "security.protocol", "SASL_SSL",
         "sasl.mechanism", args[5],
