@@ -22,8 +22,7 @@ kafka::DescribeUserScramCredentialsResponse AnswerDescribe(const KafkaApisContex
     response.error_message = "not authorized to describe SCRAM credentials (Describe on the cluster)";
     return response;
   }
-  // An empty list asks for nobody (a null one for everybody).
-  if (request.users && request.users->empty()) return response;
+  // A null or empty list asks for everybody, as Kafka's admin client sends describe-all.
   std::vector<std::string> users = request.users.value_or(std::vector<std::string>{});
   auto described = context.store.WithImage(
       [&](const controller::MetadataImage& image) { return image.security().DescribeScramCredentials(users); });
