@@ -16,6 +16,7 @@
 #include "proto/kafka/api.h"
 #include "proto/kafka/header.h"
 #include "proto/kafka/wire.h"
+#include "client/sasl_client.h"
 
 namespace strata::client {
 
@@ -47,7 +48,9 @@ absl::Status ParseHostPort(absl::string_view text, std::string* host, int* port)
 }
 
 absl::StatusOr<std::unique_ptr<KafkaConnection>> KafkaConnection::Connect(const std::string& host, int port,
-                                                                          std::chrono::milliseconds receive_timeout) {
+                                                                          std::chrono::milliseconds receive_timeout,
+                                                                          const ClientSecurity& security) {
+  if (absl::Status valid = ValidateClientSecurity(security); !valid.ok()) return valid;
   std::string name = absl::StrCat(host, ":", port);
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -78,7 +81,31 @@ absl::StatusOr<std::unique_ptr<KafkaConnection>> KafkaConnection::Connect(const 
   auto usec = std::chrono::duration_cast<std::chrono::microseconds>(receive_timeout).count();
   timeval timeout{static_cast<time_t>(usec / 1'000'000), static_cast<suseconds_t>(usec % 1'000'000)};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-  return std::unique_ptr<KafkaConnection>(new KafkaConnection(fd, std::move(name)));
+  std::unique_ptr<KafkaConnection> connection(new KafkaConnection(fd, name, receive_timeout));
+  connection->security_ = security;
+  if (security.tls()) {
+    auto tls = TlsSession::Handshake(fd, host, name, security, receive_timeout);
+    if (!tls.ok()) return tls.status();
+    connection->tls_ = *std::move(tls);
+  }
+  if (security.sasl()) {
+    if (absl::Status authenticated = connection->Authenticate(); !authenticated.ok()) return authenticated;
+  }
+  return connection;
+}
+
+absl::Status KafkaConnection::Authenticate() {
+  reauthenticate_at_.reset();
+  auto lifetime = SaslAuthenticate(
+      [this](int16_t api_key, int16_t api_version, absl::string_view body) -> absl::StatusOr<std::string> {
+        auto answer = Call(api_key, api_version, body);
+        if (!answer.ok()) return answer.status();
+        return std::string(answer->body());
+      },
+      name_, security_);
+  if (!lifetime.ok()) return lifetime.status();
+  if (lifetime->count() > 0) reauthenticate_at_ = std::chrono::steady_clock::now() + *lifetime * 85 / 100;
+  return absl::OkStatus();
 }
 
 KafkaConnection::~KafkaConnection() { close(fd_); }
@@ -105,31 +132,48 @@ absl::StatusOr<int32_t> KafkaConnection::Send(int16_t api_key, int16_t api_versi
     awaiting_.push_back({api_key, api_version, header.correlation_id});
   }
   iovec parts[2] = {{prefix.data(), prefix.size()}, {const_cast<char*>(body.data()), body.size()}};
+  if (absl::Status written = WriteAll(parts, 2); !written.ok()) return written;
+  return header.correlation_id;
+}
+
+absl::Status KafkaConnection::WriteAll(iovec* parts, int count) {
+  if (tls_) {
+    for (int i = 0; i < count; ++i) {
+      if (absl::Status s = tls_->Write(static_cast<const char*>(parts[i].iov_base), parts[i].iov_len); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
   int first = 0;
-  while (first < 2) {
+  while (first < count) {
     msghdr message{};
     message.msg_iov = parts + first;
-    message.msg_iovlen = static_cast<size_t>(2 - first);
+    message.msg_iovlen = static_cast<size_t>(count - first);
     ssize_t n = sendmsg(fd_, &message, MSG_NOSIGNAL);  // a closed peer is an error, not SIGPIPE
     if (n < 0) {
       if (errno == EINTR) continue;
       return Errno("cannot write to", name_);
     }
     size_t written = static_cast<size_t>(n);
-    while (first < 2 && written >= parts[first].iov_len) {
+    while (first < count && written >= parts[first].iov_len) {
       written -= parts[first].iov_len;
       ++first;
     }
-    if (first < 2) {
+    if (first < count) {
       parts[first].iov_base = static_cast<char*>(parts[first].iov_base) + written;
       parts[first].iov_len -= written;
     }
   }
-  return header.correlation_id;
+  return absl::OkStatus();
 }
 
 absl::Status KafkaConnection::ReadExactly(char* out, size_t n) {
   size_t got = 0;
+  while (tls_ && got < n) {
+    auto k = tls_->Read(out + got, n - got, receive_timeout_);
+    if (!k.ok()) return k.status();
+    if (*k == 0) return absl::UnavailableError(absl::StrCat(name_, " closed the connection"));
+    got += *k;
+  }
   while (got < n) {
     ssize_t k = read(fd_, out + got, n - got);
     if (k > 0) {
@@ -145,8 +189,8 @@ absl::Status KafkaConnection::ReadExactly(char* out, size_t n) {
   return absl::OkStatus();
 }
 
-void KafkaConnection::PollForResponse() const {
-  if (receive_poll_.count() <= 0) return;
+void KafkaConnection::PollForResponse() {
+  if (receive_poll_.count() <= 0 || (tls_ && tls_->pending())) return;
   const auto until = std::chrono::steady_clock::now() + receive_poll_;
   char byte;
   do {
@@ -195,6 +239,16 @@ absl::StatusOr<KafkaResponse> KafkaConnection::Receive() {
 }
 
 absl::StatusOr<KafkaResponse> KafkaConnection::Call(int16_t api_key, int16_t api_version, absl::string_view body) {
+  if (reauthenticate_at_ && std::chrono::steady_clock::now() >= *reauthenticate_at_) {
+    bool idle;
+    {
+      absl::MutexLock lock(&mutex_);
+      idle = awaiting_.empty();
+    }
+    if (idle) {
+      if (absl::Status again = Authenticate(); !again.ok()) return again;
+    }
+  }
   absl::StatusOr<int32_t> sent = Send(api_key, api_version, body);
   if (!sent.ok()) return sent.status();
   return Receive();

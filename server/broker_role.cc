@@ -237,6 +237,9 @@ void BrokerRole::StartReplicaManager(const ServerConfig& config) {
   rmo.leader_lease_ms = std::max<int64_t>(config.broker_heartbeat_interval_ms,
                                           config.broker_session_timeout_ms - config.broker_heartbeat_interval_ms);
   rmo.fetchers.num_fetchers = config.num_replica_fetchers;
+  auto inter_broker_security = config.InterBrokerSecurity();
+  ABSL_CHECK(inter_broker_security.ok()) << inter_broker_security.status();  // checked when the config was parsed
+  rmo.fetchers.fetcher.security = *std::move(inter_broker_security);
   rmo.fetchers.fetcher.max_wait = std::chrono::milliseconds(config.replica_fetch_wait_max_ms);
   rmo.fetchers.fetcher.min_bytes = config.replica_fetch_min_bytes;
   rmo.fetchers.fetcher.partition_max_bytes = config.replica_fetch_max_bytes;

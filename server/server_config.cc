@@ -3,6 +3,7 @@
 #include "storage/file_ops.h"
 #include "storage/log_config.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -302,8 +303,21 @@ std::vector<ServerSetting> MakeSettings() {
                }
                return absl::OkStatus();
              }),
-      String("inter.broker.listener.name", &C::inter_broker_listener_name, kBroker, "a listener name (PLAINTEXT)",
-             "the listener followers fetch from (default: the first listener)"),
+      String("inter.broker.listener.name", &C::inter_broker_listener_name, kBroker, "a listener name",
+             "the listener followers fetch from (default: the first listener), of any security protocol"),
+      String("sasl.mechanism.inter.broker.protocol", &C::sasl_mechanism_inter_broker_protocol, kBroker,
+             "PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512",
+             "the SASL mechanism of a SASL_* inter-broker listener's connections (Kafka's default, GSSAPI, is not "
+             "supported); the broker's username and password are the username and password options of the "
+             "listener's listener.name.<name>.<mechanism>.sasl.jaas.config"),
+      String("ssl.endpoint.identification.algorithm", &C::ssl_endpoint_identification_algorithm, kBroker,
+             "https or empty",
+             "https: the certificate of a broker this broker connects to (SSL, SASL_SSL inter-broker listener) must "
+             "name the host it was reached at; empty: only its chain is checked",
+             [](const std::string& v) -> absl::Status {
+               if (!v.empty() && v != "https") return Bad(absl::StrCat(" = '", v, "': https or empty"));
+               return absl::OkStatus();
+             }),
       Custom("log.dirs", "list", kBroker, false, "dir,...",
              "the formatted directories partitions are stored in; required for a broker", NoDefault,
              [](const std::string& v, C& c) -> absl::Status {
@@ -581,10 +595,6 @@ absl::Status CheckTogether(ServerConfig& config, const std::string& file,
                                 "' is not one of the listeners"));
       }
     }
-    if (inter->security_protocol != "PLAINTEXT") {
-      return Bad(absl::StrCat(file, ": the inter-broker listener ", inter->name,
-                              " must be PLAINTEXT (replication over SSL is not supported)"));
-    }
     config.inter_broker_listener_name = inter->name;
   }
   for (const Listener& l : config.listeners) {
@@ -628,6 +638,10 @@ absl::Status CheckTogether(ServerConfig& config, const std::string& file,
   if (config.broker) {
     if (config.log_dirs.empty()) return Bad(absl::StrCat(file, ": 'log.dirs' is required for a broker"));
     if (config.listeners.empty()) return Bad(absl::StrCat(file, ": 'listeners' is required for a broker"));
+    if (auto inter = config.InterBrokerSecurity(); !inter.ok()) {
+      return Bad(absl::StrCat(file, ": the inter-broker listener ", config.inter_broker_listener_name, ": ",
+                              inter.status().message()));
+    }
   }
   return absl::OkStatus();
 }
@@ -727,6 +741,49 @@ const std::string& ServerConfig::ListenerSetting(const std::string& listener, co
 std::string ServerConfig::ControllerSecurityProtocol() const {
   auto it = listener_security_protocol_map.find(controller_listener_names);
   return it == listener_security_protocol_map.end() ? "PLAINTEXT" : it->second;
+}
+
+absl::StatusOr<client::ClientSecurity> ServerConfig::InterBrokerSecurity() const {
+  client::ClientSecurity s;
+  const Listener* inter = nullptr;
+  for (const Listener& l : listeners) {
+    if (l.name == inter_broker_listener_name) inter = &l;
+  }
+  if (inter == nullptr) return s;  // not a broker
+  const std::string& name = inter->name;
+  s.protocol = inter->security_protocol;
+  if (s.tls()) {
+    s.truststore_pem = ListenerSetting(name, "ssl.truststore.location", ssl_truststore_location);
+    s.keystore_pem = ListenerSetting(name, "ssl.keystore.location", ssl_keystore_location);
+    s.verify_hostname = ssl_endpoint_identification_algorithm == "https";
+  }
+  if (s.sasl()) {
+    s.sasl_mechanism = sasl_mechanism_inter_broker_protocol;
+    if (s.sasl_mechanism == "GSSAPI") {
+      return absl::InvalidArgumentError(
+          "sasl.mechanism.inter.broker.protocol is GSSAPI (Kafka's default), which is not supported: set PLAIN, "
+          "SCRAM-SHA-256 or SCRAM-SHA-512");
+    }
+    std::vector<std::string> enabled = absl::StrSplit(
+        ListenerSetting(name, "sasl.enabled.mechanisms", absl::StrJoin(sasl_enabled_mechanisms, ",")), ',',
+        absl::SkipWhitespace());
+    for (std::string& m : enabled) m = std::string(absl::StripAsciiWhitespace(m));
+    if (std::find(enabled.begin(), enabled.end(), s.sasl_mechanism) == enabled.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("sasl.mechanism.inter.broker.protocol ", s.sasl_mechanism,
+                                                     " is not among the listener's sasl.enabled.mechanisms"));
+    }
+    const std::string jaas_key = absl::StrCat(absl::AsciiStrToLower(s.sasl_mechanism), ".sasl.jaas.config");
+    const std::string& text = ListenerSetting(name, jaas_key, "");
+    auto jaas = security::ParseJaasConfig(text);
+    if (text.empty() || !jaas.ok() || !jaas->options.count("username") || !jaas->options.count("password")) {
+      return absl::InvalidArgumentError(absl::StrCat("listener.name.", absl::AsciiStrToLower(name), ".", jaas_key,
+                                                     " must give the broker's own username and password options"));
+    }
+    s.username = jaas->options.at("username");
+    s.password = jaas->options.at("password");
+  }
+  if (absl::Status valid = client::ValidateClientSecurity(s); !valid.ok()) return valid;
+  return s;
 }
 
 const std::vector<ServerSetting>& ServerSettings() {

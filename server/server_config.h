@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "client/client_security.h"
 
 namespace strata::server {
 
@@ -109,6 +110,12 @@ struct ServerConfig {
   // entries are listener.name.<name>.<mechanism>.sasl.jaas.config (listener_settings).
   std::vector<std::string> sasl_enabled_mechanisms;
   int64_t connections_max_reauth_ms = 0;
+  // The inter-broker listener's client side (the replica fetchers): the SASL mechanism
+  // (Kafka's default GSSAPI is refused when that listener is SASL_*), with the broker's
+  // own username and password from the listener's <mechanism>.sasl.jaas.config; and
+  // whether a broker's certificate must name the host connected to (https) or not ("").
+  std::string sasl_mechanism_inter_broker_protocol = "GSSAPI";
+  std::string ssl_endpoint_identification_algorithm = "https";
   // OAUTHBEARER (KIP-768's names): the JWKS file, the claims' rules.
   std::string sasl_oauthbearer_jwks_endpoint_url;
   int64_t sasl_oauthbearer_jwks_endpoint_refresh_ms = 3600000;
@@ -166,6 +173,10 @@ struct ServerConfig {
                                      const std::string& global) const;
   // The security protocol of the controllers' gRPC port (PLAINTEXT or SSL).
   std::string ControllerSecurityProtocol() const;
+  // How this broker connects to the other brokers' inter-broker listener: its protocol,
+  // the listener's truststore and keystore, and for SASL the mechanism and the broker's
+  // credentials. INVALID_ARGUMENT naming the setting that is missing or wrong.
+  absl::StatusOr<client::ClientSecurity> InterBrokerSecurity() const;
 
   static absl::StatusOr<ServerConfig> Parse(const std::string& text, const std::string& file);
   // overrides: "key=value" settings that replace the file's (--override).

@@ -177,7 +177,7 @@ absl::Status ReplicaFetcher::FetchOnce(const Round& round) {
     }
     if (!connection_) {
       auto connected = client::KafkaConnection::Connect(options_.host, options_.port,
-                                                        options_.max_wait + std::chrono::seconds(30));
+                                                        options_.max_wait + std::chrono::seconds(30), options_.security);
       if (!connected.ok()) {
         for (const auto& [tp, target] : round.refresh) {
           auto it = targets_.find(tp);

@@ -48,6 +48,9 @@ struct ReplicaFetcherOptions {
   int32_t leader_id = 0;
   std::string host;             // the leader's inter-broker endpoint
   int port = 0;
+  // The inter-broker listener's protocol: TLS and SASL as it needs (the broker's own
+  // credentials), checked at each connection.
+  client::ClientSecurity security;
   std::chrono::milliseconds max_wait{500};      // replica.fetch.wait.max.ms
   int32_t min_bytes = 1;                        // replica.fetch.min.bytes
   int32_t max_bytes = 10 << 20;                 // replica.fetch.response.max.bytes

@@ -56,7 +56,7 @@ struct ReplicaManagerOptions {
   std::function<int64_t()> broker_epoch;  // the registration AlterPartition names
   bool fetch_from_leaders = true;
   // The leaders' listener the fetchers connect to (inter.broker.listener.name; empty:
-  // the first listener the leader registered). It must be PLAINTEXT.
+  // the first listener the leader registered), of any protocol (fetchers.fetcher.security).
   std::string inter_broker_listener;
   ReplicaFetcherManagerOptions fetchers;
   int64_t replica_lag_time_max_ms = 30000;  // replica.lag.time.max.ms

@@ -36,14 +36,7 @@ as() {  # as USER kcat-args...: kcat over SASL_SSL with SCRAM-SHA-512
   timeout 30 kcat -b "$BS" -X security.protocol=SASL_SSL -X sasl.mechanism=SCRAM-SHA-512 -X sasl.username="$user" \
     -X sasl.password="$password" -X ssl.ca.location="$CA" "$@"
 }
-cat > "$DIR/admin-java.properties" <<PROPS
-security.protocol=SASL_SSL
-sasl.mechanism=SCRAM-SHA-512
-sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password="$ADMIN_PASSWORD";
-ssl.truststore.type=PEM
-ssl.truststore.location=$CA
-PROPS
-acls() { kafka_tool org.apache.kafka.tools.AclCommand --bootstrap-server "$BS" --command-config "$DIR/admin-java.properties" "$@"; }
+acls() { kafka_tool org.apache.kafka.tools.AclCommand --bootstrap-server "$BS" --command-config "$DIR/admin.properties" "$@"; }
 
 # 1. kafka-acls: alice may write to and read orders, in group g1.
 acls --add --allow-principal User:alice --operation Write --operation Read --topic orders > /dev/null ||
@@ -77,13 +70,13 @@ echo again | as alice -P -t orders -X acks=all || fail "alice could not write on
 echo log | as bob -P -t logs-app -X acks=all || fail "bob could not write to logs-app under the prefixed binding"
 # 6. Refusals that write nothing: CreateTopics and DeleteTopics without Create and Delete.
 before=$("$S" topics list -o json | jq -c '[.[].name] | sort')
-if kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$BS" --command-config <(sed "s/\"admin\"/\"alice\"/; s/password=\"[^\"]*\"/password=\"alice-secret\"/" "$DIR/admin-java.properties") \
+if kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$BS" --command-config <(sed "s/\"admin\"/\"alice\"/; s/password=\"[^\"]*\"/password=\"alice-secret\"/" "$DIR/admin.properties") \
     --create --topic alices --partitions 1 --replication-factor 1 > "$DIR/create.out" 2>&1; then
   fail "alice created a topic"
 fi
 grep -q "TopicAuthorizationException\|ClusterAuthorizationException\|not authorized" "$DIR/create.out" ||
   fail "alice's CreateTopics refusal: $(tail -3 "$DIR/create.out")"
-if kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$BS" --command-config <(sed "s/\"admin\"/\"bob\"/; s/password=\"[^\"]*\"/password=\"bob-secret\"/" "$DIR/admin-java.properties") \
+if kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$BS" --command-config <(sed "s/\"admin\"/\"bob\"/; s/password=\"[^\"]*\"/password=\"bob-secret\"/" "$DIR/admin.properties") \
     --delete --topic logs-app > "$DIR/delete.out" 2>&1; then
   fail "bob deleted a topic"
 fi

@@ -35,14 +35,6 @@ run ProducerTest codecs "$BS" || fail "ProducerTest codecs"
 run ConsumerGroupTest "$BS" || fail "ConsumerGroupTest"
 
 # kill -9 of partition 0's leader while the producer has records in flight.
-"$S" topics create killed --partitions 3 --replication-factor 3 --config min.insync.replicas=2 > /dev/null
-run ProducerTest produce "$BS" killed 20000 "$DIR/acked" &
-producer=$!
-BACKGROUND+=("$producer")
-kill_leader_after "$DIR/acked" 3000 "$producer" killed
-wait "$producer" || fail "ProducerTest produce across the kill"
-"$CLUSTER" start --dir "$DIR" "$KILLED" > /dev/null
-run ProducerTest verify "$BS" killed "$DIR/acked" || fail "ProducerTest verify"
-[[ $(wc -l < "$DIR/acked") == 20000 ]] || fail "$(wc -l < "$DIR/acked") of 20000 acknowledged"
+java_producer_across_leader_kill killed "$BS"
 
 finish "Java client test"

@@ -5,7 +5,10 @@
 # key made here (its JWK in the brokers' sasl.oauthbearer.jwks.endpoint.url), produce,
 # consume in a group and administer; a wrong password, an unknown user and an expired
 # token are refused with SaslAuthenticationException and nothing is stored
-# (java/SaslTest.java).
+# (java/SaslTest.java). Then an idempotent producer as the admin (the cluster's
+# admin.properties) across a kill -9 of a partition leader, while the followers
+# replicate over the SASL_SSL inter-broker listener (PLAIN as User:broker): every
+# acknowledged value stored, none twice (java/ProducerTest.java).
 # Usage: java_sasl_test.sh <bin dir> <strata-cluster>
 set -euo pipefail
 export STRATA_BIN_DIR=${1:?usage: $0 <bin dir> <strata-cluster>}
@@ -27,7 +30,7 @@ start_cluster java-sasl-test --controllers 1 --brokers 3 --secure --override gro
 trap 'stop_cluster; rm -rf "$KEYS"' EXIT
 export STRATA_COMMAND_CONFIG=$DIR/admin.properties
 javac -Xlint:-options -nowarn -d "$DIR/classes" -cp "$KAFKA_LIBS/*" "$HERE"/java/Check.java "$HERE"/java/SaslTest.java \
-  "$HERE"/java/TestTokenHandler.java 2>&1 |
+  "$HERE"/java/TestTokenHandler.java "$HERE"/java/ProducerTest.java 2>&1 |
   grep -v '^Note:' >&2 || true
 [[ -f $DIR/classes/SaslTest.class ]] || { echo "javac failed" >&2; exit 1; }
 SASL_SSL=$(sed -n 's/^bootstrap.servers=//p' "$DIR/cluster.env")
@@ -46,4 +49,14 @@ run SaslTest oauth "$SASL_SSL" "$CA" "$KEYS/key.pem" 30 || fail "SaslTest oauth"
 run SaslTest oauth-refused "$SASL_SSL" "$CA" "$KEYS/key.pem" -600 || fail "SaslTest oauth-refused (an expired token)"
 stored=$(timeout 60 kcat -F "$DIR/client.properties" -C -t java-sasl -e -q -o beginning | grep -c must-not-arrive || true)
 [[ $stored == 0 ]] || fail "a refused producer's record was stored"
+
+# kill -9 of partition 0's leader while the producer has records in flight: the
+# followers fetch over SASL_SSL (the only listeners are SASL_SSL and SASL_PLAINTEXT).
+grep -q '^inter.broker.listener.name=SASL_SSL$' "$DIR/node-2/server.properties" || fail "SASL_SSL is not the inter-broker listener"
+export STRATA_JAVA_CLIENT_CONFIG=$DIR/admin.properties
+java_producer_across_leader_kill killed "$SASL_SSL"
+# The restarted broker catches up over SASL_SSL: every partition's ISR has all three again.
+in_sync() { "$S" topics describe killed -o json | jq -e 'all(.[0].partitions[]; (.isr | length) == 3)' > /dev/null; }
+for _ in $(seq 300); do in_sync && break; sleep 0.1; done  # polling the ISR, bounded
+in_sync || fail "the restarted broker did not rejoin every ISR over SASL_SSL"
 finish "java_sasl"

@@ -62,3 +62,21 @@ kill_leader_after() {
   echo "killing broker $KILLED (partition 0's leader) after $(wc -l < "$file") acknowledgements"
   "$CLUSTER" kill --dir "$DIR" "$KILLED"
 }
+
+# java_producer_across_leader_kill TOPIC BOOTSTRAP: an idempotent Java producer
+# (java/ProducerTest.java in $DIR/classes, started with the script's own `run`) sends
+# 20000 values to the new topic TOPIC (RF 3, min.insync.replicas=2) while partition 0's
+# leader is killed with -9 after 3000 acknowledgements; the broker is restarted, and every
+# acknowledged value must be stored once.
+java_producer_across_leader_kill() {
+  local topic=$1 bootstrap=$2 producer
+  "$S" topics create "$topic" --partitions 3 --replication-factor 3 --config min.insync.replicas=2 > /dev/null
+  run ProducerTest produce "$bootstrap" "$topic" 20000 "$DIR/acked" &
+  producer=$!
+  BACKGROUND+=("$producer")
+  kill_leader_after "$DIR/acked" 3000 "$producer" "$topic"
+  wait "$producer" || fail "ProducerTest produce across the kill"
+  "$CLUSTER" start --dir "$DIR" "$KILLED" > /dev/null
+  run ProducerTest verify "$bootstrap" "$topic" "$DIR/acked" || fail "ProducerTest verify"
+  [[ $(wc -l < "$DIR/acked") == 20000 ]] || fail "$(wc -l < "$DIR/acked") of 20000 acknowledged"
+}

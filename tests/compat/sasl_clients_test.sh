@@ -27,14 +27,7 @@ ADMIN_PASSWORD=$(env_value sasl.password)
 # Users: alice (SCRAM-SHA-256) with the strata CLI; carol (SCRAM-SHA-512) with kafka-configs.
 echo alice-secret > "$DIR/alice.password"
 "$S" users set alice --mechanism SCRAM-SHA-256 --password-file "$DIR/alice.password" > /dev/null
-cat > "$DIR/admin-java.properties" <<PROPS
-security.protocol=SASL_SSL
-sasl.mechanism=SCRAM-SHA-512
-sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password="$ADMIN_PASSWORD";
-ssl.truststore.type=PEM
-ssl.truststore.location=$CA
-PROPS
-kafka_tool org.apache.kafka.tools.ConfigCommand --bootstrap-server "$SASL_SSL" --command-config "$DIR/admin-java.properties" \
+kafka_tool org.apache.kafka.tools.ConfigCommand --bootstrap-server "$SASL_SSL" --command-config "$DIR/admin.properties" \
   --alter --entity-type users --entity-name carol --add-config 'SCRAM-SHA-512=[iterations=8192,password=carol-secret]' \
   || fail "kafka-configs could not set carol's SCRAM-SHA-512 credential"
 described=$("$S" users describe alice carol -o json)

@@ -219,3 +219,70 @@ TEST(ServerConfig, AConfigFileThatCannotBeReadIsAReadErrorNotAnEmptyConfig) {
 
 }  // namespace
 }  // namespace strata::server
+
+namespace strata::server {
+namespace {
+
+// The inter-broker listener may be SASL_SSL: the fetchers' client side is the listener's
+// truststore and keystore, sasl.mechanism.inter.broker.protocol and the broker's own
+// username and password from the listener's JAAS entry for that mechanism.
+TEST(ServerConfig, ASaslSslInterBrokerListenerGivesTheFetchersTheirSecurity) {
+  testing::TempDir dir;
+  const std::string ca = dir.Sub("ca.pem"), keystore = dir.Sub("node.pem");
+  for (const std::string& file : {ca, keystore}) {  // only their being readable is checked here
+    std::FILE* f = std::fopen(file.c_str(), "w");
+    ASSERT_NE(f, nullptr) << file;
+    std::fclose(f);
+  }
+  const std::string base =
+      "node.id=2\nprocess.roles=broker\ncontroller.quorum.voters=1@h:9093\nmetadata.log.dir=/m\nlog.dirs=/d\n"
+      "listeners=CLIENTS://h:9092,REPLICATION://h:9094\n"
+      "listener.security.protocol.map=CLIENTS:SASL_SSL,REPLICATION:SASL_SSL\ninter.broker.listener.name=REPLICATION\n"
+      "ssl.keystore.location=" + keystore + "\nlistener.name.replication.ssl.truststore.location=" + ca + "\n"
+      "sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-512\n"
+      "listener.name.clients.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
+      "user_alice=\"a\";\n"
+      "listener.name.replication.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule "
+      "required user_broker=\"b\";\n";
+  const std::string scram_jaas =
+      "listener.name.replication.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule "
+      "required username=\"broker\" password=\"broker-secret\";\n";
+  auto c = ServerConfig::Parse(base + "sasl.mechanism.inter.broker.protocol=SCRAM-SHA-512\n" + scram_jaas +
+                                   "ssl.endpoint.identification.algorithm=\n",
+                               "b.properties");
+  ASSERT_TRUE(c.ok()) << c.status();
+  auto s = c->InterBrokerSecurity();
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->protocol, "SASL_SSL");
+  EXPECT_EQ(s->truststore_pem, ca);
+  EXPECT_EQ(s->keystore_pem, keystore);
+  EXPECT_FALSE(s->verify_hostname);
+  EXPECT_EQ(s->sasl_mechanism, "SCRAM-SHA-512");
+  EXPECT_EQ(s->username, "broker");
+  EXPECT_EQ(s->password, "broker-secret");
+
+  struct Case {
+    std::string text;
+    std::string words;
+  } cases[] = {
+      {base + scram_jaas, "sasl.mechanism.inter.broker.protocol is GSSAPI (Kafka's default), which is not supported"},
+      {base + "sasl.mechanism.inter.broker.protocol=SCRAM-SHA-256\n" + scram_jaas,
+       "SCRAM-SHA-256 is not among the listener's sasl.enabled.mechanisms"},
+      {base + "sasl.mechanism.inter.broker.protocol=SCRAM-SHA-512\n",
+       "listener.name.replication.scram-sha-512.sasl.jaas.config must give the broker's own username and password"},
+      {base + "sasl.mechanism.inter.broker.protocol=PLAIN\n",
+       "listener.name.replication.plain.sasl.jaas.config must give the broker's own username and password"},
+      {base + "sasl.mechanism.inter.broker.protocol=SCRAM-SHA-512\n" + scram_jaas +
+           "listener.name.replication.ssl.truststore.location=/no/such/ca.pem\n",
+       "the inter-broker listener REPLICATION: ssl.truststore.location /no/such/ca.pem cannot be read"},
+      {base + "ssl.endpoint.identification.algorithm=http\n", "https or empty"},
+  };
+  for (const auto& k : cases) {
+    auto parsed = ServerConfig::Parse(k.text, "b.properties");
+    ASSERT_FALSE(parsed.ok()) << k.text;
+    EXPECT_NE(parsed.status().message().find(k.words), absl::string_view::npos) << parsed.status();
+  }
+}
+
+}  // namespace
+}  // namespace strata::server

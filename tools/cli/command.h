@@ -68,7 +68,8 @@ struct Context {
   Admin& admin;
   bool as_json = false;
   // The brokers' listener for the commands that talk to brokers (groups, topics describe
-  // --tiers); empty: each broker's first PLAINTEXT listener (kafka_call.h BrokerEndpoints).
+  // --tiers); empty: each broker's first listener of the client config's protocol
+  // (kafka_call.h BrokerEndpoints).
   std::string listener;
 };
 

@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <map>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -14,6 +15,7 @@ absl::StatusOr<CommandConfig> ReadCommandConfig(const std::string& path) {
   std::ifstream in(path);
   if (!in) return absl::NotFoundError(absl::StrCat("cannot read the command config ", path));
   std::map<std::string, std::string> values;
+  std::map<std::string, int> lines;
   int number = 0;
   for (std::string line; std::getline(in, line);) {
     ++number;
@@ -24,30 +26,30 @@ absl::StatusOr<CommandConfig> ReadCommandConfig(const std::string& path) {
       return absl::InvalidArgumentError(absl::StrCat(path, " line ", number, ": '", text, "' is not key=value"));
     }
     std::string key(absl::StripAsciiWhitespace(text.substr(0, eq)));
-    std::string value(absl::StripAsciiWhitespace(text.substr(eq + 1)));
-    if (key != "security.protocol" && key != "ssl.keystore.location" && key != "ssl.truststore.location" &&
-        key != "ssl.keystore.type" && key != "ssl.truststore.type") {
-      return absl::InvalidArgumentError(absl::StrCat(path, " line ", number, ": '", key, "' is not a setting strata reads"));
-    }
-    if ((key == "ssl.keystore.type" || key == "ssl.truststore.type") && value != "PEM") {
-      return absl::InvalidArgumentError(absl::StrCat(path, " line ", number, ": ", key, " must be PEM"));
-    }
-    values[key] = value;
+    values[key] = std::string(absl::StripAsciiWhitespace(text.substr(eq + 1)));
+    lines[key] = number;
   }
-  std::string protocol = values.count("security.protocol") ? values["security.protocol"] : "PLAINTEXT";
-  if (protocol == "SSL") {
-    config.controller_tls = {.keystore = values["ssl.keystore.location"], .truststore = values["ssl.truststore.location"]};
-    if (config.controller_tls.keystore.empty() || config.controller_tls.truststore.empty()) {
+  std::set<std::string> used;
+  auto security = client::ClientSecurityFromProperties(values, &used);
+  if (!security.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", security.status().message()));
+  for (const auto& [key, value] : values) {
+    if (!used.count(key)) {
       return absl::InvalidArgumentError(
-          absl::StrCat(path, ": security.protocol=SSL needs ssl.keystore.location and ssl.truststore.location (the "
-                             "controllers require a client certificate)"));
+          absl::StrCat(path, " line ", lines[key], ": '", key, "' is not a setting strata reads"));
+    }
+  }
+  config.broker_security = *std::move(security);
+  if (config.broker_security.tls()) {
+    config.controller_tls = {.keystore = config.broker_security.keystore_pem,
+                             .truststore = config.broker_security.truststore_pem};
+    if (config.controller_tls.keystore.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": security.protocol=", config.broker_security.protocol,
+          " needs ssl.keystore.location and ssl.truststore.location (the controllers require a client certificate)"));
     }
     if (absl::Status files = security::CheckTlsFiles(config.controller_tls); !files.ok()) {
       return absl::Status(files.code(), absl::StrCat(path, ": ", files.message()));
     }
-  } else if (protocol != "PLAINTEXT") {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": security.protocol=", protocol, " is not PLAINTEXT or SSL (the controllers' protocols)"));
   }
   return config;
 }

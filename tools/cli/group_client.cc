@@ -68,7 +68,7 @@ absl::StatusOr<Coordinator> GroupClient::FindCoordinator(const std::string& grou
 
 absl::StatusOr<Coordinator> GroupClient::FindCoordinatorUntil(const std::string& group, Clock::time_point deadline) {
   if (auto known = coordinators_.find(group); known != coordinators_.end()) return known->second;
-  if (brokers_.empty()) return absl::UnavailableError("the cluster has no broker with a PLAINTEXT endpoint");
+  if (brokers_.empty()) return absl::UnavailableError(absl::StrCat("the cluster has no broker with a ", BrokerSecurity().protocol, " endpoint"));
   std::chrono::milliseconds delay(100);
   kafka::FindCoordinatorRequest request;
   request.key = group;
@@ -128,7 +128,7 @@ absl::StatusOr<Answer> GroupClient::AtCoordinator(const std::string& group, Call
 
 absl::StatusOr<std::vector<ListedGroup>> GroupClient::ListGroups(int32_t broker) {
   auto endpoint = brokers_.find(broker);
-  if (endpoint == brokers_.end()) return absl::NotFoundError(absl::StrCat("broker ", broker, " has no PLAINTEXT endpoint"));
+  if (endpoint == brokers_.end()) return absl::NotFoundError(absl::StrCat("broker ", broker, " has no ", BrokerSecurity().protocol, " endpoint"));
   const Clock::time_point deadline = Clock::now() + retry_for_;
   std::chrono::milliseconds delay(100);
   while (true) {

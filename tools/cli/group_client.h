@@ -52,7 +52,7 @@ absl::Status KafkaErrorStatus(int16_t error_code, const std::string& message = "
 
 class GroupClient {
  public:
-  // brokers: every broker's endpoint on one PLAINTEXT listener (BrokerEndpoints), by broker id.
+  // brokers: every broker's endpoint on one listener (BrokerEndpoints), by broker id.
   GroupClient(std::map<int32_t, Endpoint> brokers, std::chrono::milliseconds retry_for);
 
   // The group's coordinator (asked once, then again only after it failed a request).

@@ -31,8 +31,9 @@ absl::StatusOr<GroupsSession> OpenGroupsSession(const Context& ctx) {
   }
   std::map<int32_t, Endpoint> brokers = BrokerEndpoints(cluster, ctx.listener);
   if (brokers.empty() && !ctx.listener.empty()) {
-    return absl::UnavailableError(absl::StrCat("no broker has a PLAINTEXT listener named ", ctx.listener,
-                                               " (--listener, STRATA_LISTENER)"));
+    return absl::UnavailableError(absl::StrCat("no broker has a ", BrokerSecurity().protocol, " listener named ",
+                                               ctx.listener, " (--listener, STRATA_LISTENER; --command-config's "
+                                               "security.protocol)"));
   }
   return GroupsSession{brokers, GroupClient(brokers, kCoordinatorWait)};
 }

@@ -1,9 +1,12 @@
 #pragma once
 // How the strata CLI asks a broker what only a broker knows (a leader's log offsets, the
-// groups a coordinator holds): the brokers' endpoints on one PLAINTEXT listener from the
-// controllers' DescribeCluster, and one request-response exchange over the Kafka protocol, encoded
-// and decoded with proto/kafka's codecs on a blocking KafkaConnection.
-// Not thread-safe (values and functions; each connection belongs to its caller).
+// groups a coordinator holds): the brokers' endpoints on one listener of the client
+// config's security.protocol (PLAINTEXT unless --command-config says otherwise) from the
+// controllers' DescribeCluster, and one request-response exchange over the Kafka
+// protocol, encoded and decoded with proto/kafka's codecs on a blocking KafkaConnection
+// (TLS and SASL as the client config says).
+// Not thread-safe: SetBrokerSecurity once, before any command runs; each connection
+// belongs to its caller.
 
 #include <chrono>
 #include <compare>
@@ -34,9 +37,14 @@ struct TopicPartition {
 // How long a broker may take to answer one request.
 inline constexpr std::chrono::seconds kBrokerTimeout{10};
 
-// Each broker's endpoint on `listener` (a PLAINTEXT listener, by name, e.g. EXTERNAL from
-// outside a compose network), or with listener empty its first PLAINTEXT endpoint; a
-// broker without one is left out.
+// How this run of the CLI connects to brokers (the client config's security.protocol,
+// TLS files and SASL credentials); PLAINTEXT until set.
+void SetBrokerSecurity(client::ClientSecurity security);
+const client::ClientSecurity& BrokerSecurity();
+
+// Each broker's endpoint on `listener` (by name, e.g. EXTERNAL from outside a compose
+// network; its protocol must be BrokerSecurity()'s), or with listener empty its first
+// endpoint of BrokerSecurity()'s protocol; a broker without one is left out.
 std::map<int32_t, Endpoint> BrokerEndpoints(const admin::v1::DescribeClusterResponse& cluster,
                                             const std::string& listener);
 

@@ -63,7 +63,7 @@ std::map<TopicPartition, absl::StatusOr<int64_t>> ListOffsetsAtLeaders(const std
     if (leader < 0) {
       out.emplace(tp, absl::UnavailableError("the partition has no leader"));
     } else if (!endpoints.count(leader)) {
-      out.emplace(tp, absl::UnavailableError(absl::StrCat("its leader, broker ", leader, ", has no PLAINTEXT endpoint")));
+      out.emplace(tp, absl::UnavailableError(absl::StrCat("its leader, broker ", leader, ", has no ", BrokerSecurity().protocol, " endpoint")));
     } else {
       by_leader[leader].push_back(tp);
     }

@@ -32,6 +32,7 @@
 #include "CLI/CLI.hpp"
 #include "tools/cli/command.h"
 #include "tools/cli/command_config.h"
+#include "tools/cli/kafka_call.h"
 
 int main(int argc, char** argv) {
   using namespace strata::cli;
@@ -51,8 +52,9 @@ int main(int argc, char** argv) {
                  "for mutual TLS to the controllers (default: $STRATA_COMMAND_CONFIG)");
   app.add_option("--output,-o", output, "table (default) or json")->check(CLI::IsMember({"table", "json"}));
   app.add_option("--listener", listener,
-                 "The brokers' PLAINTEXT listener (by name) that commands talking to brokers use (groups, topics "
-                 "describe --tiers); default $STRATA_LISTENER, else each broker's first PLAINTEXT listener");
+                 "The brokers' listener (by name) that commands talking to brokers use (groups, topics describe "
+                 "--tiers), of the command config's security.protocol; default $STRATA_LISTENER, else each broker's "
+                 "first listener of that protocol");
 
   Commands commands;
   for (auto add : {AddClusterCommands, AddQuorumCommands, AddTopicsCommands, AddConfigsCommands, AddLeadersCommands,
@@ -81,6 +83,7 @@ int main(int argc, char** argv) {
     std::cerr << "strata: " << client_config.status().message() << std::endl;
     return kExitUsage;
   }
+  strata::cli::SetBrokerSecurity(client_config->broker_security);
   Admin admin(bootstrap, strata::security::ChannelCredentials(client_config->controller_tls));
   const Context context{admin, output == "json", listener};
   for (const Command& command : commands) {

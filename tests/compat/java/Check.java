@@ -48,8 +48,23 @@ final class Check {
     return true;
   }
 
-  static Properties producerProps(String bootstrap) {
+  // The client config file named by $STRATA_JAVA_CLIENT_CONFIG (security.protocol, ssl.*,
+  // sasl.*: a --secure cluster's admin.properties), else nothing: every client of a test
+  // then connects as that file says.
+  static Properties clientConfig() {
     Properties p = new Properties();
+    String path = System.getenv("STRATA_JAVA_CLIENT_CONFIG");
+    if (path == null || path.isEmpty()) return p;
+    try (java.io.Reader in = java.nio.file.Files.newBufferedReader(java.nio.file.Path.of(path))) {
+      p.load(in);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return p;
+  }
+
+  static Properties producerProps(String bootstrap) {
+    Properties p = clientConfig();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
@@ -63,7 +78,7 @@ final class Check {
   }
 
   static KafkaConsumer<String, String> consumer(String bootstrap, Map<String, String> extra) {
-    Properties p = new Properties();
+    Properties p = clientConfig();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
     p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
@@ -74,7 +89,7 @@ final class Check {
   }
 
   static Admin admin(String bootstrap) {
-    Properties p = new Properties();
+    Properties p = clientConfig();
     p.put("bootstrap.servers", bootstrap);
     p.put("default.api.timeout.ms", "30000");
     return Admin.create(p);
