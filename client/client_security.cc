@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <fstream>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "security/jaas_config.h"
 #include "security/scram.h"
 
@@ -82,6 +85,33 @@ absl::StatusOr<ClientSecurity> ClientSecurityFromProperties(const std::map<std::
   if (s.sasl() && s.sasl_mechanism.empty()) s.sasl_mechanism = "GSSAPI";  // Kafka's default, refused below
   if (absl::Status valid = ValidateClientSecurity(s); !valid.ok()) return valid;
   return s;
+}
+
+absl::StatusOr<ClientSecurity> ReadClientConfig(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read the client config ", path));
+  std::map<std::string, std::string> values;
+  std::map<std::string, int> lines;
+  int number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++number;
+    absl::string_view text = absl::StripAsciiWhitespace(line);
+    if (text.empty() || text.front() == '#' || text.front() == '!') continue;
+    size_t eq = text.find('=');
+    if (eq == absl::string_view::npos) return Invalid(absl::StrCat(path, " line ", number, ": not key=value"));
+    std::string key(absl::StripAsciiWhitespace(text.substr(0, eq)));
+    values[key] = std::string(absl::StripAsciiWhitespace(text.substr(eq + 1)));
+    lines[key] = number;
+  }
+  std::set<std::string> used;
+  auto security = ClientSecurityFromProperties(values, &used);
+  if (!security.ok()) return Invalid(absl::StrCat(path, ": ", security.status().message()));
+  for (const auto& [key, value] : values) {
+    if (!used.count(key)) {
+      return Invalid(absl::StrCat(path, " line ", lines[key], ": '", key, "' is not a setting strata reads"));
+    }
+  }
+  return security;
 }
 
 }  // namespace strata::client

@@ -51,4 +51,9 @@ absl::Status ValidateClientSecurity(const ClientSecurity& security);
 absl::StatusOr<ClientSecurity> ClientSecurityFromProperties(const std::map<std::string, std::string>& properties,
                                                             std::set<std::string>* used = nullptr);
 
+// A client config file (Java properties: key=value lines, # and ! comments), as Kafka's
+// tools take with --command-config: its settings, any key other than the ones above an
+// error naming its line. NOT_FOUND when the file cannot be read.
+absl::StatusOr<ClientSecurity> ReadClientConfig(const std::string& path);
+
 }  // namespace strata::client

@@ -730,8 +730,8 @@ absl::Status ApplyListenerSetting(const std::string& key, const std::string& val
 
 }  // namespace
 
-const std::string& ServerConfig::ListenerSetting(const std::string& listener, const std::string& setting,
-                                                 const std::string& global) const {
+std::string ServerConfig::ListenerSetting(const std::string& listener, const std::string& setting,
+                                          const std::string& global) const {
   auto l = listener_settings.find(absl::AsciiStrToLower(listener));
   if (l == listener_settings.end()) return global;
   auto v = l->second.find(setting);
@@ -764,16 +764,16 @@ absl::StatusOr<client::ClientSecurity> ServerConfig::InterBrokerSecurity() const
           "sasl.mechanism.inter.broker.protocol is GSSAPI (Kafka's default), which is not supported: set PLAIN, "
           "SCRAM-SHA-256 or SCRAM-SHA-512");
     }
-    std::vector<std::string> enabled = absl::StrSplit(
-        ListenerSetting(name, "sasl.enabled.mechanisms", absl::StrJoin(sasl_enabled_mechanisms, ",")), ',',
-        absl::SkipWhitespace());
+    const std::string enabled_text =
+        ListenerSetting(name, "sasl.enabled.mechanisms", absl::StrJoin(sasl_enabled_mechanisms, ","));
+    std::vector<std::string> enabled = absl::StrSplit(enabled_text, ',', absl::SkipWhitespace());
     for (std::string& m : enabled) m = std::string(absl::StripAsciiWhitespace(m));
     if (std::find(enabled.begin(), enabled.end(), s.sasl_mechanism) == enabled.end()) {
       return absl::InvalidArgumentError(absl::StrCat("sasl.mechanism.inter.broker.protocol ", s.sasl_mechanism,
                                                      " is not among the listener's sasl.enabled.mechanisms"));
     }
     const std::string jaas_key = absl::StrCat(absl::AsciiStrToLower(s.sasl_mechanism), ".sasl.jaas.config");
-    const std::string& text = ListenerSetting(name, jaas_key, "");
+    const std::string text = ListenerSetting(name, jaas_key, "");
     auto jaas = security::ParseJaasConfig(text);
     if (text.empty() || !jaas.ok() || !jaas->options.count("username") || !jaas->options.count("password")) {
       return absl::InvalidArgumentError(absl::StrCat("listener.name.", absl::AsciiStrToLower(name), ".", jaas_key,

@@ -168,9 +168,9 @@ struct ServerConfig {
   std::map<std::string, std::string> listener_security_protocol_map = {{"PLAINTEXT", "PLAINTEXT"}, {"SSL", "SSL"}};
 
   // The value of setting for a listener: listener.name.<listener>.<setting> when set,
-  // else `global` (the setting's own value).
-  const std::string& ListenerSetting(const std::string& listener, const std::string& setting,
-                                     const std::string& global) const;
+  // else `global` (the setting's own value). A copy: `global` is often a temporary.
+  std::string ListenerSetting(const std::string& listener, const std::string& setting,
+                              const std::string& global) const;
   // The security protocol of the controllers' gRPC port (PLAINTEXT or SSL).
   std::string ControllerSecurityProtocol() const;
   // How this broker connects to the other brokers' inter-broker listener: its protocol,

@@ -227,8 +227,8 @@ int RunConsume(const ConsumeOptions& options, std::ostream& out, std::ostream& e
   const auto timeout = std::chrono::milliseconds(options.timeout_ms);
   TopicMetadata metadata;
   std::vector<PartitionInfo> partitions;
-  if (auto code = ResolveTopic(options.bootstrap_servers, options.topic, options.partitions, timeout, err, &metadata,
-                               &partitions)) {
+  if (auto code = ResolveTopic(options.bootstrap_servers, options.topic, options.partitions, timeout, options.security,
+                               err, &metadata, &partitions)) {
     return *code;
   }
 

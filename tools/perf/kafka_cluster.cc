@@ -43,8 +43,9 @@ absl::Status BadResponse(const KafkaResponse& response, const std::string& broke
                                           " response from ", broker, ": ", why));
 }
 
-absl::StatusOr<BrokerConnection> ConnectBroker(const std::string& host, int port, std::chrono::milliseconds timeout) {
-  auto connection = KafkaConnection::Connect(host, port, timeout);
+absl::StatusOr<BrokerConnection> ConnectBroker(const std::string& host, int port, std::chrono::milliseconds timeout,
+                                               const client::ClientSecurity& security) {
+  auto connection = KafkaConnection::Connect(host, port, timeout, security);
   if (!connection.ok()) return connection.status();
   std::string body;
   kafka::Writer writer(&body);
@@ -69,13 +70,14 @@ absl::StatusOr<BrokerConnection> ConnectBroker(const std::string& host, int port
 }
 
 absl::StatusOr<TopicMetadata> FetchTopicMetadata(absl::string_view bootstrap_servers, const std::string& topic,
-                                                 std::chrono::milliseconds timeout) {
+                                                 std::chrono::milliseconds timeout,
+                                                 const client::ClientSecurity& security) {
   std::string failures;
   for (absl::string_view server : absl::StrSplit(bootstrap_servers, ',', absl::SkipWhitespace())) {
     std::string host;
     int port = 0;
     if (absl::Status s = ParseHostPort(server, &host, &port); !s.ok()) return s;
-    auto broker = ConnectBroker(host, port, timeout);
+    auto broker = ConnectBroker(host, port, timeout, security);
     if (!broker.ok()) {
       absl::StrAppend(&failures, failures.empty() ? "" : "; ", broker.status().message());
       continue;
@@ -98,6 +100,7 @@ absl::StatusOr<TopicMetadata> FetchTopicMetadata(absl::string_view bootstrap_ser
 
     TopicMetadata out;
     out.topic = topic;
+    out.security = security;
     for (const auto& b : response->brokers) out.brokers[b.node_id] = BrokerAddress{b.host, b.port};
     const kafka::MetadataResponse::Topic* found = nullptr;
     for (const auto& t : response->topics) {
@@ -154,9 +157,10 @@ std::map<int32_t, std::vector<PartitionInfo>> GroupByLeader(const std::vector<Pa
 }
 
 std::optional<int> ResolveTopic(absl::string_view bootstrap_servers, const std::string& topic,
-                                absl::string_view partition_spec, std::chrono::milliseconds timeout, std::ostream& err,
-                                TopicMetadata* metadata, std::vector<PartitionInfo>* partitions) {
-  auto fetched = FetchTopicMetadata(bootstrap_servers, topic, timeout);
+                                absl::string_view partition_spec, std::chrono::milliseconds timeout,
+                                const client::ClientSecurity& security, std::ostream& err, TopicMetadata* metadata,
+                                std::vector<PartitionInfo>* partitions) {
+  auto fetched = FetchTopicMetadata(bootstrap_servers, topic, timeout, security);
   if (!fetched.ok()) {
     err << "strata-perf: " << fetched.status().message() << "\n";
     return absl::IsNotFound(fetched.status()) ? kExitUsage : kExitFailed;

@@ -41,8 +41,10 @@ struct BrokerConnection {
   ApiVersionSet versions;
 };
 
-// Connects to host:port and negotiates versions with ApiVersions v3.
-absl::StatusOr<BrokerConnection> ConnectBroker(const std::string& host, int port, std::chrono::milliseconds timeout);
+// Connects to host:port (TLS and SASL as `security` says) and negotiates versions with
+// ApiVersions v3.
+absl::StatusOr<BrokerConnection> ConnectBroker(const std::string& host, int port, std::chrono::milliseconds timeout,
+                                               const client::ClientSecurity& security);
 
 struct BrokerAddress {
   std::string host;
@@ -57,15 +59,17 @@ struct PartitionInfo {
 
 struct TopicMetadata {
   std::string topic;
-  std::map<int32_t, BrokerAddress> brokers;  // by node id
+  std::map<int32_t, BrokerAddress> brokers;  // by node id, on the listener asked
   std::vector<PartitionInfo> partitions;     // by partition index
+  client::ClientSecurity security;           // how the brokers were reached (and are again)
 };
 
 // Asks the first of `bootstrap_servers` (host:port,...) that answers for `topic`. A
 // topic error (UNKNOWN_TOPIC_OR_PARTITION, ...) or a partition without a leader is an
 // error naming it.
 absl::StatusOr<TopicMetadata> FetchTopicMetadata(absl::string_view bootstrap_servers, const std::string& topic,
-                                                 std::chrono::milliseconds timeout);
+                                                 std::chrono::milliseconds timeout,
+                                                 const client::ClientSecurity& security);
 
 // `spec` is "all" or a comma-separated list of partition indexes of the topic.
 absl::StatusOr<std::vector<PartitionInfo>> SelectPartitions(const TopicMetadata& metadata, absl::string_view spec);
@@ -74,8 +78,9 @@ absl::StatusOr<std::vector<PartitionInfo>> SelectPartitions(const TopicMetadata&
 // the reason to err and returns the exit code (kExitUsage for an unknown topic or
 // partition, kExitFailed otherwise); nullopt when *metadata and *partitions are set.
 std::optional<int> ResolveTopic(absl::string_view bootstrap_servers, const std::string& topic,
-                                absl::string_view partition_spec, std::chrono::milliseconds timeout, std::ostream& err,
-                                TopicMetadata* metadata, std::vector<PartitionInfo>* partitions);
+                                absl::string_view partition_spec, std::chrono::milliseconds timeout,
+                                const client::ClientSecurity& security, std::ostream& err, TopicMetadata* metadata,
+                                std::vector<PartitionInfo>* partitions);
 
 // The selected partitions grouped by leader node id.
 std::map<int32_t, std::vector<PartitionInfo>> GroupByLeader(const std::vector<PartitionInfo>& partitions);

@@ -19,6 +19,10 @@ void AddCommon(CLI::App* command, CommonOptions& options) {
   command->add_option("--partitions", options.partitions, "all (default) or a list of partitions, 0,2,5");
   command->add_flag("--json", options.json, "Print one JSON object instead of the human lines");
   command
+      ->add_option("--command-config", options.command_config,
+                   "A client config file with Kafka's names (security.protocol, ssl.*, sasl.*), as Kafka's tools take")
+      ->check(CLI::ExistingFile);
+  command
       ->add_option("--timeout-ms", options.timeout_ms,
                    "Longest wait for a response (and for a consume making no progress); default 30000")
       ->check(CLI::Range(1, 3'600'000));
@@ -74,6 +78,24 @@ int main(int argc, char** argv) {
   consume_cmd->add_flag("!--no-fetch-session", consume.fetch_sessions,
                         "Name every partition in every Fetch (default: an incremental fetch session, KIP-227)");
 
+  ConnectOptions connect;
+  CLI::App* connect_cmd = app.add_subcommand(
+      "connect",
+      "Open connections one after another (TCP, TLS and SASL as --command-config says, then ApiVersions); prints "
+      "their latency");
+  connect_cmd
+      ->add_option("--bootstrap-server", connect.bootstrap_servers, "The broker to connect to, host:port (the first)")
+      ->required();
+  connect_cmd->add_option("--num-connections", connect.num_connections, "Connections to open (default 100)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1'000'000}));
+  connect_cmd->add_flag("--json", connect.json, "Print one JSON object instead of the human line");
+  connect_cmd
+      ->add_option("--command-config", connect.command_config,
+                   "A client config file with Kafka's names (security.protocol, ssl.*, sasl.*), as Kafka's tools take")
+      ->check(CLI::ExistingFile);
+  connect_cmd->add_option("--timeout-ms", connect.timeout_ms, "Longest wait for a response; default 30000")
+      ->check(CLI::Range(1, 3'600'000));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -81,6 +103,18 @@ int main(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitUsage;
   }
   std::signal(SIGPIPE, SIG_IGN);  // a broker closing a connection is an error to report, not a signal
+  CommonOptions& common = *produce_cmd   ? static_cast<CommonOptions&>(produce)
+                          : *connect_cmd ? static_cast<CommonOptions&>(connect)
+                                         : static_cast<CommonOptions&>(consume);
+  if (!common.command_config.empty()) {
+    auto security = strata::client::ReadClientConfig(common.command_config);
+    if (!security.ok()) {
+      std::cerr << "strata-perf: " << security.status().message() << std::endl;
+      return kExitUsage;
+    }
+    common.security = *std::move(security);
+  }
   if (*produce_cmd) return RunProduce(produce, std::cout, std::cerr);
+  if (*connect_cmd) return RunConnect(connect, std::cout, std::cerr);
   return RunConsume(consume, std::cout, std::cerr);
 }

@@ -13,6 +13,8 @@
 #include <ostream>
 #include <string>
 
+#include "client/client_security.h"
+
 namespace strata::tools::perf {
 
 enum ExitCode : int {
@@ -27,6 +29,10 @@ struct CommonOptions {
   std::string partitions = "all";  // "all" or "0,2,5"
   bool json = false;               // one JSON object on stdout instead of the human lines
   int32_t timeout_ms = 30'000;     // the longest wait for any response
+  // --command-config: security.protocol, ssl.*, sasl.* (client/client_security.h),
+  // read into `security` before the command runs.
+  std::string command_config;
+  client::ClientSecurity security;
 };
 
 struct ProduceOptions : CommonOptions {
@@ -47,5 +53,13 @@ struct ConsumeOptions : CommonOptions {
   bool fetch_sessions = true;             // incremental fetch sessions (KIP-227), as the Java consumer
 };
 int RunConsume(const ConsumeOptions& options, std::ostream& out, std::ostream& err);
+
+// Opens num_connections connections to the first bootstrap server one after another
+// (TCP, TLS and SASL as the client config says, then ApiVersions) and closes each;
+// prints their latency. The topic and partitions are not used.
+struct ConnectOptions : CommonOptions {
+  int64_t num_connections = 100;
+};
+int RunConnect(const ConnectOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace strata::tools::perf

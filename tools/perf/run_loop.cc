@@ -7,7 +7,7 @@ std::optional<BrokerConnection> ConnectLeader(const TopicMetadata& metadata, int
                                               const std::function<bool(const ApiVersionSet&)>& serves,
                                               absl::string_view needs, std::ostream& err) {
   const BrokerAddress& address = metadata.brokers.at(leader);
-  auto broker = ConnectBroker(address.host, address.port, timeout);
+  auto broker = ConnectBroker(address.host, address.port, timeout, metadata.security);
   if (!broker.ok()) {
     err << "strata-perf: broker " << leader << ": " << broker.status().message() << "\n";
     return std::nullopt;
