@@ -6,8 +6,10 @@
 # client-facing protocol is measured against the same brokers, the same replication and
 # the same authorizer; only the client's connection differs:
 #   1. produce throughput: strata-perf produce of N records of 1 KiB, RF 3, acks=all, 3
-#      partitions, over PLAINTEXT, SSL and SASL_SSL (SCRAM-SHA-512), ROUNDS rounds in
-#      turn (medians printed; each round's figures in its RESULT line);
+#      partitions, over PLAINTEXT, SSL and SASL_SSL (SCRAM-SHA-512), ROUNDS rounds, each
+#      round starting with the next protocol (so that none always runs first on a fresh
+#      page cache or last on a full one); medians printed, each round's figures in its
+#      RESULT line;
 #   2. one record at a time: LAT_N records, one request in flight (--batch-size 1
 #      --max-in-flight 1), RF 3 acks=all, per protocol and round;
 #   3. connection set-up: strata-perf connect, CONNECTIONS connections one after another
@@ -15,9 +17,9 @@
 #      SCRAM-SHA-256 and SCRAM-SHA-512 (credentials of ITERATIONS iterations): a SCRAM
 #      handshake costs the difference against SSL.
 # Prints a table, then `RESULT <kind> key=value ...` lines. Nothing is asserted beyond
-# every record being acknowledged. Takes about 3 minutes on 2 cores with the defaults.
+# every record being acknowledged. Takes about a minute on 2 cores with the defaults.
 # Usage: security_bench.sh <bin dir> <strata-cluster>; from the environment: N (100000),
-#   LAT_N (1000), ROUNDS (3), CONNECTIONS (200), ITERATIONS (4096, Kafka's default).
+#   LAT_N (1000), ROUNDS (5), CONNECTIONS (200), ITERATIONS (4096, Kafka's default).
 set -euo pipefail
 export STRATA_BIN_DIR=${1:?usage: $0 <bin dir> <strata-cluster>}
 CLUSTER=${2:?usage: $0 <bin dir> <strata-cluster>}
@@ -25,7 +27,7 @@ S="$STRATA_BIN_DIR/strata"
 PERF="$STRATA_BIN_DIR/strata-perf"
 N=${N:-100000}
 LAT_N=${LAT_N:-1000}
-ROUNDS=${ROUNDS:-3}
+ROUNDS=${ROUNDS:-5}
 CONNECTIONS=${CONNECTIONS:-200}
 ITERATIONS=${ITERATIONS:-4096}
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/strata-security-bench.XXXXXX")
@@ -88,7 +90,8 @@ perf() {  # perf PROTOCOL strata-perf-args...
 }
 declare -A TP LAT
 for round in $(seq "$ROUNDS"); do
-  for proto in "${PROTOCOLS[@]}"; do
+  for k in 0 1 2; do
+    proto=${PROTOCOLS[$(((round + k) % 3))]}
     out=$(perf "$proto" produce --topic "tp-$proto" --num-records "$N" --record-size 1024 --acks -1)
     [[ $(jq .records_acked <<<"$out") == "$N" ]] || { echo "produce over $proto: $out" >&2; exit 1; }
     rps=$(jq '.records_per_s|round' <<<"$out")
