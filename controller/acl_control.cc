@@ -6,25 +6,11 @@
 
 namespace strata::controller {
 
-security::AclBinding FromProto(const admin::v1::AclBinding& b) {
-  return security::AclBinding{static_cast<security::ResourceType>(b.resource_type()),
-                              b.resource_name(),
-                              static_cast<security::PatternType>(b.pattern_type()),
-                              b.principal(),
-                              b.host(),
-                              static_cast<security::AclOperation>(b.operation()),
-                              static_cast<security::AclPermission>(b.permission_type())};
-}
+security::AclBinding FromProto(const admin::v1::AclBinding& b) { return security::AclBindingOf(b); }
 
 admin::v1::AclBinding ToProto(const security::AclBinding& b) {
   admin::v1::AclBinding out;
-  out.set_resource_type(static_cast<int32_t>(b.resource_type));
-  out.set_resource_name(b.resource_name);
-  out.set_pattern_type(static_cast<int32_t>(b.pattern_type));
-  out.set_principal(b.principal);
-  out.set_host(b.host);
-  out.set_operation(static_cast<int32_t>(b.operation));
-  out.set_permission_type(static_cast<int32_t>(b.permission));
+  security::SetAclBindingFields(b, &out);
   return out;
 }
 
@@ -54,13 +40,7 @@ std::vector<Plan> PlanCreateAcls(const MetadataImage& image, const admin::v1::Cr
       pb::MetadataRecord r;
       pb::AccessControlEntry* a = r.mutable_access_control_entry();
       a->set_id(new_id());
-      a->set_resource_type(proto.resource_type());
-      a->set_resource_name(proto.resource_name());
-      a->set_pattern_type(proto.pattern_type());
-      a->set_principal(proto.principal());
-      a->set_host(proto.host());
-      a->set_operation(proto.operation());
-      a->set_permission_type(proto.permission_type());
+      security::SetAclBindingFields(b, a);
       plan.records.push_back(std::move(r));
     }
     plans.push_back(std::move(plan));

@@ -162,15 +162,7 @@ std::vector<SecurityImage::ScramDescription> SecurityImage::DescribeScramCredent
   return out;
 }
 
-security::AclBinding SecurityImage::BindingOf(const pb::AccessControlEntry& a) {
-  return security::AclBinding{static_cast<security::ResourceType>(a.resource_type()),
-                              a.resource_name(),
-                              static_cast<security::PatternType>(a.pattern_type()),
-                              a.principal(),
-                              a.host(),
-                              static_cast<security::AclOperation>(a.operation()),
-                              static_cast<security::AclPermission>(a.permission_type())};
-}
+security::AclBinding SecurityImage::BindingOf(const pb::AccessControlEntry& a) { return security::AclBindingOf(a); }
 
 std::vector<security::AclBinding> SecurityImage::AclBindings() const {
   std::vector<security::AclBinding> out;

@@ -10,7 +10,8 @@
 #   STRATA_CLUSTER_ID      the cluster id every node is formatted with (required;
 #                          make one with: strata-storage random-uuid)
 #   STRATA_CONFIG_FILE     where the file is written (default /etc/strata/server.properties)
-#   STRATA_LOG_LEVEL, STRATA_MUTEX_DEADLOCK_DETECTION, STRATA_BOOTSTRAP_CONTROLLER
+#   STRATA_LOG_LEVEL, STRATA_MUTEX_DEADLOCK_DETECTION, STRATA_BOOTSTRAP_CONTROLLER,
+#   STRATA_COMMAND_CONFIG (the CLI's client config: the health check's, with mutual TLS)
 # Defaults: metadata.log.dir=/var/lib/strata/metadata and, for a broker,
 # log.dirs=/var/lib/strata/logs.
 # Arguments: none, or strata-server options (e.g. --override key=value) which are passed
@@ -21,7 +22,7 @@ set -euo pipefail
 if [[ $# -gt 0 && $1 != -* ]]; then exec "$@"; fi
 
 config=${STRATA_CONFIG_FILE:-/etc/strata/server.properties}
-not_settings=" CLUSTER_ID CONFIG_FILE LOG_LEVEL MUTEX_DEADLOCK_DETECTION BOOTSTRAP_CONTROLLER "
+not_settings=" CLUSTER_ID CONFIG_FILE LOG_LEVEL MUTEX_DEADLOCK_DETECTION BOOTSTRAP_CONTROLLER COMMAND_CONFIG "
 
 fail() { echo "docker-entrypoint: $*" >&2; exit 1; }
 

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build ccache pkg-config
   libgrpc++-dev protobuf-compiler protobuf-compiler-grpc libprotobuf-dev
-  libabsl-dev librocksdb-dev libssl-dev libasio-dev
+  libabsl-dev librocksdb-dev libssl-dev libasio-dev libcurl4-openssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev prometheus-cpp-dev
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev libjemalloc-dev

@@ -40,6 +40,27 @@ struct AclBinding {
   bool operator==(const AclBinding&) const = default;
 };
 
+// A binding out of a message with Kafka's seven fields as accessors (resource_type(),
+// resource_name(), pattern_type(), principal(), host(), operation(), permission_type():
+// the Admin service's AclBinding, the metadata log's AccessControlEntry), and back.
+template <typename Message>
+AclBinding AclBindingOf(const Message& m) {
+  return AclBinding{static_cast<ResourceType>(m.resource_type()), m.resource_name(),
+                    static_cast<PatternType>(m.pattern_type()),   m.principal(),
+                    m.host(),                                     static_cast<AclOperation>(m.operation()),
+                    static_cast<AclPermission>(m.permission_type())};
+}
+template <typename Message>
+void SetAclBindingFields(const AclBinding& b, Message* m) {
+  m->set_resource_type(static_cast<int32_t>(b.resource_type));
+  m->set_resource_name(b.resource_name);
+  m->set_pattern_type(static_cast<int32_t>(b.pattern_type));
+  m->set_principal(b.principal);
+  m->set_host(b.host);
+  m->set_operation(static_cast<int32_t>(b.operation));
+  m->set_permission_type(static_cast<int32_t>(b.permission));
+}
+
 // A DescribeAcls or DeleteAcls filter. nullopt names match any value.
 struct AclFilter {
   ResourceType resource_type = ResourceType::kAny;

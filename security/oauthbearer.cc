@@ -1,7 +1,5 @@
 #include "security/oauthbearer.h"
 
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -29,47 +27,7 @@ std::string KidOf(absl::string_view token) {
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<JwksFile>> JwksFile::Open(const std::string& url, std::chrono::milliseconds refresh) {
-  absl::string_view path = url;
-  if (!absl::ConsumePrefix(&path, "file://") && !absl::StartsWith(path, "/")) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("sasl.oauthbearer.jwks.endpoint.url '", url, "': only a file (file:///path) is supported"));
-  }
-  std::shared_ptr<JwksFile> file(new JwksFile(std::string(path), refresh));
-  auto keys = file->Read();
-  if (!keys.ok()) return keys.status();
-  absl::MutexLock lock(&file->mu_);
-  file->keys_ = *std::move(keys);
-  file->read_at_ = std::chrono::steady_clock::now();
-  return file;
-}
-
-absl::StatusOr<std::shared_ptr<const JwkSet>> JwksFile::Read() const {
-  std::ifstream in(path_);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read the JWKS file ", path_));
-  std::stringstream text;
-  text << in.rdbuf();
-  auto keys = JwkSet::Parse(text.str());
-  if (!keys.ok()) return absl::InvalidArgumentError(absl::StrCat("the JWKS file ", path_, ": ", keys.status().message()));
-  return std::make_shared<const JwkSet>(*std::move(keys));
-}
-
-std::shared_ptr<const JwkSet> JwksFile::Get(const std::string& kid) {
-  auto now = std::chrono::steady_clock::now();
-  {
-    absl::MutexLock lock(&mu_);
-    bool stale = now - read_at_ >= refresh_;
-    bool missing = keys_->Find(kid) == nullptr && now - read_at_ >= std::chrono::seconds(1);
-    if (!stale && !missing) return keys_;
-    read_at_ = now;  // one reader at a time; the others keep the current set meanwhile
-  }
-  auto keys = Read();
-  absl::MutexLock lock(&mu_);
-  if (keys.ok()) keys_ = *std::move(keys);
-  return keys_;
-}
-
-absl::StatusOr<OAuthBearerIdentity> AuthenticateOAuthBearer(absl::string_view message, JwksFile& jwks,
+absl::StatusOr<OAuthBearerIdentity> AuthenticateOAuthBearer(absl::string_view message, JwksSource& jwks,
                                                            const JwtValidation& validation, int64_t now_ms) {
   // gs2-header "n,," or "n,a=<authzid>,", then key=value pairs each ended by \x01, and a
   // final \x01.

@@ -4,19 +4,12 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
+#include "security/constant_time.h"
 
 namespace strata::security {
 namespace {
 
 constexpr absl::string_view kPlainLoginModule = "org.apache.kafka.common.security.plain.PlainLoginModule";
-
-// Constant-time for equal sizes (a password must not be guessable byte by byte).
-bool Same(absl::string_view a, absl::string_view b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
-}
 
 absl::Status Failed() {
   return absl::UnauthenticatedError("Authentication failed: Invalid username or password");
@@ -43,8 +36,8 @@ absl::StatusOr<std::string> PlainUsers::Authenticate(absl::string_view message) 
   if (!parts[0].empty() && parts[0] != parts[1]) return Failed();
   auto it = passwords_.find(std::string(parts[1]));
   // An unknown user costs the same comparison as a known one.
-  if (!Same(it == passwords_.end() ? absl::string_view() : absl::string_view(it->second), parts[2]) ||
-      it == passwords_.end()) {
+  const absl::string_view expected = it == passwords_.end() ? absl::string_view() : absl::string_view(it->second);
+  if (!ConstantTimeEquals(expected, parts[2]) || it == passwords_.end()) {
     return Failed();
   }
   return std::string(parts[1]);

@@ -13,6 +13,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "base/check.h"
+#include "security/constant_time.h"
 
 namespace strata::security {
 namespace {
@@ -39,14 +40,6 @@ std::string Xor(absl::string_view a, absl::string_view b) {
   std::string out(a.size(), '\0');
   for (size_t i = 0; i < a.size(); ++i) out[i] = static_cast<char>(a[i] ^ b[i]);
   return out;
-}
-
-// Constant-time comparison (a proof must not be guessable byte by byte).
-bool Same(absl::string_view a, absl::string_view b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
 }
 
 std::string RandomBytes(size_t n) {
@@ -190,7 +183,7 @@ absl::StatusOr<std::string> ScramServer::Final(absl::string_view message) {
   std::string signature = Hmac(mechanism_, credential_.stored_key, auth_message);
   if (proof.size() != signature.size()) return Fail();
   std::string client_key = Xor(proof, signature);
-  if (!Same(Hash(mechanism_, client_key), credential_.stored_key)) return Fail();
+  if (!ConstantTimeEquals(Hash(mechanism_, client_key), credential_.stored_key)) return Fail();
   state_ = State::kComplete;
   return absl::StrCat("v=", absl::Base64Escape(Hmac(mechanism_, credential_.server_key, auth_message)));
 }
@@ -227,7 +220,9 @@ absl::StatusOr<std::string> ScramClient::FinalMessage(absl::string_view server_f
 absl::Status ScramClient::Verify(absl::string_view server_final) {
   std::string expected = absl::StrCat(
       "v=", absl::Base64Escape(Hmac(mechanism_, Hmac(mechanism_, salted_password_, "Server Key"), auth_message_)));
-  if (!Same(server_final, expected)) return absl::UnauthenticatedError("the server's SCRAM signature is not valid");
+  if (!ConstantTimeEquals(server_final, expected)) {
+    return absl::UnauthenticatedError("the server's SCRAM signature is not valid");
+  }
   return absl::OkStatus();
 }
 

@@ -1,6 +1,12 @@
 #include "server/control_plane_security.h"
 
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/match.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/strings/str_cat.h"
 #include "base/logging.h"
 #include "security/standard_authorizer.h"
@@ -33,6 +39,45 @@ security::AclOperation AdminRpcOperation(absl::string_view rpc) {
   return Op::kAlter;
 }
 
+std::function<bool(const security::ControlPlaneCaller&, absl::string_view rpc)> MakeAdminAclCheck(
+    const ServerConfig& config, const controller::MetadataStore& store) {
+  if (config.authorizer_class_name.empty()) return nullptr;
+  security::StandardAuthorizer::Options ao{.super_users = config.super_users,
+                                           .allow_everyone_if_no_acl_found = config.allow_everyone_if_no_acl_found,
+                                           .log_allowed = config.authorizer_log_allowed};
+  // The ACLs are indexed again only when the image's acl_version moved since the last
+  // Admin call that looked (under `mutex`; checks run on the index in place).
+  struct AdminAcls {
+    explicit AdminAcls(security::StandardAuthorizer::Options o) : authorizer(std::move(o)) {}
+    security::StandardAuthorizer authorizer;
+    absl::Mutex mutex;
+    int64_t version ABSL_GUARDED_BY(mutex) = -1;
+  };
+  auto acls = std::make_shared<AdminAcls>(ao);
+  return [acls, &store](const security::ControlPlaneCaller& caller, absl::string_view rpc) {
+    {
+      absl::MutexLock lock(&acls->mutex);
+      using Versioned = std::pair<int64_t, std::vector<security::AclBinding>>;
+      auto changed = store.WithImage(
+          [seen = acls->version](const controller::MetadataImage& image) -> std::optional<Versioned> {
+            if (image.security().acl_version() == seen) return std::nullopt;
+            return Versioned{image.security().acl_version(), image.security().AclBindings()};
+          });
+      if (changed) {
+        acls->version = changed->first;
+        acls->authorizer.SetAcls(changed->second);
+      }
+    }
+    std::string host = caller.host;
+    // gRPC names a peer "ipv4:127.0.0.1:port" or "ipv6:[::1]:port"; the ACL's host is
+    // the address.
+    if (absl::StartsWith(host, "ipv4:")) host = host.substr(5, host.rfind(':') - 5);
+    if (absl::StartsWith(host, "ipv6:[")) host = host.substr(6, host.rfind(']') - 6);
+    return acls->authorizer.Check(caller.principal, host, AdminRpcOperation(rpc), security::ResourceType::kCluster,
+                                  security::kClusterResourceName, rpc);
+  };
+}
+
 std::unique_ptr<security::ControlPlaneAuthorizer> MakeControlPlaneAuthorizer(const ServerConfig& config,
                                                                             const controller::MetadataStore& store) {
   security::ControlPlaneAuthorizer::Options o;
@@ -43,22 +88,7 @@ std::unique_ptr<security::ControlPlaneAuthorizer> MakeControlPlaneAuthorizer(con
   // Checked when the config was read.
   o.mapper = security::PrincipalMapper::Parse(rules).value_or(security::PrincipalMapper());
   o.super_users = config.super_users;
-  if (!config.authorizer_class_name.empty()) {
-    security::StandardAuthorizer::Options ao{.super_users = config.super_users,
-                                             .allow_everyone_if_no_acl_found = config.allow_everyone_if_no_acl_found,
-                                             .log_allowed = config.authorizer_log_allowed};
-    // Admin calls are rare (the CLI): the ACLs are read from the image for each.
-    o.admin_acl = [ao, &store](const security::ControlPlaneCaller& caller, absl::string_view rpc) {
-      security::StandardAuthorizer authorizer(ao);
-      authorizer.SetAcls(
-          store.WithImage([](const controller::MetadataImage& image) { return image.security().AclBindings(); }));
-      std::string host = caller.host;
-      // gRPC names a peer "ipv4:127.0.0.1:port"; the ACL's host is the address.
-      if (absl::StartsWith(host, "ipv4:")) host = host.substr(5, host.rfind(':') - 5);
-      return authorizer.Check(caller.principal, host, AdminRpcOperation(rpc), security::ResourceType::kCluster,
-                              security::kClusterResourceName, rpc);
-    };
-  }
+  o.admin_acl = MakeAdminAclCheck(config, store);
   return std::make_unique<security::ControlPlaneAuthorizer>(std::move(o));
 }
 

@@ -7,6 +7,7 @@
 // callers on an address other than loopback.
 // Thread-safe (free functions).
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -33,6 +34,12 @@ absl::Status CheckControlPlaneTls(const ServerConfig& config);
 // calls) Alter. store outlives what is made.
 std::unique_ptr<security::ControlPlaneAuthorizer> MakeControlPlaneAuthorizer(const ServerConfig& config,
                                                                             const controller::MetadataStore& store);
+
+// The Admin service's ACL check of MakeControlPlaneAuthorizer (null without an
+// authorizer): the caller's principal and host against store's ACLs, indexed again only
+// when the image's acl_version has moved since the last call. store outlives it.
+std::function<bool(const security::ControlPlaneCaller&, absl::string_view rpc)> MakeAdminAclCheck(
+    const ServerConfig& config, const controller::MetadataStore& store);
 
 // The operation on the cluster an Admin RPC needs (above).
 security::AclOperation AdminRpcOperation(absl::string_view rpc);

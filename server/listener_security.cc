@@ -2,8 +2,6 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "security/jaas_config.h"
 #include "security/principal_mapping.h"
 
@@ -33,11 +31,7 @@ absl::StatusOr<ListenerSecurity> MakeListenerSecurity(const ServerConfig& config
 
   auto sasl = std::make_shared<broker::SaslServerConfig>();
   sasl->listener = l.name;
-  std::string mechanisms = config.ListenerSetting(l.name, "sasl.enabled.mechanisms",
-                                                  absl::StrJoin(config.sasl_enabled_mechanisms, ","));
-  for (absl::string_view m : absl::StrSplit(mechanisms, ',', absl::SkipWhitespace())) {
-    sasl->mechanisms.push_back(std::string(absl::StripAsciiWhitespace(m)));
-  }
+  sasl->mechanisms = config.SaslEnabledMechanisms(l.name);
   for (const std::string& m : sasl->mechanisms) {
     if (m != "PLAIN") continue;
     auto jaas = security::ParseJaasConfig(config.ListenerSetting(l.name, "plain.sasl.jaas.config", ""));
@@ -48,8 +42,22 @@ absl::StatusOr<ListenerSecurity> MakeListenerSecurity(const ServerConfig& config
   }
   for (const std::string& m : sasl->mechanisms) {
     if (m != "OAUTHBEARER") continue;
-    auto jwks = security::JwksFile::Open(config.sasl_oauthbearer_jwks_endpoint_url,
-                                         std::chrono::milliseconds(config.sasl_oauthbearer_jwks_endpoint_refresh_ms));
+    // An https JWKS endpoint is checked against the CA of the OAuthBearerLoginModule's
+    // ssl.truststore.location option, as Kafka reads it (else the system's CAs).
+    security::HttpGetOptions http;
+    const std::string oauth_jaas = config.ListenerSetting(l.name, "oauthbearer.sasl.jaas.config", "");
+    if (!oauth_jaas.empty()) {
+      auto jaas = security::ParseJaasConfig(oauth_jaas);
+      if (!jaas.ok()) return jaas.status();
+      if (auto type = jaas->options.find("ssl.truststore.type"); type != jaas->options.end() && type->second != "PEM") {
+        return absl::InvalidArgumentError(absl::StrCat("listener ", l.name,
+                                                       ": oauthbearer.sasl.jaas.config's ssl.truststore.type must be PEM"));
+      }
+      if (auto ca = jaas->options.find("ssl.truststore.location"); ca != jaas->options.end()) http.ca_file = ca->second;
+    }
+    auto jwks = security::JwksSource::Open(config.sasl_oauthbearer_jwks_endpoint_url,
+                                           std::chrono::milliseconds(config.sasl_oauthbearer_jwks_endpoint_refresh_ms),
+                                           http);
     if (!jwks.ok()) return jwks.status();
     sasl->oauth_jwks = *std::move(jwks);
     sasl->oauth_validation = security::JwtValidation{

@@ -460,8 +460,10 @@ std::vector<ServerSetting> MakeSettings() {
                return absl::OkStatus();
              }),
       String("sasl.oauthbearer.jwks.endpoint.url", &C::sasl_oauthbearer_jwks_endpoint_url, kBroker,
-             "file:///path or /path",
-             "the JSON Web Key Set OAUTHBEARER tokens (RS256, ES256 JWTs) are checked against; read again every "
+             "file:///path, /path, http://... or https://...",
+             "the JSON Web Key Set OAUTHBEARER tokens (RS256, ES256 JWTs) are checked against, a file or an HTTP(S) "
+             "endpoint (https checked against the listener's oauthbearer.sasl.jaas.config option "
+             "ssl.truststore.location, else the system's CAs); read in the background every "
              "sasl.oauthbearer.jwks.endpoint.refresh.ms and when a token names a key it lacks; required for OAUTHBEARER"),
       Int("sasl.oauthbearer.jwks.endpoint.refresh.ms", &C::sasl_oauthbearer_jwks_endpoint_refresh_ms, 1000, INT64_MAX,
           kBroker, "how often the JWKS is read again"),
@@ -599,18 +601,20 @@ absl::Status CheckTogether(ServerConfig& config, const std::string& file,
   }
   for (const Listener& l : config.listeners) {
     if (absl::StrContains(l.security_protocol, "SASL")) {
-      std::string mechanisms = config.ListenerSetting(l.name, "sasl.enabled.mechanisms",
-                                                      absl::StrJoin(config.sasl_enabled_mechanisms, ","));
-      if (absl::StripAsciiWhitespace(mechanisms).empty()) {
+      const std::vector<std::string> mechanisms = config.SaslEnabledMechanisms(l.name);
+      auto enables = [&](absl::string_view m) {
+        return std::find(mechanisms.begin(), mechanisms.end(), m) != mechanisms.end();
+      };
+      if (mechanisms.empty()) {
         return Bad(absl::StrCat(file, ": listener ", l.name, " is ", l.security_protocol,
                                 " but sasl.enabled.mechanisms names no mechanism"));
       }
-      if (absl::StrContains(mechanisms, "PLAIN") &&
+      if (enables("PLAIN") &&
           config.ListenerSetting(l.name, "plain.sasl.jaas.config", "").empty()) {
         return Bad(absl::StrCat(file, ": listener ", l.name, " enables PLAIN but listener.name.",
                                 absl::AsciiStrToLower(l.name), ".plain.sasl.jaas.config (its users) is not set"));
       }
-      if (absl::StrContains(mechanisms, "OAUTHBEARER") && config.sasl_oauthbearer_jwks_endpoint_url.empty()) {
+      if (enables("OAUTHBEARER") && config.sasl_oauthbearer_jwks_endpoint_url.empty()) {
         return Bad(absl::StrCat(file, ": listener ", l.name,
                                 " enables OAUTHBEARER but sasl.oauthbearer.jwks.endpoint.url is not set"));
       }
@@ -738,6 +742,17 @@ std::string ServerConfig::ListenerSetting(const std::string& listener, const std
   return v == l->second.end() ? global : v->second;
 }
 
+std::vector<std::string> ServerConfig::SaslEnabledMechanisms(const std::string& listener) const {
+  std::vector<std::string> out;
+  const std::string text =
+      ListenerSetting(listener, "sasl.enabled.mechanisms", absl::StrJoin(sasl_enabled_mechanisms, ","));
+  for (absl::string_view m : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
+    m = absl::StripAsciiWhitespace(m);
+    if (!m.empty()) out.emplace_back(m);
+  }
+  return out;
+}
+
 std::string ServerConfig::ControllerSecurityProtocol() const {
   auto it = listener_security_protocol_map.find(controller_listener_names);
   return it == listener_security_protocol_map.end() ? "PLAINTEXT" : it->second;
@@ -764,10 +779,7 @@ absl::StatusOr<client::ClientSecurity> ServerConfig::InterBrokerSecurity() const
           "sasl.mechanism.inter.broker.protocol is GSSAPI (Kafka's default), which is not supported: set PLAIN, "
           "SCRAM-SHA-256 or SCRAM-SHA-512");
     }
-    const std::string enabled_text =
-        ListenerSetting(name, "sasl.enabled.mechanisms", absl::StrJoin(sasl_enabled_mechanisms, ","));
-    std::vector<std::string> enabled = absl::StrSplit(enabled_text, ',', absl::SkipWhitespace());
-    for (std::string& m : enabled) m = std::string(absl::StripAsciiWhitespace(m));
+    const std::vector<std::string> enabled = SaslEnabledMechanisms(name);
     if (std::find(enabled.begin(), enabled.end(), s.sasl_mechanism) == enabled.end()) {
       return absl::InvalidArgumentError(absl::StrCat("sasl.mechanism.inter.broker.protocol ", s.sasl_mechanism,
                                                      " is not among the listener's sasl.enabled.mechanisms"));

@@ -171,6 +171,9 @@ struct ServerConfig {
   // else `global` (the setting's own value). A copy: `global` is often a temporary.
   std::string ListenerSetting(const std::string& listener, const std::string& setting,
                               const std::string& global) const;
+  // A SASL listener's mechanisms: listener.name.<listener>.sasl.enabled.mechanisms, else
+  // sasl.enabled.mechanisms, as named.
+  std::vector<std::string> SaslEnabledMechanisms(const std::string& listener) const;
   // The security protocol of the controllers' gRPC port (PLAINTEXT or SSL).
   std::string ControllerSecurityProtocol() const;
   // How this broker connects to the other brokers' inter-broker listener: its protocol,

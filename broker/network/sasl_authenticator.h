@@ -44,7 +44,7 @@ struct SaslServerConfig {
   std::function<std::optional<security::ScramCredential>(security::ScramMechanism, const std::string& user)>
       scram_credential;
   // OAUTHBEARER: the JWKS the tokens are checked against, and the claims' rules.
-  std::shared_ptr<security::JwksFile> oauth_jwks;
+  std::shared_ptr<security::JwksSource> oauth_jwks;
   security::JwtValidation oauth_validation;
   int64_t max_reauth_ms = 0;  // connections.max.reauth.ms (0: sessions never expire)
   SaslMetrics* metrics = nullptr;

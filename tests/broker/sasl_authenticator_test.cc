@@ -205,7 +205,7 @@ TEST_F(SaslAuthenticatorTest, OAuthBearerTokensOfTheJwksAuthenticateUntilTheyExp
     std::ofstream out(tmp.Sub("jwks.json"));
     out << nlohmann::json{{"keys", {key->Jwk()}}}.dump();
   }
-  auto jwks = security::JwksFile::Open("file://" + tmp.Sub("jwks.json"), std::chrono::hours(1));
+  auto jwks = security::JwksSource::Open("file://" + tmp.Sub("jwks.json"), std::chrono::hours(1));
   ASSERT_TRUE(jwks.ok()) << jwks.status();
   config_->mechanisms = {"OAUTHBEARER"};
   config_->oauth_jwks = *jwks;

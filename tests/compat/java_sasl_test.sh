@@ -20,10 +20,7 @@ run() { timeout 300 java -cp "$DIR/classes:$KAFKA_LIBS/*" "$@" 2> >(grep -v '^SL
 
 # An RSA key whose JWK the brokers read for OAUTHBEARER (TestTokenHandler signs with it).
 KEYS=$(mktemp -d "${TMPDIR:-/tmp}/strata-java-oauth.XXXXXX")
-openssl genrsa -out "$KEYS/key.pem" 2048 2> /dev/null
-modulus=$(openssl rsa -in "$KEYS/key.pem" -noout -modulus | sed 's/^Modulus=//')
-n=$(/usr/bin/python3 -c 'import base64, sys; print(base64.urlsafe_b64encode(bytes.fromhex(sys.argv[1])).rstrip(b"=").decode())' "$modulus")
-echo "{\"keys\": [{\"kty\": \"RSA\", \"kid\": \"test-key\", \"n\": \"$n\", \"e\": \"AQAB\"}]}" > "$KEYS/jwks.json"
+make_rsa_jwks "$KEYS"
 start_cluster java-sasl-test --controllers 1 --brokers 3 --secure --override group.initial.rebalance.delay.ms=0 \
   --override sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER,PLAIN \
   --override "sasl.oauthbearer.jwks.endpoint.url=file://$KEYS/jwks.json" --override sasl.oauthbearer.expected.audience=kafka

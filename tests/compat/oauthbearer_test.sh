@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# SASL/OAUTHBEARER with real clients (issue 36): RS256 JWTs checked against a JWKS file
-# (sasl.oauthbearer.jwks.endpoint.url) on a strata-cluster up --secure cluster (one
+# SASL/OAUTHBEARER with real clients (issue 36): RS256 JWTs checked against a JWKS served
+# over HTTPS (sasl.oauthbearer.jwks.endpoint.url=https://127.0.0.1:PORT/jwks.json, by
+# Python's http.server with a certificate from tools/strata-certs, the CA given as the
+# OAuthBearerLoginModule's ssl.truststore.location) on a strata-cluster up --secure cluster (one
 # controller, three brokers) that enables OAUTHBEARER beside the SCRAM mechanisms, with
 # an expected audience and issuer and connections.max.reauth.ms=60000; confluent-kafka
 # (the librdkafka with_librdkafka.sh chose) with an oauth_cb (oauthbearer_test.py says
@@ -15,16 +17,34 @@ PY=${STRATA_PYTHON:-/usr/bin/python3}
 
 KEYS=$(mktemp -d "${TMPDIR:-/tmp}/strata-oauth-keys.XXXXXX")
 trap 'stop_cluster; rm -rf "$KEYS"' EXIT
-openssl genrsa -out "$KEYS/key.pem" 2048 2> /dev/null
+make_rsa_jwks "$KEYS"
 openssl genrsa -out "$KEYS/other.pem" 2048 2> /dev/null
-modulus=$(openssl rsa -in "$KEYS/key.pem" -noout -modulus | sed 's/^Modulus=//')
-n=$(/usr/bin/python3 -c 'import base64, sys; print(base64.urlsafe_b64encode(bytes.fromhex(sys.argv[1])).rstrip(b"=").decode())' "$modulus")
-echo "{\"keys\": [{\"kty\": \"RSA\", \"kid\": \"test-key\", \"use\": \"sig\", \"alg\": \"RS256\", \"n\": \"$n\", \"e\": \"AQAB\"}]}" \
-  > "$KEYS/jwks.json"
+
+# The JWKS over HTTPS on 127.0.0.1 (a free port the server picks and prints).
+bash "$HERE/../../tools/strata-certs" "$KEYS/tls" jwks --host 127.0.0.1 > /dev/null
+"$PY" -u - "$KEYS" "$KEYS/tls/jwks.pem" > "$KEYS/port" 2> "$KEYS/server.log" <<'SERVE' &
+import functools, http.server, ssl, sys
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args): pass
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=sys.argv[1]))
+context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+context.load_cert_chain(sys.argv[2])
+server.socket = context.wrap_socket(server.socket, server_side=True)
+print(server.server_address[1])
+server.serve_forever()
+SERVE
+BACKGROUND+=($!)
+for _ in $(seq 100); do [[ -s $KEYS/port ]] && break; sleep 0.1; done  # polling for the port line
+[[ -s $KEYS/port ]] || { cat "$KEYS/server.log" >&2; echo "the JWKS server did not start" >&2; exit 1; }
+JWKS_URL="https://127.0.0.1:$(cat "$KEYS/port")/jwks.json"
+# Each SASL listener reads the endpoint's CA from its own OAuthBearerLoginModule entry.
+OAUTH_JAAS="org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required ssl.truststore.location=\"$KEYS/tls/ca.pem\";"
 
 start_cluster oauth --controllers 1 --brokers 3 --secure \
   --override sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER \
-  --override "sasl.oauthbearer.jwks.endpoint.url=file://$KEYS/jwks.json" \
+  --override "sasl.oauthbearer.jwks.endpoint.url=$JWKS_URL" \
+  --override "listener.name.sasl_ssl.oauthbearer.sasl.jaas.config=$OAUTH_JAAS" \
+  --override "listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config=$OAUTH_JAAS" \
   --override sasl.oauthbearer.expected.audience=kafka \
   --override sasl.oauthbearer.expected.issuer=https://issuer.test \
   --override connections.max.reauth.ms=60000

@@ -63,6 +63,18 @@ kill_leader_after() {
   "$CLUSTER" kill --dir "$DIR" "$KILLED"
 }
 
+# make_rsa_jwks DIR: an RSA key DIR/key.pem (what the tests sign tokens with) and its JWK
+# (kid test-key, RS256) as the JSON Web Key Set DIR/jwks.json the brokers read for
+# OAUTHBEARER (sasl.oauthbearer.jwks.endpoint.url).
+make_rsa_jwks() {
+  local dir=$1 modulus n
+  openssl genrsa -out "$dir/key.pem" 2048 2> /dev/null
+  modulus=$(openssl rsa -in "$dir/key.pem" -noout -modulus | sed 's/^Modulus=//')
+  n=$(/usr/bin/python3 -c 'import base64, sys; print(base64.urlsafe_b64encode(bytes.fromhex(sys.argv[1])).rstrip(b"=").decode())' "$modulus")
+  echo "{\"keys\": [{\"kty\": \"RSA\", \"kid\": \"test-key\", \"use\": \"sig\", \"alg\": \"RS256\", \"n\": \"$n\", \"e\": \"AQAB\"}]}" \
+    > "$dir/jwks.json"
+}
+
 # java_producer_across_leader_kill TOPIC BOOTSTRAP: an idempotent Java producer
 # (java/ProducerTest.java in $DIR/classes, started with the script's own `run`) sends
 # 20000 values to the new topic TOPIC (RF 3, min.insync.replicas=2) while partition 0's

@@ -9,6 +9,11 @@
 #   with docker-compose.host-network.yml: every service is on the host's network, and
 #     every listener, voter and metrics address is 127.0.0.1 on a port no other node uses.
 #   docker-compose.single.yml: one node with both roles.
+#   with docker-compose.secure.yml (and made-up secrets): no listener of any node is
+#     PLAINTEXT (the controllers' gRPC port is SSL, both Kafka listeners SASL_SSL, INTERNAL
+#     also between brokers with a mechanism it enables), every node reads its own keystore
+#     from the secrets mounted read-only, the brokers run the StandardAuthorizer, and the
+#     variant still composes with the host-network override.
 #   compose_config_test.sh [REPO_ROOT]
 set -euo pipefail
 root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -22,7 +27,7 @@ check() {
   local args=()
   for f in "$@"; do args+=(-f "$deploy/$f"); done
   # No variables from the caller's environment: the files' defaults are what is checked.
-  if ! env -u STRATA_IMAGE -u STRATA_CLUSTER_ID -u STRATA_HOST_PORT_PREFIX \
+  if ! env -u STRATA_IMAGE -u STRATA_CLUSTER_ID -u STRATA_HOST_PORT_PREFIX "${secrets_env[@]}" \
       docker-compose --project-directory "$deploy" "${args[@]}" config >"$work/$name.yml" 2>"$work/$name.err"; then
     echo "compose_config_test: FAIL: docker-compose config of $*:" >&2
     cat "$work/$name.err" >&2
@@ -31,10 +36,16 @@ check() {
   docker-compose --project-directory "$deploy" "${args[@]}" config -q
   echo "compose_config_test: $* valid"
 }
+secrets_env=(-u STRATA_SECRETS_DIR)
 check base docker-compose.yml
 check bridge docker-compose.yml docker-compose.override.yml
 check host docker-compose.yml docker-compose.host-network.yml
 check single docker-compose.single.yml
+# The secure variant needs deploy/make-secrets.sh's variables; made-up ones here.
+secrets_env=(STRATA_SECRETS_DIR=/srv/secrets STRATA_ADMIN_PASSWORD=a1 STRATA_BROKER_PASSWORD=b2)
+export "${secrets_env[@]}"
+check secure docker-compose.yml docker-compose.override.yml docker-compose.secure.yml
+check secure-host docker-compose.yml docker-compose.host-network.yml docker-compose.secure.yml
 
 /usr/bin/python3 - "$work" <<'PY'
 import sys, yaml
@@ -142,6 +153,30 @@ for name, s in host.items():
         addresses[p] = f"{name} {what}"
 if len(addresses) != 3 * 2 + 3 * 3:
     errors.append(f"host network: {len(addresses)} addresses, not 15")
+
+for variant in ("secure", "secure-host"):
+    for name, s in load(variant).items():
+        env = s["environment"]
+        protocols = dict(item.split(":") for item in env["STRATA_LISTENER_SECURITY_PROTOCOL_MAP"].split(","))
+        if protocols.get("CONTROLLER") != "SSL":
+            errors.append(f"{variant}: {name}: the controllers' port is {protocols.get('CONTROLLER')}, not SSL")
+        for listener in listeners(env.get("STRATA_LISTENERS")):
+            if protocols.get(listener) != "SASL_SSL":
+                errors.append(f"{variant}: {name}: listener {listener} is {protocols.get(listener)}, not SASL_SSL")
+        if env.get("STRATA_SSL_KEYSTORE_LOCATION") != f"/etc/strata/secrets/{name}.pem":
+            errors.append(f"{variant}: {name}: keystore {env.get('STRATA_SSL_KEYSTORE_LOCATION')}, not its own")
+        if not any(str(m).endswith(":/etc/strata/secrets:ro") or
+                   (isinstance(m, dict) and m.get("target") == "/etc/strata/secrets" and m.get("read_only"))
+                   for m in s.get("volumes", [])):
+            errors.append(f"{variant}: {name}: the secrets are not mounted read-only at /etc/strata/secrets")
+        if env["STRATA_PROCESS_ROLES"] == "broker":
+            if env.get("STRATA_AUTHORIZER_CLASS_NAME") != "org.apache.kafka.metadata.authorizer.StandardAuthorizer":
+                errors.append(f"{variant}: {name}: no StandardAuthorizer")
+            mechanism = env.get("STRATA_SASL_MECHANISM_INTER_BROKER_PROTOCOL")
+            if mechanism not in env.get("STRATA_SASL_ENABLED_MECHANISMS", "").split(","):
+                errors.append(f"{variant}: {name}: the inter-broker mechanism {mechanism} is not enabled")
+            if 'username="broker" password="b2"' not in env.get("STRATA_LISTENER_NAME_INTERNAL_PLAIN_SASL_JAAS_CONFIG", ""):
+                errors.append(f"{variant}: {name}: INTERNAL's JAAS entry has no login for the broker")
 
 single = load("single")
 if len(single) != 1 or next(iter(single.values()))["environment"]["STRATA_PROCESS_ROLES"] != "broker,controller":

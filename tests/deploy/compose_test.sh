@@ -5,7 +5,13 @@
 # the strata CLI, produces with acks=all, checks the remote tier on the shared volume,
 # kills a broker (docker kill), produces more, consumes everything with kcat and checks
 # that every acknowledged record is there exactly once; then stops the rest (SIGTERM must
-# end each strata-server with exit code 0).
+# end each strata-server with exit code 0). Then the secure variant on fresh volumes
+# (docker-compose.secure.yml with deploy/make-secrets.sh's secrets): every container
+# healthy, the CLI refused without a certificate and served with the admin's, the admin's
+# SCRAM credential set, an RF 3 topic produced to with acks=all over SASL_SSL
+# (SCRAM-SHA-512) and read back whole while the followers replicate over SASL_SSL (their
+# ISR whole), a client without SASL and one with a wrong password refused, and SIGTERM
+# again ending each node with 0.
 #   compose_test.sh [STRATA_BIN_DIR]    (the host's strata CLI; default build/tools)
 # Installs docker.io, docker-compose and debootstrap when missing, starts dockerd when no
 # daemon answers (and stops it at the end), makes debian:12 with debootstrap when there
@@ -33,9 +39,8 @@ fail() { echo "compose_test: FAIL: $*" >&2; exit 1; }
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
-compose() {
-  docker-compose -p "$project" -f "$root/deploy/docker-compose.yml" -f "$root/deploy/docker-compose.host-network.yml" "$@"
-}
+files=(-f "$root/deploy/docker-compose.yml" -f "$root/deploy/docker-compose.host-network.yml")
+compose() { docker-compose -p "$project" "${files[@]}" "$@"; }
 
 cleanup() {
   local rc=$?
@@ -150,20 +155,34 @@ compose_started=1
 compose up -d >"$work/up.log" 2>&1 || { cat "$work/up.log" >&2; fail "docker-compose up -d failed"; }
 services=(controller-1 controller-2 controller-3 broker-4 broker-5 broker-6)
 container() { compose ps -q "$1"; }
-deadline=$(( $(date +%s) + 180 ))
-while :; do
-  healthy=0; states=""
-  for s in "${services[@]}"; do
-    id=$(container "$s")
-    state=$("$docker" inspect -f '{{.State.Status}}/{{if .State.Health}}{{.State.Health.Status}}{{end}}' "$id" 2>/dev/null || echo missing)
-    states+=" $s=$state"
-    [[ $state == running/healthy ]] && healthy=$((healthy + 1))
-    [[ $state == exited/* || $state == dead/* ]] && fail "$s stopped while starting:$states"
+wait_healthy() {
+  local deadline=$(( $(date +%s) + 180 )) healthy states s id state
+  while :; do
+    healthy=0; states=""
+    for s in "${services[@]}"; do
+      id=$(container "$s")
+      state=$("$docker" inspect -f '{{.State.Status}}/{{if .State.Health}}{{.State.Health.Status}}{{end}}' "$id" 2>/dev/null || echo missing)
+      states+=" $s=$state"
+      [[ $state == running/healthy ]] && healthy=$((healthy + 1))
+      [[ $state == exited/* || $state == dead/* ]] && fail "$s stopped while starting:$states"
+    done
+    (( healthy == ${#services[@]} )) && break
+    (( $(date +%s) < deadline )) || fail "not every container was healthy within 180 s:$states"
+    sleep 0.5  # polling docker's health status
   done
-  (( healthy == ${#services[@]} )) && break
-  (( $(date +%s) < deadline )) || fail "not every container was healthy within 180 s:$states"
-  sleep 0.5  # polling docker's health status
-done
+}
+# stopped_cleanly [SERVICE-NOT-RUNNING]: docker-compose stop; SIGTERM reaches
+# strata-server (PID 1), which must exit 0.
+stopped_cleanly() {
+  local s code
+  compose stop -t 60 >/dev/null 2>&1
+  for s in "${services[@]}"; do
+    [[ $s == "${1:-}" ]] && continue
+    code=$("$docker" inspect -f '{{.State.ExitCode}}' "$(container "$s")")
+    [[ $code == 0 ]] || fail "$s exited with $code after SIGTERM, not 0"
+  done
+}
+wait_healthy
 up_seconds=$(elapsed "$up_start" "$(now)")
 log "all ${#services[@]} containers healthy $up_seconds s after docker-compose up -d"
 strata cluster describe
@@ -221,12 +240,43 @@ sys.exit(0 if acked and not missing and not doubled and not unknown else 1)
 PY
 
 # ---- A clean stop: SIGTERM reaches strata-server (PID 1), which exits 0 ----
-compose stop -t 60 >/dev/null 2>&1
-for s in "${services[@]}"; do
-  [[ $s == broker-6 ]] && continue
-  code=$("$docker" inspect -f '{{.State.ExitCode}}' "$(container "$s")")
-  [[ $code == 0 ]] || fail "$s exited with $code after SIGTERM, not 0"
-done
+stopped_cleanly broker-6
 log "docker-compose stop: every running node exited 0"
-log "figures: build $build_seconds s, up -d to all healthy $up_seconds s, image $image_size"
+
+# ---- The secure variant, on fresh volumes ----
+compose down -v --remove-orphans -t 30 >/dev/null 2>&1
+secrets=$(bash "$root/deploy/make-secrets.sh" "$work/secrets") || fail "deploy/make-secrets.sh failed"
+set -a
+source "$secrets/secure.env"
+set +a
+files+=(-f "$root/deploy/docker-compose.secure.yml")
+log "secure variant: docker-compose up -d with docker-compose.secure.yml"
+secure_start=$(now)
+compose up -d >"$work/up-secure.log" 2>&1 || { cat "$work/up-secure.log" >&2; fail "docker-compose up -d (secure) failed"; }
+wait_healthy
+secure_up_seconds=$(elapsed "$secure_start" "$(now)")
+log "secure variant: all ${#services[@]} containers healthy $secure_up_seconds s after up -d"
+if strata cluster describe >"$work/plain-cli" 2>&1; then fail "the CLI without a certificate was served by the controllers"; fi
+admin() { "$bin/strata" --bootstrap-controller "$controllers" --command-config "$secrets/admin.properties" "$@"; }
+admin users set admin --mechanism SCRAM-SHA-512 --password-file "$secrets/admin.password" >/dev/null
+secure_topic=secure-test
+admin topics create "$secure_topic" --partitions 3 --replication-factor 3 --config min.insync.replicas=2 >/dev/null
+sasl() { kcat -F "$secrets/client.properties" -b "$bootstrap" "$@"; }
+seq -f "secure-%g" 1 "$records" | sasl -P -t "$secure_topic" -X acks=all 2>"$work/kcat-secure.err" \
+  || { cat "$work/kcat-secure.err" >&2; fail "kcat could not produce over SASL_SSL"; }
+sasl -C -t "$secure_topic" -o beginning -e -q -f '%s\n' >"$work/consumed-secure" 2>>"$work/kcat-secure.err" \
+  || { cat "$work/kcat-secure.err" >&2; fail "kcat could not consume over SASL_SSL"; }
+distinct=$(sort -u "$work/consumed-secure" | grep -c '^secure-' || true)
+(( distinct == records && $(wc -l <"$work/consumed-secure") == records )) \
+  || fail "over SASL_SSL: $(wc -l <"$work/consumed-secure") records read, $distinct distinct, not $records"
+isr_whole() { admin -o json topics describe "$secure_topic" | jq -e 'all(.[0].partitions[]; (.isr | length) == 3)' >/dev/null; }
+for _ in $(seq 100); do isr_whole && break; sleep 0.2; done  # polling the ISR
+isr_whole || { admin topics describe "$secure_topic" >&2; fail "the followers are not in sync over SASL_SSL"; }
+log "secure variant: $records records produced with acks=all over SASL_SSL (SCRAM-SHA-512) and read back; every ISR whole"
+if timeout 20 kcat -b "$bootstrap" -L -m 5 >/dev/null 2>&1; then fail "a client without SASL got metadata"; fi
+if timeout 20 sasl -X sasl.password=wrong -L -m 5 >/dev/null 2>&1; then fail "a wrong password got metadata"; fi
+log "secure variant: a client without SASL and a wrong password were refused"
+stopped_cleanly
+log "secure variant: docker-compose stop: every node exited 0"
+log "figures: build $build_seconds s, up -d to all healthy $up_seconds s (secure: $secure_up_seconds s), image $image_size"
 log "PASS"
