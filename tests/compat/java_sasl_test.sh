@@ -5,7 +5,8 @@
 # key made here (its JWK in the brokers' sasl.oauthbearer.jwks.endpoint.url), produce,
 # consume in a group and administer; a wrong password, an unknown user and an expired
 # token are refused with SaslAuthenticationException and nothing is stored
-# (java/SaslTest.java). Then an idempotent producer as the admin (the cluster's
+# (java/SaslTest.java); the strata CLI lists and describes the group over SASL_SSL. Then
+# an idempotent producer as the admin (the cluster's
 # admin.properties) across a kill -9 of a partition leader, while the followers
 # replicate over the SASL_SSL inter-broker listener (PLAIN as User:broker): every
 # acknowledged value stored, none twice (java/ProducerTest.java).
@@ -40,6 +41,10 @@ echo java-512 > "$DIR/p512"
 
 run SaslTest scram "$SASL_SSL" "$CA" jv256 java-256 SCRAM-SHA-256 || fail "SaslTest scram SCRAM-SHA-256"
 run SaslTest scram "$SASL_SSL" "$CA" jv512 java-512 SCRAM-SHA-512 || fail "SaslTest scram SCRAM-SHA-512"
+# The strata CLI reaches the group coordinators over SASL_SSL as the admin (admin.properties).
+"$S" groups list > "$DIR/groups" 2>&1 && grep -q '^java-sasl ' "$DIR/groups" \
+  || { cat "$DIR/groups" >&2; fail "strata groups list over SASL_SSL does not list java-sasl"; }
+"$S" groups describe java-sasl > "$DIR/group" 2>&1 || { cat "$DIR/group" >&2; fail "strata groups describe over SASL_SSL"; }
 run SaslTest refused "$SASL_SSL" "$CA" jv512 wrong SCRAM-SHA-512 || fail "SaslTest refused (a wrong password)"
 run SaslTest refused "$SASL_SSL" "$CA" nobody x SCRAM-SHA-256 || fail "SaslTest refused (an unknown user)"
 run SaslTest oauth "$SASL_SSL" "$CA" "$KEYS/key.pem" 30 || fail "SaslTest oauth"
