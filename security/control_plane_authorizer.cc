@@ -40,25 +40,8 @@ grpc::Status ControlPlaneAuthorizer::Deny(const ControlPlaneCaller& caller, absl
                                           absl::string_view why) const {
   ++denied_;
   std::string what = absl::StrCat(rpc, " refused to ", caller.principal, " from ", caller.host, ": ", why);
-  bool log = false;
   int64_t unlogged = 0;
-  {
-    absl::MutexLock lock(&log_mu_);
-    int64_t now_ms = absl::ToUnixMillis(absl::Now());
-    if (now_ms - window_start_ms_ >= 1000) {
-      window_start_ms_ = now_ms;
-      logged_in_window_ = 0;
-    }
-    if (logged_in_window_ < kLogLinesPerSecond) {
-      ++logged_in_window_;
-      log = true;
-      unlogged = unlogged_;
-      unlogged_ = 0;
-    } else {
-      ++unlogged_;
-    }
-  }
-  if (log) {
+  if (log_limit_.Admit(&unlogged)) {
     spdlog::warn("control plane: {}{}", what,
                  unlogged > 0 ? absl::StrCat(" (", unlogged, " earlier refusals were not logged)") : std::string());
   }

@@ -24,6 +24,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "base/log_rate_limit.h"
 #include "security/node_identity.h"
 #include "security/principal_mapping.h"
 
@@ -74,10 +75,7 @@ class ControlPlaneAuthorizer {
   const Options options_;
   static constexpr int kLogLinesPerSecond = 10;
   mutable std::atomic<int64_t> denied_{0};
-  mutable absl::Mutex log_mu_;
-  mutable int64_t window_start_ms_ ABSL_GUARDED_BY(log_mu_) = 0;
-  mutable int logged_in_window_ ABSL_GUARDED_BY(log_mu_) = 0;
-  mutable int64_t unlogged_ ABSL_GUARDED_BY(log_mu_) = 0;
+  mutable LogRateLimit log_limit_{kLogLinesPerSecond};
 };
 
 }  // namespace strata::security

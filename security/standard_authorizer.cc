@@ -135,20 +135,7 @@ bool StandardAuthorizer::Check(absl::string_view principal, absl::string_view ho
   ++(d.allowed ? allowed_ : denied_);
   if (d.allowed && !options_.log_allowed) return true;
   int64_t unlogged = 0;
-  {
-    absl::MutexLock lock(&log_mu_);
-    int64_t now_ms = absl::ToUnixMillis(absl::Now());
-    if (now_ms - log_window_ms_ >= 1000) {
-      log_window_ms_ = now_ms;
-      logged_in_window_ = 0;
-    }
-    if (logged_in_window_ >= kLogLinesPerSecond) {
-      ++unlogged_;
-      return d.allowed;
-    }
-    ++logged_in_window_;
-    unlogged = std::exchange(unlogged_, 0);
-  }
+  if (!log_limit_.Admit(&unlogged)) return d.allowed;
   absl::ConsumePrefix(&host, "/");
   spdlog::info("authorizer: Principal = {} is {} Operation = {} from host = {} on resource = {}:{}:{} for request = {} "
                "({}){}",

@@ -27,6 +27,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "base/log_rate_limit.h"
 #include "security/acl.h"
 
 namespace strata::security {
@@ -88,10 +89,7 @@ class StandardAuthorizer {
   const Options options_;
   mutable std::atomic<int64_t> allowed_{0};
   mutable std::atomic<int64_t> denied_{0};
-  mutable absl::Mutex log_mu_;
-  mutable int64_t log_window_ms_ ABSL_GUARDED_BY(log_mu_) = 0;
-  mutable int logged_in_window_ ABSL_GUARDED_BY(log_mu_) = 0;
-  mutable int64_t unlogged_ ABSL_GUARDED_BY(log_mu_) = 0;
+  mutable LogRateLimit log_limit_{kLogLinesPerSecond};
   mutable absl::Mutex mu_;
   std::shared_ptr<const Index> index_ ABSL_GUARDED_BY(mu_);
 };

@@ -12,16 +12,20 @@ namespace {
 
 using namespace strata::tools::perf;
 
+void AddCommandConfig(CLI::App* command, CommonOptions& options) {
+  command
+      ->add_option("--command-config", options.command_config,
+                   "A client config file with Kafka's names (security.protocol, ssl.*, sasl.*), as Kafka's tools take")
+      ->check(CLI::ExistingFile);
+}
+
 void AddCommon(CLI::App* command, CommonOptions& options) {
   command->add_option("--bootstrap-server", options.bootstrap_servers, "Brokers to ask for metadata, host:port,...")
       ->required();
   command->add_option("--topic", options.topic, "The topic")->required();
   command->add_option("--partitions", options.partitions, "all (default) or a list of partitions, 0,2,5");
   command->add_flag("--json", options.json, "Print one JSON object instead of the human lines");
-  command
-      ->add_option("--command-config", options.command_config,
-                   "A client config file with Kafka's names (security.protocol, ssl.*, sasl.*), as Kafka's tools take")
-      ->check(CLI::ExistingFile);
+  AddCommandConfig(command, options);
   command
       ->add_option("--timeout-ms", options.timeout_ms,
                    "Longest wait for a response (and for a consume making no progress); default 30000")
@@ -89,10 +93,7 @@ int main(int argc, char** argv) {
   connect_cmd->add_option("--num-connections", connect.num_connections, "Connections to open (default 100)")
       ->check(CLI::Range(int64_t{1}, int64_t{1'000'000}));
   connect_cmd->add_flag("--json", connect.json, "Print one JSON object instead of the human line");
-  connect_cmd
-      ->add_option("--command-config", connect.command_config,
-                   "A client config file with Kafka's names (security.protocol, ssl.*, sasl.*), as Kafka's tools take")
-      ->check(CLI::ExistingFile);
+  AddCommandConfig(connect_cmd, connect);
   connect_cmd->add_option("--timeout-ms", connect.timeout_ms, "Longest wait for a response; default 30000")
       ->check(CLI::Range(1, 3'600'000));
 
