@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "base/check.h"
@@ -10,6 +11,7 @@
 #include "base/status_macros.h"
 #include "storage/chunked_reader.h"
 #include "storage/compression.h"
+#include "storage/control_record.h"
 #include "storage/errc.h"
 #include "storage/offset_map.h"
 
@@ -44,6 +46,41 @@ absl::Status ForEachBatch(const CleanableSegment& segment, const BatchFn& fn) {
 int64_t RecordTimestamp(const RecordBatchHeader& header, const Record& record) {
   return header.log_append_time() ? header.max_timestamp : header.base_timestamp + record.timestamp_delta;
 }
+
+// Which transactional batches belong to aborted transactions, for a pass over batches
+// in offset order (Kafka's CleanedTransactionMetadata): a producer is aborted from the
+// first offset of an aborted-index entry until its marker.
+class AbortedTxnTracker {
+ public:
+  // The entries of every segment of the view whose marker is at or after from.
+  AbortedTxnTracker(const CleaningView& view, int64_t from) {
+    for (const CleanableSegment& s : view.segments) {
+      for (const AbortedTxn& t : s.aborted_txns) {
+        if (t.last_offset >= from) pending_.push_back(t);
+      }
+    }
+    std::sort(pending_.begin(), pending_.end(),
+              [](const AbortedTxn& a, const AbortedTxn& b) { return a.first_offset < b.first_offset; });
+  }
+
+  // Whether the batch is aborted data; call for every batch, in order.
+  absl::StatusOr<bool> IsAborted(const RecordBatchHeader& h, absl::string_view batch) {
+    while (next_ < pending_.size() && pending_[next_].first_offset <= h.base_offset) {
+      aborted_.insert(pending_[next_++].producer_id);
+    }
+    if (h.is_control()) {
+      STRATA_ASSIGN_OR_RETURN(EndTxnMarker marker, ReadControlBatch(batch));
+      if (marker.type != ControlRecordType::kUnknown) aborted_.erase(h.producer_id);
+      return false;
+    }
+    return h.is_transactional() && aborted_.count(h.producer_id) > 0;
+  }
+
+ private:
+  std::vector<AbortedTxn> pending_;
+  size_t next_ = 0;
+  std::set<int64_t> aborted_;
+};
 
 // The first dirty offset for a checkpoint, within the log.
 int64_t FirstDirtyOffset(const CleaningView& view, std::optional<int64_t> checkpoint) {
@@ -100,6 +137,7 @@ class Cleaning {
   absl::StatusOr<int64_t> BuildOffsetMap(const Dirtiness& dirtiness) {
     int64_t map_end = dirtiness.first_dirty_offset;
     bool full = false;
+    AbortedTxnTracker aborted(view_, dirtiness.first_dirty_offset);
     for (const CleanableSegment& s : view_.segments) {
       if (full || s.base_offset >= dirtiness.first_uncleanable_offset) break;
       if (s.next_base_offset <= dirtiness.first_dirty_offset) continue;
@@ -107,7 +145,9 @@ class Cleaning {
         if (full || h.last_offset() < dirtiness.first_dirty_offset) return absl::OkStatus();
         STRATA_RETURN_IF_ERROR(Pace(h.size_in_bytes()));
         result_.bytes_read += h.size_in_bytes();
-        if (!h.is_control()) {
+        // Aborted data never supersedes a key: it is dropped when cleaned.
+        STRATA_ASSIGN_OR_RETURN(bool is_aborted, aborted.IsAborted(h, batch));
+        if (!h.is_control() && !is_aborted) {
           STRATA_ASSIGN_OR_RETURN(std::vector<Record> records, DecodeRecords(batch, max_uncompressed_));
           size_t new_bytes = 0;
           for (const Record& r : records) {
@@ -184,20 +224,26 @@ class Cleaning {
       return absl::OkStatus();
     };
     absl::Status status = [&]() -> absl::Status {
+      AbortedTxnTracker aborted(view_, group.front()->base_offset);
       for (const CleanableSegment* s : group) {
+        // The cleaned segment keeps the entries: a reader may still meet what is left of
+        // an aborted transaction (data past map_end, an empty batch kept for a sequence).
+        for (const AbortedTxn& t : s->aborted_txns) STRATA_RETURN_IF_ERROR(log_.ReportIo(cleaned->txn_index().Append(t)));
         absl::Status scanned =
             ForEachBatch(*s, [&](const RecordBatchHeader& h, absl::string_view batch) -> absl::Status {
               STRATA_RETURN_IF_ERROR(Pace(h.size_in_bytes()));
               result_.bytes_read += h.size_in_bytes();
-              if (h.is_control() || h.base_offset >= map_end) {
+              STRATA_ASSIGN_OR_RETURN(bool is_aborted, aborted.IsAborted(h, batch));
+              if (h.is_control() || (h.base_offset >= map_end && !is_aborted)) {
                 out.append(batch.data(), batch.size());
               } else {
                 STRATA_ASSIGN_OR_RETURN(std::vector<Record> records, DecodeRecords(batch, max_uncompressed_));
                 result_.records_read += static_cast<int64_t>(records.size());
                 std::vector<Record> kept;
                 for (Record& r : records) {
-                  if (Retain(h, r, map_end)) kept.push_back(std::move(r));
+                  if (!is_aborted && Retain(h, r, map_end)) kept.push_back(std::move(r));
                 }
+                if (is_aborted) result_.aborted_records_removed += static_cast<int64_t>(records.size());
                 result_.records_removed += static_cast<int64_t>(records.size() - kept.size());
                 if (kept.size() == records.size()) {
                   out.append(batch.data(), batch.size());

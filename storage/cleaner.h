@@ -71,6 +71,7 @@ struct CleanResult {
   int64_t records_removed = 0;
   int64_t tombstones_removed = 0;
   int64_t keyless_removed = 0;
+  int64_t aborted_records_removed = 0;  // records of aborted transactions
   int64_t empty_batches_kept = 0;  // producers' last batches kept without records
 };
 

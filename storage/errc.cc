@@ -25,6 +25,8 @@ absl::StatusCode CodeFor(Errc errc) {
     case Errc::kOffsetOutOfRange: return absl::StatusCode::kOutOfRange;
     case Errc::kOutOfOrderSequence: return absl::StatusCode::kFailedPrecondition;
     case Errc::kInvalidProducerEpoch: return absl::StatusCode::kFailedPrecondition;
+    case Errc::kInvalidTxnState: return absl::StatusCode::kFailedPrecondition;
+    case Errc::kCoordinatorFenced: return absl::StatusCode::kFailedPrecondition;
     case Errc::kInconsistentLog: return absl::StatusCode::kDataLoss;
     case Errc::kInvalidConfig: return absl::StatusCode::kInvalidArgument;
     case Errc::kInvalidCheckpoint: return absl::StatusCode::kDataLoss;
@@ -47,6 +49,8 @@ absl::string_view ErrcName(Errc errc) {
     case Errc::kOffsetOutOfRange: return "OFFSET_OUT_OF_RANGE";
     case Errc::kOutOfOrderSequence: return "OUT_OF_ORDER_SEQUENCE_NUMBER";
     case Errc::kInvalidProducerEpoch: return "INVALID_PRODUCER_EPOCH";
+    case Errc::kInvalidTxnState: return "INVALID_TXN_STATE";
+    case Errc::kCoordinatorFenced: return "TRANSACTION_COORDINATOR_FENCED";
     case Errc::kInconsistentLog: return "INCONSISTENT_LOG";
     case Errc::kInvalidConfig: return "INVALID_CONFIG";
     case Errc::kInvalidCheckpoint: return "INVALID_CHECKPOINT";

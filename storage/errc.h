@@ -23,6 +23,8 @@ enum class Errc {
   kOffsetOutOfRange,     // read outside [log start, log end] (OFFSET_OUT_OF_RANGE)
   kOutOfOrderSequence,   // idempotent producer gap (OUT_OF_ORDER_SEQUENCE_NUMBER)
   kInvalidProducerEpoch, // fenced producer epoch (INVALID_PRODUCER_EPOCH)
+  kInvalidTxnState,      // a batch or marker that breaks the producer's transaction (INVALID_TXN_STATE)
+  kCoordinatorFenced,    // a marker from an older coordinator epoch (TRANSACTION_COORDINATOR_FENCED)
   kInconsistentLog,      // on-disk state that recovery must not repair silently
   kInvalidConfig,        // a bad or unknown configuration value
   kInvalidCheckpoint,    // a checkpoint file that does not parse

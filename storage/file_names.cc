@@ -28,7 +28,7 @@ std::optional<ParsedFileName> ParseSegmentFileName(absl::string_view name) {
       break;
     }
   }
-  for (absl::string_view kind : {kLogSuffix, kIndexSuffix, kTimeIndexSuffix, kSnapshotSuffix}) {
+  for (absl::string_view kind : {kLogSuffix, kIndexSuffix, kTimeIndexSuffix, kTxnIndexSuffix, kSnapshotSuffix}) {
     if (rest == kind) {
       parsed.kind = std::string(kind);
       return parsed;

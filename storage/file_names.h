@@ -1,7 +1,7 @@
 #pragma once
 // Every on-disk name the storage engine uses, in one place (Kafka's layout).
 // A segment's files are named by its base offset in 20 digits:
-//   00000000000000000000.log / .index / .timeindex / .snapshot
+//   00000000000000000000.log / .index / .timeindex / .txnindex / .snapshot
 // with suffixes .cleaned, .swap and .deleted for the steps of a replace or delete.
 // Thread-safe (stateless).
 
@@ -16,6 +16,7 @@ inline constexpr absl::string_view kLogSuffix = ".log";
 inline constexpr absl::string_view kIndexSuffix = ".index";
 inline constexpr absl::string_view kTimeIndexSuffix = ".timeindex";
 inline constexpr absl::string_view kSnapshotSuffix = ".snapshot";
+inline constexpr absl::string_view kTxnIndexSuffix = ".txnindex";
 inline constexpr absl::string_view kCleanedSuffix = ".cleaned";
 inline constexpr absl::string_view kSwapSuffix = ".swap";
 inline constexpr absl::string_view kDeletedSuffix = ".deleted";
@@ -40,7 +41,7 @@ std::string SegmentFileName(absl::string_view dir, int64_t base_offset, absl::st
 // suffix (".log") and the state suffix (".swap" or ""). nullopt for other names.
 struct ParsedFileName {
   int64_t offset = 0;
-  std::string kind;   // ".log", ".index", ".timeindex", ".snapshot"
+  std::string kind;   // ".log", ".index", ".timeindex", ".txnindex", ".snapshot"
   std::string state;  // "", ".cleaned", ".swap", ".deleted"
 };
 std::optional<ParsedFileName> ParseSegmentFileName(absl::string_view name);

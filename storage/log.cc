@@ -57,7 +57,9 @@ Log::Log(const LogOptions& options, TopicPartition topic_partition, const std::a
       log_end_offset_(loaded.log_end_offset),
       recovery_point_(loaded.recovery_point),
       high_watermark_(loaded.high_watermark),
-      last_flush_ms_(options.clock->NowMs()) {}
+      last_flush_ms_(options.clock->NowMs()) {
+  producer_state_->OnHighWatermarkUpdated(high_watermark_);
+}
 
 Log::~Log() {
   EndScheduledTasks();
@@ -115,8 +117,8 @@ void Log::CheckInvariantsLocked() const {
   ABSL_CHECK_LE(segments_.rbegin()->first, log_end_offset_) << options_.dir;
 }
 
-absl::StatusOr<LogAppendInfo> Log::AppendAsLeader(std::string& records, int32_t leader_epoch) {
-  STRATA_ASSIGN_OR_RETURN(LogAppendInfo info, AppendAsLeaderUnflushed(records, leader_epoch));
+absl::StatusOr<LogAppendInfo> Log::AppendAsLeader(std::string& records, int32_t leader_epoch, AppendOrigin origin) {
+  STRATA_ASSIGN_OR_RETURN(LogAppendInfo info, AppendAsLeaderUnflushed(records, leader_epoch, origin));
   STRATA_RETURN_IF_ERROR(MaybeFlushAfterAppend());
   return info;
 }
@@ -137,10 +139,12 @@ absl::Status Log::MaybeFlushAfterAppend() {
   return Flush(log_end);
 }
 
-absl::StatusOr<LogAppendInfo> Log::AppendAsLeaderUnflushed(std::string& records, int32_t leader_epoch) {
+absl::StatusOr<LogAppendInfo> Log::AppendAsLeaderUnflushed(std::string& records, int32_t leader_epoch,
+                                                           AppendOrigin origin) {
   STRATA_RETURN_IF_ERROR(CheckOnline());
   const LogConfig config = this->config();
   std::vector<RecordBatchHeader> headers;
+  std::vector<std::optional<EndTxnMarker>> markers;
   const size_t max_uncompressed = MaxUncompressedBatchBytes(config.max_message_bytes);
   // The request's batches once compression.type changed one (empty until then: the
   // common case copies nothing).
@@ -153,6 +157,17 @@ absl::StatusOr<LogAppendInfo> Log::AppendAsLeaderUnflushed(std::string& records,
     if (!batch) break;
     STRATA_RETURN_IF_ERROR(ValidateProducedBatch(*batch, config.max_message_bytes));
     RecordBatchHeader header = RecordBatchHeader::Parse(batch->data());
+    std::optional<EndTxnMarker> marker;
+    if (header.is_control()) {
+      if (origin == AppendOrigin::kClient) {
+        return MakeError(Errc::kInvalidRecord, "a producer may not write control batches (transaction markers)");
+      }
+      STRATA_ASSIGN_OR_RETURN(marker, ReadControlBatch(*batch));
+      if (marker->type == ControlRecordType::kUnknown || !header.has_producer_id()) {
+        return MakeError(Errc::kInvalidRecord, "control batch is not an end-transaction marker of a producer");
+      }
+    }
+    markers.push_back(marker);
     if (config.cleanup_compact && !header.is_control()) {
       STRATA_RETURN_IF_ERROR(CheckEveryRecordHasKey(*batch, max_uncompressed, topic_partition_));
     }
@@ -180,8 +195,14 @@ absl::StatusOr<LogAppendInfo> Log::AppendAsLeaderUnflushed(std::string& records,
   STRATA_RETURN_IF_ERROR(CheckOpenLocked());
   // Idempotence: a retried batch gets its original offsets; sequences must follow on.
   std::map<int64_t, const RecordBatchHeader*> earlier_in_request;
-  for (const RecordBatchHeader& h : headers) {
+  for (size_t i = 0; i < headers.size(); ++i) {
+    const RecordBatchHeader& h = headers[i];
     if (!h.has_producer_id()) continue;
+    if (markers[i]) {
+      STRATA_RETURN_IF_ERROR(producer_state_->CheckMarker(h, *markers[i]));
+      earlier_in_request.erase(h.producer_id);
+      continue;
+    }
     auto earlier = earlier_in_request.find(h.producer_id);
     if (earlier != earlier_in_request.end()) {
       const RecordBatchHeader& e = *earlier->second;
@@ -218,7 +239,7 @@ absl::StatusOr<LogAppendInfo> Log::AppendAsLeaderUnflushed(std::string& records,
     next = h.next_offset();
     position += h.size_in_bytes();
   }
-  auto info = AppendLocked(records, headers, leader_epoch);
+  auto info = AppendLocked(records, headers, markers, leader_epoch);
   if (info.ok() && config.log_append_time) info->log_append_time = now;
   return info;
 }
@@ -226,6 +247,7 @@ absl::StatusOr<LogAppendInfo> Log::AppendAsLeaderUnflushed(std::string& records,
 absl::StatusOr<LogAppendInfo> Log::AppendAsFollowerUnflushed(absl::string_view records) {
   STRATA_RETURN_IF_ERROR(CheckOnline());
   std::vector<RecordBatchHeader> headers;
+  std::vector<std::optional<EndTxnMarker>> markers;
   BatchSplitter splitter(records);
   while (true) {
     size_t position = splitter.position();
@@ -233,6 +255,11 @@ absl::StatusOr<LogAppendInfo> Log::AppendAsFollowerUnflushed(absl::string_view r
     if (!batch) break;
     STRATA_RETURN_IF_ERROR(ValidateStoredBatch(*batch, absl::StrCat("replicated batch at byte ", position)));
     RecordBatchHeader h = RecordBatchHeader::Parse(batch->data());
+    std::optional<EndTxnMarker> marker;
+    if (h.is_control()) {
+      STRATA_ASSIGN_OR_RETURN(marker, ReadControlBatch(*batch));
+    }
+    markers.push_back(marker);
     if (!headers.empty() && h.base_offset <= headers.back().last_offset()) {
       return MakeError(Errc::kInvalidRecord, absl::StrCat("replicated batch at byte ", position, " starts at offset ",
                                                           h.base_offset, ", not above ", headers.back().last_offset()));
@@ -249,12 +276,14 @@ absl::StatusOr<LogAppendInfo> Log::AppendAsFollowerUnflushed(absl::string_view r
                      absl::StrCat("replicated records start at offset ", headers.front().base_offset,
                                   ", not at the log end offset ", log_end_offset_, " of ", topic_partition_.DirName()));
   }
-  return AppendLocked(records, headers, std::nullopt);
+  return AppendLocked(records, headers, markers, std::nullopt);
 }
 
 absl::StatusOr<LogAppendInfo> Log::AppendLocked(absl::string_view records,
                                                 const std::vector<RecordBatchHeader>& headers,
+                                                const std::vector<std::optional<EndTxnMarker>>& markers,
                                                 std::optional<int32_t> leader_epoch) {
+  ABSL_CHECK_EQ(headers.size(), markers.size());
   ABSL_CHECK(!closed_);  // callers checked CheckOpenLocked under the same lock
   const RecordBatchHeader& first = headers.front();
   const RecordBatchHeader& last = headers.back();
@@ -273,12 +302,18 @@ absl::StatusOr<LogAppendInfo> Log::AppendLocked(absl::string_view records,
   info.batches = static_cast<int32_t>(headers.size());
   info.bytes = static_cast<int64_t>(records.size());
   std::vector<EpochEntry> epochs;
-  for (const RecordBatchHeader& h : headers) {
+  for (size_t i = 0; i < headers.size(); ++i) {
+    const RecordBatchHeader& h = headers[i];
     if (h.max_timestamp > info.max_timestamp) {
       info.max_timestamp = h.max_timestamp;
       info.offset_of_max_timestamp = h.last_offset();
     }
-    producer_state_->Update(h);
+    std::optional<CompletedTxn> completed = producer_state_->Update(h, markers[i] ? &*markers[i] : nullptr);
+    if (completed && completed->aborted) {
+      AbortedTxn aborted{completed->producer_id, completed->first_offset, completed->last_offset,
+                         producer_state_->LastStableOffsetAfter(*completed)};
+      STRATA_RETURN_IF_ERROR(Io(segment.txn_index().Append(aborted)));
+    }
     int32_t epoch = leader_epoch.value_or(h.partition_leader_epoch);
     if (epoch >= 0 && (epochs.empty() || epoch > epochs.back().epoch)) epochs.push_back({epoch, h.base_offset});
   }
@@ -501,7 +536,9 @@ absl::StatusOr<bool> Log::TruncateTo(int64_t offset) {
     high_watermark_ = std::min(high_watermark_, log_end_offset_);
     STRATA_RETURN_IF_ERROR(leader_epoch_cache_->TruncateFromEnd(log_end_offset_));
     int64_t replayed = 0;
-    return ReloadProducerStateLocked(log_end_offset_, &replayed).status();
+    STRATA_RETURN_IF_ERROR(ReloadProducerStateLocked(log_end_offset_, &replayed).status());
+    producer_state_->OnHighWatermarkUpdated(high_watermark_);
+    return absl::OkStatus();
   }();
   if (!status.ok()) return Io(status);
   CheckInvariantsLocked();
@@ -685,10 +722,10 @@ CleaningView Log::ViewForCleaning() const {
   }
   for (auto it = segments_.begin(); it != segments_.end(); ++it) {
     auto next = std::next(it);
-    if (next == segments_.end() || next->first > high_watermark_) break;
+    if (next == segments_.end() || next->first > LastStableOffsetLocked()) break;
     const std::shared_ptr<LogSegment>& segment = it->second;
     view.segments.push_back(CleanableSegment{segment, segment->log_file(), it->first, next->first, segment->size(),
-                                             segment->max_timestamp_so_far()});
+                                             segment->max_timestamp_so_far(), segment->txn_index().entries()});
   }
   return view;
 }
@@ -702,7 +739,7 @@ absl::StatusOr<std::unique_ptr<LogSegment>> Log::NewCleanedSegment(int64_t base_
     options = OptionsLocked();
   }
   // Leftovers of a cleaning that failed before (the loader removes them at start).
-  for (absl::string_view kind : {kLogSuffix, kIndexSuffix, kTimeIndexSuffix}) {
+  for (absl::string_view kind : {kLogSuffix, kIndexSuffix, kTimeIndexSuffix, kTxnIndexSuffix}) {
     std::string path = SegmentFileName(options.dir, base_offset, absl::StrCat(kind, kCleanedSuffix));
     auto exists = options.ops->Exists(path);
     if (!exists.ok()) return Io(exists.status());
@@ -875,6 +912,30 @@ LogOptions Log::OptionsLocked() const {
 void Log::UpdateHighWatermark(int64_t offset) {
   absl::MutexLock lock(&mu_);
   high_watermark_ = std::clamp(offset, log_start_offset_, log_end_offset_);
+  producer_state_->OnHighWatermarkUpdated(high_watermark_);
+}
+
+int64_t Log::LastStableOffsetLocked() const {
+  std::optional<int64_t> first_unstable = producer_state_->FirstUnstableOffset();
+  return first_unstable ? std::min(*first_unstable, high_watermark_) : high_watermark_;
+}
+
+int64_t Log::last_stable_offset() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return LastStableOffsetLocked();
+}
+
+absl::StatusOr<std::vector<AbortedTxn>> Log::CollectAbortedTxns(int64_t fetch_offset, int64_t upper_bound) const {
+  STRATA_RETURN_IF_ERROR(CheckOnline());
+  absl::ReaderMutexLock lock(&mu_);
+  STRATA_RETURN_IF_ERROR(CheckOpenLocked());
+  std::vector<AbortedTxn> out;
+  auto it = segments_.upper_bound(fetch_offset);
+  if (it != segments_.begin()) --it;
+  for (; it != segments_.end(); ++it) {
+    if (it->second->txn_index().Collect(fetch_offset, upper_bound, &out)) break;
+  }
+  return out;
 }
 
 void Log::EndScheduledTasks() {
@@ -932,7 +993,7 @@ int64_t Log::high_watermark() const {
 }
 Log::Offsets Log::offsets() const {
   absl::ReaderMutexLock lock(&mu_);
-  return Offsets{log_start_offset_, log_end_offset_, high_watermark_};
+  return Offsets{log_start_offset_, log_end_offset_, high_watermark_, LastStableOffsetLocked()};
 }
 int64_t Log::size_in_bytes() const {
   absl::ReaderMutexLock lock(&mu_);

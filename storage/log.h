@@ -48,6 +48,11 @@ namespace strata::storage {
 
 struct LogLoadState;  // log_loader.h
 
+// Who wrote a leader's append: a producer, or a coordinator of this cluster (the
+// transaction coordinator's markers, WriteTxnMarkers). Only a coordinator may write
+// control batches.
+enum class AppendOrigin { kClient, kCoordinator };
+
 struct LogAppendInfo {
   int64_t first_offset = -1;
   int64_t last_offset = -1;
@@ -100,12 +105,13 @@ struct CleanableSegment {
   int64_t next_base_offset = 0;  // the next segment's base: every offset in it is below
   uint64_t size = 0;
   int64_t max_timestamp = kNoTimestamp;
+  std::vector<AbortedTxn> aborted_txns;  // its aborted index's entries (markers in it)
 };
 
 // What the log cleaner needs of a log at one moment.
 struct CleaningView {
-  // The rolled segments whose every offset is below the high watermark, oldest first
-  // (never the active segment).
+  // The rolled segments whose every offset is below the last stable offset, oldest
+  // first (never the active segment, never an open transaction's data).
   std::vector<CleanableSegment> segments;
   int64_t log_start_offset = 0;
   int64_t log_end_offset = 0;
@@ -123,9 +129,13 @@ class Log {
   Log& operator=(const Log&) = delete;
 
   // A producer's request records: validates every batch, checks idempotent producer
-  // sequences, assigns offsets from the log end and stamps leader_epoch; records is
-  // rewritten in place.
-  absl::StatusOr<LogAppendInfo> AppendAsLeader(std::string& records, int32_t leader_epoch);
+  // sequences and transactions, assigns offsets from the log end and stamps
+  // leader_epoch; records is rewritten in place. A control batch from a client is
+  // INVALID_RECORD; a coordinator's end-transaction marker is checked against the
+  // producer's state (CheckMarker) and closes its transaction; an ABORT adds an entry
+  // to the active segment's aborted index.
+  absl::StatusOr<LogAppendInfo> AppendAsLeader(std::string& records, int32_t leader_epoch,
+                                               AppendOrigin origin = AppendOrigin::kClient);
   // Replicated records with offsets assigned: framing and CRC are checked and the
   // first offset must be at or above the log end.
   absl::StatusOr<LogAppendInfo> AppendAsFollower(absl::string_view records);
@@ -138,6 +148,11 @@ class Log {
                                      bool min_one_batch) const;
   // The first record with timestamp >= target at or above the log start.
   absl::StatusOr<std::optional<TimestampOffset>> FetchOffsetByTimestamp(int64_t target) const;
+  // The aborted transactions a READ_COMMITTED read from fetch_offset up to upper_bound
+  // (exclusive; the last stable offset) must hide: every aborted-index entry with its
+  // marker at or after fetch_offset and its first offset below upper_bound, oldest
+  // first. Entries below the local log start are the remote tier's.
+  absl::StatusOr<std::vector<AbortedTxn>> CollectAbortedTxns(int64_t fetch_offset, int64_t upper_bound) const;
   // The largest timestamp in the log and the offset of the first record that carries it
   // (ListOffsets' MAX_TIMESTAMP, KIP-734, as Kafka answers it since KAFKA-16310: the
   // record, not the last offset of its batch); nullopt for an empty log. Reads the one
@@ -221,11 +236,16 @@ class Log {
   int64_t log_end_offset() const;
   int64_t recovery_point() const;
   int64_t high_watermark() const;
-  // The three at one instant (one lock: what a fetch session compares).
+  // The last stable offset: the high watermark, or the first offset of the oldest
+  // transaction still open (or completed with its marker not yet below the high
+  // watermark) when that is lower. READ_COMMITTED reads stop there.
+  int64_t last_stable_offset() const;
+  // The four at one instant (one lock: what a fetch session compares).
   struct Offsets {
     int64_t log_start_offset = 0;
     int64_t log_end_offset = 0;
     int64_t high_watermark = 0;
+    int64_t last_stable_offset = 0;
   };
   Offsets offsets() const;
   int64_t size_in_bytes() const;
@@ -249,7 +269,8 @@ class Log {
   Log(const LogOptions& options, TopicPartition topic_partition, const std::atomic<bool>* dir_offline,
       LogLoadState loaded);
 
-  absl::StatusOr<LogAppendInfo> AppendAsLeaderUnflushed(std::string& records, int32_t leader_epoch);
+  absl::StatusOr<LogAppendInfo> AppendAsLeaderUnflushed(std::string& records, int32_t leader_epoch,
+                                                        AppendOrigin origin);
   absl::StatusOr<LogAppendInfo> AppendAsFollowerUnflushed(absl::string_view records);
   // flush.messages: flushes when the unflushed records reach it.
   absl::Status MaybeFlushAfterAppend();
@@ -264,8 +285,11 @@ class Log {
   absl::Status CheckOpenLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // Reports I/O errors to the failure channel; returns status unchanged.
   absl::Status Io(absl::Status status) const;
+  // markers: per batch, the control batch's marker (nullopt for data batches).
   absl::StatusOr<LogAppendInfo> AppendLocked(absl::string_view records, const std::vector<RecordBatchHeader>& headers,
+                                             const std::vector<std::optional<EndTxnMarker>>& markers,
                                              std::optional<int32_t> leader_epoch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  int64_t LastStableOffsetLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   absl::Status MaybeRollLocked(uint64_t bytes, const RecordBatchHeader& first, int64_t last_offset)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status RollLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

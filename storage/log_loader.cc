@@ -20,10 +20,22 @@ absl::Status RemoveIfExists(FileOps& ops, const std::string& path) {
 }
 
 absl::Status RemoveSegmentFiles(FileOps& ops, const std::string& dir, int64_t base, absl::string_view state) {
-  for (absl::string_view kind : {kLogSuffix, kIndexSuffix, kTimeIndexSuffix}) {
+  for (absl::string_view kind : {kLogSuffix, kIndexSuffix, kTimeIndexSuffix, kTxnIndexSuffix}) {
     STRATA_RETURN_IF_ERROR(RemoveIfExists(ops, SegmentFileName(dir, base, absl::StrCat(kind, state))));
   }
   return absl::OkStatus();
+}
+
+// The marker of the control batch at b (read whole: a few dozen bytes).
+absl::StatusOr<EndTxnMarker> ReadMarkerAt(const LogSegment& segment, const BatchLocation& b) {
+  std::string batch(static_cast<size_t>(b.header.size_in_bytes()), '\0');
+  STRATA_ASSIGN_OR_RETURN(size_t n, segment.log_file()->Read(b.position, batch.data(), batch.size()));
+  if (n != batch.size()) {
+    return MakeError(Errc::kCorruptMessage, absl::StrCat(segment.log_path(), ": control batch at position ",
+                                                         b.position, " is cut short"));
+  }
+  STRATA_RETURN_IF_ERROR(ValidateStoredBatch(batch, absl::StrCat(segment.log_path(), " at position ", b.position)));
+  return ReadControlBatch(batch);
 }
 
 }  // namespace
@@ -288,14 +300,33 @@ absl::StatusOr<std::optional<int64_t>> ReloadProducerState(
     auto next = std::next(it);
     if (next != segments.end() && next->first <= from) continue;
     // Batches before the index entry at or below `from` all end below it.
-    uint64_t position = it->second->offset_index().Lookup(from).position;
-    STRATA_RETURN_IF_ERROR(it->second->ScanHeaders(position, [&](const BatchLocation& b) {
-      if (b.header.base_offset >= producer_state.map_end_offset()) {
-        producer_state.Update(b.header);
-        ++*replayed;
+    LogSegment& segment = *it->second;
+    uint64_t position = segment.offset_index().Lookup(from).position;
+    absl::Status replay_status;
+    STRATA_RETURN_IF_ERROR(segment.ScanHeaders(position, [&](const BatchLocation& b) {
+      if (b.header.base_offset < producer_state.map_end_offset()) return true;
+      std::optional<EndTxnMarker> marker;
+      if (b.header.is_control()) {
+        auto read = ReadMarkerAt(segment, b);
+        if (!read.ok()) {
+          replay_status = read.status();
+          return false;
+        }
+        marker = *read;
       }
+      std::optional<CompletedTxn> completed = producer_state.Update(b.header, marker ? &*marker : nullptr);
+      if (completed && completed->aborted) {
+        // The aborted index is rebuilt with producer state: an entry the crash lost is
+        // written again, one that survived is recognised.
+        replay_status = segment.txn_index().Append(AbortedTxn{completed->producer_id, completed->first_offset,
+                                                              completed->last_offset,
+                                                              producer_state.LastStableOffsetAfter(*completed)});
+        if (!replay_status.ok()) return false;
+      }
+      ++*replayed;
       return true;
     }));
+    STRATA_RETURN_IF_ERROR(replay_status);
   }
   return snapshot;
 }

@@ -39,6 +39,7 @@ absl::StatusOr<std::unique_ptr<LogSegment>> LogSegment::Open(const SegmentOption
   STRATA_ASSIGN_OR_RETURN(auto time_file, IndexFile::Open(ops, segment->PathFor(kTimeIndexSuffix), TimeIndex::kEntrySize,
                                                           options.max_index_bytes, options.active));
   segment->time_index_ = std::make_unique<TimeIndex>(options.base_offset, std::move(time_file));
+  STRATA_ASSIGN_OR_RETURN(segment->txn_index_, TransactionIndex::Open(ops, segment->PathFor(kTxnIndexSuffix)));
   segment->LoadMaxTimestamp();
   return segment;
 }
@@ -264,6 +265,11 @@ absl::StatusOr<ScanResult> LogSegment::Recover(const BatchVisitor& visitor, int6
     STRATA_RETURN_IF_ERROR(log_file_->Truncate(result.valid_bytes));
     size_ = result.valid_bytes;
   }
+  if (!txn_index_->entries().empty()) {
+    // Entries whose marker was in the lost tail go with it (replay writes back the rest).
+    STRATA_ASSIGN_OR_RETURN(int64_t next_offset, ReadNextOffset());
+    STRATA_RETURN_IF_ERROR(txn_index_->TruncateTo(next_offset));
+  }
   return result;
 }
 
@@ -274,6 +280,7 @@ absl::StatusOr<uint64_t> LogSegment::TruncateTo(int64_t offset) {
   STRATA_RETURN_IF_ERROR(log_file_->Truncate(location->position));
   offset_index_->TruncateTo(offset);
   time_index_->TruncateTo(offset);
+  STRATA_RETURN_IF_ERROR(txn_index_->TruncateTo(offset));
   size_ = location->position;
   bytes_since_last_index_entry_ = 0;
   if (size_ == 0) rolling_based_timestamp_.reset();
@@ -291,7 +298,8 @@ absl::Status LogSegment::SanityCheckIndexes() const {
 absl::Status LogSegment::Flush() {
   STRATA_RETURN_IF_ERROR(log_file_->Sync());
   STRATA_RETURN_IF_ERROR(offset_index_->file().Flush());
-  return time_index_->file().Flush();
+  STRATA_RETURN_IF_ERROR(time_index_->file().Flush());
+  return txn_index_->Flush();
 }
 
 absl::StatusOr<std::vector<std::shared_ptr<File>>> LogSegment::StartIndexFlush() {
@@ -300,6 +308,7 @@ absl::StatusOr<std::vector<std::shared_ptr<File>>> LogSegment::StartIndexFlush()
     STRATA_ASSIGN_OR_RETURN(std::shared_ptr<File> file, index->StartFlush());
     if (file != nullptr) files.push_back(std::move(file));
   }
+  if (std::shared_ptr<File> file = txn_index_->StartFlush()) files.push_back(std::move(file));
   return files;
 }
 
@@ -326,7 +335,8 @@ absl::Status LogSegment::ChangeSuffix(const std::string& new_suffix) {
   log_path_ = PathFor(kLogSuffix);
   STRATA_RETURN_IF_ERROR(ops.Rename(old_log, log_path_));
   STRATA_RETURN_IF_ERROR(offset_index_->file().Rename(ops, PathFor(kIndexSuffix)));
-  return time_index_->file().Rename(ops, PathFor(kTimeIndexSuffix));
+  STRATA_RETURN_IF_ERROR(time_index_->file().Rename(ops, PathFor(kTimeIndexSuffix)));
+  return txn_index_->Rename(PathFor(kTxnIndexSuffix));
 }
 
 absl::Status LogSegment::Close() {
@@ -334,6 +344,7 @@ absl::Status LogSegment::Close() {
   absl::Status status = MakeInactive();
   if (status.ok()) status = offset_index_->file().Flush();
   if (status.ok()) status = time_index_->file().Flush();
+  if (status.ok()) status = txn_index_->Flush();
   Abandon();
   return status;
 }
@@ -343,11 +354,12 @@ void LogSegment::Abandon() {
   log_file_.reset();
   offset_index_.reset();
   time_index_.reset();
+  if (txn_index_ != nullptr) txn_index_->Close();
 }
 
 absl::Status LogSegment::DeleteFiles() {
   FileOps& ops = *options_.ops;
-  for (absl::string_view kind : {kLogSuffix, kIndexSuffix, kTimeIndexSuffix}) {
+  for (absl::string_view kind : {kLogSuffix, kIndexSuffix, kTimeIndexSuffix, kTxnIndexSuffix}) {
     std::string path = PathFor(kind);
     STRATA_ASSIGN_OR_RETURN(bool exists, ops.Exists(path));
     if (exists) STRATA_RETURN_IF_ERROR(ops.Remove(path));

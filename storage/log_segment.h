@@ -1,6 +1,7 @@
 #pragma once
 // One segment of a partition's log: the .log file of RecordBatch v2 bytes starting at
-// base_offset, its sparse offset index and its time index. Appends go to the end; an
+// base_offset, its sparse offset index, its time index and its aborted-transaction
+// index (transaction_index.h; written by the Log when it appends an ABORT marker). Appends go to the end; an
 // index entry is added once more than index.interval.bytes were appended since the
 // last one. Reads translate an offset to a file position through the index and a short
 // scan of batch headers.
@@ -20,6 +21,7 @@
 #include "storage/offset_index.h"
 #include "storage/record_batch.h"
 #include "storage/time_index.h"
+#include "storage/transaction_index.h"
 
 namespace strata::storage {
 
@@ -65,6 +67,8 @@ class LogSegment {
   const std::shared_ptr<File>& log_file() const { return log_file_; }
   OffsetIndex& offset_index() { return *offset_index_; }
   TimeIndex& time_index() { return *time_index_; }
+  TransactionIndex& txn_index() { return *txn_index_; }
+  const TransactionIndex& txn_index() const { return *txn_index_; }
   int64_t max_timestamp_so_far() const { return max_timestamp_so_far_; }
   int64_t offset_of_max_timestamp_so_far() const { return offset_of_max_timestamp_; }
   // The first batch's max timestamp, the reference for time-based roll.
@@ -113,7 +117,8 @@ class LogSegment {
                                                        int64_t contiguous_from = INT64_MAX);
   // ValidateAndRebuildIndexes, then cuts the file at the first invalid batch.
   absl::StatusOr<ScanResult> Recover(const BatchVisitor& visitor, int64_t contiguous_from);
-  // Removes every batch whose last offset is >= offset; returns bytes removed.
+  // Removes every batch whose last offset is >= offset, and the aborted-index entries
+  // whose marker is; returns bytes removed.
   absl::StatusOr<uint64_t> TruncateTo(int64_t offset);
   // Checks the indexes against the log (after an unclean shutdown or an open).
   absl::Status SanityCheckIndexes() const;
@@ -151,6 +156,7 @@ class LogSegment {
   std::shared_ptr<File> log_file_;
   std::unique_ptr<OffsetIndex> offset_index_;
   std::unique_ptr<TimeIndex> time_index_;
+  std::unique_ptr<TransactionIndex> txn_index_;
   uint64_t size_ = 0;
   uint64_t bytes_since_last_index_entry_ = 0;
   int64_t max_timestamp_so_far_ = kNoTimestamp;

@@ -13,8 +13,9 @@
 namespace strata::storage {
 namespace {
 
-constexpr uint16_t kSnapshotVersion = 1;
-constexpr size_t kEntryBytes = 8 + 2 + 4 + 4 + 8 + 4 + 8;
+constexpr uint16_t kSnapshotVersion = 2;
+constexpr size_t kEntryBytesV1 = 8 + 2 + 4 + 4 + 8 + 4 + 8;
+constexpr size_t kEntryBytesV2 = kEntryBytesV1 + 4 + 8;
 
 bool InSequence(int32_t last, int32_t next) {
   return next == (last == INT32_MAX ? 0 : last + 1);
@@ -31,6 +32,14 @@ absl::StatusOr<std::optional<ProducerBatch>> ProducerStateManager::CheckProduced
     return std::optional<ProducerBatch>();
   }
   const ProducerStateEntry& entry = it->second;
+  if (entry.current_txn_first_offset >= 0 &&
+      (!header.is_transactional() || header.producer_epoch != entry.producer_epoch)) {
+    return MakeError(Errc::kInvalidTxnState,
+                     absl::StrCat("producer ", header.producer_id, " has a transaction open since offset ",
+                                  entry.current_txn_first_offset, " in epoch ", entry.producer_epoch, "; a ",
+                                  header.is_transactional() ? "transactional" : "non-transactional",
+                                  " batch in epoch ", header.producer_epoch, " cannot join it"));
+  }
   if (header.producer_epoch < entry.producer_epoch) {
     return MakeError(Errc::kInvalidProducerEpoch,
                      absl::StrCat("producer ", header.producer_id, " epoch ", header.producer_epoch,
@@ -60,11 +69,45 @@ absl::StatusOr<std::optional<ProducerBatch>> ProducerStateManager::CheckProduced
   return std::optional<ProducerBatch>();
 }
 
-void ProducerStateManager::Update(const RecordBatchHeader& header) {
+absl::Status ProducerStateManager::CheckMarker(const RecordBatchHeader& header, const EndTxnMarker& marker) const {
+  auto it = producers_.find(header.producer_id);
+  if (it == producers_.end()) return absl::OkStatus();
+  const ProducerStateEntry& entry = it->second;
+  if (marker.coordinator_epoch < entry.coordinator_epoch) {
+    return MakeError(Errc::kCoordinatorFenced,
+                     absl::StrCat("marker for producer ", header.producer_id, " from coordinator epoch ",
+                                  marker.coordinator_epoch, ", older than ", entry.coordinator_epoch));
+  }
+  if (header.producer_epoch < entry.producer_epoch) {
+    return MakeError(Errc::kInvalidProducerEpoch,
+                     absl::StrCat("marker for producer ", header.producer_id, " epoch ", header.producer_epoch,
+                                  " is older than the current epoch ", entry.producer_epoch));
+  }
+  return absl::OkStatus();
+}
+
+std::optional<CompletedTxn> ProducerStateManager::Update(const RecordBatchHeader& header,
+                                                         const EndTxnMarker* marker) {
   ABSL_CHECK_GE(header.next_offset(), map_end_offset_);
   map_end_offset_ = header.next_offset();
-  if (!header.has_producer_id()) return;
+  if (!header.has_producer_id()) return std::nullopt;
   ProducerStateEntry& entry = producers_[header.producer_id];
+  std::optional<CompletedTxn> completed;
+  if (header.is_control()) {
+    if (marker != nullptr && marker->type != ControlRecordType::kUnknown) {
+      if (entry.current_txn_first_offset >= 0) {
+        completed = CompletedTxn{header.producer_id, entry.current_txn_first_offset, header.base_offset,
+                                 marker->type == ControlRecordType::kAbort};
+        ongoing_txns_.erase(entry.current_txn_first_offset);
+        unreplicated_txns_[entry.current_txn_first_offset] = header.base_offset;
+        entry.current_txn_first_offset = -1;
+      }
+      entry.coordinator_epoch = marker->coordinator_epoch;
+    }
+  } else if (header.is_transactional() && entry.current_txn_first_offset < 0) {
+    entry.current_txn_first_offset = header.base_offset;
+    ongoing_txns_[header.base_offset] = header.producer_id;
+  }
   if (entry.producer_id == kNoProducerId || header.producer_epoch != entry.producer_epoch) {
     entry.batches.clear();
   }
@@ -75,6 +118,37 @@ void ProducerStateManager::Update(const RecordBatchHeader& header) {
     entry.batches.push_back(ProducerBatch{header.base_sequence, header.last_sequence(), header.last_offset(),
                                           header.last_offset_delta, header.max_timestamp});
     while (entry.batches.size() > kMaxCachedBatches) entry.batches.pop_front();
+  }
+  return completed;
+}
+
+std::optional<int64_t> ProducerStateManager::FirstUnstableOffset() const {
+  std::optional<int64_t> first;
+  if (!ongoing_txns_.empty()) first = ongoing_txns_.begin()->first;
+  if (!unreplicated_txns_.empty() && (!first || unreplicated_txns_.begin()->first < *first)) {
+    first = unreplicated_txns_.begin()->first;
+  }
+  return first;
+}
+
+void ProducerStateManager::OnHighWatermarkUpdated(int64_t high_watermark) {
+  for (auto it = unreplicated_txns_.begin(); it != unreplicated_txns_.end();) {
+    it = it->second < high_watermark ? unreplicated_txns_.erase(it) : std::next(it);
+  }
+}
+
+int64_t ProducerStateManager::LastStableOffsetAfter(const CompletedTxn& txn) const {
+  for (const auto& [first_offset, producer_id] : ongoing_txns_) {
+    if (producer_id != txn.producer_id) return first_offset;
+  }
+  return txn.last_offset + 1;
+}
+
+void ProducerStateManager::RebuildOngoingTxns() {
+  ongoing_txns_.clear();
+  unreplicated_txns_.clear();
+  for (const auto& [id, entry] : producers_) {
+    if (entry.current_txn_first_offset >= 0) ongoing_txns_[entry.current_txn_first_offset] = id;
   }
 }
 
@@ -96,6 +170,8 @@ std::string ProducerStateManager::EncodeSnapshot(const std::map<int64_t, Produce
     AppendBigEndian(&body, last.last_offset);
     AppendBigEndian(&body, last.offset_delta);
     AppendBigEndian(&body, entry.last_timestamp);
+    AppendBigEndian(&body, entry.coordinator_epoch);
+    AppendBigEndian(&body, entry.current_txn_first_offset);
   }
   std::string out;
   AppendBigEndian(&out, kSnapshotVersion);
@@ -111,7 +187,8 @@ absl::StatusOr<std::map<int64_t, ProducerStateEntry>> ProducerStateManager::Deco
   };
   if (data.size() < 10) return bad(absl::StrCat("only ", data.size(), " bytes"));
   uint16_t version = LoadBigEndian<uint16_t>(data.data());
-  if (version != kSnapshotVersion) return bad(absl::StrCat("unsupported version ", version));
+  if (version != 1 && version != kSnapshotVersion) return bad(absl::StrCat("unsupported version ", version));
+  const size_t entry_bytes = version == 1 ? kEntryBytesV1 : kEntryBytesV2;
   uint32_t stored = LoadBigEndian<uint32_t>(data.data() + 2);
   absl::string_view body = data.substr(6);
   uint32_t computed = Crc32c(body.data(), body.size());
@@ -119,12 +196,12 @@ absl::StatusOr<std::map<int64_t, ProducerStateEntry>> ProducerStateManager::Deco
     return bad(absl::StrCat("CRC mismatch, stored 0x", absl::Hex(stored), " computed 0x", absl::Hex(computed)));
   }
   int32_t count = LoadBigEndian<int32_t>(body.data());
-  if (count < 0 || body.size() != 4 + static_cast<size_t>(count) * kEntryBytes) {
+  if (count < 0 || body.size() != 4 + static_cast<size_t>(count) * entry_bytes) {
     return bad(absl::StrCat("count ", count, " does not match ", body.size(), " bytes"));
   }
   std::map<int64_t, ProducerStateEntry> producers;
   const char* p = body.data() + 4;
-  for (int32_t i = 0; i < count; ++i, p += kEntryBytes) {
+  for (int32_t i = 0; i < count; ++i, p += entry_bytes) {
     ProducerStateEntry entry;
     entry.producer_id = LoadBigEndian<int64_t>(p);
     entry.producer_epoch = LoadBigEndian<int16_t>(p + 8);
@@ -135,6 +212,10 @@ absl::StatusOr<std::map<int64_t, ProducerStateEntry>> ProducerStateManager::Deco
     b.offset_delta = LoadBigEndian<int32_t>(p + 26);
     entry.last_timestamp = LoadBigEndian<int64_t>(p + 30);
     b.timestamp = entry.last_timestamp;
+    if (version >= 2) {
+      entry.coordinator_epoch = LoadBigEndian<int32_t>(p + 38);
+      entry.current_txn_first_offset = LoadBigEndian<int64_t>(p + 42);
+    }
     if (b.first_sequence != kNoSequence) entry.batches.push_back(b);
     producers[entry.producer_id] = std::move(entry);
   }
@@ -175,6 +256,8 @@ absl::StatusOr<std::optional<int64_t>> ProducerStateManager::LoadNewestSnapshotA
                                                                           int64_t log_start_offset) {
   STRATA_ASSIGN_OR_RETURN(auto offsets, ListSnapshots());
   producers_.clear();
+  ongoing_txns_.clear();
+  unreplicated_txns_.clear();
   map_end_offset_ = log_start_offset;
   for (auto it = offsets.rbegin(); it != offsets.rend(); ++it) {
     std::string path = SegmentFileName(dir_, *it, kSnapshotSuffix);
@@ -191,6 +274,7 @@ absl::StatusOr<std::optional<int64_t>> ProducerStateManager::LoadNewestSnapshotA
     }
     producers_ = std::move(*decoded);
     map_end_offset_ = *it;
+    RebuildOngoingTxns();
     return std::optional<int64_t>(*it);
   }
   return std::optional<int64_t>();
@@ -199,6 +283,7 @@ absl::StatusOr<std::optional<int64_t>> ProducerStateManager::LoadNewestSnapshotA
 absl::Status ProducerStateManager::Restore(int64_t offset, std::map<int64_t, ProducerStateEntry> producers) {
   ABSL_CHECK_EQ(map_end_offset_, offset);
   producers_ = std::move(producers);
+  RebuildOngoingTxns();
   return TakeSnapshot(SnapshotSync::kNow);
 }
 
@@ -214,6 +299,8 @@ absl::Status ProducerStateManager::TruncateFullyAndStartAt(int64_t offset) {
   STRATA_ASSIGN_OR_RETURN(auto offsets, ListSnapshots());
   for (int64_t o : offsets) STRATA_RETURN_IF_ERROR(ops_.Remove(SegmentFileName(dir_, o, kSnapshotSuffix)));
   producers_.clear();
+  ongoing_txns_.clear();
+  unreplicated_txns_.clear();
   map_end_offset_ = offset;
   return absl::OkStatus();
 }

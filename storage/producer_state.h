@@ -1,12 +1,18 @@
 #pragma once
-// Producer state of a partition, for idempotent producers: per producer id its epoch,
-// the sequence range and offsets of its last few batches (to answer a retried batch
-// with the offsets it got the first time) and the last timestamp. Snapshots
-// (<offset>.snapshot) are taken at segment roll and clean shutdown; loading takes the
-// newest snapshot at or below a bound and replays the log forward from there only.
-// Snapshot format (big-endian; docs/storage-format.md): u16 version=1, u32 CRC32C of
+// Producer state of a partition, for idempotent and transactional producers: per
+// producer id its epoch, the sequence range and offsets of its last few batches (to
+// answer a retried batch with the offsets it got the first time), the last timestamp,
+// the coordinator epoch of its last transaction marker and the first offset of its open
+// transaction. The open transactions (first offset -> producer) and the completed ones
+// whose marker is not yet below the high watermark give the first unstable offset, which
+// bounds the last stable offset (Log::last_stable_offset, READ_COMMITTED).
+// Snapshots (<offset>.snapshot) are taken at segment roll and clean shutdown; loading
+// takes the newest snapshot at or below a bound and replays the log forward from there.
+// Snapshot format (big-endian; docs/storage-format.md): u16 version=2, u32 CRC32C of
 // what follows, i32 count, then per producer: i64 producer id, i16 epoch, i32 first
-// sequence, i32 last sequence, i64 last offset, i32 offset delta, i64 timestamp.
+// sequence, i32 last sequence, i64 last offset, i32 offset delta, i64 timestamp, i32
+// coordinator epoch, i64 open transaction's first offset (-1: none). Version 1 (without
+// the last two) still loads.
 // Thread-safe? No: the owning Log serialises access.
 
 #include <cstdint>
@@ -17,6 +23,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "storage/control_record.h"
 #include "storage/file_ops.h"
 #include "storage/record_batch.h"
 
@@ -43,7 +50,19 @@ struct ProducerStateEntry {
   int16_t producer_epoch = kNoProducerEpoch;
   std::deque<ProducerBatch> batches;  // oldest first, at most kMaxCachedBatches
   int64_t last_timestamp = kNoTimestamp;
+  int32_t coordinator_epoch = -1;         // of the last marker written for it
+  int64_t current_txn_first_offset = -1;  // its open transaction's first offset; -1: none
   bool operator==(const ProducerStateEntry&) const = default;
+};
+
+// A transaction ended by a marker: its data in [first_offset, last_offset) and the
+// marker at last_offset.
+struct CompletedTxn {
+  int64_t producer_id = kNoProducerId;
+  int64_t first_offset = 0;
+  int64_t last_offset = 0;
+  bool aborted = false;
+  bool operator==(const CompletedTxn&) const = default;
 };
 
 class ProducerStateManager {
@@ -56,9 +75,27 @@ class ProducerStateManager {
   // batch when this one is a retry of it, nullopt when it is new and in order, or
   // OUT_OF_ORDER_SEQUENCE_NUMBER / INVALID_PRODUCER_EPOCH.
   absl::StatusOr<std::optional<ProducerBatch>> CheckProducedBatch(const RecordBatchHeader& header) const;
-  // Records an appended batch (offsets assigned). Batches without a producer id only
-  // move map_end_offset.
-  void Update(const RecordBatchHeader& header);
+  // For a transaction marker (before its offset is assigned): TRANSACTION_COORDINATOR_FENCED
+  // when an earlier marker came from a later coordinator epoch, INVALID_PRODUCER_EPOCH
+  // when the marker's producer epoch is older than the producer's.
+  absl::Status CheckMarker(const RecordBatchHeader& header, const EndTxnMarker& marker) const;
+  // Records an appended batch (offsets assigned); a control batch with its marker
+  // (nullptr for any other batch). Batches without a producer id only move
+  // map_end_offset. A transactional data batch opens its producer's transaction if none
+  // is open; a COMMIT or ABORT marker closes it and returns it (nullopt when the
+  // producer had no data in the transaction here: nothing to hide or index).
+  std::optional<CompletedTxn> Update(const RecordBatchHeader& header, const EndTxnMarker* marker = nullptr);
+
+  // The first offset of the oldest transaction that is open, or completed with its
+  // marker not yet below the high watermark; nullopt: none.
+  std::optional<int64_t> FirstUnstableOffset() const;
+  // The high watermark passed offset: transactions whose marker lies below it are stable.
+  void OnHighWatermarkUpdated(int64_t high_watermark);
+  // The aborted-index entry's last stable offset for a transaction just completed: the
+  // first offset of the oldest other open transaction, else the marker's offset + 1.
+  int64_t LastStableOffsetAfter(const CompletedTxn& txn) const;
+  // Open transactions: first offset -> producer id.
+  const std::map<int64_t, int64_t>& ongoing_txns() const { return ongoing_txns_; }
 
   // Offset up to which the state reflects the log.
   int64_t map_end_offset() const { return map_end_offset_; }
@@ -92,8 +129,14 @@ class ProducerStateManager {
  private:
   FileOps& ops_;
   const std::string dir_;
+  // Rebuilds ongoing_txns_ from the entries (after a load or restore).
+  void RebuildOngoingTxns();
+
   std::map<int64_t, ProducerStateEntry> producers_;
   int64_t map_end_offset_ = 0;
+  std::map<int64_t, int64_t> ongoing_txns_;  // first offset -> producer id
+  // Completed, marker not yet below the high watermark: first offset -> marker offset.
+  std::map<int64_t, int64_t> unreplicated_txns_;
 };
 
 }  // namespace strata::storage

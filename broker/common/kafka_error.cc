@@ -26,6 +26,8 @@ kafka::ErrorCode FromErrc(storage::Errc errc) {
     case storage::Errc::kOffsetOutOfRange: return kafka::ErrorCode::kOffsetOutOfRange;
     case storage::Errc::kOutOfOrderSequence: return kafka::ErrorCode::kOutOfOrderSequenceNumber;
     case storage::Errc::kInvalidProducerEpoch: return kafka::ErrorCode::kInvalidProducerEpoch;
+    case storage::Errc::kInvalidTxnState: return kafka::ErrorCode::kInvalidTxnState;
+    case storage::Errc::kCoordinatorFenced: return kafka::ErrorCode::kTransactionCoordinatorFenced;
     case storage::Errc::kInvalidConfig: return kafka::ErrorCode::kInvalidConfig;
     case storage::Errc::kInvalidArgument: return kafka::ErrorCode::kInvalidRequest;
   }

@@ -85,6 +85,14 @@ absl::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kFencedInstanceId: return "FENCED_INSTANCE_ID";
     case ErrorCode::kGroupSubscribedToTopic: return "GROUP_SUBSCRIBED_TO_TOPIC";
     case ErrorCode::kUnstableOffsetCommit: return "UNSTABLE_OFFSET_COMMIT";
+    case ErrorCode::kInvalidTxnState: return "INVALID_TXN_STATE";
+    case ErrorCode::kInvalidProducerIdMapping: return "INVALID_PRODUCER_ID_MAPPING";
+    case ErrorCode::kInvalidTransactionTimeout: return "INVALID_TRANSACTION_TIMEOUT";
+    case ErrorCode::kConcurrentTransactions: return "CONCURRENT_TRANSACTIONS";
+    case ErrorCode::kTransactionCoordinatorFenced: return "TRANSACTION_COORDINATOR_FENCED";
+    case ErrorCode::kProducerFenced: return "PRODUCER_FENCED";
+    case ErrorCode::kTransactionalIdNotFound: return "TRANSACTIONAL_ID_NOT_FOUND";
+    case ErrorCode::kTransactionAbortable: return "TRANSACTION_ABORTABLE";
   }
   return "UNKNOWN";
 }
@@ -107,6 +115,7 @@ bool IsRetriable(ErrorCode code) {
     case ErrorCode::kFencedLeaderEpoch:
     case ErrorCode::kUnknownLeaderEpoch:
     case ErrorCode::kUnstableOffsetCommit:
+    case ErrorCode::kConcurrentTransactions:
       return true;
     default:
       return false;

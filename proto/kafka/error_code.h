@@ -92,6 +92,14 @@ enum class ErrorCode : int16_t {
   kUnacceptableCredential = 93,
   kResourceNotFound = 91,
   kDuplicateResource = 92,
+  kInvalidTxnState = 48,
+  kInvalidProducerIdMapping = 49,
+  kInvalidTransactionTimeout = 50,
+  kConcurrentTransactions = 51,
+  kTransactionCoordinatorFenced = 52,
+  kProducerFenced = 90,
+  kTransactionalIdNotFound = 105,
+  kTransactionAbortable = 120,
 };
 
 absl::string_view ErrorName(ErrorCode code);

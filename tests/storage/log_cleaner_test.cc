@@ -20,6 +20,7 @@
 #include "absl/strings/str_split.h"
 #include "storage/cleaner.h"
 #include "storage/compression.h"
+#include "storage/control_record.h"
 #include "storage/errc.h"
 #include "storage/fault_injecting_file_ops.h"
 #include "storage/file_names.h"
@@ -384,6 +385,55 @@ TEST_F(LogCleanerTest, AProducersLastBatchStaysEmptySoItsSequenceSurvives) {
   std::string batch = next.Build();
   auto appended = (*reopened)->AppendAsLeader(batch, 0);
   EXPECT_TRUE(appended.ok()) << appended.status() << ": the producer's sequence must continue";
+}
+
+// Transactions under compaction: an aborted transaction's records never supersede a
+// committed one's, and are removed; an open transaction's data is not cleaned at all.
+TEST_F(LogCleanerTest, AbortedDataIsDroppedAndNeverSupersedesCommittedData) {
+  auto opened = Log::Open(Options("txn-0"));
+  ASSERT_TRUE(opened.ok());
+  Log& log = **opened;
+  auto txn = [&](int64_t pid, int32_t seq, const std::string& key, const std::string& value) {
+    std::string batch = RecordBatchBuilder()
+                            .set_producer(pid, 0, seq)
+                            .set_transactional(true)
+                            .Add(key, value, clock_.NowMs())
+                            .Build();
+    ASSERT_TRUE(log.AppendAsLeader(batch, 0).ok());
+  };
+  auto end = [&](int64_t pid, ControlRecordType type) {
+    std::string marker = BuildEndTxnMarkerBatch(pid, 0, EndTxnMarker{type, 0}, clock_.NowMs());
+    ASSERT_TRUE(log.AppendAsLeader(marker, 0, AppendOrigin::kCoordinator).ok());
+  };
+  txn(1, 0, "a", "committed");  // 0
+  end(1, ControlRecordType::kCommit);  // 1
+  txn(2, 0, "a", "aborted");  // 2: later than the committed "a", but aborted
+  txn(2, 1, "b", "aborted");  // 3
+  end(2, ControlRecordType::kAbort);  // 4
+  for (int i = 0; i < 40; ++i) {  // fill segments so that all of the above is rolled
+    std::string batch = KeyedBatch({{absl::StrCat("f", i % 4), std::string(100, 'x')}}, clock_.NowMs());
+    ASSERT_TRUE(log.AppendAsLeader(batch, 0).ok());
+  }
+  txn(3, 0, "a", "open");  // stays open: the cleaner stops below it
+  const int64_t open_at = log.log_end_offset() - 1;
+  for (int i = 0; i < 40; ++i) {
+    std::string batch = KeyedBatch({{absl::StrCat("f", i % 4), std::string(100, 'y')}}, clock_.NowMs());
+    ASSERT_TRUE(log.AppendAsLeader(batch, 0).ok());
+  }
+  ASSERT_TRUE(log.Roll().ok());
+  log.UpdateHighWatermark(log.log_end_offset());
+  ASSERT_EQ(log.last_stable_offset(), open_at);
+  auto result = CleanLog(log, std::nullopt, Params());
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->aborted_records_removed, 2);
+  std::map<int64_t, KeyedRecord> by_offset;
+  for (const KeyedRecord& r : ReadKeyed(log)) by_offset[r.offset] = r;
+  ASSERT_TRUE(by_offset.count(0)) << "the committed record of key a stays";
+  EXPECT_EQ(by_offset[0].value, "committed");
+  EXPECT_FALSE(by_offset.count(2) || by_offset.count(3)) << "aborted records are removed";
+  ASSERT_TRUE(by_offset.count(open_at)) << "the open transaction is not cleaned";
+  EXPECT_EQ(by_offset[open_at].value, "open");
+  EXPECT_EQ(log.CollectAbortedTxns(0, log.log_end_offset())->size(), 1u) << "the cleaned segment keeps the entry";
 }
 
 TEST_F(LogCleanerTest, ACompactedTopicRefusesRecordsWithoutAKey) {
