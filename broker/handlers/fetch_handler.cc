@@ -132,7 +132,8 @@ void ReadTarget(const KafkaApisContext& context, const FetchParams& params, cons
   // The watermarks of an answer without records.
   auto no_records = [&](const Partition& partition) {
     rp.high_watermark = partition.high_watermark();
-    rp.last_stable_offset = rp.high_watermark;
+    rp.last_stable_offset =
+        params.isolation == FetchIsolation::kTxnCommitted ? partition.last_stable_offset() : rp.high_watermark;
     rp.log_start_offset = partition.log_start_offset();
     rp.records = std::string();
   };
@@ -235,12 +236,22 @@ void ReadTarget(const KafkaApisContext& context, const FetchParams& params, cons
   rp.high_watermark = records->high_watermark;
   rp.last_stable_offset = records->last_stable_offset;
   rp.log_start_offset = records->log_start_offset;
+  if (records->aborted_txns) {
+    // READ_COMMITTED: the consumer drops these producers' records from each first
+    // offset until it meets their ABORT marker. Empty: a list, not null (as Kafka).
+    auto& aborted = rp.aborted_transactions.emplace();
+    for (const storage::AbortedTxn& t : *records->aborted_txns) {
+      aborted.push_back(kafka::FetchResponse::AbortedTransaction{t.producer_id, t.first_offset});
+    }
+  }
   const storage::FileSlice& slice = records->data.records;
   if (slice.empty()) {
     rp.records = std::string();
     // Nothing because there is nothing yet (not for want of bytes): settled until the
     // partition changes.
-    int64_t readable_end = params.follower ? mark.log_end_offset : mark.high_watermark;
+    int64_t readable_end = params.follower                                     ? mark.log_end_offset
+                           : params.isolation == FetchIsolation::kTxnCommitted ? mark.last_stable_offset
+                                                                               : mark.high_watermark;
     if (p.fetch_offset >= readable_end) read.settled = mark;
     return;
   }

@@ -44,9 +44,9 @@ kafka::FetchResponse::Partition& AddPartition(kafka::FetchResponse& response, co
 // Whether an incremental answer must carry a partition (Kafka's rule), given what the
 // session answered last.
 bool MustAnswer(const kafka::FetchResponse::Partition& data, uint64_t record_bytes, int64_t last_high_watermark,
-                int64_t last_log_start_offset) {
+                int64_t last_stable_offset, int64_t last_log_start_offset) {
   return record_bytes > 0 || data.error_code != 0 || data.high_watermark != last_high_watermark ||
-         data.log_start_offset != last_log_start_offset || data.preferred_read_replica >= 0 ||
+         data.last_stable_offset != last_stable_offset || data.log_start_offset != last_log_start_offset || data.preferred_read_replica >= 0 ||
          data.diverging_epoch.has_value();
 }
 
@@ -292,6 +292,7 @@ void FetchSessionCache::RecordNewSession(FetchContext& context, std::vector<Fetc
     cached.target.last_read = read.partition;
     if (read.data.error_code == 0) {
       cached.high_watermark = read.data.high_watermark;
+      cached.last_stable_offset = read.data.last_stable_offset;
       cached.log_start_offset = read.data.log_start_offset;
       if (Settled(read)) cached.target.unchanged_since = read.settled;
     }
@@ -348,12 +349,14 @@ std::vector<bool> FetchSessionCache::RecordIncremental(FetchContext& context, st
     }
     CachedPartition& cached = *it->second;
     cached.target.last_read = read.partition;
-    answered[i] = MustAnswer(read.data, read.record_bytes, cached.high_watermark, cached.log_start_offset);
+    answered[i] = MustAnswer(read.data, read.record_bytes, cached.high_watermark, cached.last_stable_offset,
+                             cached.log_start_offset);
     if (read.data.error_code != 0) {
       cached.high_watermark = -1;  // answered again until the error goes
       cached.target.unchanged_since.reset();
     } else {
       cached.high_watermark = read.data.high_watermark;
+      cached.last_stable_offset = read.data.last_stable_offset;
       cached.log_start_offset = read.data.log_start_offset;
       if (Settled(read)) {
         cached.target.unchanged_since = read.settled;

@@ -208,6 +208,7 @@ class FetchSessionCache {
     // What the session answered last: -1 high watermark means "answer it next time"
     // (new to the session, or its last answer was an error).
     int64_t high_watermark = -1;
+    int64_t last_stable_offset = -1;
     int64_t log_start_offset = -1;
     bool dirty = false;  // in its session's dirty list: read at the next fetch
   };

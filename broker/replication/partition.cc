@@ -354,15 +354,21 @@ absl::StatusOr<PartitionReadInfo> Partition::ReadRecords(int64_t fetch_offset, u
                                                          bool min_one_batch, bool leader_only) const {
   absl::ReaderMutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckEpochLocked(current_leader_epoch, leader_only));
-  if (!IsLeaderLocked()) isolation = FetchIsolation::kHighWatermark;  // a follower serves consumers only
+  // A follower serves consumers only (its producer state gives it the same last stable
+  // offset as its leader's, below its own high watermark).
+  if (!IsLeaderLocked() && isolation == FetchIsolation::kLogEnd) isolation = FetchIsolation::kHighWatermark;
   PartitionReadInfo info;
-  // Read the bounds before the data: a concurrent append may only add past them.
-  info.high_watermark = log_->high_watermark();
-  info.last_stable_offset = info.high_watermark;
-  int64_t local_start = log_->log_start_offset();
+  // Read the bounds before the data (at one instant): a concurrent append may only add
+  // past them.
+  const storage::Log::Offsets offsets = log_->offsets();
+  info.high_watermark = offsets.high_watermark;
+  info.last_stable_offset = offsets.last_stable_offset;
+  int64_t local_start = offsets.log_start_offset;
   info.log_start_offset = std::min(local_start, LogStartOffsetLocked());
-  info.log_end_offset = log_->log_end_offset();
-  int64_t bound = isolation == FetchIsolation::kLogEnd ? info.log_end_offset : info.high_watermark;
+  info.log_end_offset = offsets.log_end_offset;
+  int64_t bound = isolation == FetchIsolation::kLogEnd        ? info.log_end_offset
+                  : isolation == FetchIsolation::kTxnCommitted ? info.last_stable_offset
+                                                               : info.high_watermark;
   if (fetch_offset >= info.log_start_offset && fetch_offset < local_start) {
     return KafkaError(kafka::ErrorCode::kOffsetMovedToTieredStorage,
                       absl::StrCat("offset ", fetch_offset, " of ", tp_.DirName(), " is in the remote tier [",
@@ -379,6 +385,9 @@ absl::StatusOr<PartitionReadInfo> Partition::ReadRecords(int64_t fetch_offset, u
     return info;
   }
   STRATA_ASSIGN_OR_RETURN(info.data, log_->Read(fetch_offset, max_bytes, bound, min_one_batch));
+  if (isolation == FetchIsolation::kTxnCommitted && !info.data.records.empty()) {
+    STRATA_ASSIGN_OR_RETURN(info.aborted_txns, log_->CollectAbortedTxns(fetch_offset, bound));
+  }
   return info;
 }
 
@@ -386,7 +395,9 @@ absl::StatusOr<OffsetAndEpoch> Partition::FetchOffsetForTimestamp(int64_t timest
                                                                   std::optional<int32_t> current_leader_epoch) const {
   absl::ReaderMutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckEpochLocked(current_leader_epoch, true));
-  int64_t bound = isolation == FetchIsolation::kLogEnd ? log_->log_end_offset() : log_->high_watermark();
+  int64_t bound = isolation == FetchIsolation::kLogEnd        ? log_->log_end_offset()
+                  : isolation == FetchIsolation::kTxnCommitted ? log_->last_stable_offset()
+                                                               : log_->high_watermark();
   auto epoch_of = [&](int64_t offset) { return log_->leader_epoch_cache().EpochForOffset(offset).value_or(-1); };
   OffsetAndEpoch result;
   switch (timestamp) {
@@ -490,6 +501,7 @@ Partition::ReadMark Partition::read_mark() const {
   mark.log_start_offset = LogStartOffsetLocked(offsets.log_start_offset);
   mark.log_end_offset = offsets.log_end_offset;
   mark.high_watermark = offsets.high_watermark;
+  mark.last_stable_offset = offsets.last_stable_offset;
   return mark;
 }
 

@@ -39,8 +39,8 @@ struct PartitionState {
 };
 
 // Where a read may go: consumers up to the high watermark (READ_UNCOMMITTED) or the
-// last stable offset (READ_COMMITTED: the same until transactions exist), replicas up
-// to the log end.
+// last stable offset (READ_COMMITTED, with the aborted transactions in what is read),
+// replicas up to the log end.
 enum class FetchIsolation { kHighWatermark, kTxnCommitted, kLogEnd };
 
 struct PartitionReadInfo {
@@ -49,6 +49,9 @@ struct PartitionReadInfo {
   int64_t last_stable_offset = 0;
   int64_t log_start_offset = 0;
   int64_t log_end_offset = 0;
+  // READ_COMMITTED with records read: the aborted transactions among them (the
+  // aborted-index entries up to the last stable offset), oldest first.
+  std::optional<std::vector<storage::AbortedTxn>> aborted_txns;
 };
 
 // What the metadata image says of the partition's copies in the remote tier
@@ -216,6 +219,7 @@ class Partition final : public FollowerPartition {
     int64_t log_start_offset = -1;  // both tiers
     int64_t log_end_offset = -1;
     int64_t high_watermark = -1;
+    int64_t last_stable_offset = -1;
     int64_t truncations = 0;
     bool offline = false;
     bool operator==(const ReadMark&) const = default;
@@ -230,6 +234,7 @@ class Partition final : public FollowerPartition {
   // When this broker last became leader, or moved to a new leader epoch (ms).
   int64_t became_leader_ms() const;
   int64_t high_watermark() const { return log_->high_watermark(); }
+  int64_t last_stable_offset() const { return log_->last_stable_offset(); }
   PartitionTraffic& traffic() const { return traffic_; }
 
  private:

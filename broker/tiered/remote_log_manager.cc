@@ -206,7 +206,9 @@ absl::Status RemoteLogManager::CopySegments(Partition& partition, const Partitio
   for (const auto& [id, s] : segments) {
     if (s.state() == Segment::COPY_SEGMENT_FINISHED) copied = std::max(copied, s.end_offset());
   }
-  for (const storage::RolledSegment& r : log.RolledSegmentsAfter(copied, log.high_watermark())) {
+  // Below the last stable offset only (Kafka's bound): the remote tier never holds an open
+  // transaction's data.
+  for (const storage::RolledSegment& r : log.RolledSegmentsAfter(copied, log.last_stable_offset())) {
     std::string segment_id = storage::NewBase64Uuid();
     auto raw_id = storage::DecodeBase64Uuid(segment_id);
     ABSL_CHECK(raw_id.ok()) << raw_id.status();
@@ -289,7 +291,7 @@ RemoteLogManager::CopyLag RemoteLogManager::copy_lag() const {
     if (!p->is_leader() || !p->log()->config().remote_storage_enable) continue;
     RemoteTierState remote = p->remote_tier();
     for (const storage::RolledSegment& r :
-         p->log()->RolledSegmentsAfter(remote.highest_copied_offset, p->log()->high_watermark())) {
+         p->log()->RolledSegmentsAfter(remote.highest_copied_offset, p->log()->last_stable_offset())) {
       ++lag.segments;
       lag.bytes += static_cast<int64_t>(r.size);
     }
