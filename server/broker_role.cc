@@ -360,6 +360,47 @@ void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cl
   go.offsets_retention_ms = config.offsets_retention_minutes * 60 * 1000;
   go.offsets_retention_check_interval_ms = config.offsets_retention_check_interval_ms;
   group_coordinator_ = std::make_unique<broker::GroupCoordinator>(go, offsets_log_.get());
+  txn_log_ = std::make_unique<broker::OffsetsTopicLog>(*replicas_, config.offsets_commit_timeout_ms,
+                                                      storage::Clock::System(), broker::kTransactionStateTopic);
+  {
+    broker::TxnMarkerChannelOptions mo;
+    auto security = config.InterBrokerSecurity();
+    ABSL_CHECK(security.ok()) << security.status();  // checked when the config was parsed
+    mo.security = *std::move(security);
+    mo.leader_of = [store = store_, listener = config.inter_broker_listener_name](
+                       const storage::TopicPartition& tp) {
+      return store->WithImage([&](const controller::MetadataImage& image) {
+        broker::MarkerDestination d;
+        const controller::TopicState* t = image.FindTopic(tp.topic);
+        if (t == nullptr) {
+          d.topic_exists = false;
+          return d;
+        }
+        auto p = t->partitions.find(tp.partition);
+        if (p == t->partitions.end()) {
+          d.topic_exists = false;
+          return d;
+        }
+        auto b = image.brokers().find(p->second.leader());
+        if (b == image.brokers().end() || b->second.fenced()) return d;
+        for (const auto& e : b->second.registration().endpoints()) {
+          if (listener.empty() ? d.broker_id < 0 : e.name() == listener) {
+            d.broker_id = p->second.leader();
+            d.host = e.host();
+            d.port = e.port();
+          }
+        }
+        return d;
+      });
+    };
+    txn_markers_ = std::make_unique<broker::TxnMarkerChannel>(std::move(mo));
+  }
+  broker::TransactionCoordinatorOptions to;
+  to.state_topic_partitions = config.transaction_state_log_num_partitions;
+  to.max_timeout_ms = config.transaction_max_timeout_ms;
+  to.abort_timed_out_interval_ms = config.transaction_abort_timed_out_transaction_cleanup_interval_ms;
+  transaction_coordinator_ = std::make_unique<broker::TransactionCoordinator>(
+      to, txn_log_.get(), [ids = producer_ids_.get()] { return ids->NextProducerId(); }, txn_markers_.get());
   if (config.max_incremental_fetch_session_cache_slots > 0) {
     // A session reads all its partitions well within the times that judge a follower by
     // its fetches of each partition: the ISR's lag and the leader lease.
@@ -392,6 +433,9 @@ void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cl
                                 .group_coordinator = group_coordinator_.get(),
                                 .internal_topic_creator = topic_creator_.get(),
                                 .offsets_topic_replication_factor = config.offsets_topic_replication_factor,
+                                .transaction_coordinator = transaction_coordinator_.get(),
+                                .transaction_state_replication_factor = config.transaction_state_log_replication_factor,
+                                .transaction_state_min_isr = config.transaction_state_log_min_isr,
                                 .fetch_sessions = fetch_sessions_.get(),
                                 .authorizer = authorizer_.get()};
     kafka_apis_.push_back(std::make_unique<broker::KafkaApis>(std::move(kc)));
@@ -399,6 +443,7 @@ void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cl
   replicas_->set_on_high_watermark([this](const storage::TopicPartition& tp) {
     for (auto& apis : kafka_apis_) apis->OnHighWatermark(tp);
     offsets_log_->OnHighWatermark(tp);
+    txn_log_->OnHighWatermark(tp);
   });
 }
 
@@ -521,6 +566,7 @@ void BrokerRole::FollowImageLocked(int64_t index, broker::MetadataDelta delta) {
   followed_index_ = index;
   bool caught_up = caught_up_;  // the lambda below runs under the image's lock only
   std::optional<std::pair<std::map<int32_t, int32_t>, int32_t>> offsets_topic;
+  std::optional<std::pair<std::map<int32_t, int32_t>, int32_t>> txn_topic;
   std::set<std::string> deleted_topics;
   std::map<controller::TopicId, std::string> topic_names = std::move(topic_names_);  // as caught_up
   store_->WithImage([&](const controller::MetadataImage& image) {
@@ -546,22 +592,27 @@ void BrokerRole::FollowImageLocked(int64_t index, broker::MetadataDelta delta) {
     replicas_->ApplyImage(image, delta);
     deleted_topics = FollowTopicNames(image, delta, topic_names);
     offsets_topic.emplace();
-    FollowOffsetsTopic(image, offsets_topic->first, offsets_topic->second);
+    FollowCoordinatorTopic(image, broker::kOffsetsTopic, offsets_topic->first, offsets_topic->second);
+    txn_topic.emplace();
+    FollowCoordinatorTopic(image, broker::kTransactionStateTopic, txn_topic->first, txn_topic->second);
   });
   caught_up_ = caught_up;
   topic_names_ = std::move(topic_names);
   // Outside the image's lock, which the coordinator's lock never nests in.
   if (offsets_topic && group_coordinator_) group_coordinator_->OnLeadership(offsets_topic->first, offsets_topic->second);
+  if (txn_topic && transaction_coordinator_) {
+    transaction_coordinator_->OnLeadership(txn_topic->first, txn_topic->second);
+  }
   if (!deleted_topics.empty() && group_coordinator_) group_coordinator_->OnTopicsDeleted(deleted_topics);
   spdlog::debug("broker {}: partitions follow metadata entry {}", broker_id_, index);
 }
 
-void BrokerRole::FollowOffsetsTopic(const controller::MetadataImage& image, std::map<int32_t, int32_t>& led,
-                                    int32_t& partitions) const {
-  const controller::TopicState* t = image.FindTopic(broker::kOffsetsTopic);
+void BrokerRole::FollowCoordinatorTopic(const controller::MetadataImage& image, const std::string& topic,
+                                        std::map<int32_t, int32_t>& led, int32_t& partitions) const {
+  const controller::TopicState* t = image.FindTopic(topic);
   partitions = t == nullptr ? 0 : static_cast<int32_t>(t->partitions.size());
   for (int32_t p = 0; p < partitions; ++p) {
-    std::shared_ptr<broker::Partition> partition = replicas_->GetPartition({broker::kOffsetsTopic, p});
+    std::shared_ptr<broker::Partition> partition = replicas_->GetPartition({topic, p});
     if (partition != nullptr && partition->is_leader()) led[p] = partition->leader_epoch();
   }
 }
@@ -573,6 +624,8 @@ void BrokerRole::StopServing(bool clean) {
   }
   listeners_.clear();  // no new requests; answers still due are dropped
   group_coordinator_.reset();  // before the partitions it writes to
+  transaction_coordinator_.reset();  // the same; before its marker channel
+  txn_markers_.reset();
   if (remote_reader_) remote_reader_->Shutdown();  // its reads use the KafkaApis' contexts
   kafka_apis_.clear();     // waiting requests are answered (and dropped)
   if (remote_log_manager_) remote_log_manager_->Shutdown();  // before the partitions go
@@ -580,6 +633,7 @@ void BrokerRole::StopServing(bool clean) {
   if (replicas_) replicas_->Shutdown();  // fetchers stop writing before the logs close
   replicas_.reset();
   offsets_log_.reset();  // after the partitions, whose high-watermark callback calls it
+  txn_log_.reset();
   if (scheduler_) scheduler_->Shutdown();
   if (logs_ && clean) {
     if (absl::Status s = logs_->Shutdown(); !s.ok()) spdlog::error("log shutdown: {}", s.ToString());

@@ -35,6 +35,8 @@
 #include "broker/lifecycle/log_dir_monitor.h"
 #include "broker/replication/metadata_delta.h"
 #include "broker/group/offsets_topic_log.h"
+#include "broker/transactions/transaction_coordinator.h"
+#include "broker/transactions/txn_marker_channel.h"
 #include "broker/lifecycle/producer_id_manager.h"
 #include "broker/tiered/remote_log_manager.h"
 #include "broker/tiered/remote_log_reader.h"
@@ -115,9 +117,11 @@ class BrokerRole {
   void StartRemoteLogManager(const ServerConfig& config);
   // Offset checkpoints and retention on the scheduler.
   absl::Status ScheduleLogTasks(const ServerConfig& config);
-  // The group coordinator follows the leadership of __consumer_offsets (from Publish).
-  void FollowOffsetsTopic(const controller::MetadataImage& image,
-                          std::map<int32_t, int32_t>& led, int32_t& partitions) const;
+  // The coordinators follow the leadership of __consumer_offsets and __transaction_state
+  // (from Publish). The partitions of topic this broker leads (partition -> leader epoch), and the
+  // topic's partition count (0: it does not exist).
+  void FollowCoordinatorTopic(const controller::MetadataImage& image, const std::string& topic,
+                              std::map<int32_t, int32_t>& led, int32_t& partitions) const;
   // The LogDirMonitor of log.dirs: what it finds goes into the failure channel.
   void WatchLogDirs(const ServerConfig& config, const std::vector<std::string>& log_dir_ids);
   // One KafkaApis per listener, woken when a high watermark moves.
@@ -169,6 +173,11 @@ class BrokerRole {
   // (which uses replicas_; the coordinator goes first).
   std::unique_ptr<broker::OffsetsTopicLog> offsets_log_;
   std::unique_ptr<broker::GroupCoordinator> group_coordinator_;
+  // Transactions: the coordinator writes to __transaction_state through txn_log_ and has
+  // partition leaders write markers through txn_markers_ (both go after it).
+  std::unique_ptr<broker::OffsetsTopicLog> txn_log_;
+  std::unique_ptr<broker::TxnMarkerChannel> txn_markers_;
+  std::unique_ptr<broker::TransactionCoordinator> transaction_coordinator_;
   // Incremental fetch sessions, shared by the listeners (null when the slots are 0).
   std::unique_ptr<broker::FetchSessionCache> fetch_sessions_;
   std::vector<std::unique_ptr<broker::KafkaApis>> kafka_apis_;  // one per listener

@@ -264,6 +264,21 @@ std::vector<ServerSetting> MakeSettings() {
           "joining, up to the rebalance timeout)"),
       Int("group.max.size", &C::group_max_size, 1, INT32_MAX, kBroker,
           "the most members a group may have (GROUP_MAX_SIZE_REACHED)"),
+      // Transactions.
+      Int("transaction.state.log.num.partitions", &C::transaction_state_log_num_partitions, 1, 10000, kBroker,
+          "partitions of __transaction_state, created when the first transactional producer needs it (a "
+          "transactional id lives in hash(transactional.id) % partitions, and its coordinator is that partition's "
+          "leader)"),
+      Int("transaction.state.log.replication.factor", &C::transaction_state_log_replication_factor, 1, 1000, kBroker,
+          "replicas of __transaction_state; it is not created (FindCoordinator answers COORDINATOR_NOT_AVAILABLE) "
+          "while fewer brokers are registered, as in Kafka"),
+      Int("transaction.state.log.min.isr", &C::transaction_state_log_min_isr, 1, 1000, kBroker,
+          "min.insync.replicas of __transaction_state"),
+      Int("transaction.max.timeout.ms", &C::transaction_max_timeout_ms, 1, INT32_MAX, kBroker,
+          "the longest transaction.timeout.ms a producer may ask for (INVALID_TRANSACTION_TIMEOUT above)"),
+      Int("transaction.abort.timed.out.transaction.cleanup.interval.ms",
+          &C::transaction_abort_timed_out_transaction_cleanup_interval_ms, 1, INT32_MAX, kBroker,
+          "how often transactions open longer than their timeout are looked for and aborted (their producer fenced)"),
       Bool("delete.topic.enable", &C::delete_topic_enable, kController,
            "whether DeleteTopics deletes (false: TOPIC_DELETION_DISABLED)"),
       String("log.format", &C::log_format, kBoth, "text or json",

@@ -65,6 +65,12 @@ struct ServerConfig {
   int32_t group_max_session_timeout_ms = 1800000;       // group.max.session.timeout.ms
   int32_t group_initial_rebalance_delay_ms = 3000;      // group.initial.rebalance.delay.ms
   int32_t group_max_size = INT32_MAX;                   // group.max.size
+  // Transactions (broker/transactions/transaction_coordinator.h), Kafka's names and defaults.
+  int32_t transaction_state_log_num_partitions = 50;     // transaction.state.log.num.partitions
+  int32_t transaction_state_log_replication_factor = 3;  // transaction.state.log.replication.factor
+  int32_t transaction_state_log_min_isr = 2;             // transaction.state.log.min.isr
+  int32_t transaction_max_timeout_ms = 900000;           // transaction.max.timeout.ms
+  int32_t transaction_abort_timed_out_transaction_cleanup_interval_ms = 10000;
   // Broker settings.
   std::vector<Listener> listeners;
   std::vector<std::string> log_dirs;

@@ -168,6 +168,11 @@ absl::StatusOr<LogAppendInfo> Log::AppendAsLeaderUnflushed(std::string& records,
       }
     }
     markers.push_back(marker);
+    if (origin == AppendOrigin::kClient && header.has_producer_id() && !header.is_control() &&
+        header.base_sequence == kNoSequence) {
+      return MakeError(Errc::kInvalidRecord, absl::StrCat("a producer's batch with producer id ", header.producer_id,
+                                                          " carries no sequence"));
+    }
     if (config.cleanup_compact && !header.is_control()) {
       STRATA_RETURN_IF_ERROR(CheckEveryRecordHasKey(*batch, max_uncompressed, topic_partition_));
     }
@@ -829,6 +834,11 @@ void Log::UpdateHighWatermark(int64_t offset) {
 int64_t Log::LastStableOffsetLocked() const {
   std::optional<int64_t> first_unstable = producer_state_->FirstUnstableOffset();
   return first_unstable ? std::min(*first_unstable, high_watermark_) : high_watermark_;
+}
+
+std::map<int64_t, ProducerStateEntry> Log::ProducerStates() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return producer_state_->producers();
 }
 
 int64_t Log::last_stable_offset() const {

@@ -258,6 +258,8 @@ class Log {
   std::vector<int64_t> segment_base_offsets() const;
   const LoadStats& load_stats() const { return load_stats_; }
   LeaderEpochCache& leader_epoch_cache() { return *leader_epoch_cache_; }
+  // The producers of the partition's producer state now (DescribeProducers).
+  std::map<int64_t, ProducerStateEntry> ProducerStates() const;
   // REQUIRES: no concurrent append (tests, tools): it reads without the lock.
   const ProducerStateManager& producer_state() const ABSL_NO_THREAD_SAFETY_ANALYSIS { return *producer_state_; }
   bool offline() const;

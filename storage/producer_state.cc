@@ -45,6 +45,11 @@ absl::StatusOr<std::optional<ProducerBatch>> ProducerStateManager::CheckProduced
                      absl::StrCat("producer ", header.producer_id, " epoch ", header.producer_epoch,
                                   " is older than the current epoch ", entry.producer_epoch));
   }
+  if (header.base_sequence == kNoSequence) {
+    // A coordinator's write for the producer (the group coordinator's transactional
+    // offset commits): no sequence to check.
+    return std::optional<ProducerBatch>();
+  }
   if (header.producer_epoch > entry.producer_epoch) {
     if (header.base_sequence != 0) {
       return SequenceGapError({.expected_sequence = 0, .last_offset = -1},

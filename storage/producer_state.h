@@ -73,7 +73,9 @@ class ProducerStateManager {
 
   // For a batch from a producer (before offsets are assigned): the earlier append's
   // batch when this one is a retry of it, nullopt when it is new and in order, or
-  // OUT_OF_ORDER_SEQUENCE_NUMBER / INVALID_PRODUCER_EPOCH.
+  // OUT_OF_ORDER_SEQUENCE_NUMBER / INVALID_PRODUCER_EPOCH / INVALID_TXN_STATE. A batch
+  // without a sequence (a coordinator's write for the producer) is checked for its
+  // epoch and transaction only.
   absl::StatusOr<std::optional<ProducerBatch>> CheckProducedBatch(const RecordBatchHeader& header) const;
   // For a transaction marker (before its offset is assigned): TRANSACTION_COORDINATOR_FENCED
   // when an earlier marker came from a later coordinator epoch, INVALID_PRODUCER_EPOCH

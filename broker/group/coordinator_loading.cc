@@ -51,10 +51,28 @@ void GroupCoordinatorImpl::Load(int32_t p, int32_t epoch) {
   const auto started = std::chrono::steady_clock::now();
   std::map<std::string, GroupValue> groups;
   std::map<std::string, std::map<storage::TopicPartition, OffsetValue>> offsets;
+  // Transactional offsets by producer, until its marker: group -> partition -> offset.
+  std::map<int64_t, std::map<std::string, std::map<storage::TopicPartition, OffsetValue>>> pending;
   int64_t records = 0;
   absl::Status s = log_->Read(p, epoch, [&](GroupLogRecord r) -> absl::Status {
     ++records;
+    if (r.marker_commit) {
+      auto it = pending.find(r.producer_id);
+      if (it == pending.end()) return absl::OkStatus();
+      if (*r.marker_commit) {
+        for (auto& [group, by_partition] : it->second) {
+          for (auto& [tp, v] : by_partition) offsets[group][tp] = std::move(v);
+        }
+      }
+      pending.erase(it);
+      return absl::OkStatus();
+    }
     STRATA_ASSIGN_OR_RETURN(GroupRecordKey key, DecodeGroupRecordKey(r.key));
+    if (const auto* k = std::get_if<OffsetKey>(&key); k != nullptr && r.producer_id >= 0 && r.value) {
+      STRATA_ASSIGN_OR_RETURN(OffsetValue v, DecodeOffsetValue(*r.value));
+      pending[r.producer_id][k->group_id][{k->topic, k->partition}] = std::move(v);
+      return absl::OkStatus();
+    }
     if (const auto* k = std::get_if<OffsetKey>(&key)) {
       storage::TopicPartition tp{k->topic, k->partition};
       if (!r.value) {
@@ -128,6 +146,15 @@ void GroupCoordinatorImpl::Load(int32_t p, int32_t epoch) {
     if (g == nullptr) g = &CreateGroupLocked(id);
     offset_count += static_cast<int64_t>(by_partition.size());
     g->offsets = std::move(by_partition);
+  }
+  for (auto& [producer, by_group] : pending) {
+    // Still open: their markers come (WriteTxnMarkers, OnTransactionCompleted).
+    for (auto& [id, by_partition] : by_group) {
+      if (misplaced(id)) continue;
+      GroupMetadata* g = FindLocked(id);
+      if (g == nullptr) g = &CreateGroupLocked(id);
+      g->pending_txn_offsets[producer] = std::move(by_partition);
+    }
   }
   it->second.loaded = true;
   ++partitions_loaded_;

@@ -85,7 +85,8 @@ void GroupCoordinatorImpl::CommitOffsets(OffsetCommitParams params, std::functio
 }
 
 OffsetFetchResult GroupCoordinatorImpl::FetchOffsets(const std::string& group_id,
-                                                     const std::optional<std::vector<storage::TopicPartition>>& partitions) {
+                                                     const std::optional<std::vector<storage::TopicPartition>>& partitions,
+                                                     bool require_stable) {
   absl::MutexLock lock(&mu_);
   OffsetFetchResult result;
   if (ErrorCode e = ReachLocked(group_id); e != ErrorCode::kNone) {
@@ -111,6 +112,13 @@ OffsetFetchResult GroupCoordinatorImpl::FetchOffsets(const std::string& group_id
     }
     return result;
   }
+  auto pending = [&](const storage::TopicPartition& tp) {
+    if (g == nullptr) return false;
+    for (const auto& [producer, offsets] : g->pending_txn_offsets) {
+      if (offsets.count(tp)) return true;
+    }
+    return false;
+  };
   for (const auto& tp : *partitions) {
     const OffsetValue* v = nullptr;
     if (g != nullptr) {
@@ -118,6 +126,11 @@ OffsetFetchResult GroupCoordinatorImpl::FetchOffsets(const std::string& group_id
       if (it != g->offsets.end()) v = &it->second;
     }
     result.partitions.push_back(fetched(tp, v));
+    if (require_stable && pending(tp)) {
+      // An open transaction wrote an offset here: the consumer waits for its end (KIP-447).
+      result.partitions.back().error = ErrorCode::kUnstableOffsetCommit;
+      result.partitions.back().offset = -1;
+    }
   }
   return result;
 }

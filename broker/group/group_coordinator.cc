@@ -37,8 +37,18 @@ void GroupCoordinator::CommitOffsets(OffsetCommitParams params,
   impl_->CommitOffsets(std::move(params), std::move(respond));
 }
 OffsetFetchResult GroupCoordinator::FetchOffsets(const std::string& group_id,
-                                                 const std::optional<std::vector<storage::TopicPartition>>& partitions) {
-  return impl_->FetchOffsets(group_id, partitions);
+                                                 const std::optional<std::vector<storage::TopicPartition>>& partitions,
+                                                 bool require_stable) {
+  return impl_->FetchOffsets(group_id, partitions, require_stable);
+}
+
+void GroupCoordinator::CommitTransactionalOffsets(TxnOffsetCommitParams params,
+                                                  std::function<void(std::vector<PartitionError>)> respond) {
+  impl_->CommitTransactionalOffsets(std::move(params), std::move(respond));
+}
+
+void GroupCoordinator::OnTransactionCompleted(int32_t partition, int64_t producer_id, bool commit) {
+  impl_->OnTransactionCompleted(partition, producer_id, commit);
 }
 std::pair<ErrorCode, std::vector<GroupOverview>> GroupCoordinator::ListGroups() const { return impl_->ListGroups(); }
 GroupDescription GroupCoordinator::DescribeGroup(const std::string& group_id) const {

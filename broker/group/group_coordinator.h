@@ -81,9 +81,19 @@ class GroupCoordinator {
   using LeaveResult = LeaveGroupResult;
   LeaveResult LeaveGroup(const std::string& group_id, const std::vector<MemberIdentity>& members);
   void CommitOffsets(OffsetCommitParams params, std::function<void(std::vector<PartitionError>)> respond);
-  // partitions nullopt: every committed offset of the group.
+  // TxnOffsetCommit: the offsets are written as a transactional batch of the producer
+  // and count once its COMMIT marker is written here (OnTransactionCompleted).
+  void CommitTransactionalOffsets(TxnOffsetCommitParams params,
+                                  std::function<void(std::vector<PartitionError>)> respond);
+  // A transaction marker of producer_id was written (committed) to partition of
+  // __consumer_offsets (WriteTxnMarkers): its pending offsets there commit or go.
+  void OnTransactionCompleted(int32_t partition, int64_t producer_id, bool commit);
+  // partitions nullopt: every committed offset of the group. require_stable (OffsetFetch
+  // v7+): a partition with an offset pending in an open transaction answers
+  // UNSTABLE_OFFSET_COMMIT.
   OffsetFetchResult FetchOffsets(const std::string& group_id,
-                                 const std::optional<std::vector<storage::TopicPartition>>& partitions);
+                                 const std::optional<std::vector<storage::TopicPartition>>& partitions,
+                                 bool require_stable = false);
   // Groups of the loaded partitions; error COORDINATOR_LOAD_IN_PROGRESS while one loads.
   std::pair<ErrorCode, std::vector<GroupOverview>> ListGroups() const;
   GroupDescription DescribeGroup(const std::string& group_id) const;

@@ -109,7 +109,14 @@ class GroupCoordinatorImpl {
   void CommitOffsets(OffsetCommitParams params, std::function<void(std::vector<PartitionError>)> respond);
 
   OffsetFetchResult FetchOffsets(const std::string& group_id,
-                                 const std::optional<std::vector<storage::TopicPartition>>& partitions);
+                                 const std::optional<std::vector<storage::TopicPartition>>& partitions,
+                                 bool require_stable);
+
+  // --- transactional offsets (coordinator_txn_offsets.cc) ------------------------------
+
+  void CommitTransactionalOffsets(TxnOffsetCommitParams params,
+                                  std::function<void(std::vector<PartitionError>)> respond);
+  void OnTransactionCompleted(int32_t partition, int64_t producer_id, bool commit);
 
   // --- ListGroups, DescribeGroups, DeleteGroups, OffsetDelete -------------------------
 

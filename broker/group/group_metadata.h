@@ -55,6 +55,9 @@ struct GroupMetadata {
   std::set<std::string> pending_members;              // KIP-394: ids given, not yet joined with
   std::map<std::string, std::string> static_members;  // group.instance.id -> member id
   std::map<storage::TopicPartition, OffsetValue> offsets;
+  // TxnOffsetCommit: producer id -> the offsets its open transaction wrote, made
+  // visible by its COMMIT marker, dropped by its ABORT.
+  std::map<int64_t, std::map<storage::TopicPartition, OffsetValue>> pending_txn_offsets;
   // The rebalance being prepared: its deadline's timer, and the initial delay's state.
   uint64_t join_timer = 0;
   bool initial_delay = false;

@@ -27,6 +27,11 @@ using proto::kafka::ErrorCode;
 struct GroupLogRecord {
   std::string key;
   std::optional<std::string> value;  // nullopt: a tombstone
+  // What a read says of the record's batch: the producer of a transactional batch (-1:
+  // none; its records count once the producer's COMMIT marker follows), and for a
+  // transaction marker (key and value empty) whether it commits.
+  int64_t producer_id = -1;
+  std::optional<bool> marker_commit;
 };
 
 // Where a coordinator's records go: its partitions of __consumer_offsets
@@ -40,7 +45,14 @@ class GroupLog {
   // done may run on any thread, inside Append too.
   virtual void Append(int32_t partition, int32_t leader_epoch, std::vector<GroupLogRecord> records,
                       std::function<void(ErrorCode)> done) = 0;
-  // Reads the partition from its start to its end as it stands, in offset order.
+  // The same, as one transactional batch of producer_id in producer_epoch
+  // (TxnOffsetCommit): a coordinator's write for the producer, which the producer's
+  // transaction markers later commit or abort.
+  virtual void AppendTransactional(int32_t partition, int32_t leader_epoch, int64_t producer_id,
+                                   int16_t producer_epoch, std::vector<GroupLogRecord> records,
+                                   std::function<void(ErrorCode)> done) = 0;
+  // Reads the partition from its start to its end as it stands, in offset order, with
+  // the transaction markers.
   virtual absl::Status Read(int32_t partition, int32_t leader_epoch,
                             const std::function<absl::Status(GroupLogRecord)>& each) = 0;
   // Called by the coordinator's thread at least every 100 ms (timeouts).
@@ -135,6 +147,18 @@ struct OffsetCommitParams {
   std::string member_id;
   std::optional<std::string> group_instance_id;
   int64_t retention_time_ms = -1;  // v2-v4; -1: the broker's
+  std::vector<PartitionOffsetCommit> partitions;
+};
+
+// TxnOffsetCommit: offsets written in a producer's transaction.
+struct TxnOffsetCommitParams {
+  std::string group_id;
+  std::string transactional_id;
+  int64_t producer_id = -1;
+  int16_t producer_epoch = -1;
+  int32_t generation_id = -1;  // v3+; -1: not checked
+  std::string member_id;
+  std::optional<std::string> group_instance_id;
   std::vector<PartitionOffsetCommit> partitions;
 };
 

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "broker/common/kafka_error.h"
+#include "storage/control_record.h"
 #include "storage/record_batch.h"
 
 namespace strata::broker {
@@ -13,18 +14,35 @@ constexpr uint64_t kReadBytes = 1 << 20;
 
 void OffsetsTopicLog::Append(int32_t partition, int32_t leader_epoch, std::vector<GroupLogRecord> records,
                              std::function<void(ErrorCode)> done) {
-  const storage::TopicPartition tp{kOffsetsTopic, partition};
+  storage::RecordBatchBuilder builder;
+  const int64_t now = clock_->NowMs();
+  for (const GroupLogRecord& r : records) {
+    builder.Add(r.key, r.value ? std::optional<absl::string_view>(*r.value) : std::nullopt, now);
+  }
+  AppendBatch(partition, leader_epoch, builder.Build(), std::move(done));
+}
+
+void OffsetsTopicLog::AppendTransactional(int32_t partition, int32_t leader_epoch, int64_t producer_id,
+                                          int16_t producer_epoch, std::vector<GroupLogRecord> records,
+                                          std::function<void(ErrorCode)> done) {
+  storage::RecordBatchBuilder builder;
+  builder.set_producer(producer_id, producer_epoch, storage::kNoSequence).set_transactional(true);
+  const int64_t now = clock_->NowMs();
+  for (const GroupLogRecord& r : records) {
+    builder.Add(r.key, r.value ? std::optional<absl::string_view>(*r.value) : std::nullopt, now);
+  }
+  AppendBatch(partition, leader_epoch, builder.Build(), std::move(done));
+}
+
+void OffsetsTopicLog::AppendBatch(int32_t partition, int32_t leader_epoch, std::string batch,
+                                  std::function<void(ErrorCode)> done) {
+  const storage::TopicPartition tp{topic_, partition};
   std::shared_ptr<Partition> part = replicas_.GetPartition(tp);
   if (part == nullptr || !part->is_leader() || part->leader_epoch() != leader_epoch) {
     return done(ErrorCode::kNotCoordinator);
   }
   const int64_t now = clock_->NowMs();
-  storage::RecordBatchBuilder builder;
-  for (const GroupLogRecord& r : records) {
-    builder.Add(r.key, r.value ? std::optional<absl::string_view>(*r.value) : std::nullopt, now);
-  }
-  std::string batch = builder.Build();
-  absl::StatusOr<storage::LogAppendInfo> info = replicas_.AppendRecords(tp, batch);
+  absl::StatusOr<storage::LogAppendInfo> info = replicas_.AppendRecords(tp, batch, storage::AppendOrigin::kCoordinator);
   if (!info.ok()) return done(KafkaErrorCodeOf(info.status()));
   {
     absl::MutexLock lock(&mu_);
@@ -34,7 +52,7 @@ void OffsetsTopicLog::Append(int32_t partition, int32_t leader_epoch, std::vecto
 }
 
 void OffsetsTopicLog::CompleteReady(int32_t partition) {
-  std::shared_ptr<Partition> part = replicas_.GetPartition({kOffsetsTopic, partition});
+  std::shared_ptr<Partition> part = replicas_.GetPartition({topic_, partition});
   const bool leader = part != nullptr && part->is_leader();
   const int32_t epoch = leader ? part->leader_epoch() : -1;
   const int64_t hw = leader ? part->high_watermark() : -1;
@@ -66,7 +84,7 @@ void OffsetsTopicLog::CompleteReady(int32_t partition) {
 }
 
 void OffsetsTopicLog::OnHighWatermark(const storage::TopicPartition& tp) {
-  if (tp.topic == kOffsetsTopic) CompleteReady(tp.partition);
+  if (tp.topic == topic_) CompleteReady(tp.partition);
 }
 
 void OffsetsTopicLog::Poll() {
@@ -80,7 +98,7 @@ void OffsetsTopicLog::Poll() {
 
 absl::Status OffsetsTopicLog::Read(int32_t partition, int32_t leader_epoch,
                                    const std::function<absl::Status(GroupLogRecord)>& each) {
-  const storage::TopicPartition tp{kOffsetsTopic, partition};
+  const storage::TopicPartition tp{topic_, partition};
   std::shared_ptr<Partition> part = replicas_.GetPartition(tp);
   if (part == nullptr || part->leader_epoch() != leader_epoch) {
     return KafkaError(ErrorCode::kNotCoordinator, absl::StrCat("no longer leads ", tp.DirName(), " in leader epoch ",
@@ -99,11 +117,21 @@ absl::Status OffsetsTopicLog::Read(int32_t partition, int32_t leader_epoch,
       storage::RecordBatchHeader h = storage::RecordBatchHeader::Parse(bytes.data() + pos);
       if (h.size_in_bytes() > static_cast<int64_t>(bytes.size() - pos)) break;  // cut by kReadBytes
       absl::string_view batch(bytes.data() + pos, h.size_in_bytes());
-      if (!h.is_control()) {
+      if (h.is_control()) {
+        STRATA_ASSIGN_OR_RETURN(storage::EndTxnMarker marker, storage::ReadControlBatch(batch));
+        if (marker.type != storage::ControlRecordType::kUnknown) {
+          GroupLogRecord r;
+          r.producer_id = h.producer_id;
+          r.marker_commit = marker.type == storage::ControlRecordType::kCommit;
+          STRATA_RETURN_IF_ERROR(each(std::move(r)));
+        }
+      } else {
         STRATA_ASSIGN_OR_RETURN(std::vector<storage::Record> records, storage::DecodeRecords(batch));
         for (storage::Record& r : records) {
           if (!r.key) continue;  // not a coordinator record
-          STRATA_RETURN_IF_ERROR(each(GroupLogRecord{std::move(*r.key), std::move(r.value)}));
+          GroupLogRecord out{std::move(*r.key), std::move(r.value)};
+          if (h.is_transactional()) out.producer_id = h.producer_id;
+          STRATA_RETURN_IF_ERROR(each(std::move(out)));
         }
       }
       offset = h.next_offset();

@@ -10,6 +10,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <string>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -20,11 +21,14 @@ namespace strata::broker {
 
 class OffsetsTopicLog final : public GroupLog {
  public:
-  OffsetsTopicLog(ReplicaManager& replicas, int64_t commit_timeout_ms, storage::Clock* clock = storage::Clock::System())
-      : replicas_(replicas), commit_timeout_ms_(commit_timeout_ms), clock_(clock) {}
+  OffsetsTopicLog(ReplicaManager& replicas, int64_t commit_timeout_ms, storage::Clock* clock = storage::Clock::System(),
+                  std::string topic = kOffsetsTopic)
+      : replicas_(replicas), commit_timeout_ms_(commit_timeout_ms), clock_(clock), topic_(std::move(topic)) {}
 
   void Append(int32_t partition, int32_t leader_epoch, std::vector<GroupLogRecord> records,
               std::function<void(ErrorCode)> done) override;
+  void AppendTransactional(int32_t partition, int32_t leader_epoch, int64_t producer_id, int16_t producer_epoch,
+                           std::vector<GroupLogRecord> records, std::function<void(ErrorCode)> done) override;
   absl::Status Read(int32_t partition, int32_t leader_epoch,
                     const std::function<absl::Status(GroupLogRecord)>& each) override;
   void Poll() override;
@@ -40,10 +44,12 @@ class OffsetsTopicLog final : public GroupLog {
   };
   // Completes what is committed, moved or timed out in partition (outside mu_).
   void CompleteReady(int32_t partition);
+  void AppendBatch(int32_t partition, int32_t leader_epoch, std::string batch, std::function<void(ErrorCode)> done);
 
   ReplicaManager& replicas_;
   const int64_t commit_timeout_ms_;
   storage::Clock* const clock_;
+  const std::string topic_;
   absl::Mutex mu_;
   std::map<int32_t, std::deque<Waiting>> waiting_ ABSL_GUARDED_BY(mu_);
 };

@@ -30,6 +30,12 @@
 #include "broker/handlers/sasl_handlers.h"
 #include "broker/handlers/scram_credentials_handler.h"
 #include "broker/handlers/sync_group_handler.h"
+#include "broker/handlers/add_offsets_to_txn_handler.h"
+#include "broker/handlers/add_partitions_to_txn_handler.h"
+#include "broker/handlers/end_txn_handler.h"
+#include "broker/handlers/transaction_admin_handlers.h"
+#include "broker/handlers/txn_offset_commit_handler.h"
+#include "broker/handlers/write_txn_markers_handler.h"
 #include "proto/kafka/produce.h"
 #include "proto/kafka/fetch.h"
 #include "proto/kafka/list_offsets.h"
@@ -69,6 +75,15 @@ const std::vector<ApiEntry>& ApiRegistry() {
         {ApiKey::kListGroups, 0, 5, &HandleListGroups},
         {ApiKey::kDeleteGroups, 0, 2, &HandleDeleteGroups},
         {ApiKey::kOffsetDelete, 0, 0, &HandleOffsetDelete},
+        // Transactions (docs/transactions.md).
+        {ApiKey::kAddPartitionsToTxn, 0, 5, &HandleAddPartitionsToTxn},
+        {ApiKey::kAddOffsetsToTxn, 0, 4, &HandleAddOffsetsToTxn},
+        {ApiKey::kEndTxn, 0, 4, &HandleEndTxn},
+        {ApiKey::kWriteTxnMarkers, 0, 1, &HandleWriteTxnMarkers},
+        {ApiKey::kTxnOffsetCommit, 0, 4, &HandleTxnOffsetCommit},
+        {ApiKey::kDescribeProducers, 0, 0, &HandleDescribeProducers},
+        {ApiKey::kDescribeTransactions, 0, 0, &HandleDescribeTransactions},
+        {ApiKey::kListTransactions, 0, 1, &HandleListTransactions},
         // Security (docs/security.md).
         {ApiKey::kSaslHandshake, 0, 1, &HandleSaslHandshake},
         {ApiKey::kSaslAuthenticate, 0, 2, &HandleSaslAuthenticate},

@@ -20,6 +20,10 @@ inline bool AuthorizedOnTopic(const ApiRequest& request, security::AclOperation 
 inline bool AuthorizedOnGroup(const ApiRequest& request, security::AclOperation operation, absl::string_view group) {
   return Authorized(request, operation, security::ResourceType::kGroup, group);
 }
+inline bool AuthorizedOnTransactionalId(const ApiRequest& request, security::AclOperation operation,
+                                       absl::string_view transactional_id) {
+  return Authorized(request, operation, security::ResourceType::kTransactionalId, transactional_id);
+}
 inline bool AuthorizedOnCluster(const ApiRequest& request, security::AclOperation operation) {
   return Authorized(request, operation, security::ResourceType::kCluster, security::kClusterResourceName);
 }

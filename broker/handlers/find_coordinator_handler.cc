@@ -4,6 +4,8 @@
 #include "absl/strings/str_cat.h"
 #include "broker/lifecycle/auto_topic_creator.h"
 #include "broker/group/group_coordinator.h"
+#include "broker/group/group_record.h"
+#include "broker/transactions/transaction_coordinator.h"
 #include "proto/kafka/find_coordinator.h"
 
 namespace strata::broker {
@@ -14,6 +16,40 @@ namespace pb = strata::metadata::v1;
 namespace {
 
 constexpr int16_t kBatchedKeys = 4;  // the first version with coordinator_keys
+
+// The internal topic a key type's coordinators lead: where the key lives, and how to
+// create the topic when it does not exist yet.
+struct CoordinatorTopic {
+  const char* topic = nullptr;
+  const char* what = nullptr;  // "group", "transactional id"
+  int32_t partitions = 0;
+  AutoTopicCreator::TopicSpec spec;
+};
+
+std::optional<CoordinatorTopic> CoordinatorTopicFor(const KafkaApisContext& context, int8_t key_type) {
+  CoordinatorTopic t;
+  if (key_type == kafka::kCoordinatorKeyTypeGroup && context.group_coordinator != nullptr) {
+    t.topic = kOffsetsTopic;
+    t.what = "group";
+    t.partitions = context.group_coordinator->offsets_topic_partitions();
+    t.spec.replication_factor = context.offsets_topic_replication_factor;
+    t.spec.configs = {{"cleanup.policy", "compact"}, {"compression.type", "producer"}, {"segment.bytes", "104857600"}};
+  } else if (key_type == kafka::kCoordinatorKeyTypeTransaction && context.transaction_coordinator != nullptr) {
+    t.topic = kTransactionStateTopic;
+    t.what = "transactional id";
+    t.partitions = context.transaction_coordinator->state_topic_partitions();
+    t.spec.replication_factor = context.transaction_state_replication_factor;
+    t.spec.configs = {{"cleanup.policy", "compact"},
+                      {"compression.type", "uncompressed"},
+                      {"segment.bytes", "104857600"},
+                      {"min.insync.replicas", absl::StrCat(context.transaction_state_min_isr)},
+                      {"unclean.leader.election.enable", "false"}};
+  } else {
+    return std::nullopt;
+  }
+  t.spec.partitions = t.partitions;
+  return t;
+}
 
 kafka::FindCoordinatorResponse::Coordinator Find(const KafkaApisContext& context, int8_t key_type,
                                                  const std::string& key, bool authorized) {
@@ -26,28 +62,33 @@ kafka::FindCoordinatorResponse::Coordinator Find(const KafkaApisContext& context
     c.error_message = std::move(message);
     return c;
   };
-  if (key_type != kafka::kCoordinatorKeyTypeGroup) {
-    // Not retriable, so that a transactional producer fails at once instead of waiting, and
-    // UNSUPPORTED_VERSION, so that the Java AdminClient's transaction calls fail with
-    // UnsupportedVersionException as every other call Strata does not serve (issue 37).
-    return fail(ErrorCode::kUnsupportedVersion, "Strata has no transaction coordinator (transactions are not supported)");
+  if (key_type != kafka::kCoordinatorKeyTypeGroup && key_type != kafka::kCoordinatorKeyTypeTransaction) {
+    return fail(ErrorCode::kInvalidRequest, absl::StrCat("unknown coordinator key type ", key_type));
   }
-  if (!authorized) return fail(ErrorCode::kGroupAuthorizationFailed, "not authorized to describe the group");
-  if (context.group_coordinator == nullptr) return fail(ErrorCode::kCoordinatorNotAvailable, "no group coordinator");
+  const bool group = key_type == kafka::kCoordinatorKeyTypeGroup;
+  if (!authorized) {
+    return group ? fail(ErrorCode::kGroupAuthorizationFailed, "not authorized to describe the group")
+                 : fail(ErrorCode::kTransactionalIdAuthorizationFailed, "not authorized to describe the transactional id");
+  }
+  std::optional<CoordinatorTopic> topic = CoordinatorTopicFor(context, key_type);
+  if (!topic) return fail(ErrorCode::kCoordinatorNotAvailable, group ? "no group coordinator" : "no transaction coordinator");
+  if (key.empty() && !group) return fail(ErrorCode::kInvalidRequest, "an empty transactional id");
   bool missing = false;
   context.store.WithImage([&](const controller::MetadataImage& image) {
-    const controller::TopicState* t = image.FindTopic(kOffsetsTopic);
+    const controller::TopicState* t = image.FindTopic(topic->topic);
     if (t == nullptr || t->partitions.empty()) {
       missing = true;
-      fail(ErrorCode::kCoordinatorNotAvailable, "the offsets topic is being created");
+      fail(ErrorCode::kCoordinatorNotAvailable, absl::StrCat(topic->topic, " is being created"));
       return 0;
     }
-    int32_t partition = OffsetsPartitionFor(key, static_cast<int32_t>(t->partitions.size()));
+    // Placed by the configured count, as the coordinator places them.
+    int32_t partition = OffsetsPartitionFor(key, topic->partitions);
     auto p = t->partitions.find(partition);
     int32_t leader = p == t->partitions.end() ? -1 : p->second.leader();
     auto b = image.brokers().find(leader);
     if (leader < 0 || b == image.brokers().end() || b->second.fenced() || b->second.registration().endpoints().empty()) {
-      fail(ErrorCode::kCoordinatorNotAvailable, "the group's partition of the offsets topic has no leader");
+      fail(ErrorCode::kCoordinatorNotAvailable, absl::StrCat("the ", topic->what, "'s partition ", partition, " of ",
+                                                             topic->topic, " has no leader"));
       return 0;
     }
     const pb::BrokerEndpoint* endpoint = &b->second.registration().endpoints(0);
@@ -61,13 +102,9 @@ kafka::FindCoordinatorResponse::Coordinator Find(const KafkaApisContext& context
   });
   if (missing && context.internal_topic_creator != nullptr) {
     // Say why the last attempt failed (a replication factor the cluster cannot meet).
-    std::string why = context.internal_topic_creator->LastFailure(kOffsetsTopic);
-    if (!why.empty()) c.error_message = absl::StrCat("creating the offsets topic failed: ", why);
-    AutoTopicCreator::TopicSpec spec;
-    spec.partitions = context.group_coordinator->offsets_topic_partitions();
-    spec.replication_factor = context.offsets_topic_replication_factor;
-    spec.configs = {{"cleanup.policy", "compact"}, {"compression.type", "producer"}, {"segment.bytes", "104857600"}};
-    context.internal_topic_creator->RequestInternal(kOffsetsTopic, std::move(spec));
+    std::string why = context.internal_topic_creator->LastFailure(topic->topic);
+    if (!why.empty()) c.error_message = absl::StrCat("creating ", topic->topic, " failed: ", why);
+    context.internal_topic_creator->RequestInternal(topic->topic, topic->spec);
   }
   return c;
 }
@@ -81,10 +118,13 @@ void HandleFindCoordinator(const ApiRequest& request, ApiResponder respond) {
       [](kafka::Reader& reader, int16_t v) { return kafka::ReadFindCoordinatorRequest(reader, v); },
       [&](const kafka::FindCoordinatorRequest& r) {
         kafka::FindCoordinatorResponse out;
-        // Describe on the group it coordinates (as Kafka).
+        // Describe on the group or transactional id it coordinates (as Kafka).
         auto find = [&](const std::string& key) {
-          bool authorized = r.key_type != kafka::kCoordinatorKeyTypeGroup ||
-                            AuthorizedOnGroup(request, security::AclOperation::kDescribe, key);
+          bool authorized =
+              r.key_type == kafka::kCoordinatorKeyTypeGroup
+                  ? AuthorizedOnGroup(request, security::AclOperation::kDescribe, key)
+                  : r.key_type != kafka::kCoordinatorKeyTypeTransaction ||
+                        AuthorizedOnTransactionalId(request, security::AclOperation::kDescribe, key);
           return Find(request.broker, r.key_type, key, authorized);
         };
         if (version >= kBatchedKeys) {

@@ -155,8 +155,11 @@ void HandleProduce(const ApiRequest& api, ApiResponder respond) {
     refused = KafkaError(kafka::ErrorCode::kUnsupportedVersion,
                          absl::StrCat("Produce v", header.api_version, " (message format v0/v1) is not supported; use v",
                                       kafka::kProduceMinServedVersion, "+"));
-  } else if (request->transactional_id.has_value()) {
-    refused = KafkaError(kafka::ErrorCode::kInvalidRequest, "transactions are not supported by Strata");
+  } else if (request->transactional_id.has_value() &&
+             !AuthorizedOnTransactionalId(api, security::AclOperation::kWrite, *request->transactional_id)) {
+    // A transactional producer writes for its transactional id (Kafka checks it first).
+    refused = KafkaError(kafka::ErrorCode::kTransactionalIdAuthorizationFailed,
+                         absl::StrCat("not authorized to write for transactional id ", *request->transactional_id));
   } else if (request->acks != 0 && request->acks != 1 && request->acks != -1) {
     refused = KafkaError(kafka::ErrorCode::kInvalidRequiredAcks,
                          absl::StrCat("acks=", request->acks, " is not one of -1, 0, 1"));

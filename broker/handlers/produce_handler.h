@@ -10,9 +10,10 @@
 // acks=1: answered after the leader's append; acks=-1: refused with
 // NOT_ENOUGH_REPLICAS when the ISR is smaller than min.insync.replicas, else answered
 // once the high watermark passes the appended records (the purgatory), or
-// REQUEST_TIMED_OUT after timeout_ms. Transactional produce is refused
-// (TRANSACTIONAL_ID_AUTHORIZATION_FAILED is not what happens: INVALID_REQUEST, as
-// Strata has no transaction coordinator).
+// REQUEST_TIMED_OUT after timeout_ms. A transactional produce needs Write on its
+// transactional id (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED for every partition); its
+// transactional batches open the producer's transaction in each partition, and
+// INVALID_TXN_STATE refuses a batch that cannot join the open one (storage/producer_state.h).
 // Thread-safe.
 
 #include "absl/strings/string_view.h"

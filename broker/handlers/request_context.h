@@ -32,6 +32,7 @@ class GroupCoordinator;
 class ProducerIdManager;
 class RemoteLogReader;
 class ReplicaManager;
+class TransactionCoordinator;
 
 // One listener's view of the broker. Every service is required: a test builds real
 // ones (or a small fake of ControllerChannel), never leaves one out.
@@ -68,6 +69,13 @@ struct KafkaApisContext {
   GroupCoordinator* group_coordinator = nullptr;
   AutoTopicCreator* internal_topic_creator = nullptr;
   int32_t offsets_topic_replication_factor = 3;
+  // The transaction coordinator (InitProducerId with a transactional id, the
+  // transaction APIs) and __transaction_state's layout
+  // (transaction.state.log.replication.factor, .min.isr). Null: those answer
+  // COORDINATOR_NOT_AVAILABLE.
+  TransactionCoordinator* transaction_coordinator = nullptr;
+  int32_t transaction_state_replication_factor = 3;
+  int32_t transaction_state_min_isr = 2;
   // Incremental fetch sessions (KIP-227), shared by the broker's listeners; null: none
   // (every fetch is sessionless).
   FetchSessionCache* fetch_sessions = nullptr;

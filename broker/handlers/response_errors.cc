@@ -130,4 +130,45 @@ void CountErrors(const kafka::DeleteAclsResponse& r, ErrorCounts& counts) {
   for (const auto& f : r.filter_results) CountEach(f.matching_acls, counts);
 }
 
+void CountErrors(const kafka::AddPartitionsToTxnResponse& r, ErrorCounts& counts) {
+  CountError(counts, r.error_code);
+  auto topics = [&](const std::vector<kafka::AddPartitionsToTxnResponse::TopicResult>& results) {
+    for (const auto& t : results) {
+      for (const auto& p : t.results_by_partition) CountError(counts, p.partition_error_code);
+    }
+  };
+  topics(r.results_by_topic_v3_and_below);
+  for (const auto& t : r.results_by_transaction) topics(t.topic_results);
+}
+
+void CountErrors(const kafka::AddOffsetsToTxnResponse& r, ErrorCounts& counts) { CountError(counts, r.error_code); }
+
+void CountErrors(const kafka::EndTxnResponse& r, ErrorCounts& counts) { CountError(counts, r.error_code); }
+
+void CountErrors(const kafka::WriteTxnMarkersResponse& r, ErrorCounts& counts) {
+  for (const auto& m : r.markers) {
+    for (const auto& t : m.topics) {
+      for (const auto& p : t.partitions) CountError(counts, p.error_code);
+    }
+  }
+}
+
+void CountErrors(const kafka::TxnOffsetCommitResponse& r, ErrorCounts& counts) {
+  for (const auto& t : r.topics) {
+    for (const auto& p : t.partitions) CountError(counts, p.error_code);
+  }
+}
+
+void CountErrors(const kafka::DescribeProducersResponse& r, ErrorCounts& counts) {
+  for (const auto& t : r.topics) {
+    for (const auto& p : t.partitions) CountError(counts, p.error_code);
+  }
+}
+
+void CountErrors(const kafka::DescribeTransactionsResponse& r, ErrorCounts& counts) {
+  for (const auto& s : r.transaction_states) CountError(counts, s.error_code);
+}
+
+void CountErrors(const kafka::ListTransactionsResponse& r, ErrorCounts& counts) { CountError(counts, r.error_code); }
+
 }  // namespace strata::broker

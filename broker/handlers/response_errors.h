@@ -33,6 +33,14 @@
 #include "proto/kafka/offset_fetch.h"
 #include "proto/kafka/offset_for_leader_epoch.h"
 #include "proto/kafka/acls.h"
+#include "proto/kafka/add_offsets_to_txn.h"
+#include "proto/kafka/add_partitions_to_txn.h"
+#include "proto/kafka/describe_producers.h"
+#include "proto/kafka/describe_transactions.h"
+#include "proto/kafka/end_txn.h"
+#include "proto/kafka/list_transactions.h"
+#include "proto/kafka/txn_offset_commit.h"
+#include "proto/kafka/write_txn_markers.h"
 #include "proto/kafka/produce.h"
 #include "proto/kafka/sasl.h"
 #include "proto/kafka/scram_credentials.h"
@@ -56,6 +64,15 @@ void CountErrors(const proto::kafka::DescribeConfigsResponse& response, ErrorCou
 void CountErrors(const proto::kafka::DescribeClusterResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::ElectLeadersResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::DescribeQuorumResponse& response, ErrorCounts& counts);
+// The transaction APIs.
+void CountErrors(const proto::kafka::AddPartitionsToTxnResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::AddOffsetsToTxnResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::EndTxnResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::WriteTxnMarkersResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::TxnOffsetCommitResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::DescribeProducersResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::DescribeTransactionsResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::ListTransactionsResponse& response, ErrorCounts& counts);
 // The group APIs.
 void CountErrors(const proto::kafka::FindCoordinatorResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::JoinGroupResponse& response, ErrorCounts& counts);

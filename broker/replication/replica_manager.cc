@@ -806,7 +806,8 @@ std::optional<absl::Status> ReplicaManager::GapToBeFilled(const storage::TopicPa
 }
 
 absl::StatusOr<storage::LogAppendInfo> ReplicaManager::AppendRecords(const storage::TopicPartition& tp,
-                                                                     std::string& records) {
+                                                                     std::string& records,
+                                                                     storage::AppendOrigin origin) {
   std::shared_ptr<Partition> partition = GetPartition(tp);
   absl::StatusOr<storage::LogAppendInfo> info;
   if (partition == nullptr) {
@@ -818,7 +819,7 @@ absl::StatusOr<storage::LogAppendInfo> ReplicaManager::AppendRecords(const stora
                                    "in-sync replicas of ", tp.DirName(), " for ", options_.leader_lease_ms,
                                    " ms: another broker may lead it now"));
   } else {
-    info = partition->AppendRecordsToLeader(records);
+    info = partition->AppendRecordsToLeader(records, origin);
   }
   if (info.ok()) {
     // New records: consumers wake when the high watermark moved, followers waiting at

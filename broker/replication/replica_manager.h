@@ -143,7 +143,9 @@ class ReplicaManager final : public FollowerPartitions {
   // reason (with that refusal's error, produce_refusals.h), and a gap in the producer's
   // first batch of this leader epoch (NOT_LEADER_OR_FOLLOWER: the missing batch went
   // to the previous leader). docs/idempotence.md says why.
-  absl::StatusOr<storage::LogAppendInfo> AppendRecords(const storage::TopicPartition& tp, std::string& records);
+  // origin: kCoordinator for the transaction coordinator's markers (WriteTxnMarkers).
+  absl::StatusOr<storage::LogAppendInfo> AppendRecords(const storage::TopicPartition& tp, std::string& records,
+                                                       storage::AppendOrigin origin = storage::AppendOrigin::kClient);
   // A produce of records to tp refused before AppendRecords (the produce handler's own
   // checks: no such partition here, min.insync.replicas): stored nothing.
   void ProduceRefused(const storage::TopicPartition& tp, absl::string_view records, const absl::Status& refusal) {

@@ -23,6 +23,9 @@ const std::map<int16_t, ApiInfo>& Apis() {
       {55, {"DescribeQuorum", 0}},    {17, {"SaslHandshake", std::nullopt}}, {36, {"SaslAuthenticate", 2}},
       {29, {"DescribeAcls", 2}},  {30, {"CreateAcls", 2}}, {31, {"DeleteAcls", 2}},
       {50, {"DescribeUserScramCredentials", 0}}, {51, {"AlterUserScramCredentials", 0}},
+      {24, {"AddPartitionsToTxn", 3}}, {25, {"AddOffsetsToTxn", 3}}, {26, {"EndTxn", 3}},
+      {27, {"WriteTxnMarkers", 1}},    {28, {"TxnOffsetCommit", 3}}, {61, {"DescribeProducers", 0}},
+      {65, {"DescribeTransactions", 0}}, {66, {"ListTransactions", 0}},
   };
   return *apis;
 }

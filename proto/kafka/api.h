@@ -33,6 +33,11 @@ enum class ApiKey : int16_t {
   kCreateTopics = 19,
   kDeleteTopics = 20,
   kInitProducerId = 22,
+  kAddPartitionsToTxn = 24,
+  kAddOffsetsToTxn = 25,
+  kEndTxn = 26,
+  kWriteTxnMarkers = 27,
+  kTxnOffsetCommit = 28,
   kDescribeAcls = 29,
   kCreateAcls = 30,
   kDeleteAcls = 31,
@@ -46,6 +51,9 @@ enum class ApiKey : int16_t {
   kAlterUserScramCredentials = 51,
   kDescribeQuorum = 55,
   kDescribeCluster = 60,
+  kDescribeProducers = 61,
+  kDescribeTransactions = 65,
+  kListTransactions = 66,
 };
 
 absl::string_view ApiName(int16_t api_key);

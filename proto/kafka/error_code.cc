@@ -93,6 +93,7 @@ absl::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kProducerFenced: return "PRODUCER_FENCED";
     case ErrorCode::kTransactionalIdNotFound: return "TRANSACTIONAL_ID_NOT_FOUND";
     case ErrorCode::kTransactionAbortable: return "TRANSACTION_ABORTABLE";
+    case ErrorCode::kOperationNotAttempted: return "OPERATION_NOT_ATTEMPTED";
   }
   return "UNKNOWN";
 }

@@ -100,6 +100,7 @@ enum class ErrorCode : int16_t {
   kProducerFenced = 90,
   kTransactionalIdNotFound = 105,
   kTransactionAbortable = 120,
+  kOperationNotAttempted = 55,
 };
 
 absl::string_view ErrorName(ErrorCode code);

@@ -295,13 +295,15 @@ TEST(InitProducerIdHandler, AProducerBringingItsIdAndEpochGetsAFreshIdWithEpochZ
   EXPECT_EQ(second.producer_epoch, 0);
 }
 
-TEST(InitProducerIdHandler, TransactionalIdsAreRefusedWithoutAnId) {
+// Transactional ids go to the transaction coordinator (its tests and the client tests);
+// the idempotent answer never hands one an id.
+TEST(InitProducerIdHandler, TheIdempotentAnswerRefusesTransactionalIds) {
   FakeController controller;
   Broker broker(controller.Source());
   KafkaApisContext context = broker.services.Context();
   for (int16_t version : {0, 2, 4}) {
     auto transactional = Call(context, version, {std::string("orders-tx"), 60000});
-    EXPECT_EQ(transactional.error_code, Code(kafka::ErrorCode::kUnsupportedVersion)) << version;
+    EXPECT_EQ(transactional.error_code, Code(kafka::ErrorCode::kInvalidRequest)) << version;
     EXPECT_EQ(transactional.producer_id, kafka::kNoProducerId);
     EXPECT_EQ(transactional.producer_epoch, kafka::kNoProducerEpoch);
     auto empty = Call(context, version, {std::string(""), 60000});

@@ -29,6 +29,18 @@ class MemoryGroupLog final : public GroupLog {
     }
     done(ErrorCode::kNone);
   }
+  void AppendTransactional(int32_t partition, int32_t epoch, int64_t producer_id, int16_t,
+                           std::vector<GroupLogRecord> records, std::function<void(ErrorCode)> done) override {
+    for (GroupLogRecord& r : records) r.producer_id = producer_id;
+    Append(partition, epoch, std::move(records), std::move(done));
+  }
+  // A transaction marker as a partition leader writes it (WriteTxnMarkers).
+  void AppendMarker(int32_t partition, int64_t producer_id, bool commit) {
+    GroupLogRecord r;
+    r.producer_id = producer_id;
+    r.marker_commit = commit;
+    partitions[partition].push_back(r);
+  }
   absl::Status Read(int32_t partition, int32_t, const std::function<absl::Status(GroupLogRecord)>& each) override {
     for (const GroupLogRecord& r : partitions[partition]) {
       if (absl::Status s = each(r); !s.ok()) return s;

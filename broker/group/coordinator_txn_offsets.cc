@@ -1,0 +1,103 @@
+// GroupCoordinatorImpl's transactional offsets (group_coordinator_impl.h): TxnOffsetCommit
+// writes a producer's offsets as a transactional batch of that producer to the group's
+// partition; they stay pending until the transaction's marker is written there
+// (WriteTxnMarkers, then OnTransactionCompleted): COMMIT makes them the group's
+// committed offsets, ABORT drops them. Loading replays the same from the log.
+#include "base/logging.h"
+#include "broker/group/group_coordinator_impl.h"
+
+namespace strata::broker {
+
+void GroupCoordinatorImpl::CommitTransactionalOffsets(TxnOffsetCommitParams params,
+                                                      std::function<void(std::vector<PartitionError>)> respond) {
+  Deferred d;
+  absl::MutexLock lock(&mu_);
+  auto all = [&](ErrorCode e) {
+    std::vector<PartitionError> out;
+    for (const auto& p : params.partitions) out.push_back({p.topic, p.partition, e});
+    d.Add([respond, out] { respond(out); });
+  };
+  if (ErrorCode e = ReachLocked(params.group_id); e != ErrorCode::kNone) return all(e);
+  GroupMetadata* g = FindLocked(params.group_id);
+  if (g == nullptr) {
+    // A producer committing for a group nobody joined (Kafka creates it the same way).
+    if (params.generation_id >= 0) return all(ErrorCode::kIllegalGeneration);
+    g = &CreateGroupLocked(params.group_id);
+  } else if (g->state == GroupState::kDead) {
+    return all(ErrorCode::kCoordinatorNotAvailable);
+  } else if (params.generation_id >= 0 || !params.member_id.empty()) {
+    // KIP-447: the consumer's generation fences a zombie that lost its partitions.
+    if (ErrorCode e = CheckMemberLocked(*g, params.member_id, params.group_instance_id); e != ErrorCode::kNone) {
+      return all(e);
+    }
+    if (params.generation_id != g->generation_id) return all(ErrorCode::kIllegalGeneration);
+  }
+  const int64_t now = Now();
+  std::vector<PartitionError> out;
+  std::vector<GroupLogRecord> records;
+  std::vector<std::pair<storage::TopicPartition, OffsetValue>> values;
+  for (const PartitionOffsetCommit& p : params.partitions) {
+    out.push_back({p.topic, p.partition, ErrorCode::kNone});
+    if (p.metadata && static_cast<int64_t>(p.metadata->size()) > options_.offset_metadata_max_bytes) {
+      out.back().error = ErrorCode::kOffsetMetadataTooLarge;
+      continue;
+    }
+    OffsetValue v;
+    v.offset = p.offset;
+    v.leader_epoch = p.leader_epoch;
+    v.metadata = p.metadata.value_or("");
+    v.commit_timestamp_ms = now;
+    records.push_back({EncodeGroupRecordKey(OffsetKey{g->group_id, p.topic, p.partition}), EncodeOffsetValue(v)});
+    values.push_back({{p.topic, p.partition}, v});
+  }
+  if (records.empty()) {
+    d.Add([respond, out] { respond(out); });
+    return;
+  }
+  const int32_t partition = g->partition;
+  const int32_t epoch = owned_.at(partition).epoch;
+  const std::string group_id = g->group_id;
+  const int64_t producer_id = params.producer_id;
+  log_->AppendTransactional(
+      partition, epoch, producer_id, params.producer_epoch, std::move(records),
+      [this, inbox = inbox_, partition, epoch, group_id, producer_id, values, out, respond](ErrorCode e) {
+        PushCompletion(*inbox, [this, partition, epoch, group_id, producer_id, values, out, respond, e] {
+          Deferred d;
+          absl::MutexLock lock(&mu_);
+          auto it = owned_.find(partition);
+          ErrorCode outcome = e;
+          if (it == owned_.end() || it->second.epoch != epoch || !it->second.loaded) outcome = ErrorCode::kNotCoordinator;
+          // The log refuses a fenced producer's batch: say so as Kafka does.
+          if (outcome == ErrorCode::kInvalidProducerEpoch) outcome = ErrorCode::kProducerFenced;
+          ErrorCode client = outcome == ErrorCode::kProducerFenced || outcome == ErrorCode::kInvalidTxnState
+                                 ? outcome
+                                 : ClientErrorOfWrite(outcome, true);
+          if (outcome == ErrorCode::kNone) {
+            if (GroupMetadata* g = FindLocked(group_id)) {
+              for (const auto& [tp, v] : values) g->pending_txn_offsets[producer_id][tp] = v;
+            }
+          }
+          std::vector<PartitionError> answer = out;
+          for (PartitionError& p : answer) {
+            if (p.error == ErrorCode::kNone) p.error = client;
+          }
+          d.Add([respond, answer] { respond(answer); });
+        });
+      });
+}
+
+void GroupCoordinatorImpl::OnTransactionCompleted(int32_t partition, int64_t producer_id, bool commit) {
+  absl::MutexLock lock(&mu_);
+  for (auto& [id, g] : groups_) {
+    if (g.partition != partition) continue;
+    auto it = g.pending_txn_offsets.find(producer_id);
+    if (it == g.pending_txn_offsets.end()) continue;
+    if (commit) {
+      for (auto& [tp, v] : it->second) g.offsets[tp] = v;
+      commits_ += static_cast<int64_t>(it->second.size());
+    }
+    g.pending_txn_offsets.erase(it);
+  }
+}
+
+}  // namespace strata::broker

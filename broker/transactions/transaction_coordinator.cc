@@ -1,0 +1,528 @@
+#include "broker/transactions/transaction_coordinator.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "base/check.h"
+#include "base/logging.h"
+
+namespace strata::broker {
+
+namespace {
+
+constexpr int16_t kMaxEpoch = INT16_MAX - 1;  // Kafka bumps to a new producer id past it
+
+// What a client is told when a write to __transaction_state failed (Kafka's mapping).
+ErrorCode ClientErrorOfTxnWrite(ErrorCode e) {
+  switch (e) {
+    case ErrorCode::kNone:
+      return e;
+    case ErrorCode::kNotLeaderOrFollower:
+    case ErrorCode::kKafkaStorageError:
+    case ErrorCode::kNotCoordinator:
+    case ErrorCode::kFencedLeaderEpoch:
+      return ErrorCode::kNotCoordinator;
+    default:
+      return ErrorCode::kCoordinatorNotAvailable;
+  }
+}
+
+bool IsPrepare(TransactionState s) {
+  return s == TransactionState::kPrepareCommit || s == TransactionState::kPrepareAbort ||
+         s == TransactionState::kPrepareEpochFence;
+}
+
+}  // namespace
+
+TransactionCoordinator::TransactionCoordinator(TransactionCoordinatorOptions options, GroupLog* log,
+                                               ProducerIdSource producer_ids, TxnMarkerSender* markers)
+    : options_(std::move(options)), log_(log), producer_ids_(std::move(producer_ids)), markers_(markers) {
+  ABSL_CHECK(log_ != nullptr && markers_ != nullptr && producer_ids_ != nullptr);
+  ABSL_CHECK_GT(options_.state_topic_partitions, 0);
+  if (options_.start_thread) thread_ = std::thread([this] { ThreadLoop(); });
+}
+
+TransactionCoordinator::~TransactionCoordinator() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+void TransactionCoordinator::ThreadLoop() {
+  while (true) {
+    {
+      absl::MutexLock lock(&mu_);
+      auto stop = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; };
+      mu_.AwaitWithTimeout(absl::Condition(&stop), absl::Milliseconds(100));
+      if (stopping_) return;
+    }
+    RunDueTimers();
+  }
+}
+
+int32_t TransactionCoordinator::PartitionFor(absl::string_view transactional_id) const {
+  return TransactionStatePartitionFor(transactional_id, options_.state_topic_partitions);
+}
+
+ErrorCode TransactionCoordinator::ReachLocked(int32_t partition) const {
+  auto it = owned_.find(partition);
+  if (it == owned_.end()) return ErrorCode::kNotCoordinator;
+  if (!it->second.loaded) return ErrorCode::kCoordinatorLoadInProgress;
+  return ErrorCode::kNone;
+}
+
+bool TransactionCoordinator::IsLoaded(int32_t partition) const {
+  absl::MutexLock lock(&mu_);
+  return ReachLocked(partition) == ErrorCode::kNone;
+}
+
+void TransactionCoordinator::OnLeadership(const std::map<int32_t, int32_t>& led, int32_t topic_partitions) {
+  if (topic_partitions != options_.state_topic_partitions && topic_partitions > 0) {
+    // Ids are placed by the configured count; a topic created with another count would
+    // place them elsewhere than clients are told (Kafka refuses such a topic the same way).
+    spdlog::error("{} has {} partitions but transaction.state.log.num.partitions is {}: transactional ids are "
+                  "placed by the setting",
+                  kTransactionStateTopic, topic_partitions, options_.state_topic_partitions);
+  }
+  absl::MutexLock lock(&mu_);
+  for (auto it = owned_.begin(); it != owned_.end();) {
+    auto now_led = led.find(it->first);
+    if (now_led != led.end() && now_led->second == it->second.leader_epoch) {
+      ++it;
+      continue;
+    }
+    const int32_t partition = it->first;
+    for (auto t = txns_.begin(); t != txns_.end();) {
+      t = t->second.partition == partition ? txns_.erase(t) : std::next(t);
+    }
+    spdlog::info("transaction coordinator: no longer leads {}-{}", kTransactionStateTopic, partition);
+    it = owned_.erase(it);
+  }
+  for (const auto& [partition, epoch] : led) {
+    if (owned_.count(partition)) continue;
+    owned_[partition] = Owned{epoch, false};
+    loads_.emplace_back(partition, epoch);
+  }
+  stats_.partitions_owned = static_cast<int64_t>(owned_.size());
+}
+
+void TransactionCoordinator::LoadPartition(int32_t partition, int32_t leader_epoch) {
+  std::map<std::string, TransactionLogValue> loaded;
+  absl::Status status = log_->Read(partition, leader_epoch, [&](GroupLogRecord r) -> absl::Status {
+    auto id = DecodeTransactionLogKey(r.key);
+    if (!id.ok()) return id.status();
+    if (!r.value) {
+      loaded.erase(*id);
+      return absl::OkStatus();
+    }
+    auto value = DecodeTransactionLogValue(*r.value);
+    if (!value.ok()) return absl::InvalidArgumentError(absl::StrCat("transactional id ", *id, ": ", value.status().message()));
+    loaded[*id] = *std::move(value);
+    return absl::OkStatus();
+  });
+  absl::MutexLock lock(&mu_);
+  auto it = owned_.find(partition);
+  if (it == owned_.end() || it->second.leader_epoch != leader_epoch) return;  // moved on meanwhile
+  if (!status.ok()) {
+    // Retried: a partition that cannot be read is never served from a partial state.
+    spdlog::error("transaction coordinator: loading {}-{}: {}", kTransactionStateTopic, partition, status.message());
+    loads_.emplace_back(partition, leader_epoch);
+    return;
+  }
+  int in_flight = 0;
+  for (auto& [id, v] : loaded) {
+    Txn& txn = txns_[id];
+    txn = Txn{};
+    txn.transactional_id = id;
+    txn.partition = partition;
+    txn.producer_id = v.producer_id;
+    txn.producer_epoch = v.producer_epoch;
+    txn.timeout_ms = v.timeout_ms;
+    txn.state = v.state;
+    txn.partitions = std::move(v.partitions);
+    txn.start_ms = v.start_ms;
+    txn.update_ms = v.last_update_ms;
+    if (IsPrepare(txn.state)) ++in_flight;  // completed by the next sweep
+  }
+  it->second.loaded = true;
+  spdlog::info("transaction coordinator: loaded {}-{} in leader epoch {}: {} transactional ids, {} to complete",
+               kTransactionStateTopic, partition, leader_epoch, loaded.size(), in_flight);
+}
+
+TransactionLogValue TransactionCoordinator::ValueOf(const Txn& txn) {
+  return TransactionLogValue{txn.producer_id, txn.producer_epoch, txn.timeout_ms, txn.state,
+                             txn.partitions,  txn.update_ms,      txn.start_ms};
+}
+
+void TransactionCoordinator::Write(const std::string& transactional_id, int32_t partition, int32_t leader_epoch,
+                                   Transition t, std::function<void(ErrorCode)> done) {
+  std::vector<GroupLogRecord> records;
+  records.push_back({EncodeTransactionLogKey(transactional_id), EncodeTransactionLogValue(t.value)});
+  log_->Append(partition, leader_epoch, std::move(records), [this, transactional_id, t, done](ErrorCode e) {
+    {
+      absl::MutexLock lock(&mu_);
+      auto it = txns_.find(transactional_id);
+      if (it != txns_.end()) {
+        Txn& txn = it->second;
+        txn.pending = false;
+        if (e == ErrorCode::kNone) {
+          if (t.last_producer_id >= 0) {
+            txn.last_producer_id = t.last_producer_id;
+            txn.last_producer_epoch = t.last_producer_epoch;
+          }
+          txn.producer_id = t.value.producer_id;
+          txn.producer_epoch = t.value.producer_epoch;
+          txn.timeout_ms = t.value.timeout_ms;
+          txn.state = t.value.state;
+          txn.partitions = t.value.partitions;
+          txn.start_ms = t.value.start_ms;
+          txn.update_ms = t.value.last_update_ms;
+        } else if (txn.producer_id < 0) {
+          txns_.erase(it);  // a new id whose first write failed: it never existed
+        }
+      }
+    }
+    if (e != ErrorCode::kNone) {
+      spdlog::warn("transaction coordinator: writing {} of {}: {}", TransactionStateName(t.value.state),
+                   transactional_id, proto::kafka::ErrorName(e));
+    }
+    done(ClientErrorOfTxnWrite(e));
+  });
+}
+
+ErrorCode TransactionCoordinator::CheckProducerLocked(const Txn* txn, int64_t producer_id,
+                                                      int16_t producer_epoch) const {
+  if (txn == nullptr || txn->state == TransactionState::kDead || txn->producer_id != producer_id) {
+    return ErrorCode::kInvalidProducerIdMapping;
+  }
+  if (producer_epoch != txn->producer_epoch) return ErrorCode::kProducerFenced;
+  if (txn->pending) return ErrorCode::kConcurrentTransactions;
+  return ErrorCode::kNone;
+}
+
+void TransactionCoordinator::InitProducerId(const std::string& transactional_id, int32_t timeout_ms,
+                                            int64_t producer_id, int16_t producer_epoch,
+                                            std::function<void(InitResult)> respond) {
+  auto fail = [&](ErrorCode e) { respond(InitResult{e, -1, -1}); };
+  if (timeout_ms <= 0 || timeout_ms > options_.max_timeout_ms) return fail(ErrorCode::kInvalidTransactionTimeout);
+  const int32_t partition = PartitionFor(transactional_id);
+  bool need_new_id = false;
+  {
+    absl::MutexLock lock(&mu_);
+    if (ErrorCode e = ReachLocked(partition); e != ErrorCode::kNone) return fail(e);
+    auto it = txns_.find(transactional_id);
+    need_new_id = it == txns_.end() || it->second.producer_epoch >= kMaxEpoch ||
+                  it->second.state == TransactionState::kDead;
+  }
+  // A new producer id is fetched without the lock (it may wait for the controller).
+  int64_t new_id = -1;
+  if (need_new_id) {
+    absl::StatusOr<int64_t> id = producer_ids_();
+    if (!id.ok()) {
+      spdlog::warn("transaction coordinator: no producer id for {}: {}", transactional_id, id.status().message());
+      return fail(ErrorCode::kCoordinatorLoadInProgress);
+    }
+    new_id = *id;
+  }
+  int32_t leader_epoch;
+  Transition t;
+  bool fence = false;
+  {
+    absl::MutexLock lock(&mu_);
+    if (ErrorCode e = ReachLocked(partition); e != ErrorCode::kNone) return fail(e);
+    leader_epoch = owned_[partition].leader_epoch;
+    auto it = txns_.find(transactional_id);
+    const int64_t now = Now();
+    if (it == txns_.end() || it->second.state == TransactionState::kDead) {
+      if (it != txns_.end() && it->second.pending) return fail(ErrorCode::kConcurrentTransactions);
+      if (new_id < 0) return fail(ErrorCode::kConcurrentTransactions);  // created meanwhile: retry
+      Txn& txn = txns_[transactional_id];
+      txn = Txn{};
+      txn.transactional_id = transactional_id;
+      txn.partition = partition;
+      txn.pending = true;
+      t.value = TransactionLogValue{new_id, 0, timeout_ms, TransactionState::kEmpty, {}, now, -1};
+    } else {
+      Txn& txn = it->second;
+      if (txn.pending) return fail(ErrorCode::kConcurrentTransactions);
+      if (producer_id >= 0) {
+        // KIP-360: the producer says which id and epoch it has.
+        const bool current = producer_id == txn.producer_id && producer_epoch == txn.producer_epoch;
+        const bool retried = producer_id == txn.last_producer_id && producer_epoch == txn.last_producer_epoch;
+        if (retried && !IsPrepare(txn.state) && txn.state != TransactionState::kOngoing) {
+          // Its InitProducerId was done; the answer was lost.
+          return respond(InitResult{ErrorCode::kNone, txn.producer_id, txn.producer_epoch});
+        }
+        if (!current) return fail(ErrorCode::kProducerFenced);
+      }
+      if (IsPrepare(txn.state)) return fail(ErrorCode::kConcurrentTransactions);
+      if (txn.state == TransactionState::kOngoing) {
+        fence = true;
+      } else {
+      if (txn.producer_epoch >= kMaxEpoch && new_id < 0) return fail(ErrorCode::kConcurrentTransactions);
+      t.last_producer_id = txn.producer_id;
+      t.last_producer_epoch = txn.producer_epoch;
+      t.value = TransactionLogValue{txn.producer_epoch >= kMaxEpoch ? new_id : txn.producer_id,
+                                    static_cast<int16_t>(txn.producer_epoch >= kMaxEpoch ? 0 : txn.producer_epoch + 1),
+                                    timeout_ms, TransactionState::kEmpty, {}, now, -1};
+      txn.pending = true;
+      }
+    }
+  }
+  if (fence) {
+    // The open transaction is aborted under a bumped epoch (fencing its producer); the
+    // client retries once it is done.
+    return AbortWithNewEpoch(transactional_id, [respond](ErrorCode e) {
+      respond(InitResult{e == ErrorCode::kNone ? ErrorCode::kConcurrentTransactions : e, -1, -1});
+    });
+  }
+  const int64_t id = t.value.producer_id;
+  const int16_t epoch = t.value.producer_epoch;
+  Write(transactional_id, partition, leader_epoch, std::move(t), [respond, id, epoch](ErrorCode e) {
+    respond(e == ErrorCode::kNone ? InitResult{e, id, epoch} : InitResult{e, -1, -1});
+  });
+}
+
+void TransactionCoordinator::AddPartitions(const std::string& transactional_id, int64_t producer_id,
+                                           int16_t producer_epoch, std::set<storage::TopicPartition> partitions,
+                                           bool verify_only, std::function<void(ErrorCode)> respond) {
+  const int32_t partition = PartitionFor(transactional_id);
+  int32_t leader_epoch;
+  Transition t;
+  {
+    absl::MutexLock lock(&mu_);
+    if (ErrorCode e = ReachLocked(partition); e != ErrorCode::kNone) return respond(e);
+    auto it = txns_.find(transactional_id);
+    Txn* txn = it == txns_.end() ? nullptr : &it->second;
+    const bool included = txn != nullptr && txn->state == TransactionState::kOngoing &&
+                          std::includes(txn->partitions.begin(), txn->partitions.end(), partitions.begin(),
+                                        partitions.end());
+    if (verify_only) {
+      ErrorCode e = CheckProducerLocked(txn, producer_id, producer_epoch);
+      if (e == ErrorCode::kConcurrentTransactions) e = ErrorCode::kNone;  // judged by the state below
+      if (e != ErrorCode::kNone) return respond(e);
+      return respond(included ? ErrorCode::kNone : ErrorCode::kInvalidTxnState);
+    }
+    if (ErrorCode e = CheckProducerLocked(txn, producer_id, producer_epoch); e != ErrorCode::kNone) return respond(e);
+    if (IsPrepare(txn->state)) return respond(ErrorCode::kConcurrentTransactions);
+    if (included) return respond(ErrorCode::kNone);
+    leader_epoch = owned_[partition].leader_epoch;
+    const int64_t now = Now();
+    t.value = ValueOf(*txn);
+    if (txn->state != TransactionState::kOngoing) {
+      t.value.start_ms = now;
+      t.value.partitions.clear();
+    }
+    t.value.state = TransactionState::kOngoing;
+    t.value.partitions.insert(partitions.begin(), partitions.end());
+    t.value.last_update_ms = now;
+    txn->pending = true;
+  }
+  Write(transactional_id, partition, leader_epoch, std::move(t), std::move(respond));
+}
+
+void TransactionCoordinator::EndTxn(const std::string& transactional_id, int64_t producer_id, int16_t producer_epoch,
+                                    bool commit, std::function<void(ErrorCode)> respond) {
+  const int32_t partition = PartitionFor(transactional_id);
+  int32_t leader_epoch;
+  Transition t;
+  {
+    absl::MutexLock lock(&mu_);
+    if (ErrorCode e = ReachLocked(partition); e != ErrorCode::kNone) return respond(e);
+    auto it = txns_.find(transactional_id);
+    Txn* txn = it == txns_.end() ? nullptr : &it->second;
+    if (ErrorCode e = CheckProducerLocked(txn, producer_id, producer_epoch); e != ErrorCode::kNone) return respond(e);
+    switch (txn->state) {
+      case TransactionState::kOngoing:
+        break;
+      case TransactionState::kCompleteCommit:
+        return respond(commit ? ErrorCode::kNone : ErrorCode::kInvalidTxnState);  // a retried EndTxn
+      case TransactionState::kCompleteAbort:
+        return respond(commit ? ErrorCode::kInvalidTxnState : ErrorCode::kNone);
+      case TransactionState::kPrepareCommit:
+        return respond(commit ? ErrorCode::kConcurrentTransactions : ErrorCode::kInvalidTxnState);
+      case TransactionState::kPrepareAbort:
+        return respond(commit ? ErrorCode::kInvalidTxnState : ErrorCode::kConcurrentTransactions);
+      default:
+        return respond(ErrorCode::kInvalidTxnState);
+    }
+    leader_epoch = owned_[partition].leader_epoch;
+    t.value = ValueOf(*txn);
+    t.value.state = commit ? TransactionState::kPrepareCommit : TransactionState::kPrepareAbort;
+    t.value.last_update_ms = Now();
+    txn->pending = true;
+  }
+  Write(transactional_id, partition, leader_epoch, std::move(t), [this, transactional_id, respond](ErrorCode e) {
+    // Answered once the decision is written: the markers follow, whatever happens to this
+    // coordinator (a new one completes a loaded PrepareCommit).
+    respond(e);
+    if (e == ErrorCode::kNone) CompleteTransaction(transactional_id);
+  });
+}
+
+void TransactionCoordinator::AbortWithNewEpoch(const std::string& transactional_id,
+                                               std::function<void(ErrorCode)> done) {
+  int32_t partition;
+  int32_t leader_epoch;
+  Transition t;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = txns_.find(transactional_id);
+    if (it == txns_.end()) return done(ErrorCode::kInvalidProducerIdMapping);
+    Txn& txn = it->second;
+    if (txn.pending) return done(ErrorCode::kConcurrentTransactions);
+    if (txn.state != TransactionState::kOngoing) return done(ErrorCode::kInvalidTxnState);
+    partition = txn.partition;
+    if (ErrorCode e = ReachLocked(partition); e != ErrorCode::kNone) return done(e);
+    leader_epoch = owned_[partition].leader_epoch;
+    t.value = ValueOf(txn);
+    // The epoch is bumped so that the producer of the aborted transaction is fenced; at
+    // the last epoch it stays (the next InitProducerId moves to a new producer id).
+    if (txn.producer_epoch < kMaxEpoch) ++t.value.producer_epoch;
+    t.value.state = TransactionState::kPrepareAbort;
+    t.value.last_update_ms = Now();
+    txn.pending = true;
+  }
+  Write(transactional_id, partition, leader_epoch, std::move(t), [this, transactional_id, done](ErrorCode e) {
+    if (e == ErrorCode::kNone) CompleteTransaction(transactional_id);
+    done(e);
+  });
+}
+
+void TransactionCoordinator::CompleteTransaction(const std::string& transactional_id) {
+  TxnMarkerSender::Markers markers;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = txns_.find(transactional_id);
+    if (it == txns_.end()) return;
+    Txn& txn = it->second;
+    if (txn.pending || !IsPrepare(txn.state) || ReachLocked(txn.partition) != ErrorCode::kNone) return;
+    txn.pending = true;
+    markers.transactional_id = transactional_id;
+    markers.producer_id = txn.producer_id;
+    markers.producer_epoch = txn.producer_epoch;
+    markers.coordinator_epoch = owned_[txn.partition].leader_epoch;
+    markers.commit = txn.state == TransactionState::kPrepareCommit;
+    markers.partitions = txn.partitions;
+  }
+  const int32_t coordinator_epoch = markers.coordinator_epoch;
+  const bool commit = markers.commit;
+  markers_->Send(std::move(markers), [this, transactional_id, coordinator_epoch, commit] {
+    int32_t partition;
+    Transition t;
+    {
+      absl::MutexLock lock(&mu_);
+      auto it = txns_.find(transactional_id);
+      if (it == txns_.end()) return;
+      Txn& txn = it->second;
+      auto owned = owned_.find(txn.partition);
+      if (owned == owned_.end() || owned->second.leader_epoch != coordinator_epoch) return;  // deposed meanwhile
+      partition = txn.partition;
+      t.value = ValueOf(txn);
+      t.value.state = commit ? TransactionState::kCompleteCommit : TransactionState::kCompleteAbort;
+      t.value.partitions.clear();
+      t.value.last_update_ms = Now();
+    }
+    Write(transactional_id, partition, coordinator_epoch, std::move(t), [this, commit](ErrorCode e) {
+      if (e != ErrorCode::kNone) return;  // still Prepare*: the next sweep sends and writes again
+      absl::MutexLock lock(&mu_);
+      ++(commit ? stats_.commits : stats_.aborts);
+    });
+  });
+}
+
+void TransactionCoordinator::RunDueTimers() {
+  std::deque<std::pair<int32_t, int32_t>> loads;
+  {
+    absl::MutexLock lock(&mu_);
+    loads.swap(loads_);
+  }
+  for (const auto& [partition, epoch] : loads) LoadPartition(partition, epoch);
+  log_->Poll();
+  std::vector<std::string> to_complete;
+  std::vector<std::string> timed_out;
+  {
+    absl::MutexLock lock(&mu_);
+    const int64_t now = Now();
+    const bool sweep = now >= next_timeout_sweep_ms_;
+    if (sweep) next_timeout_sweep_ms_ = now + options_.abort_timed_out_interval_ms;
+    for (const auto& [id, txn] : txns_) {
+      if (txn.pending || ReachLocked(txn.partition) != ErrorCode::kNone) continue;
+      if (IsPrepare(txn.state)) to_complete.push_back(id);
+      if (sweep && txn.state == TransactionState::kOngoing && now - txn.start_ms > txn.timeout_ms) {
+        timed_out.push_back(id);
+      }
+    }
+  }
+  for (const std::string& id : to_complete) CompleteTransaction(id);
+  for (const std::string& id : timed_out) {
+    spdlog::info("transaction coordinator: aborting {}: past its transaction timeout", id);
+    AbortWithNewEpoch(id, [this](ErrorCode e) {
+      if (e != ErrorCode::kNone) return;
+      absl::MutexLock lock(&mu_);
+      ++stats_.timed_out;
+    });
+  }
+}
+
+std::vector<TransactionDescription> TransactionCoordinator::Describe(const std::vector<std::string>& ids) const {
+  std::vector<TransactionDescription> out;
+  absl::MutexLock lock(&mu_);
+  for (const std::string& id : ids) {
+    TransactionDescription& d = out.emplace_back();
+    d.transactional_id = id;
+    d.error = ReachLocked(PartitionFor(id));
+    if (d.error != ErrorCode::kNone) continue;
+    auto it = txns_.find(id);
+    if (it == txns_.end() || it->second.producer_id < 0) {
+      d.error = ErrorCode::kTransactionalIdNotFound;
+      continue;
+    }
+    const Txn& t = it->second;
+    d.state = t.state;
+    d.producer_id = t.producer_id;
+    d.producer_epoch = t.producer_epoch;
+    d.timeout_ms = t.timeout_ms;
+    d.start_ms = t.state == TransactionState::kOngoing || IsPrepare(t.state) ? t.start_ms : -1;
+    d.partitions = t.partitions;
+  }
+  return out;
+}
+
+std::pair<ErrorCode, std::vector<TransactionDescription>> TransactionCoordinator::List(
+    const std::set<TransactionState>& states, const std::set<int64_t>& producer_ids, int64_t min_duration_ms) const {
+  std::vector<TransactionDescription> out;
+  absl::MutexLock lock(&mu_);
+  ErrorCode error = ErrorCode::kNone;
+  for (const auto& [p, owned] : owned_) {
+    if (!owned.loaded) error = ErrorCode::kCoordinatorLoadInProgress;
+  }
+  const int64_t now = Now();
+  for (const auto& [id, t] : txns_) {
+    if (t.producer_id < 0) continue;
+    if (!states.empty() && !states.count(t.state)) continue;
+    if (!producer_ids.empty() && !producer_ids.count(t.producer_id)) continue;
+    if (min_duration_ms >= 0 && (t.state != TransactionState::kOngoing || now - t.start_ms < min_duration_ms)) continue;
+    TransactionDescription& d = out.emplace_back();
+    d.transactional_id = id;
+    d.state = t.state;
+    d.producer_id = t.producer_id;
+  }
+  return {error, std::move(out)};
+}
+
+TransactionStats TransactionCoordinator::stats() const {
+  absl::MutexLock lock(&mu_);
+  TransactionStats s = stats_;
+  s.ongoing = 0;
+  for (const auto& [id, t] : txns_) {
+    if (t.state == TransactionState::kOngoing || IsPrepare(t.state)) ++s.ongoing;
+  }
+  return s;
+}
+
+}  // namespace strata::broker

@@ -1,0 +1,206 @@
+#pragma once
+// TransactionCoordinator: Kafka's transaction coordinator for the transactional ids
+// whose partition of `__transaction_state` this broker leads (transaction_record.h says
+// which). It keeps each id's producer id, epoch, timeout, state and partitions in
+// memory and writes every change to that partition before it answers (acks=all, through
+// a GroupLog over the topic). A broker that becomes leader of a partition loads it
+// (COORDINATOR_LOAD_IN_PROGRESS until then) and completes the commits and aborts that
+// were in flight; one that stops leading it drops its ids (NOT_COORDINATOR).
+//
+// A transaction moves through Kafka's states:
+//   Empty / CompleteCommit / CompleteAbort --AddPartitionsToTxn, AddOffsetsToTxn-->
+//   Ongoing --EndTxn(commit)--> PrepareCommit --markers written--> CompleteCommit
+//   Ongoing --EndTxn(abort), its timeout, a new InitProducerId--> PrepareAbort
+//   --markers written--> CompleteAbort
+// InitProducerId with the id bumps the epoch (a new producer id once the epoch would
+// pass 32766), fencing the previous producer (PRODUCER_FENCED); while a transaction is
+// Ongoing it first aborts it with the bumped epoch and answers CONCURRENT_TRANSACTIONS
+// (the client retries). A transaction past transaction.timeout.ms is aborted the same
+// way. While a write or the markers of a transaction are in flight, requests for its id
+// are CONCURRENT_TRANSACTIONS. The coordinator epoch the markers carry is the leader
+// epoch of the id's partition, so that a deposed coordinator's markers are fenced.
+// This is Kafka's transaction protocol version 1 (one epoch across transactions);
+// AddPartitionsToTxn's verify-only form (KIP-890 part 1) answers whether a partition is
+// in an id's ongoing transaction.
+//
+// Time: the timeout sweep and loads run on the coordinator's thread, from the options'
+// clock; tests with a ManualClock and no thread call RunDueTimers.
+// Thread-safe: one mutex over every id; answers are given outside it.
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "broker/group/group_types.h"
+#include "broker/transactions/transaction_record.h"
+#include "storage/clock.h"
+#include "storage/file_names.h"
+
+namespace strata::broker {
+
+struct TransactionCoordinatorOptions {
+  int32_t state_topic_partitions = 50;                   // transaction.state.log.num.partitions
+  int32_t max_timeout_ms = 900000;                       // transaction.max.timeout.ms
+  int64_t abort_timed_out_interval_ms = 10000;           // transaction.abort.timed.out.transaction.cleanup.interval.ms
+  int64_t transactional_id_expiration_ms = 604800000;    // transactional.id.expiration.ms
+  int64_t remove_expired_interval_ms = 3600000;          // transaction.remove.expired.transaction.cleanup.interval.ms
+  storage::Clock* clock = storage::Clock::System();
+  bool start_thread = true;  // false: tests drive RunDueTimers
+};
+
+// Where the markers go: each partition's leader writes the marker (WriteTxnMarkers),
+// retried until it has; done runs once every partition has it (or is gone), on any
+// thread. Fenced (a newer coordinator epoch wrote one): done runs too, the new
+// coordinator finishes the transaction.
+class TxnMarkerSender {
+ public:
+  virtual ~TxnMarkerSender() = default;
+  struct Markers {
+    std::string transactional_id;
+    int64_t producer_id = -1;
+    int16_t producer_epoch = -1;
+    int32_t coordinator_epoch = -1;
+    bool commit = false;
+    std::set<storage::TopicPartition> partitions;
+  };
+  virtual void Send(Markers markers, std::function<void()> done) = 0;
+};
+
+// A transactional id as DescribeTransactions and ListTransactions show it.
+struct TransactionDescription {
+  std::string transactional_id;
+  ErrorCode error = ErrorCode::kNone;
+  TransactionState state = TransactionState::kEmpty;
+  int64_t producer_id = -1;
+  int16_t producer_epoch = -1;
+  int32_t timeout_ms = 0;
+  int64_t start_ms = -1;
+  std::set<storage::TopicPartition> partitions;
+};
+
+struct TransactionStats {
+  int64_t ongoing = 0;        // transactions Ongoing, PrepareCommit or PrepareAbort now
+  int64_t commits = 0;        // completed since the start
+  int64_t aborts = 0;
+  int64_t timed_out = 0;      // aborted by their timeout
+  int64_t partitions_owned = 0;
+};
+
+class TransactionCoordinator {
+ public:
+  using ProducerIdSource = std::function<absl::StatusOr<int64_t>()>;
+
+  TransactionCoordinator(TransactionCoordinatorOptions options, GroupLog* log, ProducerIdSource producer_ids,
+                         TxnMarkerSender* markers);
+  ~TransactionCoordinator();  // stops the thread
+  TransactionCoordinator(const TransactionCoordinator&) = delete;
+  TransactionCoordinator& operator=(const TransactionCoordinator&) = delete;
+
+  int32_t PartitionFor(absl::string_view transactional_id) const;
+  int32_t state_topic_partitions() const { return options_.state_topic_partitions; }
+  // The partitions of __transaction_state this broker leads now, with their leader
+  // epochs; the topic's partition count. Called after every metadata change.
+  void OnLeadership(const std::map<int32_t, int32_t>& led, int32_t topic_partitions);
+  bool IsLoaded(int32_t partition) const;
+
+  struct InitResult {
+    ErrorCode error = ErrorCode::kNone;
+    int64_t producer_id = -1;
+    int16_t producer_epoch = -1;
+  };
+  // InitProducerId with a transactional id; producer_id/epoch: what the producer has
+  // (-1: none; InitProducerId v3+).
+  void InitProducerId(const std::string& transactional_id, int32_t timeout_ms, int64_t producer_id,
+                      int16_t producer_epoch, std::function<void(InitResult)> respond);
+  // AddPartitionsToTxn (and AddOffsetsToTxn, with the group's offsets partition): one
+  // error for all, as Kafka answers a transaction's partitions. verify_only: answers
+  // whether they are all in the ongoing transaction, changes nothing.
+  void AddPartitions(const std::string& transactional_id, int64_t producer_id, int16_t producer_epoch,
+                     std::set<storage::TopicPartition> partitions, bool verify_only,
+                     std::function<void(ErrorCode)> respond);
+  void EndTxn(const std::string& transactional_id, int64_t producer_id, int16_t producer_epoch, bool commit,
+              std::function<void(ErrorCode)> respond);
+
+  std::vector<TransactionDescription> Describe(const std::vector<std::string>& transactional_ids) const;
+  // ListTransactions: the ids of the led, loaded partitions, filtered (empty: any).
+  // Errors: COORDINATOR_LOAD_IN_PROGRESS while a partition loads.
+  std::pair<ErrorCode, std::vector<TransactionDescription>> List(const std::set<TransactionState>& states,
+                                                                 const std::set<int64_t>& producer_ids,
+                                                                 int64_t min_duration_ms) const;
+
+  // Timeouts and loads (the thread calls it every 100 ms).
+  void RunDueTimers();
+  TransactionStats stats() const;
+
+ private:
+  struct Txn {
+    std::string transactional_id;
+    int32_t partition = 0;  // of __transaction_state
+    int64_t producer_id = -1;
+    int16_t producer_epoch = -1;
+    int64_t last_producer_id = -1;  // before a new id replaced it (a retried InitProducerId)
+    int16_t last_producer_epoch = -1;
+    int32_t timeout_ms = 0;
+    TransactionState state = TransactionState::kEmpty;
+    std::set<storage::TopicPartition> partitions;
+    int64_t start_ms = -1;
+    int64_t update_ms = -1;
+    bool pending = false;  // a write or markers in flight
+  };
+  struct Owned {
+    int32_t leader_epoch = -1;
+    bool loaded = false;
+  };
+  // A transition to write: the state the id takes once written.
+  struct Transition {
+    TransactionLogValue value;
+    int64_t last_producer_id = -1;
+    int16_t last_producer_epoch = -1;
+  };
+
+  ErrorCode ReachLocked(int32_t partition) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Checks a request's producer id and epoch against the id's (INVALID_PRODUCER_ID_MAPPING,
+  // PRODUCER_FENCED) and that nothing is in flight (CONCURRENT_TRANSACTIONS).
+  ErrorCode CheckProducerLocked(const Txn* txn, int64_t producer_id, int16_t producer_epoch) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  static TransactionLogValue ValueOf(const Txn& txn);
+  // Writes t for txn (marked pending); then applies it and calls done(NONE), or leaves
+  // txn as it was and calls done(error). Called without mu_.
+  void Write(const std::string& transactional_id, int32_t partition, int32_t leader_epoch, Transition t,
+             std::function<void(ErrorCode)> done);
+  // The id moved to PrepareCommit/PrepareAbort: sends the markers, then writes the
+  // completion. Called without mu_.
+  void CompleteTransaction(const std::string& transactional_id);
+  // Bumps the epoch of an Ongoing transaction and aborts it (a fence or a timeout).
+  void AbortWithNewEpoch(const std::string& transactional_id, std::function<void(ErrorCode)> done);
+  void LoadPartition(int32_t partition, int32_t leader_epoch);
+  void ThreadLoop();
+  int64_t Now() const { return options_.clock->NowMs(); }
+
+  const TransactionCoordinatorOptions options_;
+  GroupLog* const log_;
+  const ProducerIdSource producer_ids_;
+  TxnMarkerSender* const markers_;
+
+  mutable absl::Mutex mu_;
+  std::map<std::string, Txn> txns_ ABSL_GUARDED_BY(mu_);
+  std::map<int32_t, Owned> owned_ ABSL_GUARDED_BY(mu_);
+  std::deque<std::pair<int32_t, int32_t>> loads_ ABSL_GUARDED_BY(mu_);  // (partition, leader epoch)
+  int64_t next_timeout_sweep_ms_ ABSL_GUARDED_BY(mu_) = 0;
+  TransactionStats stats_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;
+};
+
+}  // namespace strata::broker
