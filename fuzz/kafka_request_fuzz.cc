@@ -31,6 +31,14 @@
 #include "proto/kafka/offset_fetch.h"
 #include "proto/kafka/offset_for_leader_epoch.h"
 #include "proto/kafka/acls.h"
+#include "proto/kafka/add_offsets_to_txn.h"
+#include "proto/kafka/add_partitions_to_txn.h"
+#include "proto/kafka/describe_producers.h"
+#include "proto/kafka/describe_transactions.h"
+#include "proto/kafka/end_txn.h"
+#include "proto/kafka/list_transactions.h"
+#include "proto/kafka/txn_offset_commit.h"
+#include "proto/kafka/write_txn_markers.h"
 #include "proto/kafka/produce.h"
 #include "proto/kafka/sasl.h"
 #include "proto/kafka/scram_credentials.h"
@@ -197,6 +205,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (v == 0) {
         DecodeAndReencode(body, v, ReadAlterUserScramCredentialsRequest, WriteAlterUserScramCredentialsRequest);
       }
+      break;
+    // Transactions (issue 37).
+    case ApiKey::kAddPartitionsToTxn:
+      if (Within(v, 0, 5)) DecodeAndReencode(body, v, ReadAddPartitionsToTxnRequest, WriteAddPartitionsToTxnRequest);
+      break;
+    case ApiKey::kAddOffsetsToTxn:
+      if (Within(v, 0, 4)) DecodeAndReencode(body, v, ReadAddOffsetsToTxnRequest, WriteAddOffsetsToTxnRequest);
+      break;
+    case ApiKey::kEndTxn:
+      if (Within(v, 0, 5)) DecodeAndReencode(body, v, ReadEndTxnRequest, WriteEndTxnRequest);
+      break;
+    case ApiKey::kWriteTxnMarkers:
+      if (Within(v, 0, 2)) DecodeAndReencode(body, v, ReadWriteTxnMarkersRequest, WriteWriteTxnMarkersRequest);
+      break;
+    case ApiKey::kTxnOffsetCommit:
+      if (Within(v, 0, 5)) DecodeAndReencode(body, v, ReadTxnOffsetCommitRequest, WriteTxnOffsetCommitRequest);
+      break;
+    case ApiKey::kDescribeProducers:
+      if (v == 0) DecodeAndReencode(body, v, ReadDescribeProducersRequest, WriteDescribeProducersRequest);
+      break;
+    case ApiKey::kDescribeTransactions:
+      if (v == 0) DecodeAndReencode(body, v, ReadDescribeTransactionsRequest, WriteDescribeTransactionsRequest);
+      break;
+    case ApiKey::kListTransactions:
+      if (Within(v, 0, 2)) DecodeAndReencode(body, v, ReadListTransactionsRequest, WriteListTransactionsRequest);
       break;
     default:
       break;

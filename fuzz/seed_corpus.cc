@@ -29,6 +29,14 @@
 #include "proto/kafka/offset_fetch.h"
 #include "proto/kafka/offset_for_leader_epoch.h"
 #include "proto/kafka/acls.h"
+#include "proto/kafka/add_offsets_to_txn.h"
+#include "proto/kafka/add_partitions_to_txn.h"
+#include "proto/kafka/describe_producers.h"
+#include "proto/kafka/describe_transactions.h"
+#include "proto/kafka/end_txn.h"
+#include "proto/kafka/list_transactions.h"
+#include "proto/kafka/txn_offset_commit.h"
+#include "proto/kafka/write_txn_markers.h"
 #include "proto/kafka/produce.h"
 #include "proto/kafka/sasl.h"
 #include "proto/kafka/scram_credentials.h"
@@ -247,6 +255,49 @@ int main(int argc, char** argv) {
     r.upsertions.push_back({"alice", 2, 8192, "salt", std::string(64, 'p')});
     WriteAlterUserScramCredentialsRequest(r, v, w);
   });
+  // The transaction APIs (issue 37).
+  for (int16_t v = 0; v <= 5; ++v) {
+    SaveRequest(requests, ApiKey::kAddPartitionsToTxn, v, [](int16_t v, Writer& w) {
+      AddPartitionsToTxnRequest r;
+      r.transactions.push_back({"tx", 1000, 2, v >= 4, {{"orders", {0, 1}}}});
+      WriteAddPartitionsToTxnRequest(r, v, w);
+    });
+    SaveRequest(requests, ApiKey::kEndTxn, v,
+                [](int16_t v, Writer& w) { WriteEndTxnRequest({"tx", 1000, 2, true}, v, w); });
+    SaveRequest(requests, ApiKey::kTxnOffsetCommit, v, [](int16_t v, Writer& w) {
+      TxnOffsetCommitRequest r;
+      r.transactional_id = "tx";
+      r.group_id = "g";
+      r.producer_id = 1000;
+      r.producer_epoch = 2;
+      r.topics.push_back({"orders", {{0, 42, 3, std::string("m")}}});
+      WriteTxnOffsetCommitRequest(r, v, w);
+    });
+  }
+  for (int16_t v = 0; v <= 4; ++v) {
+    SaveRequest(requests, ApiKey::kAddOffsetsToTxn, v,
+                [](int16_t v, Writer& w) { WriteAddOffsetsToTxnRequest({"tx", 1000, 2, "g"}, v, w); });
+  }
+  for (int16_t v = 0; v <= 2; ++v) {
+    SaveRequest(requests, ApiKey::kWriteTxnMarkers, v, [](int16_t v, Writer& w) {
+      WriteTxnMarkersRequest r;
+      r.markers.push_back({1000, 2, true, {{"orders", {0, 1}}}, 7, 0});
+      WriteWriteTxnMarkersRequest(r, v, w);
+    });
+    SaveRequest(requests, ApiKey::kListTransactions, v, [](int16_t v, Writer& w) {
+      ListTransactionsRequest r;
+      r.state_filters = {"Ongoing"};
+      r.producer_id_filters = {1000};
+      WriteListTransactionsRequest(r, v, w);
+    });
+  }
+  SaveRequest(requests, ApiKey::kDescribeProducers, 0, [](int16_t v, Writer& w) {
+    DescribeProducersRequest r;
+    r.topics.push_back({"orders", {0}});
+    WriteDescribeProducersRequest(r, v, w);
+  });
+  SaveRequest(requests, ApiKey::kDescribeTransactions, 0,
+              [](int16_t v, Writer& w) { WriteDescribeTransactionsRequest({{"tx"}}, v, w); });
   // The ACL APIs, v0 (no pattern type) to v3 (flexible).
   for (int16_t v = 0; v <= 3; ++v) {
     SaveRequest(requests, ApiKey::kDescribeAcls, v, [](int16_t v, Writer& w) {

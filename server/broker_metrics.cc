@@ -75,6 +75,10 @@ void AppendPartitionFamilies(const broker::ReplicaManager& replicas, std::vector
   auto start = Family("strata_log_start_offset", "The first offset of a partition's local log", MetricType::Gauge);
   auto end = Family("strata_log_end_offset", "The log end offset of a partition (next offset to write)",
                     MetricType::Gauge);
+  auto lso_lag = Family("strata_log_last_stable_offset_lag",
+                        "The high watermark minus the last stable offset of a partition (records held back from "
+                        "READ_COMMITTED consumers by open transactions)",
+                        MetricType::Gauge);
   for (const broker::ReplicaManager::HostedPartition& h : replicas.HostedPartitions()) {
     const broker::Partition& partition = *h.partition;
     const storage::TopicPartition& tp = partition.topic_partition();
@@ -104,6 +108,9 @@ void AppendPartitionFamilies(const broker::ReplicaManager& replicas, std::vector
     Add(segments, log.segment_count(), {{"topic", tp.topic}, {"partition", partition_label}});
     Add(start, static_cast<double>(log.log_start_offset()), {{"topic", tp.topic}, {"partition", partition_label}});
     Add(end, static_cast<double>(log.log_end_offset()), {{"topic", tp.topic}, {"partition", partition_label}});
+    const storage::Log::Offsets offsets = log.offsets();
+    Add(lso_lag, static_cast<double>(offsets.high_watermark - offsets.last_stable_offset),
+        {{"topic", tp.topic}, {"partition", partition_label}});
   }
   AddSingle(out, "strata_partitions", "Partitions this broker hosts", MetricType::Gauge, static_cast<double>(hosted));
   AddSingle(out, "strata_leader_partitions", "Partitions this broker leads", MetricType::Gauge,
@@ -174,6 +181,7 @@ void AppendPartitionFamilies(const broker::ReplicaManager& replicas, std::vector
   out.push_back(std::move(segments));
   out.push_back(std::move(start));
   out.push_back(std::move(end));
+  out.push_back(std::move(lso_lag));
   auto dirs = Family("strata_log_dir_size_bytes", "Bytes of the partitions' local logs in a log dir",
                      MetricType::Gauge);
   for (const auto& [dir, bytes] : dir_bytes) Add(dirs, static_cast<double>(bytes), {{"dir", dir}});

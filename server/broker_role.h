@@ -71,6 +71,7 @@ class BrokerRole {
   const broker::RemoteLogReader* remote_reader() const { return remote_reader_.get(); }
   const broker::TierStateMachine* tier_state_machine() const { return tier_state_machine_.get(); }
   const broker::GroupCoordinator& group_coordinator() const { return *group_coordinator_; }
+  const broker::TransactionCoordinator& transaction_coordinator() const { return *transaction_coordinator_; }
   // What server/broker_metrics.h shows.
   const broker::RequestMetrics& request_metrics() const { return request_metrics_; }
   const broker::ReplicaManager& replicas() const { return *replicas_; }

@@ -38,6 +38,7 @@
 #include "server/memory_releaser.h"
 #include "server/broker_metrics.h"
 #include "server/group_metrics.h"
+#include "server/transaction_metrics.h"
 #include "server/json_log_formatter.h"
 #include "server/storage_metrics.h"
 
@@ -154,6 +155,7 @@ int main(int argc, char** argv) {
   std::shared_ptr<server::StorageMetrics> storage_metrics;
   std::shared_ptr<server::RemoteStorageMetrics> remote_storage_metrics;
   std::shared_ptr<server::GroupMetrics> group_metrics;
+  std::shared_ptr<server::TransactionMetrics> transaction_metrics;
   std::shared_ptr<server::BrokerMetrics> broker_metrics;
   std::shared_ptr<server::MemoryMetrics> memory_metrics;
   if (!config->metrics_listener.empty()) {
@@ -177,6 +179,8 @@ int main(int argc, char** argv) {
       exposer->RegisterCollectable(storage_metrics);
       group_metrics = std::make_shared<server::GroupMetrics>(broker_role->group_coordinator());
       exposer->RegisterCollectable(group_metrics);
+      transaction_metrics = std::make_shared<server::TransactionMetrics>(broker_role->transaction_coordinator());
+      exposer->RegisterCollectable(transaction_metrics);
       broker_metrics = std::make_shared<server::BrokerMetrics>(*broker_role);
       exposer->RegisterCollectable(broker_metrics);
       if (broker_role->remote_log_manager() != nullptr) {

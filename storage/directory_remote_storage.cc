@@ -16,7 +16,8 @@ constexpr const char* kOffsetIndex = ".index";
 constexpr const char* kTimeIndex = ".timeindex";
 constexpr const char* kSnapshot = ".snapshot";
 constexpr const char* kLeaderEpochs = ".leader-epoch-checkpoint";
-constexpr const char* kAllSuffixes[] = {kLog, kOffsetIndex, kTimeIndex, kSnapshot, kLeaderEpochs};
+constexpr const char* kTxnIndex = ".txnindex";
+constexpr const char* kAllSuffixes[] = {kLog, kOffsetIndex, kTimeIndex, kSnapshot, kLeaderEpochs, kTxnIndex};
 
 absl::Status RemoteError(absl::string_view what, const absl::Status& cause) {
   return MakeError(Errc::kRemoteStorageError, absl::StrCat(what, ": ", cause.message()));
@@ -63,6 +64,11 @@ absl::Status DirectoryRemoteStorage::CopyLogSegmentData(const RemoteLogSegmentId
     STRATA_RETURN_IF_ERROR(WriteChecksummedObject(ops_, data.producer_snapshot_path, PathOf(id, kSnapshot), chunk_bytes_));
   }
   STRATA_RETURN_IF_ERROR(WriteChecksummedObjectFrom(ops_, data.leader_epochs, PathOf(id, kLeaderEpochs), chunk_bytes_));
+  if (data.txn_index_path.empty()) {
+    STRATA_RETURN_IF_ERROR(WriteChecksummedObjectFrom(ops_, "", PathOf(id, kTxnIndex), chunk_bytes_));
+  } else {
+    STRATA_RETURN_IF_ERROR(WriteChecksummedObject(ops_, data.txn_index_path, PathOf(id, kTxnIndex), chunk_bytes_));
+  }
   if (auto s = ops_.SyncDir(dir); !s.ok()) return RemoteError(absl::StrCat("syncing ", dir), s);
   return absl::OkStatus();
 }
@@ -81,6 +87,13 @@ absl::StatusOr<std::string> DirectoryRemoteStorage::FetchIndex(const RemoteLogSe
     case RemoteIndexType::kTimestamp: suffix = kTimeIndex; break;
     case RemoteIndexType::kProducerSnapshot: suffix = kSnapshot; break;
     case RemoteIndexType::kLeaderEpoch: suffix = kLeaderEpochs; break;
+    case RemoteIndexType::kTransaction: {
+      // Copied before transactions existed: no object, and no abort in the segment.
+      auto exists = ops_.Exists(PathOf(id, kTxnIndex));
+      if (exists.ok() && !*exists) return std::string();
+      suffix = kTxnIndex;
+      break;
+    }
   }
   return ReadChecksummedObject(ops_, PathOf(id, suffix), 0, UINT64_MAX);
 }

@@ -694,6 +694,7 @@ std::vector<RolledSegment> Log::RolledSegmentsAfter(int64_t after, int64_t below
       r.log_path = segment.log_path();
       r.index_path = segment.index_path();
       r.time_index_path = segment.time_index_path();
+      if (!segment.txn_index().entries().empty()) r.txn_index_path = segment.txn_index().path();
       r.producer_snapshot_path = SegmentFileName(options_.dir, next->first, kSnapshotSuffix);  // checked below
       for (const EpochEntry& e : epochs) {
         if (e.start_offset > end) break;

@@ -89,6 +89,7 @@ struct RolledSegment {
   std::string index_path;
   std::string time_index_path;
   std::string producer_snapshot_path;  // the snapshot at end_offset + 1; empty: none
+  std::string txn_index_path;          // its aborted-transaction index; empty: it has none
   // The leader epochs in force in it: the first starts at base_offset.
   std::vector<EpochEntry> leader_epochs;
   // The leader-epoch cache as of its end: every entry that starts at or below

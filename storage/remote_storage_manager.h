@@ -33,11 +33,14 @@ struct LogSegmentData {
   std::string offset_index_path;
   std::string time_index_path;
   std::string producer_snapshot_path;  // empty: none (no producer state at its end)
+  std::string txn_index_path;          // empty: none (no aborted transaction in it)
   std::string leader_epochs;           // the leader-epoch checkpoint's entries for it, as text
 };
 
 // What FetchIndex returns.
-enum class RemoteIndexType { kOffset, kTimestamp, kProducerSnapshot, kLeaderEpoch };
+// kTransaction: the aborted-transaction index (transaction_index.h); empty for a segment
+// without an abort, and for a segment copied before transactions existed.
+enum class RemoteIndexType { kOffset, kTimestamp, kProducerSnapshot, kLeaderEpoch, kTransaction };
 
 class RemoteStorageManager {
  public:

@@ -17,25 +17,31 @@ std::string TransactionIndex::Encode(const AbortedTxn& txn) {
   return out;
 }
 
+absl::StatusOr<std::vector<AbortedTxn>> TransactionIndex::Decode(absl::string_view data, absl::string_view where) {
+  std::vector<AbortedTxn> entries;
+  for (size_t p = 0; p + kEntrySize <= data.size(); p += kEntrySize) {
+    const char* e = data.data() + p;
+    int16_t version = LoadBigEndian<int16_t>(e);
+    AbortedTxn txn{LoadBigEndian<int64_t>(e + 2), LoadBigEndian<int64_t>(e + 10), LoadBigEndian<int64_t>(e + 18),
+                   LoadBigEndian<int64_t>(e + 26)};
+    if (version != 0 || txn.first_offset > txn.last_offset ||
+        (!entries.empty() && txn.last_offset <= entries.back().last_offset)) {
+      return MakeError(Errc::kCorruptMessage, absl::StrCat(where, ": entry at byte ", p, " is not valid (version ",
+                                                           version, ", offsets ", txn.first_offset, "..",
+                                                           txn.last_offset, ")"));
+    }
+    entries.push_back(txn);
+  }
+  return entries;
+}
+
 absl::StatusOr<std::unique_ptr<TransactionIndex>> TransactionIndex::Open(FileOps& ops, std::string path) {
   std::unique_ptr<TransactionIndex> index(new TransactionIndex(ops, std::move(path)));
   STRATA_ASSIGN_OR_RETURN(bool exists, ops.Exists(index->path_));
   if (!exists) return index;
   STRATA_ASSIGN_OR_RETURN(std::string data, ReadWholeFile(ops, index->path_));
   size_t whole = data.size() / kEntrySize * kEntrySize;
-  for (size_t p = 0; p < whole; p += kEntrySize) {
-    const char* e = data.data() + p;
-    int16_t version = LoadBigEndian<int16_t>(e);
-    AbortedTxn txn{LoadBigEndian<int64_t>(e + 2), LoadBigEndian<int64_t>(e + 10), LoadBigEndian<int64_t>(e + 18),
-                   LoadBigEndian<int64_t>(e + 26)};
-    if (version != 0 || txn.first_offset > txn.last_offset ||
-        (!index->entries_.empty() && txn.last_offset <= index->entries_.back().last_offset)) {
-      return MakeError(Errc::kCorruptMessage,
-                       absl::StrCat(index->path_, ": entry at byte ", p, " is not valid (version ", version,
-                                    ", offsets ", txn.first_offset, "..", txn.last_offset, ")"));
-    }
-    index->entries_.push_back(txn);
-  }
+  STRATA_ASSIGN_OR_RETURN(index->entries_, Decode(absl::string_view(data).substr(0, whole), index->path_));
   STRATA_RETURN_IF_ERROR(index->OpenFile());
   if (whole != data.size()) STRATA_RETURN_IF_ERROR(index->file_->Truncate(whole));  // a torn append
   return index;

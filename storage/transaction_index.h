@@ -60,6 +60,9 @@ class TransactionIndex {
   void Close() { file_.reset(); }
 
   static std::string Encode(const AbortedTxn& txn);
+  // The entries of a whole index file's bytes (the remote tier's copy): CORRUPT_MESSAGE
+  // for a bad version, an entry out of order or a partial entry (where names the file).
+  static absl::StatusOr<std::vector<AbortedTxn>> Decode(absl::string_view data, absl::string_view where);
 
  private:
   TransactionIndex(FileOps& ops, std::string path) : ops_(ops), path_(std::move(path)) {}

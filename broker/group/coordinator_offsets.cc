@@ -263,7 +263,10 @@ bool GroupCoordinatorImpl::DropOffsetsLocked(
     it = g.offsets.erase(it);
   }
   if (!tombstones.empty()) spdlog::info("group coordinator: {} offsets of group {} {}", tombstones.size(), id, why);
-  bool dead = g.state == GroupState::kEmpty && g.pending_members.empty() && g.offsets.empty();
+  // Offsets pending in an open transaction keep the group (Kafka's hasOffsets): its COMMIT
+  // marker makes them the group's offsets (OnTransactionCompleted).
+  bool dead = g.state == GroupState::kEmpty && g.pending_members.empty() && g.offsets.empty() &&
+              g.pending_txn_offsets.empty();
   if (dead) tombstones.push_back({EncodeGroupRecordKey(GroupKey{id}), std::nullopt});
   if (!tombstones.empty()) {
     WriteLocked(g, std::move(tombstones), [id](ErrorCode e, Deferred&) {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "base/logging.h"
+#include "base/status_macros.h"
 #include "broker/handlers/authorization.h"
 #include "broker/handlers/fetch_session.h"
 #include "broker/common/kafka_error.h"
@@ -33,9 +34,17 @@ struct RemoteRead {
   uint64_t max_bytes = 0;
   bool min_one_batch = false;
   controller::RemoteLogSegments::Segment segment;
+  bool read_committed = false;
+  std::shared_ptr<Partition> local;  // the partition here (its local log, for READ_COMMITTED)
+};
+// What a remote read returned: the records, and for READ_COMMITTED the aborted
+// transactions among them.
+struct RemoteFetched {
+  std::string records;
+  std::optional<std::vector<storage::AbortedTxn>> aborted;
 };
 // What the remote reads returned, by partition.
-using RemoteData = std::map<std::pair<std::string, int32_t>, absl::StatusOr<std::string>>;
+using RemoteData = std::map<std::pair<std::string, int32_t>, absl::StatusOr<RemoteFetched>>;
 
 // What a Fetch asks for as a whole.
 struct FetchParams {
@@ -214,13 +223,21 @@ void ReadTarget(const KafkaApisContext& context, const FetchParams& params, cons
                                absl::StrCat("no remote segment holds offset ", p.fetch_offset, " of ", name.topic,
                                             "-", p.partition)));
       }
-      result.remote_reads.push_back(RemoteRead{key, p.fetch_offset, max_bytes, min_one_batch, *segment});
+      result.remote_reads.push_back(RemoteRead{key, p.fetch_offset, max_bytes, min_one_batch, *segment,
+                                               params.isolation == FetchIsolation::kTxnCommitted, *partition});
     } else if (auto it = remote->find(key); it != remote->end()) {
       if (!it->second.ok()) return fail(it->second.status());
-      rp.records = *it->second;
-      read.record_bytes = it->second->size();
-      result.bytes += it->second->size();
-      result.sent.emplace_back(*partition, it->second->size());
+      const RemoteFetched& fetched = *it->second;
+      rp.records = fetched.records;
+      if (fetched.aborted) {
+        auto& aborted = rp.aborted_transactions.emplace();
+        for (const storage::AbortedTxn& t : *fetched.aborted) {
+          aborted.push_back(kafka::FetchResponse::AbortedTransaction{t.producer_id, t.first_offset});
+        }
+      }
+      read.record_bytes = fetched.records.size();
+      result.bytes += fetched.records.size();
+      result.sent.emplace_back(*partition, fetched.records.size());
     }
     return;
   }
@@ -281,6 +298,35 @@ FetchResult ReadAll(const KafkaApisContext& context, const FetchParams& params, 
 
 const RemoteData kNoRemoteData;
 
+// READ_COMMITTED below the local log start: the aborted transactions among the records
+// read (up to the last one's next offset), from the remote segment's aborted index, then
+// the later remote segments' and the local log's, until an entry shows that no later one
+// can overlap them (Kafka's search across the tiers).
+absl::StatusOr<std::vector<storage::AbortedTxn>> RemoteAbortedTxns(const KafkaApisContext& context,
+                                                                   const RemoteRead& r, absl::string_view records) {
+  std::vector<storage::AbortedTxn> out;
+  int64_t upper = r.fetch_offset;
+  for (absl::string_view rest = storage::WholeBatches(records); rest.size() >= storage::batch_layout::kHeaderSize;) {
+    storage::RecordBatchHeader h = storage::RecordBatchHeader::Parse(rest.data());
+    upper = h.next_offset();
+    rest.remove_prefix(static_cast<size_t>(h.size_in_bytes()));
+  }
+  if (upper <= r.fetch_offset) return out;
+  std::optional<controller::RemoteLogSegments::Segment> segment = r.segment;
+  const std::string topic_id = r.local->state().topic_id;
+  while (segment) {
+    STRATA_ASSIGN_OR_RETURN(bool complete,
+                            context.remote_reader->CollectAbortedTxns(*segment, r.fetch_offset, upper, &out));
+    if (complete) return out;
+    segment = RemoteSegmentFor(context, topic_id, r.partition.second, segment->end_offset() + 1);
+  }
+  STRATA_ASSIGN_OR_RETURN(std::vector<storage::AbortedTxn> local, r.local->log()->CollectAbortedTxns(r.fetch_offset, upper));
+  for (const storage::AbortedTxn& t : local) {
+    if (out.empty() || t.last_offset > out.back().last_offset) out.push_back(t);
+  }
+  return out;
+}
+
 // Runs the remote reads on a reader thread, then answers the request from there.
 void AnswerFromRemoteTier(const KafkaApisContext& context, FetchParams params, FetchContext fetch,
                           std::vector<RemoteRead> reads, ApiResponder respond) {
@@ -295,12 +341,20 @@ void AnswerFromRemoteTier(const KafkaApisContext& context, FetchParams params, F
   absl::Status submitted = context.remote_reader->Submit([&context, shared] {
     RemoteData data;
     for (const RemoteRead& r : shared->reads) {
-      auto read = context.remote_reader->Read(r.segment, r.fetch_offset, r.max_bytes, r.min_one_batch);
-      if (!read.ok()) {
+      absl::StatusOr<RemoteFetched> fetched = [&]() -> absl::StatusOr<RemoteFetched> {
+        RemoteFetched out;
+        STRATA_ASSIGN_OR_RETURN(out.records,
+                                context.remote_reader->Read(r.segment, r.fetch_offset, r.max_bytes, r.min_one_batch));
+        if (r.read_committed) {
+          STRATA_ASSIGN_OR_RETURN(out.aborted, RemoteAbortedTxns(context, r, out.records));
+        }
+        return out;
+      }();
+      if (!fetched.ok()) {
         spdlog::warn("broker {}: remote read of {}-{} at offset {} failed: {}", context.broker_id, r.partition.first,
-                     r.partition.second, r.fetch_offset, read.status().ToString());
+                     r.partition.second, r.fetch_offset, fetched.status().ToString());
       }
-      data.emplace(r.partition, std::move(read));
+      data.emplace(r.partition, std::move(fetched));
     }
     shared->respond(
         Answer(shared->fetch, shared->params, ReadAll(context, shared->params, shared->fetch.targets(), &data)));

@@ -230,7 +230,7 @@ absl::Status RemoteLogManager::CopySegments(Partition& partition, const Partitio
       ++copy_errors_;
       return WithContext(started, absl::StrCat("copying ", name));
     }
-    storage::LogSegmentData data{r.log_path, r.index_path, r.time_index_path, r.producer_snapshot_path,
+    storage::LogSegmentData data{r.log_path, r.index_path, r.time_index_path, r.producer_snapshot_path, r.txn_index_path,
                                  storage::FormatEpochCheckpoint(r.epoch_checkpoint)};
     if (absl::Status copy = options_.remote_storage->CopyLogSegmentData(RemoteIdOf(s), data); !copy.ok()) {
       ++copy_errors_;

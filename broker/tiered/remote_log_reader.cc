@@ -60,6 +60,19 @@ absl::StatusOr<std::shared_ptr<const std::string>> RemoteLogReader::Index(const 
   return value;
 }
 
+absl::StatusOr<bool> RemoteLogReader::CollectAbortedTxns(const Segment& segment, int64_t fetch_offset,
+                                                         int64_t upper_bound, std::vector<storage::AbortedTxn>* out) {
+  STRATA_ASSIGN_OR_RETURN(auto data, Index(segment, storage::RemoteIndexType::kTransaction));
+  STRATA_ASSIGN_OR_RETURN(std::vector<storage::AbortedTxn> entries,
+                          storage::TransactionIndex::Decode(*data, absl::StrCat("remote segment ", segment.segment_id(),
+                                                                                " aborted index")));
+  for (const storage::AbortedTxn& e : entries) {
+    if (e.last_offset >= fetch_offset && e.first_offset < upper_bound) out->push_back(e);
+    if (e.last_stable_offset >= upper_bound) return true;
+  }
+  return false;
+}
+
 absl::StatusOr<std::string> RemoteLogReader::ReadRange(const Segment& segment, uint64_t start, uint64_t end) {
   std::string out;
   for (uint64_t block = start / kBlockBytes; block * kBlockBytes < end; ++block) {

@@ -25,6 +25,7 @@
 #include "storage/remote_storage_manager.h"
 #include "storage/scheduler.h"
 #include "storage/time_index.h"
+#include "storage/transaction_index.h"
 
 namespace strata::broker {
 
@@ -68,6 +69,12 @@ class RemoteLogReader {
   absl::StatusOr<std::optional<storage::TimestampOffset>> FindOffsetByTimestamp(const Segment& segment,
                                                                                 int64_t target,
                                                                                 int64_t start_offset);
+
+  // Appends the entries of segment's aborted-transaction index that overlap
+  // [fetch_offset, upper_bound) (storage::TransactionIndex::Collect); true when an entry
+  // shows that no later segment can add one.
+  absl::StatusOr<bool> CollectAbortedTxns(const Segment& segment, int64_t fetch_offset, int64_t upper_bound,
+                                          std::vector<storage::AbortedTxn>* out);
 
   RemoteLogReaderStats stats() const;
 

@@ -252,7 +252,8 @@ void TransactionCoordinator::InitProducerId(const std::string& transactional_id,
       if (producer_id >= 0) {
         // KIP-360: the producer says which id and epoch it has.
         const bool current = producer_id == txn.producer_id && producer_epoch == txn.producer_epoch;
-        const bool retried = producer_id == txn.last_producer_id && producer_epoch == txn.last_producer_epoch;
+        const bool retried = producer_id == txn.last_producer_id && txn.last_producer_epoch >= 0 &&
+                             producer_epoch == txn.last_producer_epoch;
         if (retried && !IsPrepare(txn.state) && txn.state != TransactionState::kOngoing) {
           // Its InitProducerId was done; the answer was lost.
           return respond(InitResult{ErrorCode::kNone, txn.producer_id, txn.producer_epoch});
@@ -265,7 +266,11 @@ void TransactionCoordinator::InitProducerId(const std::string& transactional_id,
       } else {
       if (txn.producer_epoch >= kMaxEpoch && new_id < 0) return fail(ErrorCode::kConcurrentTransactions);
       t.last_producer_id = txn.producer_id;
-      t.last_producer_epoch = txn.producer_epoch;
+      // The epoch replaced is kept only when the producer said it had it (KIP-360): its
+      // retry is then answered without another bump. A new instance (no id) fences the
+      // old one, which must not get the new epoch by retrying with its own (Kafka's
+      // lastProducerEpoch is NO_PRODUCER_EPOCH then).
+      t.last_producer_epoch = producer_id >= 0 ? txn.producer_epoch : int16_t{-1};
       t.value = TransactionLogValue{txn.producer_epoch >= kMaxEpoch ? new_id : txn.producer_id,
                                     static_cast<int16_t>(txn.producer_epoch >= kMaxEpoch ? 0 : txn.producer_epoch + 1),
                                     timeout_ms, TransactionState::kEmpty, {}, now, -1};

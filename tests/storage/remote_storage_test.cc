@@ -4,6 +4,7 @@
 // object behind a final name, deletes are idempotent, and two copies of the same
 // offsets never share objects.
 #include "storage/directory_remote_storage.h"
+#include "storage/transaction_index.h"
 
 #include <gtest/gtest.h>
 
@@ -54,6 +55,27 @@ class RemoteStorageTest : public ::testing::Test {
   std::string root_ = tmp_.Sub("remote");
 };
 
+// A segment's aborted-transaction index goes with it, and reads back as the entries it
+// held; a copy made before transactions existed (no object) reads as no entry.
+TEST_F(RemoteStorageTest, TheAbortedIndexIsCopiedWithItsSegment) {
+  LogSegmentData data = RolledSegment();
+  data.txn_index_path = tmp_.Sub("00000000000000000000.txnindex");
+  {
+    auto index = TransactionIndex::Open(*FileOps::Default(), data.txn_index_path);
+    ASSERT_TRUE(index.ok());
+    ASSERT_TRUE((*index)->Append({7, 3, 9, 10}).ok());
+    ASSERT_TRUE((*index)->Append({8, 12, 20, 21}).ok());
+    ASSERT_TRUE((*index)->Flush().ok());
+  }
+  DirectoryRemoteStorage remote(*FileOps::Default(), root_);
+  ASSERT_TRUE(remote.CopyLogSegmentData(Id("dHhudHhudHhudHhudHhudA"), data).ok());
+  auto copied = remote.FetchIndex(Id("dHhudHhudHhudHhudHhudA"), RemoteIndexType::kTransaction);
+  ASSERT_TRUE(copied.ok()) << copied.status();
+  EXPECT_EQ(*TransactionIndex::Decode(*copied, "copy"), (std::vector<AbortedTxn>{{7, 3, 9, 10}, {8, 12, 20, 21}}));
+  fs::remove(root_ + "/b3JkZXJzb3JkZXJzb3JkZQ-0/dHhudHhudHhudHhudHhudA.txnindex");
+  EXPECT_EQ(*remote.FetchIndex(Id("dHhudHhudHhudHhudHhudA"), RemoteIndexType::kTransaction), "");
+}
+
 TEST_F(RemoteStorageTest, ACopiedSegmentReadsBackByteForByteFromAnyRange) {
   LogSegmentData data = RolledSegment();
   const std::string local = Slurp(data.log_path);
@@ -74,6 +96,7 @@ TEST_F(RemoteStorageTest, ACopiedSegmentReadsBackByteForByteFromAnyRange) {
   EXPECT_EQ(*remote.FetchIndex(Id("c2VnbWVudHNlZ21lbnRzZQ"), RemoteIndexType::kTimestamp), Slurp(data.time_index_path));
   EXPECT_EQ(*remote.FetchIndex(Id("c2VnbWVudHNlZ21lbnRzZQ"), RemoteIndexType::kLeaderEpoch), data.leader_epochs);
   EXPECT_EQ(*remote.FetchIndex(Id("c2VnbWVudHNlZ21lbnRzZQ"), RemoteIndexType::kProducerSnapshot), "");
+  EXPECT_EQ(*remote.FetchIndex(Id("c2VnbWVudHNlZ21lbnRzZQ"), RemoteIndexType::kTransaction), "") << "no abort in it";
   // Every object sits under its partition, named by the copy's segment id; no temporaries.
   for (const auto& e : fs::directory_iterator(root_ + "/b3JkZXJzb3JkZXJzb3JkZQ-0")) {
     EXPECT_EQ(e.path().filename().string().rfind("c2VnbWVudHNlZ21lbnRzZQ.", 0), 0u) << e.path();

@@ -52,9 +52,6 @@ final class UnsupportedCalls {
             new UpdateFeaturesOptions()).all()),
         new Call("createDelegationToken", "36", () -> admin.createDelegationToken().delegationToken()),
         new Call("describeDelegationToken", "36", () -> admin.describeDelegationToken().delegationTokens()),
-        new Call("describeProducers", "37", () -> admin.describeProducers(List.of(tp)).all()),
-        new Call("describeTransactions", "37", () -> admin.describeTransactions(List.of("tx")).all()),
-        new Call("listTransactions", "37", () -> admin.listTransactions().all()),
         new Call("describeShareGroups", "40", () -> admin.describeShareGroups(List.of("share")).all()),
         new Call("describeStreamsGroups", "40", () -> admin.describeStreamsGroups(List.of("streams")).all()));
     for (Call call : calls) {

@@ -1,0 +1,31 @@
+#pragma once
+// TransactionMetrics: a broker's transaction coordinator for Prometheus, read at every
+// scrape (strata-server registers it on metrics.listener for brokers):
+//   strata_transactions_open                  transactions Ongoing, PrepareCommit or
+//                                             PrepareAbort on this coordinator
+//   strata_transaction_commits_total          transactions committed (CompleteCommit written)
+//   strata_transaction_aborts_total           transactions aborted (CompleteAbort written)
+//   strata_transactions_timed_out_total       aborted by transaction.timeout.ms
+//   strata_transaction_state_partitions       __transaction_state partitions coordinated here
+// The partitions' side is strata_log_last_stable_offset_lag (broker_metrics.h).
+// Thread-safe.
+
+#include <vector>
+
+#include <prometheus/collectable.h>
+#include <prometheus/metric_family.h>
+
+#include "broker/transactions/transaction_coordinator.h"
+
+namespace strata::server {
+
+class TransactionMetrics final : public prometheus::Collectable {
+ public:
+  explicit TransactionMetrics(const broker::TransactionCoordinator& coordinator) : coordinator_(coordinator) {}
+  std::vector<prometheus::MetricFamily> Collect() const override;
+
+ private:
+  const broker::TransactionCoordinator& coordinator_;
+};
+
+}  // namespace strata::server
