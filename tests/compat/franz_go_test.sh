@@ -4,7 +4,9 @@
 # and three brokers, a topic of 3 partitions at RF 3 with min.insync.replicas=2: an
 # idempotent acks=all producer and a consumer group member run together across a kill -9
 # of partition 0's leader. Every acknowledged record is read, at the partition and offset
-# acknowledged; no value is stored twice; none is delivered twice.
+# acknowledged; no value is stored twice; none is delivered twice. Then transactions
+# (franz_go txn): committed and aborted transactions read read_committed, and a
+# GroupTransactSession copying one topic to another.
 # Usage: franz_go_test.sh <bin dir> <strata-cluster>
 set -euo pipefail
 export STRATA_BIN_DIR=${1:?usage: $0 <bin dir> <strata-cluster>}
@@ -41,5 +43,9 @@ echo "franz-go: $(wc -l < "$DIR/acked.sorted") acknowledged, $(wc -l < "$DIR/rea
 [[ $missing == 0 ]] || fail "acknowledged records not read where acknowledged: $(comm -23 "$DIR/acked.sorted" <(sort -u "$DIR/read") | head -3)"
 [[ $stored_twice == 0 ]] || fail "values stored twice: $(sort -u "$DIR/read" | cut -d' ' -f1 | sort | uniq -d | head -3)"
 [[ $delivered_twice == 0 ]] || fail "records delivered twice: $(uniq -d "$DIR/read.sorted" | head -3)"
+
+"$S" topics create franz-txn-in --partitions 3 --replication-factor 3 --config min.insync.replicas=2 > /dev/null
+"$S" topics create franz-txn-out --partitions 3 --replication-factor 3 --config min.insync.replicas=2 > /dev/null
+timeout 300 "$DIR/franz_go" txn "$BS" franz-txn-in franz-txn-out || fail "franz-go transactions"
 
 finish "franz-go test"

@@ -5,6 +5,7 @@
 #   TransactionsTest basic  commit, abort, the LSO, fencing, an invalid timeout, and the
 #                           AdminClient's transaction calls (java/TransactionsTest.java);
 #   kafka-transactions.sh   list, describe, describe-producers and find-hanging;
+#   strata transactions     list and describe;
 #   confluent-kafka         transactions_test.py (commit, abort, send_offsets_to_transaction,
 #                           fencing, an invalid timeout, an abort after a failed send);
 #   exactly-once under kill -9
@@ -45,6 +46,14 @@ transactions_tool describe-producers --topic txn-basic --partition 0 > "$DIR/pro
 [[ $(wc -l < "$DIR/producers") -ge 2 ]] || fail "describe-producers lists no producer: $(cat "$DIR/producers")"
 transactions_tool find-hanging --broker-id 1 > "$DIR/hanging" || fail "kafka-transactions find-hanging"
 [[ $(wc -l < "$DIR/hanging") -eq 1 ]] || fail "find-hanging found transactions: $(cat "$DIR/hanging")"
+
+# strata transactions.
+"$S" transactions list > "$DIR/strata-list" || fail "strata transactions list"
+grep -q '^basic-1 .*CompleteCommit' "$DIR/strata-list" || fail "strata transactions list: $(cat "$DIR/strata-list")"
+"$S" transactions describe basic-1 -o json | jq -e '.[0].state == "CompleteCommit" and .[0].producer_epoch >= 0' \
+  > /dev/null || fail "strata transactions describe basic-1"
+if "$S" transactions describe no-such-id 2> "$DIR/err"; then fail "describe of an unknown id succeeded"; fi
+grep -q TRANSACTIONAL_ID_NOT_FOUND "$DIR/err" || fail "describe of an unknown id: $(cat "$DIR/err")"
 
 # confluent-kafka (the current librdkafka).
 "$S" topics create txn-py --partitions 3 --replication-factor 3 --config min.insync.replicas=2 > /dev/null

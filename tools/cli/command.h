@@ -89,6 +89,7 @@ void AddTopicsCommands(CLI::App& app, Commands& commands);
 void AddConfigsCommands(CLI::App& app, Commands& commands);
 void AddLeadersCommands(CLI::App& app, Commands& commands);
 void AddGroupsCommands(CLI::App& app, Commands& commands);
+void AddTransactionsCommands(CLI::App& app, Commands& commands);
 void AddUsersCommands(CLI::App& app, Commands& commands);
 void AddAclsCommands(CLI::App& app, Commands& commands);
 

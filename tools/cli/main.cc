@@ -19,6 +19,7 @@
 //   strata acls add | list | remove [--topic T | --group G | --cluster | --transactional-id X]
 //               [--pattern literal|prefixed] [--principal User:name] [--host H] [--operation OP]... [--deny]
 //   strata groups reset-offsets GROUP (--topic T[:P,P...]... | --all-topics)
+//   strata transactions list [--state S]... [--producer-id ID]... | describe ID...
 //                 (--to-earliest | --to-latest | --to-datetime TS | --to-offset N | --shift-by N) [--execute]
 // The groups commands ask the brokers (the group coordinators, the partitions' leaders)
 // over the Kafka protocol; the brokers and topics come from the controllers.
@@ -58,7 +59,7 @@ int main(int argc, char** argv) {
 
   Commands commands;
   for (auto add : {AddClusterCommands, AddQuorumCommands, AddTopicsCommands, AddConfigsCommands, AddLeadersCommands,
-                    AddGroupsCommands, AddUsersCommands, AddAclsCommands}) {
+                    AddGroupsCommands, AddTransactionsCommands, AddUsersCommands, AddAclsCommands}) {
     add(app, commands);
   }
 

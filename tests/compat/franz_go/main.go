@@ -10,6 +10,11 @@
 //	franz_go consume BOOTSTRAP TOPIC GROUP COUNT READ_FILE
 //	    a member of GROUP reads TOPIC from the start until it has COUNT distinct values
 //	    (or 120 s pass), commits, and writes each record read as "value partition offset".
+//	franz_go txn BOOTSTRAP IN OUT
+//	    transactions: 20 transactions of 10 records to IN, every other one aborted; a
+//	    read_committed consumer must read exactly the 100 committed ones; then a
+//	    GroupTransactSession copies IN to OUT (consume, produce, commit the group's offsets
+//	    in the transaction) and a read_committed read of OUT holds the 100 once each.
 package main
 
 import (
@@ -36,6 +41,8 @@ func main() {
 	case "consume":
 		count, _ := strconv.Atoi(os.Args[5])
 		consume(os.Args[2], os.Args[3], os.Args[4], count, os.Args[6])
+	case "txn":
+		txn(os.Args[2], os.Args[3], os.Args[4])
 	default:
 		fail("unknown mode " + os.Args[1])
 	}
@@ -136,4 +143,121 @@ func consume(bootstrap, topic, group string, count int, readPath string) {
 	if len(distinct) < count {
 		os.Exit(1)
 	}
+}
+
+// readCommitted reads topic from the start, read_committed, until want values or 30 s.
+func readCommitted(bootstrap, topic string, want int) []string {
+	client, err := kgo.NewClient(
+		kgo.SeedBrokers(strings.Split(bootstrap, ",")...),
+		kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+	)
+	if err != nil {
+		fail(err.Error())
+	}
+	defer client.Close()
+	var values []string
+	deadline := time.Now().Add(30 * time.Second)
+	for len(values) < want && time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		fetches := client.PollFetches(ctx)
+		cancel()
+		fetches.EachRecord(func(r *kgo.Record) { values = append(values, string(r.Value)) })
+	}
+	// One more poll: anything past want (an aborted record) would show.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	client.PollFetches(ctx).EachRecord(func(r *kgo.Record) { values = append(values, string(r.Value)) })
+	cancel()
+	return values
+}
+
+func committedOnly(values []string, what string) {
+	seen := map[string]int{}
+	for _, v := range values {
+		seen[v]++
+		if strings.HasPrefix(v, "aborted") {
+			fail(what + ": read_committed returned an aborted record " + v)
+		}
+	}
+	if len(values) != 100 || len(seen) != 100 {
+		fail(fmt.Sprintf("%s: %d records read, %d distinct, want 100", what, len(values), len(seen)))
+	}
+	fmt.Printf("franz_go txn: %s holds the 100 committed records once each\n", what)
+}
+
+func txn(bootstrap, in, out string) {
+	ctx := context.Background()
+	producer, err := kgo.NewClient(
+		kgo.SeedBrokers(strings.Split(bootstrap, ",")...),
+		kgo.DefaultProduceTopic(in),
+		kgo.TransactionalID("franz-txn"),
+	)
+	if err != nil {
+		fail(err.Error())
+	}
+	for t := 0; t < 20; t++ {
+		if err := producer.BeginTransaction(); err != nil {
+			fail("begin: " + err.Error())
+		}
+		for i := 0; i < 10; i++ {
+			value := fmt.Sprintf("committed-%d-%d", t, i)
+			if t%2 == 1 {
+				value = fmt.Sprintf("aborted-%d-%d", t, i)
+			}
+			producer.Produce(ctx, &kgo.Record{Value: []byte(value)}, nil)
+		}
+		if err := producer.Flush(ctx); err != nil {
+			fail("flush: " + err.Error())
+		}
+		end := kgo.TryCommit
+		if t%2 == 1 {
+			end = kgo.TryAbort
+		}
+		if err := producer.EndTransaction(ctx, end); err != nil {
+			fail("end: " + err.Error())
+		}
+	}
+	producer.Close()
+	committedOnly(readCommitted(bootstrap, in, 100), in)
+
+	session, err := kgo.NewGroupTransactSession(
+		kgo.SeedBrokers(strings.Split(bootstrap, ",")...),
+		kgo.DefaultProduceTopic(out),
+		kgo.TransactionalID("franz-session"),
+		kgo.ConsumerGroup("franz-session"),
+		kgo.ConsumeTopics(in),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.RequireStableFetchOffsets(),
+	)
+	if err != nil {
+		fail(err.Error())
+	}
+	copied := 0
+	deadline := time.Now().Add(60 * time.Second)
+	for copied < 100 && time.Now().Before(deadline) {
+		pollCtx, cancel := context.WithTimeout(ctx, time.Second)
+		fetches := session.PollFetches(pollCtx)
+		cancel()
+		records := fetches.Records()
+		if len(records) == 0 {
+			continue
+		}
+		if err := session.Begin(); err != nil {
+			fail("session begin: " + err.Error())
+		}
+		for _, r := range records {
+			session.Produce(ctx, &kgo.Record{Value: r.Value}, nil)
+		}
+		committed, err := session.End(ctx, kgo.TryCommit)
+		if err != nil {
+			fail("session end: " + err.Error())
+		}
+		if committed {
+			copied += len(records)
+		}
+	}
+	session.Close()
+	committedOnly(readCommitted(bootstrap, out, 100), out)
 }
