@@ -154,8 +154,7 @@ int main(int argc, char** argv) {
   std::shared_ptr<controller::MetadataMetrics> metadata_metrics;
   std::shared_ptr<server::StorageMetrics> storage_metrics;
   std::shared_ptr<server::RemoteStorageMetrics> remote_storage_metrics;
-  std::shared_ptr<server::GroupMetrics> group_metrics;
-  std::shared_ptr<server::TransactionMetrics> transaction_metrics;
+  std::vector<std::shared_ptr<prometheus::Collectable>> coordinator_metrics;  // groups, transactions
   std::shared_ptr<server::BrokerMetrics> broker_metrics;
   std::shared_ptr<server::MemoryMetrics> memory_metrics;
   if (!config->metrics_listener.empty()) {
@@ -177,10 +176,9 @@ int main(int argc, char** argv) {
     if (broker_role) {
       storage_metrics = std::make_shared<server::StorageMetrics>(broker_role->logs());
       exposer->RegisterCollectable(storage_metrics);
-      group_metrics = std::make_shared<server::GroupMetrics>(broker_role->group_coordinator());
-      exposer->RegisterCollectable(group_metrics);
-      transaction_metrics = std::make_shared<server::TransactionMetrics>(broker_role->transaction_coordinator());
-      exposer->RegisterCollectable(transaction_metrics);
+      coordinator_metrics = {std::make_shared<server::GroupMetrics>(broker_role->group_coordinator()),
+                             std::make_shared<server::TransactionMetrics>(broker_role->transaction_coordinator())};
+      for (const auto& c : coordinator_metrics) exposer->RegisterCollectable(c);
       broker_metrics = std::make_shared<server::BrokerMetrics>(*broker_role);
       exposer->RegisterCollectable(broker_metrics);
       if (broker_role->remote_log_manager() != nullptr) {

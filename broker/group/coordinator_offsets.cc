@@ -36,24 +36,11 @@ void GroupCoordinatorImpl::CommitOffsets(OffsetCommitParams params, std::functio
     RenewHeartbeatLocked(*g, g->members.at(params.member_id));
   }
   const int64_t now = Now();
-  std::vector<PartitionError> out;
-  std::vector<GroupLogRecord> records;
-  std::vector<std::pair<storage::TopicPartition, OffsetValue>> values;
-  for (const PartitionOffsetCommit& p : params.partitions) {
-    out.push_back({p.topic, p.partition, ErrorCode::kNone});
-    if (p.metadata && static_cast<int64_t>(p.metadata->size()) > options_.offset_metadata_max_bytes) {
-      out.back().error = ErrorCode::kOffsetMetadataTooLarge;
-      continue;
-    }
-    OffsetValue v;
-    v.offset = p.offset;
-    v.leader_epoch = p.leader_epoch;
-    v.metadata = p.metadata.value_or("");
-    v.commit_timestamp_ms = now;
-    v.expire_timestamp_ms = params.retention_time_ms >= 0 ? now + params.retention_time_ms : -1;
-    records.push_back({EncodeGroupRecordKey(OffsetKey{g->group_id, p.topic, p.partition}), EncodeOffsetValue(v)});
-    values.push_back({{p.topic, p.partition}, v});
-  }
+  OffsetWrites writes =
+      OffsetWritesOf(*g, params.partitions, now, params.retention_time_ms >= 0 ? now + params.retention_time_ms : -1);
+  std::vector<PartitionError> out = std::move(writes.answers);
+  std::vector<GroupLogRecord> records = std::move(writes.records);
+  std::vector<std::pair<storage::TopicPartition, OffsetValue>> values = std::move(writes.values);
   if (records.empty()) {
     d.Add([respond, out] { respond(out); });
     return;
@@ -82,6 +69,28 @@ void GroupCoordinatorImpl::CommitOffsets(OffsetCommitParams params, std::functio
                 }
                 d.Add([respond, answer] { respond(answer); });
               });
+}
+
+GroupCoordinatorImpl::OffsetWrites GroupCoordinatorImpl::OffsetWritesOf(
+    const GroupMetadata& g, const std::vector<PartitionOffsetCommit>& partitions, int64_t now,
+    int64_t expire_timestamp_ms) const {
+  OffsetWrites out;
+  for (const PartitionOffsetCommit& p : partitions) {
+    out.answers.push_back({p.topic, p.partition, ErrorCode::kNone});
+    if (p.metadata && static_cast<int64_t>(p.metadata->size()) > options_.offset_metadata_max_bytes) {
+      out.answers.back().error = ErrorCode::kOffsetMetadataTooLarge;
+      continue;
+    }
+    OffsetValue v;
+    v.offset = p.offset;
+    v.leader_epoch = p.leader_epoch;
+    v.metadata = p.metadata.value_or("");
+    v.commit_timestamp_ms = now;
+    v.expire_timestamp_ms = expire_timestamp_ms;
+    out.records.push_back({EncodeGroupRecordKey(OffsetKey{g.group_id, p.topic, p.partition}), EncodeOffsetValue(v)});
+    out.values.push_back({{p.topic, p.partition}, v});
+  }
+  return out;
 }
 
 OffsetFetchResult GroupCoordinatorImpl::FetchOffsets(const std::string& group_id,

@@ -32,24 +32,10 @@ void GroupCoordinatorImpl::CommitTransactionalOffsets(TxnOffsetCommitParams para
     }
     if (params.generation_id != g->generation_id) return all(ErrorCode::kIllegalGeneration);
   }
-  const int64_t now = Now();
-  std::vector<PartitionError> out;
-  std::vector<GroupLogRecord> records;
-  std::vector<std::pair<storage::TopicPartition, OffsetValue>> values;
-  for (const PartitionOffsetCommit& p : params.partitions) {
-    out.push_back({p.topic, p.partition, ErrorCode::kNone});
-    if (p.metadata && static_cast<int64_t>(p.metadata->size()) > options_.offset_metadata_max_bytes) {
-      out.back().error = ErrorCode::kOffsetMetadataTooLarge;
-      continue;
-    }
-    OffsetValue v;
-    v.offset = p.offset;
-    v.leader_epoch = p.leader_epoch;
-    v.metadata = p.metadata.value_or("");
-    v.commit_timestamp_ms = now;
-    records.push_back({EncodeGroupRecordKey(OffsetKey{g->group_id, p.topic, p.partition}), EncodeOffsetValue(v)});
-    values.push_back({{p.topic, p.partition}, v});
-  }
+  OffsetWrites writes = OffsetWritesOf(*g, params.partitions, Now(), -1);
+  std::vector<PartitionError> out = std::move(writes.answers);
+  std::vector<GroupLogRecord> records = std::move(writes.records);
+  std::vector<std::pair<storage::TopicPartition, OffsetValue>> values = std::move(writes.values);
   if (records.empty()) {
     d.Add([respond, out] { respond(out); });
     return;

@@ -118,6 +118,17 @@ class GroupCoordinatorImpl {
                                   std::function<void(std::vector<PartitionError>)> respond);
   void OnTransactionCompleted(int32_t partition, int64_t producer_id, bool commit);
 
+  // What an offset commit of g writes: each partition's answer before the write
+  // (OFFSET_METADATA_TOO_LARGE past offset.metadata.max.bytes), the records, and the
+  // offsets they hold. expire_timestamp_ms: -1, or OffsetCommit v2-v4's retention.
+  struct OffsetWrites {
+    std::vector<PartitionError> answers;
+    std::vector<GroupLogRecord> records;
+    std::vector<std::pair<storage::TopicPartition, OffsetValue>> values;
+  };
+  OffsetWrites OffsetWritesOf(const GroupMetadata& g, const std::vector<PartitionOffsetCommit>& partitions,
+                              int64_t now, int64_t expire_timestamp_ms) const;
+
   // --- ListGroups, DescribeGroups, DeleteGroups, OffsetDelete -------------------------
 
   std::pair<ErrorCode, std::vector<GroupOverview>> ListGroups() const;

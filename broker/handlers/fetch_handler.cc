@@ -124,6 +124,15 @@ std::optional<controller::RemoteLogSegments::Segment> RemoteSegmentFor(const Kaf
   });
 }
 
+// The aborted transactions as a READ_COMMITTED fetch answers them (an empty list, not
+// null, when there are none, as Kafka).
+std::vector<kafka::FetchResponse::AbortedTransaction> AbortedTransactionsOf(
+    const std::vector<storage::AbortedTxn>& aborted) {
+  std::vector<kafka::FetchResponse::AbortedTransaction> out;
+  for (const storage::AbortedTxn& t : aborted) out.push_back({t.producer_id, t.first_offset});
+  return out;
+}
+
 // Reads one target into result (its read is result.reads.back()). max_bytes: what the
 // fetch may still take; remote: as ReadAll's.
 void ReadTarget(const KafkaApisContext& context, const FetchParams& params, const FetchTarget& target,
@@ -229,12 +238,7 @@ void ReadTarget(const KafkaApisContext& context, const FetchParams& params, cons
       if (!it->second.ok()) return fail(it->second.status());
       const RemoteFetched& fetched = *it->second;
       rp.records = fetched.records;
-      if (fetched.aborted) {
-        auto& aborted = rp.aborted_transactions.emplace();
-        for (const storage::AbortedTxn& t : *fetched.aborted) {
-          aborted.push_back(kafka::FetchResponse::AbortedTransaction{t.producer_id, t.first_offset});
-        }
-      }
+      if (fetched.aborted) rp.aborted_transactions = AbortedTransactionsOf(*fetched.aborted);
       read.record_bytes = fetched.records.size();
       result.bytes += fetched.records.size();
       result.sent.emplace_back(*partition, fetched.records.size());
@@ -253,14 +257,9 @@ void ReadTarget(const KafkaApisContext& context, const FetchParams& params, cons
   rp.high_watermark = records->high_watermark;
   rp.last_stable_offset = records->last_stable_offset;
   rp.log_start_offset = records->log_start_offset;
-  if (records->aborted_txns) {
-    // READ_COMMITTED: the consumer drops these producers' records from each first
-    // offset until it meets their ABORT marker. Empty: a list, not null (as Kafka).
-    auto& aborted = rp.aborted_transactions.emplace();
-    for (const storage::AbortedTxn& t : *records->aborted_txns) {
-      aborted.push_back(kafka::FetchResponse::AbortedTransaction{t.producer_id, t.first_offset});
-    }
-  }
+  // READ_COMMITTED: the consumer drops these producers' records from each first offset
+  // until it meets their ABORT marker.
+  if (records->aborted_txns) rp.aborted_transactions = AbortedTransactionsOf(*records->aborted_txns);
   const storage::FileSlice& slice = records->data.records;
   if (slice.empty()) {
     rp.records = std::string();
