@@ -254,6 +254,12 @@ void GroupCoordinatorImpl::OnTopicsDeleted(const std::set<std::string>& topics) 
     const std::string id = group_id;
     if (ReachLocked(id) != ErrorCode::kNone) continue;
     auto deleted = [&](const storage::TopicPartition& tp, const OffsetValue&) { return topics.count(tp.topic) > 0; };
+    // Pending transactional offsets of the topics go too: a later COMMIT marker must not
+    // bring them back.
+    for (auto p = g.pending_txn_offsets.begin(); p != g.pending_txn_offsets.end();) {
+      std::erase_if(p->second, [&](const auto& entry) { return topics.count(entry.first.topic) > 0; });
+      p = p->second.empty() ? g.pending_txn_offsets.erase(p) : std::next(p);
+    }
     if (DropOffsetsLocked(g, id, deleted, "of deleted topics removed")) dead.push_back(id);
   }
   for (const std::string& id : dead) ForgetGroupLocked(id);

@@ -511,7 +511,8 @@ std::pair<ErrorCode, std::vector<TransactionDescription>> TransactionCoordinator
     if (t.producer_id < 0) continue;
     if (!states.empty() && !states.count(t.state)) continue;
     if (!producer_ids.empty() && !producer_ids.count(t.producer_id)) continue;
-    if (min_duration_ms >= 0 && (t.state != TransactionState::kOngoing || now - t.start_ms < min_duration_ms)) continue;
+    // "Running longer than" the filter (ListTransactions v1's duration_filter).
+    if (min_duration_ms >= 0 && (t.state != TransactionState::kOngoing || now - t.start_ms <= min_duration_ms)) continue;
     TransactionDescription& d = out.emplace_back();
     d.transactional_id = id;
     d.state = t.state;

@@ -756,6 +756,7 @@ TEST_F(TransactionCoordinatorTest, ListFiltersByStateProducerIdAndDuration) {
             (std::set<std::string>{"txn-empty", "txn-done"}));
   EXPECT_EQ(ids(coordinator_->List({}, {pid_new, 4242}, -1).second), (std::set<std::string>{"txn-new"}));
   EXPECT_EQ(ids(coordinator_->List({}, {}, 6000).second), (std::set<std::string>{"txn-old"}));  // 8 s vs 3 s
+  EXPECT_TRUE(coordinator_->List({}, {}, 8000).second.empty()) << "longer than the filter, not as long as it";
   EXPECT_EQ(ids(coordinator_->List({}, {}, 1000).second), (std::set<std::string>{"txn-old", "txn-new"}));
   EXPECT_TRUE(coordinator_->List({TransactionState::kPrepareAbort}, {}, -1).second.empty());
   EXPECT_TRUE(coordinator_->List({TransactionState::kOngoing}, {pid_done}, -1).second.empty());
