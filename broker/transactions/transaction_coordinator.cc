@@ -50,6 +50,22 @@ TransactionCoordinator::~TransactionCoordinator() {
     stopping_ = true;
   }
   if (thread_.joinable()) thread_.join();
+  Lifetime& lifetime = *lifetime_;
+  absl::MutexLock lock(&lifetime.mu);
+  lifetime.alive = false;
+  auto idle = [&lifetime]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(lifetime.mu) { return lifetime.running == 0; };
+  lifetime.mu.Await(absl::Condition(&idle));
+}
+
+void TransactionCoordinator::IfAlive(Lifetime& lifetime, const std::function<void()>& fn) {
+  {
+    absl::MutexLock lock(&lifetime.mu);
+    if (!lifetime.alive) return;
+    ++lifetime.running;  // a callback may nest in another (an append failing at once): counted, not locked
+  }
+  fn();
+  absl::MutexLock lock(&lifetime.mu);
+  --lifetime.running;
 }
 
 void TransactionCoordinator::ThreadLoop() {
@@ -162,36 +178,42 @@ void TransactionCoordinator::Write(const std::string& transactional_id, int32_t 
                                    Transition t, std::function<void(ErrorCode)> done) {
   std::vector<GroupLogRecord> records;
   records.push_back({EncodeTransactionLogKey(transactional_id), EncodeTransactionLogValue(t.value)});
-  log_->Append(partition, leader_epoch, std::move(records), [this, transactional_id, t, done](ErrorCode e) {
-    {
-      absl::MutexLock lock(&mu_);
-      auto it = txns_.find(transactional_id);
-      if (it != txns_.end()) {
-        Txn& txn = it->second;
-        txn.pending = false;
-        if (e == ErrorCode::kNone) {
-          if (t.last_producer_id >= 0) {
-            txn.last_producer_id = t.last_producer_id;
-            txn.last_producer_epoch = t.last_producer_epoch;
-          }
-          txn.producer_id = t.value.producer_id;
-          txn.producer_epoch = t.value.producer_epoch;
-          txn.timeout_ms = t.value.timeout_ms;
-          txn.state = t.value.state;
-          txn.partitions = t.value.partitions;
-          txn.start_ms = t.value.start_ms;
-          txn.update_ms = t.value.last_update_ms;
-        } else if (txn.producer_id < 0) {
-          txns_.erase(it);  // a new id whose first write failed: it never existed
+  log_->Append(partition, leader_epoch, std::move(records),
+               [this, lifetime = lifetime_, transactional_id, t, done](ErrorCode e) {
+                 IfAlive(*lifetime, [&] { WriteDone(transactional_id, t, done, e); });
+               });
+}
+
+void TransactionCoordinator::WriteDone(const std::string& transactional_id, const Transition& t,
+                                       const std::function<void(ErrorCode)>& done, ErrorCode e) {
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = txns_.find(transactional_id);
+    if (it != txns_.end()) {
+      Txn& txn = it->second;
+      txn.pending = false;
+      if (e == ErrorCode::kNone) {
+        if (t.last_producer_id >= 0) {
+          txn.last_producer_id = t.last_producer_id;
+          txn.last_producer_epoch = t.last_producer_epoch;
         }
+        txn.producer_id = t.value.producer_id;
+        txn.producer_epoch = t.value.producer_epoch;
+        txn.timeout_ms = t.value.timeout_ms;
+        txn.state = t.value.state;
+        txn.partitions = t.value.partitions;
+        txn.start_ms = t.value.start_ms;
+        txn.update_ms = t.value.last_update_ms;
+      } else if (txn.producer_id < 0) {
+        txns_.erase(it);  // a new id whose first write failed: it never existed
       }
     }
-    if (e != ErrorCode::kNone) {
-      spdlog::warn("transaction coordinator: writing {} of {}: {}", TransactionStateName(t.value.state),
-                   transactional_id, proto::kafka::ErrorName(e));
-    }
-    done(ClientErrorOfTxnWrite(e));
-  });
+  }
+  if (e != ErrorCode::kNone) {
+    spdlog::warn("transaction coordinator: writing {} of {}: {}", TransactionStateName(t.value.state), transactional_id,
+                 proto::kafka::ErrorName(e));
+  }
+  done(ClientErrorOfTxnWrite(e));
 }
 
 ErrorCode TransactionCoordinator::CheckProducerLocked(const Txn* txn, int64_t producer_id,
@@ -416,27 +438,32 @@ void TransactionCoordinator::CompleteTransaction(const std::string& transactiona
   }
   const int32_t coordinator_epoch = markers.coordinator_epoch;
   const bool commit = markers.commit;
-  markers_->Send(std::move(markers), [this, transactional_id, coordinator_epoch, commit] {
-    int32_t partition;
-    Transition t;
-    {
-      absl::MutexLock lock(&mu_);
-      auto it = txns_.find(transactional_id);
-      if (it == txns_.end()) return;
-      Txn& txn = it->second;
-      auto owned = owned_.find(txn.partition);
-      if (owned == owned_.end() || owned->second.leader_epoch != coordinator_epoch) return;  // deposed meanwhile
-      partition = txn.partition;
-      t.value = ValueOf(txn);
-      t.value.state = commit ? TransactionState::kCompleteCommit : TransactionState::kCompleteAbort;
-      t.value.partitions.clear();
-      t.value.last_update_ms = Now();
-    }
-    Write(transactional_id, partition, coordinator_epoch, std::move(t), [this, commit](ErrorCode e) {
-      if (e != ErrorCode::kNone) return;  // still Prepare*: the next sweep sends and writes again
-      absl::MutexLock lock(&mu_);
-      ++(commit ? stats_.commits : stats_.aborts);
-    });
+  markers_->Send(std::move(markers), [this, lifetime = lifetime_, transactional_id, coordinator_epoch, commit] {
+    IfAlive(*lifetime, [&] { MarkersWritten(transactional_id, coordinator_epoch, commit); });
+  });
+}
+
+void TransactionCoordinator::MarkersWritten(const std::string& transactional_id, int32_t coordinator_epoch,
+                                            bool commit) {
+  int32_t partition;
+  Transition t;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = txns_.find(transactional_id);
+    if (it == txns_.end()) return;
+    Txn& txn = it->second;
+    auto owned = owned_.find(txn.partition);
+    if (owned == owned_.end() || owned->second.leader_epoch != coordinator_epoch) return;  // deposed meanwhile
+    partition = txn.partition;
+    t.value = ValueOf(txn);
+    t.value.state = commit ? TransactionState::kCompleteCommit : TransactionState::kCompleteAbort;
+    t.value.partitions.clear();
+    t.value.last_update_ms = Now();
+  }
+  Write(transactional_id, partition, coordinator_epoch, std::move(t), [this, commit](ErrorCode e) {
+    if (e != ErrorCode::kNone) return;  // still Prepare*: the next sweep sends and writes again
+    absl::MutexLock lock(&mu_);
+    ++(commit ? stats_.commits : stats_.aborts);
   });
 }
 

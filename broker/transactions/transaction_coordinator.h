@@ -103,7 +103,7 @@ class TransactionCoordinator {
 
   TransactionCoordinator(TransactionCoordinatorOptions options, GroupLog* log, ProducerIdSource producer_ids,
                          TxnMarkerSender* markers);
-  ~TransactionCoordinator();  // stops the thread
+  ~TransactionCoordinator();  // stops the thread; callbacks that come later do nothing
   TransactionCoordinator(const TransactionCoordinator&) = delete;
   TransactionCoordinator& operator=(const TransactionCoordinator&) = delete;
 
@@ -179,15 +179,33 @@ class TransactionCoordinator {
   // txn as it was and calls done(error). Called without mu_.
   void Write(const std::string& transactional_id, int32_t partition, int32_t leader_epoch, Transition t,
              std::function<void(ErrorCode)> done);
+  // The write's completion: applies t to the id (or not, on error), then done.
+  void WriteDone(const std::string& transactional_id, const Transition& t, const std::function<void(ErrorCode)>& done,
+                 ErrorCode e);
   // The id moved to PrepareCommit/PrepareAbort: sends the markers, then writes the
   // completion. Called without mu_.
   void CompleteTransaction(const std::string& transactional_id);
+  // Every partition has the markers: writes CompleteCommit/CompleteAbort (unless the
+  // coordinator was deposed meanwhile).
+  void MarkersWritten(const std::string& transactional_id, int32_t coordinator_epoch, bool commit);
   // Bumps the epoch of an Ongoing transaction and aborts it (a fence or a timeout).
   void AbortWithNewEpoch(const std::string& transactional_id, std::function<void(ErrorCode)> done);
   void LoadPartition(int32_t partition, int32_t leader_epoch);
   void ThreadLoop();
   int64_t Now() const { return options_.clock->NowMs(); }
 
+  // The log's and the marker sender's callbacks may run after the coordinator is gone (an
+  // append completing during shutdown): they enter through this, which the destructor
+  // closes once those running have left.
+  struct Lifetime {
+    absl::Mutex mu;
+    bool alive ABSL_GUARDED_BY(mu) = true;
+    int running ABSL_GUARDED_BY(mu) = 0;
+  };
+  // Runs fn unless the coordinator is gone.
+  static void IfAlive(Lifetime& lifetime, const std::function<void()>& fn);
+
+  const std::shared_ptr<Lifetime> lifetime_ = std::make_shared<Lifetime>();
   const TransactionCoordinatorOptions options_;
   GroupLog* const log_;
   const ProducerIdSource producer_ids_;

@@ -161,6 +161,33 @@ const std::set<TopicPartition> kOrders = {{"orders", 0}, {"orders", 1}};
 
 // --- 1. InitProducerId -------------------------------------------------------------
 
+// A write or markers that complete after the coordinator is gone (a broker shutting down
+// with appends in flight) do nothing: no answer, no touch of the destroyed coordinator
+// (ASan would see one).
+TEST_F(TransactionCoordinatorTest, CallbacksAfterTheCoordinatorIsGoneDoNothing) {
+  log_.hold = true;
+  bool answered = false;
+  coordinator_->InitProducerId("late", kTimeout, -1, -1, [&](TransactionCoordinator::InitResult) { answered = true; });
+  ASSERT_FALSE(answered);
+  coordinator_.reset();
+  log_.ReleaseHeld();
+  EXPECT_FALSE(answered);
+
+  // The same for markers released after the coordinator that sent them went.
+  log_.hold = false;
+  log_.held.clear();
+  coordinator_ = Make(kEpochB);
+  auto init = Init("gone");
+  ASSERT_TRUE(init && init->error == ErrorCode::kNone);
+  ASSERT_EQ(Add("gone", init->producer_id, init->producer_epoch, {{"orders", 0}}), ErrorCode::kNone);
+  ASSERT_EQ(End("gone", init->producer_id, init->producer_epoch, true), ErrorCode::kNone);
+  ASSERT_EQ(markers_.held.size(), 1u);
+  const size_t appends = log_.appends;
+  coordinator_.reset();
+  markers_.ReleaseAll();
+  EXPECT_EQ(log_.appends, appends) << "no CompleteCommit written by a coordinator that is gone";
+}
+
 TEST_F(TransactionCoordinatorTest, InitProducerIdGivesANewIdEpochZeroAndWritesEmpty) {
   const int64_t t0 = clock_.NowMs();
   auto r = Init("txn-a");
