@@ -106,9 +106,9 @@ void AppendPartitionFamilies(const broker::ReplicaManager& replicas, std::vector
     dir_bytes[dir] += bytes;
     Add(size, static_cast<double>(bytes), {{"topic", tp.topic}, {"partition", partition_label}, {"dir", dir}});
     Add(segments, log.segment_count(), {{"topic", tp.topic}, {"partition", partition_label}});
-    Add(start, static_cast<double>(log.log_start_offset()), {{"topic", tp.topic}, {"partition", partition_label}});
-    Add(end, static_cast<double>(log.log_end_offset()), {{"topic", tp.topic}, {"partition", partition_label}});
-    const storage::Log::Offsets offsets = log.offsets();
+    const storage::Log::Offsets offsets = log.offsets();  // one lock for the four
+    Add(start, static_cast<double>(offsets.log_start_offset), {{"topic", tp.topic}, {"partition", partition_label}});
+    Add(end, static_cast<double>(offsets.log_end_offset), {{"topic", tp.topic}, {"partition", partition_label}});
     Add(lso_lag, static_cast<double>(offsets.high_watermark - offsets.last_stable_offset),
         {{"topic", tp.topic}, {"partition", partition_label}});
   }

@@ -81,8 +81,9 @@ absl::Status TransactionIndex::TruncateTo(int64_t offset) {
   return absl::OkStatus();
 }
 
-bool TransactionIndex::Collect(int64_t fetch_offset, int64_t upper_bound, std::vector<AbortedTxn>* out) const {
-  for (const AbortedTxn& e : entries_) {
+bool TransactionIndex::CollectFrom(const std::vector<AbortedTxn>& entries, int64_t fetch_offset,
+                                   int64_t upper_bound, std::vector<AbortedTxn>* out) {
+  for (const AbortedTxn& e : entries) {
     if (e.last_offset >= fetch_offset && e.first_offset < upper_bound) out->push_back(e);
     if (e.last_stable_offset >= upper_bound) return true;
   }

@@ -46,7 +46,12 @@ class TransactionIndex {
   // Appends to *out the entries that overlap [fetch_offset, upper_bound): a marker at
   // or after fetch_offset and a first offset below upper_bound. True when an entry's
   // last stable offset reaches upper_bound: no later segment can add one.
-  bool Collect(int64_t fetch_offset, int64_t upper_bound, std::vector<AbortedTxn>* out) const;
+  bool Collect(int64_t fetch_offset, int64_t upper_bound, std::vector<AbortedTxn>* out) const {
+    return CollectFrom(entries_, fetch_offset, upper_bound, out);
+  }
+  // The same over any index's entries (the remote tier's copy, Decode).
+  static bool CollectFrom(const std::vector<AbortedTxn>& entries, int64_t fetch_offset, int64_t upper_bound,
+                          std::vector<AbortedTxn>* out);
 
   const std::vector<AbortedTxn>& entries() const { return entries_; }
   const std::string& path() const { return path_; }

@@ -1,6 +1,7 @@
 #include "broker/handlers/init_producer_id_handler.h"
 
 #include "broker/handlers/authorization.h"
+#include "broker/handlers/txn_handlers_common.h"
 #include "base/logging.h"
 #include "broker/lifecycle/producer_id_manager.h"
 #include "broker/transactions/transaction_coordinator.h"
@@ -72,11 +73,7 @@ void HandleInitProducerId(const ApiRequest& request, ApiResponder respond) {
             *r.transactional_id, r.transaction_timeout_ms, r.producer_id, r.producer_epoch,
             [answer, version](TransactionCoordinator::InitResult result) {
               kafka::InitProducerIdResponse out;
-              ErrorCode e = result.error;
-              if (e == ErrorCode::kProducerFenced && version < kProducerFencedVersion) {
-                e = ErrorCode::kInvalidProducerEpoch;
-              }
-              out.error_code = static_cast<int16_t>(e);
+              out.error_code = static_cast<int16_t>(ForVersion(result.error, version, kProducerFencedVersion));
               out.producer_id = result.producer_id;
               out.producer_epoch = result.producer_epoch;
               answer(out);

@@ -66,11 +66,7 @@ absl::StatusOr<bool> RemoteLogReader::CollectAbortedTxns(const Segment& segment,
   STRATA_ASSIGN_OR_RETURN(std::vector<storage::AbortedTxn> entries,
                           storage::TransactionIndex::Decode(*data, absl::StrCat("remote segment ", segment.segment_id(),
                                                                                 " aborted index")));
-  for (const storage::AbortedTxn& e : entries) {
-    if (e.last_offset >= fetch_offset && e.first_offset < upper_bound) out->push_back(e);
-    if (e.last_stable_offset >= upper_bound) return true;
-  }
-  return false;
+  return storage::TransactionIndex::CollectFrom(entries, fetch_offset, upper_bound, out);
 }
 
 absl::StatusOr<std::string> RemoteLogReader::ReadRange(const Segment& segment, uint64_t start, uint64_t end) {
