@@ -410,6 +410,11 @@ void TransactionCoordinator::AbortWithNewEpoch(const std::string& transactional_
     // The epoch is bumped so that the producer of the aborted transaction is fenced; at
     // the last epoch it stays (the next InitProducerId moves to a new producer id).
     if (txn.producer_epoch < kMaxEpoch) ++t.value.producer_epoch;
+    // No epoch before the fence is a retry's any more (Kafka's prepareFenceProducerEpoch
+    // clears lastProducerEpoch): a producer that kept an earlier KIP-360 epoch must not be
+    // handed the new one by retrying with it.
+    t.last_producer_id = txn.producer_id;
+    t.last_producer_epoch = -1;
     t.value.state = TransactionState::kPrepareAbort;
     t.value.last_update_ms = Now();
     txn.pending = true;

@@ -733,6 +733,28 @@ TEST_F(TransactionCoordinatorTest, ATransactionPastItsTimeoutIsAbortedAtTheNextS
   (void)epoch_b;
 }
 
+// A fence forgets the epoch of the last KIP-360 bump: the producer that had it is fenced,
+// not answered with the epoch that fenced it.
+TEST_F(TransactionCoordinatorTest, AFenceForgetsTheLastBumpsEpoch) {
+  ASSERT_EQ(Init("txn-a")->producer_epoch, 0);
+  ASSERT_EQ(Init("txn-a", kTimeout, 1000, 0)->producer_epoch, 1);  // last epoch 0 kept for a retry
+  ASSERT_EQ(Add("txn-a", 1000, 1, kOrders), ErrorCode::kNone);
+  clock_.Advance(kTimeout + kSweepInterval);
+  coordinator_->RunDueTimers();  // aborted under epoch 2
+  markers_.ReleaseAll();
+  ASSERT_EQ(Describe("txn-a").state, TransactionState::kCompleteAbort);
+  ASSERT_EQ(Describe("txn-a").producer_epoch, 2);
+  const int appends = log_.appends;
+  auto zombie = Init("txn-a", kTimeout, 1000, 0);
+  ASSERT_TRUE(zombie.has_value());
+  EXPECT_EQ(zombie->error, ErrorCode::kProducerFenced);
+  EXPECT_EQ(zombie->producer_epoch, -1);
+  EXPECT_EQ(Init("txn-a", kTimeout, 1000, 1)->error, ErrorCode::kProducerFenced);  // the fenced one, as Kafka
+  EXPECT_EQ(log_.appends, appends);
+  // A new instance goes on from the fence.
+  EXPECT_EQ(Init("txn-a")->producer_epoch, 3);
+}
+
 // --- 7. Leadership ------------------------------------------------------------------
 
 TEST_F(TransactionCoordinatorTest, LosingLeadershipDropsTheIds) {
