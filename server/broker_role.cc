@@ -75,6 +75,27 @@ std::set<std::string> FollowTopicNames(const controller::MetadataImage& image, c
   return deleted;
 }
 
+// The inter-broker endpoint (listener; empty: the first) of tp's leader; broker_id -1
+// when it has none now or it is fenced.
+broker::BrokerEndpoint LeaderEndpoint(const controller::MetadataImage& image, const storage::TopicPartition& tp,
+                                      const std::string& listener) {
+  broker::BrokerEndpoint e;
+  const controller::TopicState* t = image.FindTopic(tp.topic);
+  if (t == nullptr) return e;
+  auto p = t->partitions.find(tp.partition);
+  if (p == t->partitions.end()) return e;
+  auto b = image.brokers().find(p->second.leader());
+  if (b == image.brokers().end() || b->second.fenced()) return e;
+  for (const auto& endpoint : b->second.registration().endpoints()) {
+    if (listener.empty() ? e.broker_id < 0 : endpoint.name() == listener) {
+      e.broker_id = p->second.leader();
+      e.host = endpoint.host();
+      e.port = endpoint.port();
+    }
+  }
+  return e;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig& config, const std::string& cluster_id,
@@ -372,24 +393,14 @@ void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cl
       return store->WithImage([&](const controller::MetadataImage& image) {
         broker::MarkerDestination d;
         const controller::TopicState* t = image.FindTopic(tp.topic);
-        if (t == nullptr) {
+        if (t == nullptr || !t->partitions.count(tp.partition)) {
           d.topic_exists = false;
           return d;
         }
-        auto p = t->partitions.find(tp.partition);
-        if (p == t->partitions.end()) {
-          d.topic_exists = false;
-          return d;
-        }
-        auto b = image.brokers().find(p->second.leader());
-        if (b == image.brokers().end() || b->second.fenced()) return d;
-        for (const auto& e : b->second.registration().endpoints()) {
-          if (listener.empty() ? d.broker_id < 0 : e.name() == listener) {
-            d.broker_id = p->second.leader();
-            d.host = e.host();
-            d.port = e.port();
-          }
-        }
+        broker::BrokerEndpoint e = LeaderEndpoint(image, tp, listener);
+        d.broker_id = e.broker_id;
+        d.host = e.host;
+        d.port = e.port;
         return d;
       });
     };
@@ -401,6 +412,21 @@ void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cl
   to.abort_timed_out_interval_ms = config.transaction_abort_timed_out_transaction_cleanup_interval_ms;
   transaction_coordinator_ = std::make_unique<broker::TransactionCoordinator>(
       to, txn_log_.get(), [ids = producer_ids_.get()] { return ids->NextProducerId(); }, txn_markers_.get());
+  if (config.transaction_partition_verification_enable) {
+    broker::AddPartitionsToTxnManagerOptions vo;
+    vo.broker_id = config.node_id;
+    vo.state_topic_partitions = config.transaction_state_log_num_partitions;
+    vo.local = transaction_coordinator_.get();
+    auto security = config.InterBrokerSecurity();
+    ABSL_CHECK(security.ok()) << security.status();
+    vo.security = *std::move(security);
+    vo.coordinator_of = [store = store_, listener = config.inter_broker_listener_name](int32_t partition) {
+      return store->WithImage([&](const controller::MetadataImage& image) {
+        return LeaderEndpoint(image, {broker::kTransactionStateTopic, partition}, listener);
+      });
+    };
+    txn_verifier_ = std::make_unique<broker::AddPartitionsToTxnManager>(std::move(vo));
+  }
   if (config.max_incremental_fetch_session_cache_slots > 0) {
     // A session reads all its partitions well within the times that judge a follower by
     // its fetches of each partition: the ISR's lag and the leader lease.
@@ -437,6 +463,7 @@ void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cl
                                 .transaction_state_replication_factor = config.transaction_state_log_replication_factor,
                                 .transaction_state_min_isr = config.transaction_state_log_min_isr,
                                 .fetch_sessions = fetch_sessions_.get(),
+                                .txn_verifier = txn_verifier_.get(),
                                 .authorizer = authorizer_.get()};
     kafka_apis_.push_back(std::make_unique<broker::KafkaApis>(std::move(kc)));
   }
@@ -624,6 +651,7 @@ void BrokerRole::StopServing(bool clean) {
   }
   listeners_.clear();  // no new requests; answers still due are dropped
   group_coordinator_.reset();  // before the partitions it writes to
+  txn_verifier_.reset();  // answers what waits (appending nothing); before the coordinator it asks
   transaction_coordinator_.reset();  // the same; before its marker channel
   txn_markers_.reset();
   if (remote_reader_) remote_reader_->Shutdown();  // its reads use the KafkaApis' contexts

@@ -35,6 +35,7 @@
 #include "broker/lifecycle/log_dir_monitor.h"
 #include "broker/replication/metadata_delta.h"
 #include "broker/group/offsets_topic_log.h"
+#include "broker/transactions/add_partitions_to_txn_manager.h"
 #include "broker/transactions/transaction_coordinator.h"
 #include "broker/transactions/txn_marker_channel.h"
 #include "broker/lifecycle/producer_id_manager.h"
@@ -72,6 +73,7 @@ class BrokerRole {
   const broker::TierStateMachine* tier_state_machine() const { return tier_state_machine_.get(); }
   const broker::GroupCoordinator& group_coordinator() const { return *group_coordinator_; }
   const broker::TransactionCoordinator& transaction_coordinator() const { return *transaction_coordinator_; }
+  const broker::AddPartitionsToTxnManager* txn_verifier() const { return txn_verifier_.get(); }
   // What server/broker_metrics.h shows.
   const broker::RequestMetrics& request_metrics() const { return request_metrics_; }
   const broker::ReplicaManager& replicas() const { return *replicas_; }
@@ -179,6 +181,10 @@ class BrokerRole {
   std::unique_ptr<broker::OffsetsTopicLog> txn_log_;
   std::unique_ptr<broker::TxnMarkerChannel> txn_markers_;
   std::unique_ptr<broker::TransactionCoordinator> transaction_coordinator_;
+  // Partition leaders' verification of transactional batches (KIP-890 part 1; null when
+  // transaction.partition.verification.enable is off): asks transaction_coordinator_ (so
+  // goes before it) or another broker's.
+  std::unique_ptr<broker::AddPartitionsToTxnManager> txn_verifier_;
   // Incremental fetch sessions, shared by the listeners (null when the slots are 0).
   std::unique_ptr<broker::FetchSessionCache> fetch_sessions_;
   std::vector<std::unique_ptr<broker::KafkaApis>> kafka_apis_;  // one per listener

@@ -177,7 +177,8 @@ int main(int argc, char** argv) {
       storage_metrics = std::make_shared<server::StorageMetrics>(broker_role->logs());
       exposer->RegisterCollectable(storage_metrics);
       coordinator_metrics = {std::make_shared<server::GroupMetrics>(broker_role->group_coordinator()),
-                             std::make_shared<server::TransactionMetrics>(broker_role->transaction_coordinator())};
+                             std::make_shared<server::TransactionMetrics>(broker_role->transaction_coordinator(),
+                                                                    broker_role->txn_verifier())};
       for (const auto& c : coordinator_metrics) exposer->RegisterCollectable(c);
       broker_metrics = std::make_shared<server::BrokerMetrics>(*broker_role);
       exposer->RegisterCollectable(broker_metrics);

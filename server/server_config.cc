@@ -279,6 +279,11 @@ std::vector<ServerSetting> MakeSettings() {
       Int("transaction.abort.timed.out.transaction.cleanup.interval.ms",
           &C::transaction_abort_timed_out_transaction_cleanup_interval_ms, 1, INT32_MAX, kBroker,
           "how often transactions open longer than their timeout are looked for and aborted (their producer fenced)"),
+      Bool("transaction.partition.verification.enable", &C::transaction_partition_verification_enable, kBroker,
+           "KIP-890 part 1: before a transactional batch opens a transaction on a partition, its leader asks the "
+           "transaction coordinator whether the partition is in the producer's ongoing transaction, and refuses "
+           "it (INVALID_TXN_STATE) if not, so that a batch delayed past its transaction's end cannot open a "
+           "transaction nobody will close (a hanging transaction)"),
       Bool("delete.topic.enable", &C::delete_topic_enable, kController,
            "whether DeleteTopics deletes (false: TOPIC_DELETION_DISABLED)"),
       String("log.format", &C::log_format, kBoth, "text or json",

@@ -71,6 +71,7 @@ struct ServerConfig {
   int32_t transaction_state_log_min_isr = 2;             // transaction.state.log.min.isr
   int32_t transaction_max_timeout_ms = 900000;           // transaction.max.timeout.ms
   int32_t transaction_abort_timed_out_transaction_cleanup_interval_ms = 10000;
+  bool transaction_partition_verification_enable = true;  // transaction.partition.verification.enable
   // Broker settings.
   std::vector<Listener> listeners;
   std::vector<std::string> log_dirs;

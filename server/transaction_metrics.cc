@@ -26,6 +26,15 @@ std::vector<prometheus::MetricFamily> TransactionMetrics::Collect() const {
       MetricType::Counter, static_cast<double>(s.timed_out));
   one("strata_transaction_state_partitions", "Partitions of __transaction_state coordinated by this broker",
       MetricType::Gauge, static_cast<double>(s.partitions_owned));
+  const broker::TxnVerificationStats v = verifier_ != nullptr ? verifier_->stats() : broker::TxnVerificationStats{};
+  auto verifications = Family("strata_txn_verifications_total",
+                              "Partitions asked about before a batch opened a transaction there (KIP-890 part 1)",
+                              MetricType::Counter);
+  Add(verifications, static_cast<double>(v.verified), {{"result", "verified"}});
+  Add(verifications, static_cast<double>(v.unverified), {{"result", "refused"}});
+  out.push_back(std::move(verifications));
+  one("strata_txn_verification_requests_total", "AddPartitionsToTxn verify-only requests sent to other brokers",
+      MetricType::Counter, static_cast<double>(v.remote_requests));
   return out;
 }
 

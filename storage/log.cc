@@ -117,8 +117,9 @@ void Log::CheckInvariantsLocked() const {
   ABSL_CHECK_LE(segments_.rbegin()->first, log_end_offset_) << options_.dir;
 }
 
-absl::StatusOr<LogAppendInfo> Log::AppendAsLeader(std::string& records, int32_t leader_epoch, AppendOrigin origin) {
-  STRATA_ASSIGN_OR_RETURN(LogAppendInfo info, AppendAsLeaderUnflushed(records, leader_epoch, origin));
+absl::StatusOr<LogAppendInfo> Log::AppendAsLeader(std::string& records, int32_t leader_epoch, AppendOrigin origin,
+                                                  const TxnVerification& verification) {
+  STRATA_ASSIGN_OR_RETURN(LogAppendInfo info, AppendAsLeaderUnflushed(records, leader_epoch, origin, verification));
   STRATA_RETURN_IF_ERROR(MaybeFlushAfterAppend());
   return info;
 }
@@ -139,8 +140,18 @@ absl::Status Log::MaybeFlushAfterAppend() {
   return Flush(log_end);
 }
 
+uint64_t Log::StartTxnVerification(int64_t producer_id, int16_t producer_epoch) {
+  absl::MutexLock lock(&mu_);
+  return producer_state_->StartVerification(producer_id, producer_epoch);
+}
+
+void Log::EndTxnVerification(int64_t producer_id) {
+  absl::MutexLock lock(&mu_);
+  producer_state_->EndVerification(producer_id);
+}
+
 absl::StatusOr<LogAppendInfo> Log::AppendAsLeaderUnflushed(std::string& records, int32_t leader_epoch,
-                                                           AppendOrigin origin) {
+                                                           AppendOrigin origin, const TxnVerification& verification) {
   STRATA_RETURN_IF_ERROR(CheckOnline());
   const LogConfig config = this->config();
   std::vector<RecordBatchHeader> headers;
@@ -217,7 +228,7 @@ absl::StatusOr<LogAppendInfo> Log::AppendAsLeaderUnflushed(std::string& records,
                          absl::StrCat("producer ", h.producer_id, " batches in one request are not in sequence"));
       }
     } else {
-      STRATA_ASSIGN_OR_RETURN(auto duplicate, producer_state_->CheckProducedBatch(h));
+      STRATA_ASSIGN_OR_RETURN(auto duplicate, producer_state_->CheckProducedBatch(h, verification));
       if (duplicate) {
         LogAppendInfo info;
         info.first_offset = duplicate->first_offset();

@@ -135,8 +135,17 @@ class Log {
   // INVALID_RECORD; a coordinator's end-transaction marker is checked against the
   // producer's state (CheckMarker) and closes its transaction; an ABORT adds an entry
   // to the active segment's aborted index.
+  // verification: KIP-890 part 1's guard on a batch that opens a transaction
+  // (producer_state.h, StartTxnVerification).
   absl::StatusOr<LogAppendInfo> AppendAsLeader(std::string& records, int32_t leader_epoch,
-                                               AppendOrigin origin = AppendOrigin::kClient);
+                                               AppendOrigin origin = AppendOrigin::kClient,
+                                               const TxnVerification& verification = {});
+  // The guard to append a producer's batch that opens a transaction with, asked before
+  // the coordinator verifies the partition (ProducerStateManager::StartVerification); 0:
+  // its transaction is open here already.
+  uint64_t StartTxnVerification(int64_t producer_id, int16_t producer_epoch);
+  // After a non-zero guard's batch was appended or refused.
+  void EndTxnVerification(int64_t producer_id);
   // Replicated records with offsets assigned: framing and CRC are checked and the
   // first offset must be at or above the log end.
   absl::StatusOr<LogAppendInfo> AppendAsFollower(absl::string_view records);
@@ -273,7 +282,7 @@ class Log {
       LogLoadState loaded);
 
   absl::StatusOr<LogAppendInfo> AppendAsLeaderUnflushed(std::string& records, int32_t leader_epoch,
-                                                        AppendOrigin origin);
+                                                        AppendOrigin origin, const TxnVerification& verification);
   absl::StatusOr<LogAppendInfo> AppendAsFollowerUnflushed(absl::string_view records);
   // flush.messages: flushes when the unflushed records reach it.
   absl::Status MaybeFlushAfterAppend();

@@ -23,10 +23,45 @@ bool InSequence(int32_t last, int32_t next) {
 
 }  // namespace
 
+uint64_t ProducerStateManager::StartVerification(int64_t producer_id, int16_t producer_epoch) {
+  auto it = producers_.find(producer_id);
+  auto v = verifications_.find(producer_id);
+  if (it != producers_.end() && it->second.current_txn_first_offset >= 0 &&
+      it->second.producer_epoch == producer_epoch && (v == verifications_.end() || v->second.in_flight == 0)) {
+    return 0;
+  }
+  Verification& entry = verifications_[producer_id];
+  if (entry.guard == 0) entry.guard = ++next_guard_;
+  ++entry.in_flight;
+  const uint64_t out = entry.guard;
+  if (verifications_.size() > kMaxVerifications) {
+    auto oldest = std::min_element(verifications_.begin(), verifications_.end(),
+                                   [](const auto& a, const auto& b) { return a.second.guard < b.second.guard; });
+    verifications_.erase(oldest);
+  }
+  return out;
+}
+
+void ProducerStateManager::EndVerification(int64_t producer_id) {
+  auto v = verifications_.find(producer_id);
+  if (v == verifications_.end()) return;  // dropped (a reload, or the bound)
+  if (--v->second.in_flight <= 0) verifications_.erase(v);
+}
+
 absl::StatusOr<std::optional<ProducerBatch>> ProducerStateManager::CheckProducedBatch(
-    const RecordBatchHeader& header) const {
+    const RecordBatchHeader& header, const TxnVerification& verification) const {
   if (!header.has_producer_id()) return std::optional<ProducerBatch>();
   auto it = producers_.find(header.producer_id);
+  if (verification.required && header.is_transactional() && !header.is_control() &&
+      (it == producers_.end() || it->second.current_txn_first_offset < 0)) {
+    auto guard = verifications_.find(header.producer_id);
+    if (verification.guard == 0 || guard == verifications_.end() || guard->second.guard != verification.guard) {
+      return MakeError(Errc::kInvalidTxnState,
+                       absl::StrCat("producer ", header.producer_id, " epoch ", header.producer_epoch,
+                                    ": the partition is not in its ongoing transaction (a transaction marker came "
+                                    "after the coordinator was asked, or it never was)"));
+    }
+  }
   if (it == producers_.end()) {
     // Unknown producer (new, or its state expired with the log): any sequence starts it.
     return std::optional<ProducerBatch>();
@@ -108,6 +143,7 @@ std::optional<CompletedTxn> ProducerStateManager::Update(const RecordBatchHeader
         entry.current_txn_first_offset = -1;
       }
       entry.coordinator_epoch = marker->coordinator_epoch;
+      if (auto v = verifications_.find(header.producer_id); v != verifications_.end()) v->second.guard = 0;
     }
   } else if (header.is_transactional() && entry.current_txn_first_offset < 0) {
     entry.current_txn_first_offset = header.base_offset;
@@ -261,6 +297,7 @@ absl::StatusOr<std::optional<int64_t>> ProducerStateManager::LoadNewestSnapshotA
                                                                           int64_t log_start_offset) {
   STRATA_ASSIGN_OR_RETURN(auto offsets, ListSnapshots());
   producers_.clear();
+  verifications_.clear();
   ongoing_txns_.clear();
   unreplicated_txns_.clear();
   map_end_offset_ = log_start_offset;
@@ -304,6 +341,7 @@ absl::Status ProducerStateManager::TruncateFullyAndStartAt(int64_t offset) {
   STRATA_ASSIGN_OR_RETURN(auto offsets, ListSnapshots());
   for (int64_t o : offsets) STRATA_RETURN_IF_ERROR(ops_.Remove(SegmentFileName(dir_, o, kSnapshotSuffix)));
   producers_.clear();
+  verifications_.clear();
   ongoing_txns_.clear();
   unreplicated_txns_.clear();
   map_end_offset_ = offset;

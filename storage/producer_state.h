@@ -65,9 +65,24 @@ struct CompletedTxn {
   bool operator==(const CompletedTxn&) const = default;
 };
 
+// KIP-890 part 1: before a producer's batch opens a transaction on a partition, its
+// leader asks the transaction coordinator whether the partition is in the producer's
+// ongoing transaction; the batch is appended with the guard StartVerification gave. A
+// marker for the producer ends the guard, so a batch verified before a marker cannot
+// open a transaction after it (a hanging transaction, which would hold the last stable
+// offset back for good). required=false: no verification in force; the batch opens a
+// transaction freely.
+struct TxnVerification {
+  bool required = false;
+  uint64_t guard = 0;  // 0: none obtained (the transaction was open when asked)
+};
+
 class ProducerStateManager {
  public:
   static constexpr size_t kMaxCachedBatches = 5;
+  // Guards of verifications in flight kept at most; past it the oldest is dropped (its
+  // batch is refused INVALID_TXN_STATE and retried by the producer's transaction abort).
+  static constexpr size_t kMaxVerifications = 10000;
 
   ProducerStateManager(FileOps& ops, std::string dir) : ops_(ops), dir_(std::move(dir)) {}
 
@@ -76,7 +91,18 @@ class ProducerStateManager {
   // OUT_OF_ORDER_SEQUENCE_NUMBER / INVALID_PRODUCER_EPOCH / INVALID_TXN_STATE. A batch
   // without a sequence (a coordinator's write for the producer) is checked for its
   // epoch and transaction only.
-  absl::StatusOr<std::optional<ProducerBatch>> CheckProducedBatch(const RecordBatchHeader& header) const;
+  // verification: a transactional batch that would open the producer's transaction
+  // needs the guard StartVerification gave, still current (else INVALID_TXN_STATE).
+  absl::StatusOr<std::optional<ProducerBatch>> CheckProducedBatch(const RecordBatchHeader& header,
+                                                                  const TxnVerification& verification = {}) const;
+  // The guard to append a batch of the producer's with once the coordinator verified it:
+  // 0 when its transaction is open here in this epoch and no verification of its is in
+  // flight (nothing to verify), else the producer's current guard (a new one if none).
+  // A batch that comes while an earlier one is being verified is verified too, so that
+  // it is appended after it (requests of a connection are pipelined). Every call is
+  // followed by one EndVerification once the batch was appended or refused.
+  uint64_t StartVerification(int64_t producer_id, int16_t producer_epoch);
+  void EndVerification(int64_t producer_id);
   // For a transaction marker (before its offset is assigned): TRANSACTION_COORDINATOR_FENCED
   // when an earlier marker came from a later coordinator epoch, INVALID_PRODUCER_EPOCH
   // when the marker's producer epoch is older than the producer's.
@@ -139,6 +165,14 @@ class ProducerStateManager {
   std::map<int64_t, int64_t> ongoing_txns_;  // first offset -> producer id
   // Completed, marker not yet below the high watermark: first offset -> marker offset.
   std::map<int64_t, int64_t> unreplicated_txns_;
+  // Verifications in flight, by producer id (never in snapshots: a leader's only). guard
+  // 0: ended by a marker (a new question gets a new one).
+  struct Verification {
+    uint64_t guard = 0;
+    int in_flight = 0;
+  };
+  std::map<int64_t, Verification> verifications_;
+  uint64_t next_guard_ = 0;
 };
 
 }  // namespace strata::storage

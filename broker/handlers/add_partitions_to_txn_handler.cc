@@ -68,8 +68,17 @@ void AddOne(const ApiRequest& request, const kafka::AddPartitionsToTxnRequest::T
     }
   }
   if (!refused.empty()) return done(Results(txn.topics, ErrorCode::kNone, refused, ErrorCode::kOperationNotAttempted));
+  if (txn.verify_only) {
+    // A partition leader asking before a batch opens a transaction: answered per partition.
+    std::map<std::pair<std::string, int32_t>, ErrorCode> verified;
+    for (const auto& [tp, e] : request.broker.transaction_coordinator->Verify(txn.transactional_id, txn.producer_id,
+                                                                              txn.producer_epoch, partitions)) {
+      verified[{tp.topic, tp.partition}] = ForVersion(e, version, kProducerFencedVersion);
+    }
+    return done(Results(txn.topics, ErrorCode::kNone, verified));
+  }
   request.broker.transaction_coordinator->AddPartitions(
-      txn.transactional_id, txn.producer_id, txn.producer_epoch, std::move(partitions), txn.verify_only,
+      txn.transactional_id, txn.producer_id, txn.producer_epoch, std::move(partitions), false,
       [done, topics = txn.topics, version](ErrorCode e) {
         done(Results(topics, ForVersion(e, version, kProducerFencedVersion)));
       });

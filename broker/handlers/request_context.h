@@ -33,6 +33,7 @@ class ProducerIdManager;
 class RemoteLogReader;
 class ReplicaManager;
 class TransactionCoordinator;
+class TxnVerifier;
 
 // One listener's view of the broker. Every service is required: a test builds real
 // ones (or a small fake of ControllerChannel), never leaves one out.
@@ -79,6 +80,10 @@ struct KafkaApisContext {
   // Incremental fetch sessions (KIP-227), shared by the broker's listeners; null: none
   // (every fetch is sessionless).
   FetchSessionCache* fetch_sessions = nullptr;
+  // KIP-890 part 1 (transaction.partition.verification.enable): a transactional batch
+  // that opens a transaction on a partition is appended once the coordinator confirmed
+  // the partition is in it; null: appended unverified.
+  TxnVerifier* txn_verifier = nullptr;
   // The authorizer (authorizer.class.name, the ACLs of the metadata image); null: none
   // is configured, every request is allowed and the ACL APIs answer SECURITY_DISABLED.
   const security::StandardAuthorizer* authorizer = nullptr;

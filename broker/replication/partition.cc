@@ -88,10 +88,12 @@ absl::Status Partition::CheckEpochLocked(std::optional<int32_t> current_leader_e
 }
 
 absl::StatusOr<storage::LogAppendInfo> Partition::AppendRecordsToLeader(std::string& records,
-                                                                      storage::AppendOrigin origin) {
+                                                                      storage::AppendOrigin origin,
+                                                                      const storage::TxnVerification& verification) {
   absl::ReaderMutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckEpochLocked(std::nullopt, true));
-  STRATA_ASSIGN_OR_RETURN(storage::LogAppendInfo info, log_->AppendAsLeader(records, state_.leader_epoch, origin));
+  STRATA_ASSIGN_OR_RETURN(storage::LogAppendInfo info,
+                          log_->AppendAsLeader(records, state_.leader_epoch, origin, verification));
   traffic_.bytes_in.fetch_add(static_cast<int64_t>(records.size()), std::memory_order_relaxed);
   if (!info.duplicate && info.last_offset >= info.first_offset) {
     traffic_.records_in.fetch_add(info.last_offset - info.first_offset + 1, std::memory_order_relaxed);

@@ -96,7 +96,8 @@ class Partition final : public FollowerPartition {
   // Appends a producer's batches (validated, offsets assigned, stamped with the leader
   // epoch; records is rewritten in place). NOT_LEADER_OR_FOLLOWER when not leader.
   absl::StatusOr<storage::LogAppendInfo> AppendRecordsToLeader(
-      std::string& records, storage::AppendOrigin origin = storage::AppendOrigin::kClient);
+      std::string& records, storage::AppendOrigin origin = storage::AppendOrigin::kClient,
+      const storage::TxnVerification& verification = {});
 
   // Reads from fetch_offset under the isolation's bound. An offset below the local log
   // start that the remote tier holds is OFFSET_MOVED_TO_TIERED_STORAGE (consumers are

@@ -805,9 +805,24 @@ std::optional<absl::Status> ReplicaManager::GapToBeFilled(const storage::TopicPa
   return std::nullopt;
 }
 
+absl::StatusOr<uint64_t> ReplicaManager::StartTxnVerification(const storage::TopicPartition& tp,
+                                                               int64_t producer_id, int16_t producer_epoch) {
+  std::shared_ptr<Partition> partition = GetPartition(tp);
+  if (partition == nullptr || !partition->is_leader()) {
+    return KafkaError(proto::kafka::ErrorCode::kNotLeaderOrFollower,
+                      absl::StrCat("broker ", options_.broker_id, " does not lead ", tp.DirName()));
+  }
+  return partition->log()->StartTxnVerification(producer_id, producer_epoch);
+}
+
+void ReplicaManager::EndTxnVerification(const storage::TopicPartition& tp, int64_t producer_id) {
+  if (std::shared_ptr<Partition> partition = GetPartition(tp)) partition->log()->EndTxnVerification(producer_id);
+}
+
 absl::StatusOr<storage::LogAppendInfo> ReplicaManager::AppendRecords(const storage::TopicPartition& tp,
                                                                      std::string& records,
-                                                                     storage::AppendOrigin origin) {
+                                                                     storage::AppendOrigin origin,
+                                                                     const storage::TxnVerification& verification) {
   std::shared_ptr<Partition> partition = GetPartition(tp);
   absl::StatusOr<storage::LogAppendInfo> info;
   if (partition == nullptr) {
@@ -819,7 +834,7 @@ absl::StatusOr<storage::LogAppendInfo> ReplicaManager::AppendRecords(const stora
                                    "in-sync replicas of ", tp.DirName(), " for ", options_.leader_lease_ms,
                                    " ms: another broker may lead it now"));
   } else {
-    info = partition->AppendRecordsToLeader(records, origin);
+    info = partition->AppendRecordsToLeader(records, origin, verification);
   }
   if (info.ok()) {
     // New records: consumers wake when the high watermark moved, followers waiting at

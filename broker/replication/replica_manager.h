@@ -144,8 +144,17 @@ class ReplicaManager final : public FollowerPartitions {
   // first batch of this leader epoch (NOT_LEADER_OR_FOLLOWER: the missing batch went
   // to the previous leader). docs/idempotence.md says why.
   // origin: kCoordinator for the transaction coordinator's markers (WriteTxnMarkers).
+  // verification: KIP-890 part 1's guard (StartTxnVerification).
   absl::StatusOr<storage::LogAppendInfo> AppendRecords(const storage::TopicPartition& tp, std::string& records,
-                                                       storage::AppendOrigin origin = storage::AppendOrigin::kClient);
+                                                       storage::AppendOrigin origin = storage::AppendOrigin::kClient,
+                                                       const storage::TxnVerification& verification = {});
+  // The guard a producer's batch that opens a transaction on tp is appended with once
+  // the coordinator verified it (storage::Log::StartTxnVerification); 0: its
+  // transaction is open there already. NOT_LEADER_OR_FOLLOWER when tp is not here.
+  absl::StatusOr<uint64_t> StartTxnVerification(const storage::TopicPartition& tp, int64_t producer_id,
+                                                int16_t producer_epoch);
+  // After the batch of a non-zero guard was appended or refused.
+  void EndTxnVerification(const storage::TopicPartition& tp, int64_t producer_id);
   // A produce of records to tp refused before AppendRecords (the produce handler's own
   // checks: no such partition here, min.insync.replicas): stored nothing.
   void ProduceRefused(const storage::TopicPartition& tp, absl::string_view records, const absl::Status& refusal) {

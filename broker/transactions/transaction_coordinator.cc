@@ -317,6 +317,12 @@ void TransactionCoordinator::InitProducerId(const std::string& transactional_id,
 void TransactionCoordinator::AddPartitions(const std::string& transactional_id, int64_t producer_id,
                                            int16_t producer_epoch, std::set<storage::TopicPartition> partitions,
                                            bool verify_only, std::function<void(ErrorCode)> respond) {
+  if (verify_only) {
+    for (const auto& [tp, e] : Verify(transactional_id, producer_id, producer_epoch, partitions)) {
+      if (e != ErrorCode::kNone) return respond(e);
+    }
+    return respond(ErrorCode::kNone);
+  }
   const int32_t partition = PartitionFor(transactional_id);
   int32_t leader_epoch;
   Transition t;
@@ -328,12 +334,6 @@ void TransactionCoordinator::AddPartitions(const std::string& transactional_id, 
     const bool included = txn != nullptr && txn->state == TransactionState::kOngoing &&
                           std::includes(txn->partitions.begin(), txn->partitions.end(), partitions.begin(),
                                         partitions.end());
-    if (verify_only) {
-      ErrorCode e = CheckProducerLocked(txn, producer_id, producer_epoch);
-      if (e == ErrorCode::kConcurrentTransactions) e = ErrorCode::kNone;  // judged by the state below
-      if (e != ErrorCode::kNone) return respond(e);
-      return respond(included ? ErrorCode::kNone : ErrorCode::kInvalidTxnState);
-    }
     if (ErrorCode e = CheckProducerLocked(txn, producer_id, producer_epoch); e != ErrorCode::kNone) return respond(e);
     if (IsPrepare(txn->state)) return respond(ErrorCode::kConcurrentTransactions);
     if (included) return respond(ErrorCode::kNone);
@@ -350,6 +350,28 @@ void TransactionCoordinator::AddPartitions(const std::string& transactional_id, 
     txn->pending = true;
   }
   Write(transactional_id, partition, leader_epoch, std::move(t), std::move(respond));
+}
+
+std::map<storage::TopicPartition, ErrorCode> TransactionCoordinator::Verify(
+    const std::string& transactional_id, int64_t producer_id, int16_t producer_epoch,
+    const std::set<storage::TopicPartition>& partitions) const {
+  std::map<storage::TopicPartition, ErrorCode> out;
+  auto all = [&](ErrorCode e) {
+    for (const storage::TopicPartition& tp : partitions) out[tp] = e;
+    return out;
+  };
+  absl::MutexLock lock(&mu_);
+  if (ErrorCode e = ReachLocked(PartitionFor(transactional_id)); e != ErrorCode::kNone) return all(e);
+  auto it = txns_.find(transactional_id);
+  const Txn* txn = it == txns_.end() ? nullptr : &it->second;
+  ErrorCode e = CheckProducerLocked(txn, producer_id, producer_epoch);
+  if (e == ErrorCode::kConcurrentTransactions) e = ErrorCode::kNone;  // judged by the state below
+  if (e != ErrorCode::kNone) return all(e);
+  for (const storage::TopicPartition& tp : partitions) {
+    out[tp] = txn->state == TransactionState::kOngoing && txn->partitions.count(tp) ? ErrorCode::kNone
+                                                                                      : ErrorCode::kInvalidTxnState;
+  }
+  return out;
 }
 
 void TransactionCoordinator::EndTxn(const std::string& transactional_id, int64_t producer_id, int16_t producer_epoch,

@@ -20,8 +20,8 @@
 // are CONCURRENT_TRANSACTIONS. The coordinator epoch the markers carry is the leader
 // epoch of the id's partition, so that a deposed coordinator's markers are fenced.
 // This is Kafka's transaction protocol version 1 (one epoch across transactions);
-// AddPartitionsToTxn's verify-only form (KIP-890 part 1) answers whether a partition is
-// in an id's ongoing transaction.
+// Verify (AddPartitionsToTxn's verify-only form, KIP-890 part 1) answers partition
+// leaders whether a partition is in an id's ongoing transaction.
 //
 // Time: the timeout sweep and loads run on the coordinator's thread, from the options'
 // clock; tests with a ManualClock and no thread call RunDueTimers.
@@ -129,6 +129,14 @@ class TransactionCoordinator {
   void AddPartitions(const std::string& transactional_id, int64_t producer_id, int16_t producer_epoch,
                      std::set<storage::TopicPartition> partitions, bool verify_only,
                      std::function<void(ErrorCode)> respond);
+  // AddPartitionsToTxn's verify-only form (KIP-890 part 1, asked by partition leaders
+  // before a batch opens a transaction): per partition NONE when it is in the id's
+  // ongoing transaction, else INVALID_TXN_STATE; the coordinator's errors
+  // (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS) and the producer's
+  // (INVALID_PRODUCER_ID_MAPPING, PRODUCER_FENCED) for all. Writes nothing.
+  std::map<storage::TopicPartition, ErrorCode> Verify(const std::string& transactional_id, int64_t producer_id,
+                                                      int16_t producer_epoch,
+                                                      const std::set<storage::TopicPartition>& partitions) const;
   void EndTxn(const std::string& transactional_id, int64_t producer_id, int16_t producer_epoch, bool commit,
               std::function<void(ErrorCode)> respond);
 

@@ -58,6 +58,7 @@ absl::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kFetchSessionTopicIdError: return "FETCH_SESSION_TOPIC_ID_ERROR";
     case ErrorCode::kOffsetMovedToTieredStorage: return "OFFSET_MOVED_TO_TIERED_STORAGE";
     case ErrorCode::kOffsetMetadataTooLarge: return "OFFSET_METADATA_TOO_LARGE";
+    case ErrorCode::kNetworkException: return "NETWORK_EXCEPTION";
     case ErrorCode::kNotCoordinator: return "NOT_COORDINATOR";
     case ErrorCode::kIllegalGeneration: return "ILLEGAL_GENERATION";
     case ErrorCode::kInconsistentGroupProtocol: return "INCONSISTENT_GROUP_PROTOCOL";
@@ -101,6 +102,7 @@ absl::string_view ErrorName(ErrorCode code) {
 bool IsRetriable(ErrorCode code) {
   switch (code) {
     case ErrorCode::kCorruptMessage:
+    case ErrorCode::kNetworkException:
     case ErrorCode::kUnknownTopicOrPartition:
     case ErrorCode::kLeaderNotAvailable:
     case ErrorCode::kNotLeaderOrFollower:

@@ -58,6 +58,7 @@ enum class ErrorCode : int16_t {
   kMismatchedEndpointType = 114,
   kUnsupportedEndpointType = 115,
   kInvalidRequiredAcks = 21,
+  kNetworkException = 13,  // a request between brokers failed on the wire
   kFetchSessionIdNotFound = 70,
   kInvalidFetchSessionEpoch = 71,
   kFetchSessionTopicIdError = 106,

@@ -229,6 +229,50 @@ TEST_F(LogTxnTest, LastStableOffsetAndAbortedTransactions) {
   EXPECT_EQ(log->log_end_offset(), 9);
 }
 
+// KIP-890 part 1: with verification in force, a batch that opens a transaction needs a
+// guard asked before the coordinator was, and still current; a marker in between ends
+// it, so a batch delayed past its transaction's end cannot open a hanging transaction.
+TEST_F(LogTxnTest, ABatchOpeningATransactionNeedsACurrentVerificationGuard) {
+  auto log = OpenLog(SmallLogOptions(dir_));
+  auto append = [&](std::string batch, const TxnVerification& v) {
+    return log->AppendAsLeader(batch, 0, AppendOrigin::kClient, v);
+  };
+  // Never verified: refused, nothing stored.
+  EXPECT_EQ(ErrcOf(append(TxnBatch(1, 0, 0, 2), {.required = true, .guard = 0}).status()), Errc::kInvalidTxnState);
+  EXPECT_EQ(log->log_end_offset(), 0);
+  // Verified: the guard opens it; while it is open no guard is needed (0) and any passes.
+  const uint64_t guard = log->StartTxnVerification(1, 0);
+  ASSERT_NE(guard, 0u);
+  EXPECT_EQ(log->StartTxnVerification(1, 0), guard) << "a batch behind it waits for the same answer";
+  EXPECT_EQ(ErrcOf(append(TxnBatch(1, 0, 0, 2), {.required = true, .guard = guard + 1}).status()),
+            Errc::kInvalidTxnState);
+  ASSERT_TRUE(append(TxnBatch(1, 0, 0, 2), {.required = true, .guard = guard}).ok());
+  // Open now, but a batch behind the first is still being verified: the next one queues
+  // behind it (the requests of a connection are pipelined; order is the producer's).
+  EXPECT_EQ(log->StartTxnVerification(1, 0), guard);
+  for (int i = 0; i < 3; ++i) log->EndTxnVerification(1);
+  EXPECT_EQ(log->StartTxnVerification(1, 0), 0u) << "open, and nothing in flight: nothing to verify";
+  ASSERT_TRUE(append(TxnBatch(1, 0, 2, 1), {.required = true, .guard = 0}).ok());
+  EXPECT_NE(log->StartTxnVerification(1, 1), 0u) << "another epoch cannot join it";
+  log->EndTxnVerification(1);
+  Append(*log, Marker(1, 0, ControlRecordType::kAbort), AppendOrigin::kCoordinator);  // 3
+
+  // The race: verified for the next transaction, then the marker of that one came (the
+  // producer's batch was delayed past its abort). The guard it holds is no longer good.
+  const uint64_t before_marker = log->StartTxnVerification(1, 0);
+  ASSERT_NE(before_marker, 0u);
+  Append(*log, TxnBatch(1, 0, 3, 1, 1500));  // 4: the next transaction opens (no verification asked here)
+  Append(*log, Marker(1, 0, ControlRecordType::kAbort), AppendOrigin::kCoordinator);  // 5
+  const int64_t end = log->log_end_offset();
+  EXPECT_EQ(ErrcOf(append(TxnBatch(1, 0, 4, 1), {.required = true, .guard = before_marker}).status()),
+            Errc::kInvalidTxnState);
+  EXPECT_EQ(log->log_end_offset(), end) << "nothing stored";
+  log->UpdateHighWatermark(end);
+  EXPECT_EQ(log->last_stable_offset(), end) << "no transaction left hanging";
+  // Without verification in force (transaction.partition.verification.enable=false) it opens freely.
+  EXPECT_TRUE(append(TxnBatch(1, 0, 4, 1), {}).ok());
+}
+
 TEST_F(LogTxnTest, TruncationReopensATransactionAndDropsItsAbortEntry) {
   auto log = OpenLog(SmallLogOptions(dir_));
   Append(*log, TxnBatch(1, 0, 0, 3));                                              // [0, 3)

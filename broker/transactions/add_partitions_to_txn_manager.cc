@@ -1,0 +1,197 @@
+#include "broker/transactions/add_partitions_to_txn_manager.h"
+
+#include "absl/strings/str_cat.h"
+#include "base/check.h"
+#include "base/logging.h"
+#include "proto/kafka/add_partitions_to_txn.h"
+#include "proto/kafka/api.h"
+
+namespace strata::broker {
+
+namespace kafka = proto::kafka;
+
+namespace {
+
+constexpr int16_t kVerifyVersion = 4;  // the first with verify_only (brokers' batches)
+
+// What a producer is told for a coordinator's answer on a partition (Kafka's mapping).
+ErrorCode ForProducer(ErrorCode e) {
+  return e == ErrorCode::kProducerFenced ? ErrorCode::kInvalidProducerEpoch : e;
+}
+
+}  // namespace
+
+AddPartitionsToTxnManager::AddPartitionsToTxnManager(AddPartitionsToTxnManagerOptions options)
+    : options_(std::move(options)) {
+  ABSL_CHECK(options_.coordinator_of != nullptr && options_.local != nullptr);
+  ABSL_CHECK_GT(options_.state_topic_partitions, 0);
+  thread_ = std::thread([this] { Run(); });
+}
+
+AddPartitionsToTxnManager::~AddPartitionsToTxnManager() {
+  std::map<int32_t, Queue> left;
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  thread_.join();
+  {
+    absl::MutexLock lock(&mu_);
+    left.swap(queues_);
+  }
+  for (auto& [broker, queue] : left) {
+    for (auto& [id, pending] : queue.transactions) {
+      for (Waiter& w : pending.waiters) Answer(w, {}, ErrorCode::kNetworkException);
+    }
+  }
+}
+
+TxnVerificationStats AddPartitionsToTxnManager::stats() const {
+  absl::MutexLock lock(&mu_);
+  return stats_;
+}
+
+void AddPartitionsToTxnManager::Answer(Waiter& waiter, const Unverified& errors, ErrorCode missing) {
+  Unverified unverified;
+  for (const storage::TopicPartition& tp : waiter.partitions) {
+    auto it = errors.find(tp);
+    ErrorCode e = it == errors.end() ? missing : ForProducer(it->second);
+    if (e != ErrorCode::kNone) unverified[tp] = e;
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    stats_.unverified += static_cast<int64_t>(unverified.size());
+    stats_.verified += static_cast<int64_t>(waiter.partitions.size() - unverified.size());
+  }
+  waiter.done(std::move(unverified));
+}
+
+void AddPartitionsToTxnManager::Verify(const std::string& transactional_id, int64_t producer_id,
+                                       int16_t producer_epoch, std::set<storage::TopicPartition> partitions,
+                                       Callback done) {
+  Waiter waiter{std::move(partitions), std::move(done)};
+  const BrokerEndpoint coordinator =
+      options_.coordinator_of(TransactionStatePartitionFor(transactional_id, options_.state_topic_partitions));
+  if (coordinator.broker_id < 0) return Answer(waiter, {}, ErrorCode::kCoordinatorNotAvailable);
+  if (coordinator.broker_id == options_.broker_id) {
+    // This broker's own coordinator: asked in-process (it writes nothing for a verify).
+    return Answer(waiter, options_.local->Verify(transactional_id, producer_id, producer_epoch, waiter.partitions),
+                  ErrorCode::kNone);
+  }
+  std::vector<Waiter> fenced;
+  bool incoming_fenced = false;
+  {
+    absl::MutexLock lock(&mu_);
+    Queue& queue = queues_[coordinator.broker_id];
+    queue.endpoint = coordinator;
+    auto [it, added] = queue.transactions.try_emplace(transactional_id);
+    Pending& pending = it->second;
+    if (!added && (pending.producer_id != producer_id || pending.producer_epoch != producer_epoch)) {
+      if (pending.producer_id == producer_id && producer_epoch < pending.producer_epoch) {
+        incoming_fenced = true;  // the waiting one is newer
+      } else {
+        for (Waiter& w : pending.waiters) fenced.push_back(std::move(w));
+        pending = Pending{};
+      }
+    }
+    if (!incoming_fenced) {
+      pending.producer_id = producer_id;
+      pending.producer_epoch = producer_epoch;
+      pending.partitions.insert(waiter.partitions.begin(), waiter.partitions.end());
+      pending.waiters.push_back(std::move(waiter));
+    }
+  }
+  if (incoming_fenced) fenced.push_back(std::move(waiter));
+  for (Waiter& w : fenced) Answer(w, {}, ErrorCode::kInvalidProducerEpoch);
+}
+
+void AddPartitionsToTxnManager::Run() {
+  while (true) {
+    std::map<int32_t, Queue> round;
+    {
+      absl::MutexLock lock(&mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || !queues_.empty(); };
+      mu_.Await(absl::Condition(&ready));
+      if (stopping_) return;
+      round.swap(queues_);
+    }
+    for (auto& [broker, queue] : round) SendTo(std::move(queue));
+  }
+}
+
+client::KafkaConnection* AddPartitionsToTxnManager::ConnectionTo(const BrokerEndpoint& e) {
+  auto it = connections_.find(e.broker_id);
+  if (it != connections_.end() && it->second->name() == absl::StrCat(e.host, ":", e.port)) return it->second.get();
+  auto connected = client::KafkaConnection::Connect(e.host, e.port, options_.request_timeout, options_.security);
+  if (!connected.ok()) {
+    spdlog::warn("transaction verification: cannot reach coordinator broker {} at {}:{}: {}", e.broker_id, e.host,
+                 e.port, connected.status().message());
+    connections_.erase(e.broker_id);
+    return nullptr;
+  }
+  return (connections_[e.broker_id] = *std::move(connected)).get();
+}
+
+void AddPartitionsToTxnManager::SendTo(Queue queue) {
+  {
+    absl::MutexLock lock(&mu_);
+    ++stats_.remote_requests;
+  }
+  kafka::AddPartitionsToTxnRequest request;
+  for (const auto& [id, pending] : queue.transactions) {
+    kafka::AddPartitionsToTxnRequest::Transaction& t = request.transactions.emplace_back();
+    t.transactional_id = id;
+    t.producer_id = pending.producer_id;
+    t.producer_epoch = pending.producer_epoch;
+    t.verify_only = true;
+    for (const storage::TopicPartition& tp : pending.partitions) {
+      if (t.topics.empty() || t.topics.back().name != tp.topic) t.topics.push_back({tp.topic, {}});
+      t.topics.back().partitions.push_back(tp.partition);
+    }
+  }
+  auto answer_all = [&](ErrorCode e) {
+    for (auto& [id, pending] : queue.transactions) {
+      for (Waiter& w : pending.waiters) Answer(w, {}, e);
+    }
+  };
+  client::KafkaConnection* connection = ConnectionTo(queue.endpoint);
+  if (connection == nullptr) return answer_all(ErrorCode::kNetworkException);
+  std::string body;
+  kafka::Writer w(&body);
+  kafka::WriteAddPartitionsToTxnRequest(request, kVerifyVersion, w);
+  auto response =
+      connection->Call(static_cast<int16_t>(kafka::ApiKey::kAddPartitionsToTxn), kVerifyVersion, body);
+  absl::StatusOr<kafka::AddPartitionsToTxnResponse> decoded =
+      response.ok() ? [&] {
+        kafka::Reader r(response->body());
+        return kafka::ReadAddPartitionsToTxnResponse(r, kVerifyVersion);
+      }()
+                    : absl::StatusOr<kafka::AddPartitionsToTxnResponse>(response.status());
+  if (!decoded.ok()) {
+    spdlog::warn("transaction verification: AddPartitionsToTxn to broker {}: {}", queue.endpoint.broker_id,
+                 decoded.status().message());
+    connections_.erase(queue.endpoint.broker_id);
+    return answer_all(ErrorCode::kNetworkException);
+  }
+  if (decoded->error_code != 0) {
+    auto e = static_cast<ErrorCode>(decoded->error_code);
+    spdlog::warn("transaction verification: broker {} answered {}", queue.endpoint.broker_id, kafka::ErrorName(e));
+    // The producer is not to see this broker's own authorization: the verification failed.
+    return answer_all(e == ErrorCode::kClusterAuthorizationFailed ? ErrorCode::kInvalidTxnState : e);
+  }
+  for (const auto& result : decoded->results_by_transaction) {
+    auto it = queue.transactions.find(result.transactional_id);
+    if (it == queue.transactions.end()) continue;
+    Unverified errors;
+    for (const auto& topic : result.topic_results) {
+      for (const auto& p : topic.results_by_partition) {
+        errors[{topic.name, p.partition_index}] = static_cast<ErrorCode>(p.partition_error_code);
+      }
+    }
+    for (Waiter& waiter : it->second.waiters) Answer(waiter, errors, ErrorCode::kNetworkException);
+    queue.transactions.erase(it);
+  }
+  answer_all(ErrorCode::kNetworkException);  // transactions the answer left out
+}
+
+}  // namespace strata::broker
