@@ -212,6 +212,18 @@ class Cleaning {
     return true;
   }
 
+  // Whether a transaction marker goes (Kafka's rule, with the marker's own timestamp as
+  // its delete horizon's start): mapped, older than delete.retention.ms, and nothing of its
+  // transaction left before it. Either way the producer's next batches are another
+  // transaction's.
+  absl::StatusOr<bool> RemoveMarker(const RecordBatchHeader& h, absl::string_view batch, int64_t map_end) {
+    STRATA_ASSIGN_OR_RETURN(EndTxnMarker marker, ReadControlBatch(batch));
+    if (marker.type == ControlRecordType::kUnknown) return false;
+    const bool data_left = txn_batch_kept_.erase(h.producer_id) > 0;
+    return !data_left && h.base_offset < map_end &&
+           params_.now_ms - h.max_timestamp > view_.config.delete_retention_ms;
+  }
+
   absl::Status CleanGroup(const std::vector<const CleanableSegment*>& group, int64_t map_end) {
     STRATA_ASSIGN_OR_RETURN(std::unique_ptr<LogSegment> cleaned, log_.NewCleanedSegment(group.front()->base_offset));
     std::string out;
@@ -223,18 +235,24 @@ class Cleaning {
       out.clear();
       return absl::OkStatus();
     };
+    std::set<int64_t> removed_markers;  // offsets
     absl::Status status = [&]() -> absl::Status {
       AbortedTxnTracker aborted(view_, group.front()->base_offset);
       for (const CleanableSegment* s : group) {
-        // The cleaned segment keeps the entries: a reader may still meet what is left of
-        // an aborted transaction (data past map_end, an empty batch kept for a sequence).
-        for (const AbortedTxn& t : s->aborted_txns) STRATA_RETURN_IF_ERROR(log_.ReportIo(cleaned->txn_index().Append(t)));
         absl::Status scanned =
             ForEachBatch(*s, [&](const RecordBatchHeader& h, absl::string_view batch) -> absl::Status {
               STRATA_RETURN_IF_ERROR(Pace(h.size_in_bytes()));
               result_.bytes_read += h.size_in_bytes();
               STRATA_ASSIGN_OR_RETURN(bool is_aborted, aborted.IsAborted(h, batch));
-              if (h.is_control() || (h.base_offset >= map_end && !is_aborted)) {
+              const size_t written = out.size();
+              if (h.is_control()) {
+                STRATA_ASSIGN_OR_RETURN(bool remove, RemoveMarker(h, batch, map_end));
+                if (remove) {
+                  removed_markers.insert(h.base_offset);
+                } else {
+                  out.append(batch.data(), batch.size());
+                }
+              } else if (h.base_offset >= map_end && !is_aborted) {
                 out.append(batch.data(), batch.size());
               } else {
                 STRATA_ASSIGN_OR_RETURN(std::vector<Record> records, DecodeRecords(batch, max_uncompressed_));
@@ -259,10 +277,22 @@ class Cleaning {
                   }
                 }
               }
+              // A transaction with a batch left (even an empty one) keeps its marker.
+              if (h.is_transactional() && !h.is_control() && out.size() > written) {
+                txn_batch_kept_.insert(h.producer_id);
+              }
               if (out.size() >= ChunkedReader::kChunk) return write_out();
               return absl::OkStatus();
             });
         if (!scanned.ok()) return ErrcOf(scanned) == Errc::kStorageError ? log_.ReportIo(scanned) : scanned;
+        // The cleaned segment keeps the entries, but for the markers removed: a reader may
+        // still meet what is left of an aborted transaction (data past map_end, an empty
+        // batch kept for a sequence), and one whose marker is gone has nothing left.
+        for (const AbortedTxn& t : s->aborted_txns) {
+          if (!removed_markers.count(t.last_offset)) {
+            STRATA_RETURN_IF_ERROR(log_.ReportIo(cleaned->txn_index().Append(t)));
+          }
+        }
       }
       return write_out();
     }();
@@ -273,8 +303,12 @@ class Cleaning {
     }
     std::vector<std::shared_ptr<LogSegment>> old;
     for (const CleanableSegment* s : group) old.push_back(s->segment);
-    STRATA_RETURN_IF_ERROR(log_.ReplaceSegments(old, std::move(cleaned)));
+    // A producer snapshot taken before a removed marker could hold its transaction open,
+    // with nothing left to close it when replayed: those go first.
+    const int64_t snapshots_up_to = removed_markers.empty() ? -1 : *removed_markers.rbegin();
+    STRATA_RETURN_IF_ERROR(log_.ReplaceSegments(old, std::move(cleaned), snapshots_up_to));
     result_.segments_cleaned += static_cast<int>(group.size());
+    result_.markers_removed += static_cast<int64_t>(removed_markers.size());
     return absl::OkStatus();
   }
 
@@ -284,6 +318,9 @@ class Cleaning {
   const size_t max_uncompressed_;
   OffsetMap map_;
   CleanResult result_;
+  // Producers with a transactional batch written since their last marker, over the whole
+  // cleaning (it runs from the log start, so a transaction's data is met before its marker).
+  std::set<int64_t> txn_batch_kept_;
 };
 
 // The max timestamp of a segment's first batch (kNoTimestamp when unreadable or empty).

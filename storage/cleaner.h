@@ -13,8 +13,11 @@
 //     A batch whose records all stay is copied byte for byte; one that loses some is
 //     rebuilt with the same base offset, last offset delta, producer fields and codec;
 //     one that loses all is dropped, except each producer's last batch, kept empty so
-//     the producer's sequence survives (a reload of producer state sees it). Control
-//     batches stay.
+//     the producer's sequence survives (a reload of producer state sees it). A
+//     transaction marker goes once it is older than delete.retention.ms (its timestamp)
+//     and no batch of its transaction is left before it, with its aborted-index entry;
+//     producer snapshots at or below it are deleted first (replayed, one could hold the
+//     transaction open with no marker left to close it). Other control batches stay.
 //  4. Each group is written into <base>.*.cleaned and swapped in by
 //     Log::ReplaceSegments (flushed, .swap, old .deleted, swap into place).
 // Producer state, the leader-epoch cache, log start and end offsets never change.
@@ -73,6 +76,7 @@ struct CleanResult {
   int64_t keyless_removed = 0;
   int64_t aborted_records_removed = 0;  // records of aborted transactions
   int64_t empty_batches_kept = 0;  // producers' last batches kept without records
+  int64_t markers_removed = 0;     // transaction markers past their delete horizon
 };
 
 // Cleans `log` from `checkpoint` (nullopt: never cleaned). Nothing to clean is an OK

@@ -211,10 +211,12 @@ class Log {
   // meanwhile, nothing is swapped: the cleaned files are removed and ABORTED returned.
   // Producer state and the leader-epoch cache are untouched: cleaning removes no offset
   // a producer's sequence or an epoch needs (the cleaner keeps each producer's last batch).
+  // delete_snapshots_up_to >= 0 (cleaned lost a transaction marker there): producer
+  // snapshots at offsets up to it are deleted, durably, before the swap.
   CleaningView ViewForCleaning() const;
   absl::StatusOr<std::unique_ptr<LogSegment>> NewCleanedSegment(int64_t base_offset) const;
   absl::Status ReplaceSegments(const std::vector<std::shared_ptr<LogSegment>>& old,
-                               std::unique_ptr<LogSegment> cleaned);
+                               std::unique_ptr<LogSegment> cleaned, int64_t delete_snapshots_up_to = -1);
   // Reports an I/O error met while working on this log's files (the cleaner's reads and
   // writes) to the failure channel; returns status unchanged.
   absl::Status ReportIo(absl::Status status) const { return Io(std::move(status)); }

@@ -128,10 +128,12 @@ absl::StatusOr<bool> LogCleaner::CleanDirtiestOnce() {
   stats_.records_removed += result->records_removed;
   stats_.last_cleaning_ms = elapsed_ms;
   spdlog::info("log cleaner: cleaned {} offsets [{}, {}) in {} ms: {} segments, {} bytes read, {} written, {} "
-               "records removed ({} tombstones, {} without a key), {} empty producer batches kept",
+               "records removed ({} tombstones, {} without a key, {} of aborted transactions), {} empty producer "
+               "batches kept, {} transaction markers removed",
                chosen.tp.DirName(), result->first_dirty_offset, result->next_dirty_offset, elapsed_ms,
                result->segments_cleaned, result->bytes_read, result->bytes_written, result->records_removed,
-               result->tombstones_removed, result->keyless_removed, result->empty_batches_kept);
+               result->tombstones_removed, result->keyless_removed, result->aborted_records_removed,
+               result->empty_batches_kept, result->markers_removed);
   checkpoints_[chosen.dir][chosen.tp] = result->next_dirty_offset;
   absl::Status written = WriteCheckpoint(chosen.dir);
   if (!written.ok()) return chosen.log->ReportIo(written);

@@ -51,7 +51,7 @@ absl::StatusOr<std::unique_ptr<LogSegment>> Log::NewCleanedSegment(int64_t base_
 }
 
 absl::Status Log::ReplaceSegments(const std::vector<std::shared_ptr<LogSegment>>& old,
-                                  std::unique_ptr<LogSegment> cleaned) {
+                                  std::unique_ptr<LogSegment> cleaned, int64_t delete_snapshots_up_to) {
   ABSL_CHECK(!old.empty());
   ABSL_CHECK_EQ(old.front()->base_offset(), cleaned->base_offset());
   ABSL_CHECK_EQ(cleaned->suffix(), kCleanedSuffix);
@@ -80,6 +80,14 @@ absl::Status Log::ReplaceSegments(const std::vector<std::shared_ptr<LogSegment>>
       discard();
       return absl::AbortedError(absl::StrCat(topic_partition_.DirName(), ": segment ", segment->base_offset(),
                                              " changed while it was cleaned; the cleaning is dropped"));
+    }
+  }
+  if (delete_snapshots_up_to >= 0) {
+    absl::Status deleted = producer_state_->DeleteSnapshotsBelow(delete_snapshots_up_to + 1);
+    if (deleted.ok()) deleted = options_.ops->SyncDir(options_.dir);
+    if (!deleted.ok()) {
+      discard();
+      return Io(deleted);
     }
   }
   const int64_t base = cleaned->base_offset();

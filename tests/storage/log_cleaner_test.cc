@@ -436,6 +436,97 @@ TEST_F(LogCleanerTest, AbortedDataIsDroppedAndNeverSupersedesCommittedData) {
   EXPECT_EQ(log.CollectAbortedTxns(0, log.log_end_offset())->size(), 1u) << "the cleaned segment keeps the entry";
 }
 
+// The offsets of the log's control batches (transaction markers), from its start.
+std::vector<int64_t> MarkerOffsets(const Log& log) {
+  std::vector<int64_t> out;
+  int64_t offset = log.log_start_offset();
+  while (offset < log.log_end_offset()) {  // a read answers from one segment
+    auto info = log.Read(offset, 1 << 24, log.log_end_offset(), true);
+    EXPECT_TRUE(info.ok()) << info.status();
+    if (!info.ok()) return out;
+    auto bytes = info->records.ReadAll();
+    EXPECT_TRUE(bytes.ok()) << bytes.status();
+    if (!bytes.ok() || bytes->empty()) return out;
+    BatchSplitter splitter(*bytes);
+    while (true) {
+      auto batch = splitter.Next();
+      if (!batch.ok() || !*batch) break;
+      RecordBatchHeader h = RecordBatchHeader::Parse((*batch)->data());
+      if (h.is_control()) out.push_back(h.base_offset);
+      offset = h.next_offset();
+    }
+  }
+  return out;
+}
+
+// Markers go once past delete.retention.ms and only when nothing of their transaction is
+// left; an abort marker takes its aborted-index entry along, and producer snapshots
+// taken before it (which could hold the transaction open on a reload) go first.
+TEST_F(LogCleanerTest, TransactionMarkersGoPastDeleteRetentionOnceTheirTransactionHasNoData) {
+  LogOptions options = Options("markers-0");
+  options.config.delete_retention_ms = 10'000;
+  auto opened = Log::Open(options);
+  ASSERT_TRUE(opened.ok());
+  std::unique_ptr<Log> log = std::move(*opened);
+  auto txn = [&](int64_t pid, int32_t seq, const std::string& key, const std::string& value) {
+    std::string batch =
+        RecordBatchBuilder().set_producer(pid, 0, seq).set_transactional(true).Add(key, value, clock_.NowMs()).Build();
+    ASSERT_TRUE(log->AppendAsLeader(batch, 0).ok());
+  };
+  auto end = [&](int64_t pid, ControlRecordType type) {
+    std::string marker = BuildEndTxnMarkerBatch(pid, 0, EndTxnMarker{type, 0}, clock_.NowMs());
+    ASSERT_TRUE(log->AppendAsLeader(marker, 0, AppendOrigin::kCoordinator).ok());
+  };
+  txn(1, 0, "a", "v1");                // 0: superseded by 2
+  end(1, ControlRecordType::kCommit);  // 1: its transaction will have nothing left
+  txn(1, 1, "a", "v2");                // 2
+  end(1, ControlRecordType::kCommit);  // 3: stays (2 stays)
+  txn(2, 0, "b", "aborted");           // 4
+  ASSERT_TRUE(log->Roll().ok());       // a producer snapshot at 5 holds producer 2's transaction open
+  end(2, ControlRecordType::kAbort);   // 5: goes once 4 is gone, with its index entry
+  std::string plain = RecordBatchBuilder().set_producer(2, 0, 1).Add("c", "v1", clock_.NowMs()).Build();
+  ASSERT_TRUE(log->AppendAsLeader(plain, 0).ok());  // 6: producer 2's last batch, outside any transaction
+  for (int i = 0; i < 40; ++i) {
+    std::string batch = KeyedBatch({{absl::StrCat("f", i % 4), std::string(100, 'x')}}, clock_.NowMs());
+    ASSERT_TRUE(log->AppendAsLeader(batch, 0).ok());
+  }
+  ASSERT_TRUE(log->Roll().ok());
+  log->UpdateHighWatermark(log->log_end_offset());
+
+  auto first = CleanLog(*log, std::nullopt, Params());
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->markers_removed, 0) << "within delete.retention.ms every marker stays";
+  EXPECT_EQ(MarkerOffsets(*log), (std::vector<int64_t>{1, 3, 5}));
+  EXPECT_EQ(log->CollectAbortedTxns(0, log->log_end_offset())->size(), 1u);
+
+  clock_.Advance(10'001);
+  auto second = CleanLog(*log, std::nullopt, Params());
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(second->markers_removed, 2);
+  EXPECT_EQ(MarkerOffsets(*log), (std::vector<int64_t>{3})) << "a marker whose transaction has data stays";
+  EXPECT_TRUE(log->CollectAbortedTxns(0, log->log_end_offset())->empty()) << "the entry went with its marker";
+  const int64_t end_offset = log->log_end_offset();
+  ASSERT_TRUE(log->Close().ok());
+  log.reset();
+
+  // Reloaded from the oldest snapshot left (the newer ones removed), producer 2's
+  // transaction must not come back open: nothing would close it.
+  auto names = FileOps::Default()->ListDir(options.dir);
+  ASSERT_TRUE(names.ok());
+  for (const std::string& name : *names) {
+    if (!absl::EndsWith(name, kSnapshotSuffix)) continue;
+    int64_t offset = 0;
+    ASSERT_TRUE(absl::SimpleAtoi(name.substr(0, name.size() - kSnapshotSuffix.size()), &offset)) << name;
+    EXPECT_GT(offset, 5) << "a snapshot below the removed abort marker survived";
+    if (offset > 6) ASSERT_TRUE(FileOps::Default()->Remove(JoinPath(options.dir, name)).ok());
+  }
+  options.had_clean_shutdown = true;
+  auto reopened = Log::Open(options);
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  (*reopened)->UpdateHighWatermark(end_offset);
+  EXPECT_EQ((*reopened)->last_stable_offset(), end_offset) << "no transaction hangs after the reload";
+}
+
 TEST_F(LogCleanerTest, ACompactedTopicRefusesRecordsWithoutAKey) {
   auto opened = Log::Open(Options("keyless-0"));
   ASSERT_TRUE(opened.ok());
