@@ -473,12 +473,16 @@ absl::StatusOr<FetchDataInfo> Log::Read(int64_t offset, uint64_t max_bytes, int6
     if (!*read) continue;  // nothing at or above offset here (a compacted gap)
     info.fetch_offset_metadata.segment_base_offset = segment.base_offset();
     info.fetch_offset_metadata.relative_position = (*read)->first_batch_position;
+    const std::optional<int64_t> upper =
+        it->second->offset_index().FirstOffsetAtOrAfter((*read)->slice.position + (*read)->slice.size);
+    info.upper_bound_offset = upper ? *upper : next == segments_.end() ? log_end_offset_ : next->first;
     info.records = std::move((*read)->slice);
     info.records.on_transfer_failure = transfer_failure_handler_;
     return info;
   }
   info.fetch_offset_metadata.segment_base_offset = segments_.rbegin()->first;
   info.fetch_offset_metadata.relative_position = segments_.rbegin()->second->size();
+  info.upper_bound_offset = log_end_offset_;
   return info;
 }
 

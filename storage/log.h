@@ -77,6 +77,10 @@ struct FetchDataInfo {
   // May end inside a batch when max_bytes cut it (as Kafka): readers drop an
   // incomplete trailing batch.
   FileSlice records;
+  // An offset no record read reaches (from the offset index past the slice's end, else
+  // the segment's end): the bound of the aborted transactions a READ_COMMITTED fetch
+  // returns with these records.
+  int64_t upper_bound_offset = 0;
 };
 
 // A rolled segment as the remote log manager copies it (Log::RolledSegmentsAfter).

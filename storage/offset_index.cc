@@ -26,6 +26,20 @@ int64_t OffsetIndex::LargestLowerBound(int64_t target) const {
   return found;
 }
 
+std::optional<int64_t> OffsetIndex::FirstOffsetAtOrAfter(uint64_t position) const {
+  size_t lo = 0, hi = entries();  // positions never fall: the first at or after is found by halving
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (entry(mid).position < position) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  if (lo == entries()) return std::nullopt;
+  return entry(lo).offset;
+}
+
 OffsetPosition OffsetIndex::Lookup(int64_t target) const {
   int64_t i = LargestLowerBound(target);
   return i < 0 ? OffsetPosition{base_offset_, 0} : entry(static_cast<size_t>(i));

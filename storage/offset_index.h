@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "absl/status/status.h"
 #include "storage/index_file.h"
@@ -29,6 +30,10 @@ class OffsetIndex {
   OffsetPosition entry(size_t i) const;
   // The last entry with offset <= target, or (base offset, 0).
   OffsetPosition Lookup(int64_t target) const;
+  // The offset of the first entry at or after position, nullopt when none: no batch
+  // that ends before position holds that offset or a later one (Kafka's
+  // fetchUpperBoundOffset).
+  std::optional<int64_t> FirstOffsetAtOrAfter(uint64_t position) const;
   // REQUIRES: offset above the last entry's, position at or above its.
   void Append(int64_t offset, uint32_t position);
   // Removes entries with offset >= offset.

@@ -389,7 +389,9 @@ absl::StatusOr<PartitionReadInfo> Partition::ReadRecords(int64_t fetch_offset, u
   }
   STRATA_ASSIGN_OR_RETURN(info.data, log_->Read(fetch_offset, max_bytes, bound, min_one_batch));
   if (isolation == FetchIsolation::kTxnCommitted && !info.data.records.empty()) {
-    STRATA_ASSIGN_OR_RETURN(info.aborted_txns, log_->CollectAbortedTxns(fetch_offset, bound));
+    // Those among the records read (Kafka bounds them the same way), not all to the LSO.
+    STRATA_ASSIGN_OR_RETURN(info.aborted_txns,
+                            log_->CollectAbortedTxns(fetch_offset, std::min(bound, info.data.upper_bound_offset)));
   }
   return info;
 }

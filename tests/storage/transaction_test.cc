@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include "storage/bytes.h"
 #include "storage/control_record.h"
@@ -271,6 +273,75 @@ TEST_F(LogTxnTest, ABatchOpeningATransactionNeedsACurrentVerificationGuard) {
   EXPECT_EQ(log->last_stable_offset(), end) << "no transaction left hanging";
   // Without verification in force (transaction.partition.verification.enable=false) it opens freely.
   EXPECT_TRUE(append(TxnBatch(1, 0, 4, 1), {}).ok());
+}
+
+// A READ_COMMITTED fetch gets the aborted transactions among the records it read
+// (bounded by FetchDataInfo::upper_bound_offset, from the offset index), never fewer: each
+// aborted batch read has its transaction in the list, whatever the fetch size, also when
+// the transaction began long before the fetch and ends long after it.
+TEST_F(LogTxnTest, AFetchGetsEveryAbortedTransactionAmongTheRecordsItRead) {
+  LogOptions options = SmallLogOptions(dir_);
+  options.config.segment_bytes = 64 * 1024;
+  auto log = OpenLog(options);
+  std::map<int64_t, int32_t> sequence;
+  std::map<int64_t, int64_t> open;                     // producer -> its transaction's first offset
+  std::map<std::pair<int64_t, int64_t>, bool> aborted;  // (producer, first offset) -> aborted
+  std::map<int64_t, std::pair<int64_t, int64_t>> txn_of_batch;  // batch base offset -> (producer, first offset)
+  uint32_t rng = 7;
+  auto next = [&] { return rng = rng * 1103515245u + 12345u; };
+  for (int i = 0; i < 600; ++i) {
+    const int64_t pid = 1 + next() % 4;  // producer 1's transactions run long
+    if (open.count(pid) && (pid != 1 || i > 550) && next() % 3 == 0) {
+      const bool abort = next() % 2 == 0;
+      aborted[{pid, open[pid]}] = abort;
+      Append(*log, Marker(pid, 0, abort ? ControlRecordType::kAbort : ControlRecordType::kCommit),
+             AppendOrigin::kCoordinator);
+      open.erase(pid);
+      continue;
+    }
+    const int64_t at = Append(*log, TxnBatch(pid, 0, sequence[pid], 1));
+    sequence[pid] += 1;
+    if (!open.count(pid)) open[pid] = at;
+    txn_of_batch[at] = {pid, open[pid]};
+  }
+  for (auto& [pid, first] : open) {  // end the rest (aborted) so that everything is stable
+    aborted[{pid, first}] = true;
+    Append(*log, Marker(pid, 0, ControlRecordType::kAbort), AppendOrigin::kCoordinator);
+  }
+  const int64_t end = log->log_end_offset();
+  log->UpdateHighWatermark(end);
+  ASSERT_EQ(log->last_stable_offset(), end);
+  for (uint64_t max_bytes : {100u, 700u, 5000u, 1u << 20}) {
+    int64_t offset = 0;
+    int64_t listed_total = 0;
+    while (offset < end) {
+      auto info = log->Read(offset, max_bytes, end, true);
+      ASSERT_TRUE(info.ok()) << info.status();
+      auto bytes = info->records.ReadAll();
+      ASSERT_TRUE(bytes.ok());
+      auto listed = log->CollectAbortedTxns(offset, std::min(end, info->upper_bound_offset));
+      ASSERT_TRUE(listed.ok());
+      listed_total += static_cast<int64_t>(listed->size());
+      std::set<std::pair<int64_t, int64_t>> in_list;
+      for (const AbortedTxn& t : *listed) in_list.insert({t.producer_id, t.first_offset});
+      BatchSplitter splitter(*bytes);
+      int64_t next_offset = offset;
+      while (true) {
+        auto batch = splitter.Next();
+        if (!batch.ok() || !*batch) break;
+        RecordBatchHeader h = RecordBatchHeader::Parse((*batch)->data());
+        next_offset = h.next_offset();
+        auto txn = txn_of_batch.find(h.base_offset);
+        if (h.is_control() || txn == txn_of_batch.end() || !aborted.at(txn->second)) continue;
+        ASSERT_TRUE(in_list.count(txn->second)) << "fetch at " << offset << " of " << max_bytes << " bytes read aborted batch "
+                                                << h.base_offset << " without its transaction listed";
+      }
+      ASSERT_GT(next_offset, offset);
+      offset = next_offset;
+    }
+    // Bounded by what was read: small fetches do not each carry the whole log's list.
+    if (max_bytes == 100u) EXPECT_LT(listed_total, static_cast<int64_t>(aborted.size()) * 40) << max_bytes;
+  }
 }
 
 TEST_F(LogTxnTest, TruncationReopensATransactionAndDropsItsAbortEntry) {
