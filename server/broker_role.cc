@@ -410,6 +410,8 @@ void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cl
   to.state_topic_partitions = config.transaction_state_log_num_partitions;
   to.max_timeout_ms = config.transaction_max_timeout_ms;
   to.abort_timed_out_interval_ms = config.transaction_abort_timed_out_transaction_cleanup_interval_ms;
+  to.transactional_id_expiration_ms = config.transactional_id_expiration_ms;
+  to.remove_expired_interval_ms = config.transaction_remove_expired_transaction_cleanup_interval_ms;
   transaction_coordinator_ = std::make_unique<broker::TransactionCoordinator>(
       to, txn_log_.get(), [ids = producer_ids_.get()] { return ids->NextProducerId(); }, txn_markers_.get());
   if (config.transaction_partition_verification_enable) {

@@ -279,6 +279,13 @@ std::vector<ServerSetting> MakeSettings() {
       Int("transaction.abort.timed.out.transaction.cleanup.interval.ms",
           &C::transaction_abort_timed_out_transaction_cleanup_interval_ms, 1, INT32_MAX, kBroker,
           "how often transactions open longer than their timeout are looked for and aborted (their producer fenced)"),
+      Int("transactional.id.expiration.ms", &C::transactional_id_expiration_ms, 1, INT32_MAX, kBroker,
+          "a transactional id whose transaction has not changed for this long (Empty, CompleteCommit or "
+          "CompleteAbort) is expired: a tombstone in __transaction_state, and its next InitProducerId gets a new "
+          "producer id"),
+      Int("transaction.remove.expired.transaction.cleanup.interval.ms",
+          &C::transaction_remove_expired_transaction_cleanup_interval_ms, 1, INT32_MAX, kBroker,
+          "how often transactional ids past transactional.id.expiration.ms are looked for and expired"),
       Bool("transaction.partition.verification.enable", &C::transaction_partition_verification_enable, kBroker,
            "KIP-890 part 1: before a transactional batch opens a transaction on a partition, its leader asks the "
            "transaction coordinator whether the partition is in the producer's ongoing transaction, and refuses "

@@ -72,6 +72,8 @@ struct ServerConfig {
   int32_t transaction_max_timeout_ms = 900000;           // transaction.max.timeout.ms
   int32_t transaction_abort_timed_out_transaction_cleanup_interval_ms = 10000;
   bool transaction_partition_verification_enable = true;  // transaction.partition.verification.enable
+  int32_t transactional_id_expiration_ms = 604800000;     // transactional.id.expiration.ms
+  int32_t transaction_remove_expired_transaction_cleanup_interval_ms = 3600000;
   // Broker settings.
   std::vector<Listener> listeners;
   std::vector<std::string> log_dirs;

@@ -24,6 +24,8 @@ std::vector<prometheus::MetricFamily> TransactionMetrics::Collect() const {
       static_cast<double>(s.aborts));
   one("strata_transactions_timed_out_total", "Transactions aborted by their transaction.timeout.ms",
       MetricType::Counter, static_cast<double>(s.timed_out));
+  one("strata_transactional_ids_expired_total", "Transactional ids expired by transactional.id.expiration.ms",
+      MetricType::Counter, static_cast<double>(s.expired));
   one("strata_transaction_state_partitions", "Partitions of __transaction_state coordinated by this broker",
       MetricType::Gauge, static_cast<double>(s.partitions_owned));
   const broker::TxnVerificationStats v = verifier_ != nullptr ? verifier_->stats() : broker::TxnVerificationStats{};

@@ -6,6 +6,7 @@
 //   strata_transaction_commits_total          transactions committed (CompleteCommit written)
 //   strata_transaction_aborts_total           transactions aborted (CompleteAbort written)
 //   strata_transactions_timed_out_total       aborted by transaction.timeout.ms
+//   strata_transactional_ids_expired_total    ids expired by transactional.id.expiration.ms
 //   strata_transaction_state_partitions       __transaction_state partitions coordinated here
 //   strata_txn_verifications_total{result}    partitions a leader asked a coordinator about
 //                                             before a batch opened a transaction (KIP-890

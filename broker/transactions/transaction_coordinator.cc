@@ -413,6 +413,37 @@ void TransactionCoordinator::EndTxn(const std::string& transactional_id, int64_t
   });
 }
 
+void TransactionCoordinator::Expire(const std::string& transactional_id) {
+  int32_t partition;
+  int32_t leader_epoch;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = txns_.find(transactional_id);
+    if (it == txns_.end() || it->second.pending) return;
+    partition = it->second.partition;
+    if (ReachLocked(partition) != ErrorCode::kNone) return;
+    leader_epoch = owned_[partition].leader_epoch;
+    it->second.pending = true;  // requests for it wait (CONCURRENT_TRANSACTIONS) until it is gone
+  }
+  spdlog::info("transaction coordinator: expiring {}: no update for transactional.id.expiration.ms",
+               transactional_id);
+  std::vector<GroupLogRecord> tombstone;
+  tombstone.push_back({EncodeTransactionLogKey(transactional_id), std::nullopt});
+  log_->Append(partition, leader_epoch, std::move(tombstone), [this, lifetime = lifetime_, transactional_id](ErrorCode e) {
+    IfAlive(*lifetime, [&] {
+      absl::MutexLock lock(&mu_);
+      auto it = txns_.find(transactional_id);
+      if (it == txns_.end()) return;
+      if (e != ErrorCode::kNone) {
+        it->second.pending = false;  // kept; the next sweep tries again
+        return;
+      }
+      txns_.erase(it);
+      ++stats_.expired;
+    });
+  });
+}
+
 void TransactionCoordinator::AbortWithNewEpoch(const std::string& transactional_id,
                                                std::function<void(ErrorCode)> done) {
   int32_t partition;
@@ -504,19 +535,26 @@ void TransactionCoordinator::RunDueTimers() {
   log_->Poll();
   std::vector<std::string> to_complete;
   std::vector<std::string> timed_out;
+  std::vector<std::string> expired;
   {
     absl::MutexLock lock(&mu_);
     const int64_t now = Now();
     const bool sweep = now >= next_timeout_sweep_ms_;
     if (sweep) next_timeout_sweep_ms_ = now + options_.abort_timed_out_interval_ms;
+    const bool expiry = now >= next_expiry_sweep_ms_;
+    if (expiry) next_expiry_sweep_ms_ = now + options_.remove_expired_interval_ms;
     for (const auto& [id, txn] : txns_) {
       if (txn.pending || ReachLocked(txn.partition) != ErrorCode::kNone) continue;
       if (IsPrepare(txn.state)) to_complete.push_back(id);
       if (sweep && txn.state == TransactionState::kOngoing && now - txn.start_ms > txn.timeout_ms) {
         timed_out.push_back(id);
       }
+      const bool idle = txn.state == TransactionState::kEmpty || txn.state == TransactionState::kCompleteCommit ||
+                        txn.state == TransactionState::kCompleteAbort;
+      if (expiry && idle && now - txn.update_ms > options_.transactional_id_expiration_ms) expired.push_back(id);
     }
   }
+  for (const std::string& id : expired) Expire(id);
   for (const std::string& id : to_complete) CompleteTransaction(id);
   for (const std::string& id : timed_out) {
     spdlog::info("transaction coordinator: aborting {}: past its transaction timeout", id);

@@ -94,6 +94,7 @@ struct TransactionStats {
   int64_t commits = 0;        // completed since the start
   int64_t aborts = 0;
   int64_t timed_out = 0;      // aborted by their timeout
+  int64_t expired = 0;        // ids expired (transactional.id.expiration.ms)
   int64_t partitions_owned = 0;
 };
 
@@ -147,7 +148,11 @@ class TransactionCoordinator {
                                                                  const std::set<int64_t>& producer_ids,
                                                                  int64_t min_duration_ms) const;
 
-  // Timeouts and loads (the thread calls it every 100 ms).
+  // Timeouts, expirations and loads (the thread calls it every 100 ms). An id in Empty,
+  // CompleteCommit or CompleteAbort without an update for transactional.id.expiration.ms
+  // is expired (checked every transaction.remove.expired.transaction.cleanup.interval.ms):
+  // a tombstone is written to its partition and the id forgotten, as Kafka does; its
+  // next InitProducerId starts it again with a new producer id.
   void RunDueTimers();
   TransactionStats stats() const;
 
@@ -196,6 +201,9 @@ class TransactionCoordinator {
   // Every partition has the markers: writes CompleteCommit/CompleteAbort (unless the
   // coordinator was deposed meanwhile).
   void MarkersWritten(const std::string& transactional_id, int32_t coordinator_epoch, bool commit);
+  // Writes the id's tombstone (it is idle past transactional.id.expiration.ms), then
+  // forgets it. Called without mu_.
+  void Expire(const std::string& transactional_id);
   // Bumps the epoch of an Ongoing transaction and aborts it (a fence or a timeout).
   void AbortWithNewEpoch(const std::string& transactional_id, std::function<void(ErrorCode)> done);
   void LoadPartition(int32_t partition, int32_t leader_epoch);
@@ -224,6 +232,7 @@ class TransactionCoordinator {
   std::map<int32_t, Owned> owned_ ABSL_GUARDED_BY(mu_);
   std::deque<std::pair<int32_t, int32_t>> loads_ ABSL_GUARDED_BY(mu_);  // (partition, leader epoch)
   int64_t next_timeout_sweep_ms_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t next_expiry_sweep_ms_ ABSL_GUARDED_BY(mu_) = 0;
   TransactionStats stats_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;

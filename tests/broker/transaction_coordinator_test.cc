@@ -755,6 +755,39 @@ TEST_F(TransactionCoordinatorTest, AFenceForgetsTheLastBumpsEpoch) {
   EXPECT_EQ(Init("txn-a")->producer_epoch, 3);
 }
 
+// transactional.id.expiration.ms: an id idle (Empty, CompleteCommit, CompleteAbort) past
+// it is tombstoned and forgotten, and starts again with a new producer id; one with a
+// transaction in progress is not.
+TEST_F(TransactionCoordinatorTest, AnIdIdlePastTheExpirationIsTombstonedAndStartsAgainWithANewProducerId) {
+  constexpr int64_t kExpiration = 604'800'000;  // the default
+  constexpr int64_t kExpirySweep = 3'600'000;
+  auto idle = Init("txn-idle");
+  ASSERT_EQ(idle->error, ErrorCode::kNone);
+  Ongoing("txn-busy", kOrders, kMaxTimeout);
+  clock_.Advance(kExpiration - 1);
+  coordinator_->RunDueTimers();  // the busy one is aborted (its timeout); nothing expires yet
+  markers_.ReleaseAll();
+  EXPECT_EQ(Describe("txn-idle").error, ErrorCode::kNone);
+  ASSERT_EQ(Describe("txn-busy").state, TransactionState::kCompleteAbort);
+  clock_.Advance(kExpirySweep + 2);
+  coordinator_->RunDueTimers();
+  EXPECT_EQ(Describe("txn-idle").error, ErrorCode::kTransactionalIdNotFound);
+  EXPECT_EQ(Describe("txn-busy").state, TransactionState::kCompleteAbort) << "updated by its abort: not idle that long";
+  EXPECT_EQ(coordinator_->stats().expired, 1);
+  const auto& records = log_.partitions[TransactionStatePartitionFor("txn-idle", kStatePartitions)];
+  ASSERT_FALSE(records.empty());
+  EXPECT_EQ(DecodeTransactionLogKey(records.back().key).value_or(""), "txn-idle");
+  EXPECT_FALSE(records.back().value.has_value()) << "a tombstone";
+  // The next coordinator does not load it either.
+  Crash();
+  coordinator_ = Make(kEpochB);
+  EXPECT_EQ(Describe("txn-idle").error, ErrorCode::kTransactionalIdNotFound);
+  auto again = Init("txn-idle");
+  ASSERT_EQ(again->error, ErrorCode::kNone);
+  EXPECT_NE(again->producer_id, idle->producer_id);
+  EXPECT_EQ(again->producer_epoch, 0);
+}
+
 // --- 7. Leadership ------------------------------------------------------------------
 
 TEST_F(TransactionCoordinatorTest, LosingLeadershipDropsTheIds) {
