@@ -1,6 +1,7 @@
 // GroupCoordinatorImpl's partitions (group_coordinator_impl.h): leading a partition of
 // __consumer_offsets loads its groups (COORDINATOR_LOAD_IN_PROGRESS until then); no
 // longer leading it drops them (NOT_COORDINATOR to whoever waits).
+#include <algorithm>
 #include <chrono>
 #include <variant>
 
@@ -53,24 +54,35 @@ void GroupCoordinatorImpl::Load(int32_t p, int32_t epoch) {
   std::map<std::string, std::map<storage::TopicPartition, OffsetValue>> offsets;
   // Transactional offsets by producer, until its marker: group -> partition -> offset.
   std::map<int64_t, std::map<std::string, std::map<storage::TopicPartition, OffsetValue>>> pending;
+  // Each offset's record's place in the log (GroupMetadata::offset_order), the same for
+  // the pending ones.
+  std::map<std::string, std::map<storage::TopicPartition, uint64_t>> order;
+  std::map<int64_t, std::map<std::string, std::map<storage::TopicPartition, uint64_t>>> pending_order;
   int64_t records = 0;
   absl::Status s = log_->Read(p, epoch, [&](GroupLogRecord r) -> absl::Status {
-    ++records;
+    const uint64_t at = static_cast<uint64_t>(++records);
     if (r.marker_commit) {
       auto it = pending.find(r.producer_id);
       if (it == pending.end()) return absl::OkStatus();
       if (*r.marker_commit) {
         for (auto& [group, by_partition] : it->second) {
-          for (auto& [tp, v] : by_partition) offsets[group][tp] = std::move(v);
+          for (auto& [tp, v] : by_partition) {
+            const uint64_t written = pending_order[r.producer_id][group][tp];
+            if (!TxnOffsetWins(offsets[group], order[group], tp, written)) continue;
+            offsets[group][tp] = std::move(v);
+            order[group][tp] = written;
+          }
         }
       }
       pending.erase(it);
+      pending_order.erase(r.producer_id);
       return absl::OkStatus();
     }
     STRATA_ASSIGN_OR_RETURN(GroupRecordKey key, DecodeGroupRecordKey(r.key));
     if (const auto* k = std::get_if<OffsetKey>(&key); k != nullptr && r.producer_id >= 0 && r.value) {
       STRATA_ASSIGN_OR_RETURN(OffsetValue v, DecodeOffsetValue(*r.value));
       pending[r.producer_id][k->group_id][{k->topic, k->partition}] = std::move(v);
+      pending_order[r.producer_id][k->group_id][{k->topic, k->partition}] = at;
       return absl::OkStatus();
     }
     if (const auto* k = std::get_if<OffsetKey>(&key)) {
@@ -82,6 +94,7 @@ void GroupCoordinatorImpl::Load(int32_t p, int32_t epoch) {
       }
       STRATA_ASSIGN_OR_RETURN(OffsetValue v, DecodeOffsetValue(*r.value));
       offsets[k->group_id][tp] = std::move(v);
+      order[k->group_id][tp] = at;
     } else {
       const std::string& id = std::get<GroupKey>(key).group_id;
       if (!r.value) {
@@ -146,6 +159,7 @@ void GroupCoordinatorImpl::Load(int32_t p, int32_t epoch) {
     if (g == nullptr) g = &CreateGroupLocked(id);
     offset_count += static_cast<int64_t>(by_partition.size());
     g->offsets = std::move(by_partition);
+    g->offset_order = std::move(order[id]);
   }
   for (auto& [producer, by_group] : pending) {
     // Still open: their markers come (WriteTxnMarkers, OnTransactionCompleted).
@@ -154,8 +168,11 @@ void GroupCoordinatorImpl::Load(int32_t p, int32_t epoch) {
       GroupMetadata* g = FindLocked(id);
       if (g == nullptr) g = &CreateGroupLocked(id);
       g->pending_txn_offsets[producer] = std::move(by_partition);
+      g->pending_txn_order[producer] = std::move(pending_order[producer][id]);
     }
   }
+  // Writes from now on lie after everything loaded.
+  log_order_ = std::max(log_order_, static_cast<uint64_t>(records));
   it->second.loaded = true;
   ++partitions_loaded_;
   load_time_ms_total_ += took_ms;

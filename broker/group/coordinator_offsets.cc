@@ -55,7 +55,10 @@ void GroupCoordinatorImpl::CommitOffsets(OffsetCommitParams params, std::functio
                 if (e == ErrorCode::kNone) {
                   GroupMetadata* g = FindLocked(group_id);
                   if (g != nullptr) {
-                    for (auto& [tp, v] : values) g->offsets[tp] = v;
+                    for (auto& [tp, v] : values) {
+                      g->offsets[tp] = v;
+                      g->offset_order[tp] = ++log_order_;
+                    }
                   }
                   commits_ += static_cast<int64_t>(values.size());
                   auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
@@ -258,6 +261,7 @@ void GroupCoordinatorImpl::OnTopicsDeleted(const std::set<std::string>& topics) 
     // bring them back.
     for (auto p = g.pending_txn_offsets.begin(); p != g.pending_txn_offsets.end();) {
       std::erase_if(p->second, [&](const auto& entry) { return topics.count(entry.first.topic) > 0; });
+      if (p->second.empty()) g.pending_txn_order.erase(p->first);
       p = p->second.empty() ? g.pending_txn_offsets.erase(p) : std::next(p);
     }
     if (DropOffsetsLocked(g, id, deleted, "of deleted topics removed")) dead.push_back(id);

@@ -2,7 +2,8 @@
 // writes a producer's offsets as a transactional batch of that producer to the group's
 // partition; they stay pending until the transaction's marker is written there
 // (WriteTxnMarkers, then OnTransactionCompleted): COMMIT makes them the group's
-// committed offsets, ABORT drops them. Loading replays the same from the log.
+// committed offsets (each over an offset written before it, never over one written
+// since: Kafka's rule), ABORT drops them. Loading replays the same from the log.
 #include "base/logging.h"
 #include "broker/group/group_coordinator_impl.h"
 
@@ -60,7 +61,10 @@ void GroupCoordinatorImpl::CommitTransactionalOffsets(TxnOffsetCommitParams para
                                  : ClientErrorOfWrite(outcome, true);
           if (outcome == ErrorCode::kNone) {
             if (GroupMetadata* g = FindLocked(group_id)) {
-              for (const auto& [tp, v] : values) g->pending_txn_offsets[producer_id][tp] = v;
+              for (const auto& [tp, v] : values) {
+                g->pending_txn_offsets[producer_id][tp] = v;
+                g->pending_txn_order[producer_id][tp] = ++log_order_;
+              }
             }
           }
           std::vector<PartitionError> answer = out;
@@ -72,6 +76,13 @@ void GroupCoordinatorImpl::CommitTransactionalOffsets(TxnOffsetCommitParams para
       });
 }
 
+bool TxnOffsetWins(const std::map<storage::TopicPartition, OffsetValue>& offsets,
+                   const std::map<storage::TopicPartition, uint64_t>& offset_order, const storage::TopicPartition& tp,
+                   uint64_t written) {
+  auto order = offset_order.find(tp);
+  return !offsets.count(tp) || order == offset_order.end() || order->second < written;
+}
+
 void GroupCoordinatorImpl::OnTransactionCompleted(int32_t partition, int64_t producer_id, bool commit) {
   absl::MutexLock lock(&mu_);
   for (auto& [id, g] : groups_) {
@@ -79,10 +90,19 @@ void GroupCoordinatorImpl::OnTransactionCompleted(int32_t partition, int64_t pro
     auto it = g.pending_txn_offsets.find(producer_id);
     if (it == g.pending_txn_offsets.end()) continue;
     if (commit) {
-      for (auto& [tp, v] : it->second) g.offsets[tp] = v;
+      const std::map<storage::TopicPartition, uint64_t>& orders = g.pending_txn_order[producer_id];
+      for (auto& [tp, v] : it->second) {
+        auto order = orders.find(tp);
+        const uint64_t written = order == orders.end() ? 0 : order->second;
+        if (TxnOffsetWins(g.offsets, g.offset_order, tp, written)) {
+          g.offsets[tp] = v;
+          g.offset_order[tp] = written;
+        }
+      }
       commits_ += static_cast<int64_t>(it->second.size());
     }
     g.pending_txn_offsets.erase(it);
+    g.pending_txn_order.erase(producer_id);
   }
 }
 

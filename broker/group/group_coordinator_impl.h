@@ -64,6 +64,12 @@ ErrorCode ClientErrorOfWrite(ErrorCode e, bool commit);
 // A new member id: the client id and a UUID v4, as Kafka's read.
 std::string NewMemberId(const std::string& client_id);
 
+// Whether a transactional offset of tp whose record was written at `written` (log order)
+// becomes the group's on its COMMIT marker: over no offset, or one written before it.
+bool TxnOffsetWins(const std::map<storage::TopicPartition, OffsetValue>& offsets,
+                   const std::map<storage::TopicPartition, uint64_t>& offset_order, const storage::TopicPartition& tp,
+                   uint64_t written);
+
 class GroupCoordinatorImpl {
   // Written completions and wake-ups, shared with the writes in flight: a write that
   // completes after the coordinator is gone finds the inbox closed.
@@ -271,6 +277,7 @@ class GroupCoordinatorImpl {
   std::multimap<int64_t, Timer> timers_ ABSL_GUARDED_BY(mu_);
   uint64_t timer_seq_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t join_order_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t log_order_ ABSL_GUARDED_BY(mu_) = 0;  // GroupMetadata::offset_order's clock
   int64_t rebalances_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t commits_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t commit_requests_ ABSL_GUARDED_BY(mu_) = 0;

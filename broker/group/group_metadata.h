@@ -58,6 +58,12 @@ struct GroupMetadata {
   // TxnOffsetCommit: producer id -> the offsets its open transaction wrote, made
   // visible by its COMMIT marker, dropped by its ABORT.
   std::map<int64_t, std::map<storage::TopicPartition, OffsetValue>> pending_txn_offsets;
+  // Where each offset's record lies in the group's partition of __consumer_offsets
+  // (GroupCoordinatorImpl's log order: writes complete and loads read in log order). A
+  // COMMIT marker makes a transactional offset the group's only over an offset written
+  // before it (Kafka: the later record wins), not over a plain commit written since.
+  std::map<storage::TopicPartition, uint64_t> offset_order;
+  std::map<int64_t, std::map<storage::TopicPartition, uint64_t>> pending_txn_order;
   // The rebalance being prepared: its deadline's timer, and the initial delay's state.
   uint64_t join_timer = 0;
   bool initial_delay = false;

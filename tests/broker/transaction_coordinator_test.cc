@@ -1070,6 +1070,22 @@ TEST_F(TxnOffsetsTest, ATransactionalCommitIsPendingUntilItsCommitMarker) {
   EXPECT_EQ(committed.metadata, "txn");
 }
 
+// Kafka's rule: the later record wins. A plain commit written after a transaction's
+// offset stays when the COMMIT marker comes; a new coordinator loading the log agrees.
+TEST_F(TxnOffsetsTest, ACommitMarkerDoesNotOverrideAPlainCommitWrittenSince) {
+  ASSERT_EQ(TxnCommit(1000, 10), ErrorCode::kNone);
+  ASSERT_EQ(Commit(20), ErrorCode::kNone);
+  ASSERT_EQ(Commit(30, "orders", 1), ErrorCode::kNone);
+  ASSERT_EQ(TxnCommit(1000, 40, "orders", 1), ErrorCode::kNone);
+  log_.AppendMarker(0, 1000, true);
+  coordinator_->OnTransactionCompleted(0, 1000, true);
+  EXPECT_EQ(Fetch(true).offset, 20) << "the plain commit was written after the transaction's";
+  EXPECT_EQ(Fetch(true, "orders", 1).offset, 40) << "the transaction's was written after the plain one";
+  coordinator_ = Make(2);
+  EXPECT_EQ(Fetch(true).offset, 20);
+  EXPECT_EQ(Fetch(true, "orders", 1).offset, 40);
+}
+
 TEST_F(TxnOffsetsTest, AnAbortedTransactionsOffsetsAreDropped) {
   ASSERT_EQ(Commit(5), ErrorCode::kNone);
   ASSERT_EQ(TxnCommit(1000, 10), ErrorCode::kNone);
