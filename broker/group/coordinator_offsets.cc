@@ -17,14 +17,11 @@ void GroupCoordinatorImpl::CommitOffsets(OffsetCommitParams params, std::functio
     for (const auto& p : params.partitions) out.push_back({p.topic, p.partition, e});
     d.Add([respond, out] { respond(out); });
   };
-  if (ErrorCode e = ReachLocked(params.group_id); e != ErrorCode::kNone) return all(e);
-  GroupMetadata* g = FindLocked(params.group_id);
-  if (g == nullptr) {
+  bool created = false;
+  auto [g, error] = GroupForCommitLocked(params.group_id, params.generation_id, &created);
+  if (error != ErrorCode::kNone) return all(error);
+  if (created) {
     // Offsets without group management (assign() consumers, tools): generation -1.
-    if (params.generation_id >= 0) return all(ErrorCode::kIllegalGeneration);
-    g = &CreateGroupLocked(params.group_id);
-  } else if (g->state == GroupState::kDead) {
-    return all(ErrorCode::kCoordinatorNotAvailable);
   } else if (params.generation_id < 0 && g->state == GroupState::kEmpty) {
     // a standalone commit to a group nobody is a member of
   } else {
@@ -72,6 +69,19 @@ void GroupCoordinatorImpl::CommitOffsets(OffsetCommitParams params, std::functio
                 }
                 d.Add([respond, answer] { respond(answer); });
               });
+}
+
+std::pair<GroupMetadata*, ErrorCode> GroupCoordinatorImpl::GroupForCommitLocked(const std::string& group_id,
+                                                                                int32_t generation_id, bool* created) {
+  if (ErrorCode e = ReachLocked(group_id); e != ErrorCode::kNone) return {nullptr, e};
+  GroupMetadata* g = FindLocked(group_id);
+  if (g == nullptr) {
+    if (generation_id >= 0) return {nullptr, ErrorCode::kIllegalGeneration};
+    if (created != nullptr) *created = true;
+    return {&CreateGroupLocked(group_id), ErrorCode::kNone};
+  }
+  if (g->state == GroupState::kDead) return {nullptr, ErrorCode::kCoordinatorNotAvailable};
+  return {g, ErrorCode::kNone};
 }
 
 GroupCoordinatorImpl::OffsetWrites GroupCoordinatorImpl::OffsetWritesOf(

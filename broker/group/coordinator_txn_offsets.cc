@@ -18,15 +18,11 @@ void GroupCoordinatorImpl::CommitTransactionalOffsets(TxnOffsetCommitParams para
     for (const auto& p : params.partitions) out.push_back({p.topic, p.partition, e});
     d.Add([respond, out] { respond(out); });
   };
-  if (ErrorCode e = ReachLocked(params.group_id); e != ErrorCode::kNone) return all(e);
-  GroupMetadata* g = FindLocked(params.group_id);
-  if (g == nullptr) {
-    // A producer committing for a group nobody joined (Kafka creates it the same way).
-    if (params.generation_id >= 0) return all(ErrorCode::kIllegalGeneration);
-    g = &CreateGroupLocked(params.group_id);
-  } else if (g->state == GroupState::kDead) {
-    return all(ErrorCode::kCoordinatorNotAvailable);
-  } else if (params.generation_id >= 0 || !params.member_id.empty()) {
+  // A producer committing for a group nobody joined creates it (Kafka does the same).
+  bool created = false;
+  auto [g, error] = GroupForCommitLocked(params.group_id, params.generation_id, &created);
+  if (error != ErrorCode::kNone) return all(error);
+  if (!created && (params.generation_id >= 0 || !params.member_id.empty())) {
     // KIP-447: the consumer's generation fences a zombie that lost its partitions.
     if (ErrorCode e = CheckMemberLocked(*g, params.member_id, params.group_instance_id); e != ErrorCode::kNone) {
       return all(e);

@@ -179,6 +179,14 @@ class GroupCoordinatorImpl {
 
   void ForgetGroupLocked(const std::string& id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { groups_.erase(id); }
 
+  // The group an offset commit (plain or transactional) goes to, with `created` set when
+  // it is new: a group nobody joined is created for offsets without group management
+  // (generation -1; Kafka does the same), else ILLEGAL_GENERATION; a Dead group is
+  // COORDINATOR_NOT_AVAILABLE; a partition not led or loaded, ReachLocked's error.
+  std::pair<GroupMetadata*, ErrorCode> GroupForCommitLocked(const std::string& group_id, int32_t generation_id,
+                                                            bool* created = nullptr)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   // A known member of g under the identity given (static members: their current id).
   ErrorCode CheckMemberLocked(const GroupMetadata& g, const std::string& member_id,
                               const std::optional<std::string>& instance_id) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -27,4 +27,29 @@ inline proto::kafka::ErrorCode ForVersion(proto::kafka::ErrorCode e, int16_t ver
   return e;
 }
 
+// The shape of the transaction APIs answered with one error code (AddOffsetsToTxn,
+// EndTxn): the request decoded with read and checked (CheckTransactionalRequest), then
+// act(request, done) calls done(error) exactly once, at once or later from any thread;
+// the answer says the error as the request's version knows it (PRODUCER_FENCED from v2,
+// KIP-588), encoded with write.
+template <typename Response, typename Read, typename Write, typename Act>
+void AnswerTxnError(const ApiRequest& request, const ApiResponder& respond, Read read, Write write, Act act) {
+  constexpr int16_t kProducerFencedVersion = 2;
+  AnswerLater(
+      request, respond, read,
+      [&request, act](auto decoded, std::function<void(const Response&)> reply) {
+        const int16_t version = request.header.api_version;
+        std::function<void(proto::kafka::ErrorCode)> done = [reply, version](proto::kafka::ErrorCode e) {
+          Response out;
+          out.error_code = static_cast<int16_t>(ForVersion(e, version, kProducerFencedVersion));
+          reply(out);
+        };
+        if (auto e = CheckTransactionalRequest(request, decoded.transactional_id); e != proto::kafka::ErrorCode::kNone) {
+          return done(e);
+        }
+        act(decoded, std::move(done));
+      },
+      write);
+}
+
 }  // namespace strata::broker

@@ -24,6 +24,12 @@ namespace strata::cli {
 namespace kafka = proto::kafka;
 
 absl::StatusOr<GroupsSession> OpenGroupsSession(const Context& ctx) {
+  auto brokers = ListBrokers(ctx);
+  if (!brokers.ok()) return brokers.status();
+  return GroupsSession{*brokers, GroupClient(*brokers, kCoordinatorWait)};
+}
+
+absl::StatusOr<std::map<int32_t, Endpoint>> ListBrokers(const Context& ctx) {
   av1::DescribeClusterResponse cluster;
   std::string error;
   if (!ctx.admin.Call(&av1::AdminService::Stub::DescribeCluster, av1::DescribeClusterRequest(), &cluster, &error)) {
@@ -35,7 +41,7 @@ absl::StatusOr<GroupsSession> OpenGroupsSession(const Context& ctx) {
                                                ctx.listener, " (--listener, STRATA_LISTENER; --command-config's "
                                                "security.protocol)"));
   }
-  return GroupsSession{brokers, GroupClient(brokers, kCoordinatorWait)};
+  return brokers;
 }
 
 absl::StatusOr<TopicLeaders> DescribeTopicLeaders(const Context& ctx, const std::set<std::string>& topics) {

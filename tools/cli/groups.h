@@ -19,8 +19,11 @@ namespace strata::cli {
 // How long a group request waits out a coordinator that is not ready (group_client.h).
 inline constexpr std::chrono::seconds kCoordinatorWait{15};
 
-// Where a groups command starts: every broker's endpoint on the PLAINTEXT listener of --listener (the controllers'
-// DescribeCluster) and a client for the groups' coordinators.
+// Every broker's endpoint on the listener of --listener (the controllers'
+// DescribeCluster): where the groups and transactions commands start.
+absl::StatusOr<std::map<int32_t, Endpoint>> ListBrokers(const Context& ctx);
+
+// Where a groups command starts: the brokers and a client for the groups' coordinators.
 struct GroupsSession {
   std::map<int32_t, Endpoint> brokers;
   GroupClient client;

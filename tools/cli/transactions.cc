@@ -38,8 +38,8 @@ struct ListOptions {
 
 // ListTransactions at every broker: each answers the ids it coordinates.
 int List(const ListOptions& options, const Context& ctx) {
-  auto session = OpenGroupsSession(ctx);
-  if (!session.ok()) return Fail("transactions list", std::string(session.status().message()));
+  auto brokers = ListBrokers(ctx);
+  if (!brokers.ok()) return Fail("transactions list", std::string(brokers.status().message()));
   int code = kExitOk;
   struct Listed {
     kafka::ListTransactionsResponse::TransactionState txn;
@@ -50,7 +50,7 @@ int List(const ListOptions& options, const Context& ctx) {
   kafka::ListTransactionsRequest request;
   request.state_filters = options.states;
   request.producer_id_filters = options.producer_ids;
-  for (const auto& [id, endpoint] : session->brokers) {
+  for (const auto& [id, endpoint] : *brokers) {
     auto connection = ConnectBroker(endpoint);
     absl::StatusOr<kafka::ListTransactionsResponse> r =
         connection.ok() ? KafkaCall(**connection, kafka::ApiKey::kListTransactions, kListTransactionsVersion, request,
@@ -110,15 +110,15 @@ absl::StatusOr<std::pair<int32_t, Endpoint>> FindTransactionCoordinator(const st
 }
 
 int Describe(const std::vector<std::string>& ids, const Context& ctx) {
-  auto session = OpenGroupsSession(ctx);
-  if (!session.ok()) return Fail("transactions describe", std::string(session.status().message()));
+  auto brokers = ListBrokers(ctx);
+  if (!brokers.ok()) return Fail("transactions describe", std::string(brokers.status().message()));
   int code = kExitOk;
   json out = json::array();
   Table table({"TRANSACTIONAL_ID", "COORDINATOR", "STATE", "PRODUCER_ID", "EPOCH", "TIMEOUT_MS", "START_MS",
                "PARTITIONS"});
   for (const std::string& id : ids) {
     const std::string what = absl::StrCat("transactions describe ", id);
-    auto coordinator = FindTransactionCoordinator(session->brokers, id);
+    auto coordinator = FindTransactionCoordinator(*brokers, id);
     if (!coordinator.ok()) {
       code = Fail(what, std::string(coordinator.status().message()));
       continue;
