@@ -1,5 +1,7 @@
 #include "broker/transactions/add_partitions_to_txn_manager.h"
 
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "base/check.h"
 #include "base/logging.h"
@@ -25,21 +27,22 @@ AddPartitionsToTxnManager::AddPartitionsToTxnManager(AddPartitionsToTxnManagerOp
     : options_(std::move(options)) {
   ABSL_CHECK(options_.coordinator_of != nullptr && options_.local != nullptr);
   ABSL_CHECK_GT(options_.state_topic_partitions, 0);
-  thread_ = std::thread([this] { Run(); });
 }
 
 AddPartitionsToTxnManager::~AddPartitionsToTxnManager() {
-  std::map<int32_t, Queue> left;
+  std::vector<Sender*> senders;
   {
     absl::MutexLock lock(&mu_);
-    stopping_ = true;
+    stopping_ = true;  // no sender is added past this
+    for (auto& [id, sender] : senders_) senders.push_back(sender.get());
   }
-  thread_.join();
+  for (Sender* sender : senders) sender->thread.join();
+  std::vector<Queue> left;
   {
     absl::MutexLock lock(&mu_);
-    left.swap(queues_);
+    for (auto& [id, sender] : senders_) left.push_back(std::move(sender->queue));
   }
-  for (auto& [broker, queue] : left) {
+  for (Queue& queue : left) {
     for (auto& [id, pending] : queue.transactions) {
       for (Waiter& w : pending.waiters) Answer(w, {}, ErrorCode::kNetworkException);
     }
@@ -79,60 +82,78 @@ void AddPartitionsToTxnManager::Verify(const std::string& transactional_id, int6
                   ErrorCode::kNone);
   }
   std::vector<Waiter> fenced;
-  bool incoming_fenced = false;
+  std::optional<Waiter> refused;
   {
     absl::MutexLock lock(&mu_);
-    Queue& queue = queues_[coordinator.broker_id];
-    queue.endpoint = coordinator;
-    auto [it, added] = queue.transactions.try_emplace(transactional_id);
-    Pending& pending = it->second;
-    if (!added && (pending.producer_id != producer_id || pending.producer_epoch != producer_epoch)) {
-      if (pending.producer_id == producer_id && producer_epoch < pending.producer_epoch) {
-        incoming_fenced = true;  // the waiting one is newer
-      } else {
-        for (Waiter& w : pending.waiters) fenced.push_back(std::move(w));
-        pending = Pending{};
-      }
-    }
-    if (!incoming_fenced) {
-      pending.producer_id = producer_id;
-      pending.producer_epoch = producer_epoch;
-      pending.partitions.insert(waiter.partitions.begin(), waiter.partitions.end());
-      pending.waiters.push_back(std::move(waiter));
+    if (stopping_) {
+      refused = std::move(waiter);  // the sender threads are gone or going
+    } else {
+      EnqueueLocked(coordinator, transactional_id, producer_id, producer_epoch, std::move(waiter), fenced);
     }
   }
-  if (incoming_fenced) fenced.push_back(std::move(waiter));
+  if (refused) Answer(*refused, {}, ErrorCode::kNetworkException);
   for (Waiter& w : fenced) Answer(w, {}, ErrorCode::kInvalidProducerEpoch);
 }
 
-void AddPartitionsToTxnManager::Run() {
+void AddPartitionsToTxnManager::EnqueueLocked(const BrokerEndpoint& coordinator, const std::string& transactional_id,
+                                              int64_t producer_id, int16_t producer_epoch, Waiter waiter,
+                                              std::vector<Waiter>& fenced) {
+  std::unique_ptr<Sender>& sender = senders_[coordinator.broker_id];
+  if (sender == nullptr) {
+    sender = std::make_unique<Sender>();
+    sender->thread = std::thread([this, s = sender.get()] { Run(s); });
+  }
+  Queue& queue = sender->queue;
+  queue.endpoint = coordinator;
+  auto [it, added] = queue.transactions.try_emplace(transactional_id);
+  Pending& pending = it->second;
+  if (!added && (pending.producer_id != producer_id || pending.producer_epoch != producer_epoch)) {
+    if (pending.producer_id == producer_id && producer_epoch < pending.producer_epoch) {
+      fenced.push_back(std::move(waiter));  // the waiting one is newer
+      return;
+    }
+    for (Waiter& w : pending.waiters) fenced.push_back(std::move(w));
+    pending = Pending{};
+  }
+  pending.producer_id = producer_id;
+  pending.producer_epoch = producer_epoch;
+  pending.partitions.insert(waiter.partitions.begin(), waiter.partitions.end());
+  pending.waiters.push_back(std::move(waiter));
+}
+
+void AddPartitionsToTxnManager::Run(Sender* sender) {
   while (true) {
-    std::map<int32_t, Queue> round;
+    Queue round;
     {
       absl::MutexLock lock(&mu_);
-      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_ || !queues_.empty(); };
+      auto ready = [this, sender]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stopping_ || !sender->queue.transactions.empty();
+      };
       mu_.Await(absl::Condition(&ready));
       if (stopping_) return;
-      round.swap(queues_);
+      round = std::move(sender->queue);
+      sender->queue = Queue{};
     }
-    for (auto& [broker, queue] : round) SendTo(std::move(queue));
+    SendTo(*sender, std::move(round));
   }
 }
 
-client::KafkaConnection* AddPartitionsToTxnManager::ConnectionTo(const BrokerEndpoint& e) {
-  auto it = connections_.find(e.broker_id);
-  if (it != connections_.end() && it->second->name() == absl::StrCat(e.host, ":", e.port)) return it->second.get();
+client::KafkaConnection* AddPartitionsToTxnManager::ConnectionTo(Sender& sender, const BrokerEndpoint& e) {
+  if (sender.connection != nullptr && sender.connection->name() == absl::StrCat(e.host, ":", e.port)) {
+    return sender.connection.get();
+  }
   auto connected = client::KafkaConnection::Connect(e.host, e.port, options_.request_timeout, options_.security);
   if (!connected.ok()) {
     spdlog::warn("transaction verification: cannot reach coordinator broker {} at {}:{}: {}", e.broker_id, e.host,
                  e.port, connected.status().message());
-    connections_.erase(e.broker_id);
+    sender.connection.reset();
     return nullptr;
   }
-  return (connections_[e.broker_id] = *std::move(connected)).get();
+  sender.connection = *std::move(connected);
+  return sender.connection.get();
 }
 
-void AddPartitionsToTxnManager::SendTo(Queue queue) {
+void AddPartitionsToTxnManager::SendTo(Sender& sender, Queue queue) {
   {
     absl::MutexLock lock(&mu_);
     ++stats_.remote_requests;
@@ -154,7 +175,7 @@ void AddPartitionsToTxnManager::SendTo(Queue queue) {
       for (Waiter& w : pending.waiters) Answer(w, {}, e);
     }
   };
-  client::KafkaConnection* connection = ConnectionTo(queue.endpoint);
+  client::KafkaConnection* connection = ConnectionTo(sender, queue.endpoint);
   if (connection == nullptr) return answer_all(ErrorCode::kNetworkException);
   std::string body;
   kafka::Writer w(&body);
@@ -170,7 +191,7 @@ void AddPartitionsToTxnManager::SendTo(Queue queue) {
   if (!decoded.ok()) {
     spdlog::warn("transaction verification: AddPartitionsToTxn to broker {}: {}", queue.endpoint.broker_id,
                  decoded.status().message());
-    connections_.erase(queue.endpoint.broker_id);
+    sender.connection.reset();
     return answer_all(ErrorCode::kNetworkException);
   }
   if (decoded->error_code != 0) {

@@ -10,8 +10,8 @@
 // of, holding the partition's last stable offset back for good: Jepsen's hanging
 // transaction.
 //
-// One thread sends: each round takes what waits for each coordinator and sends it one
-// request. Two verifications of one transactional id waiting for the same coordinator
+// A thread per coordinator broker sends: each round takes what waits for that
+// coordinator and sends it one request. Two verifications of one transactional id waiting for the same coordinator
 // are merged when they carry the same producer id and epoch; otherwise the older epoch's
 // is answered INVALID_PRODUCER_EPOCH (Kafka's rule: it is fenced).
 //
@@ -82,7 +82,7 @@ class AddPartitionsToTxnManager final : public TxnVerifier {
   AddPartitionsToTxnManager& operator=(const AddPartitionsToTxnManager&) = delete;
 
   // done runs at once (a local coordinator, or no coordinator now) or later on the
-  // manager's thread.
+  // coordinator's sender thread.
   void Verify(const std::string& transactional_id, int64_t producer_id, int16_t producer_epoch,
               std::set<storage::TopicPartition> partitions, Callback done) override;
   TxnVerificationStats stats() const;
@@ -102,21 +102,31 @@ class AddPartitionsToTxnManager final : public TxnVerifier {
     BrokerEndpoint endpoint;
     std::map<std::string, Pending> transactions;  // by transactional id
   };
+  // One per coordinator broker: the questions waiting for it and the thread that sends
+  // them, so that a coordinator that does not answer (cut off: its requests wait for
+  // request_timeout) holds up only the questions meant for it.
+  struct Sender {
+    Queue queue;  // guarded by mu_
+    std::unique_ptr<client::KafkaConnection> connection;  // its thread's own
+    std::thread thread;
+  };
   // A waiter's answer from the partitions' errors (missing: `missing`).
   void Answer(Waiter& waiter, const Unverified& errors, ErrorCode missing);
-  void Run();
-  // Sends one coordinator its queue and answers the waiters.
-  void SendTo(Queue queue);
-  client::KafkaConnection* ConnectionTo(const BrokerEndpoint& e);
+  // Queues a question for the coordinator's sender (started on first use); waiters the
+  // question fences (an older epoch of the same id) go to `fenced`.
+  void EnqueueLocked(const BrokerEndpoint& coordinator, const std::string& transactional_id, int64_t producer_id,
+                     int16_t producer_epoch, Waiter waiter, std::vector<Waiter>& fenced)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Run(Sender* sender);
+  // Sends one coordinator its queue and answers the waiters (on the sender's thread).
+  void SendTo(Sender& sender, Queue queue);
+  client::KafkaConnection* ConnectionTo(Sender& sender, const BrokerEndpoint& e);
 
   const AddPartitionsToTxnManagerOptions options_;
   mutable absl::Mutex mu_;
-  std::map<int32_t, Queue> queues_ ABSL_GUARDED_BY(mu_);  // by coordinator broker id
+  std::map<int32_t, std::unique_ptr<Sender>> senders_ ABSL_GUARDED_BY(mu_);  // by coordinator broker id
   TxnVerificationStats stats_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  // The sender thread's own.
-  std::map<int32_t, std::unique_ptr<client::KafkaConnection>> connections_;
-  std::thread thread_;
 };
 
 }  // namespace strata::broker
