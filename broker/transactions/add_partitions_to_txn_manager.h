@@ -10,10 +10,11 @@
 // of, holding the partition's last stable offset back for good: Jepsen's hanging
 // transaction.
 //
-// A thread per coordinator broker sends: each round takes what waits for that
-// coordinator and sends it one request. Two verifications of one transactional id waiting for the same coordinator
-// are merged when they carry the same producer id and epoch; otherwise the older epoch's
-// is answered INVALID_PRODUCER_EPOCH (Kafka's rule: it is fenced).
+// A thread per coordinator broker sends (a coordinator cut off holds up only its own
+// questions): each round takes what waits for that coordinator and sends it one request.
+// Two verifications of one transactional id waiting for the same coordinator are merged
+// when they carry the same producer id and epoch; otherwise the older epoch's is answered
+// INVALID_PRODUCER_EPOCH (Kafka's rule: it is fenced).
 //
 // Errors as a producer handles them (Kafka's): PRODUCER_FENCED becomes
 // INVALID_PRODUCER_EPOCH; no coordinator now: COORDINATOR_NOT_AVAILABLE; a request that
