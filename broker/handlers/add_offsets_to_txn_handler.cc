@@ -24,7 +24,7 @@ void HandleAddOffsetsToTxn(const ApiRequest& request, ApiResponder respond) {
         // The group's partition of __consumer_offsets joins the transaction.
         storage::TopicPartition offsets{kOffsetsTopic, request.broker.group_coordinator->PartitionFor(r.group_id)};
         request.broker.transaction_coordinator->AddPartitions(r.transactional_id, r.producer_id, r.producer_epoch,
-                                                              {offsets}, false, std::move(done));
+                                                              {offsets}, std::move(done));
       });
 }
 

@@ -78,7 +78,7 @@ void AddOne(const ApiRequest& request, const kafka::AddPartitionsToTxnRequest::T
     return done(Results(txn.topics, ErrorCode::kNone, verified));
   }
   request.broker.transaction_coordinator->AddPartitions(
-      txn.transactional_id, txn.producer_id, txn.producer_epoch, std::move(partitions), false,
+      txn.transactional_id, txn.producer_id, txn.producer_epoch, std::move(partitions),
       [done, topics = txn.topics, version](ErrorCode e) {
         done(Results(topics, ForVersion(e, version, kProducerFencedVersion)));
       });

@@ -316,13 +316,7 @@ void TransactionCoordinator::InitProducerId(const std::string& transactional_id,
 
 void TransactionCoordinator::AddPartitions(const std::string& transactional_id, int64_t producer_id,
                                            int16_t producer_epoch, std::set<storage::TopicPartition> partitions,
-                                           bool verify_only, std::function<void(ErrorCode)> respond) {
-  if (verify_only) {
-    for (const auto& [tp, e] : Verify(transactional_id, producer_id, producer_epoch, partitions)) {
-      if (e != ErrorCode::kNone) return respond(e);
-    }
-    return respond(ErrorCode::kNone);
-  }
+                                           std::function<void(ErrorCode)> respond) {
   const int32_t partition = PartitionFor(transactional_id);
   int32_t leader_epoch;
   Transition t;

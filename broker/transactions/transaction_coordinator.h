@@ -125,11 +125,10 @@ class TransactionCoordinator {
   void InitProducerId(const std::string& transactional_id, int32_t timeout_ms, int64_t producer_id,
                       int16_t producer_epoch, std::function<void(InitResult)> respond);
   // AddPartitionsToTxn (and AddOffsetsToTxn, with the group's offsets partition): one
-  // error for all, as Kafka answers a transaction's partitions. verify_only: answers
-  // whether they are all in the ongoing transaction, changes nothing.
+  // error for all, as Kafka answers a transaction's partitions (the verify-only form is
+  // Verify below).
   void AddPartitions(const std::string& transactional_id, int64_t producer_id, int16_t producer_epoch,
-                     std::set<storage::TopicPartition> partitions, bool verify_only,
-                     std::function<void(ErrorCode)> respond);
+                     std::set<storage::TopicPartition> partitions, std::function<void(ErrorCode)> respond);
   // AddPartitionsToTxn's verify-only form (KIP-890 part 1, asked by partition leaders
   // before a batch opens a transaction): per partition NONE when it is in the id's
   // ongoing transaction, else INVALID_TXN_STATE; the coordinator's errors

@@ -149,7 +149,7 @@ class TxnVerificationTest : public ::testing::Test {
   }
   ErrorCode AddPartitions(std::pair<int64_t, int16_t> producer, std::set<TopicPartition> partitions) {
     std::optional<ErrorCode> out;
-    coordinator_->AddPartitions(kTxnId, producer.first, producer.second, std::move(partitions), false,
+    coordinator_->AddPartitions(kTxnId, producer.first, producer.second, std::move(partitions),
                                 [&](ErrorCode e) { out = e; });
     EXPECT_TRUE(out.has_value());
     return out.value_or(ErrorCode::kUnknownServerError);
