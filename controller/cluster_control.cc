@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/check.h"
+#include "controller/features.h"
 #include "controller/partition_election.h"
 #include "controller/placement.h"
 #include "controller/topic_config.h"
@@ -362,6 +363,13 @@ Plan PlanRegisterBroker(const MetadataImage& image, const controller::v1::Broker
     return Fail(ErrorCode::kDuplicateBrokerRegistration,
                 absl::StrCat("broker ", request.broker_id(), " is registered and unfenced with another incarnation"));
   }
+  for (const auto& [name, level] : image.finalized_features()) {
+    int32_t supported = MaxSupportedLevel(request.supported_features(), name);
+    if (supported < level) {
+      return Fail(ErrorCode::kUnsupportedVersion, absl::StrCat("broker ", request.broker_id(), " supports ", name, " up to ",
+                                                               supported, "; the cluster runs level ", level));
+    }
+  }
   Plan plan;
   pb::MetadataRecord r;
   auto* reg = r.mutable_register_broker();
@@ -372,8 +380,27 @@ Plan PlanRegisterBroker(const MetadataImage& image, const controller::v1::Broker
   reg->set_rack(request.rack());
   reg->set_fenced(true);
   *reg->mutable_log_dirs() = request.log_dirs();
+  *reg->mutable_supported_features() = request.supported_features();
   plan.records.push_back(std::move(r));
+  FinalizeFeatures(image, request, &plan.records);
   return plan;
+}
+
+void FinalizeFeatures(const MetadataImage& image, const controller::v1::BrokerRegistrationRequest& registering,
+                      std::vector<pb::MetadataRecord>* records) {
+  for (const pb::FeatureRange& feature : SupportedFeatures()) {
+    int32_t level = MaxSupportedLevel(registering.supported_features(), feature.name());
+    for (const auto& [id, broker] : image.brokers()) {
+      if (id == registering.broker_id()) continue;  // its new registration replaces this one
+      level = std::min(level, MaxSupportedLevel(broker.registration().supported_features(), feature.name()));
+    }
+    level = std::min(level, feature.max_level());
+    if (level <= image.FeatureLevelOf(feature.name())) continue;  // never lowered here
+    pb::MetadataRecord r;
+    r.mutable_feature_level()->set_name(feature.name());
+    r.mutable_feature_level()->set_level(level);
+    records->push_back(std::move(r));
+  }
 }
 
 Plan PlanFenceBroker(const MetadataImage& image, BrokerId broker, const ControllerConfig& config) {

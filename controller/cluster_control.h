@@ -76,9 +76,15 @@ Plan PlanElectLeader(const MetadataImage& image, const TopicState& topic, const 
 // No records when nothing is to move.
 Plan PlanLeaderRebalance(const MetadataImage& image, const ControllerConfig& config);
 
-// Broker lifecycle.
+// Broker lifecycle. A registration is refused (UNSUPPORTED_VERSION) when the broker
+// cannot run a finalized feature level (features.h); it may finalize higher levels.
 Plan PlanRegisterBroker(const MetadataImage& image, const controller::v1::BrokerRegistrationRequest& request,
                         int64_t new_epoch);
+// The FeatureLevel records that raise each feature to the highest level every registered
+// broker supports once `registering` replaces its earlier registration (none when no
+// feature rises; a level is never lowered).
+void FinalizeFeatures(const MetadataImage& image, const controller::v1::BrokerRegistrationRequest& registering,
+                      std::vector<pb::MetadataRecord>* records);
 // The broker is fenced (missed heartbeats) and its replicas leave ISRs / leaderships.
 Plan PlanFenceBroker(const MetadataImage& image, BrokerId broker, const ControllerConfig& config);
 // The broker caught up: unfenced; leaderless partitions it can lead get it back.

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -29,6 +30,7 @@ std::string PartitionKey(const TopicId& id, int32_t partition) {
 std::string RemoteSegmentKey(const TopicId& id, int32_t partition, const std::string& segment_id) {
   return "r/" + absl::BytesToHexString(id) + "/" + Digits(partition) + "/" + absl::BytesToHexString(segment_id);
 }
+std::string FeatureKey(const std::string& name) { return "f/" + name; }
 std::string ConfigKey(const ConfigResource& r, const std::string& name) {
   return absl::StrCat("c/", r.first, "/", r.second, std::string(1, '\0'), name);
 }
@@ -71,6 +73,11 @@ std::string TopicIdToString(const TopicId& id) {
   std::string out;
   absl::WebSafeBase64Escape(id, &out);
   return out;
+}
+
+int16_t MetadataImage::FeatureLevelOf(const std::string& name) const {
+  auto f = features_.find(name);
+  return f == features_.end() ? 0 : f->second;
 }
 
 const TopicState* MetadataImage::FindTopic(const std::string& name) const {
@@ -226,6 +233,17 @@ absl::Status MetadataImage::Apply(const pb::MetadataRecord& record) {
       if (segments.empty()) t->second.remote_segments.erase(r.partition_id());
       return applied;
     }
+    case R::kFeatureLevel: {
+      const auto& r = record.feature_level();
+      if (r.name().empty()) return Invalid("a feature level needs a name");
+      if (r.level() < 0 || r.level() > INT16_MAX) return Invalid(absl::StrCat("feature level ", r.level(), " of ", r.name()));
+      if (r.level() == 0) {
+        features_.erase(r.name());
+      } else {
+        features_[r.name()] = static_cast<int16_t>(r.level());
+      }
+      return absl::OkStatus();
+    }
     case R::kUserScramCredential:
     case R::kRemoveUserScramCredential:
     case R::kAccessControlEntry:
@@ -294,6 +312,7 @@ std::vector<std::string> MetadataImage::TouchedKeys(const pb::MetadataRecord& re
     case R::kConfig:
       return {ConfigKey({record.config().resource_type(), record.config().resource_name()}, record.config().name())};
     case R::kProducerIds: return {kProducerIdsKey};
+    case R::kFeatureLevel: return {FeatureKey(record.feature_level().name())};
     case R::kRemoteLogSegment: {
       const auto& r = record.remote_log_segment();
       return {RemoteSegmentKey(r.topic_id(), r.partition_id(), r.segment_id())};
@@ -339,6 +358,11 @@ std::optional<std::string> MetadataImage::Encode(const std::string& key) const {
     auto s = segments->segments().find(absl::HexStringToBytes(r[3]));
     if (s == segments->segments().end()) return std::nullopt;
     return s->second.SerializeAsString();
+  }
+  if (parts[0] == "f") {
+    auto f = features_.find(key.substr(2));
+    if (f == features_.end()) return std::nullopt;
+    return absl::StrCat(f->second);
   }
   if (parts[0] == "c") {
     size_t nul = key.find('\0');
@@ -395,6 +419,12 @@ absl::Status MetadataImage::Load(const std::string& key, const std::string& valu
       state.remote_segments[partition].Load(std::move(s));
       return absl::OkStatus();
     }
+    case 'f': {
+      int level = 0;
+      if (!absl::SimpleAtoi(value, &level) || level <= 0 || level > INT16_MAX) return corrupt();
+      features_[key.substr(2)] = static_cast<int16_t>(level);
+      return absl::OkStatus();
+    }
     case 'c': {
       size_t nul = key.find('\0');
       if (nul == std::string::npos) return corrupt();
@@ -420,6 +450,7 @@ std::string MetadataImage::Dump() const {
       }
     }
   }
+  for (const auto& [name, level] : features_) absl::StrAppend(&out, "feature ", name, " ", level, "\n");
   for (const auto& [r, values] : configs_) {
     for (const auto& [k, v] : values) absl::StrAppend(&out, "config ", r.first, "/", r.second, " ", k, "=", v, "\n");
   }

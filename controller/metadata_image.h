@@ -66,6 +66,9 @@ class MetadataImage {
   // SCRAM credentials (security_image.h).
   const SecurityImage& security() const { return security_; }
   int64_t partition_count() const { return partition_count_; }
+  // The finalized feature levels (FeatureLevel records; a feature absent is at level 0).
+  const std::map<std::string, int16_t>& finalized_features() const { return features_; }
+  int16_t FeatureLevelOf(const std::string& name) const;
 
   // Storage: the keys a record touches (before it is applied, so that RemoveTopic can
   // name its partitions), and each key's current value (nullopt: deleted).
@@ -86,6 +89,7 @@ class MetadataImage {
   std::map<ConfigResource, std::map<std::string, std::string>> configs_;
   pb::ProducerIds producer_ids_;
   int64_t partition_count_ = 0;
+  std::map<std::string, int16_t> features_;
   SecurityImage security_;
 };
 

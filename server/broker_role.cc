@@ -414,7 +414,9 @@ void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cl
   to.remove_expired_interval_ms = config.transaction_remove_expired_transaction_cleanup_interval_ms;
   transaction_coordinator_ = std::make_unique<broker::TransactionCoordinator>(
       to, txn_log_.get(), [ids = producer_ids_.get()] { return ids->NextProducerId(); }, txn_markers_.get());
-  if (config.transaction_partition_verification_enable) {
+  {
+    // Always: transaction protocol version 2 has leaders add partitions through it;
+    // transaction.partition.verification.enable governs version 1's verification only.
     broker::AddPartitionsToTxnManagerOptions vo;
     vo.broker_id = config.node_id;
     vo.state_topic_partitions = config.transaction_state_log_num_partitions;
@@ -466,6 +468,7 @@ void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cl
                                 .transaction_state_min_isr = config.transaction_state_log_min_isr,
                                 .fetch_sessions = fetch_sessions_.get(),
                                 .txn_verifier = txn_verifier_.get(),
+                                .txn_partition_verification = config.transaction_partition_verification_enable,
                                 .authorizer = authorizer_.get()};
     kafka_apis_.push_back(std::make_unique<broker::KafkaApis>(std::move(kc)));
   }

@@ -290,7 +290,8 @@ std::vector<ServerSetting> MakeSettings() {
            "KIP-890 part 1: before a transactional batch opens a transaction on a partition, its leader asks the "
            "transaction coordinator whether the partition is in the producer's ongoing transaction, and refuses "
            "it (INVALID_TXN_STATE) if not, so that a batch delayed past its transaction's end cannot open a "
-           "transaction nobody will close (a hanging transaction)"),
+           "transaction nobody will close (a hanging transaction). Producers on transaction protocol version 2 "
+           "(Produce v12) always have their leader add the partition instead, whatever this says"),
       Bool("delete.topic.enable", &C::delete_topic_enable, kController,
            "whether DeleteTopics deletes (false: TOPIC_DELETION_DISABLED)"),
       String("log.format", &C::log_format, kBoth, "text or json",

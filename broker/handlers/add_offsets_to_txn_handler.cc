@@ -16,15 +16,17 @@ void HandleAddOffsetsToTxn(const ApiRequest& request, ApiResponder respond) {
   AnswerTxnError<kafka::AddOffsetsToTxnResponse>(
       request, respond, [](kafka::Reader& reader, int16_t v) { return kafka::ReadAddOffsetsToTxnRequest(reader, v); },
       [](const auto& response, int16_t v, kafka::Writer& writer) { kafka::WriteAddOffsetsToTxnResponse(response, v, writer); },
-      [&request](const kafka::AddOffsetsToTxnRequest& r, std::function<void(ErrorCode)> done) {
+      [&request](const kafka::AddOffsetsToTxnRequest& r, std::function<void(kafka::AddOffsetsToTxnResponse)> reply) {
+        auto done = [reply](ErrorCode e) { reply(TxnErrorResponse<kafka::AddOffsetsToTxnResponse>(e)); };
         if (!AuthorizedOnGroup(request, security::AclOperation::kRead, r.group_id)) {
           return done(ErrorCode::kGroupAuthorizationFailed);
         }
         if (request.broker.group_coordinator == nullptr) return done(ErrorCode::kCoordinatorNotAvailable);
-        // The group's partition of __consumer_offsets joins the transaction.
+        // The group's partition of __consumer_offsets joins the transaction (protocol
+        // version 1: a version 2 producer sends TxnOffsetCommit v5 alone).
         storage::TopicPartition offsets{kOffsetsTopic, request.broker.group_coordinator->PartitionFor(r.group_id)};
         request.broker.transaction_coordinator->AddPartitions(r.transactional_id, r.producer_id, r.producer_epoch,
-                                                              {offsets}, std::move(done));
+                                                              {offsets}, /*client_tv=*/0, std::move(done));
       });
 }
 

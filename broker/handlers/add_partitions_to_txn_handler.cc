@@ -77,8 +77,11 @@ void AddOne(const ApiRequest& request, const kafka::AddPartitionsToTxnRequest::T
     }
     return done(Results(txn.topics, ErrorCode::kNone, verified));
   }
+  // A partition leader's add (v4+, not verify-only) is KIP-890 part 2's: its producer
+  // runs transaction protocol version 2.
+  const int16_t client_tv = from_broker ? 2 : 0;
   request.broker.transaction_coordinator->AddPartitions(
-      txn.transactional_id, txn.producer_id, txn.producer_epoch, std::move(partitions),
+      txn.transactional_id, txn.producer_id, txn.producer_epoch, std::move(partitions), client_tv,
       [done, topics = txn.topics, version](ErrorCode e) {
         done(Results(topics, ForVersion(e, version, kProducerFencedVersion)));
       });

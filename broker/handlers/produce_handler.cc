@@ -222,9 +222,9 @@ void Finish(const std::shared_ptr<ProduceCall>& call) {
   call->purgatories.produce.TryCompleteElseWatch(op, std::move(keys));
 }
 
-// What a producer is told when the coordinator did not verify a partition (Kafka's
-// mapping: the coordinator's passing errors become NOT_ENOUGH_REPLICAS, which every
-// producer retries without a metadata refresh).
+// What a producer is told when the coordinator did not verify (or add) a partition
+// (Kafka's mapping: the coordinator's passing errors become NOT_ENOUGH_REPLICAS, which
+// every producer retries without a metadata refresh).
 absl::Status VerificationError(const storage::TopicPartition& tp, kafka::ErrorCode e) {
   switch (e) {
     case kafka::ErrorCode::kInvalidTxnState:
@@ -254,8 +254,13 @@ void VerifyThenAppend(const std::shared_ptr<ProduceCall>& call, std::vector<ToVe
   for (auto& [producer, group] : by_producer) {
     std::set<storage::TopicPartition> partitions;
     for (const ToVerify& v : group) partitions.insert(v.tp);
+    // Produce v12 is KIP-890 part 2's: the leader adds the partition (the producer sent no
+    // AddPartitionsToTxn); before it, part 1's verification.
+    const TxnPartitionOperation operation = call->version >= kafka::kProduceImplicitAddVersion
+                                                ? TxnPartitionOperation::kAdd
+                                                : TxnPartitionOperation::kVerify;
     call->context.txn_verifier->Verify(
-        *call->request.transactional_id, producer.first, producer.second, std::move(partitions),
+        *call->request.transactional_id, producer.first, producer.second, std::move(partitions), operation,
         [call, group = std::move(group)](TxnVerifier::Unverified unverified) {
           bool last;
           {
@@ -364,7 +369,8 @@ void ProducePartition(const ApiRequest& api, ProduceCall& call, size_t t, size_t
     }
   }
   storage::TxnVerification verification;
-  if (context.txn_verifier != nullptr && call.request.transactional_id.has_value()) {
+  const bool ask_coordinator = call.version >= kafka::kProduceImplicitAddVersion || context.txn_partition_verification;
+  if (context.txn_verifier != nullptr && ask_coordinator && call.request.transactional_id.has_value()) {
     if (auto producer = TransactionalProducer(*data.records)) {
       auto guard = context.replicas.StartTxnVerification(tp, producer->first, producer->second);
       if (!guard.ok()) return fail(guard.status());

@@ -1,5 +1,5 @@
 #pragma once
-// Produce v3-v9 (v0-v2 are advertised and answered UNSUPPORTED_VERSION for every
+// Produce v3-v12 (v0-v2 are advertised and answered UNSUPPORTED_VERSION for every
 // partition, as Kafka 4.0: newer librdkafka needs v0 advertised to compress): appends each partition's batches on the leader. A partition's batches
 // are validated whole (framing, CRC, record decoding, max.message.bytes, idempotent
 // sequences) and either all appended or none, with the error its client should see:
@@ -14,6 +14,9 @@
 // transactional id (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED for every partition); its
 // transactional batches open the producer's transaction in each partition, and
 // INVALID_TXN_STATE refuses a batch that cannot join the open one (storage/producer_state.h).
+// A batch that would open the transaction waits for the coordinator (KIP-890, through
+// KafkaApisContext::txn_verifier): verified to be in it (part 1) or, from Produce v12,
+// added to it (part 2).
 // Thread-safe.
 
 #include "absl/strings/string_view.h"

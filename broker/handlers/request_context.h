@@ -80,10 +80,12 @@ struct KafkaApisContext {
   // Incremental fetch sessions (KIP-227), shared by the broker's listeners; null: none
   // (every fetch is sessionless).
   FetchSessionCache* fetch_sessions = nullptr;
-  // KIP-890 part 1 (transaction.partition.verification.enable): a transactional batch
-  // that opens a transaction on a partition is appended once the coordinator confirmed
-  // the partition is in it; null: appended unverified.
+  // KIP-890: a transactional batch that opens a transaction on a partition is appended
+  // once the coordinator confirmed the partition is in it (part 1, when
+  // txn_partition_verification: transaction.partition.verification.enable) or added it
+  // (part 2, Produce v12 and TxnOffsetCommit v5, always); null: appended as it comes.
   TxnVerifier* txn_verifier = nullptr;
+  bool txn_partition_verification = true;
   // The authorizer (authorizer.class.name, the ACLs of the metadata image); null: none
   // is configured, every request is allowed and the ACL APIs answer SECURITY_DISABLED.
   const security::StandardAuthorizer* authorizer = nullptr;

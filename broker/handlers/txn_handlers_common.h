@@ -29,23 +29,33 @@ inline proto::kafka::ErrorCode ForVersion(proto::kafka::ErrorCode e, int16_t ver
 
 // The shape of the transaction APIs answered with one error code (AddOffsetsToTxn,
 // EndTxn): the request decoded with read and checked (CheckTransactionalRequest), then
-// act(request, done) calls done(error) exactly once, at once or later from any thread;
-// the answer says the error as the request's version knows it (PRODUCER_FENCED from v2,
-// KIP-588), encoded with write.
+// act(request, done) calls done(response) exactly once, at once or later from any
+// thread (TxnErrorResponse<Response>(e) when the error is all it says); the answer says
+// the error as the request's version knows it (PRODUCER_FENCED from v2, KIP-588),
+// encoded with write.
+// The first version of AddOffsetsToTxn and EndTxn that knows PRODUCER_FENCED (KIP-588).
+inline constexpr int16_t kTxnProducerFencedVersion = 2;
+
+template <typename Response>
+Response TxnErrorResponse(proto::kafka::ErrorCode e) {
+  Response out;
+  out.error_code = static_cast<int16_t>(e);
+  return out;
+}
+
 template <typename Response, typename Read, typename Write, typename Act>
 void AnswerTxnError(const ApiRequest& request, const ApiResponder& respond, Read read, Write write, Act act) {
-  constexpr int16_t kProducerFencedVersion = 2;
   AnswerLater(
       request, respond, read,
       [&request, act](auto decoded, std::function<void(const Response&)> reply) {
         const int16_t version = request.header.api_version;
-        std::function<void(proto::kafka::ErrorCode)> done = [reply, version](proto::kafka::ErrorCode e) {
-          Response out;
-          out.error_code = static_cast<int16_t>(ForVersion(e, version, kProducerFencedVersion));
+        std::function<void(Response)> done = [reply, version](Response out) {
+          out.error_code = static_cast<int16_t>(
+              ForVersion(static_cast<proto::kafka::ErrorCode>(out.error_code), version, kTxnProducerFencedVersion));
           reply(out);
         };
         if (auto e = CheckTransactionalRequest(request, decoded.transactional_id); e != proto::kafka::ErrorCode::kNone) {
-          return done(e);
+          return done(TxnErrorResponse<Response>(e));
         }
         act(decoded, std::move(done));
       },

@@ -5,6 +5,7 @@
 #include "broker/group/group_coordinator.h"
 #include "broker/handlers/authorization.h"
 #include "broker/handlers/txn_handlers_common.h"
+#include "broker/transactions/add_partitions_to_txn_manager.h"
 #include "proto/kafka/txn_offset_commit.h"
 
 namespace strata::broker {
@@ -14,6 +15,23 @@ using kafka::ErrorCode;
 
 namespace {
 constexpr int16_t kProducerFencedVersion = 2;  // KIP-588
+constexpr int16_t kImplicitAddVersion = 5;     // KIP-890 part 2
+
+// What the committer is told when the offsets partition could not join the transaction:
+// the coordinator's passing errors as COORDINATOR_LOAD_IN_PROGRESS, which producers retry
+// (Kafka's group coordinator answers them so); the producer's own errors as they are.
+ErrorCode OffsetsAddError(ErrorCode e) {
+  switch (e) {
+    case ErrorCode::kConcurrentTransactions:
+    case ErrorCode::kNetworkException:
+    case ErrorCode::kCoordinatorLoadInProgress:
+    case ErrorCode::kCoordinatorNotAvailable:
+    case ErrorCode::kNotCoordinator:
+      return ErrorCode::kCoordinatorLoadInProgress;
+    default:
+      return e;
+  }
+}
 }  // namespace
 
 void HandleTxnOffsetCommit(const ApiRequest& request, ApiResponder respond) {
@@ -64,10 +82,27 @@ void HandleTxnOffsetCommit(const ApiRequest& request, ApiResponder respond) {
           }
         }
         if (params.partitions.empty()) return answer(refused, ErrorCode::kNone);
-        request.broker.group_coordinator->CommitTransactionalOffsets(
-            std::move(params), [answer, refused](std::vector<PartitionError> errors) mutable {
-              for (const PartitionError& e : errors) refused[{e.topic, e.partition}] = e.error;
-              answer(refused, ErrorCode::kNone);
+        GroupCoordinator* groups = request.broker.group_coordinator;
+        auto commit = [groups, answer, refused](TxnOffsetCommitParams params) mutable {
+          groups->CommitTransactionalOffsets(
+              std::move(params), [answer, refused](std::vector<PartitionError> errors) mutable {
+                for (const PartitionError& e : errors) refused[{e.topic, e.partition}] = e.error;
+                answer(refused, ErrorCode::kNone);
+              });
+        };
+        if (version < kImplicitAddVersion || request.broker.txn_verifier == nullptr) return commit(std::move(params));
+        // v5 is KIP-890 part 2's: the producer sent no AddOffsetsToTxn, so the group's
+        // partition of __consumer_offsets joins the transaction here first.
+        storage::TopicPartition offsets{kOffsetsTopic, groups->PartitionFor(r.group_id)};
+        const std::string transactional_id = params.transactional_id;
+        const int64_t producer_id = params.producer_id;
+        const int16_t producer_epoch = params.producer_epoch;
+        request.broker.txn_verifier->Verify(
+            transactional_id, producer_id, producer_epoch, {offsets}, TxnPartitionOperation::kAdd,
+            [commit, answer, offsets, params = std::move(params)](TxnVerifier::Unverified unverified) mutable {
+              auto refused = unverified.find(offsets);
+              if (refused == unverified.end()) return commit(std::move(params));
+              answer({}, OffsetsAddError(refused->second));
             });
       },
       [](const auto& response, int16_t v, kafka::Writer& writer) { kafka::WriteTxnOffsetCommitResponse(response, v, writer); });

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/logging.h"
+#include "controller/features.h"
 #include "proto/kafka/error_code.h"
 #include "storage/meta_properties.h"
 
@@ -92,6 +93,7 @@ bool BrokerLifecycle::Register() {
   request.set_rack(options_.rack);
   for (const auto& d : options_.log_dir_ids) request.add_log_dirs(d);
   request.set_cluster_id(options_.cluster_id);
+  for (const auto& f : controller::SupportedFeatures()) *request.add_supported_features() = f;
   cv1::BrokerRegistrationResponse response;
   absl::Status s = client_.CallController(&cv1::ControllerService::Stub::BrokerRegistration, request, &response,
                                           options_.heartbeat_interval * 2);

@@ -14,7 +14,9 @@ namespace kafka = proto::kafka;
 
 namespace {
 
-constexpr int16_t kVerifyVersion = 4;  // the first with verify_only (brokers' batches)
+// v4 brought brokers' batches with verify_only; v5 is what Kafka's leaders send.
+constexpr int16_t kBrokerVersion = 5;
+constexpr int16_t kTransactionVersion2 = 2;
 
 // What a producer is told for a coordinator's answer on a partition (Kafka's mapping).
 ErrorCode ForProducer(ErrorCode e) {
@@ -50,54 +52,59 @@ AddPartitionsToTxnManager::~AddPartitionsToTxnManager() {
 }
 
 TxnVerificationStats AddPartitionsToTxnManager::stats() const {
-  absl::MutexLock lock(&mu_);
-  return stats_;
+  return TxnVerificationStats{counters_->verified.load(), counters_->unverified.load(),
+                              counters_->remote_requests.load()};
 }
 
-void AddPartitionsToTxnManager::Answer(Waiter& waiter, const Unverified& errors, ErrorCode missing) {
+void AddPartitionsToTxnManager::Answer(Counters& counters, Waiter& waiter, const Unverified& errors,
+                                       ErrorCode missing) {
   Unverified unverified;
   for (const storage::TopicPartition& tp : waiter.partitions) {
     auto it = errors.find(tp);
-    ErrorCode e = it == errors.end() ? missing : ForProducer(it->second);
+    ErrorCode e = ForProducer(it == errors.end() ? missing : it->second);
     if (e != ErrorCode::kNone) unverified[tp] = e;
   }
-  {
-    absl::MutexLock lock(&mu_);
-    stats_.unverified += static_cast<int64_t>(unverified.size());
-    stats_.verified += static_cast<int64_t>(waiter.partitions.size() - unverified.size());
-  }
+  counters.unverified += static_cast<int64_t>(unverified.size());
+  counters.verified += static_cast<int64_t>(waiter.partitions.size() - unverified.size());
   waiter.done(std::move(unverified));
 }
 
 void AddPartitionsToTxnManager::Verify(const std::string& transactional_id, int64_t producer_id,
                                        int16_t producer_epoch, std::set<storage::TopicPartition> partitions,
-                                       Callback done) {
+                                       TxnPartitionOperation operation, Callback done) {
   Waiter waiter{std::move(partitions), std::move(done)};
   const BrokerEndpoint coordinator =
       options_.coordinator_of(TransactionStatePartitionFor(transactional_id, options_.state_topic_partitions));
   if (coordinator.broker_id < 0) return Answer(waiter, {}, ErrorCode::kCoordinatorNotAvailable);
   if (coordinator.broker_id == options_.broker_id) {
-    // This broker's own coordinator: asked in-process (it writes nothing for a verify).
-    return Answer(waiter, options_.local->Verify(transactional_id, producer_id, producer_epoch, waiter.partitions),
-                  ErrorCode::kNone);
+    // This broker's own coordinator: asked in-process. A verify writes nothing; an add
+    // answers once its write completes (on the log's thread, perhaps after this manager
+    // is gone: the answer needs only the waiter and the shared counters).
+    if (operation == TxnPartitionOperation::kVerify) {
+      return Answer(waiter, options_.local->Verify(transactional_id, producer_id, producer_epoch, waiter.partitions),
+                    ErrorCode::kNone);
+    }
+    std::set<storage::TopicPartition> to_add = waiter.partitions;
+    return options_.local->AddPartitions(
+        transactional_id, producer_id, producer_epoch, std::move(to_add), kTransactionVersion2,
+        [counters = counters_, waiter = std::move(waiter)](ErrorCode e) mutable { Answer(*counters, waiter, {}, e); });
   }
-  std::vector<Waiter> fenced;
-  std::optional<Waiter> refused;
+  std::vector<std::pair<Waiter, ErrorCode>> refused;
   {
     absl::MutexLock lock(&mu_);
     if (stopping_) {
-      refused = std::move(waiter);  // the sender threads are gone or going
+      refused.emplace_back(std::move(waiter), ErrorCode::kNetworkException);  // the sender threads are gone or going
     } else {
-      EnqueueLocked(coordinator, transactional_id, producer_id, producer_epoch, std::move(waiter), fenced);
+      EnqueueLocked(coordinator, transactional_id, producer_id, producer_epoch, operation, std::move(waiter), refused);
     }
   }
-  if (refused) Answer(*refused, {}, ErrorCode::kNetworkException);
-  for (Waiter& w : fenced) Answer(w, {}, ErrorCode::kInvalidProducerEpoch);
+  for (auto& [w, e] : refused) Answer(w, {}, e);
 }
 
 void AddPartitionsToTxnManager::EnqueueLocked(const BrokerEndpoint& coordinator, const std::string& transactional_id,
-                                              int64_t producer_id, int16_t producer_epoch, Waiter waiter,
-                                              std::vector<Waiter>& fenced) {
+                                              int64_t producer_id, int16_t producer_epoch,
+                                              TxnPartitionOperation operation, Waiter waiter,
+                                              std::vector<std::pair<Waiter, ErrorCode>>& refused) {
   std::unique_ptr<Sender>& sender = senders_[coordinator.broker_id];
   if (sender == nullptr) {
     sender = std::make_unique<Sender>();
@@ -109,14 +116,20 @@ void AddPartitionsToTxnManager::EnqueueLocked(const BrokerEndpoint& coordinator,
   Pending& pending = it->second;
   if (!added && (pending.producer_id != producer_id || pending.producer_epoch != producer_epoch)) {
     if (pending.producer_id == producer_id && producer_epoch < pending.producer_epoch) {
-      fenced.push_back(std::move(waiter));  // the waiting one is newer
+      refused.emplace_back(std::move(waiter), ErrorCode::kInvalidProducerEpoch);  // the waiting one is newer
       return;
     }
-    for (Waiter& w : pending.waiters) fenced.push_back(std::move(w));
+    for (Waiter& w : pending.waiters) refused.emplace_back(std::move(w), ErrorCode::kInvalidProducerEpoch);
     pending = Pending{};
+  } else if (!added && pending.operation != operation) {
+    // The same producer verifying and adding at once (it changed protocol): the later
+    // question waits for the producer's retry.
+    refused.emplace_back(std::move(waiter), ErrorCode::kConcurrentTransactions);
+    return;
   }
   pending.producer_id = producer_id;
   pending.producer_epoch = producer_epoch;
+  pending.operation = operation;
   pending.partitions.insert(waiter.partitions.begin(), waiter.partitions.end());
   pending.waiters.push_back(std::move(waiter));
 }
@@ -154,17 +167,14 @@ client::KafkaConnection* AddPartitionsToTxnManager::ConnectionTo(Sender& sender,
 }
 
 void AddPartitionsToTxnManager::SendTo(Sender& sender, Queue queue) {
-  {
-    absl::MutexLock lock(&mu_);
-    ++stats_.remote_requests;
-  }
+  ++counters_->remote_requests;
   kafka::AddPartitionsToTxnRequest request;
   for (const auto& [id, pending] : queue.transactions) {
     kafka::AddPartitionsToTxnRequest::Transaction& t = request.transactions.emplace_back();
     t.transactional_id = id;
     t.producer_id = pending.producer_id;
     t.producer_epoch = pending.producer_epoch;
-    t.verify_only = true;
+    t.verify_only = pending.operation == TxnPartitionOperation::kVerify;
     for (const storage::TopicPartition& tp : pending.partitions) {
       if (t.topics.empty() || t.topics.back().name != tp.topic) t.topics.push_back({tp.topic, {}});
       t.topics.back().partitions.push_back(tp.partition);
@@ -179,13 +189,13 @@ void AddPartitionsToTxnManager::SendTo(Sender& sender, Queue queue) {
   if (connection == nullptr) return answer_all(ErrorCode::kNetworkException);
   std::string body;
   kafka::Writer w(&body);
-  kafka::WriteAddPartitionsToTxnRequest(request, kVerifyVersion, w);
+  kafka::WriteAddPartitionsToTxnRequest(request, kBrokerVersion, w);
   auto response =
-      connection->Call(static_cast<int16_t>(kafka::ApiKey::kAddPartitionsToTxn), kVerifyVersion, body);
+      connection->Call(static_cast<int16_t>(kafka::ApiKey::kAddPartitionsToTxn), kBrokerVersion, body);
   absl::StatusOr<kafka::AddPartitionsToTxnResponse> decoded =
       response.ok() ? [&] {
         kafka::Reader r(response->body());
-        return kafka::ReadAddPartitionsToTxnResponse(r, kVerifyVersion);
+        return kafka::ReadAddPartitionsToTxnResponse(r, kBrokerVersion);
       }()
                     : absl::StatusOr<kafka::AddPartitionsToTxnResponse>(response.status());
   if (!decoded.ok()) {

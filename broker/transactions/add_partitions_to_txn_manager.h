@@ -1,10 +1,12 @@
 #pragma once
-// AddPartitionsToTxnManager: a partition leader's half of KIP-890 part 1 (Kafka's
+// AddPartitionsToTxnManager: a partition leader's half of KIP-890 (Kafka's
 // AddPartitionsToTxnManager). Before a transactional producer's batch opens a
-// transaction on a partition, the produce handler asks here whether the partition is in
-// the producer's ongoing transaction. The id's transaction coordinator answers (the
-// leader of its partition of __transaction_state): in-process when that is this broker,
-// else by AddPartitionsToTxn v4 with verify_only over the inter-broker listener. Without
+// transaction on a partition, the produce handler asks here: under transaction protocol
+// version 1 whether the partition is in the producer's ongoing transaction (part 1,
+// kVerify), under version 2 (Produce v12, TxnOffsetCommit v5) to add it (part 2, kAdd).
+// The id's transaction coordinator answers (the leader of its partition of
+// __transaction_state): in-process when that is this broker, else by AddPartitionsToTxn
+// v5 (verify_only for kVerify) over the inter-broker listener. Without
 // the question a batch that arrives after its transaction ended (a producer's retry
 // delayed in the network past the abort) would open a transaction no coordinator knows
 // of, holding the partition's last stable offset back for good: Jepsen's hanging
@@ -12,9 +14,10 @@
 //
 // A thread per coordinator broker sends (a coordinator cut off holds up only its own
 // questions): each round takes what waits for that coordinator and sends it one request.
-// Two verifications of one transactional id waiting for the same coordinator are merged
-// when they carry the same producer id and epoch; otherwise the older epoch's is answered
-// INVALID_PRODUCER_EPOCH (Kafka's rule: it is fenced).
+// Two questions of one transactional id waiting for the same coordinator are merged
+// when they carry the same producer id, epoch and operation; otherwise the older epoch's
+// is answered INVALID_PRODUCER_EPOCH (Kafka's rule: it is fenced), and of the same epoch
+// with the other operation CONCURRENT_TRANSACTIONS (retried by the producer).
 //
 // Errors as a producer handles them (Kafka's): PRODUCER_FENCED becomes
 // INVALID_PRODUCER_EPOCH; no coordinator now: COORDINATOR_NOT_AVAILABLE; a request that
@@ -22,6 +25,7 @@
 // (CLUSTER_AUTHORIZATION_FAILED): INVALID_TXN_STATE.
 // Thread-safe. The destructor answers what waits NETWORK_EXCEPTION.
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -51,16 +55,20 @@ struct AddPartitionsToTxnManagerOptions {
   int32_t broker_id = -1;                                    // this broker
   int32_t state_topic_partitions = 50;                       // transaction.state.log.num.partitions
   std::function<BrokerEndpoint(int32_t)> coordinator_of;     // leader of __transaction_state-<p>; required
-  const TransactionCoordinator* local = nullptr;             // this broker's coordinator; required
+  TransactionCoordinator* local = nullptr;                   // this broker's coordinator; required
   client::ClientSecurity security;                           // the inter-broker listener's
   std::chrono::milliseconds request_timeout{10000};
 };
 
 struct TxnVerificationStats {
-  int64_t verified = 0;    // partitions the coordinator confirmed
+  int64_t verified = 0;    // partitions the coordinator confirmed or added
   int64_t unverified = 0;  // partitions refused (any error)
   int64_t remote_requests = 0;
 };
+
+// What a partition leader asks of the coordinator (Kafka's TransactionSupportedOperation):
+// whether the partitions are in the ongoing transaction, or to add them to it.
+enum class TxnPartitionOperation { kVerify, kAdd };
 
 // What the produce path asks (the manager below; tests hold answers back with their own).
 class TxnVerifier {
@@ -72,7 +80,8 @@ class TxnVerifier {
   // done runs exactly once, at once or later on any thread; the answers of one
   // transactional id come in the order it was asked.
   virtual void Verify(const std::string& transactional_id, int64_t producer_id, int16_t producer_epoch,
-                      std::set<storage::TopicPartition> partitions, Callback done) = 0;
+                      std::set<storage::TopicPartition> partitions, TxnPartitionOperation operation,
+                      Callback done) = 0;
 };
 
 class AddPartitionsToTxnManager final : public TxnVerifier {
@@ -82,10 +91,11 @@ class AddPartitionsToTxnManager final : public TxnVerifier {
   AddPartitionsToTxnManager(const AddPartitionsToTxnManager&) = delete;
   AddPartitionsToTxnManager& operator=(const AddPartitionsToTxnManager&) = delete;
 
-  // done runs at once (a local coordinator, or no coordinator now) or later on the
-  // coordinator's sender thread.
+  // done runs at once (a local coordinator's verify, or no coordinator now), or later on
+  // the coordinator's sender thread or (a local add) when its write completes.
   void Verify(const std::string& transactional_id, int64_t producer_id, int16_t producer_epoch,
-              std::set<storage::TopicPartition> partitions, Callback done) override;
+              std::set<storage::TopicPartition> partitions, TxnPartitionOperation operation,
+              Callback done) override;
   TxnVerificationStats stats() const;
 
  private:
@@ -96,6 +106,7 @@ class AddPartitionsToTxnManager final : public TxnVerifier {
   struct Pending {
     int64_t producer_id = -1;
     int16_t producer_epoch = -1;
+    TxnPartitionOperation operation = TxnPartitionOperation::kVerify;
     std::set<storage::TopicPartition> partitions;  // every waiter's
     std::vector<Waiter> waiters;
   };
@@ -111,12 +122,20 @@ class AddPartitionsToTxnManager final : public TxnVerifier {
     std::unique_ptr<client::KafkaConnection> connection;  // its thread's own
     std::thread thread;
   };
+  // The answers counted (shared: a local add may complete after the manager is gone).
+  struct Counters {
+    std::atomic<int64_t> verified{0};
+    std::atomic<int64_t> unverified{0};
+    std::atomic<int64_t> remote_requests{0};
+  };
   // A waiter's answer from the partitions' errors (missing: `missing`).
-  void Answer(Waiter& waiter, const Unverified& errors, ErrorCode missing);
+  static void Answer(Counters& counters, Waiter& waiter, const Unverified& errors, ErrorCode missing);
+  void Answer(Waiter& waiter, const Unverified& errors, ErrorCode missing) { Answer(*counters_, waiter, errors, missing); }
   // Queues a question for the coordinator's sender (started on first use); waiters the
   // question fences (an older epoch of the same id) go to `fenced`.
   void EnqueueLocked(const BrokerEndpoint& coordinator, const std::string& transactional_id, int64_t producer_id,
-                     int16_t producer_epoch, Waiter waiter, std::vector<Waiter>& fenced)
+                     int16_t producer_epoch, TxnPartitionOperation operation, Waiter waiter,
+                     std::vector<std::pair<Waiter, ErrorCode>>& refused)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Run(Sender* sender);
   // Sends one coordinator its queue and answers the waiters (on the sender's thread).
@@ -124,9 +143,9 @@ class AddPartitionsToTxnManager final : public TxnVerifier {
   client::KafkaConnection* ConnectionTo(Sender& sender, const BrokerEndpoint& e);
 
   const AddPartitionsToTxnManagerOptions options_;
+  const std::shared_ptr<Counters> counters_ = std::make_shared<Counters>();
   mutable absl::Mutex mu_;
   std::map<int32_t, std::unique_ptr<Sender>> senders_ ABSL_GUARDED_BY(mu_);  // by coordinator broker id
-  TxnVerificationStats stats_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
 };
 

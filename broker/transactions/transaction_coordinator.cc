@@ -162,6 +162,9 @@ void TransactionCoordinator::LoadPartition(int32_t partition, int32_t leader_epo
     txn.partitions = std::move(v.partitions);
     txn.start_ms = v.start_ms;
     txn.update_ms = v.last_update_ms;
+    txn.last_producer_id = v.prev_producer_id;  // its epoch is not kept (Kafka's neither)
+    txn.next_producer_id = v.next_producer_id;
+    txn.client_tv = v.client_transaction_version;
     if (IsPrepare(txn.state)) ++in_flight;  // completed by the next sweep
   }
   it->second.loaded = true;
@@ -170,12 +173,15 @@ void TransactionCoordinator::LoadPartition(int32_t partition, int32_t leader_epo
 }
 
 TransactionLogValue TransactionCoordinator::ValueOf(const Txn& txn) {
-  return TransactionLogValue{txn.producer_id, txn.producer_epoch, txn.timeout_ms, txn.state,
-                             txn.partitions,  txn.update_ms,      txn.start_ms};
+  return TransactionLogValue{txn.producer_id,      txn.producer_epoch,   txn.timeout_ms,
+                             txn.state,            txn.partitions,       txn.update_ms,
+                             txn.start_ms,         txn.last_producer_id, txn.next_producer_id,
+                             txn.client_tv};
 }
 
 void TransactionCoordinator::Write(const std::string& transactional_id, int32_t partition, int32_t leader_epoch,
                                    Transition t, std::function<void(ErrorCode)> done) {
+  if (t.last_producer_id >= 0) t.value.prev_producer_id = t.last_producer_id;
   std::vector<GroupLogRecord> records;
   records.push_back({EncodeTransactionLogKey(transactional_id), EncodeTransactionLogValue(t.value)});
   log_->Append(partition, leader_epoch, std::move(records),
@@ -204,6 +210,8 @@ void TransactionCoordinator::WriteDone(const std::string& transactional_id, cons
         txn.partitions = t.value.partitions;
         txn.start_ms = t.value.start_ms;
         txn.update_ms = t.value.last_update_ms;
+        txn.next_producer_id = t.value.next_producer_id;
+        txn.client_tv = t.value.client_transaction_version;
       } else if (txn.producer_id < 0) {
         txns_.erase(it);  // a new id whose first write failed: it never existed
       }
@@ -214,6 +222,20 @@ void TransactionCoordinator::WriteDone(const std::string& transactional_id, cons
                  proto::kafka::ErrorName(e));
   }
   done(ClientErrorOfTxnWrite(e));
+  RetryWaitingAdds(transactional_id);
+}
+
+void TransactionCoordinator::RetryWaitingAdds(const std::string& transactional_id) {
+  std::deque<WaitingAdd> waiting;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = waiting_adds_.find(transactional_id);
+    if (it == waiting_adds_.end()) return;
+    waiting.swap(it->second);
+    waiting_adds_.erase(it);
+  }
+  // In the order they came: the first may start a write the others wait for again.
+  for (WaitingAdd& w : waiting) w.retry();
 }
 
 ErrorCode TransactionCoordinator::CheckProducerLocked(const Txn* txn, int64_t producer_id,
@@ -316,33 +338,60 @@ void TransactionCoordinator::InitProducerId(const std::string& transactional_id,
 
 void TransactionCoordinator::AddPartitions(const std::string& transactional_id, int64_t producer_id,
                                            int16_t producer_epoch, std::set<storage::TopicPartition> partitions,
-                                           std::function<void(ErrorCode)> respond) {
+                                           int16_t client_tv, std::function<void(ErrorCode)> respond) {
+  AddPartitionsUntil(transactional_id, producer_id, producer_epoch, std::move(partitions), client_tv,
+                     Now() + kBusyAddWaitMs, std::move(respond));
+}
+
+void TransactionCoordinator::AddPartitionsUntil(const std::string& transactional_id, int64_t producer_id,
+                                                int16_t producer_epoch, std::set<storage::TopicPartition> partitions,
+                                                int16_t client_tv, int64_t deadline_ms,
+                                                std::function<void(ErrorCode)> respond) {
   const int32_t partition = PartitionFor(transactional_id);
   int32_t leader_epoch;
   Transition t;
+  // Answered outside mu_ (a partition leader's callback takes its own locks).
+  ErrorCode answer = ErrorCode::kNone;
+  bool write = false;
   {
     absl::MutexLock lock(&mu_);
-    if (ErrorCode e = ReachLocked(partition); e != ErrorCode::kNone) return respond(e);
+    answer = ReachLocked(partition);
     auto it = txns_.find(transactional_id);
     Txn* txn = it == txns_.end() ? nullptr : &it->second;
-    const bool included = txn != nullptr && txn->state == TransactionState::kOngoing &&
+    if (answer == ErrorCode::kNone) answer = CheckProducerLocked(txn, producer_id, producer_epoch);
+    if (answer == ErrorCode::kNone && IsPrepare(txn->state)) answer = ErrorCode::kConcurrentTransactions;
+    if (answer == ErrorCode::kConcurrentTransactions && client_tv >= 2 && Now() < deadline_ms) {
+      // Version 2: the leader's add waits for the transition in flight (the previous
+      // transaction's markers, most often) rather than failing the producer's batch.
+      waiting_adds_[transactional_id].push_back(WaitingAdd{
+          deadline_ms,
+          [this, transactional_id, producer_id, producer_epoch, partitions, client_tv, deadline_ms, respond] {
+            AddPartitionsUntil(transactional_id, producer_id, producer_epoch, partitions, client_tv, deadline_ms,
+                               respond);
+          },
+          respond});
+      return;
+    }
+    const bool included = answer == ErrorCode::kNone && txn->state == TransactionState::kOngoing &&
                           std::includes(txn->partitions.begin(), txn->partitions.end(), partitions.begin(),
                                         partitions.end());
-    if (ErrorCode e = CheckProducerLocked(txn, producer_id, producer_epoch); e != ErrorCode::kNone) return respond(e);
-    if (IsPrepare(txn->state)) return respond(ErrorCode::kConcurrentTransactions);
-    if (included) return respond(ErrorCode::kNone);
-    leader_epoch = owned_[partition].leader_epoch;
-    const int64_t now = Now();
-    t.value = ValueOf(*txn);
-    if (txn->state != TransactionState::kOngoing) {
-      t.value.start_ms = now;
-      t.value.partitions.clear();
+    if (answer == ErrorCode::kNone && !included) {
+      write = true;
+      leader_epoch = owned_[partition].leader_epoch;
+      const int64_t now = Now();
+      t.value = ValueOf(*txn);
+      if (txn->state != TransactionState::kOngoing) {
+        t.value.start_ms = now;
+        t.value.partitions.clear();
+      }
+      t.value.state = TransactionState::kOngoing;
+      t.value.partitions.insert(partitions.begin(), partitions.end());
+      t.value.last_update_ms = now;
+      t.value.client_transaction_version = client_tv;
+      txn->pending = true;
     }
-    t.value.state = TransactionState::kOngoing;
-    t.value.partitions.insert(partitions.begin(), partitions.end());
-    t.value.last_update_ms = now;
-    txn->pending = true;
   }
+  if (!write) return respond(answer);
   Write(transactional_id, partition, leader_epoch, std::move(t), std::move(respond));
 }
 
@@ -369,42 +418,156 @@ std::map<storage::TopicPartition, ErrorCode> TransactionCoordinator::Verify(
 }
 
 void TransactionCoordinator::EndTxn(const std::string& transactional_id, int64_t producer_id, int16_t producer_epoch,
-                                    bool commit, std::function<void(ErrorCode)> respond) {
+                                    bool commit, int16_t client_tv, std::function<void(EndResult)> respond) {
+  if (client_tv >= 2) return EndTxnV2(transactional_id, producer_id, producer_epoch, commit, std::move(respond));
   const int32_t partition = PartitionFor(transactional_id);
+  auto answer = [&respond](ErrorCode e) { respond(EndResult{e, -1, -1}); };
   int32_t leader_epoch;
   Transition t;
   {
     absl::MutexLock lock(&mu_);
-    if (ErrorCode e = ReachLocked(partition); e != ErrorCode::kNone) return respond(e);
+    if (ErrorCode e = ReachLocked(partition); e != ErrorCode::kNone) return answer(e);
     auto it = txns_.find(transactional_id);
     Txn* txn = it == txns_.end() ? nullptr : &it->second;
-    if (ErrorCode e = CheckProducerLocked(txn, producer_id, producer_epoch); e != ErrorCode::kNone) return respond(e);
+    if (ErrorCode e = CheckProducerLocked(txn, producer_id, producer_epoch); e != ErrorCode::kNone) return answer(e);
     switch (txn->state) {
       case TransactionState::kOngoing:
         break;
       case TransactionState::kCompleteCommit:
-        return respond(commit ? ErrorCode::kNone : ErrorCode::kInvalidTxnState);  // a retried EndTxn
+        return answer(commit ? ErrorCode::kNone : ErrorCode::kInvalidTxnState);  // a retried EndTxn
       case TransactionState::kCompleteAbort:
-        return respond(commit ? ErrorCode::kInvalidTxnState : ErrorCode::kNone);
+        return answer(commit ? ErrorCode::kInvalidTxnState : ErrorCode::kNone);
       case TransactionState::kPrepareCommit:
-        return respond(commit ? ErrorCode::kConcurrentTransactions : ErrorCode::kInvalidTxnState);
+        return answer(commit ? ErrorCode::kConcurrentTransactions : ErrorCode::kInvalidTxnState);
       case TransactionState::kPrepareAbort:
-        return respond(commit ? ErrorCode::kInvalidTxnState : ErrorCode::kConcurrentTransactions);
+        return answer(commit ? ErrorCode::kInvalidTxnState : ErrorCode::kConcurrentTransactions);
       default:
-        return respond(ErrorCode::kInvalidTxnState);
+        return answer(ErrorCode::kInvalidTxnState);
     }
     leader_epoch = owned_[partition].leader_epoch;
     t.value = ValueOf(*txn);
     t.value.state = commit ? TransactionState::kPrepareCommit : TransactionState::kPrepareAbort;
     t.value.last_update_ms = Now();
+    t.value.client_transaction_version = 0;
     txn->pending = true;
   }
   Write(transactional_id, partition, leader_epoch, std::move(t), [this, transactional_id, respond](ErrorCode e) {
     // Answered once the decision is written: the markers follow, whatever happens to this
     // coordinator (a new one completes a loaded PrepareCommit).
-    respond(e);
+    respond(EndResult{e, -1, -1});
     if (e == ErrorCode::kNone) CompleteTransaction(transactional_id);
   });
+}
+
+void TransactionCoordinator::EndTxnV2(const std::string& transactional_id, int64_t producer_id,
+                                      int16_t producer_epoch, bool commit, std::function<void(EndResult)> respond) {
+  const int32_t partition = PartitionFor(transactional_id);
+  auto answer = [&respond](ErrorCode e) { respond(EndResult{e, -1, -1}); };
+  // A commit or abort that bumps past the last epoch moves to a new producer id, fetched
+  // without the lock (it may wait for the controller), then decided again.
+  int64_t next_id = -1;
+  for (int attempt = 0;; ++attempt) {
+    int32_t leader_epoch;
+    Transition t;
+    bool need_next_id = false;
+    {
+      absl::MutexLock lock(&mu_);
+      if (ErrorCode e = ReachLocked(partition); e != ErrorCode::kNone) return answer(e);
+      auto it = txns_.find(transactional_id);
+      if (it == txns_.end() || it->second.state == TransactionState::kDead) {
+        return answer(ErrorCode::kInvalidProducerIdMapping);
+      }
+      Txn& txn = it->second;
+      // Kafka's version 2 rules: the request's epoch is the current one, or (a retry of
+      // an EndTxn that was done) the one before the bump, or before the move to a new id.
+      const bool retry_on_overflow = txn.last_producer_id == producer_id && producer_epoch == kMaxEpoch &&
+                                     txn.producer_epoch == 0;
+      const bool retry_on_bump = txn.producer_epoch == producer_epoch + 1;
+      const bool retry = retry_on_bump || retry_on_overflow;
+      bool valid_epoch = false;
+      switch (txn.state) {
+        case TransactionState::kPrepareCommit:
+        case TransactionState::kPrepareAbort:
+          valid_epoch = retry_on_bump;
+          break;
+        case TransactionState::kCompleteCommit:
+        case TransactionState::kCompleteAbort:
+          valid_epoch = retry || producer_epoch == txn.producer_epoch;
+          break;
+        default:
+          valid_epoch = producer_epoch == txn.producer_epoch;
+      }
+      if (txn.producer_id != producer_id && !retry_on_overflow) return answer(ErrorCode::kInvalidProducerIdMapping);
+      if (!valid_epoch) return answer(ErrorCode::kProducerFenced);
+      if (txn.pending || IsPrepare(txn.state)) return answer(ErrorCode::kConcurrentTransactions);
+      bool bump = false;  // to PrepareCommit/PrepareAbort with the next epoch
+      switch (txn.state) {
+        case TransactionState::kOngoing:
+          bump = true;
+          break;
+        case TransactionState::kCompleteCommit:
+          if (commit && retry) return respond(EndResult{ErrorCode::kNone, txn.producer_id, txn.producer_epoch});
+          if (commit || retry) return answer(ErrorCode::kInvalidTxnState);
+          bump = true;  // an abort with no transaction open
+          break;
+        case TransactionState::kCompleteAbort:
+          if (!commit && retry) return respond(EndResult{ErrorCode::kNone, txn.producer_id, txn.producer_epoch});
+          if (commit) return answer(ErrorCode::kInvalidTxnState);
+          bump = true;
+          break;
+        case TransactionState::kEmpty:
+          if (commit) return answer(ErrorCode::kInvalidTxnState);
+          bump = true;
+          break;
+        default:
+          return answer(ErrorCode::kInvalidTxnState);
+      }
+      ABSL_CHECK(bump);
+      // Only a fence reaches the last epoch, and no producer is told it.
+      if (txn.producer_epoch == INT16_MAX) return answer(ErrorCode::kProducerFenced);
+      const bool exhausted = txn.producer_epoch >= kMaxEpoch;
+      if (exhausted && next_id < 0) {
+        need_next_id = true;
+      } else {
+        leader_epoch = owned_[partition].leader_epoch;
+        const int64_t now = Now();
+        t.value = ValueOf(txn);
+        if (txn.state != TransactionState::kOngoing) {
+          // An abort without a transaction: nothing to mark; it starts now.
+          t.value.partitions.clear();
+          t.value.start_ms = now;
+        }
+        t.value.state = commit ? TransactionState::kPrepareCommit : TransactionState::kPrepareAbort;
+        t.value.producer_epoch = static_cast<int16_t>(txn.producer_epoch + 1);
+        t.value.next_producer_id = exhausted ? next_id : -1;
+        t.value.last_update_ms = now;
+        t.value.client_transaction_version = 2;
+        // The epoch bumped from is a retry's (KIP-360 InitProducerId as well).
+        t.last_producer_id = txn.producer_id;
+        t.last_producer_epoch = txn.producer_epoch;
+        txn.pending = true;
+      }
+    }
+    if (need_next_id) {
+      if (attempt > 0) return answer(ErrorCode::kConcurrentTransactions);
+      absl::StatusOr<int64_t> id = producer_ids_();
+      if (!id.ok()) {
+        spdlog::warn("transaction coordinator: no producer id for {}: {}", transactional_id, id.status().message());
+        return answer(ErrorCode::kCoordinatorLoadInProgress);
+      }
+      next_id = *id;
+      continue;
+    }
+    // The next transaction's producer: a new id at epoch 0 once the epoch is exhausted.
+    const int64_t answer_id = t.value.next_producer_id >= 0 ? t.value.next_producer_id : t.value.producer_id;
+    const int16_t answer_epoch = t.value.next_producer_id >= 0 ? int16_t{0} : t.value.producer_epoch;
+    Write(transactional_id, partition, leader_epoch, std::move(t),
+          [this, transactional_id, respond, answer_id, answer_epoch](ErrorCode e) {
+            respond(e == ErrorCode::kNone ? EndResult{e, answer_id, answer_epoch} : EndResult{e, -1, -1});
+            if (e == ErrorCode::kNone) CompleteTransaction(transactional_id);
+          });
+    return;
+  }
 }
 
 void TransactionCoordinator::Expire(const std::string& transactional_id) {
@@ -456,7 +619,12 @@ void TransactionCoordinator::AbortWithNewEpoch(const std::string& transactional_
     t.value = ValueOf(txn);
     // The epoch is bumped so that the producer of the aborted transaction is fenced; at
     // the last epoch it stays (the next InitProducerId moves to a new producer id).
-    if (txn.producer_epoch < kMaxEpoch) ++t.value.producer_epoch;
+    // Version 2 bumps it twice, as Kafka's fence then abort do: the epoch after one bump
+    // would read as a retry of the producer's own EndTxn.
+    const int bumps = txn.client_tv >= 2 ? 2 : 1;
+    for (int i = 0; i < bumps; ++i) {
+      if (t.value.producer_epoch < (txn.client_tv >= 2 ? INT16_MAX : kMaxEpoch)) ++t.value.producer_epoch;
+    }
     // No epoch before the fence is a retry's any more (Kafka's prepareFenceProducerEpoch
     // clears lastProducerEpoch): a producer that kept an earlier KIP-360 epoch must not be
     // handed the new one by retrying with it.
@@ -490,6 +658,10 @@ void TransactionCoordinator::CompleteTransaction(const std::string& transactiona
   }
   const int32_t coordinator_epoch = markers.coordinator_epoch;
   const bool commit = markers.commit;
+  if (markers.partitions.empty()) {
+    // Version 2's abort without a transaction: nothing to mark.
+    return MarkersWritten(transactional_id, coordinator_epoch, commit);
+  }
   markers_->Send(std::move(markers), [this, lifetime = lifetime_, transactional_id, coordinator_epoch, commit] {
     IfAlive(*lifetime, [&] { MarkersWritten(transactional_id, coordinator_epoch, commit); });
   });
@@ -511,6 +683,15 @@ void TransactionCoordinator::MarkersWritten(const std::string& transactional_id,
     t.value.state = commit ? TransactionState::kCompleteCommit : TransactionState::kCompleteAbort;
     t.value.partitions.clear();
     t.value.last_update_ms = Now();
+    if (txn.next_producer_id >= 0) {
+      // Version 2, the epoch exhausted: the id moves to the new producer id the EndTxn
+      // answer named (its last epoch stays what the producer last had).
+      t.last_producer_id = txn.producer_id;
+      t.last_producer_epoch = txn.last_producer_epoch;
+      t.value.producer_id = txn.next_producer_id;
+      t.value.producer_epoch = 0;
+    }
+    t.value.next_producer_id = -1;
   }
   Write(transactional_id, partition, coordinator_epoch, std::move(t), [this, commit](ErrorCode e) {
     if (e != ErrorCode::kNone) return;  // still Prepare*: the next sweep sends and writes again
@@ -530,9 +711,18 @@ void TransactionCoordinator::RunDueTimers() {
   std::vector<std::string> to_complete;
   std::vector<std::string> timed_out;
   std::vector<std::string> expired;
+  std::vector<std::function<void(ErrorCode)>> given_up;  // version 2 adds that waited too long
   {
     absl::MutexLock lock(&mu_);
     const int64_t now = Now();
+    for (auto it = waiting_adds_.begin(); it != waiting_adds_.end();) {
+      std::deque<WaitingAdd>& adds = it->second;
+      while (!adds.empty() && adds.front().deadline_ms <= now) {
+        given_up.push_back(std::move(adds.front().respond));
+        adds.pop_front();
+      }
+      it = adds.empty() ? waiting_adds_.erase(it) : std::next(it);
+    }
     const bool sweep = now >= next_timeout_sweep_ms_;
     if (sweep) next_timeout_sweep_ms_ = now + options_.abort_timed_out_interval_ms;
     const bool expiry = now >= next_expiry_sweep_ms_;
@@ -548,6 +738,7 @@ void TransactionCoordinator::RunDueTimers() {
       if (expiry && idle && now - txn.update_ms > options_.transactional_id_expiration_ms) expired.push_back(id);
     }
   }
+  for (auto& respond : given_up) respond(ErrorCode::kConcurrentTransactions);
   for (const std::string& id : expired) Expire(id);
   for (const std::string& id : to_complete) CompleteTransaction(id);
   for (const std::string& id : timed_out) {

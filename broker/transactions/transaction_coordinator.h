@@ -19,9 +19,18 @@
 // way. While a write or the markers of a transaction are in flight, requests for its id
 // are CONCURRENT_TRANSACTIONS. The coordinator epoch the markers carry is the leader
 // epoch of the id's partition, so that a deposed coordinator's markers are fenced.
-// This is Kafka's transaction protocol version 1 (one epoch across transactions);
-// Verify (AddPartitionsToTxn's verify-only form, KIP-890 part 1) answers partition
-// leaders whether a partition is in an id's ongoing transaction.
+// Two transaction protocols, chosen by each request as Kafka's coordinator does:
+// version 1 (one epoch across transactions; Verify, AddPartitionsToTxn's verify-only
+// form of KIP-890 part 1, answers partition leaders whether a partition is in an id's
+// ongoing transaction) and version 2 (KIP-890 part 2, `client_tv` 2: EndTxn v5 and the
+// partition leaders' AddPartitionsToTxn v5). Under version 2 every EndTxn moves the id
+// to a new epoch (PrepareCommit/PrepareAbort are written with epoch+1, the markers carry
+// it, the answer names it; a new producer id once the epoch is exhausted, taken at
+// completion), a retried EndTxn is recognised by the epoch before the bump, an abort is
+// accepted without a transaction (Empty, CompleteCommit, CompleteAbort), and a partition
+// leader adding a partition while a transition is in flight waits for it (up to
+// kBusyAddWaitMs) rather than being refused. A fence or a timeout bumps a version 2
+// transaction's epoch twice (Kafka's fence, then its abort).
 //
 // Time: the timeout sweep and loads run on the coordinator's thread, from the options'
 // clock; tests with a ManualClock and no thread call RunDueTimers.
@@ -127,8 +136,12 @@ class TransactionCoordinator {
   // AddPartitionsToTxn (and AddOffsetsToTxn, with the group's offsets partition): one
   // error for all, as Kafka answers a transaction's partitions (the verify-only form is
   // Verify below).
+  // client_tv 2: a partition leader adding the partition of a version 2 producer's
+  // batch (or a group coordinator its offsets partition): waits for a transition in
+  // flight instead of CONCURRENT_TRANSACTIONS (which it answers after kBusyAddWaitMs).
   void AddPartitions(const std::string& transactional_id, int64_t producer_id, int16_t producer_epoch,
-                     std::set<storage::TopicPartition> partitions, std::function<void(ErrorCode)> respond);
+                     std::set<storage::TopicPartition> partitions, int16_t client_tv,
+                     std::function<void(ErrorCode)> respond);
   // AddPartitionsToTxn's verify-only form (KIP-890 part 1, asked by partition leaders
   // before a batch opens a transaction): per partition NONE when it is in the id's
   // ongoing transaction, else INVALID_TXN_STATE; the coordinator's errors
@@ -137,8 +150,19 @@ class TransactionCoordinator {
   std::map<storage::TopicPartition, ErrorCode> Verify(const std::string& transactional_id, int64_t producer_id,
                                                       int16_t producer_epoch,
                                                       const std::set<storage::TopicPartition>& partitions) const;
+  // EndTxn; client_tv 2 (EndTxn v5): the answer names the producer id and epoch of the
+  // id's next transaction (-1 under version 1 or on an error).
+  struct EndResult {
+    ErrorCode error = ErrorCode::kNone;
+    int64_t producer_id = -1;
+    int16_t producer_epoch = -1;
+  };
   void EndTxn(const std::string& transactional_id, int64_t producer_id, int16_t producer_epoch, bool commit,
-              std::function<void(ErrorCode)> respond);
+              int16_t client_tv, std::function<void(EndResult)> respond);
+
+  // How long a version 2 add waits for a transition in flight (Kafka's leaders retry
+  // CONCURRENT_TRANSACTIONS for add.partitions.to.txn.retry.backoff.max.ms, 100 ms).
+  static constexpr int64_t kBusyAddWaitMs = 100;
 
   std::vector<TransactionDescription> Describe(const std::vector<std::string>& transactional_ids) const;
   // ListTransactions: the ids of the led, loaded partitions, filtered (empty: any).
@@ -169,6 +193,15 @@ class TransactionCoordinator {
     int64_t start_ms = -1;
     int64_t update_ms = -1;
     bool pending = false;  // a write or markers in flight
+    int16_t client_tv = 0;          // the protocol of its last transition (2: KIP-890 part 2)
+    int64_t next_producer_id = -1;  // version 2: the id the transaction completing moves to
+  };
+  // A version 2 add that met a transition in flight: retried after each write of its id
+  // until `deadline_ms`, then answered CONCURRENT_TRANSACTIONS.
+  struct WaitingAdd {
+    int64_t deadline_ms = 0;
+    std::function<void()> retry;
+    std::function<void(ErrorCode)> respond;
   };
   struct Owned {
     int32_t leader_epoch = -1;
@@ -182,6 +215,14 @@ class TransactionCoordinator {
   };
 
   ErrorCode ReachLocked(int32_t partition) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void AddPartitionsUntil(const std::string& transactional_id, int64_t producer_id, int16_t producer_epoch,
+                          std::set<storage::TopicPartition> partitions, int16_t client_tv, int64_t deadline_ms,
+                          std::function<void(ErrorCode)> respond);
+  // EndTxn under version 2 (Kafka's table: a retry is the epoch before the bump).
+  void EndTxnV2(const std::string& transactional_id, int64_t producer_id, int16_t producer_epoch, bool commit,
+                std::function<void(EndResult)> respond);
+  // Retries the adds that waited for transactional_id's transition (after a write).
+  void RetryWaitingAdds(const std::string& transactional_id);
   // Checks a request's producer id and epoch against the id's (INVALID_PRODUCER_ID_MAPPING,
   // PRODUCER_FENCED) and that nothing is in flight (CONCURRENT_TRANSACTIONS).
   ErrorCode CheckProducerLocked(const Txn* txn, int64_t producer_id, int16_t producer_epoch) const
@@ -230,6 +271,7 @@ class TransactionCoordinator {
   std::map<std::string, Txn> txns_ ABSL_GUARDED_BY(mu_);
   std::map<int32_t, Owned> owned_ ABSL_GUARDED_BY(mu_);
   std::deque<std::pair<int32_t, int32_t>> loads_ ABSL_GUARDED_BY(mu_);  // (partition, leader epoch)
+  std::map<std::string, std::deque<WaitingAdd>> waiting_adds_ ABSL_GUARDED_BY(mu_);  // by transactional id
   int64_t next_timeout_sweep_ms_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t next_expiry_sweep_ms_ ABSL_GUARDED_BY(mu_) = 0;
   TransactionStats stats_ ABSL_GUARDED_BY(mu_);

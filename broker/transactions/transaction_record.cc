@@ -15,6 +15,10 @@ namespace {
 constexpr int16_t kKeyVersion = 0;
 constexpr int16_t kValueVersion = 0;
 constexpr int16_t kFlexibleValueVersion = 1;
+// Version 1's tagged fields (tag 3, NextProducerEpoch, is not used and skipped).
+constexpr uint32_t kPreviousProducerIdTag = 0;
+constexpr uint32_t kNextProducerIdTag = 1;
+constexpr uint32_t kClientTransactionVersionTag = 2;
 
 struct StateName {
   TransactionState state;
@@ -58,23 +62,44 @@ std::string EncodeTransactionLogKey(absl::string_view transactional_id) {
 }
 
 std::string EncodeTransactionLogValue(const TransactionLogValue& v) {
+  // Version 1 only when a field of its own is set, so that a value v0 can hold stays v0.
+  const bool flexible = v.prev_producer_id != -1 || v.next_producer_id != -1 || v.client_transaction_version != 0;
   std::string out;
   kafka::Writer w(&out);
-  w.Int16(kValueVersion);
+  w.Int16(flexible ? kFlexibleValueVersion : kValueVersion);
   w.Int64(v.producer_id);
   w.Int16(v.producer_epoch);
   w.Int32(v.timeout_ms);
   w.Int8(static_cast<int8_t>(v.state));
   std::map<std::string, std::vector<int32_t>> by_topic;
   for (const storage::TopicPartition& tp : v.partitions) by_topic[tp.topic].push_back(tp.partition);
-  w.ArrayLength(static_cast<int32_t>(by_topic.size()), false);
+  w.ArrayLength(static_cast<int32_t>(by_topic.size()), flexible);
   for (const auto& [topic, partitions] : by_topic) {
-    w.String(topic, false);
-    w.ArrayLength(static_cast<int32_t>(partitions.size()), false);
+    w.String(topic, flexible);
+    w.ArrayLength(static_cast<int32_t>(partitions.size()), flexible);
     for (int32_t p : partitions) w.Int32(p);
+    if (flexible) w.EmptyTaggedFields();
   }
   w.Int64(v.last_update_ms);
   w.Int64(v.start_ms);
+  if (!flexible) return out;
+  std::vector<kafka::TaggedField> tagged;
+  if (v.prev_producer_id != -1) {
+    kafka::TaggedField f{.tag = kPreviousProducerIdTag};
+    kafka::Writer(&f.data).Int64(v.prev_producer_id);
+    tagged.push_back(std::move(f));
+  }
+  if (v.next_producer_id != -1) {
+    kafka::TaggedField f{.tag = kNextProducerIdTag};
+    kafka::Writer(&f.data).Int64(v.next_producer_id);
+    tagged.push_back(std::move(f));
+  }
+  if (v.client_transaction_version != 0) {
+    kafka::TaggedField f{.tag = kClientTransactionVersionTag};
+    kafka::Writer(&f.data).Int16(v.client_transaction_version);
+    tagged.push_back(std::move(f));
+  }
+  w.TaggedFields(tagged);
   return out;
 }
 
@@ -114,7 +139,13 @@ absl::StatusOr<TransactionLogValue> DecodeTransactionLogValue(absl::string_view 
   }
   v.last_update_ms = r.Int64("transaction_last_update_timestamp_ms");
   v.start_ms = r.Int64("transaction_start_timestamp_ms");
-  if (flexible) r.SkipTaggedFields("TransactionLogValue tagged fields");
+  if (flexible) {
+    r.ReadTaggedFields("TransactionLogValue tagged fields", [&v](uint32_t tag, kafka::Reader& field) {
+      if (tag == kPreviousProducerIdTag) v.prev_producer_id = field.Int64("previous_producer_id");
+      if (tag == kNextProducerIdTag) v.next_producer_id = field.Int64("next_producer_id");
+      if (tag == kClientTransactionVersionTag) v.client_transaction_version = field.Int16("client_transaction_version");
+    });
+  }
   if (!r.ok()) return r.status();
   return v;
 }

@@ -5,7 +5,8 @@
 //   value: int16 version (0; 1 is read too) | int64 producer id | int16 producer epoch |
 //          int32 transaction timeout ms | int8 state | nullable array of (string topic,
 //          array of int32 partition) | int64 last update ms | int64 start ms
-//          (version 1: flexible encoding, tagged fields skipped)
+//          (version 1: flexible encoding with the tagged fields PreviousProducerId (0),
+//          NextProducerId (1) and ClientTransactionVersion (2); written when one is set)
 // A null value (tombstone) removes a transactional id that expired.
 // The states and their numbers are Kafka's (TransactionState).
 // Thread-safe (values and stateless functions).
@@ -47,6 +48,9 @@ struct TransactionLogValue {
   std::set<storage::TopicPartition> partitions;
   int64_t last_update_ms = -1;
   int64_t start_ms = -1;
+  int64_t prev_producer_id = -1;          // v1: the id before a new one replaced it
+  int64_t next_producer_id = -1;          // v1: the id a TV2 commit/abort moves to (epoch exhausted)
+  int16_t client_transaction_version = 0; // v1: the transaction protocol the client runs (2: KIP-890 part 2)
   bool operator==(const TransactionLogValue&) const = default;
 };
 

@@ -38,7 +38,42 @@ void WriteApiVersionsResponse(const ApiVersionsResponse& r, int16_t version, Wri
     if (flexible) writer.EmptyTaggedFields();
   }
   if (version >= 1) writer.Int32(r.throttle_time_ms);
-  if (flexible) writer.EmptyTaggedFields();
+  if (!flexible) return;
+  std::vector<TaggedField> tagged;
+  std::vector<const SupportedFeatureKey*> supported;
+  for (const SupportedFeatureKey& f : r.supported_features) {
+    if (version >= 4 || f.min_version > 0) supported.push_back(&f);
+  }
+  if (!supported.empty()) {
+    TaggedField field{.tag = 0};
+    Writer w(&field.data);
+    w.ArrayLength(static_cast<int32_t>(supported.size()), true);
+    for (const SupportedFeatureKey* f : supported) {
+      w.String(f->name, true);
+      w.Int16(f->min_version);
+      w.Int16(f->max_version);
+      w.EmptyTaggedFields();
+    }
+    tagged.push_back(std::move(field));
+  }
+  if (r.finalized_features_epoch != -1) {
+    TaggedField field{.tag = 1};
+    Writer(&field.data).Int64(r.finalized_features_epoch);
+    tagged.push_back(std::move(field));
+  }
+  if (!r.finalized_features.empty()) {
+    TaggedField field{.tag = 2};
+    Writer w(&field.data);
+    w.ArrayLength(static_cast<int32_t>(r.finalized_features.size()), true);
+    for (const FinalizedFeatureKey& f : r.finalized_features) {
+      w.String(f.name, true);
+      w.Int16(f.max_version_level);
+      w.Int16(f.min_version_level);
+      w.EmptyTaggedFields();
+    }
+    tagged.push_back(std::move(field));
+  }
+  writer.TaggedFields(tagged);
 }
 
 absl::StatusOr<ApiVersionsResponse> ReadApiVersionsResponse(Reader& reader, int16_t version) {
@@ -52,7 +87,33 @@ absl::StatusOr<ApiVersionsResponse> ReadApiVersionsResponse(Reader& reader, int1
     r.api_keys.push_back(k);
   }
   if (version >= 1) r.throttle_time_ms = reader.Int32("throttle_time_ms");
-  if (flexible) reader.SkipTaggedFields("ApiVersionsResponse tagged fields");
+  if (flexible) {
+    reader.ReadTaggedFields("ApiVersionsResponse tagged fields", [&](uint32_t tag, Reader& field) {
+      if (tag == 0) {
+        int32_t count = field.ArrayLength(true, "supported_features");
+        for (int32_t i = 0; i < count && field.ok(); ++i) {
+          SupportedFeatureKey f;
+          f.name = field.String(true, "supported feature name");
+          f.min_version = field.Int16("min_version");
+          f.max_version = field.Int16("max_version");
+          field.SkipTaggedFields("supported feature tagged fields");
+          r.supported_features.push_back(std::move(f));
+        }
+      } else if (tag == 1) {
+        r.finalized_features_epoch = field.Int64("finalized_features_epoch");
+      } else if (tag == 2) {
+        int32_t count = field.ArrayLength(true, "finalized_features");
+        for (int32_t i = 0; i < count && field.ok(); ++i) {
+          FinalizedFeatureKey f;
+          f.name = field.String(true, "finalized feature name");
+          f.max_version_level = field.Int16("max_version_level");
+          f.min_version_level = field.Int16("min_version_level");
+          field.SkipTaggedFields("finalized feature tagged fields");
+          r.finalized_features.push_back(std::move(f));
+        }
+      }
+    });
+  }
   if (!reader.ok()) return reader.status();
   return r;
 }

@@ -1,7 +1,9 @@
 #pragma once
-// ApiVersions (key 18) v0-v3: the request (client software name and version from v3)
-// and the response (error code, the supported api ranges, throttle time from v1,
-// tagged fields from v3). A request of a version the broker does not support is
+// ApiVersions (key 18) v0-v4: the request (client software name and version from v3)
+// and the response (error code, the supported api ranges, throttle time from v1; from v3
+// the tagged fields SupportedFeatures (0), FinalizedFeaturesEpoch (1) and
+// FinalizedFeatures (2); v4 is v3 where a supported feature may start at level 0, which
+// v3 omits: KAFKA-17011).  A request of a version the broker does not support is
 // answered per KIP-511: a v0 response carrying UNSUPPORTED_VERSION and the supported
 // ranges, so the client retries with a version it finds there.
 // Not thread-safe (values and functions).
@@ -21,10 +23,27 @@ struct ApiVersionsRequest {
   std::string client_software_version;  // v3+
 };
 
+struct SupportedFeatureKey {
+  std::string name;
+  int16_t min_version = 0;
+  int16_t max_version = 0;
+  bool operator==(const SupportedFeatureKey&) const = default;
+};
+
+struct FinalizedFeatureKey {
+  std::string name;
+  int16_t max_version_level = 0;
+  int16_t min_version_level = 0;
+  bool operator==(const FinalizedFeatureKey&) const = default;
+};
+
 struct ApiVersionsResponse {
   int16_t error_code = 0;
   std::vector<ApiVersionRange> api_keys;
-  int32_t throttle_time_ms = 0;  // v1+
+  int32_t throttle_time_ms = 0;                          // v1+
+  std::vector<SupportedFeatureKey> supported_features;   // v3+ (tag 0)
+  int64_t finalized_features_epoch = -1;                 // v3+ (tag 1); -1: unknown
+  std::vector<FinalizedFeatureKey> finalized_features;   // v3+ (tag 2)
 };
 
 absl::StatusOr<ApiVersionsRequest> ReadApiVersionsRequest(Reader& reader, int16_t version);

@@ -1,9 +1,13 @@
 #pragma once
-// Produce (key 0) v0-v9 (the broker serves v3-v9 and answers v0-v2 UNSUPPORTED_VERSION,
+// Produce (key 0) v0-v12 (the broker serves v3-v12 and answers v0-v2 UNSUPPORTED_VERSION,
 // as Kafka 4.0). Request: transactional_id (v3+, nullable), acks, timeout, and per
 // topic per partition the record data (a record batch set, nullable bytes). Response: per
 // topic per partition the error, base offset, log append time, log start offset (v5+),
 // the record errors and error message (v8+); throttle time last. Flexible from v9.
+// v10-v12 have the same fields (v10's tagged CurrentLeader and NodeEndpoints are
+// optional and not written; v11 may answer TRANSACTION_ABORTABLE); v12 means the
+// producer runs transaction protocol version 2 (KIP-890 part 2): the leader adds the
+// partition to its transaction.
 // Not thread-safe (values and functions).
 
 #include <cstdint>
@@ -19,7 +23,9 @@ namespace strata::proto::kafka {
 inline constexpr int16_t kProduceMinVersion = 0;
 // The oldest version the broker appends for (v0-v2 carry message sets, not batches).
 inline constexpr int16_t kProduceMinServedVersion = 3;
-inline constexpr int16_t kProduceMaxVersion = 9;
+inline constexpr int16_t kProduceMaxVersion = 12;
+// The first version whose transactional batches the leader adds to their transaction.
+inline constexpr int16_t kProduceImplicitAddVersion = 12;
 
 struct ProduceRequest {
   struct Partition {

@@ -132,14 +132,14 @@ TEST(AddPartitionsToTxnManagerTest, AStalledCoordinatorHoldsUpOnlyItsOwnQuestion
 
   std::atomic<bool> stalled_answered{false};
   std::promise<TxnVerifier::Unverified> stalled_answer;
-  manager->Verify(stalled_id, 7, 0, {{"orders", 0}}, [&](TxnVerifier::Unverified u) {
+  manager->Verify(stalled_id, 7, 0, {{"orders", 0}}, TxnPartitionOperation::kVerify, [&](TxnVerifier::Unverified u) {
     stalled_answered = true;
     stalled_answer.set_value(std::move(u));
   });
   const int stalled_fd = stalled_connection.get_future().get();  // its request is on the wire now
   ASSERT_GE(stalled_fd, 0);
   std::promise<bool> healthy_answer;  // whether the stalled one was still waiting
-  manager->Verify(healthy_id, 8, 0, {{"orders", 1}}, [&](TxnVerifier::Unverified u) {
+  manager->Verify(healthy_id, 8, 0, {{"orders", 1}}, TxnPartitionOperation::kVerify, [&](TxnVerifier::Unverified u) {
     EXPECT_TRUE(u.empty());
     healthy_answer.set_value(!stalled_answered.load());
   });

@@ -104,7 +104,7 @@ class TransactionCoordinatorTest : public ::testing::Test {
     return *out;
   }
   std::optional<ErrorCode> Add(const std::string& id, int64_t producer_id, int16_t producer_epoch,
-                               std::set<TopicPartition> partitions, bool verify_only = false) {
+                               std::set<TopicPartition> partitions, bool verify_only = false, int16_t client_tv = 0) {
     if (verify_only) {  // one error for all, as the verify-only form was answered before Verify
       for (const auto& [tp, e] : coordinator_->Verify(id, producer_id, producer_epoch, partitions)) {
         if (e != ErrorCode::kNone) return e;
@@ -112,13 +112,27 @@ class TransactionCoordinatorTest : public ::testing::Test {
       return ErrorCode::kNone;
     }
     auto out = std::make_shared<std::optional<ErrorCode>>();
-    coordinator_->AddPartitions(id, producer_id, producer_epoch, std::move(partitions),
+    coordinator_->AddPartitions(id, producer_id, producer_epoch, std::move(partitions), client_tv,
                                 [out](ErrorCode e) { *out = e; });
     return *out;
   }
+  // A partition leader's add for a transaction protocol version 2 producer.
+  std::optional<ErrorCode> AddV2(const std::string& id, int64_t producer_id, int16_t producer_epoch,
+                                 std::set<TopicPartition> partitions) {
+    return Add(id, producer_id, producer_epoch, std::move(partitions), false, 2);
+  }
   std::optional<ErrorCode> End(const std::string& id, int64_t producer_id, int16_t producer_epoch, bool commit) {
     auto out = std::make_shared<std::optional<ErrorCode>>();
-    coordinator_->EndTxn(id, producer_id, producer_epoch, commit, [out](ErrorCode e) { *out = e; });
+    coordinator_->EndTxn(id, producer_id, producer_epoch, commit, 0,
+                         [out](TransactionCoordinator::EndResult r) { *out = r.error; });
+    return *out;
+  }
+  // EndTxn v5 (transaction protocol version 2).
+  std::optional<TransactionCoordinator::EndResult> EndV2(const std::string& id, int64_t producer_id,
+                                                         int16_t producer_epoch, bool commit) {
+    auto out = std::make_shared<std::optional<TransactionCoordinator::EndResult>>();
+    coordinator_->EndTxn(id, producer_id, producer_epoch, commit, 2,
+                         [out](TransactionCoordinator::EndResult r) { *out = r; });
     return *out;
   }
   TransactionDescription Describe(const std::string& id) { return coordinator_->Describe({id}).at(0); }
@@ -307,7 +321,9 @@ TEST_F(TransactionCoordinatorTest, AnExhaustedEpochMovesToANewProducerId) {
   EXPECT_EQ(rotated->error, ErrorCode::kNone);
   EXPECT_EQ(rotated->producer_id, 1000);
   EXPECT_EQ(rotated->producer_epoch, 0);
-  EXPECT_EQ(LastWritten("txn-a"), (TransactionLogValue{1000, 0, kTimeout, TransactionState::kEmpty, {}, clock_.NowMs(), -1}));
+  // The id replaced is written as PreviousProducerId (a v1 value, as Kafka writes it).
+  EXPECT_EQ(LastWritten("txn-a"),
+            (TransactionLogValue{1000, 0, kTimeout, TransactionState::kEmpty, {}, clock_.NowMs(), -1, /*prev=*/5}));
   // Its retry gets the same answer.
   auto retried = Init("txn-a", kTimeout, 5, INT16_MAX - 1);
   EXPECT_EQ(retried->error, ErrorCode::kNone);
@@ -898,6 +914,167 @@ TEST_F(TransactionCoordinatorTest, AnUnreadablePartitionIsNotServedUntilItLoads)
   EXPECT_EQ(Init("txn-a")->error, ErrorCode::kNone);
 }
 
+// --- 10. Transaction protocol version 2 (KIP-890 part 2) ----------------------------
+
+TEST_F(TransactionCoordinatorTest, V2EveryEndTxnMovesToTheNextEpoch) {
+  auto init = Init("txn-a");
+  const int64_t pid = init->producer_id;
+  ASSERT_EQ(AddV2("txn-a", pid, 0, kOrders), ErrorCode::kNone);
+  EXPECT_EQ(LastWritten("txn-a").client_transaction_version, 2);
+  auto end = EndV2("txn-a", pid, 0, true);
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(end->error, ErrorCode::kNone);
+  EXPECT_EQ(end->producer_id, pid);
+  EXPECT_EQ(end->producer_epoch, 1) << "the next transaction's epoch";
+  TransactionLogValue prepared = LastWritten("txn-a");
+  EXPECT_EQ(prepared.state, TransactionState::kPrepareCommit);
+  EXPECT_EQ(prepared.producer_epoch, 1);
+  EXPECT_EQ(prepared.partitions, kOrders);
+  ASSERT_EQ(markers_.sent.size(), 1u);
+  EXPECT_EQ(markers_.sent[0].producer_epoch, 1) << "the markers carry the bumped epoch";
+  markers_.ReleaseAll();
+  EXPECT_EQ(LastWritten("txn-a").state, TransactionState::kCompleteCommit);
+  EXPECT_EQ(LastWritten("txn-a").producer_epoch, 1);
+
+  // The next transaction runs at epoch 1; epoch 0 is fenced now.
+  EXPECT_EQ(AddV2("txn-a", pid, 0, {{"orders", 0}}), ErrorCode::kProducerFenced);
+  EXPECT_EQ(AddV2("txn-a", pid, 1, {{"orders", 0}}), ErrorCode::kNone);
+  auto aborted = EndV2("txn-a", pid, 1, false);
+  EXPECT_EQ(aborted->error, ErrorCode::kNone);
+  EXPECT_EQ(aborted->producer_epoch, 2);
+  ASSERT_EQ(markers_.sent.size(), 2u);
+  EXPECT_FALSE(markers_.sent[1].commit);
+  EXPECT_EQ(markers_.sent[1].producer_epoch, 2);
+  markers_.ReleaseAll();
+  EXPECT_EQ(Describe("txn-a").producer_epoch, 2);
+}
+
+TEST_F(TransactionCoordinatorTest, V2ARetriedEndTxnIsRecognisedByTheEpochBeforeTheBump) {
+  auto init = Init("txn-a");
+  const int64_t pid = init->producer_id;
+  ASSERT_EQ(AddV2("txn-a", pid, 0, kOrders), ErrorCode::kNone);
+  ASSERT_EQ(EndV2("txn-a", pid, 0, true)->error, ErrorCode::kNone);
+  // While the markers are in flight the retry waits.
+  EXPECT_EQ(EndV2("txn-a", pid, 0, true)->error, ErrorCode::kConcurrentTransactions);
+  EXPECT_EQ(EndV2("txn-a", pid, 5, true)->error, ErrorCode::kProducerFenced);
+  markers_.ReleaseAll();
+  const int appends = log_.appends;
+  auto retried = EndV2("txn-a", pid, 0, true);
+  EXPECT_EQ(retried->error, ErrorCode::kNone);
+  EXPECT_EQ(retried->producer_id, pid);
+  EXPECT_EQ(retried->producer_epoch, 1);
+  EXPECT_EQ(EndV2("txn-a", pid, 0, false)->error, ErrorCode::kInvalidTxnState) << "an abort is no retry of a commit";
+  EXPECT_EQ(EndV2("txn-a", pid, 1, true)->error, ErrorCode::kInvalidTxnState) << "no transaction to commit";
+  EXPECT_EQ(EndV2("txn-a", pid + 1, 0, true)->error, ErrorCode::kInvalidProducerIdMapping);
+  EXPECT_EQ(log_.appends, appends) << "a retry writes nothing";
+  EXPECT_EQ(markers_.sent.size(), 1u);
+}
+
+TEST_F(TransactionCoordinatorTest, V2AnAbortNeedsNoTransaction) {
+  auto init = Init("txn-a");
+  const int64_t pid = init->producer_id;
+  EXPECT_EQ(EndV2("txn-a", pid, 0, true)->error, ErrorCode::kInvalidTxnState);
+  auto aborted = EndV2("txn-a", pid, 0, false);
+  EXPECT_EQ(aborted->error, ErrorCode::kNone);
+  EXPECT_EQ(aborted->producer_epoch, 1);
+  // Nothing to mark: completed at once.
+  EXPECT_TRUE(markers_.sent.empty());
+  TransactionLogValue done = LastWritten("txn-a");
+  EXPECT_EQ(done.state, TransactionState::kCompleteAbort);
+  EXPECT_EQ(done.producer_epoch, 1);
+  // Again from CompleteAbort at the current epoch: another bump.
+  EXPECT_EQ(EndV2("txn-a", pid, 1, false)->producer_epoch, 2);
+  EXPECT_EQ(Describe("txn-a").state, TransactionState::kCompleteAbort);
+}
+
+TEST_F(TransactionCoordinatorTest, V2AnExhaustedEpochMovesToANewProducerIdWhenTheTransactionCompletes) {
+  const int32_t p = TransactionStatePartitionFor("txn-a", kStatePartitions);
+  GroupLogRecord r;
+  r.key = EncodeTransactionLogKey("txn-a");
+  TransactionLogValue ongoing{5,       INT16_MAX - 1,  kTimeout,      TransactionState::kOngoing,
+                              kOrders, clock_.NowMs(), clock_.NowMs()};
+  ongoing.client_transaction_version = 2;
+  r.value = EncodeTransactionLogValue(ongoing);
+  log_.partitions[p].push_back(r);
+  coordinator_ = Make(kEpochB);
+  auto end = EndV2("txn-a", 5, INT16_MAX - 1, true);
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(end->error, ErrorCode::kNone);
+  EXPECT_EQ(end->producer_id, 1000) << "a new producer id";
+  EXPECT_EQ(end->producer_epoch, 0);
+  TransactionLogValue prepared = LastWritten("txn-a");
+  EXPECT_EQ(prepared.producer_id, 5);
+  EXPECT_EQ(prepared.producer_epoch, INT16_MAX);
+  EXPECT_EQ(prepared.next_producer_id, 1000);
+  ASSERT_EQ(markers_.sent.size(), 1u);
+  EXPECT_EQ(markers_.sent[0].producer_id, 5);
+  EXPECT_EQ(markers_.sent[0].producer_epoch, INT16_MAX);
+
+  // A new coordinator loading the PrepareCommit finishes the move.
+  Crash();
+  coordinator_ = Make(kEpochA + 2);
+  ASSERT_EQ(markers_.sent.size(), 2u);
+  markers_.ReleaseAll();
+  TransactionLogValue done = LastWritten("txn-a");
+  EXPECT_EQ(done.state, TransactionState::kCompleteCommit);
+  EXPECT_EQ(done.producer_id, 1000);
+  EXPECT_EQ(done.producer_epoch, 0);
+  EXPECT_EQ(done.prev_producer_id, 5);
+  EXPECT_EQ(done.next_producer_id, -1);
+  // The producer's retry of its EndTxn (it never saw the answer) is recognised.
+  auto retried = EndV2("txn-a", 5, INT16_MAX - 1, true);
+  EXPECT_EQ(retried->error, ErrorCode::kNone);
+  EXPECT_EQ(retried->producer_id, 1000);
+  EXPECT_EQ(retried->producer_epoch, 0);
+  EXPECT_EQ(AddV2("txn-a", 1000, 0, kOrders), ErrorCode::kNone);
+  EXPECT_EQ(next_producer_id_, 1001);
+}
+
+TEST_F(TransactionCoordinatorTest, V2AnAddWaitsForTheTransitionInFlight) {
+  auto init = Init("txn-a");
+  const int64_t pid = init->producer_id;
+  ASSERT_EQ(AddV2("txn-a", pid, 0, kOrders), ErrorCode::kNone);
+  ASSERT_EQ(EndV2("txn-a", pid, 0, true)->error, ErrorCode::kNone);
+  ASSERT_EQ(markers_.held.size(), 1u);  // the markers in flight
+  // Version 1's add is refused at once; version 2's (a leader's) waits.
+  EXPECT_EQ(Add("txn-a", pid, 1, {{"payments", 0}}), ErrorCode::kConcurrentTransactions);
+  EXPECT_EQ(AddV2("txn-a", pid, 1, {{"payments", 0}}), std::nullopt);
+  auto second = std::make_shared<std::optional<ErrorCode>>();
+  coordinator_->AddPartitions("txn-a", pid, 1, {{"payments", 1}}, 2, [second](ErrorCode e) { *second = e; });
+  EXPECT_FALSE(second->has_value());
+  markers_.ReleaseAll();  // CompleteCommit written: the waiting adds run, in order
+  EXPECT_EQ(*second, ErrorCode::kNone);
+  TransactionDescription d = Describe("txn-a");
+  EXPECT_EQ(d.state, TransactionState::kOngoing);
+  EXPECT_EQ(d.partitions, (std::set<TopicPartition>{{"payments", 0}, {"payments", 1}}));
+
+  // One that waits past kBusyAddWaitMs is answered CONCURRENT_TRANSACTIONS.
+  ASSERT_EQ(EndV2("txn-a", pid, 1, false)->error, ErrorCode::kNone);
+  auto late = std::make_shared<std::optional<ErrorCode>>();
+  coordinator_->AddPartitions("txn-a", pid, 2, {{"orders", 0}}, 2, [late](ErrorCode e) { *late = e; });
+  EXPECT_FALSE(late->has_value());
+  clock_.Advance(TransactionCoordinator::kBusyAddWaitMs);
+  coordinator_->RunDueTimers();
+  EXPECT_EQ(*late, ErrorCode::kConcurrentTransactions);
+}
+
+TEST_F(TransactionCoordinatorTest, V2ATimeoutBumpsTheEpochTwice) {
+  auto init = Init("txn-a", 1000);
+  const int64_t pid = init->producer_id;
+  ASSERT_EQ(AddV2("txn-a", pid, 0, kOrders), ErrorCode::kNone);
+  clock_.Advance(kSweepInterval);
+  coordinator_->RunDueTimers();
+  TransactionLogValue aborting = LastWritten("txn-a");
+  EXPECT_EQ(aborting.state, TransactionState::kPrepareAbort);
+  EXPECT_EQ(aborting.producer_epoch, 2);
+  ASSERT_EQ(markers_.sent.size(), 1u);
+  EXPECT_EQ(markers_.sent[0].producer_epoch, 2);
+  markers_.ReleaseAll();
+  // The producer's own EndTxn at epoch 0 is no retry (epoch 1 would read as one): fenced.
+  EXPECT_EQ(EndV2("txn-a", pid, 0, true)->error, ErrorCode::kProducerFenced);
+  EXPECT_EQ(EndV2("txn-a", pid, 0, false)->error, ErrorCode::kProducerFenced);
+}
+
 // --- The records ---------------------------------------------------------------------
 
 TEST(TransactionRecordTest, ValuesRoundTrip) {
@@ -950,6 +1127,26 @@ TEST(TransactionRecordTest, TheValueIsKafkasLayoutVersion0) {
   TransactionLogValue empty{-1, -1, 1, TransactionState::kEmpty, {}, 5, -1};
   EXPECT_EQ(EncodeTransactionLogValue(empty), BE(0, 2) + BE(-1, 8) + BE(0xffff, 2) + BE(1, 4) + BE(0, 1) + BE(0, 4) +
                                                   BE(5, 8) + BE(-1, 8));
+}
+
+TEST(TransactionRecordTest, Version1CarriesKIP890sFieldsAsKafkasTaggedFields) {
+  TransactionLogValue v{1000, 3, 60'000, TransactionState::kPrepareCommit, {{"ab", 1}}, 5, 6};
+  v.prev_producer_id = 999;
+  v.next_producer_id = 1001;
+  v.client_transaction_version = 2;
+  const std::string expected = BE(1, 2) + BE(1000, 8) + BE(3, 2) + BE(60'000, 4) + BE(2, 1)  // version 1
+                               + BE(2, 1)                          // compact array: 1 topic
+                               + BE(3, 1) + "ab"                   // compact string
+                               + BE(2, 1) + BE(1, 4) + BE(0, 1)    // 1 partition; no tags
+                               + BE(5, 8) + BE(6, 8)               // last update, start
+                               + BE(3, 1)                          // 3 tagged fields
+                               + BE(0, 1) + BE(8, 1) + BE(999, 8)  // PreviousProducerId
+                               + BE(1, 1) + BE(8, 1) + BE(1001, 8) // NextProducerId
+                               + BE(2, 1) + BE(2, 1) + BE(2, 2);   // ClientTransactionVersion
+  EXPECT_EQ(EncodeTransactionLogValue(v), expected);
+  absl::StatusOr<TransactionLogValue> back = DecodeTransactionLogValue(expected);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, v);
 }
 
 TEST(TransactionRecordTest, UnreadableRecordsAreRefused) {

@@ -66,7 +66,8 @@ class HeldVerifier final : public TxnVerifier {
  public:
   explicit HeldVerifier(const TransactionCoordinator& coordinator) : coordinator_(coordinator) {}
   void Verify(const std::string& transactional_id, int64_t producer_id, int16_t producer_epoch,
-              std::set<TopicPartition> partitions, Callback done) override {
+              std::set<TopicPartition> partitions, TxnPartitionOperation operation, Callback done) override {
+    EXPECT_EQ(operation, TxnPartitionOperation::kVerify);
     absl::MutexLock lock(&mu_);
     held_.push_back([=, this, done = std::move(done)] {
       Unverified out;
@@ -120,13 +121,14 @@ class TxnVerificationTest : public ::testing::Test {
   }
 
   // KafkaApis with verification (transaction.partition.verification.enable) or without;
-  // held: through a HeldVerifier.
+  // held: through a HeldVerifier. The manager is there either way, as in the broker
+  // (protocol version 2's adds go through it).
   void Serve(bool verify, bool held = false) {
     apis_.reset();
     verifier_.reset();
     held_.reset();
     if (held) held_ = std::make_unique<HeldVerifier>(*coordinator_);
-    if (verify && !held) {
+    if (!held) {
       AddPartitionsToTxnManagerOptions vo;
       vo.broker_id = kBroker;
       vo.state_topic_partitions = kStatePartitions;
@@ -137,6 +139,7 @@ class TxnVerificationTest : public ::testing::Test {
     KafkaApisContext context = services_.Context();
     context.transaction_coordinator = coordinator_.get();
     context.txn_verifier = held ? static_cast<TxnVerifier*>(held_.get()) : verifier_.get();
+    context.txn_partition_verification = verify;
     apis_ = std::make_unique<KafkaApis>(std::move(context));
   }
 
@@ -149,30 +152,31 @@ class TxnVerificationTest : public ::testing::Test {
   }
   ErrorCode AddPartitions(std::pair<int64_t, int16_t> producer, std::set<TopicPartition> partitions) {
     std::optional<ErrorCode> out;
-    coordinator_->AddPartitions(kTxnId, producer.first, producer.second, std::move(partitions),
+    coordinator_->AddPartitions(kTxnId, producer.first, producer.second, std::move(partitions), 0,
                                 [&](ErrorCode e) { out = e; });
     EXPECT_TRUE(out.has_value());
     return out.value_or(ErrorCode::kUnknownServerError);
   }
   ErrorCode EndTxn(std::pair<int64_t, int16_t> producer, bool commit) {
     std::optional<ErrorCode> out;
-    coordinator_->EndTxn(kTxnId, producer.first, producer.second, commit, [&](ErrorCode e) { out = e; });
+    coordinator_->EndTxn(kTxnId, producer.first, producer.second, commit, 0,
+                         [&](TransactionCoordinator::EndResult r) { out = r.error; });
     EXPECT_TRUE(out.has_value());
     return out.value_or(ErrorCode::kUnknownServerError);
   }
 
   // A transactional Produce of one batch (records from sequence) to orders-partition.
   kafka::ProduceResponse::Partition Produce(int32_t partition, std::pair<int64_t, int16_t> producer, int32_t sequence,
-                                            int records = 2) {
+                                            int records = 2, int16_t version = kVersion) {
     std::promise<kafka::ProduceResponse::Partition> answered;
-    ProduceAsync(partition, producer, sequence, records, [&](kafka::ProduceResponse::Partition p) {
-      answered.set_value(std::move(p));
-    });
+    ProduceAsync(
+        partition, producer, sequence, records,
+        [&](kafka::ProduceResponse::Partition p) { answered.set_value(std::move(p)); }, version);
     return answered.get_future().get();
   }
   // The same, answered through done (at once, or when a held verification is released).
   void ProduceAsync(int32_t partition, std::pair<int64_t, int16_t> producer, int32_t sequence, int records,
-                    std::function<void(kafka::ProduceResponse::Partition)> done) {
+                    std::function<void(kafka::ProduceResponse::Partition)> done, int16_t version = kVersion) {
     storage::RecordBatchBuilder builder;
     builder.set_producer(producer.first, producer.second, sequence).set_transactional(true);
     for (int i = 0; i < records; ++i) builder.Add("k", "v" + std::to_string(sequence + i), 1000 + i);
@@ -183,16 +187,16 @@ class TxnVerificationTest : public ::testing::Test {
     request.topic_data.push_back({"orders", {{partition, builder.Build()}}});
     std::string body;
     kafka::Writer w(&body);
-    kafka::WriteProduceRequest(request, kVersion, w);
+    kafka::WriteProduceRequest(request, version, w);
     kafka::RequestHeader header;
     header.api_key = static_cast<int16_t>(kafka::ApiKey::kProduce);
-    header.api_version = kVersion;
+    header.api_version = version;
     header.correlation_id = 7;
-    apis_->Handle(header, body, [done](absl::StatusOr<std::optional<ApiResponse>> answer) {
+    apis_->Handle(header, body, [done, version](absl::StatusOr<std::optional<ApiResponse>> answer) {
       EXPECT_TRUE(answer.ok() && answer->has_value()) << answer.status();
       if (!answer.ok() || !answer->has_value()) return done({});
       kafka::Reader r((*answer)->body);
-      auto response = kafka::ReadProduceResponse(r, kVersion);
+      auto response = kafka::ReadProduceResponse(r, version);
       EXPECT_TRUE(response.ok()) << response.status();
       done(response.ok() ? response->responses.at(0).partition_responses.at(0) : kafka::ProduceResponse::Partition{});
     });
@@ -319,6 +323,44 @@ TEST_F(TxnVerificationTest, AFencedProducerAndAnUnreachableCoordinatorAreAnswere
   EXPECT_EQ(LogOf(0).log_end_offset(), 0);
   coordinator_broker_ = kBroker;
   EXPECT_EQ(Produce(0, producer, 0).error_code, 0);
+}
+
+// KIP-890 part 2: a producer on transaction protocol version 2 sends no
+// AddPartitionsToTxn; its Produce v12 has the leader add the partition (whatever
+// transaction.partition.verification.enable says), and every EndTxn moves it to a new
+// epoch, so a batch of an ended transaction is fenced at the leader.
+TEST_F(TxnVerificationTest, Version2ProducesAddTheirPartitionsAndAnEndedTransactionsBatchIsFenced) {
+  Serve(/*verify=*/false);
+  constexpr int16_t kV2 = kafka::kProduceImplicitAddVersion;
+  auto producer = Init();
+  EXPECT_EQ(Produce(0, producer, 0, 2, kV2).error_code, 0);
+  EXPECT_EQ(Produce(1, producer, 0, 2, kV2).error_code, 0);
+  TransactionDescription d = coordinator_->Describe({kTxnId}).at(0);
+  EXPECT_EQ(d.state, TransactionState::kOngoing);
+  EXPECT_EQ(d.partitions, (std::set<TopicPartition>{{"orders", 0}, {"orders", 1}})) << "added by their leader";
+  EXPECT_EQ(Produce(0, producer, 2, 2, kV2).error_code, 0) << "joins the open transaction";
+  EXPECT_EQ(verifier_->stats().verified, 2);
+
+  std::optional<TransactionCoordinator::EndResult> end;
+  coordinator_->EndTxn(kTxnId, producer.first, producer.second, true, 2,
+                       [&](TransactionCoordinator::EndResult r) { end = r; });
+  ASSERT_TRUE(end.has_value());
+  ASSERT_EQ(end->error, ErrorCode::kNone);
+  ASSERT_EQ(end->producer_epoch, producer.second + 1);
+  for (int32_t p : {0, 1}) {
+    storage::Log& log = LogOf(p);
+    log.UpdateHighWatermark(log.log_end_offset());
+    EXPECT_EQ(log.last_stable_offset(), log.log_end_offset()) << "committed: orders-" << p;
+  }
+  // A batch of the ended transaction (a retry held up in the network) is fenced: the
+  // markers carry the new epoch.
+  const int64_t end_1 = LogOf(1).log_end_offset();
+  EXPECT_EQ(Produce(1, producer, 2, 2, kV2).error_code, Code(ErrorCode::kInvalidProducerEpoch));
+  EXPECT_EQ(LogOf(1).log_end_offset(), end_1) << "nothing stored, nothing hangs";
+  // The next transaction, at the epoch EndTxn named, starts over.
+  const std::pair<int64_t, int16_t> next{end->producer_id, end->producer_epoch};
+  EXPECT_EQ(Produce(1, next, 0, 2, kV2).error_code, 0);
+  EXPECT_EQ(coordinator_->Describe({kTxnId}).at(0).partitions, (std::set<TopicPartition>{{"orders", 1}}));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/features.h"
 #include "tests/support/metadata_records.h"
 
 namespace strata::controller {
@@ -942,6 +943,49 @@ TEST(PlanRegisterBroker, ANewIncarnationMayRegisterOnceTheOldOneIsFenced) {
   EXPECT_EQ(b.registration().broker_epoch(), 200);
   EXPECT_TRUE(b.fenced());
   EXPECT_EQ(b.offline_log_dirs_size(), 0) << "the new incarnation starts with its own dirs";
+}
+
+// Features (features.h): a level is finalized once every registered broker supports it,
+// by the registration that makes it so; a broker that cannot run a finalized level is
+// refused.
+controller::v1::BrokerRegistrationRequest WithFeatures(controller::v1::BrokerRegistrationRequest r) {
+  for (const auto& f : SupportedFeatures()) *r.add_supported_features() = f;
+  return r;
+}
+
+TEST(PlanRegisterBroker, TheLastBrokerToSupportALevelFinalizesIt) {
+  MetadataImage image = Cluster({1, 2});  // registered by an older build: level 0 only
+  Plan first = PlanRegisterBroker(image, WithFeatures(Registration(1, 'b')), 300);
+  ASSERT_TRUE(first.outcome.ok()) << first.outcome.message;
+  ASSERT_EQ(first.records.size(), 1u) << "broker 2 cannot run version 2 yet";
+  ASSERT_TRUE(ApplyAll(image, first.records).ok());
+  EXPECT_EQ(image.FeatureLevelOf(kTransactionVersionFeature), 0);
+
+  Plan last = PlanRegisterBroker(image, WithFeatures(Registration(2, 'c')), 301);
+  ASSERT_TRUE(last.outcome.ok()) << last.outcome.message;
+  ASSERT_EQ(last.records.size(), 2u);
+  EXPECT_EQ(last.records[1].feature_level().name(), kTransactionVersionFeature);
+  EXPECT_EQ(last.records[1].feature_level().level(), kTransactionVersionLatest);
+  ASSERT_TRUE(ApplyAll(image, last.records).ok());
+  EXPECT_EQ(image.FeatureLevelOf(kTransactionVersionFeature), kTransactionVersionLatest);
+  EXPECT_EQ(MaxSupportedLevel(image.brokers().at(2).registration().supported_features(), kTransactionVersionFeature),
+            kTransactionVersionLatest)
+      << "the registration keeps what the broker supports";
+
+  // Once finalized, another registration writes no FeatureLevel again.
+  Plan again = PlanRegisterBroker(image, WithFeatures(Registration(3, 'c')), 302);
+  ASSERT_TRUE(again.outcome.ok());
+  EXPECT_EQ(again.records.size(), 1u);
+}
+
+TEST(PlanRegisterBroker, ABrokerThatCannotRunAFinalizedLevelIsRefused) {
+  MetadataImage image;
+  ASSERT_TRUE(ApplyAll(image, PlanRegisterBroker(image, WithFeatures(Registration(1, 'a')), 10).records).ok());
+  ASSERT_EQ(image.FeatureLevelOf(kTransactionVersionFeature), kTransactionVersionLatest);
+  Plan old_build = PlanRegisterBroker(image, Registration(2, 'a'), 11);
+  EXPECT_EQ(old_build.outcome.code, ErrorCode::kUnsupportedVersion);
+  EXPECT_NE(old_build.outcome.message.find("transaction.version"), std::string::npos) << old_build.outcome.message;
+  EXPECT_TRUE(old_build.records.empty());
 }
 
 // Current behaviour: a retry from the live incarnation re-registers it (fenced, new epoch).

@@ -114,6 +114,13 @@ raft::Entry EntryOf(raft::Index index, std::vector<pb::MetadataRecord> records, 
 }
 
 // A history touching every kind of record.
+pb::MetadataRecord FeatureLevel(const std::string& name, int32_t level) {
+  pb::MetadataRecord r;
+  r.mutable_feature_level()->set_name(name);
+  r.mutable_feature_level()->set_level(level);
+  return r;
+}
+
 std::vector<raft::Entry> History() {
   std::vector<raft::Entry> h;
   raft::Index i = 0;
@@ -147,6 +154,9 @@ std::vector<raft::Entry> History() {
   pids.mutable_producer_ids()->set_broker_epoch(1);
   pids.mutable_producer_ids()->set_next_producer_id(1000);
   h.push_back(EntryOf(++i, {fence, pids, TopicConfig("orders", "retention.ms", std::nullopt)}, 2));
+  h.push_back(EntryOf(++i, {FeatureLevel("transaction.version", 2), FeatureLevel("other.version", 1),
+                            FeatureLevel("other.version", 0)},
+                      2));
   return h;
 }
 
@@ -196,6 +206,13 @@ TEST(MetadataImage, EachRecordChangesTheImage) {
   EXPECT_EQ(image.partition_count(), 0);
   EXPECT_TRUE(image.configs().empty()) << "a removed topic's configs go with it";
   EXPECT_FALSE(image.Apply(pb::MetadataRecord()).ok());
+  ASSERT_TRUE(image.Apply(FeatureLevel("transaction.version", 2)).ok());
+  EXPECT_EQ(image.FeatureLevelOf("transaction.version"), 2);
+  EXPECT_FALSE(image.Apply(FeatureLevel("", 1)).ok());
+  EXPECT_FALSE(image.Apply(FeatureLevel("transaction.version", 40000)).ok());
+  EXPECT_EQ(image.FeatureLevelOf("transaction.version"), 2) << "a refused level changes nothing";
+  ASSERT_TRUE(image.Apply(FeatureLevel("transaction.version", 0)).ok());
+  EXPECT_TRUE(image.finalized_features().empty());
 }
 
 // KIP-405's transitions: each copy moves STARTED -> FINISHED -> DELETE_STARTED ->
@@ -261,6 +278,9 @@ TEST(MetadataStore, TheImageSurvivesARestartFromRocksDb) {
   auto store = OpenStore(tmp.Sub("db"));
   EXPECT_EQ(store->applied().index, static_cast<raft::Index>(History().size()));
   EXPECT_EQ(store->WithImage([](const MetadataImage& i) { return i.Dump(); }), dump);
+  EXPECT_EQ(store->WithImage([](const MetadataImage& i) { return i.finalized_features(); }),
+            (std::map<std::string, int16_t>{{"transaction.version", 2}}))
+      << "a finalized level survives; a level set to 0 is gone";
   // The Raft log is replayed from the start after a restart: what RocksDB holds is
   // skipped, so nothing is applied twice (ProducerIds would refuse going back).
   for (const raft::Entry& e : History()) ASSERT_TRUE(store->Apply(e).ok());

@@ -215,6 +215,46 @@ TEST(KafkaApiVersions, ResponsesV0AndV3HaveTheProtocolsLayout) {
   }
 }
 
+// KIP-584's features ride in v3+'s tagged fields: SupportedFeatures (0),
+// FinalizedFeaturesEpoch (1), FinalizedFeatures (2). v3 leaves out a supported feature
+// whose range starts at 0 (KAFKA-17011: clients before v4 refuse it); v4 keeps it.
+TEST(KafkaApiVersions, FeaturesAreTaggedFieldsAndV3OmitsRangesFromZero) {
+  ApiVersionsResponse resp;
+  resp.api_keys = {{18, 0, 4}};
+  resp.supported_features = {{"transaction.version", 0, 2}, {"x.version", 1, 3}};
+  resp.finalized_features_epoch = 42;
+  resp.finalized_features = {{"transaction.version", 2, 2}};
+  std::string v4;
+  Writer w4(&v4);
+  WriteApiVersionsResponse(resp, 4, w4);
+  const std::string tail = std::string("\x03", 1)                                   // 3 tagged fields
+                           + std::string("\x00", 1) + std::string("\x29", 1)        // tag 0, 41 bytes
+                           + std::string("\x03", 1)                                 // 2 features
+                           + std::string("\x14", 1) + "transaction.version" + std::string("\x00\x00\x00\x02\x00", 5)
+                           + std::string("\x0a", 1) + "x.version" + std::string("\x00\x01\x00\x03\x00", 5)
+                           + std::string("\x01\x08", 2) + std::string("\x00\x00\x00\x00\x00\x00\x00\x2a", 8)
+                           + std::string("\x02\x1a", 2)                             // tag 2, 26 bytes
+                           + std::string("\x02", 1) + std::string("\x14", 1) + "transaction.version" +
+                           std::string("\x00\x02\x00\x02\x00", 5);
+  ASSERT_GE(v4.size(), tail.size());
+  EXPECT_EQ(v4.substr(v4.size() - tail.size()), tail);
+  Reader r4(v4);
+  auto back = ReadApiVersionsResponse(r4, 4);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->supported_features, resp.supported_features);
+  EXPECT_EQ(back->finalized_features_epoch, 42);
+  EXPECT_EQ(back->finalized_features, resp.finalized_features);
+
+  std::string v3;
+  Writer w3(&v3);
+  WriteApiVersionsResponse(resp, 3, w3);
+  Reader r3(v3);
+  back = ReadApiVersionsResponse(r3, 3);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->supported_features, (std::vector<SupportedFeatureKey>{{"x.version", 1, 3}}));
+  EXPECT_EQ(back->finalized_features, resp.finalized_features) << "finalized levels are not ranges";
+}
+
 TEST(KafkaApiVersions, AV3RequestCarriesTheClientSoftware) {
   ApiVersionsRequest req{"librdkafka", "2.0.2"};
   std::string out;
