@@ -140,9 +140,9 @@ absl::Status Log::MaybeFlushAfterAppend() {
   return Flush(log_end);
 }
 
-uint64_t Log::StartTxnVerification(int64_t producer_id, int16_t producer_epoch) {
+uint64_t Log::StartTxnVerification(int64_t producer_id, int16_t producer_epoch, bool epoch_bump) {
   absl::MutexLock lock(&mu_);
-  return producer_state_->StartVerification(producer_id, producer_epoch);
+  return producer_state_->StartVerification(producer_id, producer_epoch, epoch_bump);
 }
 
 void Log::EndTxnVerification(int64_t producer_id) {

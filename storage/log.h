@@ -147,7 +147,7 @@ class Log {
   // The guard to append a producer's batch that opens a transaction with, asked before
   // the coordinator verifies the partition (ProducerStateManager::StartVerification); 0:
   // its transaction is open here already.
-  uint64_t StartTxnVerification(int64_t producer_id, int16_t producer_epoch);
+  uint64_t StartTxnVerification(int64_t producer_id, int16_t producer_epoch, bool epoch_bump = false);
   // After a non-zero guard's batch was appended or refused.
   void EndTxnVerification(int64_t producer_id);
   // Replicated records with offsets assigned: framing and CRC are checked and the

@@ -23,7 +23,7 @@ bool InSequence(int32_t last, int32_t next) {
 
 }  // namespace
 
-uint64_t ProducerStateManager::StartVerification(int64_t producer_id, int16_t producer_epoch) {
+uint64_t ProducerStateManager::StartVerification(int64_t producer_id, int16_t producer_epoch, bool epoch_bump) {
   auto it = producers_.find(producer_id);
   auto v = verifications_.find(producer_id);
   if (it != producers_.end() && it->second.current_txn_first_offset >= 0 &&
@@ -33,6 +33,8 @@ uint64_t ProducerStateManager::StartVerification(int64_t producer_id, int16_t pr
   Verification& entry = verifications_[producer_id];
   if (entry.guard == 0) entry.guard = ++next_guard_;
   ++entry.in_flight;
+  entry.epoch = std::max(entry.epoch, producer_epoch);
+  entry.epoch_bump = epoch_bump;
   const uint64_t out = entry.guard;
   if (verifications_.size() > kMaxVerifications) {
     auto oldest = std::min_element(verifications_.begin(), verifications_.end(),
@@ -143,7 +145,11 @@ std::optional<CompletedTxn> ProducerStateManager::Update(const RecordBatchHeader
         entry.current_txn_first_offset = -1;
       }
       entry.coordinator_epoch = marker->coordinator_epoch;
-      if (auto v = verifications_.find(header.producer_id); v != verifications_.end()) v->second.guard = 0;
+      // The marker ends the guarded batches' transaction (see TxnVerification).
+      if (auto v = verifications_.find(header.producer_id);
+          v != verifications_.end() && (!v->second.epoch_bump || header.producer_epoch > v->second.epoch)) {
+        v->second.guard = 0;
+      }
     }
   } else if (header.is_transactional() && entry.current_txn_first_offset < 0) {
     entry.current_txn_first_offset = header.base_offset;

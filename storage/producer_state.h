@@ -65,13 +65,16 @@ struct CompletedTxn {
   bool operator==(const CompletedTxn&) const = default;
 };
 
-// KIP-890 part 1: before a producer's batch opens a transaction on a partition, its
-// leader asks the transaction coordinator whether the partition is in the producer's
-// ongoing transaction; the batch is appended with the guard StartVerification gave. A
-// marker for the producer ends the guard, so a batch verified before a marker cannot
-// open a transaction after it (a hanging transaction, which would hold the last stable
-// offset back for good). required=false: no verification in force; the batch opens a
-// transaction freely.
+// KIP-890: before a producer's batch opens a transaction on a partition, its leader asks
+// the transaction coordinator whether the partition is in the producer's ongoing
+// transaction (part 1) or to add it (part 2); the batch is appended with the guard
+// StartVerification gave. A marker that ends the batch's transaction ends the guard, so
+// a batch verified before a marker cannot open a transaction after it (a hanging
+// transaction, which would hold the last stable offset back for good). Under protocol
+// version 1 every marker of the producer does; under version 2 (epoch_bump) only one of
+// a later epoch than the batch's, since the marker of the transaction before carries
+// the batch's own epoch (the coordinator bumped it) and the add waited for it.
+// required=false: no verification in force; the batch opens a transaction freely.
 struct TxnVerification {
   bool required = false;
   uint64_t guard = 0;  // 0: none obtained (the transaction was open when asked)
@@ -101,7 +104,8 @@ class ProducerStateManager {
   // A batch that comes while an earlier one is being verified is verified too, so that
   // it is appended after it (requests of a connection are pipelined). Every call is
   // followed by one EndVerification once the batch was appended or refused.
-  uint64_t StartVerification(int64_t producer_id, int16_t producer_epoch);
+  // epoch_bump: the producer runs transaction protocol version 2 (Produce v12).
+  uint64_t StartVerification(int64_t producer_id, int16_t producer_epoch, bool epoch_bump = false);
   void EndVerification(int64_t producer_id);
   // For a transaction marker (before its offset is assigned): TRANSACTION_COORDINATOR_FENCED
   // when an earlier marker came from a later coordinator epoch, INVALID_PRODUCER_EPOCH
@@ -170,6 +174,8 @@ class ProducerStateManager {
   struct Verification {
     uint64_t guard = 0;
     int in_flight = 0;
+    int16_t epoch = -1;       // the highest epoch of the batches it guards
+    bool epoch_bump = false;  // protocol version 2
   };
   std::map<int64_t, Verification> verifications_;
   uint64_t next_guard_ = 0;

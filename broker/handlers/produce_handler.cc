@@ -372,7 +372,8 @@ void ProducePartition(const ApiRequest& api, ProduceCall& call, size_t t, size_t
   const bool ask_coordinator = call.version >= kafka::kProduceImplicitAddVersion || context.txn_partition_verification;
   if (context.txn_verifier != nullptr && ask_coordinator && call.request.transactional_id.has_value()) {
     if (auto producer = TransactionalProducer(*data.records)) {
-      auto guard = context.replicas.StartTxnVerification(tp, producer->first, producer->second);
+      auto guard = context.replicas.StartTxnVerification(tp, producer->first, producer->second,
+                                                         call.version >= kafka::kProduceImplicitAddVersion);
       if (!guard.ok()) return fail(guard.status());
       verification = {.required = true, .guard = *guard};
       if (*guard != 0) {

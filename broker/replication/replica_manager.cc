@@ -806,13 +806,14 @@ std::optional<absl::Status> ReplicaManager::GapToBeFilled(const storage::TopicPa
 }
 
 absl::StatusOr<uint64_t> ReplicaManager::StartTxnVerification(const storage::TopicPartition& tp,
-                                                               int64_t producer_id, int16_t producer_epoch) {
+                                                               int64_t producer_id, int16_t producer_epoch,
+                                                               bool epoch_bump) {
   std::shared_ptr<Partition> partition = GetPartition(tp);
   if (partition == nullptr || !partition->is_leader()) {
     return KafkaError(proto::kafka::ErrorCode::kNotLeaderOrFollower,
                       absl::StrCat("broker ", options_.broker_id, " does not lead ", tp.DirName()));
   }
-  return partition->log()->StartTxnVerification(producer_id, producer_epoch);
+  return partition->log()->StartTxnVerification(producer_id, producer_epoch, epoch_bump);
 }
 
 void ReplicaManager::EndTxnVerification(const storage::TopicPartition& tp, int64_t producer_id) {

@@ -151,8 +151,9 @@ class ReplicaManager final : public FollowerPartitions {
   // The guard a producer's batch that opens a transaction on tp is appended with once
   // the coordinator verified it (storage::Log::StartTxnVerification); 0: its
   // transaction is open there already. NOT_LEADER_OR_FOLLOWER when tp is not here.
+  // epoch_bump: the producer runs transaction protocol version 2 (producer_state.h).
   absl::StatusOr<uint64_t> StartTxnVerification(const storage::TopicPartition& tp, int64_t producer_id,
-                                                int16_t producer_epoch);
+                                                int16_t producer_epoch, bool epoch_bump = false);
   // After the batch of a non-zero guard was appended or refused.
   void EndTxnVerification(const storage::TopicPartition& tp, int64_t producer_id);
   // A produce of records to tp refused before AppendRecords (the produce handler's own

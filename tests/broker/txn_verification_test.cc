@@ -38,12 +38,28 @@ constexpr int32_t kBroker = 1;
 constexpr int32_t kStatePartitions = 4;
 const std::string kTxnId = "orders-writer";
 
-// Writes each transaction's markers to this broker's partitions at once, as their
-// leader does for WriteTxnMarkers.
+// Writes each transaction's markers to this broker's partitions, as their leader does
+// for WriteTxnMarkers: at once, or (hold) when the test releases them.
 class LocalMarkerWriter final : public TxnMarkerSender {
  public:
   explicit LocalMarkerWriter(ReplicaManager& replicas) : replicas_(replicas) {}
   void Send(Markers markers, std::function<void()> done) override {
+    if (hold) {
+      held.emplace_back(std::move(markers), std::move(done));
+      return;
+    }
+    Write(markers, done);
+  }
+  void ReleaseAll() {
+    auto todo = std::move(held);
+    held.clear();
+    for (auto& [markers, done] : todo) Write(markers, done);
+  }
+  bool hold = false;
+  std::vector<std::pair<Markers, std::function<void()>>> held;
+
+ private:
+  void Write(const Markers& markers, const std::function<void()>& done) {
     for (const TopicPartition& tp : markers.partitions) {
       std::string batch = storage::BuildEndTxnMarkerBatch(
           markers.producer_id, markers.producer_epoch,
@@ -56,7 +72,6 @@ class LocalMarkerWriter final : public TxnMarkerSender {
     done();
   }
 
- private:
   ReplicaManager& replicas_;
 };
 
@@ -361,6 +376,40 @@ TEST_F(TxnVerificationTest, Version2ProducesAddTheirPartitionsAndAnEndedTransact
   const std::pair<int64_t, int16_t> next{end->producer_id, end->producer_epoch};
   EXPECT_EQ(Produce(1, next, 0, 2, kV2).error_code, 0);
   EXPECT_EQ(coordinator_->Describe({kTxnId}).at(0).partitions, (std::set<TopicPartition>{{"orders", 1}}));
+}
+
+// A version 2 producer's next transaction often reaches a partition before the previous
+// transaction's marker does (the coordinator answers EndTxn once its decision is
+// written, then sends the markers). The leader's add waits for the previous transaction
+// to complete, so the marker, which carries the batch's own epoch, lands before the
+// batch; it must not end the batch's guard, or the batch is refused INVALID_TXN_STATE
+// and the new transaction is aborted.
+TEST_F(TxnVerificationTest, Version2NextTransactionsBatchWaitsForThePreviousMarker) {
+  Serve(/*verify=*/true);
+  constexpr int16_t kV2 = kafka::kProduceImplicitAddVersion;
+  auto producer = Init();
+  ASSERT_EQ(Produce(0, producer, 0, 2, kV2).error_code, 0);
+  markers_.hold = true;
+  std::optional<TransactionCoordinator::EndResult> end;
+  coordinator_->EndTxn(kTxnId, producer.first, producer.second, true, 2,
+                       [&](TransactionCoordinator::EndResult r) { end = r; });
+  ASSERT_TRUE(end.has_value() && end->error == ErrorCode::kNone);
+  ASSERT_EQ(markers_.held.size(), 1u);
+  const std::pair<int64_t, int16_t> next{end->producer_id, end->producer_epoch};
+  std::optional<kafka::ProduceResponse::Partition> answer;
+  ProduceAsync(0, next, 0, 2, [&](kafka::ProduceResponse::Partition p) { answer = std::move(p); }, kV2);
+  EXPECT_FALSE(answer.has_value()) << "the add waits for the previous transaction";
+  markers_.hold = false;
+  markers_.ReleaseAll();  // the marker at offset 2, then CompleteCommit: the add goes on
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_EQ(answer->error_code, 0);
+  EXPECT_EQ(answer->base_offset, 3) << "after the marker";
+  TransactionDescription d = coordinator_->Describe({kTxnId}).at(0);
+  EXPECT_EQ(d.state, TransactionState::kOngoing);
+  EXPECT_EQ(d.producer_epoch, next.second);
+  storage::Log& log = LogOf(0);
+  log.UpdateHighWatermark(log.log_end_offset());
+  EXPECT_EQ(log.last_stable_offset(), 3) << "the new transaction is open from offset 3";
 }
 
 }  // namespace

@@ -60,22 +60,25 @@ grep -q TRANSACTIONAL_ID_NOT_FOUND "$DIR/err" || fail "describe of an unknown id
 "$S" topics create txn-py-out --partitions 3 --replication-factor 3 --config min.insync.replicas=2 > /dev/null
 timeout 240 "$PY" "$HERE/transactions_test.py" "$BS" || fail "transactions_test.py"
 
-# The coordinator of transactional id $1 (its broker id).
-coordinator() { transactions_tool describe --transactional-id "$1" 2> /dev/null | awk 'NR == 2 { print $1 }'; }
-# Records in topic $1 up to its high watermarks (read_uncommitted: grows with every transaction).
-produced() {
-  kafka_tool org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$BS" --topic "$1" 2> /dev/null |
-    awk -F: '{ n += $3 } END { print n + 0 }'
+# The coordinator of transactional id $1 (its broker id). The strata CLI answers in
+# milliseconds, so the kills below keep pace with the copy.
+coordinator() { "$S" transactions describe "$1" -o json 2> /dev/null | jq -r '.[0].coordinator // empty'; }
+# The input records group $1 has committed (the sum of its committed offsets): grows with
+# every committed transaction.
+committed() {
+  "$S" groups describe "$1" -o json 2> /dev/null |
+    jq '[.. | objects | select(has("current_offset")) | .current_offset // 0] | add // 0'
 }
-# Waits until topic $1 grows by $2 records past what it held when called, while $3 runs.
+# Waits (up to 120 s) until group $1 has committed $2 more input records, while $3 runs.
 progress() {
-  local start
-  start=$(produced "$1")
-  for _ in $(seq 300); do
-    (($(produced "$1") >= start + $2)) && return 0
+  local start deadline=$((SECONDS + 120))
+  start=$(committed "$1")
+  while ((SECONDS < deadline)); do
+    (($(committed "$1") >= ${start:-0} + $2)) && return 0
     kill -0 "$3" 2> /dev/null || return 0
+    sleep 0.2
   done
-  fail "no progress on $1"
+  fail "no progress of $1"
 }
 
 # Exactly-once under kill -9: 60000 records in 6 partitions copied while brokers die.
@@ -85,7 +88,7 @@ run TransactionsTest fill "$BS" eos-in 60000 > /dev/null || fail "TransactionsTe
 run TransactionsTest copy "$BS" eos-in eos-out eos-group eos-copier > "$DIR/copy.out" &
 copier=$!
 BACKGROUND+=("$copier")
-progress eos-out 2000 "$copier"
+progress eos-group 2000 "$copier"
 killed_coordinator=0
 for round in 1 2 3 4 5 6; do
   kill -0 "$copier" 2> /dev/null || break
@@ -98,9 +101,9 @@ for round in 1 2 3 4 5 6; do
   fi
   echo "round $round: killing broker $victim (the coordinator of eos-copier is ${coordinator:-unknown})"
   "$CLUSTER" kill --dir "$DIR" "$victim"
-  progress eos-out 2000 "$copier"
+  progress eos-group 2000 "$copier"
   "$CLUSTER" start --dir "$DIR" "$victim" > /dev/null
-  progress eos-out 2000 "$copier"
+  progress eos-group 2000 "$copier"
 done
 wait "$copier" || fail "TransactionsTest copy"
 cat "$DIR/copy.out"
@@ -115,11 +118,11 @@ kafka_tool org.apache.kafka.tools.TransactionalMessageCopier --broker-list "$BS"
   --max-messages -1 --transaction-size 100 --enable-random-aborts --use-group-metadata > "$DIR/copier.out" &
 tool=$!
 BACKGROUND+=("$tool")
-progress copier-out 1000 "$tool"
+progress copier-group 1000 "$tool"
 leader=$("$S" topics describe eos-in -o json | jq -r '.[0].partitions[] | select(.partition == 0) | .leader')
 echo "killing broker $leader (eos-in partition 0's leader) under TransactionalMessageCopier"
 "$CLUSTER" kill --dir "$DIR" "$leader"
-progress copier-out 1000 "$tool"
+progress copier-group 1000 "$tool"
 "$CLUSTER" start --dir "$DIR" "$leader" > /dev/null
 wait "$tool" || fail "TransactionalMessageCopier"
 tail -n 1 "$DIR/copier.out"

@@ -5,7 +5,8 @@
 //       (earliest, latest, a timestamp, max timestamp), electLeaders, listConsumerGroups,
 //       describeConsumerGroups, listConsumerGroupOffsets, alterConsumerGroupOffsets,
 //       deleteConsumerGroupOffsets, deleteConsumerGroups, alterUserScramCredentials,
-//       describeUserScramCredentials, describeAcls (SECURITY_DISABLED: no authorizer), deleteTopics.
+//       describeUserScramCredentials, describeAcls (SECURITY_DISABLED: no authorizer),
+//       describeFeatures, deleteTopics.
 //   AdminTest unsupported BOOTSTRAP
 //       every call Strata does not serve yet fails at once with UnsupportedVersionException
 //       (not a timeout, not a closed connection); docs/compatibility.md lists them.
@@ -57,6 +58,18 @@ public final class AdminTest {
     Check.equal(c.nodes().get().size(), 3, "describeCluster: brokers");
     Check.equal(c.clusterId().get(), clusterId, "describeCluster: cluster id");
     Check.that(c.controller().get() != null, "describeCluster: a controller node");
+
+    // describeFeatures reads a broker's ApiVersions (KIP-584): transaction.version 2 is
+    // finalized once every broker supports it, as each of these does.
+    FeatureMetadata features = admin.describeFeatures().featureMetadata().get();
+    FinalizedVersionRange tv = features.finalizedFeatures().get("transaction.version");
+    Check.that(tv != null && tv.maxVersionLevel() == 2 && tv.minVersionLevel() == 2,
+        "describeFeatures: transaction.version finalized at 2: " + features);
+    SupportedVersionRange tvSupported = features.supportedFeatures().get("transaction.version");
+    Check.that(tvSupported != null && tvSupported.minVersion() == 0 && tvSupported.maxVersion() == 2,
+        "describeFeatures: transaction.version 0-2 supported: " + features);
+    Check.that(features.finalizedFeaturesEpoch().isPresent() && features.finalizedFeaturesEpoch().get() > 0,
+        "describeFeatures: an epoch: " + features);
 
     ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, "admin-a");
     Config cfg = admin.describeConfigs(List.of(topic)).all().get().get(topic);

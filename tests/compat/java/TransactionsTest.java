@@ -112,6 +112,10 @@ public final class TransactionsTest {
             "listTransactions names basic-1: " + listed);
         TransactionDescription d = admin.describeTransactions(List.of("basic-1")).all().get().get("basic-1");
         Check.equal(d.state().toString(), "Ongoing", "describeTransactions state");
+        // Transaction protocol version 2 (KIP-890 part 2, finalized by the cluster): each
+        // EndTxn, the commit and the abort, moved the producer to a new epoch (version 1
+        // would still be at 0).
+        Check.equal((int) d.producerEpoch(), 2, "the producer's epoch after a commit and an abort");
         Check.that(d.topicPartitions().contains(new TopicPartition(topic, 0)), "describeTransactions partitions");
         List<ProducerState> producers = admin.describeProducers(List.of(new TopicPartition(topic, 0))).all().get()
             .get(new TopicPartition(topic, 0)).activeProducers();
