@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
   }
   const std::string requests = argv[1], batches = argv[2];
   const std::string records = Batch(3);
-  for (int16_t v = 0; v <= 3; ++v) {
+  for (int16_t v = 0; v <= 4; ++v) {
     SaveRequest(requests, ApiKey::kApiVersions, v, [](int16_t v, Writer& w) {
       ApiVersionsRequest r;
       r.client_software_name = "seed";

@@ -1,6 +1,6 @@
 // The Kafka protocol codec: primitive types round-trip and match the protocol's byte
 // layouts; every truncated or oversized input is refused with the field named and no
-// read past the end; headers v1/v2 and ApiVersions v0-v3 (KIP-511 included).
+// read past the end; headers v1/v2 and ApiVersions v0-v4 (KIP-511, KIP-584 features).
 
 #include <gtest/gtest.h>
 
