@@ -100,7 +100,20 @@ absl::StatusOr<std::optional<ProducerBatch>> ProducerStateManager::CheckProduced
       return std::optional<ProducerBatch>(b);
     }
   }
-  if (entry.batches.empty()) return std::optional<ProducerBatch>();
+  if (entry.batches.empty()) {
+    // The epoch is known but holds no batch yet: a marker moved the producer to it (a
+    // transaction protocol version 2 commit or abort), or only a coordinator wrote for
+    // it. Its first batch starts at sequence 0, as Kafka's inSequence(NO_SEQUENCE, seq)
+    // says: a later batch of the epoch that overtook the first (both waiting for the
+    // coordinator) is refused, and the producer retries it behind the first.
+    if (header.base_sequence != 0) {
+      return SequenceGapError({.expected_sequence = 0, .last_offset = -1},
+                              absl::StrCat("producer ", header.producer_id, " epoch ", header.producer_epoch,
+                                           " has no batch yet; its first must start at sequence 0, got ",
+                                           header.base_sequence));
+    }
+    return std::optional<ProducerBatch>();
+  }
   int32_t last = entry.batches.back().last_sequence;
   if (!InSequence(last, header.base_sequence)) {
     return SequenceGapError({.expected_sequence = last == INT32_MAX ? 0 : last + 1,

@@ -198,6 +198,7 @@ void TransactionCoordinator::WriteDone(const std::string& transactional_id, cons
     if (it != txns_.end()) {
       Txn& txn = it->second;
       txn.pending = false;
+      txn.answering = true;
       if (e == ErrorCode::kNone) {
         if (t.last_producer_id >= 0) {
           txn.last_producer_id = t.last_producer_id;
@@ -222,20 +223,38 @@ void TransactionCoordinator::WriteDone(const std::string& transactional_id, cons
                  proto::kafka::ErrorName(e));
   }
   done(ClientErrorOfTxnWrite(e));
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto it = txns_.find(transactional_id); it != txns_.end()) it->second.answering = false;
+  }
   RetryWaitingAdds(transactional_id);
 }
 
 void TransactionCoordinator::RetryWaitingAdds(const std::string& transactional_id) {
-  std::deque<WaitingAdd> waiting;
-  {
+  while (true) {
+    WaitingAdd next;
+    {
+      absl::MutexLock lock(&mu_);
+      auto waiting = waiting_adds_.find(transactional_id);
+      if (waiting == waiting_adds_.end()) return;
+      if (waiting->second.empty()) {
+        waiting_adds_.erase(waiting);
+        return;
+      }
+      auto txn = txns_.find(transactional_id);
+      if (txn != txns_.end() && (txn->second.pending || txn->second.answering || IsPrepare(txn->second.state))) {
+        return;  // resumed when that completes
+      }
+      next = std::move(waiting->second.front());
+      waiting->second.pop_front();
+      if (txn != txns_.end()) txn->second.answering = true;  // the adds behind it wait for its answer
+    }
+    next.retry();
     absl::MutexLock lock(&mu_);
-    auto it = waiting_adds_.find(transactional_id);
-    if (it == waiting_adds_.end()) return;
-    waiting.swap(it->second);
-    waiting_adds_.erase(it);
+    if (auto txn = txns_.find(transactional_id); txn != txns_.end() && !txn->second.pending) {
+      txn->second.answering = false;
+    }
   }
-  // In the order they came: the first may start a write the others wait for again.
-  for (WaitingAdd& w : waiting) w.retry();
 }
 
 ErrorCode TransactionCoordinator::CheckProducerLocked(const Txn* txn, int64_t producer_id,
@@ -346,7 +365,7 @@ void TransactionCoordinator::AddPartitions(const std::string& transactional_id, 
 void TransactionCoordinator::AddPartitionsUntil(const std::string& transactional_id, int64_t producer_id,
                                                 int16_t producer_epoch, std::set<storage::TopicPartition> partitions,
                                                 int16_t client_tv, int64_t deadline_ms,
-                                                std::function<void(ErrorCode)> respond) {
+                                                std::function<void(ErrorCode)> respond, bool queued) {
   const int32_t partition = PartitionFor(transactional_id);
   int32_t leader_epoch;
   Transition t;
@@ -360,16 +379,32 @@ void TransactionCoordinator::AddPartitionsUntil(const std::string& transactional
     Txn* txn = it == txns_.end() ? nullptr : &it->second;
     if (answer == ErrorCode::kNone) answer = CheckProducerLocked(txn, producer_id, producer_epoch);
     if (answer == ErrorCode::kNone && IsPrepare(txn->state)) answer = ErrorCode::kConcurrentTransactions;
+    // Version 2 adds of one id are answered in the order they came: while one is being
+    // answered (the add a completed write made, or one taken from the waiting adds, whose
+    // batch its leader is appending) or others wait, a new one waits behind them.
+    // Answered now, its batch could be appended before theirs, out of the producer's order.
+    if (answer == ErrorCode::kNone && client_tv >= 2 && !queued) {
+      auto waiting = waiting_adds_.find(transactional_id);
+      if (txn->answering || (waiting != waiting_adds_.end() && !waiting->second.empty())) {
+        answer = ErrorCode::kConcurrentTransactions;
+      }
+    }
     if (answer == ErrorCode::kConcurrentTransactions && client_tv >= 2 && Now() < deadline_ms) {
       // Version 2: the leader's add waits for the transition in flight (the previous
       // transaction's markers, most often) rather than failing the producer's batch.
-      waiting_adds_[transactional_id].push_back(WaitingAdd{
-          deadline_ms,
-          [this, transactional_id, producer_id, producer_epoch, partitions, client_tv, deadline_ms, respond] {
-            AddPartitionsUntil(transactional_id, producer_id, producer_epoch, partitions, client_tv, deadline_ms,
-                               respond);
-          },
-          respond});
+      WaitingAdd add{deadline_ms,
+                     [this, transactional_id, producer_id, producer_epoch, partitions, client_tv, deadline_ms,
+                      respond] {
+                       AddPartitionsUntil(transactional_id, producer_id, producer_epoch, partitions, client_tv,
+                                          deadline_ms, respond, /*queued=*/true);
+                     },
+                     respond};
+      std::deque<WaitingAdd>& waiting = waiting_adds_[transactional_id];
+      if (queued) {
+        waiting.push_front(std::move(add));  // it was first; it stays first
+      } else {
+        waiting.push_back(std::move(add));
+      }
       return;
     }
     const bool included = answer == ErrorCode::kNone && txn->state == TransactionState::kOngoing &&
@@ -488,7 +523,10 @@ void TransactionCoordinator::EndTxnV2(const std::string& transactional_id, int64
       switch (txn.state) {
         case TransactionState::kPrepareCommit:
         case TransactionState::kPrepareAbort:
-          valid_epoch = retry_on_bump;
+          // A retry, or the next transaction's EndTxn (an abort with nothing sent) while
+          // the markers are in flight: CONCURRENT_TRANSACTIONS below, which the producer
+          // retries (Kafka 4.x answers every version 2 EndTxn in these states so).
+          valid_epoch = retry_on_bump || producer_epoch == txn.producer_epoch;
           break;
         case TransactionState::kCompleteCommit:
         case TransactionState::kCompleteAbort:

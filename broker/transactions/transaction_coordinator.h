@@ -192,12 +192,15 @@ class TransactionCoordinator {
     std::set<storage::TopicPartition> partitions;
     int64_t start_ms = -1;
     int64_t update_ms = -1;
-    bool pending = false;  // a write or markers in flight
+    bool pending = false;    // a write or markers in flight
+    bool answering = false;  // a completed write's answer is being delivered
     int16_t client_tv = 0;          // the protocol of its last transition (2: KIP-890 part 2)
     int64_t next_producer_id = -1;  // version 2: the id the transaction completing moves to
   };
-  // A version 2 add that met a transition in flight: retried after each write of its id
-  // until `deadline_ms`, then answered CONCURRENT_TRANSACTIONS.
+  // A version 2 add that met a transition in flight, or adds of its id waiting before it:
+  // retried in order after each write of its id until `deadline_ms`, then answered
+  // CONCURRENT_TRANSACTIONS. Adds of one id are answered in the order they came, so that
+  // the batches waiting for them are appended in the producer's order.
   struct WaitingAdd {
     int64_t deadline_ms = 0;
     std::function<void()> retry;
@@ -215,13 +218,18 @@ class TransactionCoordinator {
   };
 
   ErrorCode ReachLocked(int32_t partition) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // queued: the add at the front of its id's waiting adds, taken from there (it goes
+  // back to the front if it must wait again).
   void AddPartitionsUntil(const std::string& transactional_id, int64_t producer_id, int16_t producer_epoch,
                           std::set<storage::TopicPartition> partitions, int16_t client_tv, int64_t deadline_ms,
-                          std::function<void(ErrorCode)> respond);
+                          std::function<void(ErrorCode)> respond, bool queued = false);
   // EndTxn under version 2 (Kafka's table: a retry is the epoch before the bump).
   void EndTxnV2(const std::string& transactional_id, int64_t producer_id, int16_t producer_epoch, bool commit,
                 std::function<void(EndResult)> respond);
-  // Retries the adds that waited for transactional_id's transition (after a write).
+  // Retries the adds that waited for transactional_id's transition (after a write), in
+  // the order they came, one at a time: each is answered (its leader appends its batch)
+  // before the next is asked, and one that starts a write stops the round (that write's
+  // completion resumes it).
   void RetryWaitingAdds(const std::string& transactional_id);
   // Checks a request's producer id and epoch against the id's (INVALID_PRODUCER_ID_MAPPING,
   // PRODUCER_FENCED) and that nothing is in flight (CONCURRENT_TRANSACTIONS).

@@ -954,8 +954,10 @@ TEST_F(TransactionCoordinatorTest, V2ARetriedEndTxnIsRecognisedByTheEpochBeforeT
   const int64_t pid = init->producer_id;
   ASSERT_EQ(AddV2("txn-a", pid, 0, kOrders), ErrorCode::kNone);
   ASSERT_EQ(EndV2("txn-a", pid, 0, true)->error, ErrorCode::kNone);
-  // While the markers are in flight the retry waits.
+  // While the markers are in flight the retry waits, and so does the next transaction's
+  // EndTxn (an abort before anything was sent).
   EXPECT_EQ(EndV2("txn-a", pid, 0, true)->error, ErrorCode::kConcurrentTransactions);
+  EXPECT_EQ(EndV2("txn-a", pid, 1, false)->error, ErrorCode::kConcurrentTransactions);
   EXPECT_EQ(EndV2("txn-a", pid, 5, true)->error, ErrorCode::kProducerFenced);
   markers_.ReleaseAll();
   const int appends = log_.appends;
@@ -1056,6 +1058,56 @@ TEST_F(TransactionCoordinatorTest, V2AnAddWaitsForTheTransitionInFlight) {
   clock_.Advance(TransactionCoordinator::kBusyAddWaitMs);
   coordinator_->RunDueTimers();
   EXPECT_EQ(*late, ErrorCode::kConcurrentTransactions);
+}
+
+// Two batches of a producer wait for the same partition's add; the first one's write
+// completes and its leader appends it from the answer. A second add asked meanwhile (the
+// next batch, from another request) must not be answered before that answer returns, or
+// its batch could be appended first: out of the producer's order.
+TEST_F(TransactionCoordinatorTest, V2AnAddAskedWhileAnotherIsAnsweredWaitsForIt) {
+  auto init = Init("txn-a");
+  const int64_t pid = init->producer_id;
+  log_.hold = true;
+  std::vector<std::string> order;
+  auto second = std::make_shared<std::optional<ErrorCode>>();
+  coordinator_->AddPartitions("txn-a", pid, 0, {{"orders", 0}}, 2, [&](ErrorCode e) {
+    ASSERT_EQ(e, ErrorCode::kNone);
+    // The first batch's leader is appending it now; the second batch's add comes in.
+    coordinator_->AddPartitions("txn-a", pid, 0, {{"orders", 0}}, 2, [&, second](ErrorCode e2) {
+      *second = e2;
+      order.push_back("second");
+    });
+    EXPECT_FALSE(second->has_value()) << "answered while the first is still being answered";
+    order.push_back("first");
+  });
+  log_.hold = false;
+  log_.ReleaseHeld();
+  EXPECT_EQ(*second, ErrorCode::kNone);
+  EXPECT_EQ(order, (std::vector<std::string>{"first", "second"}));
+}
+
+// Adds of one id are answered in the order they came, also when one comes while those
+// before it are being retried: the batches waiting for them are appended in that order.
+TEST_F(TransactionCoordinatorTest, V2AddsAreAnsweredInTheOrderTheyCame) {
+  auto init = Init("txn-a");
+  const int64_t pid = init->producer_id;
+  std::vector<std::string> order;
+  auto add = [&](TopicPartition tp, std::string name, std::function<void()> then = nullptr) {
+    coordinator_->AddPartitions("txn-a", pid, 0, {tp}, 2, [&order, name, then](ErrorCode e) {
+      EXPECT_EQ(e, ErrorCode::kNone) << name;
+      order.push_back(name);
+      if (then) then();
+    });
+  };
+  log_.hold = true;
+  add({"orders", 1}, "w");  // its write is held: the id is busy
+  add({"orders", 0}, "b", [&] { add({"orders", 0}, "d"); });  // d comes while b is answered
+  add({"orders", 0}, "c");
+  EXPECT_TRUE(order.empty());
+  log_.hold = false;
+  log_.ReleaseHeld();
+  EXPECT_EQ(order, (std::vector<std::string>{"w", "b", "c", "d"}));
+  EXPECT_EQ(Describe("txn-a").partitions, kOrders);
 }
 
 TEST_F(TransactionCoordinatorTest, V2ATimeoutBumpsTheEpochTwice) {

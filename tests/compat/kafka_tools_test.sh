@@ -2,6 +2,7 @@
 # Compatibility: Kafka's own command-line tools (Apache Kafka's jars from
 # scripts/install-peers.sh, run through their main classes on Debian's JDK) against a
 # Strata cluster of one controller and three brokers: kafka-broker-api-versions;
+# kafka-features describe (transaction.version finalized at 2);
 # kafka-topics create, list, describe (leaders, replicas and ISRs as the controller has
 # them), alter partitions and delete; kafka-console-producer and kafka-console-consumer
 # (1,000 keyed records back in order, byte for byte); kafka-get-offsets;
@@ -22,6 +23,11 @@ versions=$(tool org.apache.kafka.tools.BrokerApiVersionsCommand --bootstrap-serv
 [[ $(grep -c '(id: [0-9]* rack' <<<"$versions") == 3 ]] || fail "api versions of $(grep -c '(id:' <<<"$versions") brokers"
 grep -q 'Produce(0): [0-9]* to [0-9]* \[usable: [0-9]*\]' <<<"$versions" || fail "Produce not usable: $versions"
 grep -q 'Fetch(1): [0-9]* to [0-9]* \[usable: [0-9]*\]' <<<"$versions" || fail "Fetch not usable"
+
+# kafka-features describe: the supported range and the finalized level (KIP-584).
+features=$(tool org.apache.kafka.tools.FeatureCommand --bootstrap-server "$BS" describe)
+grep -Eq 'Feature: transaction.version\s+SupportedMinVersion: 0\s+SupportedMaxVersion: 2\s+FinalizedVersionLevel: 2' \
+  <<<"$features" || fail "kafka-features describe: $features"
 
 # kafka-topics.
 topics() { tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$BS" "$@"; }

@@ -275,6 +275,39 @@ TEST_F(LogTxnTest, ABatchOpeningATransactionNeedsACurrentVerificationGuard) {
   EXPECT_TRUE(append(TxnBatch(1, 0, 4, 1), {}).ok());
 }
 
+// Transaction protocol version 2: the coordinator's marker moves the producer to the next
+// epoch, which the producer's next transaction runs in. Its first batch there starts at
+// sequence 0; a later batch that overtook it (both waited for the coordinator) is
+// refused OUT_OF_ORDER_SEQUENCE_NUMBER, so the producer retries it behind the first
+// (before, it was taken as the epoch's first and the real first then refused). And a
+// version 2 guard survives the marker of the transaction before, which carries its
+// batch's own epoch; a marker of a later epoch ends it.
+TEST_F(LogTxnTest, Version2TheEpochAMarkerStartsBeginsAtSequenceZeroAndKeepsItsGuard) {
+  auto log = OpenLog(SmallLogOptions(dir_));
+  auto append = [&](std::string batch, const TxnVerification& v) {
+    return log->AppendAsLeader(batch, 0, AppendOrigin::kClient, v);
+  };
+  Append(*log, TxnBatch(1, 0, 0, 2));                                                  // [0, 2) epoch 0
+  const uint64_t guard = log->StartTxnVerification(1, 1, /*epoch_bump=*/true);        // the next one's
+  ASSERT_NE(guard, 0u);
+  Append(*log, Marker(1, 1, ControlRecordType::kCommit), AppendOrigin::kCoordinator);  // 2: epoch 1
+  const int64_t end = log->log_end_offset();
+  EXPECT_EQ(ErrcOf(append(TxnBatch(1, 1, 15, 2), {.required = true, .guard = guard}).status()),
+            Errc::kOutOfOrderSequence);
+  EXPECT_EQ(log->log_end_offset(), end) << "nothing stored";
+  ASSERT_TRUE(append(TxnBatch(1, 1, 0, 15), {.required = true, .guard = guard}).ok()) << "the guard survived";
+  EXPECT_TRUE(append(TxnBatch(1, 1, 15, 2), {.required = true, .guard = 0}).ok()) << "then the one behind it";
+  log->EndTxnVerification(1);
+  Append(*log, Marker(1, 2, ControlRecordType::kCommit), AppendOrigin::kCoordinator);  // epoch 2
+  // A marker of a later epoch than the guarded batch's (a fence, a timeout) ends the guard.
+  const uint64_t next = log->StartTxnVerification(1, 2, true);
+  Append(*log, Marker(1, 3, ControlRecordType::kAbort), AppendOrigin::kCoordinator);
+  const int64_t fenced_end = log->log_end_offset();
+  EXPECT_EQ(ErrcOf(append(TxnBatch(1, 3, 0, 1), {.required = true, .guard = next}).status()),
+            Errc::kInvalidTxnState);
+  EXPECT_EQ(log->log_end_offset(), fenced_end);
+}
+
 // A READ_COMMITTED fetch gets the aborted transactions among the records it read
 // (bounded by FetchDataInfo::upper_bound_offset, from the offset index), never fewer: each
 // aborted batch read has its transaction in the list, whatever the fetch size, also when
