@@ -61,7 +61,8 @@ TEST(Listener, ApiVersionsIsAnsweredInEveryVersionWithItsCorrelationId) {
   auto server = StartServer();
   Client c(server->port());
   ASSERT_TRUE(c.connected());
-  for (int16_t version = 0; version <= 3; ++version) {
+  constexpr int16_t kMaxVersion = 4;  // v4: v3 with supported feature ranges from 0 (KIP-584)
+  for (int16_t version = 0; version <= kMaxVersion; ++version) {
     c.SendRaw(Client::Frame(18, version, 100 + version, ApiVersionsBody(version)));
     auto frame = c.ReadFrame();
     ASSERT_TRUE(frame.has_value()) << version;
@@ -71,7 +72,7 @@ TEST(Listener, ApiVersionsIsAnsweredInEveryVersionWithItsCorrelationId) {
     ASSERT_TRUE(response.ok()) << response.status();
     EXPECT_EQ(response->error_code, 0);
     bool found = false;
-    for (const auto& k : response->api_keys) found = found || (k.api_key == 18 && k.max_version == 3);
+    for (const auto& k : response->api_keys) found = found || (k.api_key == 18 && k.max_version == kMaxVersion);
     EXPECT_TRUE(found);
     EXPECT_EQ(r.remaining(), 0u);
   }
