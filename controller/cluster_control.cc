@@ -3,13 +3,17 @@
 #include <algorithm>
 #include <limits>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "base/check.h"
 #include "controller/features.h"
 #include "controller/partition_election.h"
 #include "controller/placement.h"
 #include "controller/topic_config.h"
 #include "controller/topic_name.h"
+#include "storage/log_config.h"
 
 namespace strata::controller {
 namespace {
@@ -239,43 +243,98 @@ Plan PlanCreatePartitions(const MetadataImage& image, const admin::v1::CreatePar
   return plan;
 }
 
+namespace {
+
+// The values of a comma-separated list, trimmed, empty ones left out.
+std::vector<std::string> ListValues(absl::string_view list) {
+  std::vector<std::string> out;
+  for (absl::string_view v : absl::StrSplit(list, ',')) {
+    v = absl::StripAsciiWhitespace(v);
+    if (!v.empty()) out.emplace_back(v);
+  }
+  return out;
+}
+
+// APPEND / SUBTRACT on a list-valued topic config: the new value from `current`.
+std::string ApplyListOp(const admin::v1::AlterConfigsRequest::Op& op, const std::string& current) {
+  std::vector<std::string> values = ListValues(current);
+  for (const std::string& v : ListValues(op.value())) {
+    auto at = std::find(values.begin(), values.end(), v);
+    if (op.operation() == admin::v1::AlterConfigsRequest::Op::APPEND) {
+      if (at == values.end()) values.push_back(v);
+    } else if (at != values.end()) {
+      values.erase(at);
+    }
+  }
+  return absl::StrJoin(values, ",");
+}
+
+}  // namespace
+
 Plan PlanAlterConfigs(const MetadataImage& image, const admin::v1::AlterConfigsRequest::Resource& resource,
                       const ControllerConfig& config) {
+  using Op = admin::v1::AlterConfigsRequest::Op;
   const auto& r = resource.resource();
-  if (r.type() == admin::v1::ConfigResource::TOPIC) {
+  const bool topic = r.type() == admin::v1::ConfigResource::TOPIC;
+  if (topic) {
     if (image.FindTopic(r.name()) == nullptr) {
       return Fail(ErrorCode::kUnknownTopicOrPartition, absl::StrCat("topic '", r.name(), "' does not exist"));
     }
   } else if (r.type() != admin::v1::ConfigResource::BROKER) {
     return Fail(ErrorCode::kInvalidRequest, "only TOPIC and BROKER configs can be altered");
   }
-  Plan plan;
-  for (const auto& op : resource.ops()) {
-    if (!op.remove() && r.type() == admin::v1::ConfigResource::TOPIC) {
-      if (absl::Status s = ValidateTopicConfig(op.name(), op.value()); !s.ok()) {
+  const pb::Config::ResourceType type = topic ? pb::Config::TOPIC : pb::Config::BROKER;
+  std::map<std::string, std::string> before;
+  if (auto it = image.configs().find({type, r.name()}); it != image.configs().end()) before = it->second;
+  // The resource's dynamic configs as they will stand: nullopt for one removed.
+  std::map<std::string, std::optional<std::string>> changes;
+  for (const Op& op : resource.ops()) {
+    if (op.name().empty()) return Fail(ErrorCode::kInvalidConfig, "a config name is empty");
+    if (changes.count(op.name())) {
+      return Fail(ErrorCode::kInvalidRequest, absl::StrCat("config '", op.name(), "' is named more than once"));
+    }
+    const bool remove = op.remove() || op.operation() == Op::DELETE;
+    std::optional<std::string> value = op.value();
+    if (remove) {
+      value = std::nullopt;
+    } else if (op.operation() == Op::APPEND || op.operation() == Op::SUBTRACT) {
+      const storage::TopicSetting* setting = topic ? storage::FindTopicSetting(op.name()) : nullptr;
+      if (setting == nullptr || setting->type != storage::TopicSetting::Type::kList) {
+        return Fail(ErrorCode::kInvalidConfig,
+                    absl::StrCat(op.operation() == Op::APPEND ? "APPEND" : "SUBTRACT", " needs a list-valued topic "
+                                 "config; '", op.name(), "' is ", setting == nullptr ? "not one" : setting->type_name()));
+      }
+      auto current = before.find(op.name());
+      value = ApplyListOp(op, current != before.end() ? current->second : setting->default_value);
+    } else if (op.operation() != Op::SET) {
+      return Fail(ErrorCode::kInvalidRequest, absl::StrCat("unknown config operation ", op.operation()));
+    }
+    if (value && topic) {
+      if (absl::Status s = ValidateTopicConfig(op.name(), *value); !s.ok()) {
         return Fail(ErrorCode::kInvalidConfig, std::string(s.message()));
       }
     }
-    if (op.name().empty()) return Fail(ErrorCode::kInvalidConfig, "a config name is empty");
+    changes[op.name()] = value;
+  }
+  if (resource.replace()) {
+    for (const auto& [name, value] : before) changes.try_emplace(name, std::nullopt);
+  }
+  std::map<std::string, std::string> after = before;
+  Plan plan;
+  for (const auto& [name, value] : changes) {
+    if (value) {
+      after[name] = *value;
+    } else {
+      after.erase(name);
+    }
     pb::MetadataRecord c;
-    c.mutable_config()->set_resource_type(r.type() == admin::v1::ConfigResource::TOPIC ? pb::Config::TOPIC
-                                                                                      : pb::Config::BROKER);
+    c.mutable_config()->set_resource_type(type);
     c.mutable_config()->set_resource_name(r.name());
-    c.mutable_config()->set_name(op.name());
-    if (!op.remove()) c.mutable_config()->set_value(op.value());
+    c.mutable_config()->set_name(name);
+    if (value) c.mutable_config()->set_value(*value);
     plan.records.push_back(std::move(c));
   }
-  if (r.type() == admin::v1::ConfigResource::TOPIC) {
-    std::map<std::string, std::string> before;
-    if (auto it = image.configs().find({pb::Config::TOPIC, r.name()}); it != image.configs().end()) before = it->second;
-    std::map<std::string, std::string> after = before;
-    for (const auto& op : resource.ops()) {
-      if (op.remove()) {
-        after.erase(op.name());
-      } else {
-        after[op.name()] = op.value();
-      }
-    }
+  if (topic) {
     if (absl::Status s = ValidateTopicConfigsTogether(after, config.remote_storage_system_enable); !s.ok()) {
       return Fail(ErrorCode::kInvalidConfig, std::string(s.message()));
     }

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "proto/kafka/alter_configs.h"
 #include "proto/kafka/api_versions.h"
 #include "proto/kafka/consumer_protocol.h"
 #include "proto/kafka/create_partitions.h"
@@ -206,6 +207,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         DecodeAndReencode(body, v, ReadAlterUserScramCredentialsRequest, WriteAlterUserScramCredentialsRequest);
       }
       break;
+    // The operator's API (issue 38): one codec for both, the api key chooses the layout.
+    case ApiKey::kAlterConfigs:
+    case ApiKey::kIncrementalAlterConfigs: {
+      const int16_t key = header->api_key;
+      if (Within(v, 0, key == static_cast<int16_t>(ApiKey::kAlterConfigs) ? 2 : 1)) {
+        auto request = ReadAlterConfigsRequest(body, key, v);
+        if (request.ok()) {
+          std::string out;
+          Writer w(&out);
+          WriteAlterConfigsRequest(*request, key, v, w);
+          Reader again(out);
+          if (!ReadAlterConfigsRequest(again, key, v).ok() || again.remaining() != 0) __builtin_trap();
+        }
+      }
+      break;
+    }
     // Transactions (issue 37).
     case ApiKey::kAddPartitionsToTxn:
       if (Within(v, 0, 5)) DecodeAndReencode(body, v, ReadAddPartitionsToTxnRequest, WriteAddPartitionsToTxnRequest);

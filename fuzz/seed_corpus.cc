@@ -13,6 +13,7 @@
 #include <string>
 
 #include "proto/kafka/api.h"
+#include "proto/kafka/alter_configs.h"
 #include "proto/kafka/api_versions.h"
 #include "proto/kafka/consumer_protocol.h"
 #include "proto/kafka/describe_quorum.h"
@@ -318,6 +319,20 @@ int main(int argc, char** argv) {
       r.filters.push_back({});
       r.filters.push_back({2, "orders", 2, "User:alice", std::nullopt, 3, 3});
       WriteDeleteAclsRequest(r, v, w);
+    });
+  }
+  // The operator's API (issue 38).
+  AlterConfigsRequest configs;
+  configs.resources.push_back({2, "orders", {{"cleanup.policy", 2, std::string("compact")}, {"retention.ms", 1, {}}}});
+  configs.resources.push_back({4, "", {{"log.retention.ms", 0, std::string("1000")}}});
+  for (int16_t v = 0; v <= 2; ++v) {
+    SaveRequest(requests, ApiKey::kAlterConfigs, v, [&](int16_t v, Writer& w) {
+      WriteAlterConfigsRequest(configs, static_cast<int16_t>(ApiKey::kAlterConfigs), v, w);
+    });
+  }
+  for (int16_t v = 0; v <= 1; ++v) {
+    SaveRequest(requests, ApiKey::kIncrementalAlterConfigs, v, [&](int16_t v, Writer& w) {
+      WriteAlterConfigsRequest(configs, static_cast<int16_t>(ApiKey::kIncrementalAlterConfigs), v, w);
     });
   }
   Save(batches, "plain", Batch(1));

@@ -9,6 +9,7 @@
 #include "broker/handlers/describe_cluster_handler.h"
 #include "broker/handlers/describe_quorum_handler.h"
 #include "broker/handlers/delete_groups_handler.h"
+#include "broker/handlers/alter_configs_handler.h"
 #include "broker/handlers/describe_configs_handler.h"
 #include "broker/handlers/describe_groups_handler.h"
 #include "broker/handlers/elect_leaders_handler.h"
@@ -59,6 +60,8 @@ const std::vector<ApiEntry>& ApiRegistry() {
         {ApiKey::kInitProducerId, 0, 4, &HandleInitProducerId},
         {ApiKey::kOffsetForLeaderEpoch, 2, 4, &HandleOffsetForLeaderEpoch},
         {ApiKey::kDescribeConfigs, 1, 4, &HandleDescribeConfigs},
+        {ApiKey::kAlterConfigs, 0, 2, &HandleAlterConfigs},
+        {ApiKey::kIncrementalAlterConfigs, 0, 1, &HandleIncrementalAlterConfigs},
         {ApiKey::kCreatePartitions, 0, 3, &HandleCreatePartitions},
         {ApiKey::kDescribeCluster, 0, 1, &HandleDescribeCluster},
         {ApiKey::kElectLeaders, 0, 2, &HandleElectLeaders},

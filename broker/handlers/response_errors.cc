@@ -59,6 +59,8 @@ void CountErrors(const kafka::CreatePartitionsResponse& r, ErrorCounts& counts) 
 
 void CountErrors(const kafka::DescribeConfigsResponse& r, ErrorCounts& counts) { CountEach(r.results, counts); }
 
+void CountErrors(const kafka::AlterConfigsResponse& r, ErrorCounts& counts) { CountEach(r.responses, counts); }
+
 void CountErrors(const kafka::DescribeClusterResponse& r, ErrorCounts& counts) { CountError(counts, r.error_code); }
 
 void CountErrors(const kafka::ElectLeadersResponse& r, ErrorCounts& counts) {

@@ -9,6 +9,7 @@
 // Thread-safe (functions of their arguments).
 
 #include "broker/network/api_response.h"
+#include "proto/kafka/alter_configs.h"
 #include "proto/kafka/api_versions.h"
 #include "proto/kafka/create_partitions.h"
 #include "proto/kafka/create_topics.h"
@@ -60,6 +61,7 @@ void CountErrors(const proto::kafka::InitProducerIdResponse& response, ErrorCoun
 void CountErrors(const proto::kafka::CreateTopicsResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::DeleteTopicsResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::CreatePartitionsResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::AlterConfigsResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::DescribeConfigsResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::DescribeClusterResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::ElectLeadersResponse& response, ErrorCounts& counts);

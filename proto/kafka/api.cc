@@ -26,6 +26,7 @@ const std::map<int16_t, ApiInfo>& Apis() {
       {24, {"AddPartitionsToTxn", 3}}, {25, {"AddOffsetsToTxn", 3}}, {26, {"EndTxn", 3}},
       {27, {"WriteTxnMarkers", 1}},    {28, {"TxnOffsetCommit", 3}}, {61, {"DescribeProducers", 0}},
       {65, {"DescribeTransactions", 0}}, {66, {"ListTransactions", 0}},
+      {33, {"AlterConfigs", 2}},         {44, {"IncrementalAlterConfigs", 1}},
   };
   return *apis;
 }

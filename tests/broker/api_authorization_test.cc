@@ -177,6 +177,23 @@ std::vector<ApiCase> Cases() {
         topic ? "orders" : cluster,
         topic ? ErrorCode::kTopicAuthorizationFailed : ErrorCode::kClusterAuthorizationFailed));
   }
+  for (bool topic : {true, false}) {
+    constexpr int16_t kIncremental = static_cast<int16_t>(ApiKey::kIncrementalAlterConfigs);
+    kafka::AlterConfigsRequest r;
+    r.resources.push_back(
+        {static_cast<int8_t>(topic ? 2 : 4), topic ? "orders" : "", {{"retention.ms", 0, std::string("1000")}}});
+    r.validate_only = true;
+    cases.push_back(Case<kafka::AlterConfigsRequest, kafka::AlterConfigsResponse>(
+        topic ? "IncrementalAlterConfigs (topic)" : "IncrementalAlterConfigs (broker)",
+        ApiKey::kIncrementalAlterConfigs, 1, r,
+        +[](const kafka::AlterConfigsRequest& q, int16_t v, kafka::Writer& w) {
+          kafka::WriteAlterConfigsRequest(q, kIncremental, v, w);
+        },
+        +[](kafka::Reader& rd, int16_t v) { return kafka::ReadAlterConfigsResponse(rd, kIncremental, v); },
+        [](const auto& x) { return x.responses.at(0).error_code; }, Op::kAlterConfigs,
+        topic ? RT::kTopic : RT::kCluster, topic ? "orders" : cluster,
+        topic ? ErrorCode::kTopicAuthorizationFailed : ErrorCode::kClusterAuthorizationFailed));
+  }
   cases.push_back(Case<kafka::DescribeClusterRequest, kafka::DescribeClusterResponse>(
       "DescribeCluster", ApiKey::kDescribeCluster, 1, kafka::DescribeClusterRequest{}, kafka::WriteDescribeClusterRequest,
       kafka::ReadDescribeClusterResponse, [](const auto& x) { return x.error_code; }, Op::kDescribe, RT::kCluster,

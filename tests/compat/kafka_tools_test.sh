@@ -7,7 +7,8 @@
 # them), alter partitions and delete; kafka-console-producer and kafka-console-consumer
 # (1,000 keyed records back in order, byte for byte); kafka-get-offsets;
 # kafka-consumer-groups (list, describe, reset-offsets, delete) on the group of a console
-# consumer; kafka-configs --describe of a topic and a broker; kafka-leader-election
+# consumer; kafka-configs --describe of a topic and a broker, and --alter of a topic
+# (add, list value, delete, a bad value refused); kafka-leader-election
 # bringing a partition's leadership back to its preferred replica after a kill -9.
 # Usage: kafka_tools_test.sh <bin dir> <strata-cluster>
 set -euo pipefail
@@ -84,6 +85,20 @@ tool org.apache.kafka.tools.ConfigCommand --bootstrap-server "$BS" --describe --
   fail "kafka-configs --describe of a topic"
 tool org.apache.kafka.tools.ConfigCommand --bootstrap-server "$BS" --describe --entity-type brokers \
   --entity-name 3 --all | grep -q '^  node.id=3 ' || fail "kafka-configs --describe --all of broker 3"
+# kafka-configs --alter (IncrementalAlterConfigs): add, append to a list, delete; a bad
+# value refused with the setting named, nothing changed.
+configs() { tool org.apache.kafka.tools.ConfigCommand --bootstrap-server "$BS" "$@"; }
+configs --alter --entity-type topics --entity-name configured --add-config 'retention.ms=7200000,cleanup.policy=[delete,compact]' \
+  > /dev/null || fail "kafka-configs --alter --add-config"
+configs --alter --entity-type topics --entity-name configured --delete-config retention.ms > /dev/null ||
+  fail "kafka-configs --alter --delete-config"
+described=$(configs --describe --entity-type topics --entity-name configured)
+grep -q 'cleanup.policy=delete,compact ' <<<"$described" || fail "kafka-configs --alter: $described"
+! grep -q 'retention.ms=' <<<"$described" || fail "kafka-configs --delete-config left retention.ms: $described"
+if configs --alter --entity-type topics --entity-name configured --add-config segment.bytes=12 2> "$DIR/err"; then
+  fail "kafka-configs accepted segment.bytes=12"
+fi
+grep -q 'segment.bytes' "$DIR/err" || fail "kafka-configs' refusal does not name the setting: $(cat "$DIR/err")"
 
 # kafka-leader-election: broker 2, the preferred replica, loses the lead to a kill -9,
 # comes back into the ISR, and the tool gives the lead back to it.

@@ -663,6 +663,63 @@ TEST(PlanAlterConfigs, AnUnknownTopicIsUnknown) {
   EXPECT_TRUE(plan.records.empty());
 }
 
+// IncrementalAlterConfigs' APPEND and SUBTRACT on a list-valued topic config, from its
+// current value or (unset) its default; refused on any other config.
+TEST(PlanAlterConfigs, AppendAndSubtractChangeAListConfigFromItsCurrentValueOrDefault) {
+  using Op = admin::v1::AlterConfigsRequest::Op;
+  MetadataImage image = ClusterWithOrders();
+  auto list_op = [](const std::string& name, const std::string& value, Op::Operation operation) {
+    auto r = TopicConfigs("orders");
+    Op* op = r.add_ops();
+    op->set_name(name);
+    op->set_value(value);
+    op->set_operation(operation);
+    return r;
+  };
+  Plan append = PlanAlterConfigs(image, list_op("cleanup.policy", "compact", Op::APPEND));
+  ASSERT_TRUE(append.outcome.ok()) << append.outcome.message;
+  ASSERT_TRUE(ApplyAll(image, append.records).ok());
+  EXPECT_EQ(image.configs().at({pb::Config::TOPIC, "orders"}).at("cleanup.policy"), "delete,compact")
+      << "appended to the default, delete";
+  Plan again = PlanAlterConfigs(image, list_op("cleanup.policy", "compact", Op::APPEND));
+  ASSERT_TRUE(ApplyAll(image, again.records).ok());
+  EXPECT_EQ(image.configs().at({pb::Config::TOPIC, "orders"}).at("cleanup.policy"), "delete,compact")
+      << "a value present is not added twice";
+  Plan subtract = PlanAlterConfigs(image, list_op("cleanup.policy", "delete", Op::SUBTRACT));
+  ASSERT_TRUE(ApplyAll(image, subtract.records).ok());
+  EXPECT_EQ(image.configs().at({pb::Config::TOPIC, "orders"}).at("cleanup.policy"), "compact");
+  Plan not_a_list = PlanAlterConfigs(image, list_op("retention.ms", "5", Op::APPEND));
+  EXPECT_EQ(not_a_list.outcome.code, ErrorCode::kInvalidConfig);
+  EXPECT_NE(not_a_list.outcome.message.find("retention.ms"), std::string::npos) << not_a_list.outcome.message;
+  EXPECT_TRUE(not_a_list.records.empty());
+  Plan bad_value = PlanAlterConfigs(image, list_op("cleanup.policy", "sometimes", Op::APPEND));
+  EXPECT_EQ(bad_value.outcome.code, ErrorCode::kInvalidConfig) << "the result is checked like a SET";
+}
+
+// Kafka's AlterConfigs (not incremental) replaces the resource's dynamic configs; a
+// config named twice in one resource is refused, nothing written.
+TEST(PlanAlterConfigs, AReplaceRemovesEveryConfigNotNamedAndDuplicatesAreRefused) {
+  MetadataImage image = ClusterWithOrders();
+  auto first = TopicConfigs("orders");
+  SetOp(first, "retention.ms", "1000");
+  SetOp(first, "segment.bytes", "1048576");
+  ASSERT_TRUE(ApplyAll(image, PlanAlterConfigs(image, first).records).ok());
+  auto replace = TopicConfigs("orders");
+  replace.set_replace(true);
+  SetOp(replace, "retention.ms", "2000");
+  Plan plan = PlanAlterConfigs(image, replace);
+  ASSERT_TRUE(plan.outcome.ok()) << plan.outcome.message;
+  ASSERT_TRUE(ApplyAll(image, plan.records).ok());
+  EXPECT_EQ(image.configs().at({pb::Config::TOPIC, "orders"}),
+            (std::map<std::string, std::string>{{"retention.ms", "2000"}}));
+  auto twice = TopicConfigs("orders");
+  SetOp(twice, "retention.ms", "3000");
+  RemoveOp(twice, "retention.ms");
+  Plan dup = PlanAlterConfigs(image, twice);
+  EXPECT_EQ(dup.outcome.code, ErrorCode::kInvalidRequest);
+  EXPECT_TRUE(dup.records.empty());
+}
+
 TEST(PlanAlterConfigs, ASetWritesTheValue) {
   MetadataImage image = ClusterWithOrders();
   auto request = TopicConfigs("orders");

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "proto/kafka/alter_configs.h"
+#include "proto/kafka/api.h"
 #include "proto/kafka/create_partitions.h"
 #include "proto/kafka/create_topics.h"
 #include "proto/kafka/delete_topics.h"
@@ -295,6 +297,83 @@ TEST(KafkaDeleteTopics, BytesMatchTheProtocolLayout) {
 }
 
 // ---- CreatePartitions ----
+
+// AlterConfigs (33) and IncrementalAlterConfigs (44) share one codec, told apart by the
+// api key: the operation is IncrementalAlterConfigs' only, and their flexible versions
+// differ (2 and 1).
+constexpr int16_t kAlter = static_cast<int16_t>(ApiKey::kAlterConfigs);
+constexpr int16_t kIncremental = static_cast<int16_t>(ApiKey::kIncrementalAlterConfigs);
+void WriteAlterRequest(const AlterConfigsRequest& r, int16_t v, Writer& w) { WriteAlterConfigsRequest(r, kAlter, v, w); }
+absl::StatusOr<AlterConfigsRequest> ReadAlterRequest(Reader& r, int16_t v) { return ReadAlterConfigsRequest(r, kAlter, v); }
+void WriteIncRequest(const AlterConfigsRequest& r, int16_t v, Writer& w) {
+  WriteAlterConfigsRequest(r, kIncremental, v, w);
+}
+absl::StatusOr<AlterConfigsRequest> ReadIncRequest(Reader& r, int16_t v) {
+  return ReadAlterConfigsRequest(r, kIncremental, v);
+}
+void WriteIncResponse(const AlterConfigsResponse& r, int16_t v, Writer& w) {
+  WriteAlterConfigsResponse(r, kIncremental, v, w);
+}
+absl::StatusOr<AlterConfigsResponse> ReadIncResponse(Reader& r, int16_t v) {
+  return ReadAlterConfigsResponse(r, kIncremental, v);
+}
+void WriteAlterResponse(const AlterConfigsResponse& r, int16_t v, Writer& w) {
+  WriteAlterConfigsResponse(r, kAlter, v, w);
+}
+absl::StatusOr<AlterConfigsResponse> ReadAlterResponse(Reader& r, int16_t v) {
+  return ReadAlterConfigsResponse(r, kAlter, v);
+}
+
+TEST(KafkaAlterConfigs, RequestsAndResponsesRoundTripAtEveryVersion) {
+  AlterConfigsRequest inc;
+  inc.resources.push_back({2, "orders", {{"cleanup.policy", 2, std::string("compact")}, {"retention.ms", 1, std::nullopt}}});
+  inc.resources.push_back({4, "", {{"log.retention.ms", 0, std::string("1000")}}});
+  inc.validate_only = true;
+  AlterConfigsResponse resp;
+  resp.throttle_time_ms = 3;
+  resp.responses.push_back({0, std::nullopt, 2, "orders"});
+  resp.responses.push_back({40, std::string("retention.ms: not a number"), 4, "1"});
+  for (int16_t v : {0, 1}) {
+    SCOPED_TRACE(v);
+    auto back = DecodeWhole(Encode(inc, v, WriteIncRequest), v, ReadIncRequest);
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_EQ(*back, inc);
+    auto r = DecodeWhole(Encode(resp, v, WriteIncResponse), v, ReadIncResponse);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(*r, resp);
+  }
+  AlterConfigsRequest alter = inc;
+  for (auto& res : alter.resources) {
+    for (auto& c : res.configs) c.operation = 0;  // AlterConfigs carries no operation
+  }
+  for (int16_t v : {0, 1, 2}) {
+    SCOPED_TRACE(v);
+    auto back = DecodeWhole(Encode(alter, v, WriteAlterRequest), v, ReadAlterRequest);
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_EQ(*back, alter);
+    auto r = DecodeWhole(Encode(resp, v, WriteAlterResponse), v, ReadAlterResponse);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(*r, resp);
+  }
+}
+
+TEST(KafkaAlterConfigs, BytesMatchTheProtocolLayout) {
+  AlterConfigsRequest req;
+  req.resources.push_back({2, "t", {{"a", 2, std::string("x")}}});
+  // IncrementalAlterConfigs v0: resources (type, name, configs: name, operation, value),
+  // validate_only.
+  std::string v0 =
+      HandBytes().Array(1).I8(2).Str("t").Array(1).Str("a").I8(2).Str("x").Bool(false).str();
+  EXPECT_EQ(Encode(req, 0, WriteIncRequest), v0);
+  // v1 is flexible: compact arrays and strings, a tag section after each struct.
+  std::string v1 = HandBytes()
+                       .CArray(1).I8(2).CStr("t").CArray(1).CStr("a").I8(2).CStr("x").NoTags()
+                       .NoTags().Bool(false).NoTags().str();
+  EXPECT_EQ(Encode(req, 1, WriteIncRequest), v1);
+  // AlterConfigs v0 has no operation byte.
+  std::string alter_v0 = HandBytes().Array(1).I8(2).Str("t").Array(1).Str("a").Str("x").Bool(false).str();
+  EXPECT_EQ(Encode(req, 0, WriteAlterRequest), alter_v0);
+}
 
 TEST(KafkaCreatePartitions, RequestsRoundTripAtEveryBoundary) {
   CreatePartitionsRequest req;

@@ -6,7 +6,8 @@
 //       describeConsumerGroups, listConsumerGroupOffsets, alterConsumerGroupOffsets,
 //       deleteConsumerGroupOffsets, deleteConsumerGroups, alterUserScramCredentials,
 //       describeUserScramCredentials, describeAcls (SECURITY_DISABLED: no authorizer),
-//       describeFeatures, deleteTopics.
+//       describeFeatures, incrementalAlterConfigs (SET, APPEND, SUBTRACT, DELETE, validateOnly,
+//       a value out of range), deleteTopics.
 //   AdminTest unsupported BOOTSTRAP
 //       every call Strata does not serve yet fails at once with UnsupportedVersionException
 //       (not a timeout, not a closed connection); docs/compatibility.md lists them.
@@ -25,6 +26,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.ElectionNotNeededException;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 
@@ -83,6 +85,8 @@ public final class AdminTest {
     Check.that(nodeId != null && nodeId.value().equals(Integer.toString(brokerId))
             && nodeId.source() == ConfigEntry.ConfigSource.STATIC_BROKER_CONFIG,
         "describeConfigs: broker " + brokerId + "'s node.id from its properties: " + nodeId);
+
+    incrementalAlterConfigs(admin, topic);
 
     listOffsets(admin, bootstrap);
 
@@ -237,4 +241,39 @@ public final class AdminTest {
   }
 
   private AdminTest() {}
+
+  // incrementalAlterConfigs (issue 38): SET, APPEND to a list config's default, DELETE,
+  // validateOnly changing nothing, and a value out of range refused with the setting named,
+  // each read back with describeConfigs (forwarded to the controller: seen at once).
+  static void incrementalAlterConfigs(Admin admin, ConfigResource topic) throws Exception {
+    admin.incrementalAlterConfigs(Map.of(topic, List.of(
+        new AlterConfigOp(new ConfigEntry("retention.ms", "3600000"), AlterConfigOp.OpType.SET),
+        new AlterConfigOp(new ConfigEntry("cleanup.policy", "compact"), AlterConfigOp.OpType.APPEND)))).all().get();
+    Config cfg = admin.describeConfigs(List.of(topic)).all().get().get(topic);
+    Check.equal(cfg.get("retention.ms").value(), "3600000", "incrementalAlterConfigs SET retention.ms");
+    Check.equal(cfg.get("cleanup.policy").value(), "delete,compact", "incrementalAlterConfigs APPEND to the default");
+    Check.equal(cfg.get("min.insync.replicas").value(), "2", "incrementalAlterConfigs leaves other configs alone");
+    admin.incrementalAlterConfigs(Map.of(topic, List.of(
+        new AlterConfigOp(new ConfigEntry("retention.ms", "1"), AlterConfigOp.OpType.SET))),
+        new AlterConfigsOptions().validateOnly(true)).all().get();
+    admin.incrementalAlterConfigs(Map.of(topic, List.of(
+        new AlterConfigOp(new ConfigEntry("cleanup.policy", "delete"), AlterConfigOp.OpType.SUBTRACT),
+        new AlterConfigOp(new ConfigEntry("retention.ms", null), AlterConfigOp.OpType.DELETE)))).all().get();
+    cfg = admin.describeConfigs(List.of(topic)).all().get().get(topic);
+    Check.equal(cfg.get("cleanup.policy").value(), "compact", "incrementalAlterConfigs SUBTRACT");
+    Check.that(cfg.get("retention.ms").source() == ConfigEntry.ConfigSource.DEFAULT_CONFIG,
+        "incrementalAlterConfigs DELETE: retention.ms back to its default (validateOnly wrote nothing): "
+            + cfg.get("retention.ms"));
+    Throwable got = null;
+    try {
+      admin.incrementalAlterConfigs(Map.of(topic, List.of(
+          new AlterConfigOp(new ConfigEntry("segment.bytes", "12"), AlterConfigOp.OpType.SET)))).all().get();
+    } catch (ExecutionException e) {
+      got = e.getCause();
+    }
+    Check.that(got instanceof InvalidConfigurationException && got.getMessage().contains("segment.bytes"),
+        "incrementalAlterConfigs of a value out of range: " + got);
+    admin.incrementalAlterConfigs(Map.of(topic, List.of(
+        new AlterConfigOp(new ConfigEntry("cleanup.policy", null), AlterConfigOp.OpType.DELETE)))).all().get();
+  }
 }

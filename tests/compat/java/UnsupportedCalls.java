@@ -25,11 +25,8 @@ final class UnsupportedCalls {
   static void check(Admin admin) throws Exception {
     Check.createTopic(admin, "unsupported", 1);
     TopicPartition tp = new TopicPartition("unsupported", 0);
-    ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, "unsupported");
     int broker = admin.describeCluster().nodes().get().iterator().next().id();
     List<Call> calls = List.of(
-        new Call("incrementalAlterConfigs", "38", () -> admin.incrementalAlterConfigs(Map.of(topic,
-            List.of(new AlterConfigOp(new ConfigEntry("retention.ms", "1000"), AlterConfigOp.OpType.SET)))).all()),
         new Call("deleteRecords", "38", () -> admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(0))).all()),
         new Call("describeLogDirs", "38", () -> admin.describeLogDirs(List.of(broker)).allDescriptions()),
         new Call("describeReplicaLogDirs", "38",
