@@ -6,6 +6,8 @@
 #include <cstdint>
 
 #include "proto/kafka/alter_configs.h"
+#include "proto/kafka/delete_records.h"
+#include "proto/kafka/describe_log_dirs.h"
 #include "proto/kafka/api_versions.h"
 #include "proto/kafka/consumer_protocol.h"
 #include "proto/kafka/create_partitions.h"
@@ -223,6 +225,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
       break;
     }
+    case ApiKey::kDeleteRecords:
+      if (Within(v, 0, 2)) DecodeAndReencode(body, v, ReadDeleteRecordsRequest, WriteDeleteRecordsRequest);
+      break;
+    case ApiKey::kDescribeLogDirs:
+      if (Within(v, 0, 5)) DecodeAndReencode(body, v, ReadDescribeLogDirsRequest, WriteDescribeLogDirsRequest);
+      break;
     // Transactions (issue 37).
     case ApiKey::kAddPartitionsToTxn:
       if (Within(v, 0, 5)) DecodeAndReencode(body, v, ReadAddPartitionsToTxnRequest, WriteAddPartitionsToTxnRequest);

@@ -14,6 +14,8 @@
 
 #include "proto/kafka/api.h"
 #include "proto/kafka/alter_configs.h"
+#include "proto/kafka/delete_records.h"
+#include "proto/kafka/describe_log_dirs.h"
 #include "proto/kafka/api_versions.h"
 #include "proto/kafka/consumer_protocol.h"
 #include "proto/kafka/describe_quorum.h"
@@ -334,6 +336,20 @@ int main(int argc, char** argv) {
     SaveRequest(requests, ApiKey::kIncrementalAlterConfigs, v, [&](int16_t v, Writer& w) {
       WriteAlterConfigsRequest(configs, static_cast<int16_t>(ApiKey::kIncrementalAlterConfigs), v, w);
     });
+  }
+  DeleteRecordsRequest delete_records;
+  delete_records.topics.push_back({"orders", {{0, 10}, {1, -1}}});
+  delete_records.timeout_ms = 30000;
+  for (int16_t v = 0; v <= 2; ++v) {
+    SaveRequest(requests, ApiKey::kDeleteRecords, v,
+                [&](int16_t v, Writer& w) { WriteDeleteRecordsRequest(delete_records, v, w); });
+  }
+  DescribeLogDirsRequest log_dirs;
+  log_dirs.topics.emplace();
+  log_dirs.topics->push_back({"orders", {0, 1}});
+  for (int16_t v = 0; v <= 5; ++v) {
+    SaveRequest(requests, ApiKey::kDescribeLogDirs, v,
+                [&](int16_t v, Writer& w) { WriteDescribeLogDirsRequest(log_dirs, v, w); });
   }
   Save(batches, "plain", Batch(1));
   Save(batches, "several_records", Batch(7));

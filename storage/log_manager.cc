@@ -243,6 +243,17 @@ std::vector<TopicPartition> LogManager::partitions() const {
   return out;
 }
 
+std::vector<LogManager::LogSummary> LogManager::Summaries() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<LogSummary> out;
+  for (const auto& [tp, log] : logs_) {
+    const std::string& dir = dir_of_.at(tp);
+    if (failure_channel_.IsOffline(dir)) continue;  // closed
+    out.push_back({tp, dir, log->size_in_bytes(), log->high_watermark(), log->log_end_offset()});
+  }
+  return out;
+}
+
 std::string LogManager::dir_of(const TopicPartition& tp) const {
   absl::MutexLock lock(&mu_);
   auto it = dir_of_.find(tp);

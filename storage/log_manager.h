@@ -95,6 +95,18 @@ class LogManager {
   // Re-reads after failed zero-copy sends (seed 000); its counters for tests.
   const TransferFailureChecker& transfer_checker() const { return *transfer_checker_; }
   std::vector<std::string> online_dirs() const;
+  // Every dir of log.dirs, online or not, as configured.
+  const std::vector<std::string>& log_dirs() const { return options_.log_dirs; }
+  // What each log of an online dir holds (DescribeLogDirs), read under the manager's
+  // lock: a log deleted meanwhile is never read after it went.
+  struct LogSummary {
+    TopicPartition tp;
+    std::string dir;
+    int64_t size_in_bytes = 0;
+    int64_t high_watermark = 0;
+    int64_t log_end_offset = 0;
+  };
+  std::vector<LogSummary> Summaries() const;
   // The directory.id of dir as 16 raw bytes (as the controller's partition records and
   // the broker's registration name dirs); "" when unknown.
   std::string directory_id(const std::string& dir) const;

@@ -5,12 +5,14 @@
 #include "broker/handlers/api_versions_handler.h"
 #include "broker/handlers/create_partitions_handler.h"
 #include "broker/handlers/create_topics_handler.h"
+#include "broker/handlers/delete_records_handler.h"
 #include "broker/handlers/delete_topics_handler.h"
 #include "broker/handlers/describe_cluster_handler.h"
 #include "broker/handlers/describe_quorum_handler.h"
 #include "broker/handlers/delete_groups_handler.h"
 #include "broker/handlers/alter_configs_handler.h"
 #include "broker/handlers/describe_configs_handler.h"
+#include "broker/handlers/describe_log_dirs_handler.h"
 #include "broker/handlers/describe_groups_handler.h"
 #include "broker/handlers/elect_leaders_handler.h"
 #include "broker/handlers/fetch_handler.h"
@@ -57,11 +59,13 @@ const std::vector<ApiEntry>& ApiRegistry() {
         {ApiKey::kApiVersions, 0, 4, &HandleApiVersions, /*answers_every_version=*/true},
         {ApiKey::kCreateTopics, 2, 7, &HandleCreateTopics},
         {ApiKey::kDeleteTopics, 1, 6, &HandleDeleteTopics},
+        {ApiKey::kDeleteRecords, 0, 2, &HandleDeleteRecords},
         {ApiKey::kInitProducerId, 0, 4, &HandleInitProducerId},
         {ApiKey::kOffsetForLeaderEpoch, 2, 4, &HandleOffsetForLeaderEpoch},
         {ApiKey::kDescribeConfigs, 1, 4, &HandleDescribeConfigs},
         {ApiKey::kAlterConfigs, 0, 2, &HandleAlterConfigs},
         {ApiKey::kIncrementalAlterConfigs, 0, 1, &HandleIncrementalAlterConfigs},
+        {ApiKey::kDescribeLogDirs, 0, 5, &HandleDescribeLogDirs},
         {ApiKey::kCreatePartitions, 0, 3, &HandleCreatePartitions},
         {ApiKey::kDescribeCluster, 0, 1, &HandleDescribeCluster},
         {ApiKey::kElectLeaders, 0, 2, &HandleElectLeaders},

@@ -171,7 +171,8 @@ void ReadTarget(const KafkaApisContext& context, const FetchParams& params, cons
         // watermark).
         read.skipped = true;
         if (params.follower) {
-          context.replicas.UpdateFollowerFetchState(*last, params.replica_id, p.fetch_offset, mark.log_end_offset);
+          context.replicas.UpdateFollowerFetchState(*last, params.replica_id, p.fetch_offset, mark.log_end_offset,
+                                                    p.log_start_offset);
         }
         return;
       }
@@ -250,7 +251,7 @@ void ReadTarget(const KafkaApisContext& context, const FetchParams& params, cons
     // Its fetch offset is its log end: the high watermark may move, and the answer
     // carries the moved one.
     context.replicas.UpdateFollowerFetchState(**partition, params.replica_id, p.fetch_offset,
-                                               records->log_end_offset);
+                                               records->log_end_offset, p.log_start_offset);
     records->high_watermark = (*partition)->high_watermark();
     records->last_stable_offset = records->high_watermark;
   }

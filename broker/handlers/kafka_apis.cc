@@ -15,12 +15,14 @@ KafkaApis::KafkaApis(KafkaApisContext context)
     : context_(std::move(context)),
       fetch_purgatory_(std::make_unique<Purgatory>("fetch")),
       produce_purgatory_(std::make_unique<Purgatory>("produce")),
-      purgatories_{*fetch_purgatory_, *produce_purgatory_} {}
+      delete_records_purgatory_(std::make_unique<Purgatory>("delete-records")),
+      purgatories_{*fetch_purgatory_, *produce_purgatory_, *delete_records_purgatory_} {}
 
 KafkaApis::~KafkaApis() {
   // Waiting requests answer now, while the context they read is still here.
   fetch_purgatory_.reset();
   produce_purgatory_.reset();
+  delete_records_purgatory_.reset();
 }
 
 void KafkaApis::OnHighWatermark(const storage::TopicPartition& tp) {
@@ -34,6 +36,7 @@ void KafkaApis::OnHighWatermark(const storage::TopicPartition& tp) {
     }
   }
   produce_purgatory_->CheckAndComplete(key);
+  delete_records_purgatory_->CheckAndComplete(key);
 }
 
 void KafkaApis::Handle(const kafka::RequestHeader& header, absl::string_view body, ApiResponder respond) {

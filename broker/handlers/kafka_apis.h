@@ -4,8 +4,8 @@
 // a request whose api key is not there, or whose version is outside the range served,
 // gets no response: the connection closes, as Kafka does for requests it cannot parse
 // (clients only send what ApiVersions advertised). ApiVersions itself answers every
-// version (KIP-511). KafkaApis owns the fetch and produce purgatories and wakes them
-// when a partition's high watermark moves.
+// version (KIP-511). KafkaApis owns the fetch, produce and delete-records purgatories
+// and wakes them when a partition's high watermark (or a replica's log start) moves.
 // Thread-safe.
 
 #include <memory>
@@ -30,8 +30,8 @@ class KafkaApis {
   // The same, waiting for the answer (tests).
   absl::StatusOr<std::optional<ApiResponse>> HandleAndWait(const proto::kafka::RequestHeader& header,
                                                              absl::string_view body);
-  // A partition's high watermark moved, or its leadership changed: wakes the fetches and
-  // acks=all produces waiting on it.
+  // A partition's high watermark or a replica's log start moved, or its leadership
+  // changed: wakes the fetches, acks=all produces and DeleteRecords waiting on it.
   void OnHighWatermark(const storage::TopicPartition& tp);
   // acks=all produces waiting for the high watermark (tests, metrics).
   size_t produces_waiting() const { return produce_purgatory_->waiting(); }
@@ -42,6 +42,7 @@ class KafkaApis {
   const KafkaApisContext context_;
   std::unique_ptr<Purgatory> fetch_purgatory_;
   std::unique_ptr<Purgatory> produce_purgatory_;
+  std::unique_ptr<Purgatory> delete_records_purgatory_;
   Purgatories purgatories_;
 };
 

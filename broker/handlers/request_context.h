@@ -91,10 +91,12 @@ struct KafkaApisContext {
   const security::StandardAuthorizer* authorizer = nullptr;
 };
 
-// Requests that wait for a condition (fetch.min.bytes, acks=all) wait here.
+// Requests that wait for a condition (fetch.min.bytes, acks=all, DeleteRecords' low
+// watermark) wait here.
 struct Purgatories {
   Purgatory& fetch;
   Purgatory& produce;
+  Purgatory& delete_records;
 };
 
 // One request as its handler sees it. body stays valid until the responder is called.

@@ -60,6 +60,13 @@ void CountErrors(const kafka::CreatePartitionsResponse& r, ErrorCounts& counts) 
 void CountErrors(const kafka::DescribeConfigsResponse& r, ErrorCounts& counts) { CountEach(r.results, counts); }
 
 void CountErrors(const kafka::AlterConfigsResponse& r, ErrorCounts& counts) { CountEach(r.responses, counts); }
+void CountErrors(const kafka::DescribeLogDirsResponse& r, ErrorCounts& counts) {
+  CountError(counts, r.error_code);
+  CountEach(r.results, counts);
+}
+void CountErrors(const kafka::DeleteRecordsResponse& r, ErrorCounts& counts) {
+  CountNested(r.topics, &kafka::DeleteRecordsResponse::Topic::partitions, counts);
+}
 
 void CountErrors(const kafka::DescribeClusterResponse& r, ErrorCounts& counts) { CountError(counts, r.error_code); }
 

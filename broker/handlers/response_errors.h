@@ -14,9 +14,11 @@
 #include "proto/kafka/create_partitions.h"
 #include "proto/kafka/create_topics.h"
 #include "proto/kafka/delete_groups.h"
+#include "proto/kafka/delete_records.h"
 #include "proto/kafka/delete_topics.h"
 #include "proto/kafka/describe_cluster.h"
 #include "proto/kafka/describe_configs.h"
+#include "proto/kafka/describe_log_dirs.h"
 #include "proto/kafka/describe_quorum.h"
 #include "proto/kafka/describe_groups.h"
 #include "proto/kafka/elect_leaders.h"
@@ -62,6 +64,8 @@ void CountErrors(const proto::kafka::CreateTopicsResponse& response, ErrorCounts
 void CountErrors(const proto::kafka::DeleteTopicsResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::CreatePartitionsResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::AlterConfigsResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::DeleteRecordsResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::DescribeLogDirsResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::DescribeConfigsResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::DescribeClusterResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::ElectLeadersResponse& response, ErrorCounts& counts);

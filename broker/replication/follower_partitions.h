@@ -33,6 +33,8 @@ struct FollowerAppend {
   storage::LogAppendInfo info;
   // Its high watermark moved: a consumer reading from this replica (KIP-392) may read more.
   bool high_watermark_moved = false;
+  // Its log start moved (the leader's DeleteRecords reached it).
+  bool log_start_moved = false;
 };
 
 class FollowerPartition {
@@ -40,9 +42,11 @@ class FollowerPartition {
   virtual ~FollowerPartition() = default;
   virtual FollowerLogPosition follower_log_position() const = 0;
   // Appends the fetched records (the leader's offsets kept); the high watermark becomes
-  // min(leader's, own log end).
+  // min(leader's, own log end); the log start moves up to the leader's (DeleteRecords),
+  // never past the high watermark.
   virtual absl::StatusOr<FollowerAppend> AppendRecordsToFollower(int32_t fetched_in_epoch, absl::string_view records,
-                                                                 int64_t leader_high_watermark) = 0;
+                                                                 int64_t leader_high_watermark,
+                                                                 int64_t leader_log_start) = 0;
   // A diverging log: truncates to where it agrees with the leader's.
   virtual absl::Status TruncateToDivergence(int32_t fetched_in_epoch, int32_t diverging_epoch,
                                             int64_t leader_end_offset) = 0;

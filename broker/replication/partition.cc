@@ -129,7 +129,8 @@ bool Partition::MaybeIncrementHighWatermarkLocked() {
 }
 
 Partition::FollowerFetch Partition::UpdateFollowerFetchState(int32_t replica_id, int64_t fetch_offset,
-                                                             int64_t leader_log_end, int64_t now_ms) {
+                                                             int64_t leader_log_end, int64_t now_ms,
+                                                             int64_t follower_log_start) {
   FollowerFetch result;
   absl::ReaderMutexLock lock(&mu_);
   if (!IsLeaderLocked()) return result;
@@ -145,6 +146,10 @@ Partition::FollowerFetch Partition::UpdateFollowerFetchState(int32_t replica_id,
       f.last_caught_up_ms = std::max(f.last_caught_up_ms, f.last_fetch_ms);
     }
     f.log_end_offset = fetch_offset;
+    if (follower_log_start > f.log_start_offset) {
+      result.log_start_moved = f.log_start_offset >= 0;
+      f.log_start_offset = follower_log_start;
+    }
     f.last_fetch_leader_log_end = leader_log_end;
     f.last_fetch_ms = now_ms;
     // Back in the ISR once it holds everything acknowledged so far and this epoch's
@@ -287,7 +292,8 @@ FollowerLogPosition Partition::follower_log_position() const {
 }
 
 absl::StatusOr<FollowerAppend> Partition::AppendRecordsToFollower(int32_t fetched_in_epoch, absl::string_view records,
-                                                                  int64_t leader_high_watermark) {
+                                                                  int64_t leader_high_watermark,
+                                                                  int64_t leader_log_start) {
   absl::ReaderMutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckFollowerLocked(fetched_in_epoch));
   FollowerAppend out;
@@ -300,7 +306,55 @@ absl::StatusOr<FollowerAppend> Partition::AppendRecordsToFollower(int32_t fetche
   int64_t before = log_->high_watermark();
   log_->UpdateHighWatermark(std::min(leader_high_watermark, log_->log_end_offset()));
   out.high_watermark_moved = log_->high_watermark() != before;
+  // The leader's log start (both tiers) moved past this one's: DeleteRecords (or the
+  // remote tier's retention, below which nothing is readable anywhere). Never past this
+  // replica's high watermark: what it has not confirmed it may not delete.
+  int64_t start = std::min(leader_log_start, log_->high_watermark());
+  if (start > log_->log_start_offset()) {
+    STRATA_RETURN_IF_ERROR(log_->MaybeIncrementLogStartOffset(start));
+    out.log_start_moved = true;
+  }
   return out;
+}
+
+absl::StatusOr<int64_t> Partition::DeleteRecords(int64_t offset) {
+  absl::ReaderMutexLock lock(&mu_);
+  STRATA_RETURN_IF_ERROR(CheckEpochLocked(std::nullopt, /*require_leader=*/true));
+  if (remote_.enabled) {
+    // Not yet: the remote tier's copies below the offset would still be served (issue 38's
+    // next step records the bound in the quorum and deletes them).
+    return KafkaError(kafka::ErrorCode::kPolicyViolation,
+                      absl::StrCat("records of ", tp_.DirName(), " cannot be deleted: DeleteRecords is not served "
+                                   "for topics with remote.storage.enable yet"));
+  }
+  if (!log_->config().cleanup_delete) {
+    return KafkaError(kafka::ErrorCode::kPolicyViolation,
+                      absl::StrCat("records of ", tp_.DirName(), " cannot be deleted up to offset ", offset,
+                                   ": its cleanup.policy is compact"));
+  }
+  int64_t high_watermark = log_->high_watermark();
+  int64_t to = offset == -1 ? high_watermark : offset;
+  if (to < 0 || to > high_watermark) {
+    return KafkaError(kafka::ErrorCode::kOffsetOutOfRange,
+                      absl::StrCat("cannot delete the records of ", tp_.DirName(), " below offset ", offset,
+                                   ": it is outside [0, ", high_watermark, "] (the high watermark)"));
+  }
+  STRATA_RETURN_IF_ERROR(log_->MaybeIncrementLogStartOffset(to));
+  return to;
+}
+
+absl::StatusOr<int64_t> Partition::LowWatermark(const std::vector<int32_t>& live_replicas) const {
+  absl::ReaderMutexLock lock(&mu_);
+  STRATA_RETURN_IF_ERROR(CheckEpochLocked(std::nullopt, /*require_leader=*/true));
+  int64_t low = LogStartOffsetLocked();
+  absl::MutexLock hw(&hw_mu_);
+  for (int32_t replica : live_replicas) {
+    if (replica == local_broker_id_) continue;
+    if (std::find(state_.replicas.begin(), state_.replicas.end(), replica) == state_.replicas.end()) continue;
+    auto it = followers_.find(replica);
+    low = std::min(low, it == followers_.end() ? -1 : it->second.log_start_offset);
+  }
+  return low;
 }
 
 absl::Status Partition::TruncateToDivergence(int32_t fetched_in_epoch, int32_t leader_epoch,

@@ -129,12 +129,29 @@ class Partition final : public FollowerPartition {
   // is pending from this moment (Kafka's PendingExpandIsr): the high watermark waits for
   // the follower before it can move past what the follower holds. The caller asks the
   // controller for it, or calls ClearPendingIsr when it will not.
+  // follower_log_start: the log start the fetch reported (Fetch v5+; -1: not reported),
+  // which DeleteRecords' low watermark counts.
   struct FollowerFetch {
     bool high_watermark_moved = false;
+    bool log_start_moved = false;  // the follower reported a log start above its last one
     std::optional<std::vector<int32_t>> expand_isr;
   };
   FollowerFetch UpdateFollowerFetchState(int32_t replica_id, int64_t fetch_offset, int64_t leader_log_end,
-                                         int64_t now_ms);
+                                         int64_t now_ms, int64_t follower_log_start = -1);
+
+  // Leader, DeleteRecords: moves the log start to offset (-1: the high watermark), whole
+  // segments below it deleted; returns the offset it moved to (a smaller one than the log
+  // start changes nothing). OFFSET_OUT_OF_RANGE above the high watermark or below -1,
+  // POLICY_VIOLATION when cleanup.policy does not include delete (Kafka's rule) or the
+  // topic has remote.storage.enable (not served yet: its remote copies would stay),
+  // NOT_LEADER_OR_FOLLOWER on a follower. Followers move theirs when their next fetch's
+  // answer carries it (AppendRecordsToFollower).
+  absl::StatusOr<int64_t> DeleteRecords(int64_t offset);
+  // Leader: DeleteRecords' low watermark, the smallest log start among this replica (both
+  // tiers) and the followers among live_replicas (the replicas on live brokers); a
+  // follower that has not reported one in this leader epoch counts as -1 (Kafka's
+  // lowWatermarkIfLeader). NOT_LEADER_OR_FOLLOWER on a follower.
+  absl::StatusOr<int64_t> LowWatermark(const std::vector<int32_t>& live_replicas) const;
   // Leader: the ISR without the followers that have not caught up for lag_ms, when that
   // differs from the ISR and no change is in flight; nullopt otherwise.
   std::optional<std::vector<int32_t>> IsrToShrinkTo(int64_t now_ms, int64_t lag_ms) const;
@@ -181,9 +198,11 @@ class Partition final : public FollowerPartition {
   // must never cut or extend the log.
   //
   // Appends the fetched records (offsets kept), then sets the high watermark to
-  // min(leader's, own log end).
+  // min(leader's, own log end), then moves the log start up to the leader's (DeleteRecords
+  // on the leader; bounded by the high watermark).
   absl::StatusOr<FollowerAppend> AppendRecordsToFollower(int32_t fetched_in_epoch, absl::string_view records,
-                                                         int64_t leader_high_watermark) override;
+                                                         int64_t leader_high_watermark,
+                                                         int64_t leader_log_start) override;
   // A diverging log: truncates to the end of the leader's diverging_epoch, or less when
   // this log's own epoch ends earlier.
   absl::Status TruncateToDivergence(int32_t fetched_in_epoch, int32_t diverging_epoch,
@@ -265,6 +284,7 @@ class Partition final : public FollowerPartition {
     int64_t last_caught_up_ms = 0;
     int64_t last_fetch_leader_log_end = -1;
     int64_t last_fetch_ms = 0;
+    int64_t log_start_offset = -1;   // as its last fetch reported it (-1: not reported)
   };
   std::map<int32_t, FollowerState> followers_ ABSL_GUARDED_BY(hw_mu_);
   std::map<int32_t, int64_t> replica_broker_epochs_ ABSL_GUARDED_BY(hw_mu_);

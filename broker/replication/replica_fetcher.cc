@@ -320,10 +320,10 @@ void ReplicaFetcher::HandlePartitionAnswer(const storage::TopicPartition& tp, co
     return;
   }
   absl::string_view records = p.records ? storage::WholeBatches(*p.records) : absl::string_view();
-  auto appended = partition.AppendRecordsToFollower(epoch, records, p.high_watermark);
+  auto appended = partition.AppendRecordsToFollower(epoch, records, p.high_watermark, p.log_start_offset);
   if (!appended.ok()) Delay(tp, appended.status(), options_.backoff);
   if (appended.ok()) {
-    if (appended->high_watermark_moved) partitions_->FollowerHighWatermarkMoved(tp);
+    if (appended->high_watermark_moved || appended->log_start_moved) partitions_->FollowerHighWatermarkMoved(tp);
     int64_t lag = std::max<int64_t>(0, p.high_watermark - partition.follower_log_position().log_end_offset);
     absl::MutexLock lock(&mu_);
     auto target = targets_.find(tp);

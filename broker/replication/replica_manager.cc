@@ -92,10 +92,10 @@ void ReplicaManager::FollowLeader(const controller::MetadataImage& image, const 
 }
 
 void ReplicaManager::UpdateFollowerFetchState(Partition& partition, int32_t replica_id, int64_t fetch_offset,
-                                              int64_t leader_log_end) {
-  Partition::FollowerFetch result =
-      partition.UpdateFollowerFetchState(replica_id, fetch_offset, leader_log_end, options_.clock->NowMs());
-  if (result.high_watermark_moved) NotifyHighWatermark(partition.topic_partition());
+                                              int64_t leader_log_end, int64_t follower_log_start) {
+  Partition::FollowerFetch result = partition.UpdateFollowerFetchState(replica_id, fetch_offset, leader_log_end,
+                                                                       options_.clock->NowMs(), follower_log_start);
+  if (result.high_watermark_moved || result.log_start_moved) NotifyHighWatermark(partition.topic_partition());
   if (result.expand_isr && options_.controller != nullptr) {
     absl::MutexLock lock(&isr_mu_);
     // As Kafka's leader does, do not propose a replica the controller would refuse

@@ -125,6 +125,8 @@ class ReplicaManager final : public FollowerPartitions {
   // followers still fetch keeps leading, as Kafka's does; so does the only ISR member.
   bool Stranded(const Partition& partition) const;
   int64_t leader_lease_ms() const { return options_.leader_lease_ms; }
+  // The broker's logs (DescribeLogDirs).
+  const storage::LogManager& logs() const { return *options_.logs; }
   std::set<storage::TopicPartition> StrandedPartitions() const;
   // Whether the latest image names another leader (or none) for tp, which this broker
   // led: also for a partition whose log dir is offline, whose own state is no longer
@@ -162,15 +164,20 @@ class ReplicaManager final : public FollowerPartitions {
     produce_refusals_.Refused(tp, records, refusal);
   }
 
-  // Called with a partition whose high watermark moved (outside any lock).
+  // Called with a partition whose high watermark moved (outside any lock), or whose log
+  // start moved here or on a follower (DeleteRecords waits for the followers').
   void set_on_high_watermark(std::function<void(const storage::TopicPartition&)> callback);
+  // The leader's log start of tp moved (DeleteRecords): the followers' fetches waiting on
+  // it answer now, carrying the new log start.
+  void LogStartMoved(const storage::TopicPartition& tp) { NotifyHighWatermark(tp); }
 
   // Leader: a follower's fetch from fetch_offset, answered while the log ended at
-  // leader_log_end. Tracks the follower (ISR, high watermark); wakes waiting requests
-  // when the high watermark moved and asks the controller to add the follower to the
-  // ISR once it caught up.
+  // leader_log_end, reporting its log start follower_log_start (-1: not reported).
+  // Tracks the follower (ISR, high watermark, DeleteRecords' low watermark); wakes
+  // waiting requests when the high watermark or the follower's log start moved and asks
+  // the controller to add the follower to the ISR once it caught up.
   void UpdateFollowerFetchState(Partition& partition, int32_t replica_id, int64_t fetch_offset,
-                                int64_t leader_log_end);
+                                int64_t leader_log_end, int64_t follower_log_start = -1);
   // A log dir went offline (LogDirFailureChannel, on the scheduler): the partitions in it
   // stop fetching; they answer KAFKA_STORAGE_ERROR (their logs refuse all work), and
   // later images neither follow nor lead them here.

@@ -27,6 +27,7 @@ const std::map<int16_t, ApiInfo>& Apis() {
       {27, {"WriteTxnMarkers", 1}},    {28, {"TxnOffsetCommit", 3}}, {61, {"DescribeProducers", 0}},
       {65, {"DescribeTransactions", 0}}, {66, {"ListTransactions", 0}},
       {33, {"AlterConfigs", 2}},         {44, {"IncrementalAlterConfigs", 1}},
+      {21, {"DeleteRecords", 2}},        {35, {"DescribeLogDirs", 2}},
   };
   return *apis;
 }

@@ -21,6 +21,7 @@ absl::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kUnsupportedVersion: return "UNSUPPORTED_VERSION";
     case ErrorCode::kInvalidConfig: return "INVALID_CONFIG";
     case ErrorCode::kInvalidRequest: return "INVALID_REQUEST";
+    case ErrorCode::kPolicyViolation: return "POLICY_VIOLATION";
     case ErrorCode::kOutOfOrderSequenceNumber: return "OUT_OF_ORDER_SEQUENCE_NUMBER";
     case ErrorCode::kDuplicateSequenceNumber: return "DUPLICATE_SEQUENCE_NUMBER";
     case ErrorCode::kInvalidProducerEpoch: return "INVALID_PRODUCER_EPOCH";

@@ -26,6 +26,7 @@ enum class ErrorCode : int16_t {
   kUnsupportedVersion = 35,
   kInvalidConfig = 40,
   kInvalidRequest = 42,
+  kPolicyViolation = 44,
   kOutOfOrderSequenceNumber = 45,
   kDuplicateSequenceNumber = 46,
   kInvalidProducerEpoch = 47,

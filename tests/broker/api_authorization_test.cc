@@ -17,9 +17,11 @@
 #include "proto/kafka/create_partitions.h"
 #include "proto/kafka/create_topics.h"
 #include "proto/kafka/delete_groups.h"
+#include "proto/kafka/delete_records.h"
 #include "proto/kafka/delete_topics.h"
 #include "proto/kafka/describe_cluster.h"
 #include "proto/kafka/describe_configs.h"
+#include "proto/kafka/describe_log_dirs.h"
 #include "proto/kafka/describe_groups.h"
 #include "proto/kafka/describe_quorum.h"
 #include "proto/kafka/elect_leaders.h"
@@ -159,6 +161,15 @@ std::vector<ApiCase> Cases() {
         ErrorCode::kTopicAuthorizationFailed));
   }
   {
+    kafka::DeleteRecordsRequest r;
+    r.topics.push_back({"orders", {{0, 1}}});
+    r.timeout_ms = 1;
+    cases.push_back(Case<kafka::DeleteRecordsRequest, kafka::DeleteRecordsResponse>(
+        "DeleteRecords", ApiKey::kDeleteRecords, 2, r, kafka::WriteDeleteRecordsRequest,
+        kafka::ReadDeleteRecordsResponse, [](const auto& x) { return x.topics.at(0).partitions.at(0).error_code; },
+        Op::kDelete, RT::kTopic, "orders", ErrorCode::kTopicAuthorizationFailed));
+  }
+  {
     kafka::CreatePartitionsRequest r;
     r.topics.push_back({"orders", 4, std::nullopt});
     r.timeout_ms = 1;
@@ -194,6 +205,10 @@ std::vector<ApiCase> Cases() {
         topic ? RT::kTopic : RT::kCluster, topic ? "orders" : cluster,
         topic ? ErrorCode::kTopicAuthorizationFailed : ErrorCode::kClusterAuthorizationFailed));
   }
+  cases.push_back(Case<kafka::DescribeLogDirsRequest, kafka::DescribeLogDirsResponse>(
+      "DescribeLogDirs", ApiKey::kDescribeLogDirs, 4, kafka::DescribeLogDirsRequest{},
+      kafka::WriteDescribeLogDirsRequest, kafka::ReadDescribeLogDirsResponse, [](const auto& x) { return x.error_code; },
+      Op::kDescribe, RT::kCluster, cluster, ErrorCode::kClusterAuthorizationFailed));
   cases.push_back(Case<kafka::DescribeClusterRequest, kafka::DescribeClusterResponse>(
       "DescribeCluster", ApiKey::kDescribeCluster, 1, kafka::DescribeClusterRequest{}, kafka::WriteDescribeClusterRequest,
       kafka::ReadDescribeClusterResponse, [](const auto& x) { return x.error_code; }, Op::kDescribe, RT::kCluster,

@@ -226,10 +226,10 @@ TEST_F(PartitionTest, AnUndefinedDivergenceTruncatesToTheHighWatermarkNotTheLogS
   Partition p({"orders", 0}, 2, log_.get());
   ASSERT_TRUE(p.Update(Led({1, 2, 3}, 0, /*leader=*/1), 0).ok());
   std::string first = testing::MakeBatch(4, "f");
-  ASSERT_TRUE(p.AppendRecordsToFollower(0, first, 4).ok());  // the leader's high watermark: 4
+  ASSERT_TRUE(p.AppendRecordsToFollower(0, first, 4, 0).ok());  // the leader's high watermark: 4
   std::string second = testing::MakeBatch(2, "f");
   storage::SetBaseOffset(second.data(), 4);
-  ASSERT_TRUE(p.AppendRecordsToFollower(0, second, 4).ok());
+  ASSERT_TRUE(p.AppendRecordsToFollower(0, second, 4, 0).ok());
   ASSERT_EQ(log_->log_end_offset(), 6);
   ASSERT_EQ(log_->high_watermark(), 4);
   ASSERT_TRUE(p.Update(Led({1, 2, 3}, 1, /*leader=*/3), 0).ok());
@@ -243,16 +243,16 @@ TEST_F(PartitionTest, AStaleFetchAnswerNeitherCutsNorExtendsTheLog) {
   Partition p({"orders", 0}, 2, log_.get());
   ASSERT_TRUE(p.Update(Led({1, 2, 3}, 0, /*leader=*/1), 0).ok());
   std::string first = testing::MakeBatch(4, "f");
-  ASSERT_TRUE(p.AppendRecordsToFollower(0, first, 4).ok());
+  ASSERT_TRUE(p.AppendRecordsToFollower(0, first, 4, 0).ok());
   std::string second = testing::MakeBatch(2, "f");
   storage::SetBaseOffset(second.data(), 4);
-  ASSERT_TRUE(p.AppendRecordsToFollower(0, second, 6).ok());
+  ASSERT_TRUE(p.AppendRecordsToFollower(0, second, 6, 0).ok());
   ASSERT_EQ(log_->log_end_offset(), 6);
   ASSERT_TRUE(p.Update(Led({1, 2, 3}, 1, /*leader=*/3), 0).ok());  // epoch 1: broker 3 leads
 
   std::string more = testing::MakeBatch(2, "g");
   storage::SetBaseOffset(more.data(), 6);
-  EXPECT_FALSE(p.AppendRecordsToFollower(0, more, 8).ok());
+  EXPECT_FALSE(p.AppendRecordsToFollower(0, more, 8, 0).ok());
   EXPECT_FALSE(p.TruncateToDivergence(0, 0, 2).ok());
   EXPECT_FALSE(p.TruncateToLeaderLogEnd(0, 3).ok());
   EXPECT_FALSE(p.RestartAtLeaderLogStart(0, 100).ok());

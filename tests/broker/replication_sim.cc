@@ -505,7 +505,8 @@ void ReplicationSim::HandleFetchResponse(Broker& b, const Message& m) {
     return;
   }
   b.last_fetch_error = 0;
-  auto appended = p.AppendRecordsToFollower(m.leader_epoch, storage::WholeBatches(m.records), m.high_watermark);
+  auto appended = p.AppendRecordsToFollower(m.leader_epoch, storage::WholeBatches(m.records), m.high_watermark,
+                                            m.log_start_offset);
   if (!appended.ok()) {
     Trace(absl::StrCat("broker ", b.id, ": appending what it fetched at ", end_before, ": ",
                        appended.status().ToString()));

@@ -18,6 +18,7 @@
 #include "broker/replication/replica_manager.h"
 #include "controller/metadata_store.h"
 #include "proto/kafka/api.h"
+#include "proto/kafka/delete_records.h"
 #include "proto/kafka/error_code.h"
 #include "proto/kafka/fetch.h"
 #include "proto/kafka/produce.h"
@@ -212,6 +213,26 @@ class ReplicationTest : public ::testing::Test {
     auto response = kafka::ReadFetchResponse(r, 11);
     EXPECT_TRUE(response.ok()) << response.status();
     return response->responses.at(0).partitions.at(0);
+  }
+
+  // DeleteRecords v2 of orders-<partition> below offset, sent to b: the partition's answer.
+  static kafka::DeleteRecordsResponse::Partition DeleteRecords(Broker& b, int32_t partition, int64_t offset,
+                                                               int32_t timeout_ms = 20000) {
+    kafka::DeleteRecordsRequest request;
+    request.topics.push_back({"orders", {{partition, offset}}});
+    request.timeout_ms = timeout_ms;
+    std::string body;
+    kafka::Writer w(&body);
+    kafka::WriteDeleteRecordsRequest(request, 2, w);
+    kafka::RequestHeader header;
+    header.api_key = static_cast<int16_t>(kafka::ApiKey::kDeleteRecords);
+    header.api_version = 2;
+    auto answer = b.apis->HandleAndWait(header, body);
+    EXPECT_TRUE(answer.ok() && answer->has_value()) << answer.status();
+    kafka::Reader r((*answer)->body);
+    auto response = kafka::ReadDeleteRecordsResponse(r, 2);
+    EXPECT_TRUE(response.ok()) << response.status();
+    return response->topics.at(0).partitions.at(0);
   }
 
   Broker& broker(int32_t id) { return *brokers_[static_cast<size_t>(id - 1)]; }
@@ -450,6 +471,69 @@ TEST_F(ReplicationTest, AConsumerWaitingAtAFollowerIsAnsweredWhenTheFollowersHig
   EXPECT_EQ(p.error_code, 0);
   EXPECT_EQ(p.high_watermark, 5);
   EXPECT_FALSE(p.records->empty());
+}
+
+// DeleteRecords (kafka-delete-records.sh): the leader moves its log start at once and
+// answers once every live replica's did, which each follower learns from its next fetch's
+// answer and reports in the fetch after it: the low watermark it names is then the log
+// start of all three.
+TEST_F(ReplicationTest, DeleteRecordsMovesTheLogStartOfEveryReplicaBeforeItAnswers) {
+  for (int i = 0; i < 5; ++i) ASSERT_EQ(Produce(broker(1), testing::MakeBatch(10, "r" + std::to_string(i)), -1).error_code, 0);
+  auto deleted = DeleteRecords(broker(1), 0, 30);
+  ASSERT_EQ(deleted.error_code, 0) << kafka::ErrorName(static_cast<kafka::ErrorCode>(deleted.error_code));
+  EXPECT_EQ(deleted.low_watermark, 30);
+  for (int32_t id : {1, 2, 3}) EXPECT_EQ(broker(id).log()->log_start_offset(), 30) << "broker " << id;
+  // Below it nothing is served, from the leader or from a follower (KIP-392).
+  EXPECT_EQ(OnlyPartition(broker(1).apis->HandleAndWait(FetchHeader(), ConsumerFetch("rack-1", 29))).error_code,
+            static_cast<int16_t>(kafka::ErrorCode::kOffsetOutOfRange));
+  EXPECT_EQ(OnlyPartition(broker(2).apis->HandleAndWait(FetchHeader(), ConsumerFetch("rack-2", 29))).error_code,
+            static_cast<int16_t>(kafka::ErrorCode::kOffsetOutOfRange));
+  auto from = OnlyPartition(broker(1).apis->HandleAndWait(FetchHeader(), ConsumerFetch("rack-1", 30)));
+  EXPECT_EQ(from.error_code, 0);
+  EXPECT_EQ(from.log_start_offset, 30);
+  // -1 is the high watermark; a smaller offset than the log start changes nothing and
+  // answers the low watermark as it is.
+  auto all = DeleteRecords(broker(1), 0, -1);
+  EXPECT_EQ(all.error_code, 0);
+  EXPECT_EQ(all.low_watermark, 50);
+  auto behind = DeleteRecords(broker(1), 0, 10);
+  EXPECT_EQ(behind.error_code, 0);
+  EXPECT_EQ(behind.low_watermark, 50);
+  // The next leader keeps it.
+  ChangeLeader(2, {1, 2, 3});
+  EXPECT_EQ(broker(2).log()->log_start_offset(), 50);
+  ASSERT_EQ(Produce(broker(2), testing::MakeBatch(2, "after"), -1).error_code, 0);
+  EXPECT_EQ(DeleteRecords(broker(2), 0, 51).low_watermark, 51);
+  for (int32_t id : {1, 2, 3}) EXPECT_EQ(broker(id).log()->log_start_offset(), 51) << "broker " << id;
+}
+
+TEST_F(ReplicationTest, DeleteRecordsRefusesWhatItCannotDoAndMovesNothing) {
+  ASSERT_EQ(Produce(broker(1), testing::MakeBatch(10, "r"), -1).error_code, 0);
+  EXPECT_EQ(DeleteRecords(broker(1), 0, 11).error_code, static_cast<int16_t>(kafka::ErrorCode::kOffsetOutOfRange));
+  EXPECT_EQ(DeleteRecords(broker(1), 0, -2).error_code, static_cast<int16_t>(kafka::ErrorCode::kOffsetOutOfRange));
+  EXPECT_EQ(DeleteRecords(broker(2), 0, 5).error_code, static_cast<int16_t>(kafka::ErrorCode::kNotLeaderOrFollower));
+  EXPECT_EQ(DeleteRecords(broker(1), 7, 5).error_code,
+            static_cast<int16_t>(kafka::ErrorCode::kUnknownTopicOrPartition));
+  for (int32_t id : {1, 2, 3}) EXPECT_EQ(broker(id).log()->log_start_offset(), 0) << "broker " << id;
+}
+
+TEST_F(ReplicationTest, DeleteRecordsWaitsForALiveFollowerThatDoesNotFetchAndTimesOut) {
+  ASSERT_EQ(Produce(broker(1), testing::MakeBatch(10, "r"), -1).error_code, 0);
+  broker(3).replicas->Shutdown();  // alive in the image, not fetching
+  auto waited = DeleteRecords(broker(1), 0, 5, /*timeout_ms=*/300);
+  EXPECT_EQ(waited.error_code, static_cast<int16_t>(kafka::ErrorCode::kRequestTimedOut));
+  EXPECT_EQ(broker(1).log()->log_start_offset(), 5);  // the leader moved at once
+  ASSERT_TRUE(testing::WaitUntil([&] { return broker(2).log()->log_start_offset() == 5; }, 10s));
+  EXPECT_EQ(broker(3).log()->log_start_offset(), 0);
+  // Once its broker is fenced it no longer counts.
+  pb::MetadataBatch batch;
+  auto* fence = batch.add_records()->mutable_fence_broker();
+  fence->set_broker_id(3);
+  fence->set_broker_epoch(1);
+  ApplyEverywhere(batch, {1, 2});
+  auto again = DeleteRecords(broker(1), 0, 6);
+  EXPECT_EQ(again.error_code, 0);
+  EXPECT_EQ(again.low_watermark, 6);
 }
 
 }  // namespace

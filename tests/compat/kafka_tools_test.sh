@@ -7,7 +7,9 @@
 # them), alter partitions and delete; kafka-console-producer and kafka-console-consumer
 # (1,000 keyed records back in order, byte for byte); kafka-get-offsets;
 # kafka-consumer-groups (list, describe, reset-offsets, delete) on the group of a console
-# consumer; kafka-configs --describe of a topic and a broker, and --alter of a topic
+# consumer; kafka-delete-records (the low watermark, and past the end refused);
+# kafka-log-dirs --describe (each replica in a dir of its broker, with its size);
+# kafka-configs --describe of a topic and a broker, and --alter of a topic
 # (add, list value, delete, a bad value refused); kafka-leader-election
 # bringing a partition's leadership back to its preferred replica after a kill -9.
 # Usage: kafka_tools_test.sh <bin dir> <strata-cluster>
@@ -77,6 +79,30 @@ groups --reset-offsets --group readers --topic orders:1 --to-offset 5 --execute 
 groups --delete --group readers | grep -q "Deletion of requested consumer groups ('readers') was successful" ||
   fail "consumer-groups --delete"
 ! groups --list | grep -qx readers || fail "consumer-groups --list after --delete: $(groups --list)"
+
+# kafka-delete-records: the low watermark of orders-0 moves to 10, and the earliest
+# offset with it; an offset past the high watermark is refused.
+earliest0() { tool org.apache.kafka.tools.GetOffsetShell --bootstrap-server "$BS" --topic orders --partitions 0 --time -2 |
+  awk -F: '{print $3}'; }
+echo '{"version":1,"partitions":[{"topic":"orders","partition":0,"offset":10}]}' > "$DIR/delete.json"
+deleted=$(tool org.apache.kafka.tools.DeleteRecordsCommand --bootstrap-server "$BS" --offset-json-file "$DIR/delete.json")
+grep -q $'partition: orders-0\tlow_watermark: 10' <<<"$deleted" || fail "kafka-delete-records: $deleted"
+[[ $(earliest0) == 10 ]] || fail "earliest offset of orders-0 after kafka-delete-records: $(earliest0)"
+echo '{"version":1,"partitions":[{"topic":"orders","partition":0,"offset":100000}]}' > "$DIR/delete.json"
+deleted=$(tool org.apache.kafka.tools.DeleteRecordsCommand --bootstrap-server "$BS" --offset-json-file "$DIR/delete.json")
+grep -q $'partition: orders-0\terror: .*OffsetOutOfRange' <<<"$deleted" || fail "kafka-delete-records past the end: $deleted"
+[[ $(earliest0) == 10 ]] || fail "earliest offset of orders-0 after a refused kafka-delete-records: $(earliest0)"
+
+# kafka-log-dirs --describe: each replica of orders-0 in one log dir of its broker, with
+# its size; brokers that hold none list none.
+logdirs=$(tool org.apache.kafka.tools.LogDirsCommand --bootstrap-server "$BS" --describe --topic-list orders | grep '^{')
+want=$("$S" topics describe orders -o json | jq -c '[.[0].partitions[] | select(.partition == 0) | .replicas[]] | sort')
+got=$(jq -c '[.brokers[] | select(any(.logDirs[].partitions[]; .partition == "orders-0")) | .broker] | sort' <<<"$logdirs")
+[[ "$got" == "$want" ]] || fail "kafka-log-dirs: orders-0 on brokers $got, replicas $want: $logdirs"
+jq -e '[.brokers[].logDirs[] | select(.error != null)] | length == 0' <<<"$logdirs" > /dev/null ||
+  fail "kafka-log-dirs: a dir with an error: $logdirs"
+jq -e '[.brokers[].logDirs[].partitions[] | select(.partition == "orders-0") | .size > 0] | all' <<<"$logdirs" > /dev/null ||
+  fail "kafka-log-dirs: orders-0 without a size: $logdirs"
 
 # kafka-configs --describe: the topic's own settings, and a broker's.
 "$S" topics create configured --partitions 1 --replication-factor 3 --config retention.ms=3600000 > /dev/null

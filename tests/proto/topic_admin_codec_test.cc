@@ -10,7 +10,9 @@
 #include "proto/kafka/api.h"
 #include "proto/kafka/create_partitions.h"
 #include "proto/kafka/create_topics.h"
+#include "proto/kafka/delete_records.h"
 #include "proto/kafka/delete_topics.h"
+#include "proto/kafka/describe_log_dirs.h"
 #include "proto/kafka/wire.h"
 #include "tests/proto/codec_checks.h"
 #include "tests/proto/hand_bytes.h"
@@ -373,6 +375,87 @@ TEST(KafkaAlterConfigs, BytesMatchTheProtocolLayout) {
   // AlterConfigs v0 has no operation byte.
   std::string alter_v0 = HandBytes().Array(1).I8(2).Str("t").Array(1).Str("a").Str("x").Bool(false).str();
   EXPECT_EQ(Encode(req, 0, WriteAlterRequest), alter_v0);
+}
+
+TEST(KafkaDeleteRecords, RequestsAndResponsesRoundTripAtEveryVersion) {
+  DeleteRecordsRequest req;
+  req.topics.push_back({"orders", {{0, 10}, {3, -1}}});
+  req.topics.push_back({"empty", {}});
+  req.timeout_ms = 30000;
+  DeleteRecordsResponse resp;
+  resp.throttle_time_ms = 5;
+  resp.topics.push_back({"orders", {{0, 10, 0}, {3, -1, 1}}});
+  for (int16_t v = 0; v <= 2; ++v) {
+    SCOPED_TRACE(v);
+    auto back = DecodeWhole(Encode(req, v, WriteDeleteRecordsRequest), v, ReadDeleteRecordsRequest);
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_EQ(*back, req);
+    auto r = DecodeWhole(Encode(resp, v, WriteDeleteRecordsResponse), v, ReadDeleteRecordsResponse);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(*r, resp);
+  }
+}
+
+TEST(KafkaDeleteRecords, BytesMatchTheProtocolLayout) {
+  DeleteRecordsRequest req;
+  req.topics.push_back({"t", {{1, 7}}});
+  req.timeout_ms = 9;
+  // v0-v1: topics (name, partitions: index, offset), timeout_ms.
+  EXPECT_EQ(Encode(req, 1, WriteDeleteRecordsRequest),
+            HandBytes().Array(1).Str("t").Array(1).I32(1).I64(7).I32(9).str());
+  // v2 is flexible.
+  EXPECT_EQ(Encode(req, 2, WriteDeleteRecordsRequest),
+            HandBytes().CArray(1).CStr("t").CArray(1).I32(1).I64(7).NoTags().NoTags().I32(9).NoTags().str());
+  DeleteRecordsResponse resp;
+  resp.topics.push_back({"t", {{1, 7, 1}}});
+  // throttle_time_ms, topics (name, partitions: index, low_watermark, error_code).
+  EXPECT_EQ(Encode(resp, 0, WriteDeleteRecordsResponse),
+            HandBytes().I32(0).Array(1).Str("t").Array(1).I32(1).I64(7).I16(1).str());
+}
+
+TEST(KafkaDescribeLogDirs, RequestsAndResponsesRoundTripAtEveryVersion) {
+  DescribeLogDirsRequest all;
+  DescribeLogDirsRequest named;
+  named.topics.emplace();
+  named.topics->push_back({"orders", {0, 2}});
+  for (int16_t v = 0; v <= 5; ++v) {
+    SCOPED_TRACE(v);
+    DescribeLogDirsResponse resp;
+    resp.throttle_time_ms = 1;
+    if (v >= 3) resp.error_code = 31;
+    DescribeLogDirsResponse::Result& online = resp.results.emplace_back();
+    online.log_dir = "/data/a";
+    online.topics.push_back({"orders", {{0, 4096, 0, false}, {2, 10, 3, true}}});
+    if (v >= 4) {
+      online.total_bytes = 1 << 30;
+      online.usable_bytes = 1 << 20;
+    }
+    resp.results.push_back({56, "/data/b", {}, -1, -1, false});
+    for (const auto* req : {&all, &named}) {
+      auto back = DecodeWhole(Encode(*req, v, WriteDescribeLogDirsRequest), v, ReadDescribeLogDirsRequest);
+      ASSERT_TRUE(back.ok()) << back.status();
+      EXPECT_EQ(*back, *req);
+    }
+    auto r = DecodeWhole(Encode(resp, v, WriteDescribeLogDirsResponse), v, ReadDescribeLogDirsResponse);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(*r, resp);
+  }
+}
+
+TEST(KafkaDescribeLogDirs, BytesMatchTheProtocolLayout) {
+  // The request: a nullable array of topics (null: all), flexible from v2.
+  EXPECT_EQ(Encode(DescribeLogDirsRequest{}, 1, WriteDescribeLogDirsRequest), HandBytes().Array(-1).str());
+  EXPECT_EQ(Encode(DescribeLogDirsRequest{}, 2, WriteDescribeLogDirsRequest), HandBytes().CArray(-1).NoTags().str());
+  DescribeLogDirsResponse resp;
+  resp.results.push_back({0, "/d", {{"t", {{1, 9, 0, false}}}}, 100, 50, false});
+  // v4: throttle, error_code (v3+), results (error, dir, topics (name, partitions (index,
+  // size, lag, future)), total and usable bytes (v4+)).
+  EXPECT_EQ(Encode(resp, 4, WriteDescribeLogDirsResponse),
+            HandBytes().I32(0).I16(0).CArray(1).I16(0).CStr("/d").CArray(1).CStr("t").CArray(1).I32(1).I64(9).I64(0)
+                .Bool(false).NoTags().NoTags().I64(100).I64(50).NoTags().NoTags().str());
+  // v1: none of those, not flexible.
+  EXPECT_EQ(Encode(resp, 1, WriteDescribeLogDirsResponse),
+            HandBytes().I32(0).Array(1).I16(0).Str("/d").Array(1).Str("t").Array(1).I32(1).I64(9).I64(0).Bool(false).str());
 }
 
 TEST(KafkaCreatePartitions, RequestsRoundTripAtEveryBoundary) {

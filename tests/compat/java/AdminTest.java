@@ -7,7 +7,9 @@
 //       deleteConsumerGroupOffsets, deleteConsumerGroups, alterUserScramCredentials,
 //       describeUserScramCredentials, describeAcls (SECURITY_DISABLED: no authorizer),
 //       describeFeatures, incrementalAlterConfigs (SET, APPEND, SUBTRACT, DELETE, validateOnly,
-//       a value out of range), deleteTopics.
+//       a value out of range), deleteRecords (the low watermark, earliest after it, past the
+//       high watermark refused), describeLogDirs and describeReplicaLogDirs (each replica of a
+//       partition in one dir of its broker, its size, the volume's bytes), deleteTopics.
 //   AdminTest unsupported BOOTSTRAP
 //       every call Strata does not serve yet fails at once with UnsupportedVersionException
 //       (not a timeout, not a closed connection); docs/compatibility.md lists them.
@@ -24,6 +26,7 @@ import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.TopicPartitionReplica;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.ElectionNotNeededException;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
@@ -89,6 +92,8 @@ public final class AdminTest {
     incrementalAlterConfigs(admin, topic);
 
     listOffsets(admin, bootstrap);
+    deleteRecords(admin);
+    describeLogDirs(admin);
 
     // Every leader is already the preferred one: named partitions answer ELECTION_NOT_NEEDED,
     // and all partitions (null) answer none of them, as Kafka's controller does.
@@ -176,6 +181,58 @@ public final class AdminTest {
     Check.equal(offset(admin, p0, OffsetSpec.latest()), 10L, "listOffsets latest");
     Check.equal(offset(admin, p0, OffsetSpec.forTimestamp(t0 + 35)), 4L, "listOffsets for a timestamp");
     Check.equal(offset(admin, p0, OffsetSpec.maxTimestamp()), 5L, "listOffsets max timestamp");
+  }
+
+  // deleteRecords (issue 38) on partition 0 of admin-a, which listOffsets left with ten
+  // records: the low watermark answered, the earliest offset moved, past the high
+  // watermark refused (OFFSET_OUT_OF_RANGE) with nothing moved.
+  private static void deleteRecords(Admin admin) throws Exception {
+    TopicPartition p0 = new TopicPartition("admin-a", 0);
+    DeletedRecords deleted = admin.deleteRecords(Map.of(p0, RecordsToDelete.beforeOffset(4))).lowWatermarks().get(p0).get();
+    Check.equal(deleted.lowWatermark(), 4L, "deleteRecords before offset 4: the low watermark");
+    Check.equal(offset(admin, p0, OffsetSpec.earliest()), 4L, "listOffsets earliest after deleteRecords");
+    try {
+      admin.deleteRecords(Map.of(p0, RecordsToDelete.beforeOffset(11))).all().get();
+      Check.that(false, "deleteRecords past the high watermark answered");
+    } catch (ExecutionException e) {
+      Check.that(e.getCause() instanceof org.apache.kafka.common.errors.OffsetOutOfRangeException,
+          "deleteRecords past the high watermark: " + e.getCause());
+    }
+    Check.equal(offset(admin, p0, OffsetSpec.earliest()), 4L, "listOffsets earliest after a refused deleteRecords");
+  }
+
+  // describeLogDirs (issue 38): every broker answers its log dirs; each replica of
+  // admin-a-0 is in exactly one dir of its broker, with records (listOffsets wrote ten,
+  // deleteRecords kept six) and the volume's sizes; describeReplicaLogDirs names that dir.
+  private static void describeLogDirs(Admin admin) throws Exception {
+    TopicPartition p0 = new TopicPartition("admin-a", 0);
+    List<Integer> replicas = describe(admin, "admin-a").partitions().get(0).replicas().stream().map(n -> n.id()).toList();
+    List<Integer> brokers = admin.describeCluster().nodes().get().stream().map(n -> n.id()).toList();
+    Map<Integer, Map<String, LogDirDescription>> dirs = admin.describeLogDirs(brokers).allDescriptions().get();
+    Check.equal(dirs.keySet(), new HashSet<>(brokers), "describeLogDirs: every broker answered");
+    for (int broker : brokers) {
+      int holding = 0;
+      for (var dir : dirs.get(broker).entrySet()) {
+        LogDirDescription d = dir.getValue();
+        Check.that(d.error() == null, "describeLogDirs: broker " + broker + " dir " + dir.getKey() + ": " + d.error());
+        Check.that(d.totalBytes().isPresent() && d.usableBytes().isPresent()
+                && d.totalBytes().getAsLong() >= d.usableBytes().getAsLong(),
+            "describeLogDirs: volume bytes of broker " + broker + ": " + d);
+        ReplicaInfo info = d.replicaInfos().get(p0);
+        if (info != null) {
+          holding++;
+          Check.that(info.size() > 0 && !info.isFuture(), "describeLogDirs: admin-a-0 on broker " + broker + ": " + info);
+        }
+      }
+      Check.equal(holding, replicas.contains(broker) ? 1 : 0, "describeLogDirs: dirs of broker " + broker + " holding admin-a-0");
+    }
+    int leader = replicas.get(0);
+    TopicPartitionReplica replica = new TopicPartitionReplica("admin-a", 0, leader);
+    var replicaDirs = admin.describeReplicaLogDirs(List.of(replica)).all().get().get(replica);
+    Check.that(replicaDirs.getCurrentReplicaLogDir() != null
+            && dirs.get(leader).containsKey(replicaDirs.getCurrentReplicaLogDir())
+            && replicaDirs.getFutureReplicaLogDir() == null,
+        "describeReplicaLogDirs: admin-a-0 on broker " + leader + ": " + replicaDirs);
   }
 
   private static long offset(Admin admin, TopicPartition tp, OffsetSpec spec) throws Exception {

@@ -27,10 +27,6 @@ final class UnsupportedCalls {
     TopicPartition tp = new TopicPartition("unsupported", 0);
     int broker = admin.describeCluster().nodes().get().iterator().next().id();
     List<Call> calls = List.of(
-        new Call("deleteRecords", "38", () -> admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(0))).all()),
-        new Call("describeLogDirs", "38", () -> admin.describeLogDirs(List.of(broker)).allDescriptions()),
-        new Call("describeReplicaLogDirs", "38",
-            () -> admin.describeReplicaLogDirs(List.of(new TopicPartitionReplica("unsupported", 0, broker))).all()),
         new Call("alterReplicaLogDirs", "38", () -> admin.alterReplicaLogDirs(
             Map.of(new TopicPartitionReplica("unsupported", 0, broker), "/tmp")).all()),
         new Call("alterPartitionReassignments", "38",
