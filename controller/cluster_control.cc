@@ -629,6 +629,31 @@ Plan PlanRemoteLogSegment(const MetadataImage& image, BrokerId leader, const pb:
   return plan;
 }
 
+Plan PlanRemoteLogStartOffset(const MetadataImage& image, BrokerId leader, const pb::RemoteLogStartOffset& start) {
+  const TopicState* t = image.FindTopicById(start.topic_id());
+  const pb::Partition* p = image.FindPartition(start.topic_id(), start.partition_id());
+  if (t == nullptr || p == nullptr) return Fail(ErrorCode::kUnknownTopicOrPartition, "unknown partition");
+  if (start.broker_id() != leader || p->leader() != leader) {
+    return Fail(ErrorCode::kNotLeaderOrFollower, absl::StrCat("broker ", leader, " does not lead; ", p->leader(), " does"));
+  }
+  if (start.leader_epoch() != p->leader_epoch()) {
+    return Fail(start.leader_epoch() < p->leader_epoch() ? ErrorCode::kFencedLeaderEpoch : ErrorCode::kUnknownLeaderEpoch,
+                absl::StrCat("leader epoch ", start.leader_epoch(), " is not the current ", p->leader_epoch()));
+  }
+  if (start.log_start_offset() < 0) {
+    return Fail(ErrorCode::kInvalidRequest, absl::StrCat("log start offset ", start.log_start_offset(), " is negative"));
+  }
+  if (image.TopicConfig(t->name, "remote.storage.enable").value_or("false") != "true") {
+    return Fail(ErrorCode::kInvalidRequest, absl::StrCat(t->name, " has no remote storage"));
+  }
+  Plan plan;
+  if (start.log_start_offset() <= p->log_start_offset()) return plan;  // there already
+  pb::MetadataRecord r;
+  *r.mutable_remote_log_start_offset() = start;
+  plan.records.push_back(std::move(r));
+  return plan;
+}
+
 Plan PlanAllocateProducerIds(const MetadataImage& image, BrokerId broker, int64_t broker_epoch, int32_t block_size) {
   ABSL_CHECK_GT(block_size, 0);
   auto it = image.brokers().find(broker);

@@ -103,6 +103,12 @@ Plan PlanAlterPartition(const MetadataImage& image, BrokerId leader,
 // copy's state (RemoteLogSegments). UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER,
 // FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH, or INVALID_REQUEST naming what is wrong.
 Plan PlanRemoteLogSegment(const MetadataImage& image, BrokerId leader, const pb::RemoteLogSegment& segment);
+// DeleteRecords on a partition with remote storage, from broker `leader`: the record
+// when the partition's leader and epoch are the request's and the topic has
+// remote.storage.enable; none when the partition's log start is there already.
+// UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH /
+// UNKNOWN_LEADER_EPOCH, INVALID_REQUEST (a negative offset, no remote storage).
+Plan PlanRemoteLogStartOffset(const MetadataImage& image, BrokerId leader, const pb::RemoteLogStartOffset& start);
 
 // Producer ids go to brokers in blocks of this many (Kafka's block size).
 inline constexpr int32_t kProducerIdBlockSize = 1000;

@@ -64,6 +64,15 @@ class ControllerGrpcService final : public controller::v1::ControllerService::Se
     *response = c_.RemoteLogSegmentUpdate(*request);
     return grpc::Status::OK;
   }
+  grpc::Status RemoteLogStartOffsetUpdate(grpc::ServerContext* context,
+                                          const controller::v1::RemoteLogStartOffsetUpdateRequest* request,
+                                          controller::v1::RemoteLogStartOffsetUpdateResponse* response) override {
+    if (grpc::Status allowed = Broker(context, "RemoteLogStartOffsetUpdate", request->broker_id()); !allowed.ok()) {
+      return allowed;
+    }
+    *response = c_.RemoteLogStartOffsetUpdate(*request);
+    return grpc::Status::OK;
+  }
   grpc::Status AllocateProducerIds(grpc::ServerContext* context, const controller::v1::AllocateProducerIdsRequest* request,
                                    controller::v1::AllocateProducerIdsResponse* response) override {
     if (grpc::Status allowed = Broker(context, "AllocateProducerIds", request->broker_id()); !allowed.ok()) return allowed;

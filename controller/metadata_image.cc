@@ -233,6 +233,7 @@ absl::Status MetadataImage::Apply(const pb::MetadataRecord& record) {
       if (segments.empty()) t->second.remote_segments.erase(r.partition_id());
       return applied;
     }
+    case R::kRemoteLogStartOffset: return ApplyRemoteLogStartOffset(record.remote_log_start_offset());
     case R::kFeatureLevel: {
       const auto& r = record.feature_level();
       if (r.name().empty()) return Invalid("a feature level needs a name");
@@ -282,6 +283,23 @@ absl::Status MetadataImage::ApplyPartitionChange(const pb::PartitionChange& chan
   return absl::OkStatus();
 }
 
+absl::Status MetadataImage::ApplyRemoteLogStartOffset(const pb::RemoteLogStartOffset& r) {
+  auto t = topics_.find(r.topic_id());
+  if (t == topics_.end()) return Invalid("a remote log start offset of an unknown topic id");
+  auto p = t->second.partitions.find(r.partition_id());
+  std::string name = absl::StrCat(t->second.name, "-", r.partition_id());
+  if (p == t->second.partitions.end()) return Invalid(absl::StrCat("a remote log start offset of unknown partition ", name));
+  if (r.broker_id() != p->second.leader() || r.leader_epoch() != p->second.leader_epoch()) {
+    return Invalid(absl::StrCat(name, ": log start offset ", r.log_start_offset(), " from broker ", r.broker_id(),
+                                " in leader epoch ", r.leader_epoch(), ", but broker ", p->second.leader(),
+                                " leads in epoch ", p->second.leader_epoch()));
+  }
+  if (r.log_start_offset() < 0) return Invalid(absl::StrCat(name, ": log start offset ", r.log_start_offset()));
+  // Only ever up (a retry, or one overtaken, changes nothing).
+  if (r.log_start_offset() > p->second.log_start_offset()) p->second.set_log_start_offset(r.log_start_offset());
+  return absl::OkStatus();
+}
+
 std::vector<std::string> MetadataImage::TouchedKeys(const pb::MetadataRecord& record) const {
   using R = pb::MetadataRecord;
   switch (record.record_case()) {
@@ -313,6 +331,8 @@ std::vector<std::string> MetadataImage::TouchedKeys(const pb::MetadataRecord& re
       return {ConfigKey({record.config().resource_type(), record.config().resource_name()}, record.config().name())};
     case R::kProducerIds: return {kProducerIdsKey};
     case R::kFeatureLevel: return {FeatureKey(record.feature_level().name())};
+    case R::kRemoteLogStartOffset:
+      return {PartitionKey(record.remote_log_start_offset().topic_id(), record.remote_log_start_offset().partition_id())};
     case R::kRemoteLogSegment: {
       const auto& r = record.remote_log_segment();
       return {RemoteSegmentKey(r.topic_id(), r.partition_id(), r.segment_id())};

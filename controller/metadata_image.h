@@ -82,6 +82,7 @@ class MetadataImage {
 
  private:
   absl::Status ApplyPartitionChange(const pb::PartitionChange& change);
+  absl::Status ApplyRemoteLogStartOffset(const pb::RemoteLogStartOffset& start);
 
   std::map<BrokerId, pb::BrokerState> brokers_;
   std::map<TopicId, TopicState> topics_;

@@ -753,6 +753,30 @@ controller::v1::RemoteLogSegmentUpdateResponse QuorumController::RemoteLogSegmen
   return response;
 }
 
+controller::v1::RemoteLogStartOffsetUpdateResponse QuorumController::RemoteLogStartOffsetUpdate(
+    const controller::v1::RemoteLogStartOffsetUpdateRequest& request) {
+  controller::v1::RemoteLogStartOffsetUpdateResponse response;
+  RunWrite(&response,
+           {.plan =
+                [&](Writes& writes) {
+                  return store_.WithImage([&](const MetadataImage& image) -> Outcome {
+                    if (Outcome o = CheckBrokerEpoch(image, request.broker_id(), request.broker_epoch()); !o.ok()) {
+                      return o;
+                    }
+                    Plan plan = PlanRemoteLogStartOffset(image, request.broker_id(), request.log_start());
+                    if (!plan.outcome.ok()) return plan.outcome;
+                    writes.Add(std::move(plan.records));
+                    return {};
+                  });
+                },
+            .written =
+                [&](const Outcome& o, const Writes&) {
+                  SetOutcome(o, &response);
+                  response.set_controller_id(node_.id());
+                }});
+  return response;
+}
+
 controller::v1::AllocateProducerIdsResponse QuorumController::AllocateProducerIds(
     const controller::v1::AllocateProducerIdsRequest& request) {
   controller::v1::AllocateProducerIdsResponse response;

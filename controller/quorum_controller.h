@@ -80,6 +80,10 @@ class QuorumController {
   controller::v1::AllocateProducerIdsResponse AllocateProducerIds(const controller::v1::AllocateProducerIdsRequest& request);
   controller::v1::RemoteLogSegmentUpdateResponse RemoteLogSegmentUpdate(
       const controller::v1::RemoteLogSegmentUpdateRequest& request);
+  // DeleteRecords on a partition with remote storage: answered once its
+  // RemoteLogStartOffset record is applied.
+  controller::v1::RemoteLogStartOffsetUpdateResponse RemoteLogStartOffsetUpdate(
+      const controller::v1::RemoteLogStartOffsetUpdateRequest& request);
 
   // A broker's session stream (ControllerService.BrokerSession) opened: refused with
   // NOT_CONTROLLER, BROKER_ID_NOT_REGISTERED or STALE_BROKER_EPOCH (token 0), or held

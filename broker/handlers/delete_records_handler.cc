@@ -7,6 +7,7 @@
 #include "broker/common/kafka_error.h"
 #include "broker/handlers/authorization.h"
 #include "broker/handlers/partition_lookup.h"
+#include "broker/lifecycle/admin_forwarding.h"
 #include "broker/replication/replica_manager.h"
 #include "controller/metadata_store.h"
 
@@ -133,11 +134,17 @@ void HandleDeleteRecords(const ApiRequest& request, ApiResponder respond) {
       }
       auto partition = LookupPartition(context, topic.name, asked.partition_index);
       absl::StatusOr<int64_t> moved = partition.ok() ? (*partition)->DeleteRecords(asked.offset) : partition.status();
+      if (moved.ok()) {
+        context.replicas.LogStartMoved((*partition)->topic_partition());
+        // With remote storage, the remote tier's part goes through the quorum.
+        absl::Status remote =
+            context.replicas.MoveRemoteLogStart(**partition, *moved, ForwardDeadline(decoded->timeout_ms));
+        if (!remote.ok()) moved = remote;
+      }
       if (!moved.ok()) {
         out.error_code = KafkaErrorOf(moved.status());
         continue;
       }
-      context.replicas.LogStartMoved((*partition)->topic_partition());
       waiting.push_back({response.topics.size() - 1, out_topic.partitions.size() - 1,
                          (*partition)->topic_partition(), *moved,
                          LiveReplicas(context, topic.name, asked.partition_index)});

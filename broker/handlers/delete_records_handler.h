@@ -5,8 +5,11 @@
 //    one is UNKNOWN_TOPIC_OR_PARTITION, one led elsewhere NOT_LEADER_OR_FOLLOWER.
 //  * The leader moves its log start to the offset (-1: the high watermark) at once,
 //    deleting the whole segments below it: OFFSET_OUT_OF_RANGE above the high watermark
-//    (nothing moves), POLICY_VIOLATION when cleanup.policy lacks delete, or for a topic
-//    with remote.storage.enable (not yet: its remote copies below the offset would stay).
+//    (nothing moves), POLICY_VIOLATION when cleanup.policy lacks delete.
+//  * With remote storage the remote tier's log start moves too, through the controller
+//    (ReplicaManager::MoveRemoteLogStart, on this thread, bounded as forwarded admin
+//    requests are: REQUEST_TIMED_OUT when no controller answers); the remote copies that
+//    end below it are then deleted by the remote log manager.
 //  * The answer waits (the delete-records purgatory) until the low watermark — the
 //    smallest log start among the leader and the replicas on live brokers, as the
 //    followers report it in their fetches — reaches the offset, and names it; past

@@ -33,6 +33,10 @@ MetadataDelta MetadataDelta::FromBatch(const pb::MetadataBatch& batch) {
         delta.changed_topics[record.remote_log_segment().topic_id()].partitions.insert(
             record.remote_log_segment().partition_id());
         break;
+      case R::kRemoteLogStartOffset:
+        delta.changed_topics[record.remote_log_start_offset().topic_id()].partitions.insert(
+            record.remote_log_start_offset().partition_id());
+        break;
       case R::kConfig:
         if (record.config().resource_type() == pb::Config::TOPIC) {
           delta.changed_topic_configs.insert(record.config().resource_name());

@@ -320,13 +320,6 @@ absl::StatusOr<FollowerAppend> Partition::AppendRecordsToFollower(int32_t fetche
 absl::StatusOr<int64_t> Partition::DeleteRecords(int64_t offset) {
   absl::ReaderMutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckEpochLocked(std::nullopt, /*require_leader=*/true));
-  if (remote_.enabled) {
-    // Not yet: the remote tier's copies below the offset would still be served (issue 38's
-    // next step records the bound in the quorum and deletes them).
-    return KafkaError(kafka::ErrorCode::kPolicyViolation,
-                      absl::StrCat("records of ", tp_.DirName(), " cannot be deleted: DeleteRecords is not served "
-                                   "for topics with remote.storage.enable yet"));
-  }
   if (!log_->config().cleanup_delete) {
     return KafkaError(kafka::ErrorCode::kPolicyViolation,
                       absl::StrCat("records of ", tp_.DirName(), " cannot be deleted up to offset ", offset,
@@ -339,6 +332,8 @@ absl::StatusOr<int64_t> Partition::DeleteRecords(int64_t offset) {
                       absl::StrCat("cannot delete the records of ", tp_.DirName(), " below offset ", offset,
                                    ": it is outside [0, ", high_watermark, "] (the high watermark)"));
   }
+  // The local log (a smaller offset than its start changes nothing); the remote tier's
+  // part is the quorum's (ReplicaManager::MoveRemoteLogStart).
   STRATA_RETURN_IF_ERROR(log_->MaybeIncrementLogStartOffset(to));
   return to;
 }

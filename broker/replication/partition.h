@@ -142,10 +142,10 @@ class Partition final : public FollowerPartition {
   // Leader, DeleteRecords: moves the log start to offset (-1: the high watermark), whole
   // segments below it deleted; returns the offset it moved to (a smaller one than the log
   // start changes nothing). OFFSET_OUT_OF_RANGE above the high watermark or below -1,
-  // POLICY_VIOLATION when cleanup.policy does not include delete (Kafka's rule) or the
-  // topic has remote.storage.enable (not served yet: its remote copies would stay),
+  // POLICY_VIOLATION when cleanup.policy does not include delete (Kafka's rule),
   // NOT_LEADER_OR_FOLLOWER on a follower. Followers move theirs when their next fetch's
-  // answer carries it (AppendRecordsToFollower).
+  // answer carries it (AppendRecordsToFollower). With remote storage this moves the
+  // local log only; ReplicaManager::MoveRemoteLogStart moves the remote tier's.
   absl::StatusOr<int64_t> DeleteRecords(int64_t offset);
   // Leader: DeleteRecords' low watermark, the smallest log start among this replica (both
   // tiers) and the followers among live_replicas (the replicas on live brokers); a

@@ -111,6 +111,35 @@ void ReplicaManager::UpdateFollowerFetchState(Partition& partition, int32_t repl
   }
 }
 
+absl::Status ReplicaManager::MoveRemoteLogStart(const Partition& partition, int64_t offset,
+                                                std::chrono::milliseconds deadline) {
+  if (!partition.remote_tier().enabled || partition.log_start_offset() >= offset) return absl::OkStatus();
+  if (options_.controller == nullptr || !options_.broker_epoch) {
+    return KafkaError(proto::kafka::ErrorCode::kRequestTimedOut, "this broker has no way to the controller");
+  }
+  controller::v1::RemoteLogStartOffsetUpdateRequest request;
+  request.set_broker_id(options_.broker_id);
+  request.set_broker_epoch(options_.broker_epoch());
+  metadata::v1::RemoteLogStartOffset& start = *request.mutable_log_start();
+  start.set_topic_id(partition.topic_id());
+  start.set_partition_id(partition.topic_partition().partition);
+  start.set_log_start_offset(offset);
+  start.set_broker_id(options_.broker_id);
+  start.set_leader_epoch(partition.leader_epoch());
+  controller::v1::RemoteLogStartOffsetUpdateResponse response;
+  absl::Status called = options_.controller->CallController(
+      &controller::v1::ControllerService::Stub::RemoteLogStartOffsetUpdate, request, &response, deadline);
+  if (!called.ok()) {
+    return KafkaError(proto::kafka::ErrorCode::kRequestTimedOut,
+                      absl::StrCat("moving the remote log start of ", partition.topic_partition().DirName(), " to ",
+                                   offset, ": ", called.message()));
+  }
+  if (response.error_code() != 0) {
+    return KafkaError(static_cast<proto::kafka::ErrorCode>(response.error_code()), response.error_message());
+  }
+  return absl::OkStatus();
+}
+
 int64_t ReplicaManager::isr_changes_sent() const {
   absl::MutexLock lock(&isr_mu_);
   return isr_sent_;
@@ -281,7 +310,8 @@ void ReplicaManager::set_on_high_watermark(std::function<void(const storage::Top
   on_high_watermark_ = std::move(callback);
 }
 
-RemoteTierState RemoteTierOf(const controller::RemoteLogSegments* segments, bool enabled) {
+RemoteTierState RemoteTierOf(const controller::RemoteLogSegments* segments, bool enabled,
+                             int64_t log_start_bound) {
   RemoteTierState out;
   out.enabled = enabled;
   if (segments == nullptr) return out;
@@ -290,9 +320,13 @@ RemoteTierState RemoteTierOf(const controller::RemoteLogSegments* segments, bool
     if (s.state() != controller::RemoteLogSegments::Segment::COPY_SEGMENT_FINISHED) continue;
     ++out.segments;
     out.bytes += s.segment_size_in_bytes();
-    if (out.log_start_offset < 0 || s.start_offset() < out.log_start_offset) {
-      out.log_start_offset = s.start_offset();
-      out.log_start_epoch = epoch_at(s, s.start_offset());
+    // A copy that ends below the bound (DeleteRecords) serves nothing, and one that
+    // holds it serves from it on.
+    if (s.end_offset() < log_start_bound) continue;
+    int64_t start = std::max(s.start_offset(), log_start_bound);
+    if (out.log_start_offset < 0 || start < out.log_start_offset) {
+      out.log_start_offset = start;
+      out.log_start_epoch = epoch_at(s, start);
     }
     if (s.end_offset() > out.highest_copied_offset) {
       out.highest_copied_offset = s.end_offset();
@@ -575,7 +609,9 @@ void ReplicaManager::ApplyPartition(const controller::MetadataImage& image, cons
     if (left) walk.moved.push_back(tp);
     return;
   }
-  RemoteTierState remote = RemoteTierOf(image.FindRemoteSegments(topic_id, index), config.remote_storage_enable);
+  RemoteTierState remote =
+      RemoteTierOf(image.FindRemoteSegments(topic_id, index), config.remote_storage_enable, p.log_start_offset());
+  const int64_t start_before = partition->log_start_offset();
   partition->UpdateRemoteTier(remote);
   partition->log()->set_highest_offset_in_remote_storage(remote.highest_copied_offset);
   int64_t hw_before = partition->high_watermark();
@@ -606,7 +642,10 @@ void ReplicaManager::ApplyPartition(const controller::MetadataImage& image, cons
                  absl::StrJoin(state.isr, ","));
   }
   FollowLeader(image, tp, state);
-  if (*changed || partition->high_watermark() != hw_before) walk.moved.push_back(tp);
+  // (A log start the remote tier moved wakes the DeleteRecords waiting for it.)
+  if (*changed || partition->high_watermark() != hw_before || partition->log_start_offset() != start_before) {
+    walk.moved.push_back(tp);
+  }
 }
 
 void ReplicaManager::ForgetUnwanted(const ApplyScope& scope, ImageWalk& walk) {

@@ -76,7 +76,11 @@ struct ReplicaManagerOptions {
 };
 
 // The finished copies of a partition in the remote tier, summed up (segments: null for none).
-RemoteTierState RemoteTierOf(const controller::RemoteLogSegments* segments, bool enabled);
+// log_start_bound: the partition's log start as DeleteRecords moved it in the quorum
+// (Partition.log_start_offset): the tier's log start is never below it, and copies that
+// end below it serve nothing (counted until the remote log manager deletes them).
+RemoteTierState RemoteTierOf(const controller::RemoteLogSegments* segments, bool enabled,
+                             int64_t log_start_bound = 0);
 
 // The log settings of topic on a broker: defaults (the broker's log.* settings) with the
 // topic's configs in the image on top, each checked against storage::TopicSettings(). A
@@ -170,6 +174,14 @@ class ReplicaManager final : public FollowerPartitions {
   // The leader's log start of tp moved (DeleteRecords): the followers' fetches waiting on
   // it answer now, carrying the new log start.
   void LogStartMoved(const storage::TopicPartition& tp) { NotifyHighWatermark(tp); }
+  // DeleteRecords on a partition with remote storage that this broker leads: moves the
+  // partition's log start across both tiers to offset in the quorum (the controller's
+  // RemoteLogStartOffset record), so that no replica, this one or a later leader, serves
+  // the remote copies below it, and the remote log manager deletes those that end below
+  // it. Blocks until the controller answered or deadline passed (REQUEST_TIMED_OUT);
+  // nothing is asked when the log start is there already or the topic has no remote
+  // storage. The image that carries it wakes the DeleteRecords waiting on tp.
+  absl::Status MoveRemoteLogStart(const Partition& partition, int64_t offset, std::chrono::milliseconds deadline);
 
   // Leader: a follower's fetch from fetch_offset, answered while the log ended at
   // leader_log_end, reporting its log start follower_log_start (-1: not reported).

@@ -252,13 +252,21 @@ absl::Status RemoteLogManager::CopySegments(Partition& partition, const Partitio
 
 absl::Status RemoteLogManager::ApplyRetention(Partition& partition, const PartitionState& state,
                                               const std::map<std::string, Segment>& segments) {
+  // Copies that end below the log start (DeleteRecords moved it: RemoteTierOf) serve
+  // nothing any more: they go whatever retention says.
+  const int64_t log_start = partition.log_start_offset();
+  for (const auto& [id, s] : segments) {
+    if (s.state() == Segment::COPY_SEGMENT_FINISHED && s.end_offset() < log_start) {
+      STRATA_RETURN_IF_ERROR(DeleteCopy(partition, state, s, /*started=*/false));
+    }
+  }
   storage::LogConfig config = partition.log()->config();
   if (config.retention_ms < 0 && config.retention_bytes < 0) return absl::OkStatus();
   std::vector<const Segment*> finished;
   int64_t remote_bytes = 0;
   int64_t highest = -1;
   for (const auto& [id, s] : segments) {
-    if (s.state() != Segment::COPY_SEGMENT_FINISHED) continue;
+    if (s.state() != Segment::COPY_SEGMENT_FINISHED || s.end_offset() < log_start) continue;  // deleted above
     finished.push_back(&s);
     remote_bytes += s.segment_size_in_bytes();
     highest = std::max(highest, s.end_offset());

@@ -10,8 +10,10 @@
 //   2. copies the rolled segments that end below the high watermark and above the
 //      highest finished copy, oldest first: COPY_SEGMENT_STARTED through the
 //      controller, the objects through the RemoteStorageManager, COPY_SEGMENT_FINISHED;
-//   3. applies retention.ms / retention.bytes to the whole log: the oldest finished
-//      copies past them are deleted, which moves the log start offset (the image's).
+//   3. deletes the finished copies that end below the partition's log start (DeleteRecords
+//      moved it in the quorum: Partition.log_start_offset), then applies retention.ms /
+//      retention.bytes to the whole log: the oldest finished copies past them are
+//      deleted, which moves the log start offset (the image's).
 // A failed step stops the pass and the partition is tried again after a backoff that
 // doubles from remote.log.manager.task.retry.backoff.ms up to ...backoff.max.ms. No
 // copy is ever visible before its FINISHED record, and the controller refuses every

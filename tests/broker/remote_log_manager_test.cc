@@ -174,11 +174,12 @@ class RemoteLogManagerTest : public ::testing::Test {
     std::sort(out.begin(), out.end(), [](const Segment& a, const Segment& b) { return a.start_offset() < b.start_offset(); });
     return out;
   }
-  // The partition as ReplicaManager::ApplyImage leaves it after the controller's records.
-  void ApplyImage() {
+  // The partition as ReplicaManager::ApplyImage leaves it after the controller's records
+  // (log_start_bound: the partition's log start as DeleteRecords moved it).
+  void ApplyImage(int64_t log_start_bound = 0) {
     controller::RemoteLogSegments segments;
     for (const auto& [id, s] : controller_.segments()) segments.Load(s);
-    RemoteTierState remote = RemoteTierOf(&segments, true);
+    RemoteTierState remote = RemoteTierOf(&segments, true, log_start_bound);
     partition_->UpdateRemoteTier(remote);
     log_->set_highest_offset_in_remote_storage(remote.highest_copied_offset);
   }
@@ -367,6 +368,35 @@ TEST_F(RemoteLogManagerTest, RetentionMsDeletesRemoteCopiesAndMovesTheLogStart) 
   log_->UpdateConfig(config);
   ASSERT_TRUE(log_->DeleteOldSegments().ok());
   EXPECT_EQ(partition_->log_start_offset(), finished[2].start_offset());
+}
+
+// DeleteRecords moved the partition's log start into the second of three copies (the
+// quorum's Partition.log_start_offset): the tier serves from there, nothing below it,
+// and the next pass deletes the first copy, which ends below it, retention or not.
+TEST_F(RemoteLogManagerTest, ACopyBelowTheLogStartDeleteRecordsMovedIsDeletedAndTheNextServesFromIt) {
+  storage::LogConfig config = log_->config();
+  config.local_retention_bytes = 1;  // keep nothing local that the remote tier holds
+  log_->UpdateConfig(config);
+  AppendRolling(3);
+  ASSERT_TRUE(manager_->RunTask(*partition_).ok());
+  ApplyImage();
+  ASSERT_TRUE(log_->DeleteOldSegments().ok());
+  std::vector<Segment> finished = Finished();
+  ASSERT_EQ(finished.size(), 3u);
+  const int64_t bound = finished[1].start_offset() + 1;
+  ApplyImage(bound);
+  EXPECT_EQ(partition_->log_start_offset(), bound) << "the tier serves from inside the second copy";
+  auto below = partition_->ReadRecords(bound - 1, 1 << 20, FetchIsolation::kHighWatermark, std::nullopt, true);
+  EXPECT_EQ(KafkaErrorCodeOf(below.status()), proto::kafka::ErrorCode::kOffsetOutOfRange) << below.status();
+  auto at = partition_->ReadRecords(bound, 1 << 20, FetchIsolation::kHighWatermark, std::nullopt, true);
+  EXPECT_EQ(KafkaErrorCodeOf(at.status()), proto::kafka::ErrorCode::kOffsetMovedToTieredStorage) << at.status();
+  ASSERT_TRUE(manager_->RunTask(*partition_).ok());
+  std::vector<Segment> left = Finished();
+  ASSERT_EQ(left.size(), 2u) << "the copy that ends below the log start went";
+  EXPECT_EQ(left[0].start_offset(), finished[1].start_offset());
+  EXPECT_EQ(manager_->stats().deletes, 1);
+  ApplyImage(bound);
+  EXPECT_EQ(partition_->log_start_offset(), bound);
 }
 
 TEST_F(RemoteLogManagerTest, ASegmentPastRetentionMsLeavesTheLocalLogAfterItsCopyWasDeletedFirst) {

@@ -97,3 +97,20 @@ def fetch_error(sock, topic, partition, offset=0):
     if (topics, parts, index) != (1, 1, partition):
         raise TestFailed(f"a Fetch answer for {topics} topics, {parts} partitions, partition {index}")
     return error
+
+
+def delete_records(sock, topic, partition, offset, timeout_ms=8000):
+    """DeleteRecords v1 of one partition below offset: (low watermark, error code). timeout_ms
+    stays below the socket's 10 s timeout (connect_when_listening)."""
+    body = (struct.pack(">i", 1) + string(topic) + struct.pack(">i", 1) + struct.pack(">iq", partition, offset) +
+            struct.pack(">i", timeout_ms))
+    r = kafka_call(sock, 21, 1, 13, body)
+    # throttle, [topics: name, [partitions: index, low_watermark, error_code]]
+    (topics,) = struct.unpack(">i", r[4:8])
+    (name_len,) = struct.unpack(">h", r[8:10])
+    at = 10 + name_len
+    (parts,) = struct.unpack(">i", r[at:at + 4])
+    index, low_watermark, error = struct.unpack(">iqh", r[at + 4:at + 18])
+    if (topics, parts, index) != (1, 1, partition):
+        raise TestFailed(f"a DeleteRecords answer for {topics} topics, {parts} partitions, partition {index}")
+    return low_watermark, error

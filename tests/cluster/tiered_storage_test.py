@@ -20,6 +20,10 @@ remote.log.storage.path (a directory of this test: the shared volume). Topic `ti
     time, in the remote range and in the local log.
   * A remote object corrupted on disk is detected by its checksum: the fetch of its
     offsets answers KAFKA_STORAGE_ERROR, and the broker goes on serving the local tail.
+  * DeleteRecords past the corrupted copy (Kafka's wire, to the leader): the low watermark
+    answered, the log start across both tiers there on every broker's view, the copies
+    that end below it deleted (objects included), nothing below it served, and
+    offsets_for_times of an earlier time answering it.
   * retention.ms set low deletes the remote copies and the log start offset moves.
 Usage: /usr/bin/python3 tiered_storage_test.py <bin dir> <strata-cluster>
 """
@@ -32,7 +36,7 @@ import time
 
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
 
-from kafka_probe import connect_when_listening, fetch_error
+from kafka_probe import connect_when_listening, delete_records, fetch_error
 from replication_harness import TestFailed, client_error_logger, log
 from tiered_harness import TieredCluster, dir_bytes, tiers, with_remote_dir
 
@@ -43,6 +47,7 @@ SEGMENT = 1 << 20
 LOCAL_RETENTION = 2 << 20
 KILL_AT = 40 * 1024  # records acknowledged
 KAFKA_STORAGE_ERROR = 56
+OFFSET_OUT_OF_RANGE = 1
 
 
 def value_of(n):
@@ -214,6 +219,34 @@ def run(remote_dir):
         cluster.check(leader_fetch_error(cluster, first["end_offset"] + 1) == 0,
                       "the next remote segment is not served after a corrupted one")
         cluster.check(leader_fetch_error(cluster, end - 10) == 0, "the local tail is not served after a remote error")
+
+        # DeleteRecords past the corrupted copy, into the middle of the next one: the
+        # leader moves the log start of both tiers through the controller and answers
+        # once every replica has it; the copies below go, the corrupted one with them.
+        second = min((s for s in tiers["remote_segments"] if s["start_offset"] > first["end_offset"]),
+                     key=lambda s: s["start_offset"])
+        cut = second["start_offset"] + 7
+        leader = cluster.partition(TOPIC, 0)["leader"]
+        with connect_when_listening(cluster.address(leader), 30) as sock:
+            low, code = delete_records(sock, TOPIC, 0, cut)
+        cluster.check(code == 0 and low == cut, f"DeleteRecords below {cut}: low watermark {low}, error {code}")
+        log(f"DeleteRecords below {cut}: low watermark {low}, error {code}")
+        cluster.check(describe_tiers(cluster)["log_start_offset"] == cut,
+                      f"the log start after DeleteRecords: {describe_tiers(cluster)['log_start_offset']}, not {cut}")
+        cluster.wait_for("the copies below the new log start are deleted",
+                         lambda: all(s["end_offset"] >= cut for s in describe_tiers(cluster)["remote_segments"]), 60)
+        cluster.check(not os.path.exists(path), "the corrupted copy's object outlived DeleteRecords")
+        cluster.check(leader_fetch_error(cluster, cut - 1) == OFFSET_OUT_OF_RANGE,
+                      f"offset {cut - 1}, below the log start, is still served")
+        cluster.check(leader_fetch_error(cluster, cut) == 0, f"offset {cut}, the new log start, is not served")
+        probe = Consumer({"bootstrap.servers": cluster.bootstrap, "group.id": "tiered-test-times"})
+        try:
+            answer = probe.offsets_for_times([TopicPartition(TOPIC, 0, got[0][2])], timeout=30)[0]
+            cluster.check(answer.error is None and answer.offset == cut,
+                          f"offsets_for_times of the first record's time after DeleteRecords: {answer.offset} "
+                          f"({answer.error}), not {cut}")
+        finally:
+            probe.close()
 
         # retention.ms deletes the remote copies; the log start moves.
         cluster.strata("configs", "alter", "--topic", TOPIC, "--set", "retention.ms=1000")

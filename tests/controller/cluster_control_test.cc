@@ -1596,5 +1596,41 @@ TEST(PlanRemoteLogSegment, ANonLeaderAStaleEpochOrATransitionOutOfOrderIsRefused
   EXPECT_EQ(code(2, RemoteCopy('a', pb::RemoteLogSegment::COPY_SEGMENT_STARTED, 2, 1)), ErrorCode::kNone);
 }
 
+pb::RemoteLogStartOffset RemoteStart(int64_t offset, BrokerId leader, int32_t epoch) {
+  pb::RemoteLogStartOffset s;
+  s.set_topic_id(Id('t'));
+  s.set_partition_id(0);
+  s.set_log_start_offset(offset);
+  s.set_broker_id(leader);
+  s.set_leader_epoch(epoch);
+  return s;
+}
+
+TEST(PlanRemoteLogStartOffset, TheLeaderOfATopicWithRemoteStorageMovesItUp) {
+  MetadataImage image = ClusterWithSyncedPartition();
+  auto code = [&](const pb::RemoteLogStartOffset& s, BrokerId from = 1) {
+    Plan plan = PlanRemoteLogStartOffset(image, from, s);
+    EXPECT_TRUE(plan.outcome.ok() || plan.records.empty());
+    return plan.outcome.code;
+  };
+  EXPECT_EQ(code(RemoteStart(10, 1, 0)), ErrorCode::kInvalidRequest) << "no remote storage";
+  Given(image, {TopicConfig("t", "remote.storage.enable", "true")});
+  EXPECT_EQ(code(RemoteStart(10, 2, 0), 2), ErrorCode::kNotLeaderOrFollower);
+  EXPECT_EQ(code(RemoteStart(10, 1, 1)), ErrorCode::kUnknownLeaderEpoch);
+  EXPECT_EQ(code(RemoteStart(-3, 1, 0)), ErrorCode::kInvalidRequest);
+  pb::RemoteLogStartOffset other = RemoteStart(10, 1, 0);
+  other.set_partition_id(7);
+  EXPECT_EQ(code(other), ErrorCode::kUnknownTopicOrPartition);
+  Plan moved = PlanRemoteLogStartOffset(image, 1, RemoteStart(10, 1, 0));
+  ASSERT_TRUE(moved.outcome.ok()) << moved.outcome.message;
+  ASSERT_EQ(moved.records.size(), 1u);
+  ASSERT_TRUE(ApplyAll(image, moved.records).ok());
+  EXPECT_EQ(PartitionOf(image, Id('t'), 0).log_start_offset(), 10);
+  EXPECT_EQ(PartitionOf(image, Id('t'), 0).partition_epoch(), 0) << "not a change of the replica set";
+  Plan again = PlanRemoteLogStartOffset(image, 1, RemoteStart(10, 1, 0));
+  EXPECT_TRUE(again.outcome.ok());
+  EXPECT_TRUE(again.records.empty()) << "there already: nothing to write";
+}
+
 }  // namespace
 }  // namespace strata::controller

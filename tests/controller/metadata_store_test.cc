@@ -113,6 +113,18 @@ raft::Entry EntryOf(raft::Index index, std::vector<pb::MetadataRecord> records, 
   return raft::Entry{term, index, batch.SerializeAsString()};
 }
 
+pb::MetadataRecord RemoteStart(const std::string& topic_id, int32_t partition, int64_t offset, BrokerId leader,
+                               int32_t epoch) {
+  pb::MetadataRecord r;
+  auto* s = r.mutable_remote_log_start_offset();
+  s->set_topic_id(topic_id);
+  s->set_partition_id(partition);
+  s->set_log_start_offset(offset);
+  s->set_broker_id(leader);
+  s->set_leader_epoch(epoch);
+  return r;
+}
+
 // A history touching every kind of record.
 pb::MetadataRecord FeatureLevel(const std::string& name, int32_t level) {
   pb::MetadataRecord r;
@@ -143,6 +155,8 @@ std::vector<raft::Entry> History() {
   h.push_back(EntryOf(++i, {ChangeLeader(Id('o'), 0, 2, {2, 3})}, 2));
   // The new leader (broker 2, epoch 1) cleans up the copy its predecessor left started.
   h.push_back(EntryOf(++i, {Remote(Id('o'), 0, 'b', kDeleteStarted, 2, 1)}, 2));
+  // DeleteRecords on it moves its log start in the remote tier.
+  h.push_back(EntryOf(++i, {RemoteStart(Id('o'), 0, 50, 2, 1)}, 2));
   pb::MetadataRecord remove;
   remove.mutable_remove_topic()->set_topic_id(Id('g'));
   h.push_back(EntryOf(++i, {remove}, 2));
@@ -261,6 +275,27 @@ TEST(MetadataImage, RemoteLogSegmentsFollowTheirTransitionsFromTheCurrentLeader)
   EXPECT_EQ(image.FindRemoteSegments(Id('t'), 0), nullptr) << "no copies left";
 }
 
+TEST(MetadataImage, ARemoteLogStartOffsetMovesOnlyUpAndOnlyFromTheCurrentLeader) {
+  MetadataImage image;
+  ASSERT_TRUE(image.Apply(Topic("t", Id('t'))).ok());
+  ASSERT_TRUE(image.Apply(Partition(Id('t'), 0, {1, 2})).ok());  // broker 1 leads in epoch 0
+  EXPECT_FALSE(image.Apply(RemoteStart(Id('t'), 0, 10, 2, 0)).ok()) << "broker 2 does not lead";
+  EXPECT_FALSE(image.Apply(RemoteStart(Id('t'), 0, 10, 1, 1)).ok()) << "not the current epoch";
+  EXPECT_FALSE(image.Apply(RemoteStart(Id('t'), 1, 10, 1, 0)).ok()) << "unknown partition";
+  EXPECT_FALSE(image.Apply(RemoteStart(Id('t'), 0, -1, 1, 0)).ok()) << "a negative offset";
+  EXPECT_EQ(image.FindPartition(Id('t'), 0)->log_start_offset(), 0) << "a refused record changes nothing";
+  ASSERT_TRUE(image.Apply(RemoteStart(Id('t'), 0, 40, 1, 0)).ok());
+  EXPECT_EQ(image.FindPartition(Id('t'), 0)->log_start_offset(), 40);
+  ASSERT_TRUE(image.Apply(RemoteStart(Id('t'), 0, 30, 1, 0)).ok()) << "one overtaken is applied as no change";
+  EXPECT_EQ(image.FindPartition(Id('t'), 0)->log_start_offset(), 40);
+  // A leader change keeps it; the new leader moves it on.
+  ASSERT_TRUE(image.Apply(ChangeLeader(Id('t'), 0, 2, {2})).ok());
+  EXPECT_EQ(image.FindPartition(Id('t'), 0)->log_start_offset(), 40);
+  EXPECT_FALSE(image.Apply(RemoteStart(Id('t'), 0, 60, 1, 0)).ok()) << "the deposed leader";
+  ASSERT_TRUE(image.Apply(RemoteStart(Id('t'), 0, 60, 2, 1)).ok());
+  EXPECT_EQ(image.FindPartition(Id('t'), 0)->log_start_offset(), 60);
+}
+
 TEST(MetadataStore, TheImageSurvivesARestartFromRocksDb) {
   testing::TempDir tmp;
   std::string dump;
@@ -281,6 +316,8 @@ TEST(MetadataStore, TheImageSurvivesARestartFromRocksDb) {
   EXPECT_EQ(store->WithImage([](const MetadataImage& i) { return i.finalized_features(); }),
             (std::map<std::string, int16_t>{{"transaction.version", 2}}))
       << "a finalized level survives; a level set to 0 is gone";
+  EXPECT_EQ(store->WithImage([](const MetadataImage& i) { return i.FindPartition(Id('o'), 0)->log_start_offset(); }), 50)
+      << "a remote log start survives";
   // The Raft log is replayed from the start after a restart: what RocksDB holds is
   // skipped, so nothing is applied twice (ProducerIds would refuse going back).
   for (const raft::Entry& e : History()) ASSERT_TRUE(store->Apply(e).ok());
