@@ -11,6 +11,7 @@
 #include "controller/features.h"
 #include "controller/partition_election.h"
 #include "controller/placement.h"
+#include "controller/reassignment.h"
 #include "controller/topic_config.h"
 #include "controller/topic_name.h"
 #include "storage/log_config.h"
@@ -49,17 +50,10 @@ Outcome AddPartitions(const MetadataImage& image, const TopicId& id, const Repli
       p->add_replicas(b);
       auto broker = image.brokers().find(b);
       if (broker != image.brokers().end() && Usable(broker->second)) p->add_isr(b);
-      std::vector<const std::string*> online;
-      if (broker != image.brokers().end()) {
-        const auto& offline = broker->second.offline_log_dirs();
-        for (const std::string& dir : broker->second.registration().log_dirs()) {
-          if (std::find(offline.begin(), offline.end(), dir) == offline.end()) online.push_back(&dir);
-        }
-      }
-      if (online.empty()) {
-        dirs_known = false;
+      if (std::optional<std::string> dir = LogDirFor(image, b, partition)) {
+        p->add_directories(*dir);
       } else {
-        p->add_directories(*online[partition % online.size()]);
+        dirs_known = false;
       }
     }
     if (!dirs_known) p->clear_directories();
@@ -601,6 +595,10 @@ Plan PlanAlterPartition(const MetadataImage& image, BrokerId leader,
   change.set_topic_id(p->topic_id());
   change.set_partition_id(p->partition_id());
   for (BrokerId b : request.new_isr()) change.mutable_isr()->add_ids(b);
+  // The ISR that takes in the last replica a reassignment adds completes it.
+  pb::Partition next = *p;
+  *next.mutable_isr() = request.new_isr();
+  if (auto completed = CompleteReassignment(image, *p, next)) change = std::move(*completed);
   Plan plan;
   plan.records.push_back(Wrap(std::move(change)));
   return plan;

@@ -25,11 +25,9 @@
 #include "admin.pb.h"
 #include "controller.pb.h"
 #include "controller/metadata_image.h"
-#include "proto/kafka/error_code.h"
+#include "controller/plan.h"
 
 namespace strata::controller {
-
-using proto::kafka::ErrorCode;
 
 struct ControllerConfig {
   int32_t default_partitions = 1;           // num.partitions
@@ -39,17 +37,6 @@ struct ControllerConfig {
   bool remote_storage_system_enable = false;  // remote.log.storage.system.enable
   bool auto_leader_rebalance = true;        // auto.leader.rebalance.enable
   int32_t leader_imbalance_percentage = 10; // leader.imbalance.per.broker.percentage
-};
-
-struct Outcome {
-  ErrorCode code = ErrorCode::kNone;
-  std::string message;
-  bool ok() const { return code == ErrorCode::kNone; }
-};
-
-struct Plan {
-  Outcome outcome;
-  std::vector<pb::MetadataRecord> records;
 };
 
 // One topic of a CreateTopics request. taken: names created earlier in the same request.

@@ -206,6 +206,20 @@ class AdminGrpcService final : public admin::v1::AdminService::Service, Authoriz
     *response = c_.DescribeConfigs(*request);
     return grpc::Status::OK;
   }
+  grpc::Status AlterPartitionReassignments(grpc::ServerContext* context,
+                                           const admin::v1::AlterPartitionReassignmentsRequest* request,
+                                           admin::v1::AlterPartitionReassignmentsResponse* response) override {
+    if (grpc::Status allowed = Admin(context, "AlterPartitionReassignments"); !allowed.ok()) return allowed;
+    *response = c_.AlterPartitionReassignments(*request);
+    return grpc::Status::OK;
+  }
+  grpc::Status ListPartitionReassignments(grpc::ServerContext* context,
+                                          const admin::v1::ListPartitionReassignmentsRequest* request,
+                                          admin::v1::ListPartitionReassignmentsResponse* response) override {
+    if (grpc::Status allowed = Admin(context, "ListPartitionReassignments"); !allowed.ok()) return allowed;
+    *response = c_.ListPartitionReassignments(*request);
+    return grpc::Status::OK;
+  }
 
  private:
   QuorumController& c_;

@@ -64,6 +64,18 @@ absl::Status CheckPartitionState(const pb::Partition& p, const std::string& name
   if (p.directories_size() != 0 && p.directories_size() != p.replicas_size()) {
     return Invalid(absl::StrCat(name, ": one directory per replica"));
   }
+  if (!Distinct(p.adding_replicas()) || !Subset(p.adding_replicas(), p.replicas()) ||
+      !Distinct(p.removing_replicas()) || !Subset(p.removing_replicas(), p.replicas())) {
+    return Invalid(absl::StrCat(name, ": adding and removing replicas must be distinct replicas"));
+  }
+  for (int32_t b : p.adding_replicas()) {
+    if (Contains(p.removing_replicas(), b)) {
+      return Invalid(absl::StrCat(name, ": replica ", b, " is both added and removed"));
+    }
+  }
+  if (p.removing_replicas_size() >= p.replicas_size()) {
+    return Invalid(absl::StrCat(name, ": a reassignment must keep a replica"));
+  }
   return absl::OkStatus();
 }
 
@@ -271,6 +283,8 @@ absl::Status MetadataImage::ApplyPartitionChange(const pb::PartitionChange& chan
     if (change.directories_size() == 0) next.clear_directories();
   }
   if (change.directories_size() != 0) *next.mutable_directories() = change.directories();
+  if (change.has_adding_replicas()) *next.mutable_adding_replicas() = change.adding_replicas().ids();
+  if (change.has_removing_replicas()) *next.mutable_removing_replicas() = change.removing_replicas().ids();
   if (change.has_isr()) *next.mutable_isr() = change.isr().ids();
   if (change.has_leader() && change.leader() != next.leader()) {
     next.set_leader(change.leader());
@@ -489,6 +503,18 @@ bool ReplicaAvailable(const MetadataImage& image, const pb::Partition& p, Broker
     if (std::find(offline.begin(), offline.end(), dir) != offline.end()) return false;
   }
   return true;
+}
+
+std::optional<std::string> LogDirFor(const MetadataImage& image, BrokerId b, int32_t partition) {
+  auto broker = image.brokers().find(b);
+  if (broker == image.brokers().end()) return std::nullopt;
+  std::vector<const std::string*> online;
+  const auto& offline = broker->second.offline_log_dirs();
+  for (const std::string& dir : broker->second.registration().log_dirs()) {
+    if (std::find(offline.begin(), offline.end(), dir) == offline.end()) online.push_back(&dir);
+  }
+  if (online.empty()) return std::nullopt;
+  return *online[static_cast<size_t>(partition) % online.size()];
 }
 
 }  // namespace strata::controller

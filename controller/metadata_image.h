@@ -97,6 +97,10 @@ class MetadataImage {
 // Whether the replica at replica_index of p (on broker b) can serve: its broker is
 // registered, unfenced and not shutting down, and its log dir is online.
 bool ReplicaAvailable(const MetadataImage& image, const pb::Partition& p, BrokerId b, int replica_index);
+// The log dir a new replica of partition number `partition` on broker b gets: its
+// registered dirs that are online, round robin by partition; nullopt when it has none
+// (or is not registered).
+std::optional<std::string> LogDirFor(const MetadataImage& image, BrokerId b, int32_t partition);
 // (The controller elects and admits to an ISR only such replicas; a leader proposes
 // only these, so that the controller does not refuse it.)
 

@@ -1,6 +1,8 @@
 #include "controller/quorum_controller.h"
 
 #include "controller/acl_control.h"
+#include "controller/admin_answers.h"
+#include "controller/reassignment.h"
 #include "controller/scram_control.h"
 
 #include <algorithm>
@@ -18,23 +20,6 @@ namespace strata::controller {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-int32_t Code(ErrorCode c) { return static_cast<int32_t>(c); }
-
-template <typename Response>
-bool RefuseIfNotActive(const std::optional<int32_t>& leader, Response* response) {
-  if (!leader) return false;
-  response->set_error_code(Code(ErrorCode::kNotController));
-  response->set_error_message(absl::StrCat("not the active controller; the leader is ", *leader));
-  response->set_controller_id(*leader);
-  return true;
-}
-
-template <typename Response>
-void SetOutcome(const Outcome& o, Response* r) {
-  r->set_error_code(Code(o.code));
-  r->set_error_message(o.message);
-}
 
 // A request from a broker names its current registration, or STALE_BROKER_EPOCH.
 Outcome CheckBrokerEpoch(const MetadataImage& image, BrokerId broker, int64_t broker_epoch) {
@@ -58,18 +43,6 @@ Outcome CheckRegistration(const MetadataImage& image, BrokerId broker, int64_t b
                                                        it->second.registration().broker_epoch())};
   }
   return {};
-}
-
-// Every known topic config: the value set (from `set`) or the default.
-void AddTopicConfigEntries(const std::map<std::string, std::string>& set,
-                           google::protobuf::RepeatedPtrField<admin::v1::ConfigEntry>* out) {
-  for (const storage::TopicSetting& setting : storage::TopicSettings()) {
-    admin::v1::ConfigEntry* e = out->Add();
-    e->set_name(setting.name);
-    auto v = set.find(setting.name);
-    e->set_value(v == set.end() ? setting.default_value : v->second);
-    e->set_is_default(v == set.end());
-  }
 }
 
 // A created topic as Kafka's CreateTopics v5+ describes it, from the records that create
@@ -291,84 +264,6 @@ admin::v1::CreatePartitionsResponse QuorumController::CreatePartitions(const adm
   return response;
 }
 
-admin::v1::DescribeClusterResponse QuorumController::DescribeCluster() {
-  admin::v1::DescribeClusterResponse response;
-  raft::RaftNodeStatus st = node_.status();
-  response.set_controller_id(st.leader);
-  response.set_cluster_id(options_.cluster_id);
-  store_.WithImage([&](const MetadataImage& image) {
-    for (const auto& [id, b] : image.brokers()) {
-      admin::v1::BrokerDescription* d = response.add_brokers();
-      d->set_broker_id(id);
-      *d->mutable_endpoints() = b.registration().endpoints();
-      d->set_rack(b.registration().rack());
-      d->set_fenced(b.fenced());
-      d->set_in_controlled_shutdown(b.in_controlled_shutdown());
-      d->set_broker_epoch(b.registration().broker_epoch());
-      d->set_offline_log_dirs(b.offline_log_dirs_size());
-    }
-    return 0;
-  });
-  return response;
-}
-
-admin::v1::DescribeTopicsResponse QuorumController::DescribeTopics(const admin::v1::DescribeTopicsRequest& request) {
-  admin::v1::DescribeTopicsResponse response;
-  response.set_controller_id(node_.status().leader);
-  std::map<BrokerId, std::set<std::string>> tier_state_failing;
-  {
-    absl::MutexLock s(&sessions_mu_);
-    tier_state_failing = tier_state_failing_;
-  }
-  store_.WithImage([&](const MetadataImage& image) {
-    auto describe = [&](const TopicState& t) {
-      admin::v1::TopicDescription* d = response.add_topics();
-      d->set_name(t.name);
-      d->set_topic_id(t.id);
-      for (const auto& [pid, p] : t.partitions) {
-        admin::v1::PartitionDescription* pd = d->add_partitions();
-        pd->set_partition_id(pid);
-        pd->set_leader(p.leader());
-        pd->set_leader_epoch(p.leader_epoch());
-        *pd->mutable_replicas() = p.replicas();
-        *pd->mutable_isr() = p.isr();
-        for (int i = 0; i < p.replicas_size(); ++i) {
-          if (!ReplicaAvailable(image, p, p.replicas(i), i)) pd->add_offline_replicas(p.replicas(i));
-        }
-        for (int32_t replica : p.replicas()) {
-          auto failing = tier_state_failing.find(replica);
-          if (failing != tier_state_failing.end() && failing->second.count(absl::StrCat(t.name, "-", pid))) {
-            pd->add_tier_state_failing_replicas(replica);
-          }
-        }
-        const RemoteLogSegments* remote = image.FindRemoteSegments(t.id, pid);
-        if (request.include_remote_segments() && remote != nullptr) {
-          for (const auto& [id, s] : remote->segments()) *pd->add_remote_segments() = s;
-        }
-      }
-    };
-    if (request.names().empty()) {
-      std::vector<const TopicState*> all;
-      for (const auto& [id, t] : image.topics()) all.push_back(&t);
-      std::sort(all.begin(), all.end(), [](const TopicState* a, const TopicState* b) { return a->name < b->name; });
-      for (const TopicState* t : all) describe(*t);
-    }
-    for (const std::string& name : request.names()) {
-      const TopicState* t = image.FindTopic(name);
-      if (t != nullptr) {
-        describe(*t);
-        continue;
-      }
-      admin::v1::TopicDescription* d = response.add_topics();
-      d->set_name(name);
-      d->set_error_code(Code(ErrorCode::kUnknownTopicOrPartition));
-      d->set_error_message(absl::StrCat("topic '", name, "' does not exist"));
-    }
-    return 0;
-  });
-  return response;
-}
-
 admin::v1::ElectLeadersResponse QuorumController::ElectLeaders(const admin::v1::ElectLeadersRequest& request) {
   admin::v1::ElectLeadersResponse response;
   RunAdminWrite(&response, response.mutable_results(), [&](const MetadataImage& image, Writes& writes) {
@@ -410,50 +305,34 @@ admin::v1::ElectLeadersResponse QuorumController::ElectLeaders(const admin::v1::
   return response;
 }
 
-admin::v1::DescribeQuorumResponse QuorumController::DescribeQuorum() {
-  admin::v1::DescribeQuorumResponse response;
-  raft::RaftNodeStatus st = node_.status();
-  response.set_controller_id(st.leader);
-  response.set_leader_id(st.leader);
-  response.set_leader_epoch(st.term);
-  response.set_high_watermark(st.commit);
-  for (int32_t v : options_.voters) response.add_voters(v);
-  if (st.role != raft::Role::kLeader) return response;
-  for (const raft::RaftNodeStatus::VoterState& v : st.voters) {
-    auto* r = response.add_voter_states();
-    r->set_replica_id(v.id);
-    r->set_log_end_offset(v.match > 0 ? v.match : -1);  // 0: nothing known of its log yet
-    r->set_last_fetch_timestamp(v.last_fetch_unix_ms);
-    r->set_last_caught_up_timestamp(v.last_caught_up_unix_ms);
-  }
-  {
-    // Brokers do not fetch the metadata log, they follow it through heartbeats and the
-    // session stream: the heartbeat is their "fetch", what it says they applied their
-    // log end offset, and they are caught up when that reaches the commit index.
-    absl::MutexLock s(&sessions_mu_);
-    int64_t now = absl::ToUnixMillis(absl::Now());
-    Clock::time_point steady_now = Clock::now();
-    for (const auto& [id, at] : last_heartbeat_) {
-      auto* o = response.add_observers();
-      o->set_replica_id(id);
-      auto applied = applied_metadata_offset_.find(id);
-      o->set_log_end_offset(applied == applied_metadata_offset_.end() ? -1 : applied->second);
-      int64_t heard = now - std::chrono::duration_cast<std::chrono::milliseconds>(steady_now - at).count();
-      o->set_last_fetch_timestamp(heard);
-      o->set_last_caught_up_timestamp(o->log_end_offset() >= st.commit ? heard : -1);
+admin::v1::AlterPartitionReassignmentsResponse QuorumController::AlterPartitionReassignments(
+    const admin::v1::AlterPartitionReassignmentsRequest& request) {
+  admin::v1::AlterPartitionReassignmentsResponse response;
+  RunAdminWrite(&response, response.mutable_results(), [&](const MetadataImage& image, Writes& writes) {
+    std::set<std::pair<std::string, int32_t>> named;
+    for (const auto& r : request.partitions()) {
+      admin::v1::PartitionResult* result = response.add_results();
+      result->set_topic(r.topic());
+      result->set_partition_id(r.partition_id());
+      const TopicState* t = image.FindTopic(r.topic());
+      const pb::Partition* p = t == nullptr ? nullptr : image.FindPartition(t->id, r.partition_id());
+      if (p == nullptr) {
+        SetOutcome(Outcome{ErrorCode::kUnknownTopicOrPartition,
+                           absl::StrCat("partition ", r.topic(), "-", r.partition_id(), " does not exist")},
+                   result);
+        continue;
+      }
+      if (!named.emplace(r.topic(), r.partition_id()).second) {
+        SetOutcome(Outcome{ErrorCode::kInvalidRequest, "partition named twice"}, result);
+        continue;
+      }
+      std::optional<std::vector<BrokerId>> target;
+      if (!r.cancel()) target.emplace(r.replicas().begin(), r.replicas().end());
+      Plan plan = PlanReassignment(image, *t, *p, target, request.allow_replication_factor_change());
+      SetOutcome(plan.outcome, result);
+      if (plan.outcome.ok() && !plan.records.empty()) writes.Add(response.results_size() - 1, std::move(plan.records));
     }
-  }
-  for (const auto& [id, address] : options_.voter_addresses) {
-    size_t colon = address.rfind(':');
-    int32_t port = 0;
-    if (colon == std::string::npos || !absl::SimpleAtoi(address.substr(colon + 1), &port)) continue;
-    auto* node = response.add_nodes();
-    node->set_node_id(id);
-    auto* listener = node->add_listeners();
-    listener->set_name("CONTROLLER");
-    listener->set_host(address.substr(0, colon));
-    listener->set_port(port);
-  }
+  });
   return response;
 }
 
@@ -471,37 +350,6 @@ admin::v1::AlterConfigsResponse QuorumController::AlterConfigs(const admin::v1::
   return response;
 }
 
-admin::v1::DescribeConfigsResponse QuorumController::DescribeConfigs(const admin::v1::DescribeConfigsRequest& request) {
-  admin::v1::DescribeConfigsResponse response;
-  response.set_controller_id(node_.status().leader);
-  store_.WithImage([&](const MetadataImage& image) {
-    for (const auto& resource : request.resources()) {
-      auto* result = response.add_results();
-      *result->mutable_resource() = resource;
-      int type = resource.type() == admin::v1::ConfigResource::TOPIC ? pb::Config::TOPIC : pb::Config::BROKER;
-      if (resource.type() == admin::v1::ConfigResource::TOPIC && image.FindTopic(resource.name()) == nullptr) {
-        SetOutcome(Outcome{ErrorCode::kUnknownTopicOrPartition, absl::StrCat("topic '", resource.name(), "' does not exist")},
-                   result);
-        continue;
-      }
-      std::map<std::string, std::string> set;
-      auto c = image.configs().find({type, resource.name()});
-      if (c != image.configs().end()) set = c->second;
-      if (resource.type() == admin::v1::ConfigResource::TOPIC) {
-        AddTopicConfigEntries(set, result->mutable_entries());
-      } else {
-        for (const auto& [name, value] : set) {
-          auto* e = result->add_entries();
-          e->set_name(name);
-          e->set_value(value);
-        }
-      }
-    }
-    return 0;
-  });
-  return response;
-}
-
 admin::v1::AlterUserScramCredentialsResponse QuorumController::AlterUserScramCredentials(
     const admin::v1::AlterUserScramCredentialsRequest& request) {
   admin::v1::AlterUserScramCredentialsResponse response;
@@ -515,27 +363,6 @@ admin::v1::AlterUserScramCredentialsResponse QuorumController::AlterUserScramCre
   });
   return response;
 }
-
-admin::v1::DescribeUserScramCredentialsResponse QuorumController::DescribeUserScramCredentials(
-    const admin::v1::DescribeUserScramCredentialsRequest& request) {
-  admin::v1::DescribeUserScramCredentialsResponse response = store_.WithImage(
-      [&](const MetadataImage& image) { return controller::DescribeUserScramCredentials(image, request); });
-  response.set_controller_id(node_.status().leader);
-  return response;
-}
-
-namespace {
-
-// SECURITY_DISABLED for an ACL call of a cluster without an authorizer, as Kafka.
-template <typename Response>
-bool SecurityDisabled(bool authorizer_enabled, Response* response) {
-  if (authorizer_enabled) return false;
-  response->set_error_code(static_cast<int32_t>(ErrorCode::kSecurityDisabled));
-  response->set_error_message("no authorizer is configured (authorizer.class.name)");
-  return true;
-}
-
-}  // namespace
 
 admin::v1::CreateAclsResponse QuorumController::CreateAcls(const admin::v1::CreateAclsRequest& request) {
   admin::v1::CreateAclsResponse response;
@@ -566,23 +393,6 @@ admin::v1::DeleteAclsResponse QuorumController::DeleteAcls(const admin::v1::Dele
       }
     }
   });
-  return response;
-}
-
-admin::v1::DescribeAclsResponse QuorumController::DescribeAcls(const admin::v1::DescribeAclsRequest& request) {
-  admin::v1::DescribeAclsResponse response;
-  response.set_controller_id(node_.status().leader);
-  if (SecurityDisabled(options_.authorizer_enabled, &response)) return response;
-  security::AclFilter filter = FromProto(request.filter());
-  if (std::optional<std::string> why = security::InvalidFilter(filter)) {
-    response.set_error_code(static_cast<int32_t>(ErrorCode::kInvalidRequest));
-    response.set_error_message(*why);
-    return response;
-  }
-  for (const security::AclBinding& b :
-       store_.WithImage([&](const MetadataImage& image) { return image.security().MatchingAcls(filter); })) {
-    *response.add_acls() = ToProto(b);
-  }
   return response;
 }
 

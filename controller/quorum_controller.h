@@ -62,6 +62,11 @@ class QuorumController {
   admin::v1::DescribeQuorumResponse DescribeQuorum();
   admin::v1::AlterConfigsResponse AlterConfigs(const admin::v1::AlterConfigsRequest& request);
   admin::v1::DescribeConfigsResponse DescribeConfigs(const admin::v1::DescribeConfigsRequest& request);
+  // Partition reassignments (reassignment.h). The list is the active controller's.
+  admin::v1::AlterPartitionReassignmentsResponse AlterPartitionReassignments(
+      const admin::v1::AlterPartitionReassignmentsRequest& request);
+  admin::v1::ListPartitionReassignmentsResponse ListPartitionReassignments(
+      const admin::v1::ListPartitionReassignmentsRequest& request);
   // SCRAM credentials (scram_control.h).
   admin::v1::AlterUserScramCredentialsResponse AlterUserScramCredentials(
       const admin::v1::AlterUserScramCredentialsRequest& request);

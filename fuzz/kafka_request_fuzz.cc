@@ -8,6 +8,7 @@
 #include "proto/kafka/alter_configs.h"
 #include "proto/kafka/delete_records.h"
 #include "proto/kafka/describe_log_dirs.h"
+#include "proto/kafka/partition_reassignments.h"
 #include "proto/kafka/api_versions.h"
 #include "proto/kafka/consumer_protocol.h"
 #include "proto/kafka/create_partitions.h"
@@ -230,6 +231,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case ApiKey::kDescribeLogDirs:
       if (Within(v, 0, 5)) DecodeAndReencode(body, v, ReadDescribeLogDirsRequest, WriteDescribeLogDirsRequest);
+      break;
+    case ApiKey::kAlterPartitionReassignments:
+      if (Within(v, 0, 1)) {
+        DecodeAndReencode(body, v, ReadAlterPartitionReassignmentsRequest, WriteAlterPartitionReassignmentsRequest);
+      }
+      break;
+    case ApiKey::kListPartitionReassignments:
+      if (Within(v, 0, 0)) {
+        DecodeAndReencode(body, v, ReadListPartitionReassignmentsRequest, WriteListPartitionReassignmentsRequest);
+      }
       break;
     // Transactions (issue 37).
     case ApiKey::kAddPartitionsToTxn:

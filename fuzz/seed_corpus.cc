@@ -16,6 +16,7 @@
 #include "proto/kafka/alter_configs.h"
 #include "proto/kafka/delete_records.h"
 #include "proto/kafka/describe_log_dirs.h"
+#include "proto/kafka/partition_reassignments.h"
 #include "proto/kafka/api_versions.h"
 #include "proto/kafka/consumer_protocol.h"
 #include "proto/kafka/describe_quorum.h"
@@ -351,6 +352,17 @@ int main(int argc, char** argv) {
     SaveRequest(requests, ApiKey::kDescribeLogDirs, v,
                 [&](int16_t v, Writer& w) { WriteDescribeLogDirsRequest(log_dirs, v, w); });
   }
+  AlterPartitionReassignmentsRequest reassign;
+  reassign.topics.push_back({"orders", {{0, std::vector<int32_t>{2, 3, 4}}, {1, std::nullopt}}});
+  for (int16_t v = 0; v <= 1; ++v) {
+    SaveRequest(requests, ApiKey::kAlterPartitionReassignments, v,
+                [&](int16_t v, Writer& w) { WriteAlterPartitionReassignmentsRequest(reassign, v, w); });
+  }
+  ListPartitionReassignmentsRequest list_reassignments;
+  list_reassignments.topics.emplace();
+  list_reassignments.topics->push_back({"orders", {0, 1}});
+  SaveRequest(requests, ApiKey::kListPartitionReassignments, 0,
+              [&](int16_t v, Writer& w) { WriteListPartitionReassignmentsRequest(list_reassignments, v, w); });
   Save(batches, "plain", Batch(1));
   Save(batches, "several_records", Batch(7));
   Save(batches, "idempotent", Batch(4, 42));

@@ -35,7 +35,7 @@ security::AclOperation AdminRpcOperation(absl::string_view rpc) {
   if (rpc == "DescribeConfigs") return Op::kDescribeConfigs;
   if (rpc == "AlterConfigs") return Op::kAlterConfigs;
   if (rpc == "CreateTopics") return Op::kCreate;
-  if (absl::StartsWith(rpc, "Describe")) return Op::kDescribe;
+  if (absl::StartsWith(rpc, "Describe") || absl::StartsWith(rpc, "List")) return Op::kDescribe;
   return Op::kAlter;
 }
 

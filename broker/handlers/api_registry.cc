@@ -28,6 +28,7 @@
 #include "broker/handlers/offset_delete_handler.h"
 #include "broker/handlers/offset_fetch_handler.h"
 #include "broker/handlers/offset_for_leader_epoch_handler.h"
+#include "broker/handlers/partition_reassignments_handler.h"
 #include "broker/handlers/produce_handler.h"
 #include "broker/handlers/acls_handler.h"
 #include "broker/handlers/sasl_handlers.h"
@@ -69,6 +70,8 @@ const std::vector<ApiEntry>& ApiRegistry() {
         {ApiKey::kCreatePartitions, 0, 3, &HandleCreatePartitions},
         {ApiKey::kDescribeCluster, 0, 1, &HandleDescribeCluster},
         {ApiKey::kElectLeaders, 0, 2, &HandleElectLeaders},
+        {ApiKey::kAlterPartitionReassignments, 0, 1, &HandleAlterPartitionReassignments},
+        {ApiKey::kListPartitionReassignments, 0, 0, &HandleListPartitionReassignments},
         {ApiKey::kDescribeQuorum, 0, 2, &HandleDescribeQuorum},
         // The classic consumer-group protocol (group_coordinator.h).
         {ApiKey::kOffsetCommit, 0, 9, &HandleOffsetCommit},

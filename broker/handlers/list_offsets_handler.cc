@@ -180,10 +180,10 @@ kafka::ListOffsetsResponse AnswerListOffsets(const KafkaApisContext& context, co
         // On a reader thread when the remote tier is involved (HandleListOffsets).
         OffsetAndEpoch local = *found;
         found = SearchBothTiers(context, **partition, p.timestamp, before, local);
-        if (!found.ok() && KafkaErrorCodeOf(found.status()) == kafka::ErrorCode::kOffsetNotAvailable &&
-            version < 5) {
-          found = KafkaError(kafka::ErrorCode::kLeaderNotAvailable, found.status().message());
-        }
+      }
+      // OFFSET_NOT_AVAILABLE came with v5; older clients retry LEADER_NOT_AVAILABLE.
+      if (!found.ok() && KafkaErrorCodeOf(found.status()) == kafka::ErrorCode::kOffsetNotAvailable && version < 5) {
+        found = KafkaError(kafka::ErrorCode::kLeaderNotAvailable, found.status().message());
       }
       if (!found.ok()) {
         fail(found.status());

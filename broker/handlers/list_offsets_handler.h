@@ -13,7 +13,10 @@
 // a replica rebuilt or recreated at its leader's end, a follower past the remote
 // prune) and hold no match, or when the range moved during the search (a truncation, a
 // rebuild, a log start move: SearchRange), it answers the retriable OFFSET_NOT_AVAILABLE
-// (LEADER_NOT_AVAILABLE before v5), counted by reason. Any replica that answers
+// (LEADER_NOT_AVAILABLE before v5), counted by reason. So does a leader whose high
+// watermark has not reached the start of its leader epoch yet (a new leader, before its
+// followers fetched in the epoch), as Kafka's: its high watermark would name an offset
+// below records already acknowledged. Any replica that answers
 // (a follower serving a rack-aware consumer too) applies the rule. Each answer carries the leader epoch that wrote the offset (v4+);
 // current_leader_epoch is checked (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH).
 // Thread-safe.

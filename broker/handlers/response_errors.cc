@@ -81,6 +81,15 @@ void CountErrors(const kafka::DescribeQuorumResponse& r, ErrorCounts& counts) {
   CountNested(r.topics, &kafka::DescribeQuorumResponse::Topic::partitions, counts);
 }
 
+void CountErrors(const kafka::AlterPartitionReassignmentsResponse& r, ErrorCounts& counts) {
+  CountError(counts, r.error_code);
+  CountNested(r.responses, &kafka::AlterPartitionReassignmentsResponse::Topic::partitions, counts);
+}
+
+void CountErrors(const kafka::ListPartitionReassignmentsResponse& r, ErrorCounts& counts) {
+  CountError(counts, r.error_code);
+}
+
 void CountErrors(const kafka::FindCoordinatorResponse& r, ErrorCounts& counts) {
   CountError(counts, r.error_code);
   CountEach(r.coordinators, counts);

@@ -35,6 +35,7 @@
 #include "proto/kafka/offset_delete.h"
 #include "proto/kafka/offset_fetch.h"
 #include "proto/kafka/offset_for_leader_epoch.h"
+#include "proto/kafka/partition_reassignments.h"
 #include "proto/kafka/acls.h"
 #include "proto/kafka/add_offsets_to_txn.h"
 #include "proto/kafka/add_partitions_to_txn.h"
@@ -70,6 +71,8 @@ void CountErrors(const proto::kafka::DescribeConfigsResponse& response, ErrorCou
 void CountErrors(const proto::kafka::DescribeClusterResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::ElectLeadersResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::DescribeQuorumResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::AlterPartitionReassignmentsResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::ListPartitionReassignmentsResponse& response, ErrorCounts& counts);
 // The transaction APIs.
 void CountErrors(const proto::kafka::AddPartitionsToTxnResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::AddOffsetsToTxnResponse& response, ErrorCounts& counts);

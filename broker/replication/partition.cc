@@ -449,6 +449,18 @@ absl::StatusOr<OffsetAndEpoch> Partition::FetchOffsetForTimestamp(int64_t timest
                                                                   std::optional<int32_t> current_leader_epoch) const {
   absl::ReaderMutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckEpochLocked(current_leader_epoch, true));
+  if (isolation != FetchIsolation::kLogEnd && IsLeaderLocked()) {
+    // A new leader's high watermark may still be below the start of its epoch (it moves
+    // once its followers fetch in the epoch): answering it would name an offset below
+    // records already acknowledged. Kafka answers OFFSET_NOT_AVAILABLE (retriable) then.
+    std::optional<storage::EpochEntry> epoch = log_->leader_epoch_cache().Latest();
+    if (epoch && epoch->epoch == state_.leader_epoch && epoch->start_offset > log_->high_watermark()) {
+      return KafkaError(kafka::ErrorCode::kOffsetNotAvailable,
+                        absl::StrCat("the high watermark ", log_->high_watermark(), " of ", tp_.DirName(),
+                                     " has not reached the start ", epoch->start_offset, " of leader epoch ",
+                                     epoch->epoch, " yet"));
+    }
+  }
   int64_t bound = isolation == FetchIsolation::kLogEnd        ? log_->log_end_offset()
                   : isolation == FetchIsolation::kTxnCommitted ? log_->last_stable_offset()
                                                                : log_->high_watermark();

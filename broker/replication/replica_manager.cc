@@ -510,6 +510,7 @@ void ReplicaManager::ApplyImage(const controller::MetadataImage& image, const Me
     }
   }
   ForgetUnwanted(scope, walk);
+  if (delta.full) DeleteStrayLogs();
   std::function<void(const storage::TopicPartition&)> callback;
   {
     absl::MutexLock lock(&mu_);
@@ -739,6 +740,24 @@ void ReplicaManager::OnLogDirOffline(const std::string& dir) {
                 offline.size(), absl::StrJoin(offline, ",", [](std::string* out, const storage::TopicPartition& tp) {
                   out->append(tp.DirName());
                 }));
+}
+
+void ReplicaManager::DeleteStrayLogs() {
+  std::vector<storage::TopicPartition> on_disk = options_.logs->partitions();
+  std::vector<storage::TopicPartition> stray;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const storage::TopicPartition& tp : on_disk) {
+      if (!hosted_.count(tp) && !unopened_.count(tp)) stray.push_back(tp);
+    }
+  }
+  for (const storage::TopicPartition& tp : stray) {
+    spdlog::info("broker {}: deleting {}: the metadata places it on other brokers only (a stray replica)",
+                 options_.broker_id, tp.DirName());
+    if (absl::Status s = options_.logs->DeleteLog(tp); !s.ok()) {
+      spdlog::error("broker {}: deleting stray replica {}: {}", options_.broker_id, tp.DirName(), s.ToString());
+    }
+  }
 }
 
 void ReplicaManager::DropPartition(const storage::TopicPartition& tp, Hosted hosted) {

@@ -248,6 +248,11 @@ class ReplicaManager final : public FollowerPartitions {
   // Drops what the scope covers and the walk did not want (a deleted topic, a replica
   // moved away), and sets the ISR eligibility of what it covers.
   void ForgetUnwanted(const ApplyScope& scope, ImageWalk& walk);
+  // After a full apply: deletes every log on disk that the image does not place here —
+  // a stray replica (Kafka's name), left by a reassignment or a topic deletion that
+  // happened while this broker was down. The first full apply holds this process's own
+  // registration (the broker waits for it), so every partition placed here then is in it.
+  void DeleteStrayLogs();
   // The log of tp for topic_id: existing (when its partition.metadata agrees) or new.
   absl::StatusOr<storage::Log*> OpenLog(const storage::TopicPartition& tp, const std::string& topic_id,
                                         const storage::LogConfig& config, const std::string& directory_id);

@@ -28,6 +28,7 @@ const std::map<int16_t, ApiInfo>& Apis() {
       {65, {"DescribeTransactions", 0}}, {66, {"ListTransactions", 0}},
       {33, {"AlterConfigs", 2}},         {44, {"IncrementalAlterConfigs", 1}},
       {21, {"DeleteRecords", 2}},        {35, {"DescribeLogDirs", 2}},
+      {45, {"AlterPartitionReassignments", 0}}, {46, {"ListPartitionReassignments", 0}},
   };
   return *apis;
 }

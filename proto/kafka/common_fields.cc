@@ -14,6 +14,22 @@ std::vector<int32_t> ReadInt32Array(Reader& r, bool flexible, const char* field)
   return values;
 }
 
+void WriteNullableInt32Array(const std::optional<std::vector<int32_t>>& values, bool flexible, Writer& w) {
+  if (!values) {
+    w.ArrayLength(-1, flexible);
+    return;
+  }
+  WriteInt32Array(*values, flexible, w);
+}
+
+std::optional<std::vector<int32_t>> ReadNullableInt32Array(Reader& r, bool flexible, const char* field) {
+  int32_t n = r.ArrayLength(flexible, field);
+  if (n < 0) return std::nullopt;
+  std::vector<int32_t> values;
+  for (int32_t i = 0; i < n && r.ok(); ++i) values.push_back(r.Int32(field));
+  return values;
+}
+
 void WriteStringArray(const std::vector<std::string>& values, bool flexible, Writer& w) {
   w.ArrayLength(static_cast<int32_t>(values.size()), flexible);
   for (const std::string& v : values) w.String(v, flexible);

@@ -27,6 +27,8 @@ enum class ConfigSource : int8_t {
 void WriteInt32Array(const std::vector<int32_t>& values, bool flexible, Writer& writer);
 // A null array reads as empty; the caller checks nullability where the schema forbids it.
 std::vector<int32_t> ReadInt32Array(Reader& reader, bool flexible, const char* field);
+void WriteNullableInt32Array(const std::optional<std::vector<int32_t>>& values, bool flexible, Writer& writer);
+std::optional<std::vector<int32_t>> ReadNullableInt32Array(Reader& reader, bool flexible, const char* field);
 
 void WriteStringArray(const std::vector<std::string>& values, bool flexible, Writer& writer);
 std::vector<std::string> ReadStringArray(Reader& reader, bool flexible, const char* field);

@@ -42,6 +42,7 @@ absl::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kInvalidUpdateVersion: return "INVALID_UPDATE_VERSION";
     case ErrorCode::kEligibleLeadersNotAvailable: return "ELIGIBLE_LEADERS_NOT_AVAILABLE";
     case ErrorCode::kElectionNotNeeded: return "ELECTION_NOT_NEEDED";
+    case ErrorCode::kNoReassignmentInProgress: return "NO_REASSIGNMENT_IN_PROGRESS";
     case ErrorCode::kUnknownTopicId: return "UNKNOWN_TOPIC_ID";
     case ErrorCode::kDuplicateBrokerRegistration: return "DUPLICATE_BROKER_REGISTRATION";
     case ErrorCode::kBrokerIdNotRegistered: return "BROKER_ID_NOT_REGISTERED";

@@ -47,6 +47,7 @@ enum class ErrorCode : int16_t {
   kInvalidUpdateVersion = 95,
   kEligibleLeadersNotAvailable = 83,
   kElectionNotNeeded = 84,
+  kNoReassignmentInProgress = 85,
   kUnknownTopicId = 100,
   kDuplicateBrokerRegistration = 101,
   kBrokerIdNotRegistered = 102,

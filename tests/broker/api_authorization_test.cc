@@ -38,6 +38,7 @@
 #include "proto/kafka/offset_delete.h"
 #include "proto/kafka/offset_fetch.h"
 #include "proto/kafka/offset_for_leader_epoch.h"
+#include "proto/kafka/partition_reassignments.h"
 #include "proto/kafka/produce.h"
 #include "proto/kafka/scram_credentials.h"
 #include "proto/kafka/sync_group.h"
@@ -209,6 +210,25 @@ std::vector<ApiCase> Cases() {
       "DescribeLogDirs", ApiKey::kDescribeLogDirs, 4, kafka::DescribeLogDirsRequest{},
       kafka::WriteDescribeLogDirsRequest, kafka::ReadDescribeLogDirsResponse, [](const auto& x) { return x.error_code; },
       Op::kDescribe, RT::kCluster, cluster, ErrorCode::kClusterAuthorizationFailed));
+  {
+    kafka::AlterPartitionReassignmentsRequest r;
+    r.topics.push_back({"orders", {{0, std::nullopt}}});
+    r.timeout_ms = 1;
+    cases.push_back(Case<kafka::AlterPartitionReassignmentsRequest, kafka::AlterPartitionReassignmentsResponse>(
+        "AlterPartitionReassignments", ApiKey::kAlterPartitionReassignments, 1, r,
+        kafka::WriteAlterPartitionReassignmentsRequest, kafka::ReadAlterPartitionReassignmentsResponse,
+        [](const auto& x) { return x.responses.at(0).partitions.at(0).error_code; }, Op::kAlter, RT::kCluster, cluster,
+        ErrorCode::kClusterAuthorizationFailed));
+  }
+  {
+    kafka::ListPartitionReassignmentsRequest r;
+    r.timeout_ms = 1;
+    cases.push_back(Case<kafka::ListPartitionReassignmentsRequest, kafka::ListPartitionReassignmentsResponse>(
+        "ListPartitionReassignments", ApiKey::kListPartitionReassignments, 0, r,
+        kafka::WriteListPartitionReassignmentsRequest, kafka::ReadListPartitionReassignmentsResponse,
+        [](const auto& x) { return x.error_code; }, Op::kDescribe, RT::kCluster, cluster,
+        ErrorCode::kClusterAuthorizationFailed));
+  }
   cases.push_back(Case<kafka::DescribeClusterRequest, kafka::DescribeClusterResponse>(
       "DescribeCluster", ApiKey::kDescribeCluster, 1, kafka::DescribeClusterRequest{}, kafka::WriteDescribeClusterRequest,
       kafka::ReadDescribeClusterResponse, [](const auto& x) { return x.error_code; }, Op::kDescribe, RT::kCluster,

@@ -250,6 +250,33 @@ TEST_F(IncrementalApplyTest, AReplicaMovedAwayIsDropped) {
   EXPECT_EQ(replicas().partitions().size(), 4u);
 }
 
+TEST_F(IncrementalApplyTest, AFullApplyDeletesLogsTheImagePlacesOnOtherBrokersOnly) {
+  // Logs this broker held before it stopped: one of a partition moved away meanwhile,
+  // one of a topic deleted meanwhile (the image never hears of them here again).
+  ASSERT_TRUE(services_.logs().GetOrCreateLog({"a", 1}).ok());
+  ASSERT_TRUE(services_.logs().GetOrCreateLog({"gone", 0}).ok());
+  std::vector<pb::MetadataRecord> records{testing::RegisterBrokerRecord(1), testing::RegisterBrokerRecord(2),
+                                          testing::RegisterBrokerRecord(3)};
+  for (auto& r : TopicOnThreeBrokers("a", Id('a'), 3)) records.push_back(std::move(r));
+  for (auto& r : records) {
+    if (r.has_partition() && r.partition().partition_id() == 1) {
+      r.mutable_partition()->clear_replicas();
+      r.mutable_partition()->clear_isr();
+      for (int32_t b : {2, 3}) {
+        r.mutable_partition()->add_replicas(b);
+        r.mutable_partition()->add_isr(b);
+      }
+      r.mutable_partition()->set_leader(2);
+    }
+  }
+  ApplyFull(Batch(std::move(records)));
+  EXPECT_EQ(services_.logs().GetLog({"a", 1}), nullptr);
+  EXPECT_EQ(services_.logs().GetLog({"gone", 0}), nullptr);
+  EXPECT_NE(services_.logs().GetLog({"a", 0}), nullptr);
+  EXPECT_NE(services_.logs().GetLog({"a", 2}), nullptr);
+  EXPECT_EQ(replicas().partitions().size(), 2u);
+}
+
 TEST_F(IncrementalApplyTest, ABrokerRecordWalksEveryPartition) {
   TwoTopics();
   const int64_t walked = replicas().image_apply_partitions();

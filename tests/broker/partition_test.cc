@@ -55,6 +55,29 @@ TEST_F(PartitionTest, TheHighWatermarkIsTheSmallestLogEndOfTheIsr) {
   EXPECT_EQ(p.high_watermark(), 10);
 }
 
+TEST_F(PartitionTest, ALeaderWhoseHighWatermarkIsBelowItsEpochStartAnswersNoLatestOffsetYet) {
+  Partition p({"orders", 0}, 1, log_.get());
+  ASSERT_TRUE(p.Update(Led({1, 2, 3}), 0).ok());
+  Append(p, 10);
+  p.UpdateFollowerFetchState(2, 10, 10, 1);
+  p.UpdateFollowerFetchState(3, 4, 10, 1);
+  ASSERT_EQ(p.high_watermark(), 4);
+  // A new epoch (as a reassignment's, or a leader elected anew) starts at offset 10.
+  // (-1: the latest offset.)
+  ASSERT_TRUE(p.Update(Led({1, 2}, 1), 0).ok());
+  ASSERT_EQ(p.high_watermark(), 4);
+  auto latest = p.FetchOffsetForTimestamp(-1, FetchIsolation::kHighWatermark, std::nullopt);
+  ASSERT_FALSE(latest.ok());
+  EXPECT_EQ(KafkaErrorCodeOf(latest.status()), proto::kafka::ErrorCode::kOffsetNotAvailable);
+  // A replica's own lookup (the log end) is answered.
+  EXPECT_TRUE(p.FetchOffsetForTimestamp(-1, FetchIsolation::kLogEnd, std::nullopt).ok());
+  // Once the follower fetched in the epoch, the high watermark is past its start.
+  p.UpdateFollowerFetchState(2, 10, 10, 1);
+  latest = p.FetchOffsetForTimestamp(-1, FetchIsolation::kHighWatermark, std::nullopt);
+  ASSERT_TRUE(latest.ok()) << latest.status();
+  EXPECT_EQ(latest->offset, 10);
+}
+
 TEST_F(PartitionTest, AFollowerThatStopsCatchingUpLeavesAndOneThatCatchesUpReturns) {
   Partition p({"orders", 0}, 1, log_.get());
   ASSERT_TRUE(p.Update(Led({1, 2, 3}), /*now_ms=*/1000).ok());

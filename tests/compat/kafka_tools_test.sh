@@ -11,7 +11,8 @@
 # kafka-log-dirs --describe (each replica in a dir of its broker, with its size);
 # kafka-configs --describe of a topic and a broker, and --alter of a topic
 # (add, list value, delete, a bad value refused); kafka-leader-election
-# bringing a partition's leadership back to its preferred replica after a kill -9.
+# bringing a partition's leadership back to its preferred replica after a kill -9;
+# kafka-reassign-partitions --generate, --execute and --verify.
 # Usage: kafka_tools_test.sh <bin dir> <strata-cluster>
 set -euo pipefail
 export STRATA_BIN_DIR=${1:?usage: $0 <bin dir> <strata-cluster>}
@@ -145,6 +146,36 @@ tool org.apache.kafka.tools.LeaderElectionCommand --bootstrap-server "$BS" --ele
   fail "kafka-leader-election when no election is needed"
 "$S" topics delete configured > /dev/null
 "$S" topics delete elect > /dev/null
+
+# kafka-reassign-partitions: --generate proposes the topic over the brokers given;
+# --execute moves moving-0's first replica to the broker that did not hold it and
+# --verify says it completed, the replicas being the plan's. (--cancel needs a reassignment
+# held in progress: it comes with replication throttles. A broker paused with SIGSTOP
+# does not hold one here: an orphaned process group with a stopped member is sent
+# SIGCONT by the kernel when it becomes orphaned again, which the tool's processes do.)
+reassign() { tool org.apache.kafka.tools.reassign.ReassignPartitionsCommand "$@"; }
+replicas_of() { "$S" topics describe moving -o json | jq -c ".[0].partitions[] | select(.partition == $1) | .replicas"; }
+plan_for() { echo "{\"version\":1,\"partitions\":[{\"topic\":\"moving\",\"partition\":$1,\"replicas\":$2}]}"; }
+"$S" topics create moving --partitions 2 --replication-factor 2 > /dev/null
+echo '{"version":1,"topics":[{"topic":"moving"}]}' > "$DIR/moving-topics.json"
+generated=$(reassign --bootstrap-server "$BS" --generate --topics-to-move-json-file "$DIR/moving-topics.json" \
+  --broker-list 2,3,4)
+jq -e '[.partitions[] | .topic == "moving" and (.replicas | length == 2 and all(.[]; . >= 2 and . <= 4))]
+       | length == 2 and all' <<<"$(sed -n '/Proposed partition reassignment configuration/{n;p}' <<<"$generated")" \
+  > /dev/null || fail "kafka-reassign-partitions --generate: $generated"
+before=$(replicas_of 0)
+target=$(jq -c '[([2, 3, 4] - .)[0], .[1]]' <<<"$before")
+plan_for 0 "$target" > "$DIR/move.json"
+reassign --bootstrap-server "$BS" --execute --reassignment-json-file "$DIR/move.json" |
+  grep -q 'Successfully started partition reassignment for moving-0' || fail "kafka-reassign-partitions --execute"
+for _ in $(seq 60); do
+  verified=$(reassign --bootstrap-server "$BS" --verify --reassignment-json-file "$DIR/move.json" || true)
+  grep -q 'Reassignment of partition moving-0 is completed' <<<"$verified" && break
+  sleep 0.2
+done
+grep -q 'Reassignment of partition moving-0 is completed' <<<"$verified" || fail "kafka-reassign-partitions --verify: $verified"
+[[ $(replicas_of 0) == "$target" ]] || fail "moving-0 on $(replicas_of 0) after the reassignment, not $target"
+"$S" topics delete moving > /dev/null
 
 topics --delete --topic orders
 for _ in $(seq 100); do [[ -z $(topics --list --exclude-internal) ]] && break; sleep 0.1; done

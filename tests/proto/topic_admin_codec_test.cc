@@ -1,4 +1,5 @@
-// The topic admin APIs' codecs: CreateTopics (v0-v7), DeleteTopics (v0-v6) and
+// The topic admin APIs' codecs: CreateTopics (v0-v7), DeleteTopics (v0-v6),
+// AlterPartitionReassignments (v0-v1), ListPartitionReassignments (v0) and
 // CreatePartitions (v0-v3). Requests and responses round-trip at each boundary the
 // broker serves (first version, last classic, first flexible, last) and at the versions
 // where fields appear; nullable fields keep null apart from empty; hand-built bytes pin
@@ -13,6 +14,7 @@
 #include "proto/kafka/delete_records.h"
 #include "proto/kafka/delete_topics.h"
 #include "proto/kafka/describe_log_dirs.h"
+#include "proto/kafka/partition_reassignments.h"
 #include "proto/kafka/wire.h"
 #include "tests/proto/codec_checks.h"
 #include "tests/proto/hand_bytes.h"
@@ -411,6 +413,73 @@ TEST(KafkaDeleteRecords, BytesMatchTheProtocolLayout) {
   // throttle_time_ms, topics (name, partitions: index, low_watermark, error_code).
   EXPECT_EQ(Encode(resp, 0, WriteDeleteRecordsResponse),
             HandBytes().I32(0).Array(1).Str("t").Array(1).I32(1).I64(7).I16(1).str());
+}
+
+TEST(KafkaPartitionReassignments, RequestsAndResponsesRoundTripAtEveryVersion) {
+  AlterPartitionReassignmentsRequest alter;
+  alter.timeout_ms = 5000;
+  alter.allow_replication_factor_change = false;
+  alter.topics.push_back({"orders", {{0, Ids{4, 5, 6}}, {1, std::nullopt}, {2, Ids{}}}});
+  AlterPartitionReassignmentsResponse altered;
+  altered.throttle_time_ms = 3;
+  altered.allow_replication_factor_change = false;
+  altered.error_code = 0;
+  altered.responses.push_back({"orders", {{0, 0, std::nullopt}, {1, 85, std::string("none in progress")}}});
+  for (int16_t v = 0; v <= 1; ++v) {
+    SCOPED_TRACE(v);
+    // v0 has no allow flag: it reads back as its default (true).
+    AlterPartitionReassignmentsRequest want = alter;
+    AlterPartitionReassignmentsResponse want_response = altered;
+    if (v == 0) want.allow_replication_factor_change = want_response.allow_replication_factor_change = true;
+    auto back = DecodeWhole(Encode(alter, v, WriteAlterPartitionReassignmentsRequest), v,
+                            ReadAlterPartitionReassignmentsRequest);
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_EQ(*back, want);
+    auto r = DecodeWhole(Encode(altered, v, WriteAlterPartitionReassignmentsResponse), v,
+                         ReadAlterPartitionReassignmentsResponse);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(*r, want_response);
+  }
+  ListPartitionReassignmentsRequest all;
+  ListPartitionReassignmentsRequest named;
+  named.topics.emplace();
+  named.topics->push_back({"orders", {0, 2}});
+  for (const auto* req : {&all, &named}) {
+    auto back = DecodeWhole(Encode(*req, 0, WriteListPartitionReassignmentsRequest), 0,
+                            ReadListPartitionReassignmentsRequest);
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_EQ(*back, *req);
+  }
+  ListPartitionReassignmentsResponse listed;
+  listed.topics.push_back({"orders", {{0, {4, 5, 6, 1}, {4}, {1}}}});
+  auto r = DecodeWhole(Encode(listed, 0, WriteListPartitionReassignmentsResponse), 0,
+                       ReadListPartitionReassignmentsResponse);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(*r, listed);
+}
+
+TEST(KafkaPartitionReassignments, BytesMatchTheProtocolLayout) {
+  AlterPartitionReassignmentsRequest alter;
+  alter.timeout_ms = 9;
+  alter.topics.push_back({"t", {{1, Ids{2}}, {3, std::nullopt}}});
+  // timeout_ms, (v1) allow_replication_factor_change, topics (name, partitions (index,
+  // nullable replicas)); flexible.
+  EXPECT_EQ(Encode(alter, 1, WriteAlterPartitionReassignmentsRequest),
+            HandBytes().I32(9).Bool(true).CArray(1).CStr("t").CArray(2).I32(1).CArray(1).I32(2).NoTags()
+                .I32(3).CArray(-1).NoTags().NoTags().NoTags().str());
+  EXPECT_EQ(Encode(alter, 0, WriteAlterPartitionReassignmentsRequest),
+            HandBytes().I32(9).CArray(1).CStr("t").CArray(2).I32(1).CArray(1).I32(2).NoTags()
+                .I32(3).CArray(-1).NoTags().NoTags().NoTags().str());
+  ListPartitionReassignmentsResponse listed;
+  listed.topics.push_back({"t", {{1, {2, 3}, {3}, {}}}});
+  // throttle, error_code, error_message, topics (name, partitions (index, replicas,
+  // adding, removing)).
+  EXPECT_EQ(Encode(listed, 0, WriteListPartitionReassignmentsResponse),
+            HandBytes().I32(0).I16(0).CNull().CArray(1).CStr("t").CArray(1).I32(1).CArray(2).I32(2).I32(3)
+                .CArray(1).I32(3).CArray(0).NoTags().NoTags().NoTags().str());
+  // ListPartitionReassignments' topics: null for every one.
+  EXPECT_EQ(Encode(ListPartitionReassignmentsRequest{9, std::nullopt}, 0, WriteListPartitionReassignmentsRequest),
+            HandBytes().I32(9).CArray(-1).NoTags().str());
 }
 
 TEST(KafkaDescribeLogDirs, RequestsAndResponsesRoundTripAtEveryVersion) {

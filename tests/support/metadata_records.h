@@ -10,13 +10,23 @@
 
 namespace strata::testing {
 
-// Broker `id`, registered in `epoch`, unfenced, incarnation id 16 x ('a' + id).
-inline metadata::v1::MetadataRecord RegisterBrokerRecord(int32_t id, int64_t epoch = 1) {
+// Broker `id`, registered in `epoch`, unfenced, incarnation id 16 x ('a' + id), with
+// these log dir ids.
+inline metadata::v1::MetadataRecord RegisterBrokerRecord(int32_t id, int64_t epoch = 1,
+                                                         const std::vector<std::string>& log_dirs = {}) {
   metadata::v1::MetadataRecord record;
   auto* r = record.mutable_register_broker();
   r->set_broker_id(id);
   r->set_broker_epoch(epoch);
   r->set_incarnation_id(std::string(16, static_cast<char>('a' + id)));
+  for (const std::string& dir : log_dirs) r->add_log_dirs(dir);
+  return record;
+}
+
+inline metadata::v1::MetadataRecord FenceBrokerRecord(int32_t id, int64_t epoch = 1) {
+  metadata::v1::MetadataRecord record;
+  record.mutable_fence_broker()->set_broker_id(id);
+  record.mutable_fence_broker()->set_broker_epoch(epoch);
   return record;
 }
 

@@ -1,11 +1,14 @@
-// strata cluster describe: the brokers and the active controller.
+// strata cluster describe: the brokers and the active controller; strata cluster
+// balance (partitions.h).
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tools/cli/command.h"
+#include "tools/cli/partitions.h"
 
 namespace strata::cli {
 namespace {
@@ -51,6 +54,11 @@ int Describe(const Context& ctx) {
 void AddClusterCommands(CLI::App& app, Commands& commands) {
   auto* cluster = app.add_subcommand("cluster", "The cluster's brokers")->require_subcommand(1);
   commands.push_back({cluster->add_subcommand("describe", "List the brokers and the active controller"), Describe});
+  auto execute = std::make_shared<bool>(false);
+  auto* balance = cluster->add_subcommand(
+      "balance", "Even out replicas and leaderships over the brokers (prints the plan; --execute starts it)");
+  balance->add_flag("--execute", *execute, "Start the plan's reassignments");
+  commands.push_back({balance, [execute](const Context& ctx) { return Balance(*execute, ctx); }});
 }
 
 }  // namespace strata::cli

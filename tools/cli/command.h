@@ -88,6 +88,7 @@ void AddQuorumCommands(CLI::App& app, Commands& commands);
 void AddTopicsCommands(CLI::App& app, Commands& commands);
 void AddConfigsCommands(CLI::App& app, Commands& commands);
 void AddLeadersCommands(CLI::App& app, Commands& commands);
+void AddPartitionsCommands(CLI::App& app, Commands& commands);
 void AddGroupsCommands(CLI::App& app, Commands& commands);
 void AddTransactionsCommands(CLI::App& app, Commands& commands);
 void AddUsersCommands(CLI::App& app, Commands& commands);

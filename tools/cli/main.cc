@@ -5,7 +5,7 @@
 // 1 the cluster refused or failed (one line on stderr says why), 2 usage error.
 // --command-config FILE (or STRATA_COMMAND_CONFIG) names a client config file with
 // Kafka's setting names, for mutual TLS to the controllers (tools/cli/command_config.h).
-//   strata cluster describe
+//   strata cluster describe | balance [--execute]
 //   strata quorum describe
 //   strata topics create NAME [--partitions N] [--replication-factor R] [--config k=v]...
 //                              [--replica-assignment 1:2:3,2:3:1]
@@ -13,6 +13,8 @@
 //   strata configs describe (--topic NAME | --broker [ID]) | alter (--topic NAME | --broker [ID])
 //                           [--set k=v]... [--delete k]...
 //   strata leaders elect [--type preferred|unclean] [--topic NAME [--partition P]...]
+//   strata partitions reassign generate --topic T... --brokers 1,2,3 | execute --plan F | verify --plan F
+//                              | cancel --plan F | list [--topic T]...
 //   strata groups list | describe GROUP... [--members] | delete GROUP...
 //   strata users list | describe NAME... | set NAME [--mechanism M] (--password P | --password-file F)
 //                [--iterations N] | delete NAME [--mechanism M]
@@ -27,6 +29,7 @@
 // leaders.cc, groups.cc); this file parses the global options and runs the one command parsed.
 
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <string>
 
@@ -59,16 +62,16 @@ int main(int argc, char** argv) {
 
   Commands commands;
   for (auto add : {AddClusterCommands, AddQuorumCommands, AddTopicsCommands, AddConfigsCommands, AddLeadersCommands,
-                    AddGroupsCommands, AddTransactionsCommands, AddUsersCommands, AddAclsCommands}) {
+                    AddPartitionsCommands, AddGroupsCommands, AddTransactionsCommands, AddUsersCommands, AddAclsCommands}) {
     add(app, commands);
   }
 
   // Global options may also follow the subcommand: strata topics list --output json.
-  app.fallthrough();
-  for (CLI::App* sub : app.get_subcommands({})) {
-    sub->fallthrough();
-    for (CLI::App* leaf : sub->get_subcommands({})) leaf->fallthrough();
-  }
+  std::function<void(CLI::App*)> fall_through = [&](CLI::App* a) {
+    a->fallthrough();
+    for (CLI::App* sub : a->get_subcommands({})) fall_through(sub);
+  };
+  fall_through(&app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -140,7 +140,10 @@ int Describe(const std::vector<std::string>& names, bool list_only, const Contex
       pj.push_back({{"partition", p.partition_id()}, {"leader", p.leader()}, {"leader_epoch", p.leader_epoch()},
                     {"replicas", std::vector<int32_t>(p.replicas().begin(), p.replicas().end())},
                     {"isr", std::vector<int32_t>(p.isr().begin(), p.isr().end())},
-                    {"offline_replicas", std::vector<int32_t>(p.offline_replicas().begin(), p.offline_replicas().end())}});
+                    {"offline_replicas", std::vector<int32_t>(p.offline_replicas().begin(), p.offline_replicas().end())},
+                    {"adding_replicas", std::vector<int32_t>(p.adding_replicas().begin(), p.adding_replicas().end())},
+                    {"removing_replicas",
+                     std::vector<int32_t>(p.removing_replicas().begin(), p.removing_replicas().end())}});
       parts.Add({t.name(), std::to_string(p.partition_id()), p.leader() < 0 ? "none" : std::to_string(p.leader()),
                  std::to_string(p.leader_epoch()), Ids(p.replicas()), Ids(p.isr()),
                  p.offline_replicas().empty() ? "-" : Ids(p.offline_replicas())});

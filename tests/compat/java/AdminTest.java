@@ -9,7 +9,11 @@
 //       describeFeatures, incrementalAlterConfigs (SET, APPEND, SUBTRACT, DELETE, validateOnly,
 //       a value out of range), deleteRecords (the low watermark, earliest after it, past the
 //       high watermark refused), describeLogDirs and describeReplicaLogDirs (each replica of a
-//       partition in one dir of its broker, its size, the volume's bytes), deleteTopics.
+//       partition in one dir of its broker, its size, the volume's bytes),
+//       alterPartitionReassignments and listPartitionReassignments (a partition with records
+//       moved to another broker: the new replicas hold every record, the old one's dir no
+//       longer holds it; an unknown broker, a broker named twice, an unknown partition and a
+//       cancel of none refused with Kafka's exceptions), deleteTopics.
 //   AdminTest unsupported BOOTSTRAP
 //       every call Strata does not serve yet fails at once with UnsupportedVersionException
 //       (not a timeout, not a closed connection); docs/compatibility.md lists them.
@@ -94,6 +98,7 @@ public final class AdminTest {
     listOffsets(admin, bootstrap);
     deleteRecords(admin);
     describeLogDirs(admin);
+    reassignments(admin, bootstrap);
 
     // Every leader is already the preferred one: named partitions answer ELECTION_NOT_NEEDED,
     // and all partitions (null) answer none of them, as Kafka's controller does.
@@ -233,6 +238,83 @@ public final class AdminTest {
             && dirs.get(leader).containsKey(replicaDirs.getCurrentReplicaLogDir())
             && replicaDirs.getFutureReplicaLogDir() == null,
         "describeReplicaLogDirs: admin-a-0 on broker " + leader + ": " + replicaDirs);
+  }
+
+  // alterPartitionReassignments and listPartitionReassignments (issue 38): admin-r-0, on
+  // the first two brokers with 50 records, moves to the last two. It completes on its own
+  // (the new replica catches up and joins the ISR); then the replicas and ISR are the
+  // target, the records are all there, and the broker that left no longer holds it.
+  private static void reassignments(Admin admin, String bootstrap) throws Exception {
+    List<Integer> brokers = admin.describeCluster().nodes().get().stream().map(n -> n.id()).sorted().toList();
+    int a = brokers.get(0), b = brokers.get(1), c = brokers.get(2);
+    TopicPartition tp = new TopicPartition("admin-r", 0);
+    admin.createTopics(List.of(new NewTopic("admin-r", Map.of(0, List.of(a, b))))).all().get();
+    try (KafkaProducer<String, String> p = Check.producer(bootstrap, Map.of())) {
+      for (int i = 0; i < 50; i++) p.send(new ProducerRecord<>("admin-r", 0, null, "r" + i));
+      p.flush();
+    }
+    admin.alterPartitionReassignments(Map.of(tp, Optional.of(new NewPartitionReassignment(List.of(b, c)))))
+        .all().get();
+    TopicPartitionInfo[] info = {null};
+    boolean done = Check.until(Duration.ofSeconds(30), () -> {
+      sleepBriefly();
+      TopicDescription d = describe(admin, "admin-r");
+      info[0] = d == null ? null : d.partitions().get(0);
+    }, () -> {
+      try {
+        return info[0] != null && admin.listPartitionReassignments(Set.of(tp)).reassignments().get().isEmpty()
+            && info[0].replicas().stream().map(n -> n.id()).toList().equals(List.of(b, c))
+            && info[0].isr().size() == 2;
+      } catch (Exception e) {
+        throw new RuntimeException(e);
+      }
+    });
+    Check.that(done, "alterPartitionReassignments: admin-r-0 on [" + b + ", " + c + "] in sync: " + info[0]);
+    Check.equal(offset(admin, tp, OffsetSpec.latest()), 50L, "listOffsets latest after the reassignment");
+    // Each broker deletes its replica once it applied the metadata that removed it.
+    Map<Integer, Long> holding = new HashMap<>();
+    Map<Integer, Long> want = Map.of(a, 0L, b, 1L, c, 1L);
+    Check.until(Duration.ofSeconds(30), () -> {
+      sleepBriefly();
+      try {
+        var dirs = admin.describeLogDirs(brokers).allDescriptions().get();
+        for (int broker : brokers) {
+          holding.put(broker, dirs.get(broker).values().stream().filter(d -> d.replicaInfos().containsKey(tp)).count());
+        }
+      } catch (Exception e) {
+        throw new RuntimeException(e);
+      }
+    }, () -> holding.equals(want));
+    Check.equal(holding, want, "describeLogDirs after the reassignment: the brokers holding admin-r-0");
+    try (KafkaConsumer<String, String> consumer = Check.consumer(bootstrap, Map.of())) {
+      consumer.assign(List.of(tp));
+      consumer.seekToBeginning(List.of(tp));
+      List<String> values = new ArrayList<>();
+      Check.until(Duration.ofSeconds(30), () -> consumer.poll(Duration.ofMillis(200)).forEach(r -> values.add(r.value())),
+          () -> values.size() >= 50);
+      Check.equal(values.size(), 50, "the records of admin-r-0 read from its new replicas");
+      Check.equal(values.get(49), "r49", "the last record of admin-r-0");
+    }
+    refused(admin, Map.of(tp, Optional.of(new NewPartitionReassignment(List.of(b, 99)))),
+        org.apache.kafka.common.errors.InvalidReplicaAssignmentException.class, "a reassignment to an unknown broker");
+    refused(admin, Map.of(tp, Optional.of(new NewPartitionReassignment(List.of(b, b)))),
+        org.apache.kafka.common.errors.InvalidReplicaAssignmentException.class, "a reassignment naming a broker twice");
+    refused(admin, Map.of(new TopicPartition("admin-r", 7), Optional.of(new NewPartitionReassignment(List.of(b, c)))),
+        UnknownTopicOrPartitionException.class, "a reassignment of an unknown partition");
+    refused(admin, Map.of(tp, Optional.empty()),
+        org.apache.kafka.common.errors.NoReassignmentInProgressException.class, "cancelling no reassignment");
+    Check.equal(admin.listPartitionReassignments().reassignments().get(), Map.of(),
+        "listPartitionReassignments: none in progress");
+  }
+
+  private static void refused(Admin admin, Map<TopicPartition, Optional<NewPartitionReassignment>> reassignment,
+      Class<?> want, String what) throws Exception {
+    try {
+      admin.alterPartitionReassignments(reassignment).all().get();
+      Check.that(false, what + " answered");
+    } catch (ExecutionException e) {
+      Check.that(want.isInstance(e.getCause()), what + ": " + e.getCause());
+    }
   }
 
   private static long offset(Admin admin, TopicPartition tp, OffsetSpec spec) throws Exception {

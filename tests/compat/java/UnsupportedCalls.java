@@ -29,9 +29,6 @@ final class UnsupportedCalls {
     List<Call> calls = List.of(
         new Call("alterReplicaLogDirs", "38", () -> admin.alterReplicaLogDirs(
             Map.of(new TopicPartitionReplica("unsupported", 0, broker), "/tmp")).all()),
-        new Call("alterPartitionReassignments", "38",
-            () -> admin.alterPartitionReassignments(Map.of(tp, Optional.empty())).all()),
-        new Call("listPartitionReassignments", "38", () -> admin.listPartitionReassignments().reassignments()),
         new Call("describeClientQuotas", "38", () -> admin.describeClientQuotas(ClientQuotaFilter.all()).entities()),
         new Call("alterClientQuotas", "38", () -> admin.alterClientQuotas(List.of(new ClientQuotaAlteration(
             new ClientQuotaEntity(Map.of("client-id", "c")),
