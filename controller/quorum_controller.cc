@@ -539,51 +539,41 @@ controller::v1::AlterPartitionResponse QuorumController::AlterPartition(
   return response;
 }
 
+template <typename Response>
+void QuorumController::RunBrokerWrite(Response* response, BrokerId broker, int64_t broker_epoch,
+                                      const std::function<Plan(const MetadataImage&)>& plan) {
+  RunWrite(response, {.plan =
+                          [&](Writes& writes) {
+                            return store_.WithImage([&](const MetadataImage& image) -> Outcome {
+                              if (Outcome o = CheckBrokerEpoch(image, broker, broker_epoch); !o.ok()) return o;
+                              Plan p = plan(image);
+                              if (!p.outcome.ok()) return p.outcome;
+                              writes.Add(std::move(p.records));
+                              return {};
+                            });
+                          },
+                      .written =
+                          [&](const Outcome& o, const Writes&) {
+                            SetOutcome(o, response);
+                            response->set_controller_id(node_.id());
+                          }});
+}
+
 controller::v1::RemoteLogSegmentUpdateResponse QuorumController::RemoteLogSegmentUpdate(
     const controller::v1::RemoteLogSegmentUpdateRequest& request) {
   controller::v1::RemoteLogSegmentUpdateResponse response;
-  RunWrite(&response,
-           {.plan =
-                [&](Writes& writes) {
-                  return store_.WithImage([&](const MetadataImage& image) -> Outcome {
-                    if (Outcome o = CheckBrokerEpoch(image, request.broker_id(), request.broker_epoch()); !o.ok()) {
-                      return o;
-                    }
-                    Plan plan = PlanRemoteLogSegment(image, request.broker_id(), request.segment());
-                    if (!plan.outcome.ok()) return plan.outcome;
-                    writes.Add(std::move(plan.records));
-                    return {};
-                  });
-                },
-            .written =
-                [&](const Outcome& o, const Writes&) {
-                  SetOutcome(o, &response);
-                  response.set_controller_id(node_.id());
-                }});
+  RunBrokerWrite(&response, request.broker_id(), request.broker_epoch(), [&](const MetadataImage& image) {
+    return PlanRemoteLogSegment(image, request.broker_id(), request.segment());
+  });
   return response;
 }
 
 controller::v1::RemoteLogStartOffsetUpdateResponse QuorumController::RemoteLogStartOffsetUpdate(
     const controller::v1::RemoteLogStartOffsetUpdateRequest& request) {
   controller::v1::RemoteLogStartOffsetUpdateResponse response;
-  RunWrite(&response,
-           {.plan =
-                [&](Writes& writes) {
-                  return store_.WithImage([&](const MetadataImage& image) -> Outcome {
-                    if (Outcome o = CheckBrokerEpoch(image, request.broker_id(), request.broker_epoch()); !o.ok()) {
-                      return o;
-                    }
-                    Plan plan = PlanRemoteLogStartOffset(image, request.broker_id(), request.log_start());
-                    if (!plan.outcome.ok()) return plan.outcome;
-                    writes.Add(std::move(plan.records));
-                    return {};
-                  });
-                },
-            .written =
-                [&](const Outcome& o, const Writes&) {
-                  SetOutcome(o, &response);
-                  response.set_controller_id(node_.id());
-                }});
+  RunBrokerWrite(&response, request.broker_id(), request.broker_epoch(), [&](const MetadataImage& image) {
+    return PlanRemoteLogStartOffset(image, request.broker_id(), request.log_start());
+  });
   return response;
 }
 

@@ -138,6 +138,12 @@ class QuorumController {
   // the image, and the items whose records were written get the write's error if it fails.
   template <typename Response, typename Items>
   void RunAdminWrite(Response* response, Items* items, const std::function<void(const MetadataImage&, Writes&)>& plan);
+  // A write from a broker for itself (a remote tier transition, a remote log start):
+  // RunWrite where its current registration is checked (STALE_BROKER_EPOCH) and plan's
+  // records are written, the outcome answered with this node's id.
+  template <typename Response>
+  void RunBrokerWrite(Response* response, BrokerId broker, int64_t broker_epoch,
+                      const std::function<Plan(const MetadataImage&)>& plan);
   void SessionLoop();
   // After a broken session stream: whether the broker's process is gone (its listeners
   // refuse connections, twice in a row, and it opened no new stream).
