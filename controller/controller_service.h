@@ -101,11 +101,11 @@ class ControllerGrpcService final : public controller::v1::ControllerService::Se
     });
     stream->Write(opened.response);
     if (opened.token != 0) {
-      while (stream->Read(&request)) {
-      }  // the broker sends nothing more: Read returns when the stream ends
-      // Cancelled, rather than half-closed: the connection was closed or reset (or the
-      // controller ended it, which SessionStreamEnded knows).
-      c_.SessionStreamEnded(opened.token, /*broken=*/context->IsCancelled());
+      bool closing = false;  // the broker's closing message: it ends the stream on purpose
+      while (stream->Read(&request)) closing = closing || request.closing();
+      // Without it, the connection was closed or reset (or the controller ended it, which
+      // SessionStreamEnded knows). Not IsCancelled(): it can still say false here.
+      c_.SessionStreamEnded(opened.token, /*broken=*/!closing);
     }
     absl::MutexLock lock(&handle->mu);
     handle->context = nullptr;

@@ -101,7 +101,7 @@ class QuorumController {
   SessionStreamOpened OpenSessionStream(const controller::v1::BrokerSessionRequest& request,
                                         std::function<void()> cancel);
   // The stream of `token` ended. broken: its connection was closed or reset from the
-  // broker's side (not half-closed by the broker, not ended from here). A broken stream
+  // broker's side (it ended without the broker's closing message, and not from here). A broken stream
   // that was its broker's latest is followed by probes of its listeners; when they
   // refuse twice in a row and no new stream came, the broker of that epoch is fenced now.
   void SessionStreamEnded(uint64_t token, bool broken);

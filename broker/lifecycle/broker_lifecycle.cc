@@ -44,7 +44,7 @@ void BrokerLifecycle::CloseSessionStream() {
     absl::MutexLock lock(&mu_);
     stream = std::move(session_stream_);
   }
-  stream.reset();  // half-closed: the controller reads a clean end
+  stream.reset();  // closed on purpose: the controller reads a clean end
 }
 
 void BrokerLifecycle::StartSessionStream() {

@@ -38,7 +38,12 @@ void ControllerSessionStream::EndLocked() {
   if (stream_ == nullptr || ended_) return;
   ended_ = true;
   if (open_) {
-    stream_->WritesDone();  // a clean end, which the controller reads as such
+    // A clean end, which the controller reads as such: the closing message, half-closed.
+    cv1::BrokerSessionRequest closing;
+    closing.set_broker_id(broker_id_);
+    closing.set_broker_epoch(stream_epoch_);
+    closing.set_closing(true);
+    stream_->WriteLast(closing, grpc::WriteOptions());
   } else {
     // Still opening: its first write may be waiting for a connection, and nothing may
     // write beside it. Cancelling never waits; a controller that got the request sees a

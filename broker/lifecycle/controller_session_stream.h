@@ -4,8 +4,8 @@
 // opens the stream for the broker's current registration once the broker serves, and
 // keeps it open: it sends one message and reads until the stream ends. Its only use is
 // that it breaks when this process dies, which lets the controller fence the broker at
-// once. The stream is closed on purpose only by half-closing it (WritesDone), which the
-// controller tells apart from a broken connection. When the controller ends it (no
+// once. The stream is closed on purpose only by a closing message that half-closes it
+// (WriteLast), which the controller tells apart from a broken connection. When the controller ends it (no
 // longer active, or stopping) or refuses it, it opens again at the controller that
 // answers now, after a pause that grows to a second.
 // Thread-safe.
@@ -44,7 +44,7 @@ class ControllerSessionStream {
  private:
   using Stream = grpc::ClientReaderWriter<controller::v1::BrokerSessionRequest, controller::v1::BrokerSessionResponse>;
   void Run();
-  // Ends the current stream, once: half-closes it when open, cancels it while opening.
+  // Ends the current stream, once: sends the closing message and half-closes it when open, cancels it while opening.
   void EndLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   ControllerClient& client_;

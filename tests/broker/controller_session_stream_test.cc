@@ -1,8 +1,8 @@
 // The broker's session stream (ControllerSessionStream) against real gRPC servers on
 // loopback that play the controller: it opens for the current registration, a new epoch
-// or Close half-closes it (which the controller sees as a clean end, never as a broken
-// connection), a stream the controller ends is opened again, and NOT_CONTROLLER sends
-// it to the controller named.
+// or Close ends it with the closing message (which the controller sees as a clean end,
+// never as a broken connection), a stream the controller ends is opened again, and
+// NOT_CONTROLLER sends it to the controller named.
 
 #include "broker/lifecycle/controller_session_stream.h"
 
@@ -47,11 +47,11 @@ class Controller final : public cv1::ControllerService::Service {
       context_ = context;
     }
     stream->Write(response);
-    while (stream->Read(&request)) {
-    }
+    bool closing = false;  // as the controller reads it (controller_service.h)
+    while (stream->Read(&request)) closing = closing || request.closing();
     absl::MutexLock lock(&mu_);
     context_ = nullptr;
-    ends_.push_back(context->IsCancelled() ? "cancelled" : "clean");
+    ends_.push_back(closing ? "clean" : "broken");
     return grpc::Status::OK;
   }
 
@@ -119,7 +119,7 @@ TEST(ControllerSessionStream, OpensForTheRegistrationAndClosesCleanly) {
   ASSERT_TRUE(testing::WaitUntil([&] { return stream.open(); }, std::chrono::seconds(5)));
   stream.Close();
   ASSERT_TRUE(controller.WaitFor([](const Epochs&, const Ends& e) { return e.size() == 1; }));
-  EXPECT_EQ(controller.ends(), Ends{"clean"});  // a half-close: the controller fences nothing
+  EXPECT_EQ(controller.ends(), Ends{"clean"});  // the closing message: the controller fences nothing
   EXPECT_EQ(stream.accepted(), 1);
   EXPECT_FALSE(stream.open());
 }
@@ -143,7 +143,7 @@ TEST(ControllerSessionStream, ANewRegistrationHalfClosesTheOldStreamAndOpensOneF
 }
 
 // Ended while it opens (its first write may wait for a connection, which must not hold
-// SetEpoch or Close): cancelled, never half-closed across that write.
+// SetEpoch or Close): cancelled, never closed with a message across that write.
 TEST(ControllerSessionStream, AStreamEndedWhileItOpensIsCancelled) {
   Controller controller;
   Server server(&controller);
@@ -166,7 +166,7 @@ TEST(ControllerSessionStream, AStreamTheControllerEndsIsOpenedAgain) {
   controller.EndStream();
   ASSERT_TRUE(controller.WaitFor([](const Epochs& o, const Ends& e) { return o.size() == 2 && e.size() == 1; }));
   EXPECT_EQ(controller.opened(), (Epochs{10, 10}));
-  EXPECT_EQ(controller.ends(), Ends{"cancelled"});  // ended from the controller's side
+  EXPECT_EQ(controller.ends(), Ends{"broken"});  // ended from the controller's side, no closing message
 }
 
 TEST(ControllerSessionStream, NotControllerSendsItToTheControllerNamed) {
@@ -194,6 +194,7 @@ TEST(ControllerSessionStream, AStreamHeldByAControllerThatIsNoLongerActiveMovesT
   ASSERT_TRUE(old_active.WaitFor([](const Epochs&, const Ends& e) { return e.size() == 1; }));
   EXPECT_EQ(old_active.opened(), Epochs{10});
   EXPECT_EQ(new_active.opened(), Epochs{10});
+  EXPECT_EQ(old_active.ends(), Ends{"broken"});  // cancelled by the broker: no closing message
 }
 
 }  // namespace
