@@ -1,5 +1,7 @@
 #include "storage/log_config.h"
 
+#include "storage/throttled_replicas.h"
+
 #include <algorithm>
 #include <limits>
 #include <set>
@@ -109,6 +111,16 @@ std::vector<TopicSetting> MakeTopicSettings() {
                       &LogConfig::follower_fetch_last_tiered_offset));
   t.push_back(Number("index.interval.bytes", "log.index.interval.bytes", Type::kInt, 0, kInt32Max, "4096",
                      &LogConfig::index_interval_bytes, "bytes of records between two entries of the offset index"));
+  for (const char* side : {"leader", "follower"}) {
+    TopicSetting throttled{.name = absl::StrCat(side, ".replication.throttled.replicas"), .type = Type::kList,
+                           .default_value = "",
+                           .doc = absl::StrCat("the replicas whose replication ", side == std::string("leader") ?
+                                                   "the leader sends" : "the follower fetches",
+                                               " is held to ", side, ".replication.throttled.rate while they are "
+                                               "out of the ISR: '*' or partition:broker,... (KIP-73)")};
+    throttled.check_list = [](const std::string& value) { return ParseThrottledReplicas(value).status(); };
+    t.push_back(std::move(throttled));
+  }
   t.push_back(Number("local.retention.bytes", "log.local.retention.bytes", Type::kLong, -2, kInt64Max, "-2",
                      &LogConfig::local_retention_bytes,
                      "with remote storage: the oldest copied segments leave the local disk while it holds more (-2: "
@@ -212,7 +224,9 @@ std::string TopicSetting::valid_values() const {
     case Type::kDouble: return absl::StrCat(min_double, "..", max_double);
     case Type::kBoolean:
     case Type::kString: return absl::StrJoin(choices, ", ");
-    case Type::kList: return absl::StrCat(absl::StrJoin(choices, ", "), ", or a comma-separated list of them");
+    case Type::kList:
+      if (check_list) return "*, or a comma-separated list of partition:broker";
+      return absl::StrCat(absl::StrJoin(choices, ", "), ", or a comma-separated list of them");
   }
   return "";
 }
@@ -247,6 +261,10 @@ absl::Status TopicSetting::Check(const std::string& key, const std::string& text
       }
       return absl::OkStatus();
     case Type::kList: {
+      if (check_list) {
+        if (absl::Status s = check_list(text); !s.ok()) return Invalid(key, text, s.message());
+        return absl::OkStatus();
+      }
       std::vector<std::string> items = ListItems(text);
       std::set<std::string> distinct(items.begin(), items.end());
       bool known = std::all_of(items.begin(), items.end(), [&](const std::string& item) {

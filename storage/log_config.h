@@ -101,6 +101,8 @@ struct TopicSetting {
   double min_double = 0;  // kDouble: the range
   double max_double = 0;
   std::vector<std::string> choices;  // kString: one of them; kList: a comma-separated list of them
+  // kList without choices: what a value must be (an error message when it is not).
+  std::function<absl::Status(const std::string& value)> check_list;
   std::string default_value;         // Kafka's default, as text
   std::string doc;
   // How a LogConfig takes a value Check accepted, and shows its own. Null for the settings

@@ -133,6 +133,19 @@ std::vector<kafka::FetchResponse::AbortedTransaction> AbortedTransactionsOf(
   return out;
 }
 
+// leader.replication.throttled.rate: whether this read counts against the leader's quota
+// (a follower out of the ISR of a throttled partition); while the quota is exceeded it
+// gets no records (its position still counts), as from Kafka's leader.
+bool LeaderThrottle(const KafkaApisContext& context, const FetchParams& params, const Partition& partition,
+                    uint64_t& max_bytes, bool& min_one_batch) {
+  if (!params.follower || !context.replicas.LeaderThrottles(partition, params.replica_id)) return false;
+  if (context.replicas.leader_quota().Exceeded(std::chrono::steady_clock::now())) {
+    max_bytes = 0;
+    min_one_batch = false;
+  }
+  return true;
+}
+
 // Reads one target into result (its read is result.reads.back()). max_bytes: what the
 // fetch may still take; remote: as ReadAll's.
 void ReadTarget(const KafkaApisContext& context, const FetchParams& params, const FetchTarget& target,
@@ -217,6 +230,7 @@ void ReadTarget(const KafkaApisContext& context, const FetchParams& params, cons
     }
   }
   max_bytes = std::min<uint64_t>(max_bytes, static_cast<uint64_t>(std::max(p.partition_max_bytes, 0)));
+  const bool throttled = LeaderThrottle(context, params, **partition, max_bytes, min_one_batch);
   // Followers serve consumers only with the rack-aware selector (KIP-392).
   bool leader_only = params.follower || !context.rack_aware_selector;
   auto records =
@@ -271,6 +285,9 @@ void ReadTarget(const KafkaApisContext& context, const FetchParams& params, cons
                                                                                : mark.high_watermark;
     if (p.fetch_offset >= readable_end) read.settled = mark;
     return;
+  }
+  if (throttled) {
+    context.replicas.leader_quota().Record(static_cast<int64_t>(slice.size), std::chrono::steady_clock::now());
   }
   rp.records_splice = static_cast<int32_t>(result.slices.size());
   rp.records_splice_size = slice.size;

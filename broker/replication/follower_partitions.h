@@ -63,6 +63,8 @@ class FollowerPartition {
   virtual std::string topic_id() const = 0;
   // KIP-1023: remote storage with follower.fetch.last.tiered.offset.enable.
   virtual bool fetch_last_tiered_offset() const = 0;
+  // Whether this broker is in the partition's ISR (a follower in it is never throttled).
+  virtual bool in_isr() const { return true; }
 };
 
 class FollowerPartitions {

@@ -576,6 +576,11 @@ bool Partition::is_leader() const {
   return has_state_ && IsLeaderLocked();
 }
 
+bool Partition::InIsr(int32_t replica) const {
+  absl::ReaderMutexLock lock(&mu_);
+  return std::find(state_.isr.begin(), state_.isr.end(), replica) != state_.isr.end();
+}
+
 int32_t Partition::leader_epoch() const {
   absl::ReaderMutexLock lock(&mu_);
   return state_.leader_epoch;

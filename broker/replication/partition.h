@@ -216,6 +216,7 @@ class Partition final : public FollowerPartition {
                                      absl::string_view producer_snapshot) override;
   std::string topic_id() const override;
   bool fetch_last_tiered_offset() const override;
+  bool in_isr() const override { return InIsr(local_broker_id_); }
   // The log's end, the epoch of its last batch and its start, read one after the other
   // (not one snapshot).
   FollowerLogPosition follower_log_position() const override;
@@ -252,6 +253,8 @@ class Partition final : public FollowerPartition {
   PartitionState state() const;
   bool is_leader() const;
   int32_t leader_epoch() const;
+  // Whether the replica on broker `replica` is in the ISR this partition knows.
+  bool InIsr(int32_t replica) const;
   // When this broker last became leader, or moved to a new leader epoch (ms).
   int64_t became_leader_ms() const;
   int64_t high_watermark() const { return log_->high_watermark(); }

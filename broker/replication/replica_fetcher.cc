@@ -98,6 +98,19 @@ void ReplicaFetcher::Delay(const storage::TopicPartition& tp, const absl::Status
   if (it != targets_.end()) it->second.delayed_until = Clock::now() + how_long;
 }
 
+void ReplicaFetcher::ThrottleFollower(const storage::TopicPartition& tp, const FollowerPartition& partition,
+                                      size_t bytes) {
+  ReplicationQuota* quota = options_.quota;
+  if (quota == nullptr || bytes == 0 || !quota->IsThrottled(tp) || partition.in_isr()) return;
+  const auto now = Clock::now();
+  quota->Record(static_cast<int64_t>(bytes), now);
+  if (!quota->Exceeded(now)) return;
+  // Looked at again at least every second (the rate may be raised or removed meanwhile).
+  Delay(tp, absl::ResourceExhaustedError("follower.replication.throttled.rate exceeded"),
+        std::min<std::chrono::milliseconds>(std::max(quota->ThrottleTime(now), std::chrono::milliseconds(1)),
+                                            std::chrono::seconds(1)));
+}
+
 void ReplicaFetcher::Run() {
   while (true) {
     Round round;
@@ -324,6 +337,7 @@ void ReplicaFetcher::HandlePartitionAnswer(const storage::TopicPartition& tp, co
   if (!appended.ok()) Delay(tp, appended.status(), options_.backoff);
   if (appended.ok()) {
     if (appended->high_watermark_moved || appended->log_start_moved) partitions_->FollowerHighWatermarkMoved(tp);
+    ThrottleFollower(tp, partition, records.size());
     int64_t lag = std::max<int64_t>(0, p.high_watermark - partition.follower_log_position().log_end_offset);
     absl::MutexLock lock(&mu_);
     auto target = targets_.find(tp);

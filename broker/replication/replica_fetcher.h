@@ -36,6 +36,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/status/status.h"
 #include "broker/replication/follower_partitions.h"
+#include "broker/replication/replication_quota.h"
 #include "broker/replication/tier_state_machine.h"
 #include "client/fetch_session_handler.h"
 #include "client/kafka_connection.h"
@@ -70,6 +71,10 @@ struct ReplicaFetcherOptions {
   // How long the fetcher polls for the leader's answer before it blocks
   // (network.idle.poll.us; 0: it blocks at once).
   std::chrono::microseconds idle_poll{0};
+  // follower.replication.throttled.rate (replication_quota.h; null: none): what this
+  // follower appends for a throttled partition while it is out of the ISR is counted,
+  // and the partition waits while the quota is exceeded.
+  ReplicationQuota* quota = nullptr;
 };
 
 class ReplicaFetcher {
@@ -147,6 +152,9 @@ class ReplicaFetcher {
                                        int16_t version);
   absl::Status HandleOutOfRange(const storage::TopicPartition& tp, int32_t leader_epoch, int64_t leader_log_start);
   void Delay(const storage::TopicPartition& tp, const absl::Status& why, std::chrono::milliseconds how_long);
+  // Counts `bytes` appended for tp against the follower quota (when tp is throttled and
+  // this broker out of its ISR); pauses tp while the quota is exceeded.
+  void ThrottleFollower(const storage::TopicPartition& tp, const FollowerPartition& partition, size_t bytes);
 
   const ReplicaFetcherOptions options_;
   FollowerPartitions* const partitions_;

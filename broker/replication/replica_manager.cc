@@ -1,11 +1,10 @@
 #include "broker/replication/replica_manager.h"
 
-#include "absl/cleanup/cleanup.h"
-
 #include <chrono>
 #include <set>
 #include <thread>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -18,6 +17,7 @@
 #include "broker/common/kafka_error.h"
 #include "controller.grpc.pb.h"
 #include "storage/errc.h"
+#include "storage/throttled_replicas.h"
 
 namespace strata::broker {
 
@@ -41,6 +41,7 @@ ReplicaManager::ReplicaManager(ReplicaManagerOptions options)
   if (options_.fetch_from_leaders) {
     ReplicaFetcherManagerOptions fo = options_.fetchers;
     fo.fetcher.broker_id = options_.broker_id;
+    fo.fetcher.quota = &follower_quota_;
     fetchers_ = std::make_unique<ReplicaFetcherManager>(fo, this);
   }
   if (options_.controller != nullptr) isr_thread_ = std::thread([this] { RunIsrChanges(); });
@@ -496,6 +497,7 @@ void ReplicaManager::ApplyImage(const controller::MetadataImage& image, const Me
   // after all of them (ReplicaFetcherManager::Deferral).
   ReplicaFetcherManager::Deferral cut_once(fetchers_.get());
   const ApplyScope scope = ScopeOf(image, delta);
+  ApplyThrottles(image);
   for (const auto& [name, topic] : scope.topics) {
     const controller::TopicState& state = *topic.state;
     const storage::LogConfig config = ConfigFor(image, name);
@@ -740,6 +742,39 @@ void ReplicaManager::OnLogDirOffline(const std::string& dir) {
                 offline.size(), absl::StrJoin(offline, ",", [](std::string* out, const storage::TopicPartition& tp) {
                   out->append(tp.DirName());
                 }));
+}
+
+void ReplicaManager::ApplyThrottles(const controller::MetadataImage& image) {
+  // A broker's own dynamic config, else the cluster-wide default (""), else none.
+  auto rate = [&](const char* name) -> std::optional<int64_t> {
+    for (const std::string& resource : {std::to_string(options_.broker_id), std::string()}) {
+      auto c = image.configs().find({metadata::v1::Config::BROKER, resource});
+      if (c == image.configs().end()) continue;
+      auto v = c->second.find(name);
+      int64_t bytes = 0;
+      if (v != c->second.end() && absl::SimpleAtoi(v->second, &bytes) && bytes >= 0) return bytes;
+    }
+    return std::nullopt;
+  };
+  leader_quota_.SetRate(rate("leader.replication.throttled.rate"));
+  follower_quota_.SetRate(rate("follower.replication.throttled.rate"));
+  std::map<std::string, ThrottledPartitions> leader, follower;
+  for (const auto& [resource, values] : image.configs()) {
+    if (resource.first != metadata::v1::Config::TOPIC) continue;
+    for (auto [name, out] : {std::pair{"leader.replication.throttled.replicas", &leader},
+                             std::pair{"follower.replication.throttled.replicas", &follower}}) {
+      auto v = values.find(name);
+      if (v == values.end()) continue;
+      auto parsed = storage::ParseThrottledReplicas(v->second);  // the controller checked it
+      if (parsed.ok()) (*out)[resource.second] = {parsed->all, parsed->PartitionsOf(options_.broker_id)};
+    }
+  }
+  leader_quota_.SetThrottled(std::move(leader));
+  follower_quota_.SetThrottled(std::move(follower));
+}
+
+bool ReplicaManager::LeaderThrottles(const Partition& partition, int32_t replica) const {
+  return leader_quota_.IsThrottled(partition.topic_partition()) && !partition.InIsr(replica);
 }
 
 void ReplicaManager::DeleteStrayLogs() {

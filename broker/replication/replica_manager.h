@@ -40,6 +40,7 @@
 #include "broker/replication/partition.h"
 #include "broker/replication/produce_refusals.h"
 #include "broker/replication/replica_fetcher_manager.h"
+#include "broker/replication/replication_quota.h"
 #include "controller/metadata_image.h"
 #include "storage/log_manager.h"
 
@@ -110,6 +111,15 @@ class ReplicaManager final : public FollowerPartitions {
 
   // nullptr when this broker does not host tp.
   std::shared_ptr<Partition> GetPartition(const storage::TopicPartition& tp) const;
+  // Replication throttles (replication_quota.h), from the image at each apply: the
+  // leader's quota (leader.replication.throttled.rate and .replicas) counts what this
+  // broker sends to throttled followers out of the ISR, the follower's what its
+  // fetchers append for throttled partitions while it is out of the ISR.
+  ReplicationQuota& leader_quota() { return leader_quota_; }
+  ReplicationQuota& follower_quota() { return follower_quota_; }
+  // Whether a read of `partition` for follower `replica` counts against the leader's
+  // quota: the partition is leader-throttled here and the follower is not in the ISR.
+  bool LeaderThrottles(const Partition& partition, int32_t replica) const;
   // The same for the ReplicaFetchers (all they see of the ReplicaManager).
   std::shared_ptr<FollowerPartition> GetFollowerPartition(const storage::TopicPartition& tp) const override {
     return GetPartition(tp);
@@ -253,6 +263,8 @@ class ReplicaManager final : public FollowerPartitions {
   // happened while this broker was down. The first full apply holds this process's own
   // registration (the broker waits for it), so every partition placed here then is in it.
   void DeleteStrayLogs();
+  // The throttle rates and throttled partitions as the image sets them.
+  void ApplyThrottles(const controller::MetadataImage& image);
   // The log of tp for topic_id: existing (when its partition.metadata agrees) or new.
   absl::StatusOr<storage::Log*> OpenLog(const storage::TopicPartition& tp, const std::string& topic_id,
                                         const storage::LogConfig& config, const std::string& directory_id);
@@ -294,6 +306,9 @@ class ReplicaManager final : public FollowerPartitions {
   // Partitions in offline log dirs: the leader the latest image names.
   std::map<storage::TopicPartition, int32_t> offline_leaders_ ABSL_GUARDED_BY(mu_);
   std::function<void(const storage::TopicPartition&)> on_high_watermark_ ABSL_GUARDED_BY(mu_);
+  // Before fetchers_, whose fetchers hold the follower quota.
+  ReplicationQuota leader_quota_;
+  ReplicationQuota follower_quota_;
   std::unique_ptr<ReplicaFetcherManager> fetchers_;
   std::atomic<bool> following_image_{false};
 

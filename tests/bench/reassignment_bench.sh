@@ -6,6 +6,9 @@
 #   * a partition holding SIZE_MB MiB (RF 1, on broker 2) moved to broker 3
 #     (`strata partitions reassign execute`, then `verify` until completed): MiB/s from
 #     execute to completed, and that against dd;
+#   * the same partition moved on (broker 4 -> 2) with --throttle THROTTLE_MB MiB/s: MiB/s
+#     against the throttle (a throttle lets the first (samples - 1) windows' worth through
+#     at once, as Kafka's: 10 s of it);
 #   * produce request latency (p50, p99) on a partition that does not move (topic
 #     `steady`, RF 3 on brokers 2-4, acks=all, a fixed record rate), measured alone and
 #     then while the partition moves from broker 3 to broker 4.
@@ -14,6 +17,7 @@ set -euo pipefail
 export STRATA_BIN_DIR=${1:?usage: $0 <bin dir> <strata-cluster> [SIZE_MB]}
 CLUSTER=${2:?}
 SIZE_MB=${3:-512}
+THROTTLE_MB=${THROTTLE_MB:-10}
 S="$STRATA_BIN_DIR/strata"
 PERF="$STRATA_BIN_DIR/strata-perf"
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/strata-reassignment-bench.XXXXXX")
@@ -34,12 +38,13 @@ echo "figure: dd baseline: $SIZE_MB MiB written in $dd_ms ms: $(( SIZE_MB * 1000
 "$PERF" produce --bootstrap-server "$BS" --topic moving --num-records $(( SIZE_MB * 1024 )) --record-size 1024 \
   --acks 1 > /dev/null
 
-# Moves moving-0 to $1; prints the milliseconds until verify says completed.
+# Moves moving-0 to $1 (further arguments: to execute); prints the milliseconds until
+# verify says completed.
 move() {
   echo "{\"version\":1,\"partitions\":[{\"topic\":\"moving\",\"partition\":0,\"replicas\":[$1]}]}" > "$DIR/plan.json"
   local start
   start=$(date +%s%N)
-  "$S" partitions reassign execute --plan "$DIR/plan.json" > /dev/null 2>&1
+  "$S" partitions reassign execute --plan "$DIR/plan.json" "${@:2}" > /dev/null 2>&1
   until "$S" partitions reassign verify --plan "$DIR/plan.json" > /dev/null 2>&1; do
     sleep 0.05  # polling for completion
   done
@@ -63,3 +68,6 @@ wait
 read -r p50 p99 < "$DIR/latency"
 echo "figure: reassignment of $SIZE_MB MiB (broker 3 -> 4) under the latency run: $move_ms ms"
 echo "figure: produce latency of steady-0 while moving-0 moved: p50 $p50 ms, p99 $p99 ms"
+move_ms=$(move 2 --throttle $(( THROTTLE_MB * 1024 * 1024 )))
+echo "figure: reassignment of $SIZE_MB MiB (broker 4 -> 2) throttled at $THROTTLE_MB MiB/s: $move_ms ms:" \
+  "$(( SIZE_MB * 1000 / move_ms )) MiB/s"

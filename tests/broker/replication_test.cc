@@ -473,6 +473,54 @@ TEST_F(ReplicationTest, AConsumerWaitingAtAFollowerIsAnsweredWhenTheFollowersHig
   EXPECT_FALSE(p.records->empty());
 }
 
+// Replication throttles (KIP-73): broker 1 leads orders-0 with leader.replication.throttled.rate
+// 1000 bytes/s and the partition leader-throttled; broker 3 is out of the ISR. Once 50 KB
+// went to it (the quota's window starts with room for ten seconds' worth, as Kafka's),
+// the leader is above its quota: broker 3's fetches get no records while broker 2, in the
+// ISR, still gets them. Without the throttle broker 3 gets them again.
+TEST_F(ReplicationTest, ALeaderAnswersAThrottledFollowerOutOfTheIsrNoRecordsOnceOverItsQuota) {
+  pb::MetadataBatch throttle;
+  auto config = [&](pb::Config::ResourceType type, const std::string& name, const std::string& key,
+                    std::optional<std::string> value) {
+    auto* c = throttle.add_records()->mutable_config();
+    c->set_resource_type(type);
+    c->set_resource_name(name);
+    c->set_name(key);
+    if (value) c->set_value(*value);
+  };
+  config(pb::Config::BROKER, "1", "leader.replication.throttled.rate", "1000");
+  config(pb::Config::TOPIC, "orders", "leader.replication.throttled.replicas", "0:1");
+  ApplyEverywhere(throttle);
+  ChangeLeader(1, {1, 2});
+  ASSERT_EQ(Produce(broker(1), testing::MakeBatch(5, "first", 1000, 10000), 1).error_code, 0);
+  auto follower_fetch = [&](int32_t replica, int64_t offset) {
+    kafka::FetchRequest request;
+    request.replica_id = replica;
+    kafka::FetchRequest::Partition p;
+    p.fetch_offset = offset;
+    p.partition_max_bytes = 1 << 20;
+    request.topics.push_back({"orders", std::string(16, '\0'), {p}});
+    std::string body;
+    kafka::Writer w(&body);
+    kafka::WriteFetchRequest(request, 11, w);
+    return OnlyPartition(broker(1).apis->HandleAndWait(FetchHeader(), body));
+  };
+  // Broker 3's own fetcher or this fetch takes the 50 KB (whichever comes first).
+  ASSERT_EQ(follower_fetch(3, 0).error_code, 0);
+  ASSERT_TRUE(broker(1).replicas->leader_quota().Exceeded(std::chrono::steady_clock::now()));
+  ASSERT_EQ(Produce(broker(1), testing::MakeBatch(2, "second"), 1).error_code, 0);
+  auto held = follower_fetch(3, 5);
+  EXPECT_EQ(held.error_code, 0);
+  EXPECT_TRUE(held.records->empty()) << "over the quota: nothing for a throttled follower out of the ISR";
+  EXPECT_FALSE(follower_fetch(2, 5).records->empty()) << "an ISR member is never throttled";
+  pb::MetadataBatch lifted;
+  throttle.Clear();
+  config(pb::Config::BROKER, "1", "leader.replication.throttled.rate", std::nullopt);
+  lifted = throttle;
+  ApplyEverywhere(lifted);
+  EXPECT_FALSE(follower_fetch(3, 5).records->empty()) << "no throttle any more";
+}
+
 // DeleteRecords (kafka-delete-records.sh): the leader moves its log start at once and
 // answers once every live replica's did, which each follower learns from its next fetch's
 // answer and reports in the fetch after it: the low watermark it names is then the log

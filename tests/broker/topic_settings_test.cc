@@ -57,6 +57,10 @@ std::vector<Value> ValuesOf(const storage::TopicSetting& s) {
       return out;
     }
     case Type::kList: {
+      if (s.check_list) {
+        // The throttled replicas: '*', partition:broker lists, none; not those.
+        return {{"*", true}, {"0:1,2:3", true}, {"", true}, {"1", false}, {"a:b", false}, {"0:1:2", false}};
+      }
       std::vector<Value> out;
       for (const std::string& c : s.choices) out.push_back({c, true});
       std::vector<std::string> reversed(s.choices.rbegin(), s.choices.rend());

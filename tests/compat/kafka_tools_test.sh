@@ -12,7 +12,7 @@
 # kafka-configs --describe of a topic and a broker, and --alter of a topic
 # (add, list value, delete, a bad value refused); kafka-leader-election
 # bringing a partition's leadership back to its preferred replica after a kill -9;
-# kafka-reassign-partitions --generate, --execute and --verify.
+# kafka-reassign-partitions --generate, --execute, --verify, --list and --cancel (--throttle).
 # Usage: kafka_tools_test.sh <bin dir> <strata-cluster>
 set -euo pipefail
 export STRATA_BIN_DIR=${1:?usage: $0 <bin dir> <strata-cluster>}
@@ -149,10 +149,8 @@ tool org.apache.kafka.tools.LeaderElectionCommand --bootstrap-server "$BS" --ele
 
 # kafka-reassign-partitions: --generate proposes the topic over the brokers given;
 # --execute moves moving-0's first replica to the broker that did not hold it and
-# --verify says it completed, the replicas being the plan's. (--cancel needs a reassignment
-# held in progress: it comes with replication throttles. A broker paused with SIGSTOP
-# does not hold one here: an orphaned process group with a stopped member is sent
-# SIGCONT by the kernel when it becomes orphaned again, which the tool's processes do.)
+# --verify says it completed, the replicas being the plan's; --cancel of a reassignment
+# held in progress by --throttle takes moving-1 back to its replicas before.
 reassign() { tool org.apache.kafka.tools.reassign.ReassignPartitionsCommand "$@"; }
 replicas_of() { "$S" topics describe moving -o json | jq -c ".[0].partitions[] | select(.partition == $1) | .replicas"; }
 plan_for() { echo "{\"version\":1,\"partitions\":[{\"topic\":\"moving\",\"partition\":$1,\"replicas\":$2}]}"; }
@@ -175,6 +173,24 @@ for _ in $(seq 60); do
 done
 grep -q 'Reassignment of partition moving-0 is completed' <<<"$verified" || fail "kafka-reassign-partitions --verify: $verified"
 [[ $(replicas_of 0) == "$target" ]] || fail "moving-0 on $(replicas_of 0) after the reassignment, not $target"
+# The held one: moving-1 with 3 MiB, moved with --throttle 1 (one byte per second: the
+# new replica gets its first fetch, then nothing), so it stays in progress until
+# --cancel (which also removes the throttle).
+"$STRATA_BIN_DIR/strata-perf" produce --bootstrap-server "$BS" --topic moving --partitions 1 --num-records 3072 \
+  --record-size 1024 --acks -1 > /dev/null
+before=$(replicas_of 1)
+plan_for 1 "[$(jq -r '([2, 3, 4] - .)[0]' <<<"$before"),$(jq -r '.[0]' <<<"$before")]" > "$DIR/held.json"
+reassign --bootstrap-server "$BS" --execute --throttle 1 --reassignment-json-file "$DIR/held.json" |
+  grep -q 'Successfully started partition reassignment for moving-1' || fail "kafka-reassign-partitions --execute (held)"
+configs --describe --entity-type topics --entity-name moving | grep -q 'follower.replication.throttled.replicas=1:' ||
+  fail "the throttled replicas of moving: $(configs --describe --entity-type topics --entity-name moving)"
+reassign --bootstrap-server "$BS" --list | grep -q "moving-1: replicas: .*adding: " ||
+  fail "kafka-reassign-partitions --list: $(reassign --bootstrap-server "$BS" --list)"
+reassign --bootstrap-server "$BS" --cancel --reassignment-json-file "$DIR/held.json" |
+  grep -q 'Successfully cancelled partition reassignment for: moving-1' || fail "kafka-reassign-partitions --cancel"
+[[ $(replicas_of 1) == "$before" ]] || fail "moving-1 on $(replicas_of 1) after the cancel, not $before"
+! configs --describe --entity-type topics --entity-name moving | grep -q 'throttled.replicas' ||
+  fail "the throttle stayed after the cancel: $(configs --describe --entity-type topics --entity-name moving)"
 "$S" topics delete moving > /dev/null
 
 topics --delete --topic orders

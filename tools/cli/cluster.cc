@@ -55,10 +55,12 @@ void AddClusterCommands(CLI::App& app, Commands& commands) {
   auto* cluster = app.add_subcommand("cluster", "The cluster's brokers")->require_subcommand(1);
   commands.push_back({cluster->add_subcommand("describe", "List the brokers and the active controller"), Describe});
   auto execute = std::make_shared<bool>(false);
+  auto throttle = std::make_shared<int64_t>(-1);
   auto* balance = cluster->add_subcommand(
       "balance", "Even out replicas and leaderships over the brokers (prints the plan; --execute starts it)");
   balance->add_flag("--execute", *execute, "Start the plan's reassignments");
-  commands.push_back({balance, [execute](const Context& ctx) { return Balance(*execute, ctx); }});
+  balance->add_option("--throttle", *throttle, "Replication throttle in bytes/s for the moves");
+  commands.push_back({balance, [execute, throttle](const Context& ctx) { return Balance(*execute, *throttle, ctx); }});
 }
 
 }  // namespace strata::cli

@@ -30,6 +30,7 @@
 #include "tools/cli/command.h"
 #include "tools/cli/partitions.h"
 #include "tools/cli/reassignment_plan.h"
+#include "tools/cli/reassignment_throttles.h"
 
 namespace strata::cli {
 namespace {
@@ -139,12 +140,29 @@ int Alter(const std::vector<PlannedPartition>& plan, bool cancel, const Context&
   return code;
 }
 
-int Execute(const std::string& path, const Context& ctx) {
-  auto plan = ReadPlan(path);
+// Sets the plan's throttles (reassignment_throttles.h) when throttle >= 0.
+bool Throttle(const std::vector<PlannedPartition>& plan, const av1::DescribeTopicsResponse& topics,
+              int64_t throttle, const Context& ctx, std::string* error) {
+  if (throttle < 0) return true;
+  if (!AlterThrottles(ThrottleRequest(plan, topics, throttle), ctx, error)) return false;
+  std::cerr << "Throttled at " << throttle << " bytes/s: run verify until it completes, which removes the throttle"
+            << std::endl;
+  return true;
+}
+
+struct ExecuteOptions {
+  std::string plan;
+  int64_t throttle = -1;  // bytes per second; -1: none
+};
+
+int Execute(const ExecuteOptions& o, const Context& ctx) {
+  auto plan = ReadPlan(o.plan);
   if (!plan.ok()) return Fail("partitions reassign execute", std::string(plan.status().message()));
   av1::DescribeTopicsResponse topics;
   std::string error;
-  if (!DescribeTopics(ctx, TopicsOf(*plan), &topics, &error)) return Fail("partitions reassign execute", error);
+  if (!DescribeTopics(ctx, TopicsOf(*plan), &topics, &error) || !Throttle(*plan, topics, o.throttle, ctx, &error)) {
+    return Fail("partitions reassign execute", error);
+  }
   // Where the partitions are now, to roll back with (on stderr: stdout is the results).
   std::cerr << "Current partition replica assignment (save it to roll back):\n"
             << PlanJson(CurrentAssignment(*plan, topics)) << std::endl;
@@ -194,6 +212,15 @@ int Verify(const std::string& path, const Context& ctx) {
     };
     t.Add({planned.topic, std::to_string(planned.partition), state, ids(replicas), ids(adding), ids(removing)});
   }
+  if (code == kExitOk) {
+    // Every partition completed: the throttles a reassignment set go (as Kafka's verify).
+    av1::DescribeClusterResponse cluster;
+    if (!ctx.admin.Call(&av1::AdminService::Stub::DescribeCluster, av1::DescribeClusterRequest(), &cluster, &error) ||
+        !AlterThrottles(ClearThrottlesRequest(*plan, cluster), ctx, &error)) {
+      Print(t, out, ctx.as_json);
+      return Fail("partitions reassign verify: clearing the throttles", error);
+    }
+  }
   Print(t, out, ctx.as_json);
   return code;
 }
@@ -221,7 +248,7 @@ int List(const std::vector<std::string>& topics, const Context& ctx) {
 
 }  // namespace
 
-int Balance(bool execute, const Context& ctx) {
+int Balance(bool execute, int64_t throttle, const Context& ctx) {
   av1::DescribeClusterResponse cluster;
   av1::DescribeTopicsResponse topics;
   std::string error;
@@ -268,6 +295,7 @@ int Balance(bool execute, const Context& ctx) {
     std::cout << PlanJson(plan) << std::endl;
     return kExitOk;
   }
+  if (!Throttle(plan, topics, throttle, ctx, &error)) return Fail("cluster balance", error);
   return Alter(plan, /*cancel=*/false, ctx, "cluster balance");
 }
 
@@ -281,14 +309,20 @@ void AddPartitionsCommands(CLI::App& app, Commands& commands) {
   generate_cmd->add_option("--brokers", generate->brokers, "The brokers to place them on: 1,2,3")->required();
   commands.push_back({generate_cmd, [generate](const Context& ctx) { return Generate(*generate, ctx); }});
 
+  auto execute = std::make_shared<ExecuteOptions>();
+  auto* execute_cmd = reassign->add_subcommand("execute", "Start the plan's reassignments");
+  execute_cmd->add_option("--plan", execute->plan, "The plan (kafka-reassign-partitions' JSON)")->required();
+  execute_cmd->add_option("--throttle", execute->throttle,
+                          "Replication throttle in bytes/s for the moving replicas (verify removes it)");
+  commands.push_back({execute_cmd, [execute](const Context& ctx) { return Execute(*execute, ctx); }});
   auto plan = std::make_shared<std::string>();
   struct Leaf {
     const char* name;
     const char* help;
     int (*run)(const std::string&, const Context&);
   };
-  for (const Leaf& leaf : {Leaf{"execute", "Start the plan's reassignments", Execute},
-                           Leaf{"verify", "Say whether each reassignment of the plan completed", Verify},
+  for (const Leaf& leaf : {Leaf{"verify", "Say whether each reassignment of the plan completed (and then remove "
+                                          "the throttles)", Verify},
                            Leaf{"cancel", "Cancel the plan's reassignments in progress", Cancel}}) {
     auto* cmd = reassign->add_subcommand(leaf.name, leaf.help);
     cmd->add_option("--plan", *plan, "The plan (kafka-reassign-partitions' JSON)")->required();
