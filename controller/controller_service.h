@@ -182,6 +182,18 @@ class AdminGrpcService final : public admin::v1::AdminService::Service, Authoriz
     *response = c_.DescribeUserScramCredentials(*request);
     return grpc::Status::OK;
   }
+  grpc::Status AlterClientQuotas(grpc::ServerContext* context, const admin::v1::AlterClientQuotasRequest* request,
+                                 admin::v1::AlterClientQuotasResponse* response) override {
+    if (grpc::Status allowed = Admin(context, "AlterClientQuotas"); !allowed.ok()) return allowed;
+    *response = c_.AlterClientQuotas(*request);
+    return grpc::Status::OK;
+  }
+  grpc::Status DescribeClientQuotas(grpc::ServerContext* context, const admin::v1::DescribeClientQuotasRequest* request,
+                                    admin::v1::DescribeClientQuotasResponse* response) override {
+    if (grpc::Status allowed = Admin(context, "DescribeClientQuotas"); !allowed.ok()) return allowed;
+    *response = c_.DescribeClientQuotas(*request);
+    return grpc::Status::OK;
+  }
   grpc::Status CreateAcls(grpc::ServerContext* context, const admin::v1::CreateAclsRequest* request,
                           admin::v1::CreateAclsResponse* response) override {
     if (grpc::Status allowed = Admin(context, "CreateAcls"); !allowed.ok()) return allowed;

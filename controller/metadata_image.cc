@@ -262,6 +262,7 @@ absl::Status MetadataImage::Apply(const pb::MetadataRecord& record) {
     case R::kAccessControlEntry:
     case R::kRemoveAccessControlEntry:
       return security_.Apply(record);
+    case R::kClientQuota: return client_quotas_.Apply(record.client_quota());
     case R::RECORD_NOT_SET:
       break;
   }
@@ -356,6 +357,7 @@ std::vector<std::string> MetadataImage::TouchedKeys(const pb::MetadataRecord& re
     case R::kAccessControlEntry:
     case R::kRemoveAccessControlEntry:
       return security_.TouchedKeys(record);
+    case R::kClientQuota: return client_quotas_.TouchedKeys(record.client_quota());
     case R::RECORD_NOT_SET: break;
   }
   return {};
@@ -364,6 +366,7 @@ std::vector<std::string> MetadataImage::TouchedKeys(const pb::MetadataRecord& re
 std::optional<std::string> MetadataImage::Encode(const std::string& key) const {
   if (key == kProducerIdsKey) return producer_ids_.SerializeAsString();
   if (SecurityImage::OwnsKey(key)) return security_.Encode(key);
+  if (ClientQuotasImage::OwnsKey(key)) return client_quotas_.Encode(key);
   std::vector<std::string> parts = absl::StrSplit(key, absl::MaxSplits('/', 2));
   if (parts[0] == "b") {
     auto it = brokers_.find(std::stoi(parts[1]));
@@ -417,6 +420,7 @@ absl::Status MetadataImage::Load(const std::string& key, const std::string& valu
   auto corrupt = [&] { return absl::DataLossError(absl::StrCat("metadata image key '", key, "' holds a bad value")); };
   if (key == kProducerIdsKey) return producer_ids_.ParseFromString(value) ? absl::OkStatus() : corrupt();
   if (SecurityImage::OwnsKey(key)) return security_.Load(key, value);
+  if (ClientQuotasImage::OwnsKey(key)) return client_quotas_.Load(key, value);
   if (key.size() < 2 || key[1] != '/') return corrupt();
   switch (key[0]) {
     case 'b': {
@@ -489,6 +493,7 @@ std::string MetadataImage::Dump() const {
     for (const auto& [k, v] : values) absl::StrAppend(&out, "config ", r.first, "/", r.second, " ", k, "=", v, "\n");
   }
   security_.Dump(&out);
+  client_quotas_.Dump(&out);
   absl::StrAppend(&out, "producer_ids ", producer_ids_.ShortDebugString(), "\n");
   absl::StrAppend(&out, "partitions ", partition_count_, "\n");
   return out;

@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "controller/remote_log_segments.h"
+#include "controller/client_quotas_image.h"
 #include "controller/security_image.h"
 #include "metadata.pb.h"
 
@@ -65,6 +66,8 @@ class MetadataImage {
   int64_t next_producer_id() const { return producer_ids_.next_producer_id(); }
   // SCRAM credentials (security_image.h).
   const SecurityImage& security() const { return security_; }
+  // Client quotas (client_quotas_image.h).
+  const ClientQuotasImage& client_quotas() const { return client_quotas_; }
   int64_t partition_count() const { return partition_count_; }
   // The finalized feature levels (FeatureLevel records; a feature absent is at level 0).
   const std::map<std::string, int16_t>& finalized_features() const { return features_; }
@@ -92,6 +95,7 @@ class MetadataImage {
   int64_t partition_count_ = 0;
   std::map<std::string, int16_t> features_;
   SecurityImage security_;
+  ClientQuotasImage client_quotas_;
 };
 
 // Whether the replica at replica_index of p (on broker b) can serve: its broker is

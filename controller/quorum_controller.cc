@@ -3,6 +3,7 @@
 #include "controller/acl_control.h"
 #include "controller/admin_answers.h"
 #include "controller/reassignment.h"
+#include "controller/client_quota_control.h"
 #include "controller/scram_control.h"
 
 #include <algorithm>
@@ -359,6 +360,23 @@ admin::v1::AlterUserScramCredentialsResponse QuorumController::AlterUserScramCre
       result->set_user(p.user);
       SetOutcome(p.plan.outcome, result);
       if (p.plan.outcome.ok()) writes.Add(response.results_size() - 1, std::move(p.plan.records));
+    }
+  });
+  return response;
+}
+
+admin::v1::AlterClientQuotasResponse QuorumController::AlterClientQuotas(
+    const admin::v1::AlterClientQuotasRequest& request) {
+  admin::v1::AlterClientQuotasResponse response;
+  RunAdminWrite(&response, response.mutable_results(), [&](const MetadataImage& image, Writes& writes) {
+    std::vector<Plan> plans = PlanAlterClientQuotas(image, request);
+    for (size_t i = 0; i < plans.size(); ++i) {
+      admin::v1::ClientQuotaAlterationResult* result = response.add_results();
+      *result->mutable_entity() = request.entries(static_cast<int>(i)).entity();
+      SetOutcome(plans[i].outcome, result);
+      if (plans[i].outcome.ok() && !plans[i].records.empty() && !request.validate_only()) {
+        writes.Add(response.results_size() - 1, std::move(plans[i].records));
+      }
     }
   });
   return response;

@@ -72,6 +72,9 @@ class QuorumController {
       const admin::v1::AlterUserScramCredentialsRequest& request);
   admin::v1::DescribeUserScramCredentialsResponse DescribeUserScramCredentials(
       const admin::v1::DescribeUserScramCredentialsRequest& request);
+  // Client quotas (client_quota_control.h).
+  admin::v1::AlterClientQuotasResponse AlterClientQuotas(const admin::v1::AlterClientQuotasRequest& request);
+  admin::v1::DescribeClientQuotasResponse DescribeClientQuotas(const admin::v1::DescribeClientQuotasRequest& request);
   // ACLs (acl_control.h); SECURITY_DISABLED without an authorizer.
   admin::v1::CreateAclsResponse CreateAcls(const admin::v1::CreateAclsRequest& request);
   admin::v1::DeleteAclsResponse DeleteAcls(const admin::v1::DeleteAclsRequest& request);

@@ -11,6 +11,7 @@
 #include "controller/admin_answers.h"
 #include "controller/quorum_controller.h"
 #include "controller/reassignment.h"
+#include "controller/client_quota_control.h"
 #include "controller/scram_control.h"
 
 namespace strata::controller {
@@ -219,6 +220,14 @@ admin::v1::DescribeUserScramCredentialsResponse QuorumController::DescribeUserSc
     const admin::v1::DescribeUserScramCredentialsRequest& request) {
   admin::v1::DescribeUserScramCredentialsResponse response = store_.WithImage(
       [&](const MetadataImage& image) { return controller::DescribeUserScramCredentials(image, request); });
+  response.set_controller_id(node_.status().leader);
+  return response;
+}
+
+admin::v1::DescribeClientQuotasResponse QuorumController::DescribeClientQuotas(
+    const admin::v1::DescribeClientQuotasRequest& request) {
+  admin::v1::DescribeClientQuotasResponse response =
+      store_.WithImage([&](const MetadataImage& image) { return controller::DescribeClientQuotas(image, request); });
   response.set_controller_id(node_.status().leader);
   return response;
 }

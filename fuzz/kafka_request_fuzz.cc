@@ -8,6 +8,7 @@
 #include "proto/kafka/alter_configs.h"
 #include "proto/kafka/delete_records.h"
 #include "proto/kafka/describe_log_dirs.h"
+#include "proto/kafka/client_quotas.h"
 #include "proto/kafka/partition_reassignments.h"
 #include "proto/kafka/api_versions.h"
 #include "proto/kafka/consumer_protocol.h"
@@ -241,6 +242,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (Within(v, 0, 0)) {
         DecodeAndReencode(body, v, ReadListPartitionReassignmentsRequest, WriteListPartitionReassignmentsRequest);
       }
+      break;
+    case ApiKey::kDescribeClientQuotas:
+      if (Within(v, 0, 1)) DecodeAndReencode(body, v, ReadDescribeClientQuotasRequest, WriteDescribeClientQuotasRequest);
+      break;
+    case ApiKey::kAlterClientQuotas:
+      if (Within(v, 0, 1)) DecodeAndReencode(body, v, ReadAlterClientQuotasRequest, WriteAlterClientQuotasRequest);
       break;
     // Transactions (issue 37).
     case ApiKey::kAddPartitionsToTxn:

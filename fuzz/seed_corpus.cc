@@ -16,6 +16,7 @@
 #include "proto/kafka/alter_configs.h"
 #include "proto/kafka/delete_records.h"
 #include "proto/kafka/describe_log_dirs.h"
+#include "proto/kafka/client_quotas.h"
 #include "proto/kafka/partition_reassignments.h"
 #include "proto/kafka/api_versions.h"
 #include "proto/kafka/consumer_protocol.h"
@@ -363,6 +364,16 @@ int main(int argc, char** argv) {
   list_reassignments.topics->push_back({"orders", {0, 1}});
   SaveRequest(requests, ApiKey::kListPartitionReassignments, 0,
               [&](int16_t v, Writer& w) { WriteListPartitionReassignmentsRequest(list_reassignments, v, w); });
+  DescribeClientQuotasRequest describe_quotas;
+  describe_quotas.components = {{"user", 0, std::string("alice")}, {"client-id", 1, std::nullopt}};
+  AlterClientQuotasRequest alter_quotas;
+  alter_quotas.entries.push_back({{{"user", std::string("alice")}}, {{"producer_byte_rate", 1048576, false}}});
+  for (int16_t v = 0; v <= 1; ++v) {
+    SaveRequest(requests, ApiKey::kDescribeClientQuotas, v,
+                [&](int16_t v, Writer& w) { WriteDescribeClientQuotasRequest(describe_quotas, v, w); });
+    SaveRequest(requests, ApiKey::kAlterClientQuotas, v,
+                [&](int16_t v, Writer& w) { WriteAlterClientQuotasRequest(alter_quotas, v, w); });
+  }
   Save(batches, "plain", Batch(1));
   Save(batches, "several_records", Batch(7));
   Save(batches, "idempotent", Batch(4, 42));

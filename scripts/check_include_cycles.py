@@ -49,7 +49,7 @@ LAYER = {
     "tools/storage": "tools",
 }
 BELOW_BROKER = {"base", "proto", "security", "client", "storage", "raft", "controller"}
-BROKER = ["broker/common", "broker/network", "broker/lifecycle", "broker/replication", "broker/tiered",
+BROKER = ["broker/common", "broker/network", "broker/quota", "broker/lifecycle", "broker/replication", "broker/tiered",
           "broker/group", "broker/transactions", "broker/handlers"]
 ALLOWED = {
     "base": set(),
@@ -59,10 +59,11 @@ ALLOWED = {
     "storage": {"base", "proto"},
     "raft": {"base", "proto", "security", "storage"},
     "controller": {"base", "proto", "security", "storage", "raft"},
-    # broker/ by concern, one way: common <- network; common <- lifecycle <- replication
+    # broker/ by concern, one way: common <- network; common <- quota; common <- lifecycle <- replication
     # <- tiered; replication <- group; every one of them <- handlers.
     "broker/common": BELOW_BROKER,
     "broker/network": BELOW_BROKER | {"broker/common"},
+    "broker/quota": BELOW_BROKER | {"broker/common"},
     "broker/lifecycle": BELOW_BROKER | {"broker/common"},
     "broker/replication": BELOW_BROKER | {"broker/common", "broker/lifecycle"},
     "broker/tiered": BELOW_BROKER | {"broker/common", "broker/lifecycle", "broker/replication"},

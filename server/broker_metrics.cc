@@ -188,6 +188,41 @@ void AppendPartitionFamilies(const broker::ReplicaManager& replicas, std::vector
   out.push_back(std::move(dirs));
 }
 
+namespace {
+
+// Kafka's per-entity quota metrics (type=Produce/Fetch, user, client-id): the measured
+// byte rate, the quota, and the throttling, for each entity a client quota applies to.
+void AppendClientQuotaFamilies(broker::ClientQuotaManager& quotas, std::vector<prometheus::MetricFamily>& out) {
+  std::vector<broker::ClientQuotaManager::EntityStats> stats = quotas.Stats(std::chrono::steady_clock::now());
+  if (stats.empty()) return;
+  auto rate = Family("strata_client_quota_byte_rate",
+                     "Bytes per second a quota entity produced or fetched, as its quota measures them (Kafka's "
+                     "byte-rate per user and client-id)",
+                     MetricType::Gauge);
+  auto bound = Family("strata_client_quota_bytes_per_second", "The quota of the entity (producer_byte_rate or "
+                      "consumer_byte_rate)", MetricType::Gauge);
+  auto bytes = Family("strata_client_quota_bytes_total", "Bytes the entity produced or fetched under its quota",
+                      MetricType::Counter);
+  auto throttled = Family("strata_client_quota_throttled_total", "Responses to the entity that carried a throttle time",
+                          MetricType::Counter);
+  auto throttle = Family("strata_client_quota_throttle_seconds_total",
+                         "The throttle times of the entity's responses, added up (Kafka's throttle-time)",
+                         MetricType::Counter);
+  for (const auto& s : stats) {
+    const std::vector<prometheus::ClientMetric::Label> labels = {
+        {"type", s.kind == broker::QuotaKind::kProduce ? "Produce" : "Fetch"}, {"user", s.user},
+        {"client_id", s.client_id}};
+    Add(rate, s.byte_rate, labels);
+    Add(bound, s.quota, labels);
+    Add(bytes, static_cast<double>(s.bytes), labels);
+    Add(throttled, static_cast<double>(s.throttled), labels);
+    Add(throttle, static_cast<double>(s.throttle_ms) / 1000.0, labels);
+  }
+  for (auto* f : {&rate, &bound, &bytes, &throttled, &throttle}) out.push_back(std::move(*f));
+}
+
+}  // namespace
+
 std::vector<prometheus::MetricFamily> BrokerMetrics::Collect() const {
   std::vector<prometheus::MetricFamily> out;
   AppendRequestFamilies(broker_.request_metrics(), out);
@@ -219,6 +254,7 @@ std::vector<prometheus::MetricFamily> BrokerMetrics::Collect() const {
     AddSingle(out, "strata_authorizer_acls", "ACL bindings the authorizer holds", MetricType::Gauge,
               static_cast<double>(authorizer->acl_count()));
   }
+  AppendClientQuotaFamilies(broker_.client_quotas(), out);
   auto purgatory = Family("strata_purgatory_size", "Requests waiting in a purgatory (Fetch: for fetch.min.bytes; "
                           "Produce: acks=all for the high watermark)", MetricType::Gauge);
   Add(purgatory, static_cast<double>(broker_.FetchesWaiting()), {{"operation", "Fetch"}});

@@ -446,6 +446,7 @@ void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cl
                                               .log_allowed = config.authorizer_log_allowed});
     RefreshAcls();
   }
+  store_->WithImage([&](const controller::MetadataImage& image) { client_quotas_.Update(image.client_quotas()); });
   // One KafkaApis per entry of `listeners` (Metadata answers that listener's endpoints).
   for (const Listener& l : config.listeners) {
     broker::KafkaApisContext kc{.store = *store_,
@@ -469,7 +470,8 @@ void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cl
                                 .fetch_sessions = fetch_sessions_.get(),
                                 .txn_verifier = txn_verifier_.get(),
                                 .txn_partition_verification = config.transaction_partition_verification_enable,
-                                .authorizer = authorizer_.get()};
+                                .authorizer = authorizer_.get(),
+                                .client_quotas = &client_quotas_};
     kafka_apis_.push_back(std::make_unique<broker::KafkaApis>(std::move(kc)));
   }
   replicas_->set_on_high_watermark([this](const storage::TopicPartition& tp) {
@@ -582,8 +584,9 @@ void BrokerRole::RefreshAcls() {
 }
 
 void BrokerRole::Publish(const metadata::v1::MetadataBatch& batch, int64_t index) {
-  // The authorizer follows the image's ACLs at once, serving or not.
+  // The authorizer and the client quotas follow the image at once, serving or not.
   RefreshAcls();
+  store_->WithImage([&](const controller::MetadataImage& image) { client_quotas_.Update(image.client_quotas()); });
   // Every applied entry (or restored snapshot, an empty batch: a full delta): the hosted
   // partitions follow the image, in what the entry changed.
   absl::MutexLock lock(&publish_mu_);

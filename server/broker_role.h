@@ -31,6 +31,7 @@
 #include "broker/handlers/kafka_apis.h"
 #include "broker/network/listener.h"
 #include "broker/network/sasl_authenticator.h"
+#include "broker/quota/client_quota_manager.h"
 #include "security/standard_authorizer.h"
 #include "broker/lifecycle/log_dir_monitor.h"
 #include "broker/replication/metadata_delta.h"
@@ -81,6 +82,7 @@ class BrokerRole {
   std::vector<std::pair<std::string, size_t>> ListenerConnections() const;
   // The authorizer (authorizer.class.name; null: none).
   const security::StandardAuthorizer* authorizer() const { return authorizer_.get(); }
+  broker::ClientQuotaManager& client_quotas() const { return client_quotas_; }
   // Per SASL listener (by name), its authentication counts.
   const std::vector<std::pair<std::string, std::shared_ptr<broker::SaslMetrics>>>& sasl_metrics() const {
     return sasl_metrics_;
@@ -150,6 +152,9 @@ class BrokerRole {
   std::unique_ptr<security::StandardAuthorizer> authorizer_;
   std::atomic<int64_t> acl_version_seen_{-1};
   void RefreshAcls();
+  // Follows the image's client quotas (on Publish), for every listener's handlers.
+  // (Mutable: its metrics measure, which moves its windows along.)
+  mutable broker::ClientQuotaManager client_quotas_;
   storage::LogConfig log_defaults_;  // log.* settings: the partitions' defaults
   std::unique_ptr<controller::MetadataStore> own_store_;
   controller::MetadataStore* store_ = nullptr;

@@ -28,6 +28,7 @@
 #include "broker/handlers/offset_delete_handler.h"
 #include "broker/handlers/offset_fetch_handler.h"
 #include "broker/handlers/offset_for_leader_epoch_handler.h"
+#include "broker/handlers/client_quotas_handler.h"
 #include "broker/handlers/partition_reassignments_handler.h"
 #include "broker/handlers/produce_handler.h"
 #include "broker/handlers/acls_handler.h"
@@ -73,6 +74,8 @@ const std::vector<ApiEntry>& ApiRegistry() {
         {ApiKey::kAlterPartitionReassignments, 0, 1, &HandleAlterPartitionReassignments},
         {ApiKey::kListPartitionReassignments, 0, 0, &HandleListPartitionReassignments},
         {ApiKey::kDescribeQuorum, 0, 2, &HandleDescribeQuorum},
+        {ApiKey::kDescribeClientQuotas, 0, 1, &HandleDescribeClientQuotas},
+        {ApiKey::kAlterClientQuotas, 0, 1, &HandleAlterClientQuotas},
         // The classic consumer-group protocol (group_coordinator.h).
         {ApiKey::kOffsetCommit, 0, 9, &HandleOffsetCommit},
         {ApiKey::kOffsetFetch, 0, 9, &HandleOffsetFetch},

@@ -11,6 +11,7 @@
 #include "base/logging.h"
 #include "base/status_macros.h"
 #include "broker/handlers/authorization.h"
+#include "broker/handlers/client_quota.h"
 #include "broker/handlers/fetch_session.h"
 #include "broker/common/kafka_error.h"
 #include "broker/handlers/partition_lookup.h"
@@ -60,6 +61,10 @@ struct FetchParams {
   // partitions, before anything else is looked at (a follower's fetch state included).
   bool every_topic_denied = false;
   std::set<std::string> denied_topics;
+  // consumer_byte_rate: a consumer's answers count against its client quota (null: no
+  // quota manager; never for a follower).
+  ClientQuotaManager* quotas = nullptr;
+  QuotaClient client;
 
   FetchParams(const kafka::FetchRequest& request, int16_t v)
       : version(v),
@@ -104,6 +109,11 @@ std::optional<ApiResponse> Answer(FetchContext& fetch, const FetchParams& params
   }
   kafka::FetchResponse response = fetch.Answer(result.reads);
   ApiResponse out;
+  if (params.quotas != nullptr) {
+    out.throttle = params.quotas->Record(QuotaKind::kFetch, params.client, static_cast<int64_t>(result.bytes),
+                                         std::chrono::steady_clock::now());
+    response.throttle_time_ms = static_cast<int32_t>(out.throttle.count());
+  }
   out.slices = std::move(result.slices);
   kafka::Writer w(&out.body, &out.splices);
   kafka::WriteFetchResponse(response, params.version, w);
@@ -564,6 +574,14 @@ void HandleFetch(const ApiRequest& api, ApiResponder respond) {
           params.denied_topics.insert(t.topic());
         }
       }
+    }
+  }
+  if (!params.follower && context.client_quotas != nullptr && context.client_quotas->active()) {
+    params.quotas = context.client_quotas;
+    params.client = QuotaClientOf(api.header);
+    // No answer larger than the quota allows over the window (Kafka's).
+    if (auto most = params.quotas->MaxBytesInWindow(QuotaKind::kFetch, params.client)) {
+      params.max_bytes = static_cast<int32_t>(std::min<int64_t>(params.max_bytes, std::max<int64_t>(*most, 1)));
     }
   }
   if (fetch.kind() == FetchContext::Kind::kError) {

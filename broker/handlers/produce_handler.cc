@@ -1,6 +1,7 @@
 #include "broker/handlers/produce_handler.h"
 
 #include "broker/handlers/authorization.h"
+#include "broker/handlers/client_quota.h"
 
 
 #include "absl/strings/numbers.h"
@@ -30,6 +31,7 @@ void SetError(kafka::ProduceResponse::Partition& p, const absl::Status& status) 
 
 absl::StatusOr<std::optional<ApiResponse>> Encode(const kafka::ProduceResponse& response, int16_t version) {
   ApiResponse out;
+  out.throttle = std::chrono::milliseconds(response.throttle_time_ms);  // set by the client's quota only
   kafka::Writer w(&out.body);
   kafka::WriteProduceResponse(response, version, w);
   CountErrors(response, out.errors);
@@ -395,10 +397,15 @@ void HandleProduce(const ApiRequest& api, ApiResponder respond) {
   if (!request.ok()) return respond(request.status());
   auto call = std::make_shared<ProduceCall>(api.broker, api.purgatories, api.header.api_version, std::move(respond));
   call->request = *std::move(request);
+  // producer_byte_rate: the request's bytes count as it comes (Kafka counts them when it
+  // answers; the same bytes, the same throttle).
+  const std::chrono::milliseconds throttle =
+      RecordClientBytes(api.broker, api.header, QuotaKind::kProduce, static_cast<int64_t>(api.body.size()));
   const absl::Status refused = RefusedRequest(api, call->request);
   std::vector<ToVerify> to_verify;
   {
     absl::MutexLock lock(&call->mu);
+    call->response.throttle_time_ms = static_cast<int32_t>(throttle.count());
     for (size_t t = 0; t < call->request.topic_data.size(); ++t) {
       const kafka::ProduceRequest::Topic& topic = call->request.topic_data[t];
       kafka::ProduceResponse::Topic& rt = call->response.responses.emplace_back();

@@ -27,6 +27,7 @@
 namespace strata::broker {
 
 class AutoTopicCreator;
+class ClientQuotaManager;
 class FetchSessionCache;
 class GroupCoordinator;
 class ProducerIdManager;
@@ -89,6 +90,9 @@ struct KafkaApisContext {
   // The authorizer (authorizer.class.name, the ACLs of the metadata image); null: none
   // is configured, every request is allowed and the ACL APIs answer SECURITY_DISABLED.
   const security::StandardAuthorizer* authorizer = nullptr;
+  // Client byte-rate quotas (quota/client_quota_manager.h), following the image's; null:
+  // no client is ever throttled.
+  ClientQuotaManager* client_quotas = nullptr;
 };
 
 // Requests that wait for a condition (fetch.min.bytes, acks=all, DeleteRecords' low

@@ -141,6 +141,10 @@ void CountErrors(const kafka::AlterUserScramCredentialsResponse& r, ErrorCounts&
 
 void CountErrors(const kafka::DescribeAclsResponse& r, ErrorCounts& counts) { CountError(counts, r.error_code); }
 
+void CountErrors(const kafka::DescribeClientQuotasResponse& r, ErrorCounts& counts) { CountError(counts, r.error_code); }
+
+void CountErrors(const kafka::AlterClientQuotasResponse& r, ErrorCounts& counts) { CountEach(r.entries, counts); }
+
 void CountErrors(const kafka::CreateAclsResponse& r, ErrorCounts& counts) { CountEach(r.results, counts); }
 
 void CountErrors(const kafka::DeleteAclsResponse& r, ErrorCounts& counts) {

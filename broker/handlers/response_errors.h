@@ -10,6 +10,7 @@
 
 #include "broker/network/api_response.h"
 #include "proto/kafka/alter_configs.h"
+#include "proto/kafka/client_quotas.h"
 #include "proto/kafka/api_versions.h"
 #include "proto/kafka/create_partitions.h"
 #include "proto/kafka/create_topics.h"
@@ -102,5 +103,8 @@ void CountErrors(const proto::kafka::AlterUserScramCredentialsResponse& response
 void CountErrors(const proto::kafka::DescribeAclsResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::CreateAclsResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::DeleteAclsResponse& response, ErrorCounts& counts);
+// Client quotas.
+void CountErrors(const proto::kafka::DescribeClientQuotasResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::AlterClientQuotasResponse& response, ErrorCounts& counts);
 
 }  // namespace strata::broker

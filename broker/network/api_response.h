@@ -5,6 +5,7 @@
 // neither includes the other.
 // Not thread-safe (values); a responder may be called from any thread.
 
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -41,6 +42,9 @@ struct ApiResponse {
   std::vector<proto::kafka::Splice> splices;  // in position order
   std::vector<storage::FileSlice> slices;
   ErrorCounts errors;
+  // A client over its quota (KIP-219): once this response is written, the listener reads
+  // nothing more from the connection for this long (the body carries throttle_time_ms).
+  std::chrono::milliseconds throttle{0};
 };
 
 // The answer to one request: a response, nullopt for none (acks=0 produce), or an

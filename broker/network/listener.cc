@@ -78,7 +78,11 @@ struct Registry {
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(tcp::socket socket, Shared& shared, Registry& registry)
-      : socket_(std::move(socket)), timer_(socket_.get_executor()), shared_(shared), registry_(registry) {
+      : socket_(std::move(socket)),
+        timer_(socket_.get_executor()),
+        mute_timer_(socket_.get_executor()),
+        shared_(shared),
+        registry_(registry) {
     if (shared_.tls) tls_ = std::make_unique<asio::ssl::stream<tcp::socket&>>(socket_, *shared_.tls);
     if (shared_.options.sasl) sasl_ = shared_.options.sasl();
   }
@@ -103,6 +107,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
     asio::error_code ignored;
     timer_.cancel();
+    mute_timer_.cancel();
     socket_.shutdown(tcp::socket::shutdown_both, ignored);  // under TLS too: no close_notify wait
     socket_.close(ignored);
     held_ = nullptr;  // not handled: nobody is there for its answer (and it holds this connection)
@@ -137,7 +142,20 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void MaybeReadNext() {
     if (reading_ || closed_ || pool_requests_ > 0) return;
     if (in_flight_.size() >= static_cast<size_t>(std::max(1, shared_.options.max_in_flight_requests))) return;
+    if (Clock::now() < muted_until_) return ArmMuteTimer();
     ReadSize();
+  }
+
+  // A throttled client's connection (ApiResponse::throttle): read again once its
+  // throttle time has passed, as Kafka unmutes a throttled channel.
+  void ArmMuteTimer() {
+    if (mute_armed_) return;
+    mute_armed_ = true;
+    mute_timer_.expires_at(muted_until_);
+    mute_timer_.async_wait([self = shared_from_this()](const asio::error_code& ec) {
+      self->mute_armed_ = false;
+      if (!ec) self->MaybeReadNext();
+    });
   }
 
   void ReadSize() {
@@ -405,6 +423,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       slice_sent_ = 0;
       return SendSlice();
     }
+    if (response_.throttle.count() > 0) muted_until_ = std::max(muted_until_, Clock::now() + response_.throttle);
     response_ = ApiResponse();
     writing_ = false;
     RecordTimes(*in_flight_.front());
@@ -492,6 +511,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::unique_ptr<asio::ssl::stream<tcp::socket&>> tls_;  // SSL listeners
   std::string tls_buffer_;
   asio::steady_timer timer_;
+  asio::steady_timer mute_timer_;  // ArmMuteTimer
   Shared& shared_;
   Registry& registry_;
   bool closed_ = false;
@@ -510,6 +530,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // of in_flight_; the reading stops after it): posted once it is the only one.
   std::function<void()> held_;
   bool reading_ = false;   // a read of the next request is under way
+  // Throttled (ApiResponse::throttle): nothing is read before this time.
+  Clock::time_point muted_until_{};
+  bool mute_armed_ = false;
   bool writing_ = false;   // the first request's answer is being written
   // The answer being written.
   ApiResponse response_;

@@ -49,7 +49,8 @@ MetadataDelta MetadataDelta::FromBatch(const pb::MetadataBatch& batch) {
       case R::kRemoveUserScramCredential:
       case R::kAccessControlEntry:
       case R::kRemoveAccessControlEntry:
-        break;  // no partition depends on it (the authorizer follows SecurityImage::acl_version)
+      case R::kClientQuota:
+        break;  // no partition depends on it (the authorizer and the quota manager follow versions)
       case R::kRegisterBroker:
       case R::kUnregisterBroker:
       case R::kFenceBroker:

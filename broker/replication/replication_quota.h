@@ -7,9 +7,9 @@
 //    leader.replication.throttled.replicas / follower.replication.throttled.replicas:
 //    "*" (every replica of the topic) or "partition:broker,..." — a partition is
 //    throttled on this broker when an entry names it with this broker's id.
-//  * The measured rate is Kafka's: the bytes of the samples in the window over the time
-//    they span, at least (samples - 1) windows, so a throttle starts without a burst
-//    above it once the first window is full.
+//  * The measured rate is Kafka's (common/sampled_rate.h): the bytes of the samples in
+//    the window over the time they span, at least (samples - 1) windows, so a throttle
+//    starts without a burst above it once the first window is full.
 //  * Replicas in the ISR are never throttled (the callers check), so a throttle slows a
 //    reassignment or a replica catching up, never produce.
 // Thread-safe.
@@ -25,6 +25,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "broker/common/sampled_rate.h"
 #include "storage/file_names.h"
 
 namespace strata::broker {
@@ -40,10 +41,8 @@ struct ThrottledPartitions {
 class ReplicationQuota {
  public:
   using Clock = std::chrono::steady_clock;
-  struct Options {
-    int samples = 11;                        // replication.quota.window.num
-    std::chrono::milliseconds window{1000};  // replication.quota.window.size.seconds
-  };
+  // replication.quota.window.num and replication.quota.window.size.seconds: 11 x 1 s.
+  using Options = SampledRate::Options;
   ReplicationQuota();  // Kafka's defaults
   explicit ReplicationQuota(Options options);
 
@@ -63,19 +62,10 @@ class ReplicationQuota {
   std::optional<int64_t> rate() const;
 
  private:
-  struct Sample {
-    Clock::time_point start;
-    int64_t bytes = 0;
-  };
-  // Bytes per second over the window, and the window's span in seconds.
-  std::pair<double, double> MeasureLocked(Clock::time_point now) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void AdvanceLocked(Clock::time_point now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-
-  const Options options_;
   mutable absl::Mutex mu_;
   std::optional<int64_t> rate_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, ThrottledPartitions> throttled_ ABSL_GUARDED_BY(mu_);
-  std::vector<Sample> samples_ ABSL_GUARDED_BY(mu_);  // oldest first, at most options_.samples
+  mutable SampledRate bytes_ ABSL_GUARDED_BY(mu_);
   std::atomic<bool> active_{false};                   // a rate and some throttled topic: set under mu_
 };
 

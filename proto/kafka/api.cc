@@ -29,6 +29,7 @@ const std::map<int16_t, ApiInfo>& Apis() {
       {33, {"AlterConfigs", 2}},         {44, {"IncrementalAlterConfigs", 1}},
       {21, {"DeleteRecords", 2}},        {35, {"DescribeLogDirs", 2}},
       {45, {"AlterPartitionReassignments", 0}}, {46, {"ListPartitionReassignments", 0}},
+      {48, {"DescribeClientQuotas", 1}}, {49, {"AlterClientQuotas", 1}},
   };
   return *apis;
 }

@@ -53,6 +53,8 @@ enum class ApiKey : int16_t {
   kAlterPartitionReassignments = 45,
   kListPartitionReassignments = 46,
   kOffsetDelete = 47,
+  kDescribeClientQuotas = 48,
+  kAlterClientQuotas = 49,
   kDescribeUserScramCredentials = 50,
   kAlterUserScramCredentials = 51,
   kDescribeQuorum = 55,

@@ -1,5 +1,6 @@
 #include "proto/kafka/wire.h"
 
+#include "absl/base/casts.h"
 #include "absl/strings/str_cat.h"
 #include "base/check.h"
 
@@ -53,6 +54,8 @@ int32_t Reader::Int32(const char* field) {
 }
 
 uint32_t Reader::UInt32(const char* field) { return static_cast<uint32_t>(Int32(field)); }
+
+double Reader::Float64(const char* field) { return absl::bit_cast<double>(Int64(field)); }
 
 int64_t Reader::Int64(const char* field) {
   if (!Need(8, field)) return 0;
@@ -189,6 +192,8 @@ void Writer::Int32(int32_t v) {
 }
 
 void Writer::UInt32(uint32_t v) { Int32(static_cast<int32_t>(v)); }
+
+void Writer::Float64(double v) { Int64(absl::bit_cast<int64_t>(v)); }
 
 void Writer::Int64(int64_t v) {
   for (int i = 7; i >= 0; --i) out_.push_back(static_cast<char>(static_cast<uint64_t>(v) >> (8 * i)));

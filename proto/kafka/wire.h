@@ -28,6 +28,7 @@ class Reader {
   int16_t Int16(const char* field);
   int32_t Int32(const char* field);
   int64_t Int64(const char* field);
+  double Float64(const char* field);  // IEEE 754 binary64, big-endian
   uint32_t UInt32(const char* field);
   bool Bool(const char* field);
   int32_t VarInt(const char* field);
@@ -89,6 +90,7 @@ class Writer {
   void Int16(int16_t v);
   void Int32(int32_t v);
   void Int64(int64_t v);
+  void Float64(double v);
   void UInt32(uint32_t v);
   void Bool(bool v) { Int8(v ? 1 : 0); }
   void VarInt(int32_t v);

@@ -13,6 +13,7 @@
 
 #include "broker/handlers/kafka_apis.h"
 #include "proto/kafka/acls.h"
+#include "proto/kafka/client_quotas.h"
 #include "proto/kafka/api.h"
 #include "proto/kafka/create_partitions.h"
 #include "proto/kafka/create_topics.h"
@@ -343,6 +344,19 @@ std::vector<ApiCase> Cases() {
         kafka::WriteAlterUserScramCredentialsRequest, kafka::ReadAlterUserScramCredentialsResponse,
         [](const auto& x) { return x.results.at(0).error_code; }, Op::kAlter, RT::kCluster, cluster,
         ErrorCode::kClusterAuthorizationFailed));
+  }
+  cases.push_back(Case<kafka::DescribeClientQuotasRequest, kafka::DescribeClientQuotasResponse>(
+      "DescribeClientQuotas", ApiKey::kDescribeClientQuotas, 1, kafka::DescribeClientQuotasRequest{},
+      kafka::WriteDescribeClientQuotasRequest, kafka::ReadDescribeClientQuotasResponse,
+      [](const auto& x) { return x.error_code; }, Op::kDescribeConfigs, RT::kCluster, cluster,
+      ErrorCode::kClusterAuthorizationFailed));
+  {
+    kafka::AlterClientQuotasRequest r;
+    r.entries.push_back({{{"user", std::string("bob")}}, {{"producer_byte_rate", 1024, false}}});
+    cases.push_back(Case<kafka::AlterClientQuotasRequest, kafka::AlterClientQuotasResponse>(
+        "AlterClientQuotas", ApiKey::kAlterClientQuotas, 1, r, kafka::WriteAlterClientQuotasRequest,
+        kafka::ReadAlterClientQuotasResponse, [](const auto& x) { return x.entries.at(0).error_code; },
+        Op::kAlterConfigs, RT::kCluster, cluster, ErrorCode::kClusterAuthorizationFailed));
   }
   cases.push_back(Case<kafka::DescribeAclsRequest, kafka::DescribeAclsResponse>(
       "DescribeAcls", ApiKey::kDescribeAcls, 3, kafka::DescribeAclsRequest{}, kafka::WriteDescribeAclsRequest,

@@ -48,10 +48,12 @@ TEST(ReplicationQuota, TheRateIsMeasuredOverTheWindowsAndTheThrottleTimeBringsIt
   quota.Record(10000, t0);
   EXPECT_FALSE(quota.Exceeded(t0));
   EXPECT_EQ(quota.ThrottleTime(t0), 0ms);
-  quota.Record(5000, t0 + 500ms);  // 15000 over 10 s: 1500 per second
+  // 15000 over 10.5 s (the half second elapsed, plus the 10 whole windows not yet
+  // seen, Kafka's Rate.windowSize): 1428.6 per second.
+  quota.Record(5000, t0 + 500ms);
   EXPECT_TRUE(quota.Exceeded(t0 + 500ms));
-  // (1500 - 1000) / 1000 of the 10 s span.
-  EXPECT_EQ(quota.ThrottleTime(t0 + 500ms), 5000ms);
+  // (1428.6 - 1000) / 1000 of the 10.5 s span.
+  EXPECT_EQ(quota.ThrottleTime(t0 + 500ms), 4500ms);
   // Once the samples leave the window (11 s), the rate is back under the quota.
   EXPECT_FALSE(quota.Exceeded(t0 + 12s));
   // Steady just below the quota stays within it (11 windows of 900 bytes span 10 s at

@@ -125,13 +125,29 @@ pb::MetadataRecord RemoteStart(const std::string& topic_id, int32_t partition, i
   return r;
 }
 
-// A history touching every kind of record.
 pb::MetadataRecord FeatureLevel(const std::string& name, int32_t level) {
   pb::MetadataRecord r;
   r.mutable_feature_level()->set_name(name);
   r.mutable_feature_level()->set_level(level);
   return r;
 }
+
+pb::MetadataRecord Quota(const std::vector<std::pair<std::string, std::optional<std::string>>>& entity,
+                         const std::string& key, double value, bool remove = false) {
+  pb::MetadataRecord r;
+  pb::ClientQuota* q = r.mutable_client_quota();
+  for (const auto& [type, name] : entity) {
+    pb::ClientQuotaEntityPart* part = q->add_entity();
+    part->set_entity_type(type);
+    if (name) part->set_entity_name(*name);
+  }
+  q->set_key(key);
+  q->set_value(value);
+  q->set_remove(remove);
+  return r;
+}
+
+// A history touching every kind of record.
 
 std::vector<raft::Entry> History() {
   std::vector<raft::Entry> h;
@@ -170,6 +186,12 @@ std::vector<raft::Entry> History() {
   h.push_back(EntryOf(++i, {fence, pids, TopicConfig("orders", "retention.ms", std::nullopt)}, 2));
   h.push_back(EntryOf(++i, {FeatureLevel("transaction.version", 2), FeatureLevel("other.version", 1),
                             FeatureLevel("other.version", 0)},
+                      2));
+  // Client quotas: a user's for every client id of it, a client id's, one value removed.
+  h.push_back(EntryOf(++i, {Quota({{"user", "alice"}, {"client-id", std::nullopt}}, "producer_byte_rate", 1048576),
+                            Quota({{"user", "alice"}, {"client-id", std::nullopt}}, "consumer_byte_rate", 2097152),
+                            Quota({{"client-id", "app"}}, "request_percentage", 12.5),
+                            Quota({{"user", "alice"}, {"client-id", std::nullopt}}, "consumer_byte_rate", 0, true)},
                       2));
   return h;
 }
@@ -318,6 +340,11 @@ TEST(MetadataStore, TheImageSurvivesARestartFromRocksDb) {
       << "a finalized level survives; a level set to 0 is gone";
   EXPECT_EQ(store->WithImage([](const MetadataImage& i) { return i.FindPartition(Id('o'), 0)->log_start_offset(); }), 50)
       << "a remote log start survives";
+  using Quotas = std::map<ClientQuotaEntity, ClientQuotaValueMap>;
+  EXPECT_EQ(store->WithImage([](const MetadataImage& i) { return i.client_quotas().quotas(); }),
+            (Quotas{{{{"user", "alice"}, {"client-id", std::nullopt}}, {{"producer_byte_rate", 1048576}}},
+                    {{{"client-id", "app"}}, {{"request_percentage", 12.5}}}}))
+      << "client quotas survive, a removed value does not";
   // The Raft log is replayed from the start after a restart: what RocksDB holds is
   // skipped, so nothing is applied twice (ProducerIds would refuse going back).
   for (const raft::Entry& e : History()) ASSERT_TRUE(store->Apply(e).ok());

@@ -93,6 +93,7 @@ void AddGroupsCommands(CLI::App& app, Commands& commands);
 void AddTransactionsCommands(CLI::App& app, Commands& commands);
 void AddUsersCommands(CLI::App& app, Commands& commands);
 void AddAclsCommands(CLI::App& app, Commands& commands);
+void AddQuotasCommands(CLI::App& app, Commands& commands);
 
 // Prints "strata: WHAT: ERROR" on stderr; returns kExitFailed.
 int Fail(const std::string& what, const std::string& error);

@@ -20,6 +20,8 @@
 //                [--iterations N] | delete NAME [--mechanism M]
 //   strata acls add | list | remove [--topic T | --group G | --cluster | --transactional-id X]
 //               [--pattern literal|prefixed] [--principal User:name] [--host H] [--operation OP]... [--deny]
+//   strata quotas describe | alter [--user U | --user-default] [--client-id C | --client-id-default]
+//                 [--ip A | --ip-default] [--add key=value]... [--delete key]... [--validate-only]
 //   strata groups reset-offsets GROUP (--topic T[:P,P...]... | --all-topics)
 //   strata transactions list [--state S]... [--producer-id ID]... | describe ID...
 //                 (--to-earliest | --to-latest | --to-datetime TS | --to-offset N | --shift-by N) [--execute]
@@ -62,7 +64,7 @@ int main(int argc, char** argv) {
 
   Commands commands;
   for (auto add : {AddClusterCommands, AddQuorumCommands, AddTopicsCommands, AddConfigsCommands, AddLeadersCommands,
-                    AddPartitionsCommands, AddGroupsCommands, AddTransactionsCommands, AddUsersCommands, AddAclsCommands}) {
+                    AddPartitionsCommands, AddGroupsCommands, AddTransactionsCommands, AddUsersCommands, AddAclsCommands, AddQuotasCommands}) {
     add(app, commands);
   }
 

@@ -5,7 +5,8 @@
 //       (earliest, latest, a timestamp, max timestamp), electLeaders, listConsumerGroups,
 //       describeConsumerGroups, listConsumerGroupOffsets, alterConsumerGroupOffsets,
 //       deleteConsumerGroupOffsets, deleteConsumerGroups, alterUserScramCredentials,
-//       describeUserScramCredentials, describeAcls (SECURITY_DISABLED: no authorizer),
+//       describeUserScramCredentials, alterClientQuotas and describeClientQuotas
+//       (ClientQuotasCheck.java), describeAcls (SECURITY_DISABLED: no authorizer),
 //       describeFeatures, incrementalAlterConfigs (SET, APPEND, SUBTRACT, DELETE, validateOnly,
 //       a value out of range), deleteRecords (the low watermark, earliest after it, past the
 //       high watermark refused), describeLogDirs and describeReplicaLogDirs (each replica of a
@@ -115,6 +116,7 @@ public final class AdminTest {
 
     groups(admin, bootstrap);
     scramCredentials(admin);
+    ClientQuotasCheck.check(admin);
     // Without an authorizer the ACL calls are served and answer SECURITY_DISABLED, as Kafka's.
     try {
       admin.describeAcls(org.apache.kafka.common.acl.AclBindingFilter.ANY).values().get();

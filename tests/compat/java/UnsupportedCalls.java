@@ -12,9 +12,6 @@ import org.apache.kafka.common.Uuid;
 
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
-import org.apache.kafka.common.quota.ClientQuotaAlteration;
-import org.apache.kafka.common.quota.ClientQuotaEntity;
-import org.apache.kafka.common.quota.ClientQuotaFilter;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
@@ -29,10 +26,6 @@ final class UnsupportedCalls {
     List<Call> calls = List.of(
         new Call("alterReplicaLogDirs", "38", () -> admin.alterReplicaLogDirs(
             Map.of(new TopicPartitionReplica("unsupported", 0, broker), "/tmp")).all()),
-        new Call("describeClientQuotas", "38", () -> admin.describeClientQuotas(ClientQuotaFilter.all()).entities()),
-        new Call("alterClientQuotas", "38", () -> admin.alterClientQuotas(List.of(new ClientQuotaAlteration(
-            new ClientQuotaEntity(Map.of("client-id", "c")),
-            List.of(new ClientQuotaAlteration.Op("producer_byte_rate", 1024.0))))).all()),
         new Call("addRaftVoter", "38", () -> admin.addRaftVoter(4, Uuid.randomUuid(),
             Set.of(new RaftVoterEndpoint("CONTROLLER", "127.0.0.1", 1))).all()),
         new Call("removeRaftVoter", "38", () -> admin.removeRaftVoter(1, Uuid.randomUuid()).all()),
