@@ -142,7 +142,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void MaybeReadNext() {
     if (reading_ || closed_ || pool_requests_ > 0) return;
     if (in_flight_.size() >= static_cast<size_t>(std::max(1, shared_.options.max_in_flight_requests))) return;
-    if (Clock::now() < muted_until_) return ArmMuteTimer();
+    // Only a connection ever throttled reads the clock here.
+    if (muted_until_ != Clock::time_point{} && Clock::now() < muted_until_) return ArmMuteTimer();
     ReadSize();
   }
 

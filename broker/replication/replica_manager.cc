@@ -497,7 +497,9 @@ void ReplicaManager::ApplyImage(const controller::MetadataImage& image, const Me
   // after all of them (ReplicaFetcherManager::Deferral).
   ReplicaFetcherManager::Deferral cut_once(fetchers_.get());
   const ApplyScope scope = ScopeOf(image, delta);
-  ApplyThrottles(image);
+  // Throttles come from broker configs (a full delta) and topic configs: not looked at
+  // again for an entry that changed neither (most are partition changes).
+  if (delta.full || !delta.changed_topic_configs.empty() || !delta.deleted_topic_ids.empty()) ApplyThrottles(image);
   for (const auto& [name, topic] : scope.topics) {
     const controller::TopicState& state = *topic.state;
     const storage::LogConfig config = ConfigFor(image, name);
