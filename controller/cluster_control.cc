@@ -24,7 +24,7 @@ Plan Fail(ErrorCode code, std::string message) { return Plan{{code, std::move(me
 bool Usable(const pb::BrokerState& b) { return !b.fenced() && !b.in_controlled_shutdown(); }
 
 bool TopicAllowsUnclean(const MetadataImage& image, const std::string& topic, const ControllerConfig& config) {
-  if (auto v = image.TopicConfig(topic, "unclean.leader.election.enable")) return *v == "true";
+  if (auto v = image.DynamicTopicConfig(topic, "unclean.leader.election.enable", /*broker_id=*/-1)) return *v == "true";
   return config.unclean_leader_election;
 }
 
@@ -303,10 +303,9 @@ Plan PlanAlterConfigs(const MetadataImage& image, const admin::v1::AlterConfigsR
     } else if (op.operation() != Op::SET) {
       return Fail(ErrorCode::kInvalidRequest, absl::StrCat("unknown config operation ", op.operation()));
     }
-    if (value && topic) {
-      if (absl::Status s = ValidateTopicConfig(op.name(), *value); !s.ok()) {
-        return Fail(ErrorCode::kInvalidConfig, std::string(s.message()));
-      }
+    if (value) {
+      absl::Status s = topic ? ValidateTopicConfig(op.name(), *value) : ValidateBrokerConfig(op.name(), *value);
+      if (!s.ok()) return Fail(ErrorCode::kInvalidConfig, std::string(s.message()));
     }
     changes[op.name()] = value;
   }

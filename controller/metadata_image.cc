@@ -105,6 +105,22 @@ std::optional<std::string> MetadataImage::TopicConfig(const std::string& topic, 
   return value->second;
 }
 
+std::optional<std::string> MetadataImage::DynamicTopicConfig(const std::string& topic, const std::string& key,
+                                                             int32_t broker_id) const {
+  if (auto value = TopicConfig(topic, key)) return value;
+  auto broker_config = [&](const std::string& name) -> std::optional<std::string> {
+    auto it = configs_.find({pb::Config::BROKER, name});
+    if (it == configs_.end()) return std::nullopt;
+    auto value = it->second.find(key);
+    if (value == it->second.end()) return std::nullopt;
+    return value->second;
+  };
+  if (broker_id >= 0) {
+    if (auto value = broker_config(absl::StrCat(broker_id))) return value;
+  }
+  return broker_config("");
+}
+
 const TopicState* MetadataImage::FindTopicById(const TopicId& id) const {
   auto it = topics_.find(id);
   return it == topics_.end() ? nullptr : &it->second;

@@ -63,6 +63,13 @@ class MetadataImage {
   const std::map<ConfigResource, std::map<std::string, std::string>>& configs() const { return configs_; }
   // A setting set on the topic itself (nullopt: not set there; a default applies).
   std::optional<std::string> TopicConfig(const std::string& topic, const std::string& key) const;
+  // A setting whose topic and broker names are the same (min.insync.replicas,
+  // unclean.leader.election.enable) as the dynamic configs give it on broker broker_id,
+  // in Kafka's order: the topic's own, else that broker's dynamic config, else the
+  // cluster-wide default (broker ""); broker_id < 0 skips the broker's own. nullopt:
+  // none set, the static setting applies.
+  std::optional<std::string> DynamicTopicConfig(const std::string& topic, const std::string& key,
+                                                int32_t broker_id) const;
   int64_t next_producer_id() const { return producer_ids_.next_producer_id(); }
   // SCRAM credentials (security_image.h).
   const SecurityImage& security() const { return security_; }

@@ -10,6 +10,7 @@
 #include "broker/lifecycle/admin_forwarding.h"
 #include "controller/topic_name.h"
 #include "proto/kafka/error_code.h"
+#include "storage/log_config.h"
 
 namespace strata::broker {
 
@@ -68,6 +69,10 @@ Need Plan(const KafkaApisContext& context, const kafka::DescribeConfigsRequest::
         need.refusal = Refusal{ErrorCode::kInvalidTopicException, std::string(s.message())};
       } else {
         need.topic = forward.Add(admin::v1::ConfigResource::TOPIC, resource.resource_name);
+        // The broker-level settings a topic's unset configs default to.
+        need.static_configs = true;
+        need.dynamic_default = forward.Add(admin::v1::ConfigResource::BROKER, "");
+        need.dynamic_broker = forward.Add(admin::v1::ConfigResource::BROKER, absl::StrCat(context.broker_id));
       }
       return need;
     case ConfigResourceType::kBroker: {
@@ -132,6 +137,43 @@ std::vector<kafka::DescribeConfigsResponse::Config> Merge(const std::vector<Laye
   return out;
 }
 
+// A topic's configs: its own value (TOPIC_CONFIG), else the first broker layer (highest
+// first) holding the setting's broker-level name with a value the setting takes, else the
+// setting's default (DEFAULT_CONFIG) — the value this broker's log applies
+// (replica_manager.h, TopicLogConfig). Synonyms: every source that has it, highest first,
+// a broker layer's by the broker-level name.
+std::vector<kafka::DescribeConfigsResponse::Config> TopicConfigs(const admin::v1::DescribeConfigsResponse::Result& topic,
+                                                                 const std::vector<Layer>& layers,
+                                                                 const kafka::DescribeConfigsRequest::Resource& resource,
+                                                                 bool synonyms) {
+  std::vector<kafka::DescribeConfigsResponse::Config> out;
+  for (const admin::v1::ConfigEntry& e : topic.entries()) {
+    if (!Wanted(resource, e.name())) continue;
+    kafka::DescribeConfigsResponse::Config c;
+    c.name = e.name();
+    auto offer = [&](const std::string& name, const std::string& value, ConfigSource source) {
+      if (!c.value) {
+        c.value = value;
+        c.config_source = static_cast<int8_t>(source);
+        c.is_default = source == ConfigSource::kDefaultConfig;
+      }
+      if (synonyms) c.synonyms.push_back({name, value, static_cast<int8_t>(source)});
+    };
+    if (!e.is_default()) offer(e.name(), e.value(), ConfigSource::kTopicConfig);
+    const storage::TopicSetting* setting = storage::FindTopicSetting(e.name());
+    if (setting != nullptr && !setting->broker_key.empty()) {
+      for (auto l = layers.rbegin(); l != layers.rend(); ++l) {
+        auto v = l->values.find(setting->broker_key);
+        if (v == l->values.end() || !setting->Check(v->first, v->second).ok()) continue;
+        offer(v->first, v->second, l->source);
+      }
+    }
+    offer(e.name(), setting != nullptr ? setting->default_value : e.value(), ConfigSource::kDefaultConfig);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 std::map<std::string, std::string> Values(const admin::v1::DescribeConfigsResponse::Result& result) {
   std::map<std::string, std::string> values;
   for (const admin::v1::ConfigEntry& e : result.entries()) values[e.name()] = e.value();
@@ -186,18 +228,6 @@ kafka::DescribeConfigsResponse AnswerDescribeConfigs(
     if (refusal) {
       out.error_code = static_cast<int16_t>(refusal->code);
       out.error_message = refusal->message;
-    } else if (need.topic >= 0) {
-      for (const admin::v1::ConfigEntry& e : answer.results(need.topic).entries()) {
-        if (!Wanted(resource, e.name())) continue;
-        kafka::DescribeConfigsResponse::Config c;
-        c.name = e.name();
-        c.value = e.value();
-        c.is_default = e.is_default();
-        ConfigSource source = e.is_default() ? ConfigSource::kDefaultConfig : ConfigSource::kTopicConfig;
-        c.config_source = static_cast<int8_t>(source);
-        if (request.include_synonyms) c.synonyms.push_back({e.name(), e.value(), static_cast<int8_t>(source)});
-        out.configs.push_back(std::move(c));
-      }
     } else {
       std::vector<Layer> layers;
       if (need.static_configs) layers.push_back({ConfigSource::kStaticBrokerConfig, context.static_configs});
@@ -207,7 +237,11 @@ kafka::DescribeConfigsResponse AnswerDescribeConfigs(
       if (need.dynamic_broker >= 0) {
         layers.push_back({ConfigSource::kDynamicBrokerConfig, Values(answer.results(need.dynamic_broker))});
       }
-      out.configs = Merge(layers, resource, request.include_synonyms);
+      if (need.topic >= 0) {
+        out.configs = TopicConfigs(answer.results(need.topic), layers, resource, request.include_synonyms);
+      } else {
+        out.configs = Merge(layers, resource, request.include_synonyms);
+      }
     }
     response.results.push_back(std::move(out));
   }

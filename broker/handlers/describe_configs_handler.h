@@ -2,7 +2,10 @@
 // DescribeConfigs (v1-v4). What each resource answers:
 //  * TOPIC: every topic config Strata knows (controller/topic_config.h), from the
 //    active controller (admin_forwarding.h, so a topic just created or altered is seen
-//    at once): the value set (source TOPIC_CONFIG) or the default (DEFAULT_CONFIG);
+//    at once): the value set (source TOPIC_CONFIG), else the broker-level setting it
+//    defaults to as this broker applies it (its dynamic config, DYNAMIC_BROKER_CONFIG;
+//    the cluster-wide one, DYNAMIC_DEFAULT_BROKER_CONFIG; strata-server's own,
+//    STATIC_BROKER_CONFIG), else Kafka's default (DEFAULT_CONFIG);
 //    UNKNOWN_TOPIC_OR_PARTITION for a missing topic, INVALID_TOPIC_EXCEPTION for a
 //    malformed name (not forwarded).
 //  * BROKER named with this broker's id: its settings as strata-server resolved them
@@ -14,9 +17,9 @@
 //    is not an id: INVALID_REQUEST.
 //  * BROKER_LOGGER and other types: INVALID_REQUEST (not supported).
 //  * configuration_keys (non-null) keeps only those names; unknown names are left out.
-//  * include_synonyms: each config's sources, highest precedence first (for a topic
-//    config only its own source: Strata's topic defaults are fixed, not broker
-//    settings). config_type is 0 (UNKNOWN) and documentation null: the config tables
+//  * include_synonyms: each config's sources, highest precedence first (a topic
+//    config's broker-level ones by their broker-level names, log.retention.ms...).
+//    config_type is 0 (UNKNOWN) and documentation null: the config tables
 //    carry neither. No config is sensitive.
 //  * no answer from the controller: every resource that needs it REQUEST_TIMED_OUT /
 //    NOT_CONTROLLER (a broker's static settings alone would hide a dynamic override).

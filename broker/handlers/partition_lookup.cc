@@ -57,10 +57,11 @@ std::optional<std::string> TopicNameForId(const KafkaApisContext& context, const
   });
 }
 
-std::optional<std::string> TopicConfig(const KafkaApisContext& context, const std::string& topic,
-                                       const std::string& key) {
-  return context.store.WithImage(
-      [&](const controller::MetadataImage& image) { return image.TopicConfig(topic, key); });
+std::optional<std::string> DynamicTopicConfig(const KafkaApisContext& context, const std::string& topic,
+                                              const std::string& key) {
+  return context.store.WithImage([&](const controller::MetadataImage& image) {
+    return image.DynamicTopicConfig(topic, key, context.broker_id);
+  });
 }
 
 }  // namespace strata::broker

@@ -21,8 +21,10 @@ namespace strata::broker {
 absl::StatusOr<std::shared_ptr<Partition>> LookupPartition(const KafkaApisContext& context, const std::string& topic,
                                                            int32_t partition);
 std::optional<std::string> TopicNameForId(const KafkaApisContext& context, const std::string& topic_id);
-// A topic config from the image (nullopt: not set on the topic).
-std::optional<std::string> TopicConfig(const KafkaApisContext& context, const std::string& topic,
-                                       const std::string& key);
+// A topic config from the image, else this broker's dynamic config of that name, else
+// the cluster-wide default (MetadataImage::DynamicTopicConfig; nullopt: none set, the
+// static setting applies).
+std::optional<std::string> DynamicTopicConfig(const KafkaApisContext& context, const std::string& topic,
+                                              const std::string& key);
 
 }  // namespace strata::broker

@@ -40,7 +40,7 @@ absl::StatusOr<std::optional<ApiResponse>> Encode(const kafka::ProduceResponse& 
 
 int32_t MinInsyncReplicas(const KafkaApisContext& context, const std::string& topic) {
   int32_t value = context.default_min_insync_replicas;
-  if (auto text = TopicConfig(context, topic, "min.insync.replicas")) (void)absl::SimpleAtoi(*text, &value);
+  if (auto text = DynamicTopicConfig(context, topic, "min.insync.replicas")) (void)absl::SimpleAtoi(*text, &value);
   return value;
 }
 

@@ -339,13 +339,13 @@ RemoteTierState RemoteTierOf(const controller::RemoteLogSegments* segments, bool
 
 int32_t ReplicaManager::MinInsyncReplicasOf(const controller::MetadataImage& image, const std::string& topic) const {
   int32_t value = options_.default_min_insync_replicas;
-  if (auto text = image.TopicConfig(topic, "min.insync.replicas")) (void)absl::SimpleAtoi(*text, &value);
+  if (auto text = image.DynamicTopicConfig(topic, "min.insync.replicas", options_.broker_id)) (void)absl::SimpleAtoi(*text, &value);
   return value;
 }
 
 storage::LogConfig ReplicaManager::ConfigFor(const controller::MetadataImage& image, const std::string& topic) const {
   std::vector<absl::Status> refused;
-  storage::LogConfig config = TopicLogConfig(image, topic, options_.default_config, &refused);
+  storage::LogConfig config = TopicLogConfig(image, topic, options_.broker_id, options_.default_config, &refused);
   for (const absl::Status& s : refused) {
     spdlog::error("broker {}: topic {}: {}; that setting keeps the broker's default", options_.broker_id, topic,
                   s.ToString());
@@ -354,21 +354,30 @@ storage::LogConfig ReplicaManager::ConfigFor(const controller::MetadataImage& im
 }
 
 storage::LogConfig TopicLogConfig(const controller::MetadataImage& image, const std::string& topic,
-                                  const storage::LogConfig& defaults, std::vector<absl::Status>* refused) {
+                                  int32_t broker_id, const storage::LogConfig& defaults,
+                                  std::vector<absl::Status>* refused) {
   storage::LogConfig config = defaults;
-  auto it = image.configs().find({pb::Config::TOPIC, topic});
-  if (it == image.configs().end()) return config;
-  for (const auto& [key, value] : it->second) {
-    const storage::TopicSetting* setting = storage::FindTopicSetting(key);
-    if (setting == nullptr || !setting->is_log_setting()) continue;
-    // The controller checked each against the same table; a value an older controller
-    // took keeps that setting's default, and only that one.
-    if (absl::Status checked = setting->Check(key, value); !checked.ok()) {
-      if (refused != nullptr) refused->push_back(std::move(checked));
-      continue;
+  // One layer: a broker resource's settings go by their broker-level names, a topic's by
+  // the topic-level ones.
+  auto apply = [&](pb::Config::ResourceType type, const std::string& name) {
+    auto it = image.configs().find({type, name});
+    if (it == image.configs().end()) return;
+    for (const auto& [key, value] : it->second) {
+      const storage::TopicSetting* setting = storage::FindTopicSetting(key);
+      if (setting == nullptr || !setting->is_log_setting()) continue;
+      if (key != (type == pb::Config::TOPIC ? setting->name : setting->broker_key)) continue;
+      // The controller checked each against the same table; a value an older controller
+      // took keeps what the layers below gave that setting, and only that one.
+      if (absl::Status checked = setting->Check(key, value); !checked.ok()) {
+        if (refused != nullptr) refused->push_back(std::move(checked));
+        continue;
+      }
+      setting->set(config, value);
     }
-    setting->set(config, value);
-  }
+  };
+  apply(pb::Config::BROKER, "");
+  apply(pb::Config::BROKER, std::to_string(broker_id));
+  apply(pb::Config::TOPIC, topic);
   return config;
 }
 

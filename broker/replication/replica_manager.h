@@ -83,12 +83,16 @@ struct ReplicaManagerOptions {
 RemoteTierState RemoteTierOf(const controller::RemoteLogSegments* segments, bool enabled,
                              int64_t log_start_bound = 0);
 
-// The log settings of topic on a broker: defaults (the broker's log.* settings) with the
-// topic's configs in the image on top, each checked against storage::TopicSettings(). A
-// value the log refuses (one an older controller took) keeps that setting's default and
-// is added to refused (if not null); the topic's other settings still apply.
+// The log settings of topic on broker broker_id, in Kafka's order: defaults (the broker's
+// static log.* settings), the image's dynamic broker-level ones — the cluster-wide
+// default (resource ""), then the broker's own — and the topic's configs on top, each
+// checked against storage::TopicSettings() (a broker layer by the settings' broker-level
+// names, log.retention.ms...). A value the log refuses (one an older controller took)
+// keeps what the layers below gave it and is added to refused (if not null); the other
+// settings still apply.
 storage::LogConfig TopicLogConfig(const controller::MetadataImage& image, const std::string& topic,
-                                  const storage::LogConfig& defaults, std::vector<absl::Status>* refused);
+                                  int32_t broker_id, const storage::LogConfig& defaults,
+                                  std::vector<absl::Status>* refused);
 
 class ReplicaManager final : public FollowerPartitions {
  public:

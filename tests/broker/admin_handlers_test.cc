@@ -477,6 +477,8 @@ TEST_F(AdminHandlers, DescribeConfigsPassesAControllerErrorForOneResource) {
   auto* missing = fake_.describe_configs_answer.add_results();
   missing->set_error_code(static_cast<int32_t>(ErrorCode::kUnknownTopicOrPartition));
   missing->set_error_message("topic 'gone' does not exist");
+  fake_.describe_configs_answer.add_results();  // the cluster default ("")
+  fake_.describe_configs_answer.add_results();  // broker 7's own
   kafka::DescribeConfigsRequest request;
   request.resources.push_back({static_cast<int8_t>(kafka::ConfigResourceType::kTopic), "gone", std::nullopt});
   auto response = AnswerDescribeConfigs(*context_, request);
@@ -484,6 +486,76 @@ TEST_F(AdminHandlers, DescribeConfigsPassesAControllerErrorForOneResource) {
   EXPECT_EQ(response.results[0].error_code, Code(ErrorCode::kUnknownTopicOrPartition));
   EXPECT_EQ(response.results[0].error_message, std::optional<std::string>("topic 'gone' does not exist"));
   EXPECT_TRUE(response.results[0].configs.empty());
+}
+
+TEST_F(AdminHandlers, DescribeConfigsGivesATopicsUnsetSettingsFromThisBrokersLayers) {
+  context_->static_configs["log.segment.bytes"] = "2000000";
+  context_->static_configs["min.insync.replicas"] = "2";
+  context_->static_configs["log.cleanup.policy"] = "compact";
+  auto* topic = fake_.describe_configs_answer.add_results();
+  auto add = [](admin::v1::DescribeConfigsResponse::Result* r, const std::string& name, const std::string& value,
+                bool is_default) {
+    auto* e = r->add_entries();
+    e->set_name(name);
+    e->set_value(value);
+    e->set_is_default(is_default);
+  };
+  add(topic, "segment.bytes", "1073741824", true);
+  add(topic, "retention.ms", "604800000", true);
+  add(topic, "min.insync.replicas", "1", true);
+  add(topic, "cleanup.policy", "delete", false);  // set on the topic: outranks every broker layer
+  add(topic, "flush.ms", "9223372036854775807", true);
+  auto* dflt = fake_.describe_configs_answer.add_results();
+  add(dflt, "log.segment.bytes", "3000000", false);
+  add(dflt, "log.retention.ms", "not a number", false);  // one an older controller took: skipped
+  auto* own = fake_.describe_configs_answer.add_results();
+  add(own, "log.segment.bytes", "4000000", false);
+
+  kafka::DescribeConfigsRequest request;
+  request.resources.push_back({static_cast<int8_t>(kafka::ConfigResourceType::kTopic), "t", std::nullopt});
+  request.include_synonyms = true;
+  auto response = AnswerDescribeConfigs(*context_, request);
+
+  ASSERT_EQ(fake_.describe_configs.resources_size(), 3);
+  EXPECT_EQ(fake_.describe_configs.resources(0).type(), admin::v1::ConfigResource::TOPIC);
+  EXPECT_EQ(fake_.describe_configs.resources(1).name(), "");
+  EXPECT_EQ(fake_.describe_configs.resources(2).name(), "7");
+  ASSERT_EQ(response.results.size(), 1u);
+  ASSERT_EQ(response.results[0].error_code, 0);
+  std::map<std::string, kafka::DescribeConfigsResponse::Config> c;
+  for (const auto& config : response.results[0].configs) c[config.name] = config;
+  auto source = [](kafka::ConfigSource s) { return static_cast<int8_t>(s); };
+
+  const auto& segment = c.at("segment.bytes");
+  EXPECT_EQ(segment.value, std::optional<std::string>("4000000"));
+  EXPECT_EQ(segment.config_source, source(kafka::ConfigSource::kDynamicBrokerConfig));
+  EXPECT_FALSE(segment.is_default);
+  ASSERT_EQ(segment.synonyms.size(), 4u);  // broker 7, cluster default, static, Kafka's default
+  EXPECT_EQ(segment.synonyms[0].name, "log.segment.bytes");
+  EXPECT_EQ(segment.synonyms[1].value, std::optional<std::string>("3000000"));
+  EXPECT_EQ(segment.synonyms[1].source, source(kafka::ConfigSource::kDynamicDefaultBrokerConfig));
+  EXPECT_EQ(segment.synonyms[2].value, std::optional<std::string>("2000000"));
+  EXPECT_EQ(segment.synonyms[2].source, source(kafka::ConfigSource::kStaticBrokerConfig));
+  EXPECT_EQ(segment.synonyms[3].name, "segment.bytes");
+  EXPECT_EQ(segment.synonyms[3].source, source(kafka::ConfigSource::kDefaultConfig));
+
+  const auto& retention = c.at("retention.ms");  // the cluster default's value is refused
+  EXPECT_EQ(retention.value, std::optional<std::string>("604800000"));
+  EXPECT_EQ(retention.config_source, source(kafka::ConfigSource::kDefaultConfig));
+  EXPECT_TRUE(retention.is_default);
+  EXPECT_EQ(retention.synonyms.size(), 1u);
+
+  EXPECT_EQ(c.at("min.insync.replicas").value, std::optional<std::string>("2"));
+  EXPECT_EQ(c.at("min.insync.replicas").config_source, source(kafka::ConfigSource::kStaticBrokerConfig));
+
+  const auto& policy = c.at("cleanup.policy");
+  EXPECT_EQ(policy.value, std::optional<std::string>("delete"));
+  EXPECT_EQ(policy.config_source, source(kafka::ConfigSource::kTopicConfig));
+  ASSERT_EQ(policy.synonyms.size(), 3u);  // the topic's, the static log.cleanup.policy, the default
+  EXPECT_EQ(policy.synonyms[1].name, "log.cleanup.policy");
+  EXPECT_EQ(policy.synonyms[1].value, std::optional<std::string>("compact"));
+
+  EXPECT_EQ(c.at("flush.ms").config_source, source(kafka::ConfigSource::kDefaultConfig));
 }
 
 // ---- ElectLeaders ----

@@ -480,7 +480,13 @@ TEST_F(DataPathTest, AcksAllWaitsForTheIsrAndRespectsMinInsyncReplicas) {
   EXPECT_EQ(acked.error_code, 0);
   EXPECT_EQ(acked.base_offset, 1);
   EXPECT_EQ(LogOf("orders")->high_watermark(), 2);
-  // min.insync.replicas above the ISR: refused before anything is appended.
+  // min.insync.replicas above the ISR: refused before anything is appended, whether the
+  // cluster-wide default or the topic says so.
+  pb::MetadataRecord cluster_default = TopicConfig("", "min.insync.replicas", "3");
+  cluster_default.mutable_config()->set_resource_type(pb::Config::BROKER);
+  Apply({cluster_default});
+  EXPECT_EQ(Produce("orders", testing::MakeBatch(1, "c"), -1).error_code,
+            Code(kafka::ErrorCode::kNotEnoughReplicas));
   Apply({TopicConfig("orders", "min.insync.replicas", "3")});
   EXPECT_EQ(Produce("orders", testing::MakeBatch(1, "c"), -1).error_code,
             Code(kafka::ErrorCode::kNotEnoughReplicas));

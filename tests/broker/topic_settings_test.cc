@@ -113,7 +113,7 @@ void Expect(const storage::TopicSetting& s, const Value& v, const controller::Pl
   ASSERT_EQ(image.TopicConfig(topic, s.name), v.text);
   if (!s.is_log_setting()) return;  // min.insync.replicas, unclean.leader.election.enable: read from the image
   std::vector<absl::Status> refused;
-  storage::LogConfig applied = TopicLogConfig(image, topic, storage::LogConfig{}, &refused);
+  storage::LogConfig applied = TopicLogConfig(image, topic, /*broker_id=*/1, storage::LogConfig{}, &refused);
   EXPECT_TRUE(refused.empty()) << refused.front();
   EXPECT_EQ(Normalized(s, s.get(applied)), Normalized(s, v.text));
 }
@@ -148,6 +148,93 @@ TEST(TopicSettings, EveryValueTheControllerTakesTheBrokersLogAppliesAndEveryOthe
   EXPECT_GE(checked, 3 * static_cast<int>(storage::TopicSettings().size()));  // at least three values each
 }
 
+// The broker-level names of the same settings (log.retention.ms...), set as dynamic broker
+// configs: the cluster-wide default and a broker's own, refused as the topic-level name
+// is (INVALID_CONFIG naming the broker-level name), and applied to every topic of that
+// broker under the topic's own settings.
+TEST(TopicSettings, EveryBrokerLevelLogDefaultIsCheckedAndAppliedUnderTheTopicsOwn) {
+  int checked = 0;
+  for (const storage::TopicSetting& s : storage::TopicSettings()) {
+    if (s.broker_key.empty() || !s.is_log_setting()) continue;
+    for (const Value& v : ValuesOf(s)) {
+      for (const std::string broker : {"", "1"}) {
+        SCOPED_TRACE(absl::StrCat(s.broker_key, "='", v.text, "' on broker '", broker, "'"));
+        MetadataImage image = Cluster();
+        ASSERT_TRUE(image.Apply(testing::TopicRecord("t1", std::string(16, 't'))).ok());
+        admin::v1::AlterConfigsRequest::Resource alter;
+        alter.mutable_resource()->set_type(admin::v1::ConfigResource::BROKER);
+        alter.mutable_resource()->set_name(broker);
+        auto* op = alter.add_ops();
+        op->set_name(s.broker_key);
+        op->set_value(v.text);
+        controller::Plan plan = controller::PlanAlterConfigs(image, alter, Config());
+        if (!v.valid) {
+          EXPECT_EQ(plan.outcome.code, ErrorCode::kInvalidConfig) << plan.outcome.message;
+          EXPECT_NE(plan.outcome.message.find(s.broker_key), std::string::npos) << plan.outcome.message;
+          continue;
+        }
+        ASSERT_TRUE(plan.outcome.ok()) << plan.outcome.message;
+        for (const auto& r : plan.records) ASSERT_TRUE(image.Apply(r).ok());
+        std::vector<absl::Status> refused;
+        storage::LogConfig on_1 = TopicLogConfig(image, "t1", /*broker_id=*/1, storage::LogConfig{}, &refused);
+        EXPECT_TRUE(refused.empty());
+        EXPECT_EQ(Normalized(s, s.get(on_1)), Normalized(s, v.text));
+        // Broker 2 has it only from the cluster-wide default.
+        storage::LogConfig on_2 = TopicLogConfig(image, "t1", /*broker_id=*/2, storage::LogConfig{}, nullptr);
+        EXPECT_EQ(Normalized(s, s.get(on_2)), Normalized(s, broker.empty() ? v.text : s.default_value));
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 20);
+}
+
+TEST(TopicSettings, ATopicsOwnSettingOutranksTheBrokersAndTheBrokersTheClusterDefault) {
+  MetadataImage image = Cluster();
+  ASSERT_TRUE(image.Apply(testing::TopicRecord("t1", std::string(16, 't'))).ok());
+  auto set = [&](metadata::v1::Config::ResourceType type, const std::string& resource, const std::string& name,
+                 const std::string& value) {
+    metadata::v1::MetadataRecord r;
+    r.mutable_config()->set_resource_type(type);
+    r.mutable_config()->set_resource_name(resource);
+    r.mutable_config()->set_name(name);
+    r.mutable_config()->set_value(value);
+    ASSERT_TRUE(image.Apply(r).ok());
+  };
+  set(metadata::v1::Config::BROKER, "", "log.retention.ms", "1000");
+  set(metadata::v1::Config::BROKER, "", "log.segment.bytes", "2000000");
+  set(metadata::v1::Config::BROKER, "1", "log.segment.bytes", "3000000");
+  set(metadata::v1::Config::BROKER, "1", "retention.ms", "5");  // a topic-level name on a broker: not a log default
+  set(metadata::v1::Config::TOPIC, "t1", "retention.ms", "9000");
+  storage::LogConfig on_1 = TopicLogConfig(image, "t1", 1, storage::LogConfig{}, nullptr);
+  EXPECT_EQ(on_1.retention_ms, 9000);
+  EXPECT_EQ(on_1.segment_bytes, 3000000);
+  storage::LogConfig on_2 = TopicLogConfig(image, "t1", 2, storage::LogConfig{}, nullptr);
+  EXPECT_EQ(on_2.segment_bytes, 2000000);
+  storage::LogConfig other = TopicLogConfig(image, "t2", 2, storage::LogConfig{}, nullptr);
+  EXPECT_EQ(other.retention_ms, 1000);
+}
+
+TEST(TopicSettings, ReplicationThrottleRatesAreWholeBytesPerSecondAndOtherBrokerConfigsAreKept) {
+  MetadataImage image = Cluster();
+  auto plan = [&](const std::string& name, const std::string& value) {
+    admin::v1::AlterConfigsRequest::Resource alter;
+    alter.mutable_resource()->set_type(admin::v1::ConfigResource::BROKER);
+    alter.mutable_resource()->set_name("1");
+    auto* op = alter.add_ops();
+    op->set_name(name);
+    op->set_value(value);
+    return controller::PlanAlterConfigs(image, alter, Config());
+  };
+  for (const char* bad : {"abc", "-1", "1.5"}) {
+    controller::Plan p = plan("leader.replication.throttled.rate", bad);
+    EXPECT_EQ(p.outcome.code, ErrorCode::kInvalidConfig) << bad;
+    EXPECT_NE(p.outcome.message.find("leader.replication.throttled.rate"), std::string::npos) << p.outcome.message;
+  }
+  EXPECT_TRUE(plan("follower.replication.throttled.rate", "1048576").outcome.ok());
+  EXPECT_TRUE(plan("num.io.threads", "8").outcome.ok()) << "kept as given";
+}
+
 TEST(TopicSettings, TheDefaultsOfTheTableAreTheLogsDefaults) {
   for (const storage::TopicSetting& s : storage::TopicSettings()) {
     if (!s.is_log_setting()) continue;
@@ -170,7 +257,7 @@ TEST(TopicSettings, ASettingTheLogRefusesKeepsItsDefaultAndTheTopicsOtherSetting
     ASSERT_TRUE(image.Apply(r).ok());
   }
   std::vector<absl::Status> refused;
-  storage::LogConfig config = TopicLogConfig(image, "t1", storage::LogConfig{}, &refused);
+  storage::LogConfig config = TopicLogConfig(image, "t1", /*broker_id=*/1, storage::LogConfig{}, &refused);
   ASSERT_EQ(refused.size(), 1u);
   EXPECT_NE(refused[0].message().find("segment.index.bytes"), absl::string_view::npos) << refused[0];
   EXPECT_TRUE(config.cleanup_compact);

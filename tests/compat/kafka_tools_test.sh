@@ -10,7 +10,8 @@
 # consumer; kafka-delete-records (the low watermark, and past the end refused);
 # kafka-log-dirs --describe (each replica in a dir of its broker, with its size);
 # kafka-configs --describe of a topic and a broker, and --alter of a topic
-# (add, list value, delete, a bad value refused); kafka-leader-election
+# (add, list value, delete, a bad value refused) and of the brokers' cluster-wide default
+# (log.segment.bytes, described on a topic and applied to its log); kafka-leader-election
 # bringing a partition's leadership back to its preferred replica after a kill -9;
 # kafka-reassign-partitions --generate, --execute, --verify, --list and --cancel (--throttle).
 # Usage: kafka_tools_test.sh <bin dir> <strata-cluster>
@@ -126,6 +127,30 @@ if configs --alter --entity-type topics --entity-name configured --add-config se
   fail "kafka-configs accepted segment.bytes=12"
 fi
 grep -q 'segment.bytes' "$DIR/err" || fail "kafka-configs' refusal does not name the setting: $(cat "$DIR/err")"
+
+# kafka-configs --entity-default on brokers (the cluster-wide dynamic default): a log
+# default that every topic without its own setting takes at once, described with its
+# source and applied (3 MiB into a topic created before it make 1 MiB segments on each
+# replica); a bad value refused naming the setting; deleted, the static default again.
+"$S" topics create rolled --partitions 1 --replication-factor 3 > /dev/null
+configs --alter --entity-type brokers --entity-default --add-config log.segment.bytes=1048576 > /dev/null ||
+  fail "kafka-configs --alter --entity-default"
+configs --describe --entity-type topics --entity-name rolled --all |
+  grep -q '^  segment.bytes=1048576 .*DYNAMIC_DEFAULT_BROKER_CONFIG:log.segment.bytes=1048576' ||
+  fail "kafka-configs --describe --all of a topic: $(configs --describe --entity-type topics --entity-name rolled --all)"
+tool org.apache.kafka.tools.ProducerPerformance --topic rolled --num-records 3000 --record-size 1024 --throughput -1 \
+  --command-property bootstrap.servers="$BS" acks=all > /dev/null
+segments=$(for d in "$DIR"/*/logs/rolled-0; do find "$d" -name '*.log' | wc -l; done | sort -n | tr '\n' ' ')
+[[ $(wc -w <<<"$segments") == 3 && ${segments%% *} -ge 3 ]] ||
+  fail "rolled-0 under log.segment.bytes=1048576: segments per replica $segments"
+if configs --alter --entity-type brokers --entity-default --add-config log.segment.bytes=12 2> "$DIR/err"; then
+  fail "kafka-configs accepted log.segment.bytes=12 as a cluster default"
+fi
+grep -q 'log.segment.bytes' "$DIR/err" || fail "kafka-configs' refusal does not name log.segment.bytes: $(cat "$DIR/err")"
+configs --alter --entity-type brokers --entity-default --delete-config log.segment.bytes > /dev/null
+configs --describe --entity-type topics --entity-name rolled --all | grep -q '^  segment.bytes=1073741824 .*DEFAULT_CONFIG' ||
+  fail "segment.bytes after the cluster default was deleted"
+"$S" topics delete rolled > /dev/null
 
 # kafka-leader-election: broker 2, the preferred replica, loses the lead to a kill -9,
 # comes back into the ISR, and the tool gives the lead back to it.

@@ -251,6 +251,26 @@ TEST(MetadataImage, EachRecordChangesTheImage) {
   EXPECT_TRUE(image.finalized_features().empty());
 }
 
+TEST(MetadataImage, ATopicsDynamicSettingComesFromTheTopicThenTheBrokerThenTheClusterDefault) {
+  auto broker_config = [](const std::string& broker, const std::string& name, const std::string& value) {
+    pb::MetadataRecord r = TopicConfig(broker, name, value);
+    r.mutable_config()->set_resource_type(pb::Config::BROKER);
+    return r;
+  };
+  MetadataImage image;
+  ASSERT_TRUE(image.Apply(Topic("t", Id('t'))).ok());
+  EXPECT_EQ(image.DynamicTopicConfig("t", "min.insync.replicas", 1), std::nullopt) << "none set: the static one";
+  ASSERT_TRUE(image.Apply(broker_config("", "min.insync.replicas", "2")).ok());
+  EXPECT_EQ(image.DynamicTopicConfig("t", "min.insync.replicas", 1), "2");
+  ASSERT_TRUE(image.Apply(broker_config("1", "min.insync.replicas", "3")).ok());
+  EXPECT_EQ(image.DynamicTopicConfig("t", "min.insync.replicas", 1), "3");
+  EXPECT_EQ(image.DynamicTopicConfig("t", "min.insync.replicas", 2), "2") << "broker 1's is its own";
+  EXPECT_EQ(image.DynamicTopicConfig("t", "min.insync.replicas", -1), "2") << "the cluster-wide one only";
+  ASSERT_TRUE(image.Apply(TopicConfig("t", "min.insync.replicas", "1")).ok());
+  EXPECT_EQ(image.DynamicTopicConfig("t", "min.insync.replicas", 1), "1");
+  EXPECT_EQ(image.DynamicTopicConfig("u", "min.insync.replicas", 1), "3") << "a topic without its own";
+}
+
 // KIP-405's transitions: each copy moves STARTED -> FINISHED -> DELETE_STARTED ->
 // DELETE_FINISHED (or STARTED -> DELETE_STARTED), only from the partition's leader in its
 // current epoch; the image answers which finished copy holds an offset.
