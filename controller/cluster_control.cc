@@ -12,6 +12,7 @@
 #include "controller/partition_election.h"
 #include "controller/placement.h"
 #include "controller/reassignment.h"
+#include "controller/broker_config.h"
 #include "controller/topic_config.h"
 #include "controller/topic_name.h"
 #include "storage/log_config.h"

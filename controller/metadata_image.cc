@@ -108,6 +108,10 @@ std::optional<std::string> MetadataImage::TopicConfig(const std::string& topic, 
 std::optional<std::string> MetadataImage::DynamicTopicConfig(const std::string& topic, const std::string& key,
                                                              int32_t broker_id) const {
   if (auto value = TopicConfig(topic, key)) return value;
+  return DynamicBrokerConfig(key, broker_id);
+}
+
+std::optional<std::string> MetadataImage::DynamicBrokerConfig(const std::string& key, int32_t broker_id) const {
   auto broker_config = [&](const std::string& name) -> std::optional<std::string> {
     auto it = configs_.find({pb::Config::BROKER, name});
     if (it == configs_.end()) return std::nullopt;

@@ -70,6 +70,10 @@ class MetadataImage {
   // none set, the static setting applies.
   std::optional<std::string> DynamicTopicConfig(const std::string& topic, const std::string& key,
                                                 int32_t broker_id) const;
+  // A broker setting as the dynamic configs give it on broker broker_id: that broker's
+  // own, else the cluster-wide default (broker ""); broker_id < 0: the default only.
+  // nullopt: neither sets it.
+  std::optional<std::string> DynamicBrokerConfig(const std::string& key, int32_t broker_id) const;
   int64_t next_producer_id() const { return producer_ids_.next_producer_id(); }
   // SCRAM credentials (security_image.h).
   const SecurityImage& security() const { return security_; }

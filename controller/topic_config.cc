@@ -19,23 +19,6 @@ absl::Status ValidateTopicConfig(const std::string& name, const std::string& val
   return absl::OkStatus();
 }
 
-absl::Status ValidateBrokerConfig(const std::string& name, const std::string& value) {
-  if (name == "leader.replication.throttled.rate" || name == "follower.replication.throttled.rate") {
-    int64_t rate = 0;
-    if (!absl::SimpleAtoi(value, &rate) || rate < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Invalid value ", value, " for configuration ", name, ": bytes per second, at least 0"));
-    }
-    return absl::OkStatus();
-  }
-  const storage::TopicSetting* s = storage::FindTopicSetting(name);
-  if (s == nullptr || s->broker_key != name) return absl::OkStatus();
-  if (absl::Status checked = s->Check(name, value); !checked.ok()) {
-    return absl::InvalidArgumentError(checked.message());
-  }
-  return absl::OkStatus();
-}
-
 absl::Status ValidateTopicConfigs(const std::map<std::string, std::string>& configs) {
   for (const auto& [name, value] : configs) {
     if (absl::Status s = ValidateTopicConfig(name, value); !s.ok()) return s;

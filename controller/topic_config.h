@@ -16,11 +16,6 @@ namespace strata::controller {
 // INVALID_ARGUMENT naming the key (unknown) or the key, the value and what is allowed.
 absl::Status ValidateTopicConfig(const std::string& name, const std::string& value);
 absl::Status ValidateTopicConfigs(const std::map<std::string, std::string>& configs);
-// A dynamic broker config (a broker's own, or the cluster-wide default): the log defaults
-// (a topic setting's broker-level name, log.retention.ms...) are checked as the topic
-// setting is, and the replication throttle rates are bytes per second (a whole number,
-// at least 0); other names are kept as given. INVALID_ARGUMENT naming the key otherwise.
-absl::Status ValidateBrokerConfig(const std::string& name, const std::string& value);
 // The rules between settings, on a topic's configs as they will stand: remote storage
 // needs the cluster's remote.log.storage.system.enable and is refused on a compacted
 // topic (Kafka's rule: compaction would rewrite segments the remote tier already holds);

@@ -190,8 +190,9 @@ void AppendPartitionFamilies(const broker::ReplicaManager& replicas, std::vector
 
 namespace {
 
-// Kafka's per-entity quota metrics (type=Produce/Fetch, user, client-id): the measured
-// byte rate, the quota, and the throttling, for each entity a client quota applies to.
+// Kafka's per-entity quota metrics (type=Produce/Fetch/Request, user, client-id): the
+// measured byte rate or request time, the quota, and the throttling, for each entity a
+// client quota applies to.
 void AppendClientQuotaFamilies(broker::ClientQuotaManager& quotas, std::vector<prometheus::MetricFamily>& out) {
   std::vector<broker::ClientQuotaManager::EntityStats> stats = quotas.Stats(std::chrono::steady_clock::now());
   if (stats.empty()) return;
@@ -208,17 +209,32 @@ void AppendClientQuotaFamilies(broker::ClientQuotaManager& quotas, std::vector<p
   auto throttle = Family("strata_client_quota_throttle_seconds_total",
                          "The throttle times of the entity's responses, added up (Kafka's throttle-time)",
                          MetricType::Counter);
+  auto request_time = Family("strata_client_quota_request_time_percent",
+                             "Request-handler time of a quota entity in percent of one thread, as its "
+                             "request_percentage quota measures it (Kafka's request-time)",
+                             MetricType::Gauge);
+  auto request_bound = Family("strata_client_quota_request_percentage", "The request_percentage quota of the entity",
+                              MetricType::Gauge);
   for (const auto& s : stats) {
+    const char* type = s.kind == broker::QuotaKind::kProduce ? "Produce"
+                       : s.kind == broker::QuotaKind::kFetch ? "Fetch"
+                                                              : "Request";
     const std::vector<prometheus::ClientMetric::Label> labels = {
-        {"type", s.kind == broker::QuotaKind::kProduce ? "Produce" : "Fetch"}, {"user", s.user},
-        {"client_id", s.client_id}};
-    Add(rate, s.byte_rate, labels);
-    Add(bound, s.quota, labels);
-    Add(bytes, static_cast<double>(s.bytes), labels);
+        {"type", type}, {"user", s.user}, {"client_id", s.client_id}};
+    if (s.kind == broker::QuotaKind::kRequest) {
+      Add(request_time, s.rate, labels);
+      Add(request_bound, s.quota, labels);
+    } else {
+      Add(rate, s.rate, labels);
+      Add(bound, s.quota, labels);
+      Add(bytes, s.amount, labels);
+    }
     Add(throttled, static_cast<double>(s.throttled), labels);
     Add(throttle, static_cast<double>(s.throttle_ms) / 1000.0, labels);
   }
-  for (auto* f : {&rate, &bound, &bytes, &throttled, &throttle}) out.push_back(std::move(*f));
+  for (auto* f : {&rate, &bound, &bytes, &throttled, &throttle, &request_time, &request_bound}) {
+    if (!f->metric.empty()) out.push_back(std::move(*f));
+  }
 }
 
 }  // namespace

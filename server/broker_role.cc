@@ -1,10 +1,13 @@
 #include "server/broker_role.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/check.h"
 #include "base/logging.h"
 #include "base/status_macros.h"
+#include "broker/network/tls_context.h"
+#include "controller/broker_config.h"
 #include "storage/directory_remote_storage.h"
 #include "broker/handlers/kafka_apis.h"
 #include "server/control_plane_security.h"
@@ -45,9 +48,26 @@ std::map<std::string, std::string> StaticConfigs(const ServerConfig& config) {
   add("min.insync.replicas", config.min_insync_replicas);
   add("unclean.leader.election.enable", config.unclean_leader_election_enable ? "true" : "false");
   add("delete.topic.enable", config.delete_topic_enable ? "true" : "false");
+  // The log cleaner's, which dynamic configs change (controller/broker_config.h).
+  add("log.cleaner.enable", config.log_cleaner_enable ? "true" : "false");
+  add("log.cleaner.threads", config.log_cleaner_threads);
+  add("log.cleaner.dedupe.buffer.size", config.log_cleaner_dedupe_buffer_size);
+  add("log.cleaner.io.max.bytes.per.second", config.log_cleaner_io_max_bytes_per_second);
+  add("log.cleaner.backoff.ms", config.log_cleaner_backoff_ms);
   return out;
 }
 
+// The type and doc of each broker setting DescribeConfigs may show: the dynamic ones, the
+// log defaults (by their broker-level names), and strata-server's own table over both.
+std::map<std::string, broker::KafkaApisContext::ConfigDoc> BrokerConfigDocs() {
+  std::map<std::string, broker::KafkaApisContext::ConfigDoc> out;
+  for (const storage::TopicSetting& s : controller::DynamicBrokerSettings()) out[s.name] = {s.type_name(), s.doc};
+  for (const storage::TopicSetting& s : storage::TopicSettings()) {
+    if (!s.broker_key.empty()) out[s.broker_key] = {s.type_name(), s.doc};
+  }
+  for (const ServerSetting& s : ServerSettings()) out[s.name] = {s.type, s.doc};
+  return out;
+}
 
 // The names of the topics gone from the image since the last one (topic_names keeps each
 // id's name, since a deletion names its topic by id only); topic_names follows the image.
@@ -204,6 +224,7 @@ absl::Status BrokerRole::OpenLogs(const ServerConfig& config, const std::string&
                                      : static_cast<double>(config.log_cleaner_io_max_bytes_per_second);
     co.backoff_ms = config.log_cleaner_backoff_ms;
     lmo.cleaner = co;
+    cleaner_defaults_ = co;
   }
   STRATA_ASSIGN_OR_RETURN(logs_, storage::LogManager::Open(lmo));
   // The channel may call from under the LogManager's own lock: the listener must not
@@ -459,6 +480,7 @@ void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cl
                                 .default_min_insync_replicas = config.min_insync_replicas,
                                 .rack_aware_selector = !config.replica_selector_class.empty(),
                                 .static_configs = StaticConfigs(config),
+                                .broker_config_docs = BrokerConfigDocs(),
                                 .remote_reader = remote_reader_.get(),
                                 .auto_topic_creator = config.auto_create_topics_enable ? topic_creator_.get() : nullptr,
                                 .group_coordinator = group_coordinator_.get(),
@@ -520,10 +542,41 @@ absl::Status BrokerRole::StartListeners(const ServerConfig& config) {
                                              }));
     spdlog::info("broker {} serving the Kafka protocol ({} listener {}) on {}:{}", config.node_id,
                  l.security_protocol, l.name, ko.host, server->port());
+    if (ko.tls) {
+      absl::MutexLock lock(&publish_mu_);
+      listener_tls_.push_back({absl::AsciiStrToLower(l.name), server.get(), *ko.tls, *ko.tls});
+    }
     listeners_.push_back(std::move(server));
     listener_names_.push_back(l.name);
   }
+  absl::MutexLock lock(&publish_mu_);
+  ReloadListenerTlsLocked();  // the image may name other files already
   return absl::OkStatus();
+}
+
+void BrokerRole::ReloadListenerTlsLocked() {
+  if (listener_tls_.empty()) return;
+  std::map<std::string, std::string> own;  // this broker's dynamic configs
+  store_->WithImage([&](const controller::MetadataImage& image) {
+    auto it = image.configs().find({metadata::v1::Config::BROKER, absl::StrCat(broker_id_)});
+    if (it != image.configs().end()) own = it->second;
+  });
+  for (ListenerTls& l : listener_tls_) {
+    broker::TlsOptions next = l.configured;
+    for (const auto& [key, value] : own) {
+      std::optional<broker::ListenerTlsKey> tls = broker::ParseListenerTlsKey(key);
+      if (!tls || tls->listener != l.name) continue;
+      (tls->setting == "ssl.keystore.location" ? next.keystore_pem : next.truststore_pem) = value;
+    }
+    if (next.keystore_pem == l.loaded.keystore_pem && next.truststore_pem == l.loaded.truststore_pem) continue;
+    if (absl::Status reloaded = l.listener->ReloadTls(next); !reloaded.ok()) {
+      spdlog::error("broker {}: listener {} keeps its TLS files: {}", broker_id_, l.name, reloaded.message());
+      continue;
+    }
+    spdlog::info("broker {}: listener {} serves new connections with keystore {}, truststore {}", broker_id_, l.name,
+                 next.keystore_pem, next.truststore_pem.empty() ? "(none)" : next.truststore_pem);
+    l.loaded = next;
+  }
 }
 
 std::vector<std::pair<std::string, size_t>> BrokerRole::ListenerConnections() const {
@@ -594,6 +647,33 @@ void BrokerRole::Publish(const metadata::v1::MetadataBatch& batch, int64_t index
   FollowImageLocked(index, broker::MetadataDelta::FromBatch(batch));
 }
 
+void BrokerRole::ReconfigureCleanerLocked() {
+  storage::LogCleaner* cleaner = logs_->cleaner();
+  if (cleaner == nullptr) return;
+  ABSL_CHECK(cleaner_defaults_.has_value());
+  storage::LogCleanerOptions next = *cleaner_defaults_;
+  store_->WithImage([&](const controller::MetadataImage& image) {
+    if (auto v = controller::DynamicBrokerLong(image, "log.cleaner.threads", broker_id_)) {
+      next.threads = static_cast<int>(*v);
+    }
+    if (auto v = controller::DynamicBrokerLong(image, "log.cleaner.dedupe.buffer.size", broker_id_)) {
+      next.dedupe_buffer_size = *v;
+    }
+    if (auto v = controller::DynamicBrokerDouble(image, "log.cleaner.io.max.bytes.per.second", broker_id_)) {
+      next.io_max_bytes_per_second = *v;
+    }
+    if (auto v = controller::DynamicBrokerLong(image, "log.cleaner.backoff.ms", broker_id_)) next.backoff_ms = *v;
+  });
+  const storage::LogCleanerOptions now = cleaner->options();
+  if (next.threads == now.threads && next.dedupe_buffer_size == now.dedupe_buffer_size &&
+      next.io_max_bytes_per_second == now.io_max_bytes_per_second && next.backoff_ms == now.backoff_ms) {
+    return;
+  }
+  spdlog::info("broker {}: log cleaner: {} threads, {} bytes of offset maps, {} bytes/s, backoff {} ms", broker_id_,
+               next.threads, next.dedupe_buffer_size, next.io_max_bytes_per_second, next.backoff_ms);
+  cleaner->Reconfigure(next);
+}
+
 void BrokerRole::FollowImageLocked(int64_t index, broker::MetadataDelta delta) {
   // Entries reach here in the order applied (the store's listener runs on its applying
   // thread): an incremental apply relies on having seen every one since the last full.
@@ -604,6 +684,10 @@ void BrokerRole::FollowImageLocked(int64_t index, broker::MetadataDelta delta) {
   std::optional<std::pair<std::map<int32_t, int32_t>, int32_t>> txn_topic;
   std::set<std::string> deleted_topics;
   std::map<controller::TopicId, std::string> topic_names = std::move(topic_names_);  // as caught_up
+  if (delta.full) {  // broker configs change in a full delta
+    ReconfigureCleanerLocked();
+    ReloadListenerTlsLocked();
+  }
   store_->WithImage([&](const controller::MetadataImage& image) {
     if (!caught_up) {
       // The image may be what this node saw before it stopped: leaderships moved since

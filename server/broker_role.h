@@ -140,6 +140,14 @@ class BrokerRole {
   // The hosted partitions follow the image in what delta names (everything on the first
   // apply after catching up), once caught_up_.
   void FollowImageLocked(int64_t index, broker::MetadataDelta delta) ABSL_EXCLUSIVE_LOCKS_REQUIRED(publish_mu_);
+  // The log cleaner takes the dynamic log.cleaner.* configs (this broker's own, else the
+  // cluster-wide default, else strata-server's: controller/broker_config.h); a no-op
+  // when they did not change or there is no cleaner.
+  void ReconfigureCleanerLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(publish_mu_);
+  // The SSL listeners serve new connections with the TLS files this broker's dynamic
+  // config names (listener.name.<l>.ssl.keystore.location, .ssl.truststore.location),
+  // else strata-server's; files that do not load are logged and the listener keeps its.
+  void ReloadListenerTlsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(publish_mu_);
   // Stops serving and closes the logs: cleanly (checkpoints, clean-shutdown marker) or not.
   void StopServing(bool clean);
 
@@ -156,6 +164,7 @@ class BrokerRole {
   // (Mutable: its metrics measure, which moves its windows along.)
   mutable broker::ClientQuotaManager client_quotas_;
   storage::LogConfig log_defaults_;  // log.* settings: the partitions' defaults
+  std::optional<storage::LogCleanerOptions> cleaner_defaults_;  // strata-server's log.cleaner.* (none: disabled)
   std::unique_ptr<controller::MetadataStore> own_store_;
   controller::MetadataStore* store_ = nullptr;
   std::unique_ptr<raft::RaftObserver> observer_;
@@ -206,6 +215,14 @@ class BrokerRole {
   // Every topic of the followed image, by id: the group coordinator is told the names of
   // deleted ones (their committed offsets go).
   std::map<controller::TopicId, std::string> topic_names_ ABSL_GUARDED_BY(publish_mu_);
+  // The SSL listeners' TLS files (ReloadListenerTlsLocked).
+  struct ListenerTls {
+    std::string name;  // lower case, as in the config keys
+    broker::Listener* listener = nullptr;
+    broker::TlsOptions configured;  // strata-server's
+    broker::TlsOptions loaded;      // serving new connections now
+  };
+  std::vector<ListenerTls> listener_tls_ ABSL_GUARDED_BY(publish_mu_);
 };
 
 }  // namespace strata::server

@@ -529,14 +529,17 @@ std::vector<ServerSetting> MakeSettings() {
           "how often segments past retention are deleted"),
       Bool("log.cleaner.enable", &C::log_cleaner_enable, kBroker,
            "runs the log cleaner, which compacts topics with cleanup.policy=compact (off: they only grow)"),
-      Int("log.cleaner.threads", &C::log_cleaner_threads, 1, 64, kBroker, "threads compacting logs, each on its own log"),
+      Int("log.cleaner.threads", &C::log_cleaner_threads, 1, 64, kBroker,
+          "threads compacting logs, each on its own log; dynamic: AlterConfigs on the broker or the cluster default"),
       Int("log.cleaner.dedupe.buffer.size", &C::log_cleaner_dedupe_buffer_size, 1 << 20, int64_t{1} << 40, kBroker,
           "memory for the cleaner threads' key -> offset maps, shared among them; a cleaning maps what fits and the "
-          "rest waits for the next"),
+          "rest waits for the next; dynamic: AlterConfigs on the broker or the cluster default"),
       Int("log.cleaner.io.max.bytes.per.second", &C::log_cleaner_io_max_bytes_per_second, 1, INT64_MAX, kBroker,
-          "the cleaner threads' read plus write rate, together"),
+          "the cleaner threads' read plus write rate, together; dynamic: AlterConfigs on the broker or the cluster "
+          "default"),
       Int("log.cleaner.backoff.ms", &C::log_cleaner_backoff_ms, 1, INT32_MAX, kBroker,
-          "how long a cleaner thread waits when no log needs cleaning"),
+          "how long a cleaner thread waits when no log needs cleaning; dynamic: AlterConfigs on the broker or the "
+          "cluster default"),
       Int("replica.high.watermark.checkpoint.interval.ms", &C::replica_high_watermark_checkpoint_interval_ms, 1,
           INT32_MAX, kBroker, "how often high watermarks are checkpointed (replication-offset-checkpoint)"),
       Int("log.flush.offset.checkpoint.interval.ms", &C::log_flush_offset_checkpoint_interval_ms, 1, INT32_MAX,

@@ -91,6 +91,10 @@ std::vector<prometheus::MetricFamily> StorageMetrics::Collect() const {
                         MetricType::Gauge);
     Add(ratio, stats.max_dirty_ratio);
     out.push_back(std::move(ratio));
+    auto threads = Family("strata_log_cleaner_threads",
+                          "Log cleaner threads running (log.cleaner.threads, static or dynamic)", MetricType::Gauge);
+    Add(threads, stats.threads);
+    out.push_back(std::move(threads));
     auto last = Family("strata_log_cleaner_last_cleaning_seconds", "How long the last cleaning took",
                        MetricType::Gauge);
     Add(last, static_cast<double>(stats.last_cleaning_ms) / 1000.0);

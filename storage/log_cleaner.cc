@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "base/check.h"
 #include "base/logging.h"
@@ -29,15 +30,33 @@ std::unique_ptr<LogCleaner> LogCleaner::Create(const LogCleanerOptions& options,
 }
 
 LogCleaner::LogCleaner(const LogCleanerOptions& options, LogsFn logs)
-    : options_(options), logs_(std::move(logs)), throttler_(options.io_max_bytes_per_second) {}
+    : logs_(std::move(logs)), throttler_(options.io_max_bytes_per_second), options_(options) {}
 
 LogCleaner::~LogCleaner() { Shutdown(); }
 
 void LogCleaner::Start() {
-  for (int i = 0; i < options_.threads; ++i) threads_.emplace_back([this] { Run(); });
+  absl::MutexLock lifecycle(&lifecycle_mu_);
+  if (!started_) StartLocked();
 }
 
 void LogCleaner::Shutdown() {
+  absl::MutexLock lifecycle(&lifecycle_mu_);
+  StopLocked();
+}
+
+void LogCleaner::StartLocked() {
+  ABSL_CHECK(threads_.empty());
+  int threads = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_.store(false);
+    threads = options_.threads;
+  }
+  started_ = true;
+  for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Run(); });
+}
+
+void LogCleaner::StopLocked() {
   {
     absl::MutexLock lock(&mu_);
     stopping_.store(true);
@@ -47,15 +66,43 @@ void LogCleaner::Shutdown() {
   throttler_.Wake();
   for (std::thread& t : threads_) t.join();
   threads_.clear();
+  started_ = false;
+}
+
+void LogCleaner::Reconfigure(const LogCleanerOptions& next) {
+  absl::MutexLock lifecycle(&lifecycle_mu_);
+  ABSL_CHECK_GE(next.threads, 1);
+  throttler_.SetRate(next.io_max_bytes_per_second);
+  bool restart = false;
+  {
+    absl::MutexLock lock(&mu_);
+    restart = started_ && next.threads != options_.threads;
+    options_.threads = next.threads;
+    options_.dedupe_buffer_size = next.dedupe_buffer_size;
+    options_.io_max_bytes_per_second = next.io_max_bytes_per_second;
+    options_.backoff_ms = next.backoff_ms;
+    changed_.SignalAll();  // a waiting thread waits the new backoff
+  }
+  if (!restart) return;
+  spdlog::info("log cleaner: restarting with {} threads", next.threads);
+  StopLocked();
+  StartLocked();
+}
+
+LogCleanerOptions LogCleaner::options() const {
+  absl::MutexLock lock(&mu_);
+  return options_;
 }
 
 void LogCleaner::Run() {
+  running_.fetch_add(1);
+  absl::Cleanup ran = [this] { running_.fetch_sub(1); };
   while (!stopping_.load()) {
     absl::StatusOr<bool> cleaned = CleanDirtiestOnce();
     if (cleaned.ok() && *cleaned) continue;
     absl::MutexLock lock(&mu_);
     if (stopping_.load()) break;
-    // Woken early by Shutdown only; the backoff bounds the wait.
+    // Woken early by Shutdown and Reconfigure only; the backoff bounds the wait.
     changed_.WaitWithTimeout(&mu_, absl::Milliseconds(options_.backoff_ms));
   }
 }
@@ -64,10 +111,13 @@ absl::StatusOr<bool> LogCleaner::CleanDirtiestOnce() {
   CleanerCandidate chosen;
   std::optional<int64_t> checkpoint;
   std::shared_ptr<std::atomic<bool>> abort;
-  const int64_t now = options_.clock->NowMs();
+  int64_t now = 0;
+  size_t offset_map_bytes = 0;
   {
     absl::MutexLock lock(&mu_);
     if (stopping_.load()) return false;
+    now = options_.clock->NowMs();
+    offset_map_bytes = static_cast<size_t>(options_.dedupe_buffer_size / options_.threads);
     double best = -1;
     double max_ratio = 0;
     for (const CleanerCandidate& c : logs_()) {
@@ -89,6 +139,7 @@ absl::StatusOr<bool> LogCleaner::CleanDirtiestOnce() {
       }
     }
     stats_.max_dirty_ratio = max_ratio;
+    ++stats_.picks;
     if (chosen.log == nullptr) return false;
     in_progress_.insert(chosen.tp);
     abort = std::make_shared<std::atomic<bool>>(false);
@@ -96,7 +147,7 @@ absl::StatusOr<bool> LogCleaner::CleanDirtiestOnce() {
   }
   CleanParams params;
   params.now_ms = now;
-  params.offset_map_bytes = static_cast<size_t>(options_.dedupe_buffer_size / options_.threads);
+  params.offset_map_bytes = offset_map_bytes;
   params.throttler = &throttler_;
   params.abort = abort.get();
   const auto started = std::chrono::steady_clock::now();
@@ -179,7 +230,9 @@ bool LogCleaner::paused(const TopicPartition& tp) const {
 
 CleanerStats LogCleaner::stats() const {
   absl::MutexLock lock(&mu_);
-  return stats_;
+  CleanerStats out = stats_;
+  out.threads = running_.load();
+  return out;
 }
 
 }  // namespace strata::storage

@@ -11,7 +11,12 @@
 // it); a log whose data does not decode is marked uncleanable (logged once) and skipped
 // until the broker restarts, as Kafka does.
 // Deleting a log: AbortAndPause (waits for a cleaning of it to stop), then Forget.
-// Thread-safe. Lock order: the cleaner's mutex, then whatever `logs` takes, then a Log's.
+// Reconfigure changes the threads, the offset maps' memory, the rate and the backoff
+// while it runs (Kafka's dynamic log.cleaner.* configs): a new thread count restarts the
+// threads (cleanings in progress are cancelled and picked again), the others apply from
+// the next cleaning or wait.
+// Thread-safe. Lock order: the lifecycle mutex, then the cleaner's mutex, then whatever
+// `logs` takes, then a Log's.
 
 #include <atomic>
 #include <cstdint>
@@ -62,6 +67,8 @@ struct CleanerStats {
   int64_t failures = 0;
   int64_t last_cleaning_ms = 0;  // duration of the last cleaning
   double max_dirty_ratio = 0;    // of the logs measured by the last pick
+  int64_t picks = 0;             // looks for the dirtiest log
+  int threads = 0;               // cleaner threads running now
 };
 
 class LogCleaner {
@@ -76,6 +83,11 @@ class LogCleaner {
   void Start();
   // Stops the threads (a cleaning in progress is cancelled between batches).
   void Shutdown();
+  // Takes threads, dedupe_buffer_size, io_max_bytes_per_second and backoff_ms from
+  // options (the others are fixed at Create). A started cleaner stays started.
+  void Reconfigure(const LogCleanerOptions& options);
+  // The options as last configured.
+  LogCleanerOptions options() const;
   // One pick and cleaning on the caller's thread (tests; `strata-storage`): whether a
   // log was cleaned.
   absl::StatusOr<bool> CleanDirtiestOnce();
@@ -93,16 +105,22 @@ class LogCleaner {
  private:
   LogCleaner(const LogCleanerOptions& options, LogsFn logs);
   void Run();
+  void StartLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(lifecycle_mu_);
+  void StopLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(lifecycle_mu_);
   absl::Status WriteCheckpoint(const std::string& dir) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  const LogCleanerOptions options_;
   const LogsFn logs_;
   Throttler throttler_;
   std::atomic<bool> stopping_{false};
-  std::vector<std::thread> threads_;
+  std::atomic<int> running_{0};  // threads in Run
+
+  absl::Mutex lifecycle_mu_;  // Start, Shutdown, Reconfigure
+  std::vector<std::thread> threads_ ABSL_GUARDED_BY(lifecycle_mu_);
+  bool started_ ABSL_GUARDED_BY(lifecycle_mu_) = false;
 
   mutable absl::Mutex mu_;
   absl::CondVar changed_;
+  LogCleanerOptions options_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::map<TopicPartition, int64_t>> checkpoints_ ABSL_GUARDED_BY(mu_);  // dir -> tp -> offset
   std::set<TopicPartition> in_progress_ ABSL_GUARDED_BY(mu_);
   std::map<TopicPartition, std::shared_ptr<std::atomic<bool>>> aborts_ ABSL_GUARDED_BY(mu_);

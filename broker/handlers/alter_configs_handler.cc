@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "broker/handlers/authorization.h"
+#include "broker/network/tls_context.h"
 #include "broker/lifecycle/admin_forwarding.h"
 #include "proto/kafka/api.h"
 #include "proto/kafka/error_code.h"
@@ -38,6 +39,23 @@ std::optional<std::pair<ErrorCode, std::string>> Refusal(const ApiRequest& reque
       return std::make_pair(ErrorCode::kInvalidRequest,
                             absl::StrCat("broker resource name '", r.resource_name,
                                          "' is neither a broker id nor empty (the cluster-wide default)"));
+    }
+    // A listener's TLS files: a broker's own only (Kafka's), loaded here when this is
+    // that broker (a file on another broker is that broker's to load).
+    for (const auto& c : r.configs) {
+      std::optional<ListenerTlsKey> tls = ParseListenerTlsKey(c.name);
+      const bool deleted = !c.value || (incremental && c.operation == static_cast<int8_t>(kafka::ConfigOperation::kDelete));
+      if (!tls || deleted) continue;
+      if (r.resource_name.empty()) {
+        return std::make_pair(ErrorCode::kInvalidRequest,
+                              absl::StrCat("Cannot update these configs at default cluster level, broker id must "
+                                           "be specified: ",
+                                           c.name));
+      }
+      if (id != request.broker.broker_id) continue;
+      if (absl::Status loads = CheckTlsFile(tls->setting, *c.value); !loads.ok()) {
+        return std::make_pair(ErrorCode::kInvalidConfig, absl::StrCat(c.name, ": ", loads.message()));
+      }
     }
   } else {
     return std::make_pair(ErrorCode::kInvalidRequest,

@@ -16,8 +16,14 @@
 //    validate_only writes nothing.
 //  * No answer from the controller: REQUEST_TIMED_OUT / NOT_CONTROLLER for every
 //    resource forwarded (bounded by kMaxForwardDeadline).
-// Broker configs are stored and shown by DescribeConfigs; only those that are topic
-// defaults take effect on a running broker yet (issue 38). Thread-safe.
+//  * A listener's TLS files (listener.name.<l>.ssl.keystore.location,
+//    .ssl.truststore.location) are a broker's own only: INVALID_REQUEST on the cluster
+//    default (Kafka's), and loaded here first when this is that broker (INVALID_CONFIG
+//    naming the key when they do not load).
+// Broker configs are stored and shown by DescribeConfigs; the log defaults,
+// min.insync.replicas, the replication throttle rates, the log cleaner's settings and the
+// listeners' TLS files take effect on the running brokers (controller/broker_config.h,
+// server/broker_role.h). Thread-safe.
 
 #include "broker/handlers/request_context.h"
 #include "proto/kafka/alter_configs.h"

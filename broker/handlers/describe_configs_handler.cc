@@ -174,6 +174,17 @@ std::vector<kafka::DescribeConfigsResponse::Config> TopicConfigs(const admin::v1
   return out;
 }
 
+// DescribeConfigs v3+: each config's type, and its doc when asked for.
+void Document(std::vector<kafka::DescribeConfigsResponse::Config>& configs, bool documentation,
+              const std::function<const KafkaApisContext::ConfigDoc*(const std::string& name)>& find) {
+  for (kafka::DescribeConfigsResponse::Config& c : configs) {
+    const KafkaApisContext::ConfigDoc* doc = find(c.name);
+    if (doc == nullptr) continue;
+    c.config_type = static_cast<int8_t>(kafka::ConfigTypeNamed(doc->type));
+    if (documentation) c.documentation = doc->doc;
+  }
+}
+
 std::map<std::string, std::string> Values(const admin::v1::DescribeConfigsResponse::Result& result) {
   std::map<std::string, std::string> values;
   for (const admin::v1::ConfigEntry& e : result.entries()) values[e.name()] = e.value();
@@ -237,10 +248,23 @@ kafka::DescribeConfigsResponse AnswerDescribeConfigs(
       if (need.dynamic_broker >= 0) {
         layers.push_back({ConfigSource::kDynamicBrokerConfig, Values(answer.results(need.dynamic_broker))});
       }
+      KafkaApisContext::ConfigDoc topic_doc;
       if (need.topic >= 0) {
         out.configs = TopicConfigs(answer.results(need.topic), layers, resource, request.include_synonyms);
+        Document(out.configs, request.include_documentation,
+                 [&](const std::string& name) -> const KafkaApisContext::ConfigDoc* {
+                   const storage::TopicSetting* s = storage::FindTopicSetting(name);
+                   if (s == nullptr) return nullptr;
+                   topic_doc = {s->type_name(), s->doc};
+                   return &topic_doc;
+                 });
       } else {
         out.configs = Merge(layers, resource, request.include_synonyms);
+        Document(out.configs, request.include_documentation,
+                 [&](const std::string& name) -> const KafkaApisContext::ConfigDoc* {
+          auto it = context.broker_config_docs.find(name);
+          return it == context.broker_config_docs.end() ? nullptr : &it->second;
+        });
       }
     }
     response.results.push_back(std::move(out));

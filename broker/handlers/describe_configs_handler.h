@@ -19,8 +19,10 @@
 //  * configuration_keys (non-null) keeps only those names; unknown names are left out.
 //  * include_synonyms: each config's sources, highest precedence first (a topic
 //    config's broker-level ones by their broker-level names, log.retention.ms...).
-//    config_type is 0 (UNKNOWN) and documentation null: the config tables
-//    carry neither. No config is sensitive.
+//  * v3+: config_type from the topic settings' table (a topic) or
+//    KafkaApisContext::broker_config_docs (a broker; UNKNOWN for a name neither knows),
+//    and with include_documentation each config's doc from the same. No config is
+//    sensitive.
 //  * no answer from the controller: every resource that needs it REQUEST_TIMED_OUT /
 //    NOT_CONTROLLER (a broker's static settings alone would hide a dynamic override).
 // The wait for the controller is bounded by kMaxForwardDeadline (the request has no

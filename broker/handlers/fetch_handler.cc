@@ -564,6 +564,8 @@ void HandleFetch(const ApiRequest& api, ApiResponder respond) {
     return TopicNameForId(context, topic_id);
   });
   FetchParams params(*request, version);
+  // A follower's fetch is the brokers' replication: never under a client's request quota.
+  if (params.follower && api.request_quota != nullptr) api.request_quota->exempt.store(true);
   if (context.authorizer != nullptr) {
     if (params.follower) {
       params.every_topic_denied = !AuthorizedOnCluster(api, security::AclOperation::kClusterAction);

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "broker/handlers/api_registry.h"
 #include "broker/handlers/fetch_session.h"
+#include "broker/handlers/request_quota.h"
 #include "proto/kafka/api.h"
 
 namespace strata::broker {
@@ -52,6 +53,7 @@ void KafkaApis::Handle(const kafka::RequestHeader& header, absl::string_view bod
                                                          api->max_version)));
   }
   ApiRequest request{context_, header, body, purgatories_, AdvertisedApis()};
+  if (UnderRequestQuota(context_, header)) return HandleUnderRequestQuota(*api, request, std::move(respond));
   api->handle(request, std::move(respond));
 }
 

@@ -212,6 +212,12 @@ void Finish(const std::shared_ptr<ProduceCall>& call) {
   if (call->request.acks == 0) {
     // No response; a failure closes the connection so the producer finds out.
     if (any_error) return call->respond(absl::FailedPreconditionError("an acks=0 produce failed; closing the connection"));
+    if (response.throttle_time_ms > 0) {  // over a quota: nothing more is read for that long
+      ApiResponse muted;
+      muted.throttle = std::chrono::milliseconds(response.throttle_time_ms);
+      muted.silent = true;
+      return call->respond(std::optional<ApiResponse>(std::move(muted)));
+    }
     return call->respond(std::optional<ApiResponse>());
   }
   if (waiting.empty()) return call->respond(Encode(response, call->version));
@@ -405,7 +411,10 @@ void HandleProduce(const ApiRequest& api, ApiResponder respond) {
   std::vector<ToVerify> to_verify;
   {
     absl::MutexLock lock(&call->mu);
-    call->response.throttle_time_ms = static_cast<int32_t>(throttle.count());
+    // request_percentage too (the longer): Produce's throttle_time_ms is not where
+    // KafkaApis could put it in the encoded answer.
+    call->response.throttle_time_ms =
+        static_cast<int32_t>(std::max(throttle, api.request_quota ? api.request_quota->throttle : throttle).count());
     for (size_t t = 0; t < call->request.topic_data.size(); ++t) {
       const kafka::ProduceRequest::Topic& topic = call->request.topic_data[t];
       kafka::ProduceResponse::Topic& rt = call->response.responses.emplace_back();

@@ -8,6 +8,8 @@
 // includes the code that calls it.
 // Not thread-safe (values); the services it names are thread-safe.
 
+#include <atomic>
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -58,6 +60,15 @@ struct KafkaApisContext {
   // This broker's settings as strata-server resolved them (Kafka's names), for
   // DescribeConfigs on the BROKER resource.
   std::map<std::string, std::string> static_configs;
+  // What DescribeConfigs v3+ tells of a broker setting by name: its type (Kafka's type
+  // name: int, long, boolean, list...) and doc, for the static settings, the log
+  // defaults and the dynamic broker settings (filled by the broker role). A topic's come
+  // from the topic settings' table.
+  struct ConfigDoc {
+    std::string type;
+    std::string doc;
+  };
+  std::map<std::string, ConfigDoc> broker_config_docs;
   // Reads below the local log start from the remote tier (tiered storage); null when
   // remote.log.storage.system.enable is off.
   RemoteLogReader* remote_reader = nullptr;
@@ -103,6 +114,15 @@ struct Purgatories {
   Purgatory& delete_records;
 };
 
+// A request under a request_percentage quota (kafka_apis.h): the throttle its answer
+// carries, as the client's measure stood when it came. A handler that finds the request
+// is a broker's (a follower's fetch) sets exempt before answering: then nothing is
+// counted and the answer is not throttled.
+struct RequestQuotaTicket {
+  std::chrono::milliseconds throttle{0};
+  std::atomic<bool> exempt{false};
+};
+
 // One request as its handler sees it. body stays valid until the responder is called.
 struct ApiRequest {
   const KafkaApisContext& broker;
@@ -111,6 +131,8 @@ struct ApiRequest {
   Purgatories& purgatories;
   // What this broker advertises (ApiVersions answers exactly this).
   const std::vector<proto::kafka::ApiVersionRange>& advertised;
+  // Null unless a request_percentage quota is set somewhere.
+  RequestQuotaTicket* request_quota = nullptr;
 };
 
 // The one shape of every API handler: answer through respond exactly once, at once or

@@ -45,6 +45,9 @@ struct ApiResponse {
   // A client over its quota (KIP-219): once this response is written, the listener reads
   // nothing more from the connection for this long (the body carries throttle_time_ms).
   std::chrono::milliseconds throttle{0};
+  // Nothing is written (a request without a response: an acks=0 produce), but the
+  // throttle applies from now, as Kafka mutes a throttled acks=0 producer's channel.
+  bool silent = false;
 };
 
 // The answer to one request: a response, nullopt for none (acks=0 produce), or an

@@ -17,6 +17,8 @@
 #include "absl/synchronization/mutex.h"
 #include "base/check.h"
 #include "base/logging.h"
+#include "base/status_macros.h"
+#include "broker/network/tls_context.h"
 #include "proto/kafka/api.h"
 #include "storage/errc.h"
 
@@ -41,7 +43,15 @@ struct Shared {
   std::atomic<int64_t>* transfer_failures = nullptr;
   std::shared_ptr<Lifetime> lifetime = std::make_shared<Lifetime>();
   std::unique_ptr<asio::thread_pool> io_pool;
-  std::unique_ptr<asio::ssl::context> tls;  // SSL listeners
+  // SSL listeners: the context new connections take (Listener::ReloadTls replaces it;
+  // a connection keeps the one it took).
+  absl::Mutex tls_mu;
+  std::shared_ptr<asio::ssl::context> tls ABSL_GUARDED_BY(tls_mu);
+
+  std::shared_ptr<asio::ssl::context> CurrentTls() {
+    absl::MutexLock lock(&tls_mu);
+    return tls;
+  }
 };
 
 class Connection;
@@ -83,7 +93,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
         mute_timer_(socket_.get_executor()),
         shared_(shared),
         registry_(registry) {
-    if (shared_.tls) tls_ = std::make_unique<asio::ssl::stream<tcp::socket&>>(socket_, *shared_.tls);
+    tls_context_ = shared_.CurrentTls();
+    if (tls_context_) tls_ = std::make_unique<asio::ssl::stream<tcp::socket&>>(socket_, *tls_context_);
     if (shared_.options.sasl) sasl_ = shared_.options.sasl();
   }
 
@@ -362,7 +373,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
                                   answer.status().message()),
                      true);
       }
-      if (!answer->has_value()) {  // no response expected
+      if (!answer->has_value() || (*answer)->silent) {  // no response expected
+        if (answer->has_value() && (*answer)->throttle.count() > 0) {
+          muted_until_ = std::max(muted_until_, Clock::now() + (*answer)->throttle);
+        }
         RecordTimes(r);
         PopAnswered();
         continue;
@@ -509,7 +523,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   tcp::socket socket_;
-  std::unique_ptr<asio::ssl::stream<tcp::socket&>> tls_;  // SSL listeners
+  std::shared_ptr<asio::ssl::context> tls_context_;  // SSL listeners: outlives tls_
+  std::unique_ptr<asio::ssl::stream<tcp::socket&>> tls_;
   std::string tls_buffer_;
   asio::steady_timer timer_;
   asio::steady_timer mute_timer_;  // ArmMuteTimer
@@ -612,31 +627,8 @@ absl::StatusOr<std::unique_ptr<Listener>> Listener::Start(const ListenerOptions&
   impl->shared.transfer_failures = &server->transfer_failures_;
   impl->shared.io_pool = std::make_unique<asio::thread_pool>(static_cast<size_t>(std::max(1, options.io_threads)));
   if (options.tls) {
-    auto tls = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_server);
-    asio::error_code tls_error;
-    tls->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
-                         asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1,
-                     tls_error);
-    if (!tls_error) tls->use_certificate_chain_file(options.tls->keystore_pem, tls_error);
-    if (!tls_error) tls->use_private_key_file(options.tls->keystore_pem, asio::ssl::context::pem, tls_error);
-    if (tls_error) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("ssl.keystore.location ", options.tls->keystore_pem, ": ", tls_error.message()));
-    }
-    if (!options.tls->truststore_pem.empty()) {
-      tls->load_verify_file(options.tls->truststore_pem, tls_error);
-      if (tls_error) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("ssl.truststore.location ", options.tls->truststore_pem, ": ", tls_error.message()));
-      }
-    }
-    switch (options.tls->client_auth) {
-      case TlsOptions::ClientAuth::kNone: tls->set_verify_mode(asio::ssl::verify_none); break;
-      case TlsOptions::ClientAuth::kRequested: tls->set_verify_mode(asio::ssl::verify_peer); break;
-      case TlsOptions::ClientAuth::kRequired:
-        tls->set_verify_mode(asio::ssl::verify_peer | asio::ssl::verify_fail_if_no_peer_cert);
-        break;
-    }
+    STRATA_ASSIGN_OR_RETURN(std::shared_ptr<asio::ssl::context> tls, MakeServerTlsContext(*options.tls));
+    absl::MutexLock lock(&impl->shared.tls_mu);
     impl->shared.tls = std::move(tls);
   }
   asio::error_code ec;
@@ -663,6 +655,14 @@ absl::StatusOr<std::unique_ptr<Listener>> Listener::Start(const ListenerOptions&
   }
   server->impl_ = std::move(impl);
   return server;
+}
+
+absl::Status Listener::ReloadTls(const TlsOptions& options) {
+  if (!impl_ || !impl_->shared.options.tls) return absl::FailedPreconditionError("not an SSL listener");
+  STRATA_ASSIGN_OR_RETURN(std::shared_ptr<asio::ssl::context> tls, MakeServerTlsContext(options));
+  absl::MutexLock lock(&impl_->shared.tls_mu);
+  impl_->shared.tls = std::move(tls);
+  return absl::OkStatus();
 }
 
 size_t Listener::active_connections() const {

@@ -43,23 +43,13 @@
 
 #include "absl/status/statusor.h"
 #include "broker/network/api_response.h"
+#include "broker/network/tls_context.h"
 #include "broker/network/authenticator.h"
 #include "broker/network/request_metrics.h"
 #include "proto/kafka/header.h"
 #include "storage/file_slice.h"
 
 namespace strata::broker {
-
-// An SSL listener (OpenSSL through Asio): TLS 1.2+, the broker's certificate chain and
-// private key from one PEM file (ssl.keystore.location, ssl.keystore.type=PEM), and
-// optionally client certificates checked against the CA certificates of
-// ssl.truststore.location (ssl.client.auth).
-struct TlsOptions {
-  enum class ClientAuth { kNone, kRequested, kRequired };
-  std::string keystore_pem;
-  std::string truststore_pem;
-  ClientAuth client_auth = ClientAuth::kNone;
-};
 
 struct ListenerOptions {
   std::string host = "127.0.0.1";
@@ -109,6 +99,11 @@ class Listener {
   int64_t connections_closed_on_error() const { return closed_on_error_.load(); }
   // Connections open now.
   size_t active_connections() const;
+  // An SSL listener serves the connections accepted from now on with options' keystore
+  // and truststore (the open ones keep theirs); the files are loaded first, and one that
+  // cannot be leaves the listener as it was (INVALID_ARGUMENT naming it).
+  // FAILED_PRECONDITION on a listener without TLS.
+  absl::Status ReloadTls(const TlsOptions& options);
   // Bytes sent with sendfile(2) so far (tests check the zero-copy path was taken).
   int64_t bytes_sent_from_files() const { return bytes_from_files_.load(); }
   // File slices whose transfer failed (each closed its connection).

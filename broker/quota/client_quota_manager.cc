@@ -7,7 +7,14 @@ namespace strata::broker {
 
 namespace {
 
-const char* KeyOf(QuotaKind kind) { return kind == QuotaKind::kProduce ? "producer_byte_rate" : "consumer_byte_rate"; }
+const char* KeyOf(QuotaKind kind) {
+  switch (kind) {
+    case QuotaKind::kProduce: return "producer_byte_rate";
+    case QuotaKind::kFetch: return "consumer_byte_rate";
+    case QuotaKind::kRequest: return "request_percentage";
+  }
+  return "";
+}
 
 }  // namespace
 
@@ -16,11 +23,13 @@ void ClientQuotaManager::Update(const controller::ClientQuotasImage& image) {
   if (image.version() == version_) return;
   version_ = image.version();
   quotas_ = image.quotas();
-  bool any = false;
+  bool any = false, any_request = false;
   for (const auto& [entity, values] : quotas_) {
     any = any || values.count(KeyOf(QuotaKind::kProduce)) > 0 || values.count(KeyOf(QuotaKind::kFetch)) > 0;
+    any_request = any_request || values.count(KeyOf(QuotaKind::kRequest)) > 0;
   }
-  any_.store(any, std::memory_order_relaxed);
+  any_.store(any || any_request, std::memory_order_relaxed);
+  any_request_.store(any_request, std::memory_order_relaxed);
 }
 
 std::optional<ClientQuotaManager::Resolved> ClientQuotaManager::ResolveLocked(QuotaKind kind,
@@ -54,27 +63,46 @@ std::optional<ClientQuotaManager::Resolved> ClientQuotaManager::ResolveLocked(Qu
   return std::nullopt;
 }
 
-std::chrono::milliseconds ClientQuotaManager::Record(QuotaKind kind, const QuotaClient& client, int64_t bytes,
-                                                     Clock::time_point now) {
-  if (!any_.load(std::memory_order_relaxed)) return std::chrono::milliseconds(0);
-  absl::MutexLock lock(&mu_);
+ClientQuotaManager::Sensor* ClientQuotaManager::SensorLocked(QuotaKind kind, const QuotaClient& client) {
   std::optional<Resolved> resolved = ResolveLocked(kind, client);
-  if (!resolved) return std::chrono::milliseconds(0);
+  if (!resolved) return nullptr;
   auto [it, added] = sensors_.try_emplace(
       SensorKey{kind, resolved->user, resolved->client_id},
       Sensor{resolved->quota, SampledRate(options_), SampledRate({.samples = kBurstSamples, .window = options_.window})});
-  Sensor& sensor = it->second;
-  sensor.quota = resolved->quota;
-  sensor.bytes += bytes;
-  sensor.rate.Record(static_cast<double>(bytes), now);
-  sensor.burst.Record(static_cast<double>(bytes), now);
+  it->second.quota = resolved->quota;
+  return &it->second;
+}
+
+std::chrono::milliseconds ClientQuotaManager::Record(QuotaKind kind, const QuotaClient& client, double amount,
+                                                     Clock::time_point now) {
+  if (!any_.load(std::memory_order_relaxed)) return std::chrono::milliseconds(0);
+  absl::MutexLock lock(&mu_);
+  Sensor* sensor = SensorLocked(kind, client);
+  if (sensor == nullptr) return std::chrono::milliseconds(0);
+  sensor->amount += amount;
+  sensor->rate.Record(amount, now);
+  sensor->burst.Record(amount, now);
+  // A request's throttle is counted when a request is answered with it (ThrottleTime).
+  return Throttle(*sensor, now, /*count=*/kind != QuotaKind::kRequest);
+}
+
+std::chrono::milliseconds ClientQuotaManager::Throttle(Sensor& sensor, Clock::time_point now, bool count) {
   std::chrono::milliseconds throttle =
       std::max(sensor.rate.ThrottleTime(sensor.quota, now), sensor.burst.ThrottleTime(sensor.quota, now));
-  if (throttle.count() > 0) {
+  if (count && throttle.count() > 0) {
     ++sensor.throttled;
     sensor.throttle_ms += throttle.count();
   }
   return throttle;
+}
+
+std::chrono::milliseconds ClientQuotaManager::ThrottleTime(QuotaKind kind, const QuotaClient& client,
+                                                           Clock::time_point now) {
+  if (!any_.load(std::memory_order_relaxed)) return std::chrono::milliseconds(0);
+  absl::MutexLock lock(&mu_);
+  Sensor* sensor = SensorLocked(kind, client);
+  if (sensor == nullptr) return std::chrono::milliseconds(0);
+  return Throttle(*sensor, now, /*count=*/true);
 }
 
 std::optional<int64_t> ClientQuotaManager::MaxBytesInWindow(QuotaKind kind, const QuotaClient& client) {
@@ -91,7 +119,7 @@ std::vector<ClientQuotaManager::EntityStats> ClientQuotaManager::Stats(Clock::ti
   std::vector<EntityStats> out;
   for (auto& [key, sensor] : sensors_) {
     const auto& [kind, user, client_id] = key;
-    out.push_back({kind, user, client_id, sensor.quota, sensor.rate.Measure(now), sensor.bytes, sensor.throttled,
+    out.push_back({kind, user, client_id, sensor.quota, sensor.rate.Measure(now), sensor.amount, sensor.throttled,
                    sensor.throttle_ms});
   }
   return out;

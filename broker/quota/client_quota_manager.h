@@ -41,7 +41,10 @@
 
 namespace strata::broker {
 
-enum class QuotaKind { kProduce, kFetch };
+// What a quota measures: bytes produced (producer_byte_rate), bytes fetched
+// (consumer_byte_rate), or request-handler time in percent of one thread
+// (request_percentage: 100 is one thread's whole time; Kafka's request quota).
+enum class QuotaKind { kProduce, kFetch, kRequest };
 
 struct QuotaClient {
   std::string user;  // the principal's name, without "User:"
@@ -59,10 +62,18 @@ class ClientQuotaManager {
   // and stays (in Stats, with its last quota) when the quota is removed.
   void Update(const controller::ClientQuotasImage& image);
 
-  // Whether any byte-rate quota is set: callers skip naming their client otherwise.
+  // Whether any quota is set: callers skip naming their client otherwise.
   bool active() const { return any_.load(std::memory_order_relaxed); }
-  // Counts bytes of client; the throttle time (zero: within its quota, or none applies).
-  std::chrono::milliseconds Record(QuotaKind kind, const QuotaClient& client, int64_t bytes, Clock::time_point now);
+  // Whether a request_percentage quota is set anywhere: requests are timed only then.
+  bool requests_active() const { return any_request_.load(std::memory_order_relaxed); }
+  // Counts amount (bytes; for kRequest, handler time in percent-seconds: nanoseconds *
+  // 100 / 1e9, Kafka's nanosToPercentage) of client; the throttle time (zero: within its
+  // quota, or none applies).
+  std::chrono::milliseconds Record(QuotaKind kind, const QuotaClient& client, double amount, Clock::time_point now);
+  // The throttle time client's measure comes to now, without counting anything (zero:
+  // within its quota, or none applies): a request is answered with its request quota's
+  // throttle as it stands when the request comes.
+  std::chrono::milliseconds ThrottleTime(QuotaKind kind, const QuotaClient& client, Clock::time_point now);
   // The most one fetch response may carry for client: Kafka's getMaxValueInQuotaWindow
   // (the quota over samples - 1 windows), but over the short measure's 2 windows, so that
   // a consumer's answers come in pieces of 2 s of its quota, not 10; nullopt: no quota.
@@ -73,9 +84,9 @@ class ClientQuotaManager {
   struct EntityStats {
     QuotaKind kind = QuotaKind::kProduce;
     std::string user, client_id;  // Kafka's metric tags ("" where not part of the entity)
-    double quota = 0;             // bytes per second
-    double byte_rate = 0;         // measured now
-    int64_t bytes = 0;            // recorded in all
+    double quota = 0;             // bytes per second (kRequest: percent of a thread)
+    double rate = 0;              // measured now, in the quota's unit
+    double amount = 0;            // recorded in all (kRequest: percent-seconds)
     int64_t throttled = 0;        // responses throttled
     int64_t throttle_ms = 0;      // their throttle times added up
   };
@@ -93,13 +104,19 @@ class ClientQuotaManager {
     double quota = 0;
     SampledRate rate;   // Kafka's: options_.samples windows
     SampledRate burst;  // kBurstSamples windows
-    int64_t bytes = 0, throttled = 0, throttle_ms = 0;
+    double amount = 0;
+    int64_t throttled = 0, throttle_ms = 0;
   };
+  // The sensor of client's entity for kind, made if new (null: no quota applies).
+  Sensor* SensorLocked(QuotaKind kind, const QuotaClient& client) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The longer throttle of sensor's two measures now; added to its stats if count.
+  static std::chrono::milliseconds Throttle(Sensor& sensor, Clock::time_point now, bool count);
   static constexpr int kBurstSamples = 3;
   using SensorKey = std::tuple<QuotaKind, std::string, std::string>;
 
   const SampledRate::Options options_;
   std::atomic<bool> any_{false};  // some quota is set: the usual case is none, and no lock
+  std::atomic<bool> any_request_{false};  // some request_percentage is set
   absl::Mutex mu_;
   int64_t version_ ABSL_GUARDED_BY(mu_) = -1;
   std::map<controller::ClientQuotaEntity, controller::ClientQuotaValueMap> quotas_ ABSL_GUARDED_BY(mu_);

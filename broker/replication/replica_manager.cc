@@ -12,6 +12,7 @@
 #include "absl/strings/strip.h"
 #include "base/check.h"
 #include "base/logging.h"
+#include "controller/broker_config.h"
 #include "controller/metadata_image.h"
 #include "base/status_macros.h"
 #include "broker/common/kafka_error.h"
@@ -757,18 +758,9 @@ void ReplicaManager::OnLogDirOffline(const std::string& dir) {
 
 void ReplicaManager::ApplyThrottles(const controller::MetadataImage& image) {
   // A broker's own dynamic config, else the cluster-wide default (""), else none.
-  auto rate = [&](const char* name) -> std::optional<int64_t> {
-    for (const std::string& resource : {std::to_string(options_.broker_id), std::string()}) {
-      auto c = image.configs().find({metadata::v1::Config::BROKER, resource});
-      if (c == image.configs().end()) continue;
-      auto v = c->second.find(name);
-      int64_t bytes = 0;
-      if (v != c->second.end() && absl::SimpleAtoi(v->second, &bytes) && bytes >= 0) return bytes;
-    }
-    return std::nullopt;
-  };
-  leader_quota_.SetRate(rate("leader.replication.throttled.rate"));
-  follower_quota_.SetRate(rate("follower.replication.throttled.rate"));
+  leader_quota_.SetRate(controller::DynamicBrokerLong(image, "leader.replication.throttled.rate", options_.broker_id));
+  follower_quota_.SetRate(
+      controller::DynamicBrokerLong(image, "follower.replication.throttled.rate", options_.broker_id));
   std::map<std::string, ThrottledPartitions> leader, follower;
   for (const auto& [resource, values] : image.configs()) {
     if (resource.first != metadata::v1::Config::TOPIC) continue;

@@ -5,6 +5,7 @@
 // registry (broker/handlers/api_registry.h), not this table.
 // Thread-safe (constant tables).
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -70,6 +71,12 @@ absl::string_view ApiName(int16_t api_key);
 // table does not know, or one never flexible (OffsetDelete; ApiName tells them apart).
 std::optional<int16_t> FirstFlexibleVersion(int16_t api_key);
 bool IsFlexible(int16_t api_key, int16_t version);
+
+// Where a response of this version holds throttle_time_ms (an int32), in bytes from the
+// start of its body, when that place is fixed (the first field of most APIs; OffsetDelete
+// after its error code); nullopt otherwise (Produce and ApiVersions hold it after an
+// array, the SASL and quorum APIs not at all, older versions of many none).
+std::optional<size_t> ThrottleTimeOffset(int16_t api_key, int16_t version);
 
 // Request header: v2 for flexible versions, else v1. Response header: v1 for flexible
 // versions, else v0 — except ApiVersions, whose response header is always v0 (so a

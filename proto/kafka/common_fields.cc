@@ -1,6 +1,19 @@
 #include "proto/kafka/common_fields.h"
 
+#include <utility>
+
 namespace strata::proto::kafka {
+
+ConfigType ConfigTypeNamed(std::string_view name) {
+  static constexpr std::pair<std::string_view, ConfigType> kTypes[] = {
+      {"boolean", ConfigType::kBoolean}, {"string", ConfigType::kString}, {"int", ConfigType::kInt},
+      {"short", ConfigType::kShort},     {"long", ConfigType::kLong},     {"double", ConfigType::kDouble},
+      {"list", ConfigType::kList},       {"class", ConfigType::kClass},   {"password", ConfigType::kPassword}};
+  for (const auto& [type_name, type] : kTypes) {
+    if (type_name == name) return type;
+  }
+  return ConfigType::kUnknown;
+}
 
 void WriteInt32Array(const std::vector<int32_t>& values, bool flexible, Writer& w) {
   w.ArrayLength(static_cast<int32_t>(values.size()), flexible);

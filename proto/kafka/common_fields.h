@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "proto/kafka/wire.h"
@@ -23,6 +24,23 @@ enum class ConfigSource : int8_t {
   kDefaultConfig = 5,
   kDynamicBrokerLoggerConfig = 6,
 };
+
+// A config's type (DescribeConfigs v3+).
+enum class ConfigType : int8_t {
+  kUnknown = 0,
+  kBoolean = 1,
+  kString = 2,
+  kInt = 3,
+  kShort = 4,
+  kLong = 5,
+  kDouble = 6,
+  kList = 7,
+  kClass = 8,
+  kPassword = 9,
+};
+// By Kafka's type name (boolean, string, int, short, long, double, list, class,
+// password); kUnknown for any other.
+ConfigType ConfigTypeNamed(std::string_view name);
 
 void WriteInt32Array(const std::vector<int32_t>& values, bool flexible, Writer& writer);
 // A null array reads as empty; the caller checks nullability where the schema forbids it.

@@ -439,6 +439,8 @@ TEST_F(AdminHandlers, DescribeConfigsLayersABrokersSettingsByPrecedence) {
   e->set_name("retention.ms");
   e->set_value("5");
 
+  context_->broker_config_docs["num.io.threads"] = {"int", "threads handling requests"};
+
   kafka::DescribeConfigsRequest request;
   request.resources.push_back({static_cast<int8_t>(kafka::ConfigResourceType::kBroker), "7", std::nullopt});
   request.resources.push_back({static_cast<int8_t>(kafka::ConfigResourceType::kTopic), "t",
@@ -463,6 +465,9 @@ TEST_F(AdminHandlers, DescribeConfigsLayersABrokersSettingsByPrecedence) {
   EXPECT_EQ(io.synonyms[1].source, static_cast<int8_t>(kafka::ConfigSource::kDynamicDefaultBrokerConfig));
   EXPECT_EQ(io.synonyms[2].value, std::optional<std::string>("8"));
   EXPECT_EQ(io.synonyms[2].source, static_cast<int8_t>(kafka::ConfigSource::kStaticBrokerConfig));
+  EXPECT_EQ(io.config_type, static_cast<int8_t>(kafka::ConfigType::kInt));
+  EXPECT_EQ(io.documentation, std::nullopt) << "not asked for";
+  EXPECT_EQ(broker.at("log.dirs").config_type, static_cast<int8_t>(kafka::ConfigType::kUnknown));
   EXPECT_EQ(broker.at("log.cleaner.threads").config_source,
             static_cast<int8_t>(kafka::ConfigSource::kDynamicDefaultBrokerConfig));
   EXPECT_TRUE(broker.at("node.id").read_only);
@@ -514,6 +519,7 @@ TEST_F(AdminHandlers, DescribeConfigsGivesATopicsUnsetSettingsFromThisBrokersLay
   kafka::DescribeConfigsRequest request;
   request.resources.push_back({static_cast<int8_t>(kafka::ConfigResourceType::kTopic), "t", std::nullopt});
   request.include_synonyms = true;
+  request.include_documentation = true;
   auto response = AnswerDescribeConfigs(*context_, request);
 
   ASSERT_EQ(fake_.describe_configs.resources_size(), 3);
@@ -538,6 +544,11 @@ TEST_F(AdminHandlers, DescribeConfigsGivesATopicsUnsetSettingsFromThisBrokersLay
   EXPECT_EQ(segment.synonyms[2].source, source(kafka::ConfigSource::kStaticBrokerConfig));
   EXPECT_EQ(segment.synonyms[3].name, "segment.bytes");
   EXPECT_EQ(segment.synonyms[3].source, source(kafka::ConfigSource::kDefaultConfig));
+  // v3+: the topic settings' table gives the type and the doc.
+  EXPECT_EQ(segment.config_type, static_cast<int8_t>(kafka::ConfigType::kInt));
+  ASSERT_TRUE(segment.documentation.has_value());
+  EXPECT_FALSE(segment.documentation->empty());
+  EXPECT_EQ(c.at("cleanup.policy").config_type, static_cast<int8_t>(kafka::ConfigType::kList));
 
   const auto& retention = c.at("retention.ms");  // the cluster default's value is refused
   EXPECT_EQ(retention.value, std::optional<std::string>("604800000"));

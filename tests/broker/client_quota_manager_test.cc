@@ -81,7 +81,7 @@ TEST(ClientQuotaManager, AUsersQuotaIsSharedByItsClientsAndADefaultIsEachNamesOw
   EXPECT_EQ(quotas.Record(QuotaKind::kProduce, {"ANONYMOUS", "x"}, 1500, t0), 0ms);
   EXPECT_EQ(quotas.Record(QuotaKind::kProduce, {"ANONYMOUS", "y"}, 1500, t0), 0ms);
   std::vector<std::tuple<std::string, std::string, int64_t>> seen;
-  for (const auto& s : quotas.Stats(t0)) seen.emplace_back(s.user, s.client_id, s.bytes);
+  for (const auto& s : quotas.Stats(t0)) seen.emplace_back(s.user, s.client_id, static_cast<int64_t>(s.amount));
   EXPECT_EQ(seen, (std::vector<std::tuple<std::string, std::string, int64_t>>{
                       {"", "x", 1500}, {"", "y", 1500}, {"alice", "", 3000}}))
       << "Kafka's tags: the user alone, or the client id alone";

@@ -16,6 +16,7 @@
 #include "absl/synchronization/mutex.h"
 #include "broker/network/listener.h"
 #include "broker/network/sasl_authenticator.h"
+#include "broker/network/tls_context.h"
 #include "client/kafka_connection.h"
 #include "security/jaas_config.h"
 #include "security/scram.h"
@@ -164,6 +165,46 @@ TEST_F(KafkaConnectionSecurity, ACertificateThatDoesNotNameTheHostIsRefusedUnles
   auto d = Connect(unchecked);
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_EQ(PrincipalOfACall(**d), "User:alice");
+}
+
+// A keystore replaced on the running listener (a broker's dynamic
+// listener.name.<l>.ssl.keystore.location): the connections made after it get the new
+// certificate, one made before keeps working over the old; a file that does not load
+// changes nothing.
+TEST_F(KafkaConnectionSecurity, AReloadedKeystoreServesTheConnectionsAfterItAndTheOpenOnesKeepTheirs) {
+  Start(broker_pem_);
+  auto before = Connect(Alice("PLAIN"));
+  ASSERT_TRUE(before.ok()) << before.status();
+  ASSERT_TRUE(server_->ReloadTls(TlsOptions{other_ca_broker_pem_, "", TlsOptions::ClientAuth::kNone}).ok());
+  auto after = Connect(Alice("PLAIN"));
+  ASSERT_FALSE(after.ok()) << "the new certificate is another CA's";
+  EXPECT_NE(after.status().message().find("TLS handshake"), std::string::npos) << after.status();
+  EXPECT_EQ(PrincipalOfACall(**before), "User:alice") << "the open connection keeps its certificate";
+  absl::Status missing = server_->ReloadTls(TlsOptions{certs_.dir() + "/none.pem", "", TlsOptions::ClientAuth::kNone});
+  EXPECT_EQ(missing.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(missing.message().find("ssl.keystore.location"), std::string::npos) << missing;
+  EXPECT_FALSE(Connect(Alice("PLAIN")).ok()) << "a file that does not load changes nothing";
+  ASSERT_TRUE(server_->ReloadTls(TlsOptions{broker_pem_, "", TlsOptions::ClientAuth::kNone}).ok());
+  auto again = Connect(Alice("PLAIN"));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(PrincipalOfACall(**again), "User:alice");
+}
+
+TEST(ListenerTlsKey, NamesAListenersKeystoreOrTruststore) {
+  auto key = ParseListenerTlsKey("listener.name.sasl_ssl.ssl.keystore.location");
+  ASSERT_TRUE(key.has_value());
+  EXPECT_EQ(key->listener, "sasl_ssl");
+  EXPECT_EQ(key->setting, "ssl.keystore.location");
+  key = ParseListenerTlsKey("listener.name.external.ssl.truststore.location");
+  ASSERT_TRUE(key.has_value());
+  EXPECT_EQ(key->setting, "ssl.truststore.location");
+  for (const char* other : {"ssl.keystore.location", "listener.name..ssl.keystore.location",
+                            "listener.name.a.b.ssl.keystore.location", "listener.name.ssl.ssl.keystore.type",
+                            "log.retention.ms"}) {
+    EXPECT_FALSE(ParseListenerTlsKey(other).has_value()) << other;
+  }
+  EXPECT_TRUE(CheckTlsFile("ssl.truststore.location", "/nonexistent").message().find("ssl.truststore.location") !=
+              std::string::npos);
 }
 
 TEST_F(KafkaConnectionSecurity, CallReauthenticatesBeforeTheSessionEnds) {

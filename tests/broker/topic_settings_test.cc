@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "broker/replication/replica_manager.h"
+#include "controller/broker_config.h"
 #include "controller/cluster_control.h"
 #include "storage/log_config.h"
 #include "tests/support/metadata_records.h"
@@ -233,6 +234,42 @@ TEST(TopicSettings, ReplicationThrottleRatesAreWholeBytesPerSecondAndOtherBroker
   }
   EXPECT_TRUE(plan("follower.replication.throttled.rate", "1048576").outcome.ok());
   EXPECT_TRUE(plan("num.io.threads", "8").outcome.ok()) << "kept as given";
+  // The cleaner's dynamic settings, in their ranges.
+  for (auto [name, bad] : {std::pair{"log.cleaner.threads", "0"}, {"log.cleaner.threads", "65"},
+                           {"log.cleaner.io.max.bytes.per.second", "0.5"}, {"log.cleaner.io.max.bytes.per.second", "x"},
+                           {"log.cleaner.dedupe.buffer.size", "1024"}, {"log.cleaner.backoff.ms", "0"}}) {
+    controller::Plan p = plan(name, bad);
+    EXPECT_EQ(p.outcome.code, ErrorCode::kInvalidConfig) << name << "=" << bad;
+    EXPECT_NE(p.outcome.message.find(name), std::string::npos) << p.outcome.message;
+  }
+  for (auto [name, good] : {std::pair{"log.cleaner.threads", "4"}, {"log.cleaner.io.max.bytes.per.second", "1.5e6"},
+                            {"log.cleaner.dedupe.buffer.size", "16777216"}, {"log.cleaner.backoff.ms", "100"}}) {
+    EXPECT_TRUE(plan(name, good).outcome.ok()) << name << "=" << good;
+  }
+}
+
+// What a broker reads of them: its own value, else the cluster default's; one the table
+// refuses (an older controller's) leaves the static setting.
+TEST(TopicSettings, ABrokersDynamicSettingIsItsOwnElseTheClusterDefaultAndOnlyInRange) {
+  MetadataImage image = Cluster();
+  auto set = [&](const std::string& broker, const std::string& name, const std::string& value) {
+    metadata::v1::MetadataRecord r;
+    r.mutable_config()->set_resource_type(metadata::v1::Config::BROKER);
+    r.mutable_config()->set_resource_name(broker);
+    r.mutable_config()->set_name(name);
+    r.mutable_config()->set_value(value);
+    ASSERT_TRUE(image.Apply(r).ok());
+  };
+  EXPECT_EQ(controller::DynamicBrokerLong(image, "log.cleaner.threads", 1), std::nullopt);
+  set("", "log.cleaner.threads", "2");
+  set("1", "log.cleaner.threads", "3");
+  EXPECT_EQ(controller::DynamicBrokerLong(image, "log.cleaner.threads", 1), 3);
+  EXPECT_EQ(controller::DynamicBrokerLong(image, "log.cleaner.threads", 2), 2);
+  set("2", "log.cleaner.threads", "99");
+  EXPECT_EQ(controller::DynamicBrokerLong(image, "log.cleaner.threads", 2), 2) << "the cluster default's";
+  set("", "log.cleaner.io.max.bytes.per.second", "2.5e6");
+  EXPECT_EQ(controller::DynamicBrokerDouble(image, "log.cleaner.io.max.bytes.per.second", 1), 2.5e6);
+  EXPECT_EQ(controller::DynamicBrokerLong(image, "num.io.threads", 1), std::nullopt) << "not in the table";
 }
 
 TEST(TopicSettings, TheDefaultsOfTheTableAreTheLogsDefaults) {

@@ -8,6 +8,8 @@
 #    from about 20 s to 80 s), while a producer of another client id beside it gets the
 #    rate it asks for; kafka-consumer-perf-test over its consumer_byte_rate (1 MiB/s) is
 #    held likewise (its own per-interval figures over the same minute).
+#  * a producer of one-record requests under request_percentage is answered with
+#    throttle times and sends far fewer than the same producer without the quota.
 # Usage: client_quotas_test.sh <bin dir> <strata-cluster>
 set -euo pipefail
 export STRATA_BIN_DIR=${1:?usage: $0 <bin dir> <strata-cluster>}
@@ -16,6 +18,8 @@ source "$(dirname "$0")/peers_lib.sh"
 tool() { kafka_tool "$@"; }
 configs() { tool org.apache.kafka.tools.ConfigCommand --bootstrap-server "$BS" "$@"; }
 QUOTA=1048576
+REQUEST_PERCENTAGE=0.1
+TINY_RECORDS=1000
 
 start_cluster client-quotas --controllers 1 --brokers 1 --override group.initial.rebalance.delay.ms=0
 
@@ -101,4 +105,38 @@ read_rate=$(awk -F, '
 echo "consumer over its quota of $QUOTA B/s: $read_rate B/s from its 20th to its 80th second"
 awk -v r="$read_rate" -v q=$QUOTA 'BEGIN {exit !(r >= 0.9 * q && r <= 1.1 * q)}' ||
   fail "the throttled consumer read $read_rate B/s: $(grep -v SLF4J "$DIR/reader.out" | sed -n '1,4p;$p')"
+
+# request_percentage: a producer of tiny requests (one record each, acks=1, as fast as
+# it may) under a request quota is answered with throttle times — its own
+# produce-throttle-time metric and the broker's for its entity say so — and sends far
+# fewer requests than the same producer of a client id without the quota.
+configs --alter --entity-type clients --entity-name busy --add-config request_percentage=$REQUEST_PERCENTAGE > /dev/null
+"$S" topics create tiny --partitions 1 --replication-factor 1 > /dev/null
+tiny_producer() {  # client id
+  timeout 100 java -cp "$(peer KAFKA_LIBS)/*" org.apache.kafka.tools.ProducerPerformance --topic tiny \
+    --num-records $TINY_RECORDS --record-size 10 --throughput -1 --print-metrics \
+    --command-property bootstrap.servers="$BS" acks=1 linger.ms=0 batch.size=16 max.in.flight.requests.per.connection=1 \
+    client.id="$1" > "$DIR/$1.out" 2>&1 || fail "the producer of client id $1 failed: $(tail -3 "$DIR/$1.out")"
+  grep 'records sent' "$DIR/$1.out" | tail -1 | sed 's/.*sent, \([0-9.]*\) records\/sec.*/\1/'
+}
+busy_rate=$(tiny_producer busy)
+unbound_rate=$(tiny_producer unbound)
+busy_throttle=$(sed -n 's/^producer-metrics:produce-throttle-time-max:{client-id=busy} *: *//p' "$DIR/busy.out")
+unbound_throttle=$(sed -n 's/^producer-metrics:produce-throttle-time-max:{client-id=unbound} *: *//p' "$DIR/unbound.out")
+port=$(sed -n 's/^metrics.listener=.*://p' "$DIR/node-2/server.properties")
+busy_metric() {  # family: its value for client id busy, type Request
+  curl -s "http://127.0.0.1:$port/metrics" |
+    awk -v f="$1" 'index($0, f "{") == 1 && /client_id="busy"/ && /type="Request"/ {print $NF}'
+}
+broker_throttled=$(busy_metric strata_client_quota_throttled_total)
+request_time=$(busy_metric strata_client_quota_request_time_percent)
+echo "request_percentage=$REQUEST_PERCENTAGE: $busy_rate records/s (throttle max $busy_throttle ms, broker's" \
+  "throttled answers $broker_throttled, request time ${request_time}%); without it: $unbound_rate records/s" \
+  "(throttle max $unbound_throttle ms)"
+awk -v t="$busy_throttle" 'BEGIN {exit !(t > 0)}' || fail "the producer under request_percentage saw no throttle time"
+awk -v t="${unbound_throttle:-0}" 'BEGIN {exit !(t == 0)}' || fail "the producer without a quota was throttled"
+awk -v t="${broker_throttled:-0}" 'BEGIN {exit !(t > 0)}' || fail "the broker counted no throttled answer for busy"
+awk -v b="$busy_rate" -v u="$unbound_rate" 'BEGIN {exit !(b * 2 < u)}' ||
+  fail "under request_percentage $busy_rate records/s, without it $unbound_rate"
+
 finish client_quotas_test

@@ -11,7 +11,8 @@
 # kafka-log-dirs --describe (each replica in a dir of its broker, with its size);
 # kafka-configs --describe of a topic and a broker, and --alter of a topic
 # (add, list value, delete, a bad value refused) and of the brokers' cluster-wide default
-# (log.segment.bytes, described on a topic and applied to its log); kafka-leader-election
+# (log.segment.bytes, described on a topic and applied to its log; log.cleaner.threads,
+# cluster-wide and one broker's, applied to the cleaners); kafka-leader-election
 # bringing a partition's leadership back to its preferred replica after a kill -9;
 # kafka-reassign-partitions --generate, --execute, --verify, --list and --cancel (--throttle).
 # Usage: kafka_tools_test.sh <bin dir> <strata-cluster>
@@ -151,6 +152,33 @@ configs --alter --entity-type brokers --entity-default --delete-config log.segme
 configs --describe --entity-type topics --entity-name rolled --all | grep -q '^  segment.bytes=1073741824 .*DEFAULT_CONFIG' ||
   fail "segment.bytes after the cluster default was deleted"
 "$S" topics delete rolled > /dev/null
+
+# A dynamic log.cleaner.threads restarts the brokers' cleaners with that many threads
+# (strata_log_cleaner_threads): the cluster-wide default on every broker, a broker's own
+# above it; out of range refused; deleted, the static setting again (1).
+cleaner_threads() {
+  local port
+  port=$(sed -n 's/^metrics.listener=.*://p' "$DIR/node-$1/server.properties")
+  curl -s "http://127.0.0.1:$port/metrics" | sed -n 's/^strata_log_cleaner_threads //p'
+}
+wait_cleaner_threads() {  # broker, threads
+  for _ in $(seq 100); do [[ $(cleaner_threads "$1") == "$2" ]] && return 0; sleep 0.1; done
+  fail "broker $1 runs $(cleaner_threads "$1") cleaner threads, not $2"
+}
+configs --alter --entity-type brokers --entity-default --add-config log.cleaner.threads=3 > /dev/null ||
+  fail "kafka-configs --alter --entity-default log.cleaner.threads"
+configs --alter --entity-type brokers --entity-name 3 --add-config log.cleaner.threads=2 > /dev/null ||
+  fail "kafka-configs --alter --entity-name 3 log.cleaner.threads"
+wait_cleaner_threads 2 3
+wait_cleaner_threads 3 2
+wait_cleaner_threads 4 3
+if configs --alter --entity-type brokers --entity-default --add-config log.cleaner.threads=65 2> "$DIR/err"; then
+  fail "kafka-configs accepted log.cleaner.threads=65"
+fi
+grep -q 'log.cleaner.threads' "$DIR/err" || fail "the refusal does not name log.cleaner.threads: $(cat "$DIR/err")"
+configs --alter --entity-type brokers --entity-default --delete-config log.cleaner.threads > /dev/null
+configs --alter --entity-type brokers --entity-name 3 --delete-config log.cleaner.threads > /dev/null
+for id in 2 3 4; do wait_cleaner_threads "$id" 1; done
 
 # kafka-leader-election: broker 2, the preferred replica, loses the lead to a kill -9,
 # comes back into the ISR, and the tool gives the lead back to it.

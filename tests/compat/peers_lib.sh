@@ -18,8 +18,15 @@ failures=0
 
 peer() { sed -n "s/^$1=//p" "$PEERS/peers.env"; }
 
+# Kafka's tools by main class; their stderr without the logging noise, written before
+# the tool returns (a test may read it at once).
 kafka_tool() {
-  timeout 240 java -cp "$(peer KAFKA_LIBS)/*" "$@" 2> >(grep -v '^SLF4J\|deprecated' >&2)
+  local err rc=0
+  err=$(mktemp)
+  timeout 240 java -cp "$(peer KAFKA_LIBS)/*" "$@" 2> "$err" || rc=$?
+  grep -v '^SLF4J\|deprecated' "$err" >&2 || true
+  rm -f "$err"
+  return "$rc"
 }
 
 start_cluster() {

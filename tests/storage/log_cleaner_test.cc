@@ -27,6 +27,7 @@
 #include "storage/log.h"
 #include "storage/log_cleaner.h"
 #include "tests/storage/log_test_util.h"
+#include "tests/support/wait.h"
 
 namespace strata::storage {
 namespace {
@@ -656,6 +657,48 @@ TEST_F(LogCleanerTest, MaxCompactionLagForcesACleaningBelowTheDirtyRatio) {
   EXPECT_EQ(ReadKeyed(log).size(), 10u);
 }
 
+// Kafka's dynamic log.cleaner.* configs on a running cleaner: a new backoff wakes a
+// thread waiting the old one (an hour here), and a new thread count restarts the threads.
+TEST_F(LogCleanerTest, ReconfigureTakesANewBackoffAndThreadCountWhileRunning) {
+  std::string log_dir = tmp_.Sub("reconfigure");
+  ASSERT_TRUE(FileOps::Default()->CreateDir(log_dir).ok());
+  LogOptions options = Options("");
+  options.dir = JoinPath(log_dir, "t-0");
+  auto opened = Log::Open(options);
+  ASSERT_TRUE(opened.ok());
+  Log& log = **opened;
+  LogCleanerOptions co;
+  co.clock = &clock_;
+  co.backoff_ms = 3'600'000;
+  auto cleaner = LogCleaner::Create(co, {log_dir}, [&] {
+    return std::vector<CleanerCandidate>{{TopicPartition{"t", 0}, &log, log_dir}};
+  });
+  cleaner->Start();
+  // Dirty data once the thread found nothing to clean and waits its backoff.
+  ASSERT_TRUE(testing::WaitUntil([&] { return cleaner->stats().picks == 1; }, std::chrono::seconds(10)));
+  for (int b = 0; b < 100; ++b) {
+    std::string batch = KeyedBatch({{"k", absl::StrCat("v", b)}}, clock_.NowMs());
+    ASSERT_TRUE(log.AppendAsLeader(batch, 0).ok());
+  }
+  ASSERT_TRUE(log.Roll().ok());
+  log.UpdateHighWatermark(log.log_end_offset());
+  LogCleanerOptions next = cleaner->options();
+  next.backoff_ms = 10;
+  cleaner->Reconfigure(next);
+  EXPECT_TRUE(testing::WaitUntil([&] { return cleaner->stats().cleanings == 1; }, std::chrono::seconds(10)))
+      << "the thread still waits the old backoff";
+  EXPECT_EQ(ReadKeyed(log).size(), 1u);
+  next.threads = 3;
+  cleaner->Reconfigure(next);
+  EXPECT_EQ(cleaner->options().threads, 3);
+  EXPECT_TRUE(testing::WaitUntil([&] { return cleaner->stats().threads == 3; }, std::chrono::seconds(10)));
+  next.threads = 1;
+  cleaner->Reconfigure(next);
+  EXPECT_TRUE(testing::WaitUntil([&] { return cleaner->stats().threads == 1; }, std::chrono::seconds(10)));
+  cleaner->Shutdown();
+  EXPECT_EQ(cleaner->stats().threads, 0);
+}
+
 TEST_F(LogCleanerTest, AnIoErrorWhileCleaningTakesTheDirOffline) {
   FaultInjectingFileOps ops;
   LogDirFailureChannel channel;
@@ -787,6 +830,18 @@ TEST(Throttler, PacesToTheRateAndGivesUpWhenStopped) {
   Throttler unlimited(0);
   std::atomic<bool> running{false};
   EXPECT_TRUE(unlimited.Acquire(int64_t{1} << 40, running));
+}
+
+// A dynamic log.cleaner.io.max.bytes.per.second: a new rate ends a wait for the old one
+// (here 1000 s of bytes at 1 byte/s).
+TEST(Throttler, ANewRateEndsAWaitForTheOldOne) {
+  Throttler throttler(1);
+  std::atomic<bool> stop{false};
+  std::thread waiting([&] { EXPECT_TRUE(throttler.Acquire(1'000, stop)); });
+  ASSERT_TRUE(testing::WaitUntil([&] { return throttler.waiters() == 1; }, std::chrono::seconds(10)));
+  throttler.SetRate(0);
+  waiting.join();
+  EXPECT_TRUE(throttler.Acquire(int64_t{1} << 40, stop)) << "no limit now";
 }
 
 }  // namespace

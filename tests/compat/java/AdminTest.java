@@ -1,8 +1,9 @@
 // The Java AdminClient against Strata.
 //   AdminTest served BOOTSTRAP CLUSTER_ID
 //       the calls Strata serves, each checked against what it did: createTopics,
-//       createPartitions, describeTopics, describeCluster, describeConfigs, listOffsets
-//       (earliest, latest, a timestamp, max timestamp), electLeaders, listConsumerGroups,
+//       createPartitions, describeTopics, describeCluster, describeConfigs (sources;
+//       types and docs with includeDocumentation), listOffsets (earliest, latest, a
+//       timestamp, max timestamp), electLeaders, listConsumerGroups,
 //       describeConsumerGroups, listConsumerGroupOffsets, alterConsumerGroupOffsets,
 //       deleteConsumerGroupOffsets, deleteConsumerGroups, alterUserScramCredentials,
 //       describeUserScramCredentials, alterClientQuotas and describeClientQuotas
@@ -93,6 +94,17 @@ public final class AdminTest {
     Check.that(nodeId != null && nodeId.value().equals(Integer.toString(brokerId))
             && nodeId.source() == ConfigEntry.ConfigSource.STATIC_BROKER_CONFIG,
         "describeConfigs: broker " + brokerId + "'s node.id from its properties: " + nodeId);
+    // includeDocumentation (v3+): each config's type and doc.
+    DescribeConfigsOptions documented = new DescribeConfigsOptions().includeDocumentation(true);
+    ConfigEntry retention = admin.describeConfigs(List.of(topic), documented).all().get().get(topic).get("retention.ms");
+    Check.that(retention != null && retention.type() == ConfigEntry.ConfigType.LONG
+            && retention.documentation() != null && !retention.documentation().isEmpty(),
+        "describeConfigs with documentation: retention.ms is a long with a doc: " + retention);
+    ConfigEntry cleanerThreads =
+        admin.describeConfigs(List.of(broker), documented).all().get().get(broker).get("log.cleaner.threads");
+    Check.that(cleanerThreads != null && cleanerThreads.type() == ConfigEntry.ConfigType.INT
+            && cleanerThreads.documentation() != null && cleanerThreads.documentation().contains("dynamic"),
+        "describeConfigs with documentation: log.cleaner.threads is an int, documented as dynamic: " + cleanerThreads);
 
     incrementalAlterConfigs(admin, topic);
 
