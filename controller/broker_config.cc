@@ -30,6 +30,9 @@ std::vector<storage::TopicSetting> MakeDynamicBrokerSettings() {
                                     .min_double = 1, .max_double = std::numeric_limits<double>::max(),
                                     .doc = "the cleaner threads' read plus write rate, together"});
   t.push_back(Long("log.cleaner.threads", 1, 64, "threads compacting logs, each on its own log"));
+  t.push_back(storage::TopicSetting{.name = "replica.alter.log.dirs.io.max.bytes.per.second", .type = Type::kDouble,
+                                    .min_double = 1, .max_double = std::numeric_limits<double>::max(),
+                                    .doc = "the copy of replicas moving between log dirs, read plus write, together"});
   std::sort(t.begin(), t.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   return t;
 }

@@ -35,6 +35,12 @@ pb::MetadataRecord Wrap(pb::PartitionChange change) {
   return r;
 }
 
+// The directory of a replica whose log dir the controller does not know (Kafka's
+// DirectoryId.UNASSIGNED), in a partition whose other replicas' dirs are known: empty,
+// which a broker reads as "any online dir" (as it reads a partition without directories)
+// and which no heartbeat reports offline.
+constexpr char kUnknownDir[] = "";
+
 // The partition records for an assignment: the replicas on usable brokers form the ISR
 // and the first of them leads (an explicit assignment may name fenced brokers, as in
 // Kafka); log dirs are chosen round robin among each broker's online dirs.
@@ -601,6 +607,52 @@ Plan PlanAlterPartition(const MetadataImage& image, BrokerId leader,
   if (auto completed = CompleteReassignment(image, *p, next)) change = std::move(*completed);
   Plan plan;
   plan.records.push_back(Wrap(std::move(change)));
+  return plan;
+}
+
+Plan PlanAssignReplicaToDir(const MetadataImage& image, BrokerId broker,
+                            const controller::v1::AssignReplicasToDirsRequest::Assignment& a) {
+  auto registered = image.brokers().find(broker);
+  if (registered == image.brokers().end()) {
+    return Fail(ErrorCode::kBrokerIdNotRegistered, absl::StrCat("broker ", broker, " is not registered"));
+  }
+  const TopicState* t = image.FindTopicById(a.topic_id());
+  if (t == nullptr) return Fail(ErrorCode::kUnknownTopicId, absl::StrCat("no topic has id ", TopicIdToString(a.topic_id())));
+  const std::string name = absl::StrCat(t->name, "-", a.partition_id());
+  const pb::Partition* p = image.FindPartition(a.topic_id(), a.partition_id());
+  if (p == nullptr) return Fail(ErrorCode::kUnknownTopicOrPartition, absl::StrCat("partition ", name, " does not exist"));
+  const auto replica = std::find(p->replicas().begin(), p->replicas().end(), broker);
+  if (replica == p->replicas().end()) {
+    // Kafka's answer for a partition the broker does not host (a reassignment moved it
+    // away since): no error code says "not a replica" more closely; NOT_LEADER_OR_FOLLOWER
+    // is what a broker answers for a partition it is neither leader nor follower of.
+    return Fail(ErrorCode::kNotLeaderOrFollower, absl::StrCat("broker ", broker, " is not a replica of ", name));
+  }
+  const std::string& dir = a.directory_id();
+  if (dir.size() != 16) {
+    return Fail(ErrorCode::kInvalidRequest,
+                absl::StrCat("the directory id for ", name, " has ", dir.size(), " bytes, not 16"));
+  }
+  const auto& dirs = registered->second.registration().log_dirs();
+  if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) {
+    return Fail(ErrorCode::kInvalidRequest, absl::StrCat("directory ", TopicIdToString(dir), " is not a log dir broker ",
+                                                         broker, " registered"));
+  }
+  const auto& offline = registered->second.offline_log_dirs();
+  if (std::find(offline.begin(), offline.end(), dir) != offline.end()) {
+    return Fail(ErrorCode::kKafkaStorageError,
+                absl::StrCat("log dir ", TopicIdToString(dir), " of broker ", broker, " is offline"));
+  }
+  const int index = static_cast<int>(replica - p->replicas().begin());
+  if (index < p->directories_size() && p->directories(index) == dir) return Plan{};  // there already
+  pb::Partition next = *p;
+  if (next.directories_size() == 0) {
+    for (int i = 0; i < next.replicas_size(); ++i) next.add_directories(kUnknownDir);
+  }
+  ABSL_CHECK_EQ(next.directories_size(), next.replicas_size());  // the image keeps one per replica, or none
+  next.set_directories(index, dir);
+  Plan plan;
+  plan.records.push_back(Wrap(ChangeBetween(*p, next)));  // the directories alone differ
   return plan;
 }
 

@@ -15,6 +15,8 @@
 //    partition epochs; a new ISR must hold the leader and only live replicas.
 //  * AllocateProducerIds hands out blocks of producer ids in increasing order, never
 //    the same id twice (the next id only grows in the image).
+//  * AssignReplicasToDirs (KIP-858) records the log dir a broker moved its replica to,
+//    one of its registered online dirs; the leader epoch stays.
 // Thread-safe (stateless).
 
 #include <map>
@@ -84,6 +86,18 @@ Plan PlanOfflineLogDirs(const MetadataImage& image, BrokerId broker, const std::
 // One partition of an AlterPartition request (the leader's new ISR).
 Plan PlanAlterPartition(const MetadataImage& image, BrokerId leader,
                         const controller::v1::AlterPartitionRequest::Partition& request);
+// One assignment of an AssignReplicasToDirs request (KIP-858): broker `broker` moved its
+// replica of the partition to another of its log dirs (AlterReplicaLogDirs) and names
+// that dir, so that the dir going offline later takes exactly the replicas it holds. A
+// PartitionChange of the partition's directories alone (the partition epoch grows, the
+// leader epoch does not: no replica changes, nor the leader); none when the replica is
+// recorded there already. A partition without directories gets one per replica, the
+// others unknown (empty, as a broker reads a partition without them).
+// BROKER_ID_NOT_REGISTERED, UNKNOWN_TOPIC_ID / UNKNOWN_TOPIC_OR_PARTITION,
+// NOT_LEADER_OR_FOLLOWER (the broker is not a replica), INVALID_REQUEST (not a 16-byte
+// directory id the broker registered), KAFKA_STORAGE_ERROR (a dir it reported offline).
+Plan PlanAssignReplicaToDir(const MetadataImage& image, BrokerId broker,
+                            const controller::v1::AssignReplicasToDirsRequest::Assignment& a);
 
 // One transition of a remote copy of a segment, from broker `leader`: the record itself
 // when the partition's leader and epoch are the request's and the transition follows the

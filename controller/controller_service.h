@@ -73,6 +73,12 @@ class ControllerGrpcService final : public controller::v1::ControllerService::Se
     *response = c_.RemoteLogStartOffsetUpdate(*request);
     return grpc::Status::OK;
   }
+  grpc::Status AssignReplicasToDirs(grpc::ServerContext* context, const controller::v1::AssignReplicasToDirsRequest* request,
+                                    controller::v1::AssignReplicasToDirsResponse* response) override {
+    if (grpc::Status allowed = Broker(context, "AssignReplicasToDirs", request->broker_id()); !allowed.ok()) return allowed;
+    *response = c_.AssignReplicasToDirs(*request);
+    return grpc::Status::OK;
+  }
   grpc::Status AllocateProducerIds(grpc::ServerContext* context, const controller::v1::AllocateProducerIdsRequest* request,
                                    controller::v1::AllocateProducerIdsResponse* response) override {
     if (grpc::Status allowed = Broker(context, "AllocateProducerIds", request->broker_id()); !allowed.ok()) return allowed;

@@ -595,6 +595,45 @@ controller::v1::RemoteLogStartOffsetUpdateResponse QuorumController::RemoteLogSt
   return response;
 }
 
+controller::v1::AssignReplicasToDirsResponse QuorumController::AssignReplicasToDirs(
+    const controller::v1::AssignReplicasToDirsRequest& request) {
+  controller::v1::AssignReplicasToDirsResponse response;
+  RunWrite(&response,
+           {.plan =
+                [&](Writes& writes) {
+                  return store_.WithImage([&](const MetadataImage& image) -> Outcome {
+                    if (Outcome o = CheckBrokerEpoch(image, request.broker_id(), request.broker_epoch()); !o.ok()) {
+                      return o;
+                    }
+                    // Every plan reads the same image: a partition named twice would get two
+                    // changes made from one state, the later blind to the earlier.
+                    std::set<std::pair<TopicId, int32_t>> named;
+                    for (const auto& a : request.assignments()) {
+                      auto* r = response.add_partitions();
+                      r->set_topic_id(a.topic_id());
+                      r->set_partition_id(a.partition_id());
+                      Plan plan = named.emplace(a.topic_id(), a.partition_id()).second
+                                      ? PlanAssignReplicaToDir(image, request.broker_id(), a)
+                                      : Plan{{ErrorCode::kInvalidRequest, "partition named twice"}, {}};
+                      SetOutcome(plan.outcome, r);
+                      if (plan.outcome.ok() && !plan.records.empty()) {
+                        writes.Add(response.partitions_size() - 1, std::move(plan.records));
+                      }
+                    }
+                    return {};
+                  });
+                },
+            .written =
+                [&](const Outcome& o, const Writes& writes) {
+                  // Only the assignments that had something to write fail with the write.
+                  if (!o.ok()) {
+                    for (int i : writes.items) SetOutcome(o, response.mutable_partitions(i));
+                  }
+                  response.set_controller_id(node_.id());
+                }});
+  return response;
+}
+
 controller::v1::AllocateProducerIdsResponse QuorumController::AllocateProducerIds(
     const controller::v1::AllocateProducerIdsRequest& request) {
   controller::v1::AllocateProducerIdsResponse response;

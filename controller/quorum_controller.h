@@ -92,6 +92,11 @@ class QuorumController {
   // RemoteLogStartOffset record is applied.
   controller::v1::RemoteLogStartOffsetUpdateResponse RemoteLogStartOffsetUpdate(
       const controller::v1::RemoteLogStartOffsetUpdateRequest& request);
+  // The log dirs a broker moved its replicas to (KIP-858; PlanAssignReplicaToDir): one
+  // result per assignment, answered once the directories are applied; a partition named
+  // twice is refused (INVALID_REQUEST). A stale broker epoch refuses the whole request.
+  controller::v1::AssignReplicasToDirsResponse AssignReplicasToDirs(
+      const controller::v1::AssignReplicasToDirsRequest& request);
 
   // A broker's session stream (ControllerService.BrokerSession) opened: refused with
   // NOT_CONTROLLER, BROKER_ID_NOT_REGISTERED or STALE_BROKER_EPOCH (token 0), or held

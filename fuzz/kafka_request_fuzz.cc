@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "proto/kafka/alter_configs.h"
+#include "proto/kafka/alter_replica_log_dirs.h"
 #include "proto/kafka/delete_records.h"
 #include "proto/kafka/describe_log_dirs.h"
 #include "proto/kafka/client_quotas.h"
@@ -232,6 +233,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case ApiKey::kDescribeLogDirs:
       if (Within(v, 0, 5)) DecodeAndReencode(body, v, ReadDescribeLogDirsRequest, WriteDescribeLogDirsRequest);
+      break;
+    case ApiKey::kAlterReplicaLogDirs:
+      if (Within(v, 0, 2)) DecodeAndReencode(body, v, ReadAlterReplicaLogDirsRequest, WriteAlterReplicaLogDirsRequest);
       break;
     case ApiKey::kAlterPartitionReassignments:
       if (Within(v, 0, 1)) {

@@ -14,6 +14,7 @@
 
 #include "proto/kafka/api.h"
 #include "proto/kafka/alter_configs.h"
+#include "proto/kafka/alter_replica_log_dirs.h"
 #include "proto/kafka/delete_records.h"
 #include "proto/kafka/describe_log_dirs.h"
 #include "proto/kafka/client_quotas.h"
@@ -352,6 +353,14 @@ int main(int argc, char** argv) {
   for (int16_t v = 0; v <= 5; ++v) {
     SaveRequest(requests, ApiKey::kDescribeLogDirs, v,
                 [&](int16_t v, Writer& w) { WriteDescribeLogDirsRequest(log_dirs, v, w); });
+  }
+  // Two dirs, the same partition under both (the last wins).
+  AlterReplicaLogDirsRequest alter_log_dirs;
+  alter_log_dirs.dirs.push_back({"/data/logs-1", {{"orders", {0, 1}}, {"audit", {2}}}});
+  alter_log_dirs.dirs.push_back({"/data/logs-2", {{"orders", {1}}}});
+  for (int16_t v = 0; v <= 2; ++v) {
+    SaveRequest(requests, ApiKey::kAlterReplicaLogDirs, v,
+                [&](int16_t v, Writer& w) { WriteAlterReplicaLogDirsRequest(alter_log_dirs, v, w); });
   }
   AlterPartitionReassignmentsRequest reassign;
   reassign.topics.push_back({"orders", {{0, std::vector<int32_t>{2, 3, 4}}, {1, std::nullopt}}});

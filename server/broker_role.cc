@@ -54,6 +54,7 @@ std::map<std::string, std::string> StaticConfigs(const ServerConfig& config) {
   add("log.cleaner.dedupe.buffer.size", config.log_cleaner_dedupe_buffer_size);
   add("log.cleaner.io.max.bytes.per.second", config.log_cleaner_io_max_bytes_per_second);
   add("log.cleaner.backoff.ms", config.log_cleaner_backoff_ms);
+  add("replica.alter.log.dirs.io.max.bytes.per.second", config.replica_alter_log_dirs_io_max_bytes_per_second);
   return out;
 }
 
@@ -272,6 +273,9 @@ void BrokerRole::StartReplicaManager(const ServerConfig& config) {
   rmo.broker_epoch = [lifecycle = lifecycle_.get()] { return lifecycle->status().broker_epoch; };
   rmo.inter_broker_listener = config.inter_broker_listener_name;
   rmo.replica_lag_time_max_ms = config.replica_lag_time_max_ms;
+  rmo.log_dir_move_max_bytes_per_second = config.replica_alter_log_dirs_io_max_bytes_per_second == INT64_MAX
+                                              ? 0
+                                              : static_cast<double>(config.replica_alter_log_dirs_io_max_bytes_per_second);
   rmo.default_min_insync_replicas = config.min_insync_replicas;
   rmo.since_controller_contact = [lifecycle = lifecycle_.get()] { return lifecycle->SinceAccepted(); };
   // Shorter than the controller's session timeout by a heartbeat interval: the broker

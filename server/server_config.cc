@@ -394,6 +394,10 @@ std::vector<ServerSetting> MakeSettings() {
           "a follower's pause after a fetch error (leadership errors retry after 20 ms)"),
       Int("replica.lag.time.max.ms", &C::replica_lag_time_max_ms, 10, INT32_MAX, kBroker,
           "a follower not caught up for this long leaves the ISR"),
+      Int("replica.alter.log.dirs.io.max.bytes.per.second", &C::replica_alter_log_dirs_io_max_bytes_per_second, 1,
+          INT64_MAX, kBroker,
+          "the copy of replicas moving between this broker's log dirs (AlterReplicaLogDirs), read plus write, "
+          "together; dynamic: AlterConfigs on the broker or the cluster default"),
       Int("max.incremental.fetch.session.cache.slots", &C::max_incremental_fetch_session_cache_slots, 0, INT32_MAX,
           kBroker,
           "incremental fetch sessions (KIP-227) the broker keeps for consumers and followers; 0: none (every fetch "

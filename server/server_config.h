@@ -163,6 +163,8 @@ struct ServerConfig {
   int32_t log_cleaner_threads = 1;                       // log.cleaner.threads
   int64_t log_cleaner_dedupe_buffer_size = 128LL << 20;  // log.cleaner.dedupe.buffer.size
   int64_t log_cleaner_io_max_bytes_per_second = INT64_MAX;  // log.cleaner.io.max.bytes.per.second
+  // replica.alter.log.dirs.io.max.bytes.per.second
+  int64_t replica_alter_log_dirs_io_max_bytes_per_second = INT64_MAX;
   int64_t log_cleaner_backoff_ms = 15000;                // log.cleaner.backoff.ms
   int64_t replica_high_watermark_checkpoint_interval_ms = 5000;  // replica.high.watermark.checkpoint.interval.ms
   int64_t log_flush_offset_checkpoint_interval_ms = 60000;        // log.flush.offset.checkpoint.interval.ms

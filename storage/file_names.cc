@@ -1,9 +1,12 @@
 #include "storage/file_names.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "storage/file_ops.h"
+#include "storage/meta_properties.h"
 
 namespace strata::storage {
 
@@ -50,6 +53,18 @@ std::optional<TopicPartition> ParsePartitionDirName(absl::string_view name) {
   }
   if (!absl::SimpleAtoi(digits, &tp.partition) || tp.partition < 0) return std::nullopt;
   return tp;
+}
+
+std::string FutureDirName(const TopicPartition& tp) {
+  return absl::StrCat(tp.DirName(), ".", NewBase64Uuid(), kFutureDirSuffix);
+}
+
+std::optional<TopicPartition> ParseFutureDirName(absl::string_view name) {
+  if (!absl::ConsumeSuffix(&name, kFutureDirSuffix)) return std::nullopt;
+  // The unique part is base64url, which has no '.'; a topic name may have some.
+  size_t dot = name.find_last_of('.');
+  if (dot == absl::string_view::npos || dot + 1 == name.size()) return std::nullopt;
+  return ParsePartitionDirName(name.substr(0, dot));
 }
 
 }  // namespace strata::storage

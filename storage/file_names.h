@@ -31,6 +31,9 @@ inline constexpr absl::string_view kMetaPropertiesFile = "meta.properties";
 inline constexpr absl::string_view kCleanShutdownFile = ".kafka_cleanshutdown";
 // A partition dir renamed for deletion: <topic>-<partition>.<unique>-delete
 inline constexpr absl::string_view kDeleteDirSuffix = "-delete";
+// A replica being moved to this log dir (AlterReplicaLogDirs), Kafka's future log:
+// <topic>-<partition>.<unique>-future
+inline constexpr absl::string_view kFutureDirSuffix = "-future";
 
 // "00000000000000000042"
 std::string OffsetToFileStem(int64_t offset);
@@ -55,5 +58,9 @@ struct TopicPartition {
   std::string DirName() const;
 };
 std::optional<TopicPartition> ParsePartitionDirName(absl::string_view name);
+// "<topic>-<partition>.<unique>-future" for tp, with a new unique part.
+std::string FutureDirName(const TopicPartition& tp);
+// The partition of a future log's directory name; nullopt for other names.
+std::optional<TopicPartition> ParseFutureDirName(absl::string_view name);
 
 }  // namespace strata::storage

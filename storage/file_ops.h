@@ -94,6 +94,9 @@ absl::Status CreateDirRecursively(FileOps& ops, const std::string& path);
 absl::Status RemoveRecursively(FileOps& ops, const std::string& path);
 std::string DirName(const std::string& path);
 std::string BaseName(const std::string& path);
+// path made absolute against the working directory and normalised (as DescribeLogDirs
+// names log dirs); path itself when that fails.
+std::string AbsolutePath(const std::string& path);
 std::string JoinPath(absl::string_view dir, absl::string_view name);
 
 }  // namespace strata::storage

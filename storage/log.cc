@@ -71,9 +71,10 @@ absl::StatusOr<std::unique_ptr<Log>> Log::Open(const LogOptions& options) {
   ABSL_CHECK(options.ops != nullptr && options.clock != nullptr);
   std::string name = BaseName(options.dir);
   auto tp = ParsePartitionDirName(name);
+  if (!tp) tp = ParseFutureDirName(name);  // a replica being moved here (AlterReplicaLogDirs)
   if (!tp) {
-    return MakeError(Errc::kInvalidArgument,
-                     absl::StrCat("partition directory ", options.dir, " is not named <topic>-<partition>"));
+    return MakeError(Errc::kInvalidArgument, absl::StrCat("partition directory ", options.dir,
+                                                          " is not named <topic>-<partition>[.<id>-future]"));
   }
   const std::atomic<bool>* dir_offline = nullptr;
   if (options.failure_channel != nullptr) {
@@ -301,6 +302,11 @@ absl::StatusOr<LogAppendInfo> Log::AppendLocked(absl::string_view records,
                                                 std::optional<int32_t> leader_epoch) {
   ABSL_CHECK_EQ(headers.size(), markers.size());
   ABSL_CHECK(!closed_);  // callers checked CheckOpenLocked under the same lock
+  if (retired_) {
+    // Moved to another log dir (Retire): what went here would be acknowledged and lost.
+    return MakeError(Errc::kStorageError, absl::StrCat("the log of ", topic_partition_.DirName(),
+                                                       " moved to another log dir; it takes no appends"));
+  }
   const RecordBatchHeader& first = headers.front();
   const RecordBatchHeader& last = headers.back();
   if (static_cast<int64_t>(records.size()) > config_.segment_bytes) {

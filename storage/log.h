@@ -243,6 +243,10 @@ class Log {
   // Drops the files after the dir failed (or before the partition is deleted), writing
   // nothing, and nothing scheduled writes afterwards.
   void CloseAfterDirFailure();
+  // A log whose replica moved to another log dir (LogManager::ReplaceCurrentWithFuture):
+  // the flushes and epoch writes it scheduled will not run (its directory is renamed
+  // for deletion) and appends are refused; reads go on until it is closed.
+  void Retire();
   void set_transfer_failure_handler(std::shared_ptr<TransferFailureHandler> handler);
 
   const std::string& dir() const { return options_.dir; }
@@ -276,6 +280,13 @@ class Log {
   LeaderEpochCache& leader_epoch_cache() { return *leader_epoch_cache_; }
   // The producers of the partition's producer state now (DescribeProducers).
   std::map<int64_t, ProducerStateEntry> ProducerStates() const;
+  // AlterReplicaLogDirs: this future log, which holds the same offsets as current up to
+  // the same log end, takes the rest of current's state — its high watermark, log start,
+  // leader epochs (current's may name an epoch with no batch yet), idempotent producers
+  // (current's include those whose batches are below the copied range), config and remote
+  // tier offset — so that once it replaces current it answers as current did. Then the
+  // caller closes it. REQUIRES: no writer of either log meanwhile.
+  absl::Status TakeOverStateOf(const Log& current);
   // REQUIRES: no concurrent append (tests, tools): it reads without the lock.
   const ProducerStateManager& producer_state() const ABSL_NO_THREAD_SAFETY_ANALYSIS { return *producer_state_; }
   bool offline() const;
@@ -346,6 +357,7 @@ class Log {
   int64_t highest_offset_in_remote_storage_ ABSL_GUARDED_BY(mu_) = -1;
   std::atomic<int64_t> truncations_{0};  // incremented under mu_ before a truncation changes anything
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  bool retired_ ABSL_GUARDED_BY(mu_) = false;  // Retire()
   // A segment file was created since the last flush: the directory needs an fsync.
   bool dir_needs_sync_ ABSL_GUARDED_BY(mu_) = true;
   std::shared_ptr<TransferFailureHandler> transfer_failure_handler_ ABSL_GUARDED_BY(mu_);

@@ -42,6 +42,7 @@ absl::StatusOr<std::unique_ptr<LogManager>> LogManager::Open(const LogManagerOpt
   if (manager->online_dirs().empty()) {
     return MakeError(Errc::kStorageError, "every log dir is offline; nothing can be served");
   }
+  STRATA_RETURN_IF_ERROR(manager->CompleteInterruptedMoves());
   if (options.cleaner) {
     LogCleanerOptions cleaner_options = *options.cleaner;
     cleaner_options.ops = options.ops;
@@ -65,7 +66,20 @@ LogManager::~LogManager() {
     lifetime_->alive = false;
   }
   absl::MutexLock lock(&mu_);
+  futures_.clear();
   logs_.clear();
+}
+
+LogOptions LogManager::OptionsFor(const std::string& path, const LogConfig& config) {
+  LogOptions lo;
+  lo.ops = options_.ops;
+  lo.dir = path;
+  lo.config = config;
+  lo.clock = options_.clock;
+  lo.scheduler = options_.scheduler;
+  lo.failure_channel = &failure_channel_;
+  lo.flush_stats = &flush_stats_;
+  return lo;
 }
 
 absl::Status LogManager::OpenDir(const std::string& dir, std::map<std::string, std::string>& directory_ids) {
@@ -113,6 +127,7 @@ absl::Status LogManager::OpenDir(const std::string& dir, std::map<std::string, s
 
   STRATA_ASSIGN_OR_RETURN(auto names, ops.ListDir(dir));
   std::map<TopicPartition, std::unique_ptr<Log>> loaded;
+  std::map<TopicPartition, std::unique_ptr<Log>> loaded_futures;
   for (const auto& name : names) {
     std::string path = JoinPath(dir, name);
     STRATA_ASSIGN_OR_RETURN(bool is_dir, ops.IsDirectory(path));
@@ -122,25 +137,23 @@ absl::Status LogManager::OpenDir(const std::string& dir, std::map<std::string, s
       continue;
     }
     auto tp = ParsePartitionDirName(name);
-    if (!tp) {
+    auto future = ParseFutureDirName(name);
+    if (!tp && !future) {
       spdlog::warn("{}: ignoring directory {}, not named <topic>-<partition>", dir, name);
       continue;
     }
-    LogOptions lo;
-    lo.ops = options_.ops;
-    lo.dir = path;
-    lo.config = options_.default_config;
-    lo.clock = options_.clock;
-    lo.scheduler = options_.scheduler;
-    lo.failure_channel = &failure_channel_;
-    lo.flush_stats = &flush_stats_;
+    if (future) tp = future;
+    LogOptions lo = OptionsFor(path, options_.default_config);
     lo.had_clean_shutdown = clean;
     auto lookup = [&](const OffsetCheckpoint& c) { auto it = c.find(*tp); return it == c.end() ? 0 : it->second; };
     lo.recovery_point = lookup(recovery_points);
     lo.log_start_offset = lookup(log_starts);
     lo.high_watermark = lookup(high_watermarks);
     STRATA_ASSIGN_OR_RETURN(auto log, Log::Open(lo));
-    loaded.emplace(*tp, std::move(log));
+    auto& into = future ? loaded_futures : loaded;
+    if (!into.emplace(*tp, std::move(log)).second) {
+      return MakeError(Errc::kInvalidConfig, absl::StrCat(dir, " has two future logs of ", tp->DirName()));
+    }
   }
   if (clean) STRATA_RETURN_IF_ERROR(ops.Remove(marker));
   else {
@@ -157,6 +170,14 @@ absl::Status LogManager::OpenDir(const std::string& dir, std::map<std::string, s
     dir_of_[tp] = dir;
     log->set_transfer_failure_handler(transfer_checker_->HandlerFor(dir));
     logs_[tp] = std::move(log);
+  }
+  for (auto& [tp, log] : loaded_futures) {
+    if (auto it = futures_.find(tp); it != futures_.end()) {
+      return MakeError(Errc::kInvalidConfig,
+                       absl::StrCat("partition ", tp.DirName(), " has future logs in both ", it->second.dir, " and ", dir));
+    }
+    spdlog::info("{}: future log of {} found; its move goes on", dir, tp.DirName());
+    futures_[tp] = FutureLog{std::move(log), dir};
   }
   // As the controller names dirs (the partition records' directories): 16 raw bytes.
   auto raw_id = DecodeBase64Uuid(meta.directory_id);
@@ -176,6 +197,9 @@ void LogManager::OnDirOffline(const std::string& dir) {
     absl::MutexLock lock(&mu_);
     for (auto& [tp, log] : logs_) {
       if (dir_of_[tp] == dir) log->CloseAfterDirFailure();
+    }
+    for (auto& [tp, future] : futures_) {
+      if (future.dir == dir) future.log->CloseAfterDirFailure();
     }
   });
   if (!scheduled.ok()) spdlog::error("could not schedule closing the logs of {}: {}", dir, scheduled.status().message());
@@ -198,6 +222,7 @@ absl::StatusOr<Log*> LogManager::GetOrCreateLog(const TopicPartition& tp, const 
   }
   std::string chosen;
   size_t fewest = SIZE_MAX;
+  // (Future logs are not counted: they are moving in, and their current logs count.)
   for (const auto& dir : options_.log_dirs) {
     if (failure_channel_.IsOffline(dir)) continue;
     auto id = directory_ids_.find(dir);
@@ -213,14 +238,7 @@ absl::StatusOr<Log*> LogManager::GetOrCreateLog(const TopicPartition& tp, const 
     }
   }
   if (chosen.empty()) return MakeError(Errc::kLogDirOffline, "no online log dir to place " + tp.DirName());
-  LogOptions lo;
-  lo.ops = options_.ops;
-  lo.dir = JoinPath(chosen, tp.DirName());
-  lo.config = config.value_or(options_.default_config);
-  lo.clock = options_.clock;
-  lo.scheduler = options_.scheduler;
-  lo.failure_channel = &failure_channel_;
-  lo.flush_stats = &flush_stats_;
+  LogOptions lo = OptionsFor(JoinPath(chosen, tp.DirName()), config.value_or(options_.default_config));
   lo.had_clean_shutdown = true;  // a new, empty log
   STRATA_ASSIGN_OR_RETURN(auto log, Log::Open(lo));
   Log* raw = log.get();
@@ -251,6 +269,15 @@ std::vector<LogManager::LogSummary> LogManager::Summaries() const {
     if (failure_channel_.IsOffline(dir)) continue;  // closed
     out.push_back({tp, dir, log->size_in_bytes(), log->high_watermark(), log->log_end_offset()});
   }
+  for (const auto& [tp, future] : futures_) {
+    if (failure_channel_.IsOffline(future.dir)) continue;
+    auto current = logs_.find(tp);
+    int64_t current_end = current == logs_.end() || failure_channel_.IsOffline(dir_of_.at(tp))
+                              ? future.log->log_end_offset()
+                              : current->second->log_end_offset();
+    out.push_back({tp, future.dir, future.log->size_in_bytes(), future.log->high_watermark(),
+                   future.log->log_end_offset(), /*is_future=*/true, current_end});
+  }
   return out;
 }
 
@@ -261,6 +288,9 @@ std::string LogManager::dir_of(const TopicPartition& tp) const {
 }
 
 absl::Status LogManager::DeleteLog(const TopicPartition& tp) {
+  // The future log first: one left without its current log would be taken for an
+  // interrupted move at the next start (CompleteInterruptedMoves).
+  STRATA_RETURN_IF_ERROR(DeleteFutureLog(tp));
   // Not under mu_: a cleaning in progress lists the logs (lock order: cleaner, then mu_).
   if (cleaner_) cleaner_->AbortAndPause(tp);
   absl::Cleanup forget = [this, &tp] {
@@ -274,28 +304,49 @@ absl::Status LogManager::DeleteLog(const TopicPartition& tp) {
   logs_.erase(it);
   dir_of_.erase(tp);
   log->CloseAfterDirFailure();  // drop handles; the files go with the directory
-  FileOps& ops = *options_.ops;
+  STRATA_ASSIGN_OR_RETURN(std::string doomed, RenameForDeletion(*log, dir, tp));
+  return ScheduleRemoval(doomed);
+}
+
+absl::StatusOr<std::string> LogManager::RenameForDeletion(const Log& log, const std::string& dir,
+                                                          const TopicPartition& tp) {
   std::string doomed = JoinPath(dir, absl::StrCat(tp.DirName(), ".", NewBase64Uuid(), kDeleteDirSuffix));
-  absl::Status renamed = ops.Rename(log->dir(), doomed);
+  absl::Status renamed = options_.ops->Rename(log.dir(), doomed);
   if (!renamed.ok()) {
     failure_channel_.MaybeAddOfflineLogDir(dir, renamed);
     return renamed;
   }
-  auto scheduled = options_.scheduler->Schedule(absl::StrCat("delete-partition-dir ", doomed), std::chrono::milliseconds(
-      options_.default_config.file_delete_delay_ms), [&ops, doomed] { (void)RemoveRecursively(ops, doomed); });
-  if (!scheduled.ok()) return RemoveRecursively(ops, doomed);
+  return doomed;
+}
+
+absl::Status LogManager::ScheduleRemoval(const std::string& doomed, std::function<void()> before) {
+  FileOps& ops = *options_.ops;
+  auto remove = [&ops, doomed, before = std::move(before)] {
+    if (before) before();
+    (void)RemoveRecursively(ops, doomed);
+  };
+  auto scheduled = options_.scheduler->Schedule(absl::StrCat("delete-partition-dir ", doomed),
+                                                std::chrono::milliseconds(options_.default_config.file_delete_delay_ms),
+                                                remove);
+  if (!scheduled.ok()) remove();  // the scheduler is full: now
   return absl::OkStatus();
 }
 
 absl::Status LogManager::WriteCheckpoint(const std::string& dir, Checkpoint which) {
   OffsetCheckpoint offsets;
-  for (const auto& [tp, log] : logs_) {
-    if (dir_of_.at(tp) != dir) continue;
+  auto add = [&](const TopicPartition& tp, const Log& log) {
     switch (which) {
-      case Checkpoint::kRecoveryPoints: offsets[tp] = log->recovery_point(); break;
-      case Checkpoint::kLogStartOffsets: offsets[tp] = log->log_start_offset(); break;
-      case Checkpoint::kHighWatermarks: offsets[tp] = log->high_watermark(); break;
+      case Checkpoint::kRecoveryPoints: offsets[tp] = log.recovery_point(); break;
+      case Checkpoint::kLogStartOffsets: offsets[tp] = log.log_start_offset(); break;
+      case Checkpoint::kHighWatermarks: offsets[tp] = log.high_watermark(); break;
     }
+  };
+  for (const auto& [tp, log] : logs_) {
+    if (dir_of_.at(tp) == dir) add(tp, *log);
+  }
+  // A dir never holds both tp's log and its future log (GetOrCreateFutureLog).
+  for (const auto& [tp, future] : futures_) {
+    if (future.dir == dir) add(tp, *future.log);
   }
   absl::string_view name = which == Checkpoint::kRecoveryPoints    ? kRecoveryPointCheckpointFile
                      : which == Checkpoint::kLogStartOffsets ? kLogStartOffsetCheckpointFile
@@ -375,6 +426,9 @@ absl::Status LogManager::Shutdown() {
     absl::Status s;
     for (auto& [tp, log] : logs_) {
       if (dir_of_[tp] == dir) s.Update(log->Close());
+    }
+    for (auto& [tp, future] : futures_) {
+      if (future.dir == dir) s.Update(future.log->Close());
     }
     s.Update(CheckpointDir(dir));
     if (s.ok()) s = WriteFileAtomically(*options_.ops, JoinPath(dir, kCleanShutdownFile), "");

@@ -10,6 +10,7 @@
 // Thread-safe.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -65,6 +66,37 @@ class LogManager {
   // Removes the partition: its dir is renamed <tp>.<id>-delete and removed later.
   absl::Status DeleteLog(const TopicPartition& tp);
 
+  // Future logs (AlterReplicaLogDirs, Kafka's): a replica moving to another of this
+  // broker's dirs is copied into a future log there, "<topic>-<partition>.<id>-future",
+  // which then takes the current log's place (ReplaceCurrentWithFuture). A future log is
+  // in the checkpoints of its dir, is loaded at start like the others, and is never
+  // retained, cleaned or flushed on a timer (its copy decides what it holds).
+  //
+  // The future log of tp in dir: the existing one there, or a new empty one.
+  // kInvalidArgument when tp has no log here, dir is not one of log.dirs, dir already
+  // holds tp's log, or tp has a future log in another dir (delete it first);
+  // kLogDirOffline when any dir is offline (as Kafka: a future log made while a dir is
+  // offline could be the second copy of a replica in that dir, which Open could not tell).
+  absl::StatusOr<Log*> GetOrCreateFutureLog(const TopicPartition& tp, const std::string& dir);
+  // nullptr when tp has none.
+  Log* GetFutureLog(const TopicPartition& tp) const;
+  std::vector<TopicPartition> future_partitions() const;
+  // Deletes tp's future log (the move was cancelled or goes elsewhere); OK when none.
+  absl::Status DeleteFutureLog(const TopicPartition& tp);
+  // tp's future log becomes its log. The future log takes the current one's state
+  // (Log::TakeOverStateOf) and is closed; the current log's directory is renamed
+  // <tp>.<id>-delete, then the future log's gets the partition's name and is opened
+  // again in its place. A restart between the two renames finds a future log without a
+  // current one and finishes the move (Open). Returns the new log and the replaced one,
+  // retired (Log::Retire): readable by whoever still holds it, closed and removed after
+  // file.delete.delay.ms. REQUIRES: nothing writes either log meanwhile, and both end at
+  // the same offset.
+  struct Replaced {
+    Log* log = nullptr;
+    std::shared_ptr<Log> retired;
+  };
+  absl::StatusOr<Replaced> ReplaceCurrentWithFuture(const TopicPartition& tp);
+
   // Writes the recovery-point, log-start-offset and replication-offset checkpoints
   // of every online dir.
   absl::Status CheckpointAll();
@@ -105,6 +137,10 @@ class LogManager {
     int64_t size_in_bytes = 0;
     int64_t high_watermark = 0;
     int64_t log_end_offset = 0;
+    // A future log (AlterReplicaLogDirs); current_log_end_offset is then the current
+    // log's end, which it copies up to.
+    bool is_future = false;
+    int64_t current_log_end_offset = 0;
   };
   std::vector<LogSummary> Summaries() const;
   // The directory.id of dir as 16 raw bytes (as the controller's partition records and
@@ -116,6 +152,28 @@ class LogManager {
  private:
   explicit LogManager(const LogManagerOptions& options) : options_(options) {}
   absl::Status OpenDir(const std::string& dir, std::map<std::string, std::string>& directory_ids);
+  // The options of tp's log at path in dir (the dir's checkpoints' values: 0).
+  LogOptions OptionsFor(const std::string& path, const LogConfig& config);
+  // After every dir loaded, all of them online: a future log without a current one is
+  // what a restart between ReplaceCurrentWithFuture's renames leaves (a future log is
+  // only ever made from a current one, and DeleteLog deletes it first), so it takes the
+  // partition's name. With a dir offline it is left as it is: that dir may hold the
+  // current log.
+  absl::Status CompleteInterruptedMoves() ABSL_LOCKS_EXCLUDED(mu_);
+  // Renames the closed future log's directory to tp's name in dir (synced); a failure
+  // takes dir offline.
+  absl::Status RenameIntoPlace(const Log& future, const std::string& dir, const TopicPartition& tp)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Opens the log just renamed into place from the closed future log's figures.
+  absl::StatusOr<std::unique_ptr<Log>> OpenMoved(const Log& closed, const std::string& dir, const TopicPartition& tp)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Renames log's directory <tp>.<id>-delete in dir (a failure takes dir offline);
+  // returns the new path.
+  absl::StatusOr<std::string> RenameForDeletion(const Log& log, const std::string& dir, const TopicPartition& tp)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Removes doomed after file.delete.delay.ms (at once when the scheduler is full),
+  // calling before first.
+  absl::Status ScheduleRemoval(const std::string& doomed, std::function<void()> before = nullptr);
   enum class Checkpoint { kRecoveryPoints, kLogStartOffsets, kHighWatermarks };
   absl::Status WriteCheckpoint(const std::string& dir, Checkpoint which) ABSL_SHARED_LOCKS_REQUIRED(mu_);
   absl::Status CheckpointDir(const std::string& dir) ABSL_SHARED_LOCKS_REQUIRED(mu_);
@@ -134,6 +192,11 @@ class LogManager {
   std::map<TopicPartition, std::unique_ptr<Log>> logs_ ABSL_GUARDED_BY(mu_);
   std::map<TopicPartition, std::string> dir_of_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::string> directory_ids_ ABSL_GUARDED_BY(mu_);
+  struct FutureLog {
+    std::unique_ptr<Log> log;
+    std::string dir;
+  };
+  std::map<TopicPartition, FutureLog> futures_ ABSL_GUARDED_BY(mu_);
   bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
 };
 

@@ -348,6 +348,11 @@ absl::Status ProducerStateManager::Restore(int64_t offset, std::map<int64_t, Pro
   return TakeSnapshot(SnapshotSync::kNow);
 }
 
+void ProducerStateManager::ReplaceProducers(std::map<int64_t, ProducerStateEntry> producers) {
+  producers_ = std::move(producers);
+  RebuildOngoingTxns();
+}
+
 absl::Status ProducerStateManager::DeleteSnapshotsBelow(int64_t offset) {
   STRATA_ASSIGN_OR_RETURN(auto offsets, ListSnapshots());
   for (int64_t o : offsets) {

@@ -153,6 +153,9 @@ class ProducerStateManager {
   // elsewhere (the remote tier's copy of the segment that ends before it), written as
   // this log's snapshot at offset. REQUIRES: map_end_offset() == offset.
   absl::Status Restore(int64_t offset, std::map<int64_t, ProducerStateEntry> producers);
+  // The producers of another log with the same records up to map_end_offset() (a replica
+  // moved between log dirs): they replace these; written at the next snapshot.
+  void ReplaceProducers(std::map<int64_t, ProducerStateEntry> producers);
 
   static std::string EncodeSnapshot(const std::map<int64_t, ProducerStateEntry>& producers);
   static absl::StatusOr<std::map<int64_t, ProducerStateEntry>> DecodeSnapshot(absl::string_view data,

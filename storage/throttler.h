@@ -43,6 +43,11 @@ class Throttler {
     --waiters_;
     return !stop.load();
   }
+  // Whether Acquire may wait (a finite positive rate).
+  bool paced() {
+    absl::MutexLock lock(&mu_);
+    return rate_ > 0 && rate_ != std::numeric_limits<double>::infinity();
+  }
   // Jobs waiting in Acquire now (tests).
   int waiters() {
     absl::MutexLock lock(&mu_);

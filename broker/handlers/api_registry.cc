@@ -11,6 +11,7 @@
 #include "broker/handlers/describe_quorum_handler.h"
 #include "broker/handlers/delete_groups_handler.h"
 #include "broker/handlers/alter_configs_handler.h"
+#include "broker/handlers/alter_replica_log_dirs_handler.h"
 #include "broker/handlers/describe_configs_handler.h"
 #include "broker/handlers/describe_log_dirs_handler.h"
 #include "broker/handlers/describe_groups_handler.h"
@@ -68,6 +69,7 @@ const std::vector<ApiEntry>& ApiRegistry() {
         {ApiKey::kAlterConfigs, 0, 2, &HandleAlterConfigs},
         {ApiKey::kIncrementalAlterConfigs, 0, 1, &HandleIncrementalAlterConfigs},
         {ApiKey::kDescribeLogDirs, 0, 5, &HandleDescribeLogDirs},
+        {ApiKey::kAlterReplicaLogDirs, 0, 2, &HandleAlterReplicaLogDirs},
         {ApiKey::kCreatePartitions, 0, 3, &HandleCreatePartitions},
         {ApiKey::kDescribeCluster, 0, 1, &HandleDescribeCluster},
         {ApiKey::kElectLeaders, 0, 2, &HandleElectLeaders},

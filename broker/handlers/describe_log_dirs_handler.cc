@@ -3,7 +3,6 @@
 #include <sys/statvfs.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <map>
 #include <set>
 
@@ -14,16 +13,6 @@
 namespace strata::broker {
 
 namespace kafka = proto::kafka;
-
-namespace {
-
-std::string AbsolutePath(const std::string& dir) {
-  std::error_code error;
-  std::filesystem::path path = std::filesystem::absolute(dir, error);
-  return error ? dir : path.lexically_normal().string();
-}
-
-}  // namespace
 
 kafka::DescribeLogDirsResponse DescribeLogDirs(const storage::LogManager& logs,
                                                const kafka::DescribeLogDirsRequest& request) {
@@ -45,13 +34,17 @@ kafka::DescribeLogDirsResponse DescribeLogDirs(const storage::LogManager& logs,
     kafka::DescribeLogDirsResponse::Partition p;
     p.partition_index = log.tp.partition;
     p.partition_size = log.size_in_bytes;
-    p.offset_lag = std::max<int64_t>(log.high_watermark - log.log_end_offset, 0);
+    // Kafka's: a future replica's lag behind the current one, else the current one's
+    // behind its high watermark (0 but in an unclean state).
+    p.offset_lag = log.is_future ? std::max<int64_t>(log.current_log_end_offset - log.log_end_offset, 0)
+                                 : std::max<int64_t>(log.high_watermark - log.log_end_offset, 0);
+    p.is_future_key = log.is_future;
     by_dir[log.dir][log.tp.topic].push_back(p);
   }
   kafka::DescribeLogDirsResponse response;
   for (const std::string& dir : logs.log_dirs()) {
     kafka::DescribeLogDirsResponse::Result& result = response.results.emplace_back();
-    result.log_dir = AbsolutePath(dir);
+    result.log_dir = storage::AbsolutePath(dir);
     if (!is_online(dir)) {
       result.error_code = static_cast<int16_t>(kafka::ErrorCode::kKafkaStorageError);
       continue;

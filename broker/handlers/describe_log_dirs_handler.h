@@ -7,9 +7,10 @@
 //  * Every dir of log.dirs, by its absolute path: an offline one KAFKA_STORAGE_ERROR with
 //    no partitions and no sizes; an online one its partitions (those the request names,
 //    or all for null: a named partition not here is left out), each with its size in
-//    bytes (its local segments), its offset lag (max(high watermark - log end, 0), 0 for
-//    a current replica; future replicas come with AlterReplicaLogDirs) and
-//    is_future_key false; v4+ the volume's total and usable bytes (statvfs: what an
+//    bytes (its local segments) and its offset lag: a current replica
+//    max(high watermark - log end, 0), 0 in practice; a future replica (is_future_key,
+//    a replica moving to this dir: AlterReplicaLogDirs) how far its copy is behind the
+//    current log's end. v4+ the volume's total and usable bytes (statvfs: what an
 //    unprivileged writer may still use); v5 is_cordoned false (Strata cordons no dir).
 // Thread-safe.
 

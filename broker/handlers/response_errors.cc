@@ -64,6 +64,9 @@ void CountErrors(const kafka::DescribeLogDirsResponse& r, ErrorCounts& counts) {
   CountError(counts, r.error_code);
   CountEach(r.results, counts);
 }
+void CountErrors(const kafka::AlterReplicaLogDirsResponse& r, ErrorCounts& counts) {
+  CountNested(r.results, &kafka::AlterReplicaLogDirsResponse::Result::partitions, counts);
+}
 void CountErrors(const kafka::DeleteRecordsResponse& r, ErrorCounts& counts) {
   CountNested(r.topics, &kafka::DeleteRecordsResponse::Topic::partitions, counts);
 }

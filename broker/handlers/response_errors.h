@@ -10,6 +10,7 @@
 
 #include "broker/network/api_response.h"
 #include "proto/kafka/alter_configs.h"
+#include "proto/kafka/alter_replica_log_dirs.h"
 #include "proto/kafka/client_quotas.h"
 #include "proto/kafka/api_versions.h"
 #include "proto/kafka/create_partitions.h"
@@ -68,6 +69,7 @@ void CountErrors(const proto::kafka::CreatePartitionsResponse& response, ErrorCo
 void CountErrors(const proto::kafka::AlterConfigsResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::DeleteRecordsResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::DescribeLogDirsResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::AlterReplicaLogDirsResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::DescribeConfigsResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::DescribeClusterResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::ElectLeadersResponse& response, ErrorCounts& counts);

@@ -23,7 +23,7 @@ constexpr int64_t kEarliestPendingUploadTimestamp = -6;
 
 Partition::Partition(storage::TopicPartition tp, int32_t local_broker_id, storage::Log* log)
     : tp_(std::move(tp)), local_broker_id_(local_broker_id), log_(log) {
-  ABSL_CHECK(log_ != nullptr) << tp_.DirName();
+  ABSL_CHECK(log != nullptr) << tp_.DirName();
 }
 
 absl::StatusOr<bool> Partition::Update(const PartitionState& state, int64_t now_ms) {
@@ -48,7 +48,7 @@ absl::StatusOr<bool> Partition::Update(const PartitionState& state, int64_t now_
     // followers, and what appends in this epoch continue from).
     // Written in the background (until this epoch holds a batch, losing it in a crash
     // loses nothing), so that the new leader's first produce does not wait on an fsync.
-    STRATA_RETURN_IF_ERROR(log_->StartLeaderEpoch(state.leader_epoch));
+    STRATA_RETURN_IF_ERROR(log()->StartLeaderEpoch(state.leader_epoch));
   }
   {
     absl::MutexLock hw(&hw_mu_);
@@ -93,7 +93,7 @@ absl::StatusOr<storage::LogAppendInfo> Partition::AppendRecordsToLeader(std::str
   absl::ReaderMutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckEpochLocked(std::nullopt, true));
   STRATA_ASSIGN_OR_RETURN(storage::LogAppendInfo info,
-                          log_->AppendAsLeader(records, state_.leader_epoch, origin, verification));
+                          log()->AppendAsLeader(records, state_.leader_epoch, origin, verification));
   traffic_.bytes_in.fetch_add(static_cast<int64_t>(records.size()), std::memory_order_relaxed);
   if (!info.duplicate && info.last_offset >= info.first_offset) {
     traffic_.records_in.fetch_add(info.last_offset - info.first_offset + 1, std::memory_order_relaxed);
@@ -114,17 +114,17 @@ std::vector<int32_t> Partition::MaximalIsrLocked() const {
 
 bool Partition::MaybeIncrementHighWatermarkLocked() {
   absl::MutexLock lock(&hw_mu_);
-  int64_t candidate = log_->log_end_offset();
+  int64_t candidate = log()->log_end_offset();
   for (int32_t replica : MaximalIsrLocked()) {
     if (replica == local_broker_id_) continue;
     auto it = followers_.find(replica);
     // A member that has not fetched in this epoch holds the watermark where it is.
     candidate = std::min(candidate, it == followers_.end() ? int64_t{-1} : it->second.log_end_offset);
   }
-  const int64_t high_watermark = log_->high_watermark();
+  const int64_t high_watermark = log()->high_watermark();
   if (candidate <= high_watermark) return false;
   spdlog::debug("broker {}: {} high watermark {} -> {}", local_broker_id_, tp_.DirName(), high_watermark, candidate);
-  log_->UpdateHighWatermark(candidate);
+  log()->UpdateHighWatermark(candidate);
   return true;
 }
 
@@ -154,8 +154,8 @@ Partition::FollowerFetch Partition::UpdateFollowerFetchState(int32_t replica_id,
     f.last_fetch_ms = now_ms;
     // Back in the ISR once it holds everything acknowledged so far and this epoch's
     // records have started reaching it.
-    auto epoch_start = log_->leader_epoch_cache().Latest();
-    if (!in_isr && !pending_isr_ && fetch_offset >= log_->high_watermark() &&
+    auto epoch_start = log()->leader_epoch_cache().Latest();
+    if (!in_isr && !pending_isr_ && fetch_offset >= log()->high_watermark() &&
         (!epoch_start || fetch_offset >= epoch_start->start_offset)) {
       std::vector<int32_t> isr = state_.isr;
       isr.push_back(replica_id);
@@ -262,7 +262,7 @@ absl::StatusOr<std::optional<std::pair<int32_t, int64_t>>> Partition::DivergingE
   absl::ReaderMutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckEpochLocked(current_leader_epoch, true));
   if (last_fetched_epoch < 0) return std::nullopt;
-  auto [epoch, end] = log_->leader_epoch_cache().EndOffsetFor(last_fetched_epoch, log_->log_end_offset());
+  auto [epoch, end] = log()->leader_epoch_cache().EndOffsetFor(last_fetched_epoch, log()->log_end_offset());
   if (epoch == last_fetched_epoch && end >= fetch_offset) return std::nullopt;
   return std::make_pair(epoch, end);
 }
@@ -284,10 +284,10 @@ absl::Status Partition::CheckFollowerLocked(int32_t fetched_in_epoch) const {
 
 FollowerLogPosition Partition::follower_log_position() const {
   FollowerLogPosition position;
-  position.log_end_offset = log_->log_end_offset();
-  auto latest = log_->leader_epoch_cache().Latest();
+  position.log_end_offset = log()->log_end_offset();
+  auto latest = log()->leader_epoch_cache().Latest();
   position.last_fetched_epoch = latest ? latest->epoch : -1;
-  position.log_start_offset = log_->log_start_offset();
+  position.log_start_offset = log()->log_start_offset();
   return position;
 }
 
@@ -298,20 +298,20 @@ absl::StatusOr<FollowerAppend> Partition::AppendRecordsToFollower(int32_t fetche
   STRATA_RETURN_IF_ERROR(CheckFollowerLocked(fetched_in_epoch));
   FollowerAppend out;
   if (!records.empty()) {
-    STRATA_ASSIGN_OR_RETURN(out.info, log_->AppendAsFollower(records));
+    STRATA_ASSIGN_OR_RETURN(out.info, log()->AppendAsFollower(records));
     traffic_.replication_bytes_in.fetch_add(static_cast<int64_t>(records.size()), std::memory_order_relaxed);
   }
   // Only wake-ups depend on this comparison: another move meanwhile (retention raising the
   // log start above it) at worst wakes the waiting fetches for nothing.
-  int64_t before = log_->high_watermark();
-  log_->UpdateHighWatermark(std::min(leader_high_watermark, log_->log_end_offset()));
-  out.high_watermark_moved = log_->high_watermark() != before;
+  int64_t before = log()->high_watermark();
+  log()->UpdateHighWatermark(std::min(leader_high_watermark, log()->log_end_offset()));
+  out.high_watermark_moved = log()->high_watermark() != before;
   // The leader's log start (both tiers) moved past this one's: DeleteRecords (or the
   // remote tier's retention, below which nothing is readable anywhere). Never past this
   // replica's high watermark: what it has not confirmed it may not delete.
-  int64_t start = std::min(leader_log_start, log_->high_watermark());
-  if (start > log_->log_start_offset()) {
-    STRATA_RETURN_IF_ERROR(log_->MaybeIncrementLogStartOffset(start));
+  int64_t start = std::min(leader_log_start, log()->high_watermark());
+  if (start > log()->log_start_offset()) {
+    STRATA_RETURN_IF_ERROR(log()->MaybeIncrementLogStartOffset(start));
     out.log_start_moved = true;
   }
   return out;
@@ -320,12 +320,12 @@ absl::StatusOr<FollowerAppend> Partition::AppendRecordsToFollower(int32_t fetche
 absl::StatusOr<int64_t> Partition::DeleteRecords(int64_t offset) {
   absl::ReaderMutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckEpochLocked(std::nullopt, /*require_leader=*/true));
-  if (!log_->config().cleanup_delete) {
+  if (!log()->config().cleanup_delete) {
     return KafkaError(kafka::ErrorCode::kPolicyViolation,
                       absl::StrCat("records of ", tp_.DirName(), " cannot be deleted up to offset ", offset,
                                    ": its cleanup.policy is compact"));
   }
-  int64_t high_watermark = log_->high_watermark();
+  int64_t high_watermark = log()->high_watermark();
   int64_t to = offset == -1 ? high_watermark : offset;
   if (to < 0 || to > high_watermark) {
     return KafkaError(kafka::ErrorCode::kOffsetOutOfRange,
@@ -334,7 +334,7 @@ absl::StatusOr<int64_t> Partition::DeleteRecords(int64_t offset) {
   }
   // The local log (a smaller offset than its start changes nothing); the remote tier's
   // part is the quorum's (ReplicaManager::MoveRemoteLogStart).
-  STRATA_RETURN_IF_ERROR(log_->MaybeIncrementLogStartOffset(to));
+  STRATA_RETURN_IF_ERROR(log()->MaybeIncrementLogStartOffset(to));
   return to;
 }
 
@@ -354,44 +354,54 @@ absl::StatusOr<int64_t> Partition::LowWatermark(const std::vector<int32_t>& live
 
 absl::Status Partition::TruncateToDivergence(int32_t fetched_in_epoch, int32_t leader_epoch,
                                              int64_t leader_end_offset) {
+  absl::MutexLock future(&future_mu_);
   absl::ReaderMutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckFollowerLocked(fetched_in_epoch));
+  int64_t offset;
   if (leader_epoch < 0 || leader_end_offset < 0) {
     // The leader knows no end offset for the epoch (as Kafka's follower on UNDEFINED):
     // truncate to the high watermark, below which every ISR member holds the same
     // records. Never further: to the log start would drop acknowledged records, and a
     // follower that later leads would have lost them.
-    return log_->TruncateTo(log_->high_watermark()).status();
+    offset = log()->high_watermark();
+  } else {
+    // This log's own end for that epoch: where its records of that epoch (or of the
+    // largest epoch below it) stop. Truncate to the smaller of the two.
+    auto [own_epoch, own_end] = log()->leader_epoch_cache().EndOffsetFor(leader_epoch, log()->log_end_offset());
+    offset = std::max<int64_t>(own_epoch < 0 ? leader_end_offset : std::min(leader_end_offset, own_end), 0);
   }
-  // This log's own end for that epoch: where its records of that epoch (or of the
-  // largest epoch below it) stop. Truncate to the smaller of the two.
-  auto [own_epoch, own_end] = log_->leader_epoch_cache().EndOffsetFor(leader_epoch, log_->log_end_offset());
-  int64_t offset = own_epoch < 0 ? leader_end_offset : std::min(leader_end_offset, own_end);
-  return log_->TruncateTo(std::max<int64_t>(offset, 0)).status();
+  STRATA_RETURN_IF_ERROR(log()->TruncateTo(offset).status());
+  return MirrorTruncationLocked();
 }
 
 absl::Status Partition::TruncateToLeaderLogEnd(int32_t fetched_in_epoch, int64_t leader_log_end) {
+  absl::MutexLock future(&future_mu_);
   absl::ReaderMutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckFollowerLocked(fetched_in_epoch));
-  return log_->TruncateTo(leader_log_end).status();
+  STRATA_RETURN_IF_ERROR(log()->TruncateTo(leader_log_end).status());
+  return MirrorTruncationLocked();
 }
 
 absl::Status Partition::RestartAtLeaderLogStart(int32_t fetched_in_epoch, int64_t leader_log_start) {
+  absl::MutexLock future(&future_mu_);
   absl::ReaderMutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckFollowerLocked(fetched_in_epoch));
-  return log_->TruncateFullyAndStartAt(leader_log_start);
+  STRATA_RETURN_IF_ERROR(log()->TruncateFullyAndStartAt(leader_log_start));
+  return MirrorTruncationLocked();
 }
 
 absl::Status Partition::RestartFromRemoteTier(int32_t fetched_in_epoch, int64_t offset,
                                               const std::vector<storage::EpochEntry>& epochs,
                                               absl::string_view producer_snapshot) {
+  absl::MutexLock future(&future_mu_);
   absl::ReaderMutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckFollowerLocked(fetched_in_epoch));
-  return log_->TruncateFullyAndRestore(offset, epochs, producer_snapshot);
+  STRATA_RETURN_IF_ERROR(log()->TruncateFullyAndRestore(offset, epochs, producer_snapshot));
+  return MirrorTruncationLocked(Restore{offset, &epochs, producer_snapshot});
 }
 
 bool Partition::fetch_last_tiered_offset() const {
-  storage::LogConfig config = log_->config();
+  storage::LogConfig config = log()->config();
   return config.remote_storage_enable && config.follower_fetch_last_tiered_offset;
 }
 
@@ -412,7 +422,7 @@ absl::StatusOr<PartitionReadInfo> Partition::ReadRecords(int64_t fetch_offset, u
   PartitionReadInfo info;
   // Read the bounds before the data (at one instant): a concurrent append may only add
   // past them.
-  const storage::Log::Offsets offsets = log_->offsets();
+  const storage::Log::Offsets offsets = log()->offsets();
   info.high_watermark = offsets.high_watermark;
   info.last_stable_offset = offsets.last_stable_offset;
   int64_t local_start = offsets.log_start_offset;
@@ -436,11 +446,11 @@ absl::StatusOr<PartitionReadInfo> Partition::ReadRecords(int64_t fetch_offset, u
     info.data.fetch_offset_metadata.message_offset = fetch_offset;
     return info;
   }
-  STRATA_ASSIGN_OR_RETURN(info.data, log_->Read(fetch_offset, max_bytes, bound, min_one_batch));
+  STRATA_ASSIGN_OR_RETURN(info.data, log()->Read(fetch_offset, max_bytes, bound, min_one_batch));
   if (isolation == FetchIsolation::kTxnCommitted && !info.data.records.empty()) {
     // Those among the records read (Kafka bounds them the same way), not all to the LSO.
     STRATA_ASSIGN_OR_RETURN(info.aborted_txns,
-                            log_->CollectAbortedTxns(fetch_offset, std::min(bound, info.data.upper_bound_offset)));
+                            log()->CollectAbortedTxns(fetch_offset, std::min(bound, info.data.upper_bound_offset)));
   }
   return info;
 }
@@ -453,31 +463,31 @@ absl::StatusOr<OffsetAndEpoch> Partition::FetchOffsetForTimestamp(int64_t timest
     // A new leader's high watermark may still be below the start of its epoch (it moves
     // once its followers fetch in the epoch): answering it would name an offset below
     // records already acknowledged. Kafka answers OFFSET_NOT_AVAILABLE (retriable) then.
-    std::optional<storage::EpochEntry> epoch = log_->leader_epoch_cache().Latest();
-    if (epoch && epoch->epoch == state_.leader_epoch && epoch->start_offset > log_->high_watermark()) {
+    std::optional<storage::EpochEntry> epoch = log()->leader_epoch_cache().Latest();
+    if (epoch && epoch->epoch == state_.leader_epoch && epoch->start_offset > log()->high_watermark()) {
       return KafkaError(kafka::ErrorCode::kOffsetNotAvailable,
-                        absl::StrCat("the high watermark ", log_->high_watermark(), " of ", tp_.DirName(),
+                        absl::StrCat("the high watermark ", log()->high_watermark(), " of ", tp_.DirName(),
                                      " has not reached the start ", epoch->start_offset, " of leader epoch ",
                                      epoch->epoch, " yet"));
     }
   }
-  int64_t bound = isolation == FetchIsolation::kLogEnd        ? log_->log_end_offset()
-                  : isolation == FetchIsolation::kTxnCommitted ? log_->last_stable_offset()
-                                                               : log_->high_watermark();
-  auto epoch_of = [&](int64_t offset) { return log_->leader_epoch_cache().EpochForOffset(offset).value_or(-1); };
+  int64_t bound = isolation == FetchIsolation::kLogEnd        ? log()->log_end_offset()
+                  : isolation == FetchIsolation::kTxnCommitted ? log()->last_stable_offset()
+                                                               : log()->high_watermark();
+  auto epoch_of = [&](int64_t offset) { return log()->leader_epoch_cache().EpochForOffset(offset).value_or(-1); };
   OffsetAndEpoch result;
   switch (timestamp) {
     case kLatestTimestamp:
       result.offset = bound;
       // The epoch of the last record below the bound (Kafka answers the epoch that wrote it).
-      result.leader_epoch = bound > log_->log_start_offset() ? epoch_of(bound - 1) : state_.leader_epoch;
+      result.leader_epoch = bound > log()->log_start_offset() ? epoch_of(bound - 1) : state_.leader_epoch;
       return result;
     case kEarliestTimestamp:
       result.offset = LogStartOffsetLocked();
-      result.leader_epoch = result.offset < log_->log_start_offset() ? remote_.log_start_epoch : epoch_of(result.offset);
+      result.leader_epoch = result.offset < log()->log_start_offset() ? remote_.log_start_epoch : epoch_of(result.offset);
       return result;
     case kEarliestLocalTimestamp:
-      result.offset = log_->log_start_offset();
+      result.offset = log()->log_start_offset();
       result.leader_epoch = epoch_of(result.offset);
       return result;
     case kLatestTieredTimestamp:
@@ -495,7 +505,7 @@ absl::StatusOr<OffsetAndEpoch> Partition::FetchOffsetForTimestamp(int64_t timest
       }
       return result;
     case kMaxTimestamp: {
-      STRATA_ASSIGN_OR_RETURN(auto max, log_->FetchMaxTimestamp());
+      STRATA_ASSIGN_OR_RETURN(auto max, log()->FetchMaxTimestamp());
       if (max && max->offset < bound) {
         result.offset = max->offset;
         result.timestamp = max->timestamp;
@@ -509,7 +519,7 @@ absl::StatusOr<OffsetAndEpoch> Partition::FetchOffsetForTimestamp(int64_t timest
   if (timestamp < 0) {
     return KafkaError(kafka::ErrorCode::kInvalidRequest, absl::StrCat("timestamp ", timestamp, " is not a valid target"));
   }
-  STRATA_ASSIGN_OR_RETURN(auto found, log_->FetchOffsetByTimestamp(timestamp));
+  STRATA_ASSIGN_OR_RETURN(auto found, log()->FetchOffsetByTimestamp(timestamp));
   if (found && found->offset < bound) {
     result.offset = found->offset;
     result.timestamp = found->timestamp;
@@ -522,7 +532,7 @@ absl::StatusOr<std::pair<int32_t, int64_t>> Partition::LastOffsetForLeaderEpoch(
     std::optional<int32_t> current_leader_epoch, int32_t leader_epoch) const {
   absl::ReaderMutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckEpochLocked(current_leader_epoch, true));
-  return log_->leader_epoch_cache().EndOffsetFor(leader_epoch, log_->log_end_offset());
+  return log()->leader_epoch_cache().EndOffsetFor(leader_epoch, log()->log_end_offset());
 }
 
 void Partition::UpdateRemoteTier(const RemoteTierState& remote) {
@@ -540,7 +550,7 @@ int64_t Partition::log_start_offset() const {
   return LogStartOffsetLocked();
 }
 
-int64_t Partition::LogStartOffsetLocked() const { return LogStartOffsetLocked(log_->log_start_offset()); }
+int64_t Partition::LogStartOffsetLocked() const { return LogStartOffsetLocked(log()->log_start_offset()); }
 
 int64_t Partition::LogStartOffsetLocked(int64_t local) const {
   if (!remote_.enabled || remote_.log_start_offset < 0) return local;
@@ -561,9 +571,9 @@ Partition::ReadMark Partition::read_mark() const {
   mark.partition_epoch = state_.partition_epoch;
   // The truncation count first: a truncation between two of the reads below shows in the
   // next mark's count.
-  mark.truncations = log_->truncation_count();
-  mark.offline = log_->offline();
-  const storage::Log::Offsets offsets = log_->offsets();
+  mark.truncations = log()->truncation_count();
+  mark.offline = log()->offline();
+  const storage::Log::Offsets offsets = log()->offsets();
   mark.log_start_offset = LogStartOffsetLocked(offsets.log_start_offset);
   mark.log_end_offset = offsets.log_end_offset;
   mark.high_watermark = offsets.high_watermark;

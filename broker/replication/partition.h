@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@
 #include "absl/synchronization/mutex.h"
 #include "broker/replication/follower_partitions.h"
 #include "storage/log.h"
+#include "storage/log_manager.h"
 
 namespace strata::broker {
 
@@ -221,6 +223,36 @@ class Partition final : public FollowerPartition {
   // (not one snapshot).
   FollowerLogPosition follower_log_position() const override;
 
+  // AlterReplicaLogDirs (partition_log_move.cc; Kafka's future replica). The mover
+  // (log_dir_mover.h) attaches the LogManager's future log of this partition, copies
+  // the current log into it step by step while the partition serves, and puts it in the
+  // current log's place once it has caught up. Every truncation of the current log is
+  // repeated on the future log under future_mu_.
+  void AttachFutureLog(storage::Log* future);
+  // Stops following; the caller deletes the future log after this.
+  void DetachFutureLog();
+  storage::Log* future_log() const;
+  // The log dir the partition is moving to ("" when none).
+  std::string future_log_dir() const;
+  // Copies at most max_bytes (at least one batch) of the current log from the future
+  // log's end into it. A current log whose start moved past the future log's end
+  // (retention, DeleteRecords) restarts the future log empty there.
+  struct FutureCopy {
+    int64_t bytes = 0;    // copied by this step
+    int64_t offsets = 0;  // the offsets those bytes took the future log's end forward
+    int64_t lag = 0;      // offsets the future log is behind after it
+  };
+  absl::StatusOr<FutureCopy> CopyToFutureLog(uint64_t max_bytes);
+  // Under the exclusive lock (no append, read or state change meanwhile): copies what
+  // is left, max_bytes at a time, then has logs put the future log in the current log's
+  // place (LogManager::ReplaceCurrentWithFuture) and serves from it. The caller calls it
+  // once a copy step found little left, so the lock is held briefly.
+  absl::Status ReplaceLogWithFuture(storage::LogManager& logs, uint64_t max_bytes);
+  // The log's config (a change of the topic's or the broker's settings).
+  void UpdateLogConfig(const storage::LogConfig& config);
+  // The last offset the remote tier holds, as the image shows it.
+  void SetHighestOffsetInRemoteStorage(int64_t offset);
+
   // The remote tier as the image shows it (ReplicaManager::ApplyImage).
   void UpdateRemoteTier(const RemoteTierState& remote);
   RemoteTierState remote_tier() const;
@@ -249,7 +281,12 @@ class Partition final : public FollowerPartition {
   ReadMark read_mark() const;
 
   const storage::TopicPartition& topic_partition() const { return tp_; }
-  storage::Log* log() const { return log_; }
+  // The partition's log. It changes only when AlterReplicaLogDirs moves it
+  // (ReplaceLogWithFuture), under the exclusive lock: an operation of this class sees one
+  // log throughout. A caller that holds the pointer across a move reads a retired log,
+  // which holds what it held, for file.delete.delay.ms (then: errors), and takes no
+  // appends.
+  storage::Log* log() const { return log_.load(std::memory_order_acquire); }
   PartitionState state() const;
   bool is_leader() const;
   int32_t leader_epoch() const;
@@ -257,8 +294,8 @@ class Partition final : public FollowerPartition {
   bool InIsr(int32_t replica) const;
   // When this broker last became leader, or moved to a new leader epoch (ms).
   int64_t became_leader_ms() const;
-  int64_t high_watermark() const { return log_->high_watermark(); }
-  int64_t last_stable_offset() const { return log_->last_stable_offset(); }
+  int64_t high_watermark() const { return log()->high_watermark(); }
+  int64_t last_stable_offset() const { return log()->last_stable_offset(); }
   PartitionTraffic& traffic() const { return traffic_; }
 
  private:
@@ -273,7 +310,28 @@ class Partition final : public FollowerPartition {
 
   const storage::TopicPartition tp_;
   const int32_t local_broker_id_;
-  storage::Log* const log_;
+  std::atomic<storage::Log*> log_;
+  // What ReplaceLogWithFuture replaced: kept while this partition lives, so that a
+  // pointer taken before a move never dangles (LogManager closes them after
+  // file.delete.delay.ms).
+  std::vector<std::shared_ptr<storage::Log>> retired_logs_ ABSL_GUARDED_BY(mu_);
+  // AlterReplicaLogDirs (partition_log_move.cc): the future log being filled, owned by
+  // the LogManager. Held across a copy step and across every truncation of the current
+  // log, which it follows (MirrorTruncationLocked): the future log never holds an
+  // offset the current one does not. Before mu_.
+  mutable absl::Mutex future_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  storage::Log* future_ ABSL_GUARDED_BY(future_mu_) = nullptr;
+  absl::StatusOr<FutureCopy> CopyToFutureLocked(uint64_t max_bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(future_mu_)
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // After a truncation of the current log: cuts the future log to match (restored:
+  // the truncation was a restore from the remote tier, repeated on the future log).
+  struct Restore {
+    int64_t offset;
+    const std::vector<storage::EpochEntry>* epochs;
+    absl::string_view producer_snapshot;
+  };
+  absl::Status MirrorTruncationLocked(std::optional<Restore> restored = std::nullopt)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(future_mu_) ABSL_SHARED_LOCKS_REQUIRED(mu_);
   mutable PartitionTraffic traffic_;
   mutable absl::Mutex mu_;
   PartitionState state_ ABSL_GUARDED_BY(mu_);

@@ -46,11 +46,20 @@ ReplicaManager::ReplicaManager(ReplicaManagerOptions options)
     fetchers_ = std::make_unique<ReplicaFetcherManager>(fo, this);
   }
   if (options_.controller != nullptr) isr_thread_ = std::thread([this] { RunIsrChanges(); });
+  mover_ = std::make_unique<LogDirMover>(LogDirMoverOptions{
+      .broker_id = options_.broker_id,
+      .logs = options_.logs,
+      .partition = [this](const storage::TopicPartition& tp) { return GetPartition(tp); },
+      .controller = options_.controller,
+      .broker_epoch = options_.broker_epoch,
+      .copy_bytes = options_.log_dir_move_step_bytes,
+      .max_bytes_per_second = options_.log_dir_move_max_bytes_per_second});
 }
 
 ReplicaManager::~ReplicaManager() { Shutdown(); }
 
 void ReplicaManager::Shutdown() {
+  if (mover_) mover_->Shutdown();
   {
     absl::MutexLock lock(&isr_mu_);
     isr_stopping_ = true;
@@ -582,7 +591,8 @@ void ReplicaManager::ApplyPartition(const controller::MetadataImage& image, cons
     DropPartition(tp, std::move(*replaced));
   }
   if (partition == nullptr) {
-    std::string directory_id = replica_index < p.directories_size() ? p.directories(replica_index) : "";
+    std::string directory_id =
+        DirectoryForNewLog(tp, replica_index < p.directories_size() ? p.directories(replica_index) : "");
     auto log = OpenLog(tp, topic_id, config, directory_id);
     if (!log.ok()) {
       // Said once per partition: every applied entry retries.
@@ -604,10 +614,13 @@ void ReplicaManager::ApplyPartition(const controller::MetadataImage& image, cons
       unopened_.erase(tp);
     }
     partition = std::make_shared<Partition>(tp, options_.broker_id, *log);
-    absl::MutexLock lock(&mu_);
-    hosted_[tp] = Hosted{partition, topic_id, config, min_isr};
+    {
+      absl::MutexLock lock(&mu_);
+      hosted_[tp] = Hosted{partition, topic_id, config, min_isr};
+    }
+    ResumeLogDirMove(tp, *partition);
   } else if (config_changed) {
-    partition->log()->UpdateConfig(config);
+    partition->UpdateLogConfig(config);
   }
   if (partition->log()->offline()) {
     // Its log dir failed: it answers KAFKA_STORAGE_ERROR and is neither followed nor
@@ -624,11 +637,14 @@ void ReplicaManager::ApplyPartition(const controller::MetadataImage& image, cons
     if (left) walk.moved.push_back(tp);
     return;
   }
+  if (replica_index < p.directories_size()) {
+    CheckDirectoryAssignment(tp, *partition, topic_id, p.directories(replica_index));
+  }
   RemoteTierState remote =
       RemoteTierOf(image.FindRemoteSegments(topic_id, index), config.remote_storage_enable, p.log_start_offset());
   const int64_t start_before = partition->log_start_offset();
   partition->UpdateRemoteTier(remote);
-  partition->log()->set_highest_offset_in_remote_storage(remote.highest_copied_offset);
+  partition->SetHighestOffsetInRemoteStorage(remote.highest_copied_offset);
   int64_t hw_before = partition->high_watermark();
   bool led_before = partition->is_leader();
   size_t isr_before = led_before ? partition->state().isr.size() : 0;  // counted for leaders only
@@ -757,6 +773,9 @@ void ReplicaManager::OnLogDirOffline(const std::string& dir) {
 }
 
 void ReplicaManager::ApplyThrottles(const controller::MetadataImage& image) {
+  mover_->SetRate(
+      controller::DynamicBrokerDouble(image, "replica.alter.log.dirs.io.max.bytes.per.second", options_.broker_id)
+          .value_or(options_.log_dir_move_max_bytes_per_second));
   // A broker's own dynamic config, else the cluster-wide default (""), else none.
   leader_quota_.SetRate(controller::DynamicBrokerLong(image, "leader.replication.throttled.rate", options_.broker_id));
   follower_quota_.SetRate(

@@ -36,6 +36,7 @@
 #include "absl/synchronization/mutex.h"
 #include "broker/lifecycle/controller_client.h"
 #include "broker/replication/follower_partitions.h"
+#include "broker/replication/log_dir_mover.h"
 #include "broker/replication/metadata_delta.h"
 #include "broker/replication/partition.h"
 #include "broker/replication/produce_refusals.h"
@@ -74,6 +75,10 @@ struct ReplicaManagerOptions {
   // is given up. Later it is OUT_OF_ORDER_SEQUENCE_NUMBER, as Kafka answers.
   int64_t new_leader_gap_retriable_ms = 30000;
   storage::Clock* clock = storage::Clock::System();
+  // AlterReplicaLogDirs' copy (log_dir_mover.h): bytes per step, and
+  // replica.alter.log.dirs.io.max.bytes.per.second (0: unpaced).
+  uint64_t log_dir_move_step_bytes = 1 << 20;
+  double log_dir_move_max_bytes_per_second = 0;
 };
 
 // The finished copies of a partition in the remote tier, summed up (segments: null for none).
@@ -208,9 +213,26 @@ class ReplicaManager final : public FollowerPartitions {
   // stop fetching; they answer KAFKA_STORAGE_ERROR (their logs refuse all work), and
   // later images neither follow nor lead them here.
   void OnLogDirOffline(const std::string& dir);
+  // AlterReplicaLogDirs (Kafka's ReplicaManager.alterReplicaLogDirs): moves each replica
+  // to the log dir (a path of log.dirs) named for it, through a future log in that dir
+  // (storage::LogManager, "<topic>-<partition>.<id>-future") that the log dir mover
+  // (log_dir_mover.h) fills from the current log while the replica keeps serving, then
+  // puts in the current log's place. Per partition: OK once the move is under way (or
+  // nothing to move: the replica is there already, and a move elsewhere in progress is
+  // cancelled); LOG_DIR_NOT_FOUND for a path not in log.dirs, KAFKA_STORAGE_ERROR when
+  // that dir, the replica's own or any other dir is offline (no future log is made while
+  // one is: see docs), REPLICA_NOT_AVAILABLE when this broker does not host the replica
+  // yet (the dir is remembered: the replica is created there), INVALID_TOPIC_EXCEPTION
+  // for a name too long for the future log's directory name. Errors carry Kafka's codes
+  // (KafkaError).
+  std::map<storage::TopicPartition, absl::Status> AlterReplicaLogDirs(
+      const std::map<storage::TopicPartition, std::string>& dirs);
+
   // Stops the fetchers and the ISR thread (before the logs close).
   void Shutdown();
   const ReplicaFetcherManager* fetchers() const { return fetchers_.get(); }
+  // The replica moves between log dirs (AlterReplicaLogDirs).
+  const LogDirMover& log_dir_mover() const { return *mover_; }
   // AlterPartition requests sent / refused by the controller (tests, metrics).
   int64_t isr_changes_sent() const;
   int64_t isr_changes_failed() const;
@@ -272,6 +294,17 @@ class ReplicaManager final : public FollowerPartitions {
   // The log of tp for topic_id: existing (when its partition.metadata agrees) or new.
   absl::StatusOr<storage::Log*> OpenLog(const storage::TopicPartition& tp, const std::string& topic_id,
                                         const storage::LogConfig& config, const std::string& directory_id);
+  // AlterReplicaLogDirs for one partition (replica_log_dirs.cc).
+  absl::Status AlterReplicaLogDir(const storage::TopicPartition& tp, const std::string& dir);
+  // A partition just hosted: a future log left by a move that a restart interrupted is
+  // attached and its copy goes on. Its log dir, when the image names another one, is
+  // reported to the controller (replica_log_dirs.cc).
+  void ResumeLogDirMove(const storage::TopicPartition& tp, Partition& partition);
+  void CheckDirectoryAssignment(const storage::TopicPartition& tp, const Partition& partition,
+                                const std::string& topic_id, const std::string& assigned_directory_id);
+  // The directory id to create tp's log in: one an AlterReplicaLogDirs named before the
+  // replica was here (taken), else the image's.
+  std::string DirectoryForNewLog(const storage::TopicPartition& tp, const std::string& assigned_directory_id);
   // Forgets tp and deletes its log once no request holds the partition any more.
   void DropPartition(const storage::TopicPartition& tp, Hosted hosted);
   storage::LogConfig ConfigFor(const controller::MetadataImage& image, const std::string& topic) const;
@@ -314,6 +347,12 @@ class ReplicaManager final : public FollowerPartitions {
   ReplicationQuota leader_quota_;
   ReplicationQuota follower_quota_;
   std::unique_ptr<ReplicaFetcherManager> fetchers_;
+  std::unique_ptr<LogDirMover> mover_;
+  // One AlterReplicaLogDirs change at a time (a move started, redirected or cancelled).
+  absl::Mutex move_mu_;
+  // AlterReplicaLogDirs for replicas not here yet: the dir to create them in (Kafka's
+  // preferred log dir).
+  std::map<storage::TopicPartition, std::string> preferred_dirs_ ABSL_GUARDED_BY(mu_);
   std::atomic<bool> following_image_{false};
 
   ProduceRefusals produce_refusals_;

@@ -48,6 +48,7 @@ const std::map<int16_t, ApiInfo>& Apis() {
       {31, {"DeleteAcls", 2, 0, 0}},
       {32, {"DescribeConfigs", 4, 0, 0}},
       {33, {"AlterConfigs", 2, 0, 0}},
+      {34, {"AlterReplicaLogDirs", 2, 0, 0}},
       {35, {"DescribeLogDirs", 2, 0, 0}},
       {36, {"SaslAuthenticate", 2, std::nullopt, 0}},
       {37, {"CreatePartitions", 2, 0, 0}},

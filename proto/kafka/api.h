@@ -45,6 +45,7 @@ enum class ApiKey : int16_t {
   kDeleteAcls = 31,
   kDescribeConfigs = 32,
   kAlterConfigs = 33,
+  kAlterReplicaLogDirs = 34,
   kDescribeLogDirs = 35,
   kSaslAuthenticate = 36,
   kCreatePartitions = 37,

@@ -10,6 +10,7 @@ absl::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kCorruptMessage: return "CORRUPT_MESSAGE";
     case ErrorCode::kUnknownTopicOrPartition: return "UNKNOWN_TOPIC_OR_PARTITION";
     case ErrorCode::kLeaderNotAvailable: return "LEADER_NOT_AVAILABLE";
+    case ErrorCode::kReplicaNotAvailable: return "REPLICA_NOT_AVAILABLE";
     case ErrorCode::kNotLeaderOrFollower: return "NOT_LEADER_OR_FOLLOWER";
     case ErrorCode::kRequestTimedOut: return "REQUEST_TIMED_OUT";
     case ErrorCode::kMessageTooLarge: return "MESSAGE_TOO_LARGE";
@@ -107,6 +108,7 @@ bool IsRetriable(ErrorCode code) {
     case ErrorCode::kNetworkException:
     case ErrorCode::kUnknownTopicOrPartition:
     case ErrorCode::kLeaderNotAvailable:
+    case ErrorCode::kReplicaNotAvailable:
     case ErrorCode::kNotLeaderOrFollower:
     case ErrorCode::kRequestTimedOut:
     case ErrorCode::kCoordinatorLoadInProgress:

@@ -15,6 +15,7 @@ enum class ErrorCode : int16_t {
   kCorruptMessage = 2,
   kUnknownTopicOrPartition = 3,
   kLeaderNotAvailable = 5,
+  kReplicaNotAvailable = 9,
   kNotLeaderOrFollower = 6,
   kRequestTimedOut = 7,
   kMessageTooLarge = 10,

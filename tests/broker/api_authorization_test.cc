@@ -13,6 +13,7 @@
 
 #include "broker/handlers/kafka_apis.h"
 #include "proto/kafka/acls.h"
+#include "proto/kafka/alter_replica_log_dirs.h"
 #include "proto/kafka/client_quotas.h"
 #include "proto/kafka/api.h"
 #include "proto/kafka/create_partitions.h"
@@ -211,6 +212,16 @@ std::vector<ApiCase> Cases() {
       "DescribeLogDirs", ApiKey::kDescribeLogDirs, 4, kafka::DescribeLogDirsRequest{},
       kafka::WriteDescribeLogDirsRequest, kafka::ReadDescribeLogDirsResponse, [](const auto& x) { return x.error_code; },
       Op::kDescribe, RT::kCluster, cluster, ErrorCode::kClusterAuthorizationFailed));
+  {
+    // Allowed: the ReplicaManager answers LOG_DIR_NOT_FOUND (no such log dir here).
+    kafka::AlterReplicaLogDirsRequest r;
+    r.dirs.push_back({"/nonexistent/log-dir", {{"orders", {0}}}});
+    cases.push_back(Case<kafka::AlterReplicaLogDirsRequest, kafka::AlterReplicaLogDirsResponse>(
+        "AlterReplicaLogDirs", ApiKey::kAlterReplicaLogDirs, 2, r, kafka::WriteAlterReplicaLogDirsRequest,
+        kafka::ReadAlterReplicaLogDirsResponse,
+        [](const auto& x) { return x.results.at(0).partitions.at(0).error_code; }, Op::kAlter, RT::kCluster, cluster,
+        ErrorCode::kClusterAuthorizationFailed));
+  }
   {
     kafka::AlterPartitionReassignmentsRequest r;
     r.topics.push_back({"orders", {{0, std::nullopt}}});

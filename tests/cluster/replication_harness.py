@@ -708,6 +708,21 @@ def check_sequence(cluster, what, records, number_of, acked=None):
     return seen
 
 
+def check_every_acknowledged(cluster, producer, topic, partitions):
+    """Stops producer (every delivery report in) and checks no delivery failed, then reads
+    topic back from the beginning: each acknowledged value once, at its offset, in
+    production order (check_numbered)."""
+    left = producer.stop()
+    cluster.check(left == 0, f"{left} records had no delivery report")
+    cluster.check(not producer.failed, f"{len(producer.failed)} deliveries failed, e.g. "
+                                       f"{list(producer.failed.items())[:3]}")
+    contents, errors = read_all(cluster.bootstrap, topic, partitions)
+    cluster.check(not errors, f"consumer errors: {errors[:3]}")
+    for p in range(partitions):
+        check_numbered(cluster, f"{topic}-{p}", contents[p], producer, p)
+    log(f"{producer.acked_count()} acknowledged records, every one in its partition once and in order")
+
+
 def check_numbered(cluster, what, records, producer, partition):
     """check_sequence for one partition of a NumberedProducer's topic."""
     return check_sequence(cluster, what, records, producer.number_in(partition), producer.acked_in(partition))

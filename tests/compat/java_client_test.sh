@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Compatibility: the Java client (kafka-clients 4.4.0 from scripts/install-peers.sh, on
 # Debian's JDK 17) against a Strata cluster of one controller and three brokers, topics at
-# RF 3 with min.insync.replicas=2. The programs are in java/ (compiled here by javac):
+# RF 3 with min.insync.replicas=2, two log dirs per broker. The programs are in java/ (compiled here by javac):
 #   AdminTest unsupported  every AdminClient call Strata does not serve yet fails at once
 #                          with UnsupportedVersionException (docs/compatibility.md);
 #   AdminTest served       the calls Strata serves, each checked against what it did;
+#   AdminTest alter-log-dirs
+#                          alterReplicaLogDirs to the broker's other log dir (each broker
+#                          has two), followed to its end with describeReplicaLogDirs;
 #   ProducerTest codecs    acks=all, idempotent, each codec, headers, read back;
 #   ConsumerGroupTest      range, cooperative-sticky and static members, commit and resume,
 #                          seek, offsetsForTimes;
@@ -22,7 +25,7 @@ KAFKA_LIBS=$(peer KAFKA_LIBS)
 run() { timeout 300 java -cp "$DIR/classes:$KAFKA_LIBS/*" "$@" 2> >(grep -v '^SLF4J' >&2); }
 
 # No initial rebalance delay: the group tests form groups one after another.
-start_cluster java-client-test --controllers 1 --brokers 3 --override group.initial.rebalance.delay.ms=0
+start_cluster java-client-test --controllers 1 --brokers 3 --log-dirs 2 --override group.initial.rebalance.delay.ms=0
 javac -Xlint:-options -nowarn -d "$DIR/classes" -cp "$KAFKA_LIBS/*" "$HERE"/java/*.java 2>&1 |
   grep -v '^Note:' >&2 || true
 [[ -f $DIR/classes/AdminTest.class ]] || { echo "javac failed" >&2; exit 1; }
@@ -31,6 +34,7 @@ CLUSTER_ID=$(sed -n 's/^cluster.id=//p' "$DIR/cluster.env")
 
 run AdminTest unsupported "$BS" || fail "AdminTest unsupported"
 run AdminTest served "$BS" "$CLUSTER_ID" || fail "AdminTest served"
+run AdminTest alter-log-dirs "$BS" || fail "AdminTest alter-log-dirs"
 run ProducerTest codecs "$BS" || fail "ProducerTest codecs"
 run ConsumerGroupTest "$BS" || fail "ConsumerGroupTest"
 

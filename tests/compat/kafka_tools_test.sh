@@ -14,7 +14,8 @@
 # (log.segment.bytes, described on a topic and applied to its log; log.cleaner.threads,
 # cluster-wide and one broker's, applied to the cleaners); kafka-leader-election
 # bringing a partition's leadership back to its preferred replica after a kill -9;
-# kafka-reassign-partitions --generate, --execute, --verify, --list and --cancel (--throttle).
+# kafka-reassign-partitions --generate, --execute, --verify, --list and --cancel (--throttle),
+# and with log_dirs: a replica moved to its broker's other log dir (two per broker).
 # Usage: kafka_tools_test.sh <bin dir> <strata-cluster>
 set -euo pipefail
 export STRATA_BIN_DIR=${1:?usage: $0 <bin dir> <strata-cluster>}
@@ -22,7 +23,7 @@ CLUSTER=${2:?}
 source "$(dirname "$0")/peers_lib.sh"
 tool() { kafka_tool "$@"; }
 
-start_cluster kafka-tools-test --controllers 1 --brokers 3 --override group.initial.rebalance.delay.ms=0
+start_cluster kafka-tools-test --controllers 1 --brokers 3 --log-dirs 2 --override group.initial.rebalance.delay.ms=0
 
 # kafka-broker-api-versions: every broker, with Produce and Fetch usable.
 versions=$(tool org.apache.kafka.tools.BrokerApiVersionsCommand --bootstrap-server "$BS")
@@ -141,7 +142,7 @@ configs --describe --entity-type topics --entity-name rolled --all |
   fail "kafka-configs --describe --all of a topic: $(configs --describe --entity-type topics --entity-name rolled --all)"
 tool org.apache.kafka.tools.ProducerPerformance --topic rolled --num-records 3000 --record-size 1024 --throughput -1 \
   --command-property bootstrap.servers="$BS" acks=all > /dev/null
-segments=$(for d in "$DIR"/*/logs/rolled-0; do find "$d" -name '*.log' | wc -l; done | sort -n | tr '\n' ' ')
+segments=$(for d in "$DIR"/*/logs-*/rolled-0; do find "$d" -name '*.log' | wc -l; done | sort -n | tr '\n' ' ')
 [[ $(wc -w <<<"$segments") == 3 && ${segments%% *} -ge 3 ]] ||
   fail "rolled-0 under log.segment.bytes=1048576: segments per replica $segments"
 if configs --alter --entity-type brokers --entity-default --add-config log.segment.bytes=12 2> "$DIR/err"; then
@@ -226,6 +227,27 @@ for _ in $(seq 60); do
 done
 grep -q 'Reassignment of partition moving-0 is completed' <<<"$verified" || fail "kafka-reassign-partitions --verify: $verified"
 [[ $(replicas_of 0) == "$target" ]] || fail "moving-0 on $(replicas_of 0) after the reassignment, not $target"
+# kafka-reassign-partitions with log_dirs (AlterReplicaLogDirs): moving-0's first replica
+# goes to the other log dir of its broker, with 2 MiB in it; --verify says when it is
+# there, and it is: in that dir, and no other.
+"$STRATA_BIN_DIR/strata-perf" produce --bootstrap-server "$BS" --topic moving --partitions 1 --num-records 2048 \
+  --record-size 1024 --acks -1 > /dev/null
+first=$(jq -r '.[0]' <<<"$target")
+here=$(dirname "$(ls -d "$DIR/node-$first"/logs-*/moving-0)")
+there=$(ls -d "$DIR/node-$first"/logs-* | grep -vxF "$here")
+jq -nc --argjson r "$target" --arg d "$there" \
+  '{version: 1, partitions: [{topic: "moving", partition: 0, replicas: $r, log_dirs: [$d, "any"]}]}' > "$DIR/dirs.json"
+executed=$(reassign --bootstrap-server "$BS" --execute --reassignment-json-file "$DIR/dirs.json")
+grep -q "Successfully started moving log directory to $there for replica moving-0 with broker $first" <<<"$executed" ||
+  fail "kafka-reassign-partitions --execute with log_dirs: $executed"
+for _ in $(seq 150); do
+  verified=$(reassign --bootstrap-server "$BS" --verify --reassignment-json-file "$DIR/dirs.json" || true)
+  grep -q "Reassignment of replica .*moving.*0.*$first.* completed" <<<"$verified" && break
+  sleep 0.2
+done
+grep -q "Reassignment of replica .*moving.*0.*$first.* completed" <<<"$verified" ||
+  fail "kafka-reassign-partitions --verify with log_dirs: $verified"
+[[ -d $there/moving-0 && ! -e $here/moving-0 ]] || fail "moving-0 of broker $first: $(ls "$here" "$there")"
 # The held one: moving-1 with 3 MiB, moved with --throttle 1 (one byte per second: the
 # new replica gets its first fetch, then nothing), so it stays in progress until
 # --cancel (which also removes the throttle).

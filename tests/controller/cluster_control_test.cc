@@ -1445,6 +1445,112 @@ TEST(PlanAlterPartition, AShuttingDownLeaderMayStillShrinkItsIsr) {
 }
 
 // ---------------------------------------------------------------------------------------
+// AssignReplicasToDirs
+
+controller::v1::AssignReplicasToDirsRequest::Assignment DirAssignment(int32_t partition, const std::string& dir,
+                                                                      const TopicId& topic = Id('t')) {
+  controller::v1::AssignReplicasToDirsRequest::Assignment a;
+  a.set_topic_id(topic);
+  a.set_partition_id(partition);
+  a.set_directory_id(dir);
+  return a;
+}
+
+// Partition 0 of "t": replicas 1, 2, 3 in sync, led by 1, each in its broker's dir 0.
+MetadataImage ClusterWithPlacedPartition() {
+  return ClusterWith({Partition(Id('t'), 0, {1, 2, 3}, {1, 2, 3}, 1, {Dir(1, 0), Dir(2, 0), Dir(3, 0)})});
+}
+
+TEST(PlanAssignReplicaToDir, OnlyTheBrokersDirectoryChangesAndTheLeaderEpochStays) {
+  MetadataImage image = ClusterWithPlacedPartition();
+  Plan plan = PlanAssignReplicaToDir(image, 1, DirAssignment(0, Dir(1, 1)));  // the leader's replica moved
+  ASSERT_TRUE(plan.outcome.ok()) << plan.outcome.message;
+  ASSERT_EQ(Changes(plan).size(), 1u);
+  const pb::PartitionChange change = Changes(plan)[0];
+  EXPECT_EQ(Strings(change.directories()), (std::vector<std::string>{Dir(1, 1), Dir(2, 0), Dir(3, 0)}));
+  EXPECT_FALSE(change.has_isr() || change.has_leader() || change.has_replicas() || change.has_adding_replicas() ||
+               change.has_removing_replicas())
+      << change.ShortDebugString();
+
+  ASSERT_TRUE(ApplyAll(image, plan.records).ok());
+  const pb::Partition& p = PartitionOf(image, Id('t'), 0);
+  EXPECT_EQ(Strings(p.directories()), (std::vector<std::string>{Dir(1, 1), Dir(2, 0), Dir(3, 0)}));
+  EXPECT_EQ(p.partition_epoch(), 1);
+  EXPECT_EQ(p.leader_epoch(), 0) << "a directory is no change of leader (Kafka's rule)";
+  EXPECT_EQ(p.leader(), 1);
+  EXPECT_EQ(Ids(p.isr()), (std::vector<BrokerId>{1, 2, 3}));
+}
+
+// The reason for the record: an offline dir maps to the replicas it really holds.
+TEST(PlanAssignReplicaToDir, AnOfflineDirThenTakesTheReplicaItHoldsNowNotTheOneThatLeft) {
+  MetadataImage image = ClusterWithPlacedPartition();
+  ASSERT_TRUE(ApplyAll(image, PlanAssignReplicaToDir(image, 2, DirAssignment(0, Dir(2, 1))).records).ok());
+  EXPECT_FALSE(ChangeOf(PlanOfflineLogDirs(image, 2, {Dir(2, 0)}, kDefaults), 0).has_value());
+  std::optional<pb::PartitionChange> out = ChangeOf(PlanOfflineLogDirs(image, 2, {Dir(2, 1)}, kDefaults), 0);
+  ASSERT_TRUE(out.has_value());
+  EXPECT_EQ(Ids(out->isr().ids()), (std::vector<BrokerId>{1, 3}));
+}
+
+TEST(PlanAssignReplicaToDir, AnUnknownTopicOrPartitionIsUnknown) {
+  MetadataImage image = ClusterWithPlacedPartition();
+  Plan topic = PlanAssignReplicaToDir(image, 1, DirAssignment(0, Dir(1, 1), Id('x')));
+  EXPECT_EQ(topic.outcome.code, ErrorCode::kUnknownTopicId);
+  EXPECT_TRUE(topic.records.empty());
+  Plan partition = PlanAssignReplicaToDir(image, 1, DirAssignment(5, Dir(1, 1)));
+  EXPECT_EQ(partition.outcome.code, ErrorCode::kUnknownTopicOrPartition);
+  EXPECT_TRUE(partition.records.empty());
+}
+
+TEST(PlanAssignReplicaToDir, ABrokerThatIsNotAReplicaIsNotLeaderOrFollower) {
+  MetadataImage image = ClusterWith({Partition(Id('t'), 0, {1, 2}, {1, 2}, 1, {Dir(1, 0), Dir(2, 0)})});
+  Plan plan = PlanAssignReplicaToDir(image, 3, DirAssignment(0, Dir(3, 1)));
+  EXPECT_EQ(plan.outcome.code, ErrorCode::kNotLeaderOrFollower) << plan.outcome.message;
+  EXPECT_TRUE(plan.records.empty());
+}
+
+TEST(PlanAssignReplicaToDir, ADirectoryIdNotOf16BytesOrNotRegisteredByTheBrokerIsAnInvalidRequest) {
+  MetadataImage image = ClusterWithPlacedPartition();
+  for (const std::string& dir : {std::string("short"), Dir(2, 7), Dir(3, 1)}) {  // Dir(3, 1): another broker's
+    Plan plan = PlanAssignReplicaToDir(image, 2, DirAssignment(0, dir));
+    EXPECT_EQ(plan.outcome.code, ErrorCode::kInvalidRequest) << plan.outcome.message;
+    EXPECT_TRUE(plan.records.empty());
+  }
+  // The message names the directory (as meta.properties does) or its size.
+  auto message = [&](const std::string& dir) {
+    return PlanAssignReplicaToDir(image, 2, DirAssignment(0, dir)).outcome.message;
+  };
+  EXPECT_NE(message("short").find("5 bytes"), std::string::npos) << message("short");
+  EXPECT_NE(message(Dir(2, 7)).find(TopicIdToString(Dir(2, 7))), std::string::npos) << message(Dir(2, 7));
+}
+
+TEST(PlanAssignReplicaToDir, ADirTheBrokerReportedOfflineIsAStorageError) {
+  MetadataImage image = ClusterWithPlacedPartition();
+  Given(image, {OfflineDir(2, Dir(2, 1))});
+  Plan plan = PlanAssignReplicaToDir(image, 2, DirAssignment(0, Dir(2, 1)));
+  EXPECT_EQ(plan.outcome.code, ErrorCode::kKafkaStorageError) << plan.outcome.message;
+  EXPECT_TRUE(plan.records.empty());
+}
+
+TEST(PlanAssignReplicaToDir, AReplicaRecordedInTheDirAlreadyWritesNothing) {
+  MetadataImage image = ClusterWithPlacedPartition();
+  Plan plan = PlanAssignReplicaToDir(image, 2, DirAssignment(0, Dir(2, 0)));
+  EXPECT_TRUE(plan.outcome.ok()) << plan.outcome.message;
+  EXPECT_TRUE(plan.records.empty());
+}
+
+TEST(PlanAssignReplicaToDir, APartitionWithoutDirectoriesGetsTheBrokersAndUnknownOnesForTheOthers) {
+  MetadataImage image = ClusterWith({Partition(Id('t'), 0, {1, 2}, {1, 2}, 1)});
+  Plan plan = PlanAssignReplicaToDir(image, 2, DirAssignment(0, Dir(2, 1)));
+  ASSERT_TRUE(plan.outcome.ok()) << plan.outcome.message;
+  ASSERT_TRUE(ApplyAll(image, plan.records).ok());
+  const pb::Partition& p = PartitionOf(image, Id('t'), 0);
+  EXPECT_EQ(Strings(p.directories()), (std::vector<std::string>{"", Dir(2, 1)}));
+  EXPECT_EQ(p.leader_epoch(), 0);
+  Given(image, {OfflineDir(1, Dir(1, 0)), OfflineDir(1, Dir(1, 1))});
+  EXPECT_TRUE(ReplicaAvailable(image, p, 1, 0)) << "an unknown dir is not taken for an offline one";
+}
+
+// ---------------------------------------------------------------------------------------
 // AllocateProducerIds
 
 // Applies the plan's records and returns the block they hand out: [first, next).

@@ -1,13 +1,15 @@
 // The topic admin APIs' codecs: CreateTopics (v0-v7), DeleteTopics (v0-v6),
-// AlterPartitionReassignments (v0-v1), ListPartitionReassignments (v0) and
-// CreatePartitions (v0-v3). Requests and responses round-trip at each boundary the
-// broker serves (first version, last classic, first flexible, last) and at the versions
-// where fields appear; nullable fields keep null apart from empty; hand-built bytes pin
-// the layout in both directions; every truncation is refused.
+// AlterPartitionReassignments (v0-v1), ListPartitionReassignments (v0),
+// CreatePartitions (v0-v3) and AlterReplicaLogDirs (v0-v2). Requests and responses
+// round-trip at each boundary the broker serves (first version, last classic, first
+// flexible, last) and at the versions where fields appear; nullable fields keep null apart
+// from empty; hand-built bytes pin the layout in both directions; every truncation is
+// refused, and so are counts beyond the bytes and nulls where none may be.
 
 #include <gtest/gtest.h>
 
 #include "proto/kafka/alter_configs.h"
+#include "proto/kafka/alter_replica_log_dirs.h"
 #include "proto/kafka/api.h"
 #include "proto/kafka/create_partitions.h"
 #include "proto/kafka/create_topics.h"
@@ -525,6 +527,75 @@ TEST(KafkaDescribeLogDirs, BytesMatchTheProtocolLayout) {
   // v1: none of those, not flexible.
   EXPECT_EQ(Encode(resp, 1, WriteDescribeLogDirsResponse),
             HandBytes().I32(0).Array(1).I16(0).Str("/d").Array(1).Str("t").Array(1).I32(1).I64(9).I64(0).Bool(false).str());
+}
+
+// ---- AlterReplicaLogDirs ----
+
+TEST(KafkaAlterReplicaLogDirs, TheApiTableKnowsIt) {
+  int16_t key = static_cast<int16_t>(ApiKey::kAlterReplicaLogDirs);
+  EXPECT_EQ(key, 34);
+  EXPECT_EQ(ApiName(key), "AlterReplicaLogDirs");
+  EXPECT_EQ(FirstFlexibleVersion(key), std::optional<int16_t>(2));
+  EXPECT_EQ(RequestHeaderVersion(key, 1), 1);
+  EXPECT_EQ(ResponseHeaderVersion(key, 2), 1);
+  EXPECT_EQ(ThrottleTimeOffset(key, 0), std::optional<size_t>(0));
+}
+
+TEST(KafkaAlterReplicaLogDirs, RequestsAndResponsesRoundTripAtEveryVersion) {
+  AlterReplicaLogDirsRequest req;
+  req.dirs.push_back({"/data/a", {{"orders", {0, 2}}, {"audit", {1}}}});
+  req.dirs.push_back({"/data/b", {{"orders", {1}}, {"empty", {}}}});
+  req.dirs.push_back({"/data/c", {}});
+  AlterReplicaLogDirsResponse resp;
+  resp.throttle_time_ms = 5;
+  resp.results.push_back({"orders", {{0, 0}, {1, 57}, {2, 56}}});
+  resp.results.push_back({"audit", {{1, 9}}});
+  resp.results.push_back({"empty", {}});
+  // v0 and v1 the same layout, v2 flexible.
+  for (int16_t v = 0; v <= 2; ++v) {
+    testing::ExpectRoundTrip(WriteAlterReplicaLogDirsRequest, ReadAlterReplicaLogDirsRequest, req, req, v);
+    testing::ExpectRoundTrip(WriteAlterReplicaLogDirsResponse, ReadAlterReplicaLogDirsResponse, resp, resp, v);
+  }
+}
+
+TEST(KafkaAlterReplicaLogDirs, BytesMatchTheProtocolLayout) {
+  AlterReplicaLogDirsRequest req;
+  req.dirs.push_back({"/d", {{"t", {1, 2}}}});
+  // dirs (path, topics (name, partitions)).
+  testing::ExpectLayout(WriteAlterReplicaLogDirsRequest, ReadAlterReplicaLogDirsRequest, req,
+                        HandBytes().Array(1).Str("/d").Array(1).Str("t").Array(2).I32(1).I32(2).str(), 1);
+  testing::ExpectLayout(
+      WriteAlterReplicaLogDirsRequest, ReadAlterReplicaLogDirsRequest, req,
+      HandBytes().CArray(1).CStr("/d").CArray(1).CStr("t").CArray(2).I32(1).I32(2).NoTags().NoTags().NoTags().str(), 2);
+  AlterReplicaLogDirsResponse resp;
+  resp.throttle_time_ms = 7;
+  resp.results.push_back({"t", {{1, 57}}});
+  // throttle, results (topic name, partitions (index, error code)).
+  testing::ExpectLayout(WriteAlterReplicaLogDirsResponse, ReadAlterReplicaLogDirsResponse, resp,
+                        HandBytes().I32(7).Array(1).Str("t").Array(1).I32(1).I16(57).str(), 0);
+  testing::ExpectLayout(
+      WriteAlterReplicaLogDirsResponse, ReadAlterReplicaLogDirsResponse, resp,
+      HandBytes().I32(7).CArray(1).CStr("t").CArray(1).I32(1).I16(57).NoTags().NoTags().NoTags().str(), 2);
+}
+
+TEST(KafkaAlterReplicaLogDirs, MalformedRequestsAreRefused) {
+  auto refused = [](const std::string& bytes, int16_t version) {
+    Reader r(bytes);
+    return !ReadAlterReplicaLogDirsRequest(r, version).ok();
+  };
+  // More dirs, or partitions, than bytes remain: refused before anything is reserved.
+  EXPECT_TRUE(refused(HandBytes().Array(1 << 30).Str("/d").str(), 1));
+  EXPECT_TRUE(refused(HandBytes().Array(1).Str("/d").Array(1).Str("t").Array(100).I32(1).str(), 1));
+  // A count below -1.
+  EXPECT_TRUE(refused(HandBytes().Array(-2).str(), 1));
+  // A null path or topic name.
+  EXPECT_TRUE(refused(HandBytes().Array(1).NullStr().Array(0).str(), 1));
+  EXPECT_TRUE(
+      refused(HandBytes().CArray(1).CStr("/d").CArray(1).CNull().CArray(0).NoTags().NoTags().NoTags().str(), 2));
+  // A tagged field claiming more bytes than follow.
+  EXPECT_TRUE(refused(HandBytes().CArray(1).CStr("/d").CArray(0).I8(1).I8(0).I8(9).Raw("x").NoTags().str(), 2));
+  // An unknown tagged field of a newer client is skipped.
+  EXPECT_FALSE(refused(HandBytes().CArray(1).CStr("/d").CArray(0).I8(1).I8(5).I8(1).Raw("x").NoTags().str(), 2));
 }
 
 TEST(KafkaCreatePartitions, RequestsRoundTripAtEveryBoundary) {

@@ -217,32 +217,43 @@ TEST(ControllerProcesses, MetricsNameTheLeaderAndTheCommitIndex) {
   }
 }
 
-// Registers the brokers and heartbeats each once, caught up, as broker processes do:
-// they are unfenced. Their broker epochs.
 // A caught-up broker's heartbeat, naming the partitions its tier state machine cannot
-// yet build (tier_state_failing); the answer.
+// yet build (tier_state_failing) and its offline log dirs; the answer.
 strata::controller::v1::BrokerHeartbeatResponse Heartbeat(broker::ControllerClient& client, int32_t broker,
                                                           int64_t epoch,
-                                                          const std::vector<std::string>& tier_state_failing = {}) {
+                                                          const std::vector<std::string>& tier_state_failing = {},
+                                                          const std::vector<std::string>& offline_log_dirs = {}) {
   namespace cv1 = strata::controller::v1;
   cv1::BrokerHeartbeatRequest hb;
   hb.set_broker_id(broker);
   hb.set_broker_epoch(epoch);
   hb.set_current_metadata_offset(1'000'000);  // caught up
   for (const auto& tp : tier_state_failing) hb.add_tier_state_failing(tp);
+  for (const auto& dir : offline_log_dirs) hb.add_offline_log_dirs(dir);
   cv1::BrokerHeartbeatResponse beat;
   EXPECT_TRUE(client.CallController(&cv1::ControllerService::Stub::BrokerHeartbeat, hb, &beat, 20s).ok());
   EXPECT_EQ(beat.error_code(), 0) << beat.error_message();
   return beat;
 }
 
-std::map<int32_t, int64_t> RegisterUnfencedBrokers(broker::ControllerClient& client, std::vector<int32_t> brokers) {
+// Broker b's log dir n, a 16-byte directory id.
+std::string LogDir(int32_t broker, int n) {
+  std::string dir = "dir-" + std::to_string(broker) + "-" + std::to_string(n);
+  dir.resize(16, '.');
+  return dir;
+}
+
+// Registers the brokers (each with `log_dirs` directory ids, LogDir) and heartbeats each
+// once, caught up, as broker processes do: they are unfenced. Their broker epochs.
+std::map<int32_t, int64_t> RegisterUnfencedBrokers(broker::ControllerClient& client, std::vector<int32_t> brokers,
+                                                   int log_dirs = 0) {
   namespace cv1 = strata::controller::v1;
   std::map<int32_t, int64_t> epochs;
   for (int32_t broker : brokers) {
     cv1::BrokerRegistrationRequest reg;
     reg.set_broker_id(broker);
     reg.set_incarnation_id(std::string(16, static_cast<char>(broker)));
+    for (int n = 0; n < log_dirs; ++n) reg.add_log_dirs(LogDir(broker, n));
     cv1::BrokerRegistrationResponse registered;
     EXPECT_TRUE(client.CallController(&cv1::ControllerService::Stub::BrokerRegistration, reg, &registered, 20s).ok());
     EXPECT_EQ(registered.error_code(), 0) << registered.error_message();
@@ -270,6 +281,17 @@ std::string CreateTopicOfOnePartition(broker::ControllerClient& client, const st
   return created.topics(0).topic_id();
 }
 
+// The only partition of topic as DescribeTopics answers it.
+strata::admin::v1::PartitionDescription DescribeOnlyPartition(broker::ControllerClient& client,
+                                                             const std::string& topic) {
+  namespace av1 = strata::admin::v1;
+  av1::DescribeTopicsRequest request;
+  request.add_names(topic);
+  av1::DescribeTopicsResponse response;
+  EXPECT_TRUE(client.CallAdmin(&av1::AdminService::Stub::DescribeTopics, request, &response, 20s).ok());
+  return response.topics(0).partitions(0);
+}
+
 // AlterPartition end to end over gRPC against real controllers: two brokers register and
 // heartbeat (as broker processes do), a topic is created through AdminService, and the
 // partition's leader shrinks its ISR; a stale partition epoch and a non-leader are
@@ -284,13 +306,7 @@ TEST(ControllerProcesses, ALeaderChangesItsIsrThroughAlterPartition) {
   std::map<int32_t, int64_t> epochs = RegisterUnfencedBrokers(client, {101, 102});
   const std::string topic_id = CreateTopicOfOnePartition(client, "isr");
   ASSERT_FALSE(topic_id.empty());
-  auto describe = [&] {
-    av1::DescribeTopicsRequest request;
-    request.add_names("isr");
-    av1::DescribeTopicsResponse response;
-    EXPECT_TRUE(client.CallAdmin(&av1::AdminService::Stub::DescribeTopics, request, &response, 20s).ok());
-    return response.topics(0).partitions(0);
-  };
+  auto describe = [&] { return DescribeOnlyPartition(client, "isr"); };
   auto before = describe();
   int32_t leader = before.leader();
   int32_t follower = leader == 101 ? 102 : 101;
@@ -319,6 +335,65 @@ TEST(ControllerProcesses, ALeaderChangesItsIsrThroughAlterPartition) {
   auto after = describe();
   ASSERT_EQ(after.isr_size(), 1);
   EXPECT_EQ(after.isr(0), leader);
+}
+
+// AssignReplicasToDirs end to end over gRPC against real controllers: three brokers
+// register with two log dirs each and a topic of one partition gets two of them (each
+// replica in its broker's dir 0, the controller's choice for partition 0). A replica's
+// broker moves it to its dir 1: dir 0 going offline leaves the replica online, dir 1 going
+// offline takes it offline (DescribeTopics). A broker that is not a replica, an offline
+// dir and a stale broker epoch are refused.
+TEST(ControllerProcesses, AReplicaMovedToAnotherLogDirGoesOfflineWithThatDir) {
+  namespace cv1 = strata::controller::v1;
+  namespace av1 = strata::admin::v1;
+  using proto::kafka::ErrorCode;
+  Controllers c;
+  ASSERT_NE(c.WaitForLeader(), 0);
+  broker::ControllerClient client(c.Voters());
+  std::map<int32_t, int64_t> epochs = RegisterUnfencedBrokers(client, {101, 102, 103}, /*log_dirs=*/2);
+  const std::string topic_id = CreateTopicOfOnePartition(client, "moved");
+  ASSERT_FALSE(topic_id.empty());
+  auto describe = [&] { return DescribeOnlyPartition(client, "moved"); };
+  auto before = describe();
+  ASSERT_EQ(before.replicas_size(), 2);
+  const int32_t mover = before.replicas(1);
+  int32_t outsider = 0;
+  for (int32_t b : {101, 102, 103}) {
+    if (b != before.replicas(0) && b != mover) outsider = b;
+  }
+  auto assign = [&](int32_t from, int64_t epoch, const std::string& dir) {
+    cv1::AssignReplicasToDirsRequest request;
+    request.set_broker_id(from);
+    request.set_broker_epoch(epoch);
+    auto* a = request.add_assignments();
+    a->set_topic_id(topic_id);
+    a->set_partition_id(0);
+    a->set_directory_id(dir);
+    cv1::AssignReplicasToDirsResponse response;
+    EXPECT_TRUE(client.CallController(&cv1::ControllerService::Stub::AssignReplicasToDirs, request, &response, 20s).ok());
+    return response;
+  };
+  // The partition's result, or the request's error when there is none.
+  auto code = [](const cv1::AssignReplicasToDirsResponse& r) {
+    return static_cast<ErrorCode>(r.partitions_size() == 1 ? r.partitions(0).error_code() : r.error_code());
+  };
+  auto moved = assign(mover, epochs[mover], LogDir(mover, 1));
+  ASSERT_EQ(moved.error_code(), 0) << moved.error_message();
+  ASSERT_EQ(moved.partitions_size(), 1);
+  EXPECT_EQ(moved.partitions(0).error_code(), 0) << moved.partitions(0).error_message();
+  EXPECT_EQ(code(assign(outsider, epochs[outsider], LogDir(outsider, 1))), ErrorCode::kNotLeaderOrFollower);
+  EXPECT_EQ(code(assign(mover, epochs[mover] + 1, LogDir(mover, 1))), ErrorCode::kStaleBrokerEpoch);
+  EXPECT_EQ(describe().leader_epoch(), before.leader_epoch()) << "a directory is no change of leader";
+
+  // The mover's dir n goes offline: whether DescribeTopics then counts its replica offline.
+  auto offline = [&](int n) {
+    Heartbeat(client, mover, epochs[mover], /*tier_state_failing=*/{}, {LogDir(mover, n)});
+    auto p = describe();
+    return std::find(p.offline_replicas().begin(), p.offline_replicas().end(), mover) != p.offline_replicas().end();
+  };
+  EXPECT_FALSE(offline(0)) << "the dir the replica left";
+  EXPECT_EQ(code(assign(mover, epochs[mover], LogDir(mover, 0))), ErrorCode::kKafkaStorageError) << "the dir is offline";
+  EXPECT_TRUE(offline(1)) << "the dir that holds the replica now";
 }
 
 // Producer-id blocks end to end over gRPC against real controllers: registered brokers

@@ -19,6 +19,12 @@
 //   AdminTest unsupported BOOTSTRAP
 //       every call Strata does not serve yet fails at once with UnsupportedVersionException
 //       (not a timeout, not a closed connection); docs/compatibility.md lists them.
+//   AdminTest alter-log-dirs BOOTSTRAP
+//       alterReplicaLogDirs, on a cluster of two or more log dirs per broker
+//       (strata-cluster --log-dirs 2): a partition's leader replica, with records, moved to
+//       another dir of its broker (describeReplicaLogDirs: there, no future replica left,
+//       within a deadline; the records all read back; describeLogDirs: no other dir holds
+//       it); a path not among the broker's log dirs refused with LogDirNotFoundException.
 import java.time.Duration;
 import java.util.*;
 import java.util.concurrent.ExecutionException;
@@ -45,6 +51,7 @@ public final class AdminTest {
       switch (args[0]) {
         case "served" -> served(admin, args[1], args[2]);
         case "unsupported" -> UnsupportedCalls.check(admin);
+        case "alter-log-dirs" -> alterReplicaLogDirs(admin, args[1]);
         default -> throw new IllegalArgumentException("unknown mode " + args[0]);
       }
     }
@@ -252,6 +259,100 @@ public final class AdminTest {
             && dirs.get(leader).containsKey(replicaDirs.getCurrentReplicaLogDir())
             && replicaDirs.getFutureReplicaLogDir() == null,
         "describeReplicaLogDirs: admin-a-0 on broker " + leader + ": " + replicaDirs);
+  }
+
+  // alterReplicaLogDirs (issue 38): admin-dirs-0, with 100 records, moves on its leader to
+  // another of the leader's log dirs. The broker answers once the move is under way and
+  // copies the replica into a future log in the background: describeReplicaLogDirs is
+  // polled until the replica's current dir is the destination and it has no future dir.
+  // Then the records all read back from it (the leader) and describeLogDirs shows it in
+  // that dir only. A path not among the broker's log dirs: LogDirNotFoundException, and
+  // the replica stays where it is.
+  private static void alterReplicaLogDirs(Admin admin, String bootstrap) throws Exception {
+    String topic = "admin-dirs";
+    Check.createTopic(admin, topic, 1);
+    TopicDescription[] t = {null};
+    Check.until(Duration.ofSeconds(30), () -> t[0] = describe(admin, topic),
+        () -> t[0] != null && t[0].partitions().get(0).leader() != null);
+    boolean led = t[0] != null && t[0].partitions().get(0).leader() != null;
+    Check.that(led, "alterReplicaLogDirs: " + topic + " has a leader");
+    if (!led) return;
+    try (KafkaProducer<String, String> p = Check.producer(bootstrap, Map.of())) {
+      for (int i = 0; i < 100; i++) p.send(new ProducerRecord<>(topic, 0, null, "d" + i));
+      p.flush();
+    }
+    int leader = t[0].partitions().get(0).leader().id();
+    TopicPartitionReplica replica = new TopicPartitionReplica(topic, 0, leader);
+    String[] described = {null};  // the last answer, for the failure messages
+    DescribeReplicaLogDirsResult.ReplicaLogDirInfo[] info = {null};
+    Runnable describeReplica = () -> {
+      sleepBriefly();
+      try {
+        info[0] = admin.describeReplicaLogDirs(List.of(replica)).all().get().get(replica);
+        described[0] = String.valueOf(info[0]);
+      } catch (Exception e) {
+        info[0] = null;
+        described[0] = e.toString();
+      }
+    };
+    boolean placed = Check.until(Duration.ofSeconds(30), describeReplica,
+        () -> info[0] != null && info[0].getCurrentReplicaLogDir() != null);
+    Check.that(placed, "describeReplicaLogDirs: " + replica + " is in a dir: " + described[0]);
+    if (!placed) return;
+    String source = info[0].getCurrentReplicaLogDir();
+    Set<String> dirs =
+        new TreeSet<>(admin.describeLogDirs(List.of(leader)).allDescriptions().get().get(leader).keySet());
+    Optional<String> other = dirs.stream().filter(d -> !d.equals(source)).findFirst();
+    Check.that(other.isPresent(), "alterReplicaLogDirs: broker " + leader + " has a log dir besides " + source
+        + " (run the cluster with --log-dirs 2 or more): " + dirs);
+    if (other.isEmpty()) return;
+    String destination = other.get();
+    try {
+      admin.alterReplicaLogDirs(Map.of(replica, destination)).all().get();
+    } catch (ExecutionException e) {
+      Check.that(false,
+          "alterReplicaLogDirs " + replica + " from " + source + " to " + destination + ": " + e.getCause());
+      return;
+    }
+    boolean moved = Check.until(Duration.ofSeconds(60), describeReplica,
+        () -> info[0] != null && destination.equals(info[0].getCurrentReplicaLogDir())
+            && info[0].getFutureReplicaLogDir() == null);
+    Check.that(moved, "alterReplicaLogDirs: " + replica + " moved from " + source + " to " + destination
+        + " with no future replica left within 60 s; last described: " + described[0]);
+    if (!moved) return;
+    Check.equal(offset(admin, new TopicPartition(topic, 0), OffsetSpec.latest()), 100L,
+        "listOffsets latest after alterReplicaLogDirs");
+    try (KafkaConsumer<String, String> consumer = Check.consumer(bootstrap, Map.of())) {
+      TopicPartition tp = new TopicPartition(topic, 0);
+      consumer.assign(List.of(tp));
+      consumer.seekToBeginning(List.of(tp));
+      List<String> values = new ArrayList<>();
+      Check.until(Duration.ofSeconds(30),
+          () -> consumer.poll(Duration.ofMillis(200)).forEach(r -> values.add(r.value())), () -> values.size() >= 100);
+      Check.that(values.size() == 100 && values.get(0).equals("d0") && values.get(99).equals("d99"),
+          "the records of " + topic + "-0 read from its moved leader replica: " + values.size());
+    }
+    Map<String, LogDirDescription> after = admin.describeLogDirs(List.of(leader)).allDescriptions().get().get(leader);
+    List<String> holding = after.entrySet().stream()
+        .filter(e -> e.getValue().replicaInfos().containsKey(new TopicPartition(topic, 0)))
+        .map(Map.Entry::getKey).toList();
+    Check.equal(holding, List.of(destination),
+        "describeLogDirs after alterReplicaLogDirs: the dirs holding " + replica);
+
+    String unknown = "/nonexistent/strata-no-such-log-dir";
+    try {
+      admin.alterReplicaLogDirs(Map.of(replica, unknown)).all().get();
+      Check.that(false, "alterReplicaLogDirs to " + unknown + " answered");
+    } catch (ExecutionException e) {
+      Check.that(e.getCause() instanceof org.apache.kafka.common.errors.LogDirNotFoundException,
+          "alterReplicaLogDirs to a path not among broker " + leader + "'s log dirs: " + e.getCause());
+    }
+    describeReplica.run();
+    Check.that(info[0] != null && destination.equals(info[0].getCurrentReplicaLogDir())
+            && info[0].getFutureReplicaLogDir() == null,
+        "describeReplicaLogDirs after a refused alterReplicaLogDirs: " + replica + " still in " + destination
+            + ": " + described[0]);
+    admin.deleteTopics(List.of(topic)).all().get();
   }
 
   // alterPartitionReassignments and listPartitionReassignments (issue 38): admin-r-0, on

@@ -7,7 +7,6 @@ import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.*;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.TopicPartitionReplica;
 import org.apache.kafka.common.Uuid;
 
 import org.apache.kafka.common.config.ConfigResource;
@@ -22,10 +21,7 @@ final class UnsupportedCalls {
   static void check(Admin admin) throws Exception {
     Check.createTopic(admin, "unsupported", 1);
     TopicPartition tp = new TopicPartition("unsupported", 0);
-    int broker = admin.describeCluster().nodes().get().iterator().next().id();
     List<Call> calls = List.of(
-        new Call("alterReplicaLogDirs", "38", () -> admin.alterReplicaLogDirs(
-            Map.of(new TopicPartitionReplica("unsupported", 0, broker), "/tmp")).all()),
         new Call("addRaftVoter", "38", () -> admin.addRaftVoter(4, Uuid.randomUuid(),
             Set.of(new RaftVoterEndpoint("CONTROLLER", "127.0.0.1", 1))).all()),
         new Call("removeRaftVoter", "38", () -> admin.removeRaftVoter(1, Uuid.randomUuid()).all()),
