@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/check.h"
+#include "controller/feature_control.h"
 #include "controller/features.h"
 #include "controller/partition_election.h"
 #include "controller/placement.h"
@@ -445,23 +446,6 @@ Plan PlanRegisterBroker(const MetadataImage& image, const controller::v1::Broker
   return plan;
 }
 
-void FinalizeFeatures(const MetadataImage& image, const controller::v1::BrokerRegistrationRequest& registering,
-                      std::vector<pb::MetadataRecord>* records) {
-  for (const pb::FeatureRange& feature : SupportedFeatures()) {
-    int32_t level = MaxSupportedLevel(registering.supported_features(), feature.name());
-    for (const auto& [id, broker] : image.brokers()) {
-      if (id == registering.broker_id()) continue;  // its new registration replaces this one
-      level = std::min(level, MaxSupportedLevel(broker.registration().supported_features(), feature.name()));
-    }
-    level = std::min(level, feature.max_level());
-    if (level <= image.FeatureLevelOf(feature.name())) continue;  // never lowered here
-    pb::MetadataRecord r;
-    r.mutable_feature_level()->set_name(feature.name());
-    r.mutable_feature_level()->set_level(level);
-    records->push_back(std::move(r));
-  }
-}
-
 Plan PlanFenceBroker(const MetadataImage& image, BrokerId broker, const ControllerConfig& config) {
   auto it = image.brokers().find(broker);
   if (it == image.brokers().end()) return Fail(ErrorCode::kBrokerIdNotRegistered, absl::StrCat("broker ", broker, " is not registered"));
@@ -475,6 +459,22 @@ Plan PlanFenceBroker(const MetadataImage& image, BrokerId broker, const Controll
   ElectAround(image, broker, config,
               [&](const pb::Partition& p, BrokerId b, int index) { return b != broker && ReplicaAvailable(image, p, b, index); },
               &plan.records);
+  return plan;
+}
+
+Plan PlanUnregisterBroker(const MetadataImage& image, BrokerId broker, const ControllerConfig& config) {
+  auto it = image.brokers().find(broker);
+  if (it == image.brokers().end()) return Fail(ErrorCode::kBrokerIdNotRegistered, absl::StrCat("broker ", broker, " is not registered"));
+  // As Kafka's controller: the broker leaves the ISRs (leaderships move) first, then the
+  // registration goes. Its replicas stay in the replica lists, offline, as with Kafka.
+  Plan plan;
+  ElectAround(image, broker, config,
+              [&](const pb::Partition& p, BrokerId b, int index) { return b != broker && ReplicaAvailable(image, p, b, index); },
+              &plan.records);
+  pb::MetadataRecord u;
+  u.mutable_unregister_broker()->set_broker_id(broker);
+  u.mutable_unregister_broker()->set_broker_epoch(it->second.registration().broker_epoch());
+  plan.records.push_back(std::move(u));
   return plan;
 }
 

@@ -17,6 +17,7 @@
 //    the same id twice (the next id only grows in the image).
 //  * AssignReplicasToDirs (KIP-858) records the log dir a broker moved its replica to,
 //    one of its registered online dirs; the leader epoch stays.
+//  * UnregisterBroker removes any registered broker, fenced or not, as Kafka 4's does.
 // Thread-safe (stateless).
 
 #include <map>
@@ -66,16 +67,19 @@ Plan PlanElectLeader(const MetadataImage& image, const TopicState& topic, const 
 Plan PlanLeaderRebalance(const MetadataImage& image, const ControllerConfig& config);
 
 // Broker lifecycle. A registration is refused (UNSUPPORTED_VERSION) when the broker
-// cannot run a finalized feature level (features.h); it may finalize higher levels.
+// cannot run a finalized feature level (features.h); it may finalize higher levels
+// (FinalizeFeatures, feature_control.h).
 Plan PlanRegisterBroker(const MetadataImage& image, const controller::v1::BrokerRegistrationRequest& request,
                         int64_t new_epoch);
-// The FeatureLevel records that raise each feature to the highest level every registered
-// broker supports once `registering` replaces its earlier registration (none when no
-// feature rises; a level is never lowered).
-void FinalizeFeatures(const MetadataImage& image, const controller::v1::BrokerRegistrationRequest& registering,
-                      std::vector<pb::MetadataRecord>* records);
 // The broker is fenced (missed heartbeats) and its replicas leave ISRs / leaderships.
 Plan PlanFenceBroker(const MetadataImage& image, BrokerId broker, const ControllerConfig& config);
+// UnregisterBroker (an operator's, kafka-cluster unregister): as Kafka's controller, any
+// registered broker, fenced or not: its replicas leave ISRs and leaderships (as when
+// fenced), then the UnregisterBroker record removes its registration, so nothing places
+// replicas on it or counts it for features. BROKER_ID_NOT_REGISTERED for an unknown id.
+// A broker process still running hears BROKER_ID_NOT_REGISTERED at its next heartbeat
+// and registers again.
+Plan PlanUnregisterBroker(const MetadataImage& image, BrokerId broker, const ControllerConfig& config);
 // The broker caught up: unfenced; leaderless partitions it can lead get it back.
 Plan PlanUnfenceBroker(const MetadataImage& image, BrokerId broker, const ControllerConfig& config);
 // Controlled shutdown: leadership and ISR membership move off the broker.

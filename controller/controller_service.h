@@ -200,6 +200,24 @@ class AdminGrpcService final : public admin::v1::AdminService::Service, Authoriz
     *response = c_.DescribeClientQuotas(*request);
     return grpc::Status::OK;
   }
+  grpc::Status UpdateFeatures(grpc::ServerContext* context, const admin::v1::UpdateFeaturesRequest* request,
+                              admin::v1::UpdateFeaturesResponse* response) override {
+    if (grpc::Status allowed = Admin(context, "UpdateFeatures"); !allowed.ok()) return allowed;
+    *response = c_.UpdateFeatures(*request);
+    return grpc::Status::OK;
+  }
+  grpc::Status DescribeFeatures(grpc::ServerContext* context, const admin::v1::DescribeFeaturesRequest*,
+                                admin::v1::DescribeFeaturesResponse* response) override {
+    if (grpc::Status allowed = Admin(context, "DescribeFeatures"); !allowed.ok()) return allowed;
+    *response = c_.DescribeFeatures();
+    return grpc::Status::OK;
+  }
+  grpc::Status UnregisterBroker(grpc::ServerContext* context, const admin::v1::UnregisterBrokerRequest* request,
+                                admin::v1::UnregisterBrokerResponse* response) override {
+    if (grpc::Status allowed = Admin(context, "UnregisterBroker"); !allowed.ok()) return allowed;
+    *response = c_.UnregisterBroker(*request);
+    return grpc::Status::OK;
+  }
   grpc::Status CreateAcls(grpc::ServerContext* context, const admin::v1::CreateAclsRequest* request,
                           admin::v1::CreateAclsResponse* response) override {
     if (grpc::Status allowed = Admin(context, "CreateAcls"); !allowed.ok()) return allowed;

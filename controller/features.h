@@ -7,9 +7,11 @@
 // Brokers name the levels they support when they register (a broker that names none
 // supports level 0 only). The controller refuses a broker that cannot run a finalized
 // level (UNSUPPORTED_VERSION), and raises a feature to the highest level every
-// registered broker supports when a registration makes that possible (FinalizeFeatures):
-// a cluster moves to a new level once its last broker runs a build that knows it, never
-// back. ApiVersions v3+ shows both (docs/transactions.md, "transaction.version").
+// registered broker supports when a registration makes that possible (FinalizeFeatures,
+// feature_control.h): a cluster moves to a new level once its last broker runs a build
+// that knows it, never back by itself. An operator may set a level with UpdateFeatures
+// (kafka-features.sh, `strata features`); registrations leave that feature alone from
+// then on. ApiVersions v3+ shows both (docs/transactions.md, "transaction.version").
 // Thread-safe (constants and pure functions).
 
 #include <cstdint>

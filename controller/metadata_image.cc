@@ -275,6 +275,11 @@ absl::Status MetadataImage::Apply(const pb::MetadataRecord& record) {
       } else {
         features_[r.name()] = static_cast<int16_t>(r.level());
       }
+      if (r.set_by_operator()) {
+        operator_features_.insert(r.name());
+      } else {
+        operator_features_.erase(r.name());
+      }
       return absl::OkStatus();
     }
     case R::kUserScramCredential:
@@ -417,9 +422,20 @@ std::optional<std::string> MetadataImage::Encode(const std::string& key) const {
     return s->second.SerializeAsString();
   }
   if (parts[0] == "f") {
-    auto f = features_.find(key.substr(2));
-    if (f == features_.end()) return std::nullopt;
-    return absl::StrCat(f->second);
+    // A level finalized automatically is stored as its decimal (as before operators could
+    // set levels); one an operator set, as its FeatureLevel record (level 0 too).
+    const std::string name = key.substr(2);
+    auto f = features_.find(name);
+    const int16_t level = f == features_.end() ? 0 : f->second;
+    if (!operator_features_.count(name)) {
+      if (f == features_.end()) return std::nullopt;
+      return absl::StrCat(level);
+    }
+    pb::FeatureLevel set;
+    set.set_name(name);
+    set.set_level(level);
+    set.set_set_by_operator(true);
+    return set.SerializeAsString();
   }
   if (parts[0] == "c") {
     size_t nul = key.find('\0');
@@ -478,9 +494,20 @@ absl::Status MetadataImage::Load(const std::string& key, const std::string& valu
       return absl::OkStatus();
     }
     case 'f': {
+      const std::string name = key.substr(2);
       int level = 0;
-      if (!absl::SimpleAtoi(value, &level) || level <= 0 || level > INT16_MAX) return corrupt();
-      features_[key.substr(2)] = static_cast<int16_t>(level);
+      if (absl::SimpleAtoi(value, &level)) {  // finalized automatically (a serialized record is never a number)
+        if (level <= 0 || level > INT16_MAX) return corrupt();
+        features_[name] = static_cast<int16_t>(level);
+        return absl::OkStatus();
+      }
+      pb::FeatureLevel set;
+      if (!set.ParseFromString(value) || set.name() != name || !set.set_by_operator() || set.level() < 0 ||
+          set.level() > INT16_MAX) {
+        return corrupt();
+      }
+      if (set.level() > 0) features_[name] = static_cast<int16_t>(set.level());
+      operator_features_.insert(name);
       return absl::OkStatus();
     }
     case 'c': {
@@ -508,7 +535,12 @@ std::string MetadataImage::Dump() const {
       }
     }
   }
-  for (const auto& [name, level] : features_) absl::StrAppend(&out, "feature ", name, " ", level, "\n");
+  for (const auto& [name, level] : features_) {
+    absl::StrAppend(&out, "feature ", name, " ", level, operator_features_.count(name) ? " set by operator" : "", "\n");
+  }
+  for (const std::string& name : operator_features_) {
+    if (!features_.count(name)) absl::StrAppend(&out, "feature ", name, " 0 set by operator\n");
+  }
   for (const auto& [r, values] : configs_) {
     for (const auto& [k, v] : values) absl::StrAppend(&out, "config ", r.first, "/", r.second, " ", k, "=", v, "\n");
   }

@@ -83,6 +83,9 @@ class MetadataImage {
   // The finalized feature levels (FeatureLevel records; a feature absent is at level 0).
   const std::map<std::string, int16_t>& finalized_features() const { return features_; }
   int16_t FeatureLevelOf(const std::string& name) const;
+  // Whether an operator set the feature's level (UpdateFeatures; FeatureLevel's
+  // set_by_operator), at any level, 0 included: automatic finalization leaves it alone.
+  bool FeatureSetByOperator(const std::string& name) const { return operator_features_.count(name) > 0; }
 
   // Storage: the keys a record touches (before it is applied, so that RemoveTopic can
   // name its partitions), and each key's current value (nullopt: deleted).
@@ -105,6 +108,7 @@ class MetadataImage {
   pb::ProducerIds producer_ids_;
   int64_t partition_count_ = 0;
   std::map<std::string, int16_t> features_;
+  std::set<std::string> operator_features_;  // set by UpdateFeatures (a level 0 one too)
   SecurityImage security_;
   ClientQuotasImage client_quotas_;
 };

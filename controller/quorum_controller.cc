@@ -4,6 +4,7 @@
 #include "controller/admin_answers.h"
 #include "controller/reassignment.h"
 #include "controller/client_quota_control.h"
+#include "controller/feature_control.h"
 #include "controller/scram_control.h"
 
 #include <algorithm>
@@ -379,6 +380,57 @@ admin::v1::AlterClientQuotasResponse QuorumController::AlterClientQuotas(
       }
     }
   });
+  return response;
+}
+
+admin::v1::UpdateFeaturesResponse QuorumController::UpdateFeatures(const admin::v1::UpdateFeaturesRequest& request) {
+  admin::v1::UpdateFeaturesResponse response;
+  RunWrite(&response, {.plan =
+                           [&](Writes& writes) {
+                             Plan plan = store_.WithImage(
+                                 [&](const MetadataImage& image) { return PlanUpdateFeatures(image, request); });
+                             if (plan.outcome.ok() && !plan.records.empty()) writes.Add(std::move(plan.records));
+                             return plan.outcome;
+                           },
+                       .written =
+                           [&](const Outcome& o, const Writes& writes) {
+                             SetOutcome(o, &response);
+                             response.set_controller_id(node_.id());
+                             for (const auto& group : writes.groups) {
+                               for (const pb::MetadataRecord& r : group) {
+                                 spdlog::info("feature {} set to level {} by UpdateFeatures: {}", r.feature_level().name(),
+                                              r.feature_level().level(), o.ok() ? "ok" : o.message);
+                               }
+                             }
+                           }});
+  return response;
+}
+
+admin::v1::UnregisterBrokerResponse QuorumController::UnregisterBroker(const admin::v1::UnregisterBrokerRequest& request) {
+  admin::v1::UnregisterBrokerResponse response;
+  const BrokerId id = request.broker_id();
+  RunWrite(&response,
+           {.plan =
+                [&](Writes& writes) {
+                  Plan plan = store_.WithImage(
+                      [&](const MetadataImage& image) { return PlanUnregisterBroker(image, id, options_.config); });
+                  if (plan.outcome.ok()) writes.Add(std::move(plan.records));
+                  return plan.outcome;
+                },
+            .written =
+                [&](const Outcome& o, const Writes& writes) {
+                  SetOutcome(o, &response);
+                  response.set_controller_id(node_.id());
+                  spdlog::info("UnregisterBroker of broker {} ({} partition changes): {}", id,
+                               writes.groups.empty() ? size_t{0} : writes.groups[0].size() - 1,
+                               o.ok() ? "unregistered" : o.message);
+                  if (!o.ok()) return;
+                  // It is no observer of the quorum any more; a new registration starts afresh.
+                  absl::MutexLock s(&sessions_mu_);
+                  last_heartbeat_.erase(id);
+                  applied_metadata_offset_.erase(id);
+                  tier_state_failing_.erase(id);
+                }});
   return response;
 }
 

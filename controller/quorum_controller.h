@@ -75,6 +75,13 @@ class QuorumController {
   // Client quotas (client_quota_control.h).
   admin::v1::AlterClientQuotasResponse AlterClientQuotas(const admin::v1::AlterClientQuotasRequest& request);
   admin::v1::DescribeClientQuotasResponse DescribeClientQuotas(const admin::v1::DescribeClientQuotasRequest& request);
+  // Feature levels (feature_control.h): answered once the FeatureLevel records are
+  // applied (validate_only: once decided); the refused update's error on the response.
+  admin::v1::UpdateFeaturesResponse UpdateFeatures(const admin::v1::UpdateFeaturesRequest& request);
+  admin::v1::DescribeFeaturesResponse DescribeFeatures();
+  // An operator's UnregisterBroker (PlanUnregisterBroker), answered once applied; the
+  // broker's session state here (heartbeat time, DescribeQuorum's observer) goes with it.
+  admin::v1::UnregisterBrokerResponse UnregisterBroker(const admin::v1::UnregisterBrokerRequest& request);
   // ACLs (acl_control.h); SECURITY_DISABLED without an authorizer.
   admin::v1::CreateAclsResponse CreateAcls(const admin::v1::CreateAclsRequest& request);
   admin::v1::DeleteAclsResponse DeleteAcls(const admin::v1::DeleteAclsRequest& request);

@@ -1,6 +1,6 @@
 // The active controller's admin reads (QuorumController, quorum_controller.h): the
-// cluster, topics, reassignments, the quorum, configs, SCRAM users and ACLs, each from
-// the image as this node has applied it.
+// cluster, features, topics, reassignments, the quorum, configs, SCRAM users and ACLs,
+// each from the image as this node has applied it.
 
 #include <algorithm>
 #include <map>
@@ -12,6 +12,7 @@
 #include "controller/quorum_controller.h"
 #include "controller/reassignment.h"
 #include "controller/client_quota_control.h"
+#include "controller/feature_control.h"
 #include "controller/scram_control.h"
 
 namespace strata::controller {
@@ -39,6 +40,15 @@ admin::v1::DescribeClusterResponse QuorumController::DescribeCluster() {
     }
     return 0;
   });
+  return response;
+}
+
+admin::v1::DescribeFeaturesResponse QuorumController::DescribeFeatures() {
+  admin::v1::DescribeFeaturesResponse response;
+  response.set_controller_id(node_.status().leader);
+  for (auto& f : store_.WithImage([](const MetadataImage& image) { return controller::DescribeFeatures(image); })) {
+    *response.add_features() = std::move(f);
+  }
   return response;
 }
 

@@ -49,6 +49,8 @@
 #include "proto/kafka/sasl.h"
 #include "proto/kafka/scram_credentials.h"
 #include "proto/kafka/sync_group.h"
+#include "proto/kafka/unregister_broker.h"
+#include "proto/kafka/update_features.h"
 #include "proto/kafka/wire.h"
 #include "security/jaas_config.h"
 #include "security/jwt.h"
@@ -252,6 +254,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case ApiKey::kAlterClientQuotas:
       if (Within(v, 0, 1)) DecodeAndReencode(body, v, ReadAlterClientQuotasRequest, WriteAlterClientQuotasRequest);
+      break;
+    case ApiKey::kUpdateFeatures:
+      if (Within(v, 0, 2)) DecodeAndReencode(body, v, ReadUpdateFeaturesRequest, WriteUpdateFeaturesRequest);
+      break;
+    case ApiKey::kUnregisterBroker:
+      if (v == 0) DecodeAndReencode(body, v, ReadUnregisterBrokerRequest, WriteUnregisterBrokerRequest);
       break;
     // Transactions (issue 37).
     case ApiKey::kAddPartitionsToTxn:

@@ -47,6 +47,8 @@
 #include "proto/kafka/sasl.h"
 #include "proto/kafka/scram_credentials.h"
 #include "proto/kafka/sync_group.h"
+#include "proto/kafka/unregister_broker.h"
+#include "proto/kafka/update_features.h"
 #include "storage/compression.h"
 #include "storage/record_batch.h"
 
@@ -383,6 +385,17 @@ int main(int argc, char** argv) {
     SaveRequest(requests, ApiKey::kAlterClientQuotas, v,
                 [&](int16_t v, Writer& w) { WriteAlterClientQuotasRequest(alter_quotas, v, w); });
   }
+  // An upgrade and a downgrade (v0: allow_downgrade; v1+: the upgrade type), validate only.
+  UpdateFeaturesRequest update_features;
+  update_features.feature_updates.push_back({"transaction.version", 2, false, 1});
+  update_features.feature_updates.push_back({"other.version", 0, true, 2});
+  update_features.validate_only = true;
+  for (int16_t v = 0; v <= 2; ++v) {
+    SaveRequest(requests, ApiKey::kUpdateFeatures, v,
+                [&](int16_t v, Writer& w) { WriteUpdateFeaturesRequest(update_features, v, w); });
+  }
+  SaveRequest(requests, ApiKey::kUnregisterBroker, 0,
+              [](int16_t v, Writer& w) { WriteUnregisterBrokerRequest(UnregisterBrokerRequest{4}, v, w); });
   Save(batches, "plain", Batch(1));
   Save(batches, "several_records", Batch(7));
   Save(batches, "idempotent", Batch(4, 42));

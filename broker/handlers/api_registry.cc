@@ -41,6 +41,8 @@
 #include "broker/handlers/end_txn_handler.h"
 #include "broker/handlers/transaction_admin_handlers.h"
 #include "broker/handlers/txn_offset_commit_handler.h"
+#include "broker/handlers/unregister_broker_handler.h"
+#include "broker/handlers/update_features_handler.h"
 #include "broker/handlers/write_txn_markers_handler.h"
 #include "proto/kafka/produce.h"
 #include "proto/kafka/fetch.h"
@@ -78,6 +80,8 @@ const std::vector<ApiEntry>& ApiRegistry() {
         {ApiKey::kDescribeQuorum, 0, 2, &HandleDescribeQuorum},
         {ApiKey::kDescribeClientQuotas, 0, 1, &HandleDescribeClientQuotas},
         {ApiKey::kAlterClientQuotas, 0, 1, &HandleAlterClientQuotas},
+        {ApiKey::kUpdateFeatures, 0, 2, &HandleUpdateFeatures},
+        {ApiKey::kUnregisterBroker, 0, 0, &HandleUnregisterBroker},
         // The classic consumer-group protocol (group_coordinator.h).
         {ApiKey::kOffsetCommit, 0, 9, &HandleOffsetCommit},
         {ApiKey::kOffsetFetch, 0, 9, &HandleOffsetFetch},

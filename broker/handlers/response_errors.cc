@@ -93,6 +93,13 @@ void CountErrors(const kafka::ListPartitionReassignmentsResponse& r, ErrorCounts
   CountError(counts, r.error_code);
 }
 
+void CountErrors(const kafka::UpdateFeaturesResponse& r, ErrorCounts& counts) {
+  CountError(counts, r.error_code);
+  CountEach(r.results, counts);
+}
+
+void CountErrors(const kafka::UnregisterBrokerResponse& r, ErrorCounts& counts) { CountError(counts, r.error_code); }
+
 void CountErrors(const kafka::FindCoordinatorResponse& r, ErrorCounts& counts) {
   CountError(counts, r.error_code);
   CountEach(r.coordinators, counts);

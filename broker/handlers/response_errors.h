@@ -51,6 +51,8 @@
 #include "proto/kafka/sasl.h"
 #include "proto/kafka/scram_credentials.h"
 #include "proto/kafka/sync_group.h"
+#include "proto/kafka/unregister_broker.h"
+#include "proto/kafka/update_features.h"
 
 namespace strata::broker {
 
@@ -76,6 +78,8 @@ void CountErrors(const proto::kafka::ElectLeadersResponse& response, ErrorCounts
 void CountErrors(const proto::kafka::DescribeQuorumResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::AlterPartitionReassignmentsResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::ListPartitionReassignmentsResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::UpdateFeaturesResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::UnregisterBrokerResponse& response, ErrorCounts& counts);
 // The transaction APIs.
 void CountErrors(const proto::kafka::AddPartitionsToTxnResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::AddOffsetsToTxnResponse& response, ErrorCounts& counts);

@@ -6,7 +6,9 @@
 //  * the controller refused the whole request: its error (e.g. NOT_CONTROLLER while it
 //    catches up after an election).
 // All of these are retriable: clients retry, as they do while a Kafka controller fails
-// over. The call blocks the calling handler thread until the answer or the deadline.
+// over. A request that is one decision (ForwardForOutcome) answers the controller's
+// error as it is. The call blocks the calling handler thread until the answer or the
+// deadline.
 // Thread-safe.
 
 #include <chrono>
@@ -48,6 +50,26 @@ std::optional<ForwardFailure> ForwardToController(
                           absl::StrCat("the controller refused the request: ", response->error_message())};
   }
   return std::nullopt;
+}
+
+// What the controller answered a request that is one decision (UpdateFeatures,
+// UnregisterBroker): its error code and message as it gave them (NONE: done), or
+// REQUEST_TIMED_OUT when no active controller answered before the deadline.
+struct ForwardOutcome {
+  proto::kafka::ErrorCode code = proto::kafka::ErrorCode::kNone;
+  std::optional<std::string> message;
+};
+template <typename Request, typename Response>
+ForwardOutcome ForwardForOutcome(
+    ControllerChannel& controller,
+    grpc::Status (admin::v1::AdminService::Stub::*method)(grpc::ClientContext*, const Request&, Response*),
+    const Request& request, std::chrono::milliseconds deadline) {
+  Response response;
+  absl::Status status = controller.CallAdmin(method, request, &response, deadline);
+  if (!status.ok()) return {proto::kafka::ErrorCode::kRequestTimedOut, std::string(status.message())};
+  ForwardOutcome out{static_cast<proto::kafka::ErrorCode>(response.error_code()), std::nullopt};
+  if (!response.error_message().empty()) out.message = response.error_message();
+  return out;
 }
 
 // UNKNOWN_SERVER_ERROR when the controller answered `answered` items for `forwarded`.

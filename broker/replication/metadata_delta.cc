@@ -50,7 +50,10 @@ MetadataDelta MetadataDelta::FromBatch(const pb::MetadataBatch& batch) {
       case R::kAccessControlEntry:
       case R::kRemoveAccessControlEntry:
       case R::kClientQuota:
-        break;  // no partition depends on it (the authorizer and the quota manager follow versions)
+      case R::kFeatureLevel:
+        // No partition depends on it (the authorizer and the quota manager follow
+        // versions; ApiVersions reads finalized levels from the image).
+        break;
       case R::kRegisterBroker:
       case R::kUnregisterBroker:
       case R::kFenceBroker:

@@ -63,8 +63,10 @@ const std::map<int16_t, ApiInfo>& Apis() {
       {50, {"DescribeUserScramCredentials", 0, 0, 0}},
       {51, {"AlterUserScramCredentials", 0, 0, 0}},
       {55, {"DescribeQuorum", 0, std::nullopt, 0}},
+      {57, {"UpdateFeatures", 0, 0, 0}},
       {60, {"DescribeCluster", 0, 0, 0}},
       {61, {"DescribeProducers", 0, 0, 0}},
+      {64, {"UnregisterBroker", 0, 0, 0}},
       {65, {"DescribeTransactions", 0, 0, 0}},
       {66, {"ListTransactions", 0, 0, 0}},
   };

@@ -60,8 +60,10 @@ enum class ApiKey : int16_t {
   kDescribeUserScramCredentials = 50,
   kAlterUserScramCredentials = 51,
   kDescribeQuorum = 55,
+  kUpdateFeatures = 57,
   kDescribeCluster = 60,
   kDescribeProducers = 61,
+  kUnregisterBroker = 64,
   kDescribeTransactions = 65,
   kListTransactions = 66,
 };

@@ -44,6 +44,8 @@
 #include "proto/kafka/produce.h"
 #include "proto/kafka/scram_credentials.h"
 #include "proto/kafka/sync_group.h"
+#include "proto/kafka/unregister_broker.h"
+#include "proto/kafka/update_features.h"
 #include "security/standard_authorizer.h"
 #include "tests/support/broker_services.h"
 #include "tests/support/temp_dir.h"
@@ -263,6 +265,21 @@ std::vector<ApiCase> Cases() {
         kafka::ReadDescribeQuorumResponse, [](const auto& x) { return x.error_code; }, Op::kDescribe, RT::kCluster,
         cluster, ErrorCode::kClusterAuthorizationFailed));
   }
+  {
+    // Allowed: no controller answers (REQUEST_TIMED_OUT).
+    kafka::UpdateFeaturesRequest r;
+    r.feature_updates.push_back({"transaction.version", 2, false, 1});
+    r.validate_only = true;
+    r.timeout_ms = 1;
+    cases.push_back(Case<kafka::UpdateFeaturesRequest, kafka::UpdateFeaturesResponse>(
+        "UpdateFeatures", ApiKey::kUpdateFeatures, 2, r, kafka::WriteUpdateFeaturesRequest,
+        kafka::ReadUpdateFeaturesResponse, [](const auto& x) { return x.error_code; }, Op::kAlter, RT::kCluster,
+        cluster, ErrorCode::kClusterAuthorizationFailed));
+  }
+  cases.push_back(Case<kafka::UnregisterBrokerRequest, kafka::UnregisterBrokerResponse>(
+      "UnregisterBroker", ApiKey::kUnregisterBroker, 0, kafka::UnregisterBrokerRequest{9},
+      kafka::WriteUnregisterBrokerRequest, kafka::ReadUnregisterBrokerResponse, [](const auto& x) { return x.error_code; },
+      Op::kAlter, RT::kCluster, cluster, ErrorCode::kClusterAuthorizationFailed));
   cases.push_back(Case<kafka::InitProducerIdRequest, kafka::InitProducerIdResponse>(
       "InitProducerId", ApiKey::kInitProducerId, 4, kafka::InitProducerIdRequest{}, kafka::WriteInitProducerIdRequest,
       kafka::ReadInitProducerIdResponse, [](const auto& x) { return x.error_code; }, Op::kIdempotentWrite,

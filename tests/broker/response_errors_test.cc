@@ -169,6 +169,18 @@ TEST(ResponseErrors, ElectLeadersCountsTheTopLevelCodeAndEachPartition) {
                                                     {Code(ErrorCode::kUnknownTopicOrPartition), 1}}));
 }
 
+TEST(ResponseErrors, UpdateFeaturesAndUnregisterBrokerCountTheirTopLevelCode) {
+  kafka::UpdateFeaturesResponse refused;
+  refused.error_code = Code(ErrorCode::kInvalidUpdateVersion);
+  EXPECT_EQ(Counted(refused), (std::map<int16_t, int32_t>{{Code(ErrorCode::kInvalidUpdateVersion), 1}}));
+  kafka::UpdateFeaturesResponse passed;
+  passed.results = {{"transaction.version", 0, std::nullopt}};
+  EXPECT_TRUE(Counted(passed).empty());
+  kafka::UnregisterBrokerResponse unknown;
+  unknown.error_code = Code(ErrorCode::kBrokerIdNotRegistered);
+  EXPECT_EQ(Counted(unknown), (std::map<int16_t, int32_t>{{Code(ErrorCode::kBrokerIdNotRegistered), 1}}));
+}
+
 // ---- through the dispatch ----
 
 class DispatchedResponses : public ::testing::Test {

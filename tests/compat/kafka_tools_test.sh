@@ -2,7 +2,9 @@
 # Compatibility: Kafka's own command-line tools (Apache Kafka's jars from
 # scripts/install-peers.sh, run through their main classes on Debian's JDK) against a
 # Strata cluster of one controller and three brokers: kafka-broker-api-versions;
-# kafka-features describe (transaction.version finalized at 2);
+# kafka-features describe (transaction.version finalized at 2), upgrade --dry-run,
+# downgrade and upgrade back (seen by the brokers' ApiVersions), an unknown feature and
+# metadata.version refused naming them;
 # kafka-topics create, list, describe (leaders, replicas and ISRs as the controller has
 # them), alter partitions and delete; kafka-console-producer and kafka-console-consumer
 # (1,000 keyed records back in order, byte for byte); kafka-get-offsets;
@@ -15,7 +17,9 @@
 # cluster-wide and one broker's, applied to the cleaners); kafka-leader-election
 # bringing a partition's leadership back to its preferred replica after a kill -9;
 # kafka-reassign-partitions --generate, --execute, --verify, --list and --cancel (--throttle),
-# and with log_dirs: a replica moved to its broker's other log dir (two per broker).
+# and with log_dirs: a replica moved to its broker's other log dir (two per broker);
+# kafka-cluster unregister of a broker killed and fenced (gone from the brokers, back
+# once restarted), and of an unknown id (BROKER_ID_NOT_REGISTERED).
 # Usage: kafka_tools_test.sh <bin dir> <strata-cluster>
 set -euo pipefail
 export STRATA_BIN_DIR=${1:?usage: $0 <bin dir> <strata-cluster>}
@@ -35,6 +39,32 @@ grep -q 'Fetch(1): [0-9]* to [0-9]* \[usable: [0-9]*\]' <<<"$versions" || fail "
 features=$(tool org.apache.kafka.tools.FeatureCommand --bootstrap-server "$BS" describe)
 grep -Eq 'Feature: transaction.version\s+SupportedMinVersion: 0\s+SupportedMaxVersion: 2\s+FinalizedVersionLevel: 2' \
   <<<"$features" || fail "kafka-features describe: $features"
+# kafka-features upgrade / downgrade (UpdateFeatures, forwarded to the active controller).
+kafka_features() { tool org.apache.kafka.tools.FeatureCommand --bootstrap-server "$BS" "$@"; }
+finalized_tv() {  # as the broker the tool asks sees it
+  kafka_features describe | sed -n 's/.*Feature: transaction.version .*FinalizedVersionLevel: \([0-9]*\).*/\1/p'
+}
+wait_finalized_tv() {
+  local tv
+  for _ in $(seq 30); do tv=$(finalized_tv) || true; [[ $tv == "$1" ]] && return 0; sleep 0.2; done
+  fail "transaction.version finalized at '$tv', not $1"
+}
+out=$(kafka_features upgrade --feature transaction.version=2 --dry-run) || true
+grep -q 'transaction.version can be upgraded to 2' <<<"$out" || fail "kafka-features upgrade --dry-run: $out"
+for refused in no.such.version=1 metadata.version=21; do
+  if out=$(kafka_features upgrade --feature "$refused" 2>&1); then fail "kafka-features accepted $refused: $out"; fi
+  grep -q "Could not upgrade ${refused%=*} to ${refused#*=}\. .*${refused%=*}" <<<"$out" ||
+    fail "the refusal of $refused does not name it: $out"
+done
+grep -q 'Strata has no metadata.version' <<<"$out" || fail "the refusal of metadata.version gives no reason: $out"
+out=$(kafka_features downgrade --feature transaction.version=1) || true
+grep -q 'transaction.version was downgraded to 1' <<<"$out" || fail "kafka-features downgrade: $out"
+wait_finalized_tv 1
+out=$(kafka_features upgrade --feature transaction.version=2) || true
+grep -q 'transaction.version was upgraded to 2' <<<"$out" || fail "kafka-features upgrade: $out"
+wait_finalized_tv 2
+[[ $("$S" features describe -o json | jq -r '.[0] | "\(.finalized_level) \(.set_by_operator)"') == "2 true" ]] ||
+  fail "strata features describe after the upgrade: $("$S" features describe)"
 
 # kafka-topics.
 topics() { tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$BS" "$@"; }
@@ -267,6 +297,28 @@ reassign --bootstrap-server "$BS" --cancel --reassignment-json-file "$DIR/held.j
 ! configs --describe --entity-type topics --entity-name moving | grep -q 'throttled.replicas' ||
   fail "the throttle stayed after the cancel: $(configs --describe --entity-type topics --entity-name moving)"
 "$S" topics delete moving > /dev/null
+
+# kafka-cluster unregister (UnregisterBroker): broker 4, killed and fenced, is no longer
+# among the cluster's brokers; an unknown id is refused; broker 4 started again registers
+# again.
+broker_state() {  # fenced, unfenced, or nothing when not registered
+  "$S" cluster describe -o json | jq -r ".brokers[] | select(.id == $1) | if .fenced then \"fenced\" else \"unfenced\" end"
+}
+wait_broker_state() {
+  for _ in $(seq 300); do [[ $(broker_state "$1") == "$2" ]] && return 0; sleep 0.1; done
+  fail "broker $1 is '$(broker_state "$1")', not $2"
+}
+"$CLUSTER" kill --dir "$DIR" 4
+wait_broker_state 4 fenced
+out=$(tool org.apache.kafka.tools.ClusterTool unregister --bootstrap-server "$BS" --id 4) || true
+grep -q 'Broker 4 is no longer registered' <<<"$out" || fail "kafka-cluster unregister --id 4: $out"
+[[ -z $(broker_state 4) ]] || fail "broker 4 is still listed after kafka-cluster unregister: $("$S" cluster describe)"
+if out=$(tool org.apache.kafka.tools.ClusterTool unregister --bootstrap-server "$BS" --id 99 2>&1); then
+  fail "kafka-cluster unregister --id 99 accepted: $out"
+fi
+grep -q 'BrokerIdNotRegistered' <<<"$out" || fail "kafka-cluster unregister --id 99: $out"
+"$CLUSTER" start --dir "$DIR" 4 > /dev/null
+wait_broker_state 4 unfenced
 
 topics --delete --topic orders
 for _ in $(seq 100); do [[ -z $(topics --list --exclude-internal) ]] && break; sleep 0.1; done

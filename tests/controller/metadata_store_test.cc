@@ -132,6 +132,13 @@ pb::MetadataRecord FeatureLevel(const std::string& name, int32_t level) {
   return r;
 }
 
+// A level an operator set (UpdateFeatures): automatic finalization leaves it alone.
+pb::MetadataRecord OperatorLevel(const std::string& name, int32_t level) {
+  pb::MetadataRecord r = FeatureLevel(name, level);
+  r.mutable_feature_level()->set_set_by_operator(true);
+  return r;
+}
+
 pb::MetadataRecord Quota(const std::vector<std::pair<std::string, std::optional<std::string>>>& entity,
                          const std::string& key, double value, bool remove = false) {
   pb::MetadataRecord r;
@@ -187,6 +194,12 @@ std::vector<raft::Entry> History() {
   h.push_back(EntryOf(++i, {FeatureLevel("transaction.version", 2), FeatureLevel("other.version", 1),
                             FeatureLevel("other.version", 0)},
                       2));
+  // An operator's levels, one of them 0 (kept: it holds the feature off), and the fenced
+  // broker 3 unregistered.
+  pb::MetadataRecord unregister;
+  unregister.mutable_unregister_broker()->set_broker_id(3);
+  unregister.mutable_unregister_broker()->set_broker_epoch(3);
+  h.push_back(EntryOf(++i, {OperatorLevel("pinned.version", 1), OperatorLevel("disabled.version", 0), unregister}, 2));
   // Client quotas: a user's for every client id of it, a client id's, one value removed.
   h.push_back(EntryOf(++i, {Quota({{"user", "alice"}, {"client-id", std::nullopt}}, "producer_byte_rate", 1048576),
                             Quota({{"user", "alice"}, {"client-id", std::nullopt}}, "consumer_byte_rate", 2097152),
@@ -249,6 +262,17 @@ TEST(MetadataImage, EachRecordChangesTheImage) {
   EXPECT_EQ(image.FeatureLevelOf("transaction.version"), 2) << "a refused level changes nothing";
   ASSERT_TRUE(image.Apply(FeatureLevel("transaction.version", 0)).ok());
   EXPECT_TRUE(image.finalized_features().empty());
+  ASSERT_TRUE(image.Apply(OperatorLevel("transaction.version", 1)).ok());
+  EXPECT_TRUE(image.FeatureSetByOperator("transaction.version"));
+  ASSERT_TRUE(image.Apply(FeatureLevel("transaction.version", 2)).ok());
+  EXPECT_FALSE(image.FeatureSetByOperator("transaction.version")) << "each FeatureLevel record says whose it is";
+  pb::MetadataRecord unregister;
+  unregister.mutable_unregister_broker()->set_broker_id(2);
+  unregister.mutable_unregister_broker()->set_broker_epoch(10);
+  EXPECT_FALSE(image.Apply(unregister).ok()) << "not broker 2's epoch";
+  unregister.mutable_unregister_broker()->set_broker_epoch(11);
+  ASSERT_TRUE(image.Apply(unregister).ok());
+  EXPECT_EQ(image.brokers().count(2), 0u);
 }
 
 TEST(MetadataImage, ATopicsDynamicSettingComesFromTheTopicThenTheBrokerThenTheClusterDefault) {
@@ -356,8 +380,14 @@ TEST(MetadataStore, TheImageSurvivesARestartFromRocksDb) {
   EXPECT_EQ(store->applied().index, static_cast<raft::Index>(History().size()));
   EXPECT_EQ(store->WithImage([](const MetadataImage& i) { return i.Dump(); }), dump);
   EXPECT_EQ(store->WithImage([](const MetadataImage& i) { return i.finalized_features(); }),
-            (std::map<std::string, int16_t>{{"transaction.version", 2}}))
+            (std::map<std::string, int16_t>{{"pinned.version", 1}, {"transaction.version", 2}}))
       << "a finalized level survives; a level set to 0 is gone";
+  EXPECT_TRUE(store->WithImage([](const MetadataImage& i) {
+    return i.FeatureSetByOperator("pinned.version") && i.FeatureSetByOperator("disabled.version") &&
+           !i.FeatureSetByOperator("transaction.version");
+  })) << "an operator's levels survive as the operator's, level 0 too";
+  EXPECT_EQ(store->WithImage([](const MetadataImage& i) { return i.brokers().count(3); }), 0u)
+      << "an unregistered broker stays gone";
   EXPECT_EQ(store->WithImage([](const MetadataImage& i) { return i.FindPartition(Id('o'), 0)->log_start_offset(); }), 50)
       << "a remote log start survives";
   using Quotas = std::map<ClientQuotaEntity, ClientQuotaValueMap>;

@@ -1,9 +1,12 @@
-// The cluster admin APIs' codecs: DescribeConfigs (v0-v4), DescribeCluster (v0-v1) and
-// ElectLeaders (v0-v2). Requests and responses round-trip at each boundary the broker
-// serves (first version, last classic, first flexible, last) and where fields appear or
-// go (is_default v0, synonyms v1, config_type and documentation v3, endpoint_type v1,
-// election_type and the top-level error v1); null stays apart from empty; hand-built
-// bytes pin the layout in both directions; every truncation is refused.
+// The cluster admin APIs' codecs: DescribeConfigs (v0-v4), DescribeCluster (v0-v1),
+// ElectLeaders (v0-v2), UpdateFeatures (v0-v2) and UnregisterBroker (v0). Requests and
+// responses round-trip at each boundary the broker serves (first version, last classic,
+// first flexible, last) and where fields appear or go (is_default v0, synonyms v1,
+// config_type and documentation v3, endpoint_type v1, election_type and the top-level
+// error v1; allow_downgrade v0 and upgrade_type, validate_only v1+, the per-feature
+// results gone in v2); null stays apart from empty; hand-built bytes pin the layout in
+// both directions; every truncation is refused, and so are counts beyond the bytes and
+// nulls where none may be.
 
 #include <gtest/gtest.h>
 
@@ -11,6 +14,8 @@
 #include "proto/kafka/describe_cluster.h"
 #include "proto/kafka/describe_configs.h"
 #include "proto/kafka/elect_leaders.h"
+#include "proto/kafka/unregister_broker.h"
+#include "proto/kafka/update_features.h"
 #include "proto/kafka/wire.h"
 #include "tests/proto/codec_checks.h"
 #include "tests/proto/hand_bytes.h"
@@ -342,6 +347,124 @@ TEST(KafkaElectLeaders, UnknownTaggedFieldsOfANewerClientAreSkipped) {
   ASSERT_TRUE(req->topic_partitions.has_value());
   EXPECT_EQ(req->topic_partitions->at(0).partitions, std::vector<int32_t>{0});
   EXPECT_EQ(req->timeout_ms, 9);
+}
+
+// ---- UpdateFeatures ----
+
+using FeatureUpdates = std::vector<UpdateFeaturesRequest::FeatureUpdate>;
+
+TEST(KafkaUpdateFeatures, TheApiTableKnowsIt) {
+  int16_t key = static_cast<int16_t>(ApiKey::kUpdateFeatures);
+  EXPECT_EQ(key, 57);
+  EXPECT_EQ(ApiName(key), "UpdateFeatures");
+  EXPECT_EQ(FirstFlexibleVersion(key), std::optional<int16_t>(0));
+  EXPECT_EQ(RequestHeaderVersion(key, 0), 2);
+  EXPECT_EQ(ResponseHeaderVersion(key, 2), 1);
+  EXPECT_EQ(ThrottleTimeOffset(key, 0), std::optional<size_t>(0));
+}
+
+TEST(KafkaUpdateFeatures, RequestsRoundTripWithTheFieldsOfEachVersion) {
+  UpdateFeaturesRequest req;
+  req.timeout_ms = 15000;
+  req.feature_updates = FeatureUpdates{{"transaction.version", 2, false, 1}, {"other.version", 0, true, 3}};
+  req.validate_only = true;
+  for (int16_t v = 0; v <= 2; ++v) {
+    UpdateFeaturesRequest expected = req;
+    for (auto& u : expected.feature_updates) {
+      if (v < 1) u.upgrade_type = 1;        // v0 has allow_downgrade instead
+      if (v >= 1) u.allow_downgrade = false;
+    }
+    if (v < 1) expected.validate_only = false;
+    ExpectRoundTrip(WriteUpdateFeaturesRequest, ReadUpdateFeaturesRequest, req, expected, v);
+  }
+}
+
+TEST(KafkaUpdateFeatures, V0AllowDowngradeIsASafeDowngradeAndV1TakesTheTypeAsSent) {
+  UpdateFeaturesRequest::FeatureUpdate down{"f", 1, true, 1};
+  UpdateFeaturesRequest::FeatureUpdate up{"f", 2, false, 3};
+  EXPECT_EQ(UpgradeTypeOf(down, 0), FeatureUpgradeType::kSafeDowngrade);
+  EXPECT_EQ(UpgradeTypeOf(up, 0), FeatureUpgradeType::kUpgrade);
+  EXPECT_EQ(UpgradeTypeOf(up, 1), FeatureUpgradeType::kUnsafeDowngrade);
+  EXPECT_EQ(UpgradeTypeOf(down, 2), FeatureUpgradeType::kUpgrade) << "v1+ reads upgrade_type only";
+}
+
+TEST(KafkaUpdateFeatures, ResponsesRoundTripAndV2HasNoResults) {
+  UpdateFeaturesResponse resp;
+  resp.throttle_time_ms = 3;
+  resp.error_code = 95;
+  resp.error_message = "level 9 of feature transaction.version: refused";
+  resp.results = {{"transaction.version", 0, std::nullopt}, {"other.version", 95, std::string("")}};
+  for (int16_t v = 0; v <= 2; ++v) {
+    UpdateFeaturesResponse expected = resp;
+    if (v >= 2) expected.results.clear();
+    ExpectRoundTrip(WriteUpdateFeaturesResponse, ReadUpdateFeaturesResponse, resp, expected, v);
+  }
+}
+
+TEST(KafkaUpdateFeatures, BytesMatchTheProtocolLayout) {
+  // v0: timeout, updates (feature, max level, allow_downgrade), all compact.
+  ExpectLayout(WriteUpdateFeaturesRequest, ReadUpdateFeaturesRequest,
+               UpdateFeaturesRequest{500, FeatureUpdates{{"tv", 1, true, 1}}, false},
+               HandBytes().I32(500).CArray(1).CStr("tv").I16(1).Bool(true).NoTags().NoTags().str(), 0);
+  // v1: upgrade_type in place of allow_downgrade, then validate_only.
+  ExpectLayout(WriteUpdateFeaturesRequest, ReadUpdateFeaturesRequest,
+               UpdateFeaturesRequest{500, FeatureUpdates{{"tv", 1, false, 2}}, true},
+               HandBytes().I32(500).CArray(1).CStr("tv").I16(1).I8(2).NoTags().Bool(true).NoTags().str(), 1);
+
+  UpdateFeaturesResponse resp;
+  resp.throttle_time_ms = 1;
+  resp.results = {{"tv", 0, std::nullopt}};
+  // v1: throttle, error, nullable message, results (feature, error, nullable message).
+  ExpectLayout(WriteUpdateFeaturesResponse, ReadUpdateFeaturesResponse, resp,
+               HandBytes().I32(1).I16(0).CNull().CArray(1).CStr("tv").I16(0).CNull().NoTags().NoTags().str(), 1);
+  // v2: no results.
+  UpdateFeaturesResponse refused;
+  refused.error_code = 95;
+  refused.error_message = "no";
+  ExpectLayout(WriteUpdateFeaturesResponse, ReadUpdateFeaturesResponse, refused,
+               HandBytes().I32(0).I16(95).CStr("no").NoTags().str(), 2);
+}
+
+TEST(KafkaUpdateFeatures, MalformedRequestsAreRefused) {
+  auto refused = [](const std::string& bytes, int16_t version) {
+    Reader r(bytes);
+    return !ReadUpdateFeaturesRequest(r, version).ok();
+  };
+  // More updates than bytes remain; a null update list; a null feature name.
+  EXPECT_TRUE(refused(HandBytes().I32(0).I8(100).CStr("tv").str(), 1));
+  EXPECT_TRUE(refused(HandBytes().I32(0).CNull().Bool(false).NoTags().str(), 1));
+  EXPECT_TRUE(refused(HandBytes().I32(0).CArray(1).CNull().I16(1).I8(1).NoTags().Bool(false).NoTags().str(), 1));
+  // A tagged field claiming more bytes than follow.
+  EXPECT_TRUE(refused(HandBytes().I32(0).CArray(0).Bool(false).I8(1).I8(0).I8(9).Raw("x").str(), 1));
+  // An unknown tagged field of a newer client is skipped.
+  EXPECT_FALSE(refused(HandBytes().I32(0).CArray(0).Bool(false).I8(1).I8(5).I8(1).Raw("x").str(), 1));
+}
+
+// ---- UnregisterBroker ----
+
+TEST(KafkaUnregisterBroker, TheApiTableKnowsIt) {
+  int16_t key = static_cast<int16_t>(ApiKey::kUnregisterBroker);
+  EXPECT_EQ(key, 64);
+  EXPECT_EQ(ApiName(key), "UnregisterBroker");
+  EXPECT_EQ(FirstFlexibleVersion(key), std::optional<int16_t>(0));
+  EXPECT_EQ(ResponseHeaderVersion(key, 0), 1);
+  EXPECT_EQ(ThrottleTimeOffset(key, 0), std::optional<size_t>(0));
+}
+
+TEST(KafkaUnregisterBroker, RequestAndResponseRoundTripAndMatchTheLayout) {
+  ExpectRoundTrip(WriteUnregisterBrokerRequest, ReadUnregisterBrokerRequest, UnregisterBrokerRequest{7},
+                  UnregisterBrokerRequest{7}, 0);
+  UnregisterBrokerResponse resp{2, 102, std::string("broker 7 is not registered")};
+  ExpectRoundTrip(WriteUnregisterBrokerResponse, ReadUnregisterBrokerResponse, resp, resp, 0);
+  // Request: broker id, tags. Response: throttle, error, nullable message, tags.
+  ExpectLayout(WriteUnregisterBrokerRequest, ReadUnregisterBrokerRequest, UnregisterBrokerRequest{258},
+               HandBytes().I32(258).NoTags().str(), 0);
+  ExpectLayout(WriteUnregisterBrokerResponse, ReadUnregisterBrokerResponse, UnregisterBrokerResponse{0, 0, std::nullopt},
+               HandBytes().I32(0).I16(0).CNull().NoTags().str(), 0);
+  // A tagged field claiming more bytes than follow is refused.
+  const std::string bad = HandBytes().I32(1).I8(1).I8(0).I8(4).Raw("x").str();
+  Reader r(bad);
+  EXPECT_FALSE(ReadUnregisterBrokerRequest(r, 0).ok());
 }
 
 }  // namespace

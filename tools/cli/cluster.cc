@@ -1,5 +1,7 @@
 // strata cluster describe: the brokers and the active controller; strata cluster
-// balance (partitions.h).
+// balance (partitions.h); strata cluster unregister --broker N: remove a broker's
+// registration (kafka-cluster unregister; its replicas leave the ISRs first, and a
+// broker process still running registers again).
 
 #include <memory>
 #include <string>
@@ -49,6 +51,20 @@ int Describe(const Context& ctx) {
   return kExitOk;
 }
 
+int Unregister(int32_t broker, const Context& ctx) {
+  av1::UnregisterBrokerRequest request;
+  request.set_broker_id(broker);
+  av1::UnregisterBrokerResponse r;
+  std::string error;
+  if (!ctx.admin.Call(&av1::AdminService::Stub::UnregisterBroker, request, &r, &error)) {
+    return Fail("cluster unregister", error);
+  }
+  std::cout << (ctx.as_json ? json{{"broker", broker}, {"result", "unregistered"}}.dump()
+                            : absl::StrCat("broker ", broker, " is no longer registered"))
+            << std::endl;
+  return kExitOk;
+}
+
 }  // namespace
 
 void AddClusterCommands(CLI::App& app, Commands& commands) {
@@ -61,6 +77,11 @@ void AddClusterCommands(CLI::App& app, Commands& commands) {
   balance->add_flag("--execute", *execute, "Start the plan's reassignments");
   balance->add_option("--throttle", *throttle, "Replication throttle in bytes/s for the moves");
   commands.push_back({balance, [execute, throttle](const Context& ctx) { return Balance(*execute, *throttle, ctx); }});
+  auto broker = std::make_shared<int32_t>(-1);
+  auto* unregister = cluster->add_subcommand(
+      "unregister", "Remove a broker's registration (one that is gone for good; a running one registers again)");
+  unregister->add_option("--broker", *broker, "The broker's id")->required();
+  commands.push_back({unregister, [broker](const Context& ctx) { return Unregister(*broker, ctx); }});
 }
 
 }  // namespace strata::cli

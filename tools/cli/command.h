@@ -2,7 +2,7 @@
 // What the strata CLI's subcommand groups share: the exit codes, the Admin client that
 // calls the active controller, the Context a command runs with, and the table of leaf
 // commands main dispatches on. Each group (cluster.cc, quorum.cc, topics.cc, configs.cc,
-// leaders.cc, groups.cc) adds its subcommands with an Add*Commands function.
+// leaders.cc, groups.cc, features.cc, ...) adds its subcommands with an Add*Commands function.
 // Not thread-safe: one command runs, on main's thread.
 
 #include <grpcpp/grpcpp.h>
@@ -94,6 +94,7 @@ void AddTransactionsCommands(CLI::App& app, Commands& commands);
 void AddUsersCommands(CLI::App& app, Commands& commands);
 void AddAclsCommands(CLI::App& app, Commands& commands);
 void AddQuotasCommands(CLI::App& app, Commands& commands);
+void AddFeaturesCommands(CLI::App& app, Commands& commands);
 
 // Prints "strata: WHAT: ERROR" on stderr; returns kExitFailed.
 int Fail(const std::string& what, const std::string& error);

@@ -5,7 +5,7 @@
 // 1 the cluster refused or failed (one line on stderr says why), 2 usage error.
 // --command-config FILE (or STRATA_COMMAND_CONFIG) names a client config file with
 // Kafka's setting names, for mutual TLS to the controllers (tools/cli/command_config.h).
-//   strata cluster describe | balance [--execute]
+//   strata cluster describe | balance [--execute] | unregister --broker N
 //   strata quorum describe
 //   strata topics create NAME [--partitions N] [--replication-factor R] [--config k=v]...
 //                              [--replica-assignment 1:2:3,2:3:1]
@@ -22,6 +22,8 @@
 //               [--pattern literal|prefixed] [--principal User:name] [--host H] [--operation OP]... [--deny]
 //   strata quotas describe | alter [--user U | --user-default] [--client-id C | --client-id-default]
 //                 [--ip A | --ip-default] [--add key=value]... [--delete key]... [--validate-only]
+//   strata features describe | upgrade --feature name=level... [--dry-run]
+//                   | downgrade --feature name=level... [--unsafe] [--dry-run]
 //   strata groups reset-offsets GROUP (--topic T[:P,P...]... | --all-topics)
 //   strata transactions list [--state S]... [--producer-id ID]... | describe ID...
 //                 (--to-earliest | --to-latest | --to-datetime TS | --to-offset N | --shift-by N) [--execute]
@@ -64,7 +66,8 @@ int main(int argc, char** argv) {
 
   Commands commands;
   for (auto add : {AddClusterCommands, AddQuorumCommands, AddTopicsCommands, AddConfigsCommands, AddLeadersCommands,
-                    AddPartitionsCommands, AddGroupsCommands, AddTransactionsCommands, AddUsersCommands, AddAclsCommands, AddQuotasCommands}) {
+                    AddPartitionsCommands, AddGroupsCommands, AddTransactionsCommands, AddUsersCommands, AddAclsCommands, AddQuotasCommands,
+                    AddFeaturesCommands}) {
     add(app, commands);
   }
 

@@ -8,7 +8,10 @@
 //       deleteConsumerGroupOffsets, deleteConsumerGroups, alterUserScramCredentials,
 //       describeUserScramCredentials, alterClientQuotas and describeClientQuotas
 //       (ClientQuotasCheck.java), describeAcls (SECURITY_DISABLED: no authorizer),
-//       describeFeatures, incrementalAlterConfigs (SET, APPEND, SUBTRACT, DELETE, validateOnly,
+//       describeFeatures, updateFeatures (validateOnly at the current level passes, a level
+//       above the supported one refused with InvalidUpdateVersionException, nothing
+//       changed), unregisterBroker (an unknown id refused with
+//       BrokerIdNotRegisteredException), incrementalAlterConfigs (SET, APPEND, SUBTRACT, DELETE, validateOnly,
 //       a value out of range), deleteRecords (the low watermark, earliest after it, past the
 //       high watermark refused), describeLogDirs and describeReplicaLogDirs (each replica of a
 //       partition in one dir of its broker, its size, the volume's bytes),
@@ -88,6 +91,9 @@ public final class AdminTest {
         "describeFeatures: transaction.version 0-2 supported: " + features);
     Check.that(features.finalizedFeaturesEpoch().isPresent() && features.finalizedFeaturesEpoch().get() > 0,
         "describeFeatures: an epoch: " + features);
+    updateFeatures(admin);
+    refusedWith(admin.unregisterBroker(99).all(),
+        org.apache.kafka.common.errors.BrokerIdNotRegisteredException.class, "unregisterBroker of unknown broker 99");
 
     ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, "admin-a");
     Config cfg = admin.describeConfigs(List.of(topic)).all().get().get(topic);
@@ -148,6 +154,42 @@ public final class AdminTest {
     admin.deleteTopics(List.of("admin-a")).all().get();
     Check.that(Check.until(Duration.ofSeconds(30), () -> sleepBriefly(), () -> !topicNames(admin).contains("admin-a")),
         "deleteTopics: gone from listTopics");
+  }
+
+  // updateFeatures (UpdateFeatures v2, forwarded to the active controller): validateOnly
+  // at transaction.version's current level passes, level 3 (above the 0-2 every broker
+  // supports) is refused naming the feature, and the level is still 2 after both.
+  private static void updateFeatures(Admin admin) throws Exception {
+    FeatureUpdate.UpgradeType up = FeatureUpdate.UpgradeType.UPGRADE;
+    try {
+      admin.updateFeatures(Map.of("transaction.version", new FeatureUpdate((short) 2, up)),
+          new UpdateFeaturesOptions().validateOnly(true)).all().get();
+      Check.that(true, "updateFeatures validateOnly: transaction.version=2 accepted");
+    } catch (ExecutionException e) {
+      Check.that(false, "updateFeatures validateOnly: transaction.version=2 refused: " + e.getCause());
+    }
+    Throwable refused = refusedWith(
+        admin.updateFeatures(Map.of("transaction.version", new FeatureUpdate((short) 3, up)),
+            new UpdateFeaturesOptions()).all(),
+        org.apache.kafka.common.errors.InvalidUpdateVersionException.class, "updateFeatures transaction.version=3");
+    Check.that(refused != null && String.valueOf(refused.getMessage()).contains("transaction.version"),
+        "updateFeatures transaction.version=3: the refusal names the feature: " + refused);
+    FinalizedVersionRange tv = admin.describeFeatures().featureMetadata().get().finalizedFeatures()
+        .get("transaction.version");
+    Check.that(tv != null && tv.maxVersionLevel() == 2, "describeFeatures after updateFeatures: still 2: " + tv);
+  }
+
+  // Waits for the future; checks that it failed with `expected`; returns what it failed with.
+  private static Throwable refusedWith(KafkaFuture<Void> future, Class<? extends Throwable> expected, String what)
+      throws InterruptedException {
+    try {
+      future.get();
+      Check.that(false, what + ": accepted");
+      return null;
+    } catch (ExecutionException e) {
+      Check.that(expected.isInstance(e.getCause()), what + ": " + e.getCause());
+      return e.getCause();
+    }
   }
 
   // A user's SCRAM credentials set, described (mechanism and iterations, never a key)

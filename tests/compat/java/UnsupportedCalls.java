@@ -25,10 +25,6 @@ final class UnsupportedCalls {
         new Call("addRaftVoter", "38", () -> admin.addRaftVoter(4, Uuid.randomUuid(),
             Set.of(new RaftVoterEndpoint("CONTROLLER", "127.0.0.1", 1))).all()),
         new Call("removeRaftVoter", "38", () -> admin.removeRaftVoter(1, Uuid.randomUuid()).all()),
-        new Call("unregisterBroker", "38", () -> admin.unregisterBroker(99).all()),
-        new Call("updateFeatures", "38", () -> admin.updateFeatures(
-            Map.of("metadata.version", new FeatureUpdate((short) 1, FeatureUpdate.UpgradeType.UPGRADE)),
-            new UpdateFeaturesOptions()).all()),
         new Call("createDelegationToken", "36", () -> admin.createDelegationToken().delegationToken()),
         new Call("describeDelegationToken", "36", () -> admin.describeDelegationToken().delegationTokens()),
         new Call("describeShareGroups", "40", () -> admin.describeShareGroups(List.of("share")).all()),
