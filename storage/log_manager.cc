@@ -25,7 +25,6 @@ absl::StatusOr<std::unique_ptr<LogManager>> LogManager::Open(const LogManagerOpt
   manager->transfer_checker_ = std::make_shared<TransferFailureChecker>(options.scheduler, &manager->failure_channel_);
   for (const auto& dir : options.log_dirs) manager->failure_channel_.RegisterDir(dir);
   if (options.directory_ids.size() == options.log_dirs.size()) {
-    absl::MutexLock lock(&manager->mu_);
     for (size_t i = 0; i < options.log_dirs.size(); ++i) {
       manager->directory_ids_[options.log_dirs[i]] = options.directory_ids[i];
     }
@@ -463,7 +462,6 @@ LoadStats LogManager::startup_recovery() const {
 }
 
 std::string LogManager::directory_id(const std::string& dir) const {
-  absl::MutexLock lock(&mu_);
   auto it = directory_ids_.find(dir);
   return it == directory_ids_.end() ? "" : it->second;
 }

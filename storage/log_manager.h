@@ -191,7 +191,10 @@ class LogManager {
   mutable absl::Mutex mu_;
   std::map<TopicPartition, std::unique_ptr<Log>> logs_ ABSL_GUARDED_BY(mu_);
   std::map<TopicPartition, std::string> dir_of_ ABSL_GUARDED_BY(mu_);
-  std::map<std::string, std::string> directory_ids_ ABSL_GUARDED_BY(mu_);
+  // Each dir's directory.id: written only while Open runs, before the manager is shared,
+  // and read without a lock afterwards (the metadata thread asks for every partition it
+  // applies; it must not wait behind a checkpoint's write under mu_).
+  std::map<std::string, std::string> directory_ids_;
   struct FutureLog {
     std::unique_ptr<Log> log;
     std::string dir;

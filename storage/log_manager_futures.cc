@@ -29,7 +29,8 @@ absl::StatusOr<Log*> LogManager::GetOrCreateFutureLog(const TopicPartition& tp, 
   }
   for (const auto& d : options_.log_dirs) {
     if (failure_channel_.IsOffline(d)) {
-      return MakeError(Errc::kLogDirOffline, absl::StrCat("log dir ", d, " is offline: no replica moves until it is back"));
+      return MakeError(Errc::kLogDirOffline,
+                       absl::StrCat("log dir ", d, " is offline: no replica moves until it is back"));
     }
   }
   LogOptions lo = OptionsFor(JoinPath(dir, FutureDirName(tp)), current->second->config());
@@ -138,7 +139,8 @@ absl::StatusOr<LogManager::Replaced> LogManager::ReplaceCurrentWithFuture(const 
   if (!moved.ok()) return fail_source(moved.status());  // the target dir is offline, and the replica with it
   // Opening drops an epoch that has no batch yet (as Kafka's load does); the partition
   // still leads or follows in it.
-  if (auto latest = current->second->leader_epoch_cache().Latest(); latest && latest->start_offset == (*moved)->log_end_offset()) {
+  auto latest = current->second->leader_epoch_cache().Latest();
+  if (latest && latest->start_offset == (*moved)->log_end_offset()) {
     if (absl::Status started = (*moved)->StartLeaderEpoch(latest->epoch); !started.ok()) {
       return fail_source(started);
     }

@@ -343,8 +343,7 @@ absl::StatusOr<std::optional<int64_t>> ProducerStateManager::LoadNewestSnapshotA
 
 absl::Status ProducerStateManager::Restore(int64_t offset, std::map<int64_t, ProducerStateEntry> producers) {
   ABSL_CHECK_EQ(map_end_offset_, offset);
-  producers_ = std::move(producers);
-  RebuildOngoingTxns();
+  ReplaceProducers(std::move(producers));
   return TakeSnapshot(SnapshotSync::kNow);
 }
 

@@ -43,10 +43,15 @@ class Throttler {
     --waiters_;
     return !stop.load();
   }
+  // The rate in force (<= 0 or infinite: none).
+  double rate() {
+    absl::MutexLock lock(&mu_);
+    return rate_;
+  }
   // Whether Acquire may wait (a finite positive rate).
   bool paced() {
-    absl::MutexLock lock(&mu_);
-    return rate_ > 0 && rate_ != std::numeric_limits<double>::infinity();
+    const double r = rate();
+    return r > 0 && r != std::numeric_limits<double>::infinity();
   }
   // Jobs waiting in Acquire now (tests).
   int waiters() {

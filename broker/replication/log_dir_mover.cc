@@ -12,7 +12,7 @@
 namespace strata::broker {
 
 LogDirMover::LogDirMover(LogDirMoverOptions options)
-    : options_(std::move(options)), throttler_(options_.max_bytes_per_second), rate_(options_.max_bytes_per_second) {
+    : options_(std::move(options)), throttler_(options_.max_bytes_per_second) {
   ABSL_CHECK(options_.logs != nullptr && options_.partition);
   ABSL_CHECK_GT(options_.copy_bytes, 0u);
   thread_ = std::thread([this] { Run(); });
@@ -85,9 +85,9 @@ void LogDirMover::Run() {
   }
 }
 
-uint64_t LogDirMover::StepBytes() const {
-  const double rate = rate_.load();
-  if (!(rate > 0)) return options_.copy_bytes;
+uint64_t LogDirMover::StepBytes() {
+  if (!throttler_.paced()) return options_.copy_bytes;
+  const double rate = throttler_.rate();
   return std::min<uint64_t>(options_.copy_bytes, std::max<uint64_t>(4096, static_cast<uint64_t>(rate / 4)));
 }
 
@@ -100,10 +100,9 @@ bool LogDirMover::Step(const storage::TopicPartition& tp) {
     spdlog::error("broker {}: the move of {} to another log dir stops: {}", options_.broker_id, tp.DirName(),
                   copied.status().ToString());
     moves_failed_.fetch_add(1, std::memory_order_relaxed);
-    partition->DetachFutureLog();
-    if (absl::Status deleted = options_.logs->DeleteFutureLog(tp); !deleted.ok()) {
+    if (absl::Status stopped = StopMove(*partition, tp); !stopped.ok()) {
       spdlog::error("broker {}: deleting the future log of {}: {}", options_.broker_id, tp.DirName(),
-                    deleted.ToString());
+                    stopped.ToString());
     }
     return true;
   }
@@ -129,8 +128,7 @@ bool LogDirMover::Step(const storage::TopicPartition& tp) {
     // A failed dir is offline now (the storage layer said so), and the partition with it.
     spdlog::error("broker {}: moving {} from {}: {}", options_.broker_id, tp.DirName(), from, replaced.ToString());
     moves_failed_.fetch_add(1, std::memory_order_relaxed);
-    partition->DetachFutureLog();
-    (void)options_.logs->DeleteFutureLog(tp);
+    (void)StopMove(*partition, tp);
     return true;
   }
   moves_completed_.fetch_add(1, std::memory_order_relaxed);
@@ -138,6 +136,11 @@ bool LogDirMover::Step(const storage::TopicPartition& tp) {
   spdlog::info("broker {}: {} moved from {} to {}", options_.broker_id, tp.DirName(), from, to);
   ReportDirectory(tp, partition->topic_id(), options_.logs->directory_id(to));
   return true;
+}
+
+absl::Status LogDirMover::StopMove(Partition& partition, const storage::TopicPartition& tp) {
+  partition.DetachFutureLog();  // waits for a copy step under way
+  return options_.logs->DeleteFutureLog(tp);
 }
 
 void LogDirMover::Finish(const storage::TopicPartition& tp) {

@@ -61,10 +61,10 @@ class LogDirMover {
   void ReportDirectory(const storage::TopicPartition& tp, const std::string& topic_id,
                        const std::string& directory_id);
   // replica.alter.log.dirs.io.max.bytes.per.second changed (0: unpaced).
-  void SetRate(double bytes_per_second) {
-    rate_.store(bytes_per_second);
-    throttler_.SetRate(bytes_per_second);
-  }
+  void SetRate(double bytes_per_second) { throttler_.SetRate(bytes_per_second); }
+  // Stops the move of tp (cancelled, or unable to go on): the partition forgets its
+  // future log, which is deleted.
+  absl::Status StopMove(Partition& partition, const storage::TopicPartition& tp);
   // Stops the thread (a move under way stays where it is: its future log is on disk
   // and goes on at the next start).
   void Shutdown();
@@ -85,10 +85,9 @@ class LogDirMover {
 
   const LogDirMoverOptions options_;
   storage::Throttler throttler_;
-  std::atomic<double> rate_;  // as throttler_'s (0: unpaced)
   // copy_bytes, or less when paced: a quarter second's worth (at least 4 KiB), so that
   // a paced copy goes at its rate rather than a step at a time.
-  uint64_t StepBytes() const;
+  uint64_t StepBytes();
   mutable absl::Mutex mu_;
   std::set<storage::TopicPartition> moving_ ABSL_GUARDED_BY(mu_);
   struct Report {

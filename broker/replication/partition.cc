@@ -370,24 +370,22 @@ absl::Status Partition::TruncateToDivergence(int32_t fetched_in_epoch, int32_t l
     auto [own_epoch, own_end] = log()->leader_epoch_cache().EndOffsetFor(leader_epoch, log()->log_end_offset());
     offset = std::max<int64_t>(own_epoch < 0 ? leader_end_offset : std::min(leader_end_offset, own_end), 0);
   }
-  STRATA_RETURN_IF_ERROR(log()->TruncateTo(offset).status());
-  return MirrorTruncationLocked();
+  return TruncateBothLocked([offset](storage::Log& log) { return log.TruncateTo(offset).status(); });
 }
 
 absl::Status Partition::TruncateToLeaderLogEnd(int32_t fetched_in_epoch, int64_t leader_log_end) {
   absl::MutexLock future(&future_mu_);
   absl::ReaderMutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckFollowerLocked(fetched_in_epoch));
-  STRATA_RETURN_IF_ERROR(log()->TruncateTo(leader_log_end).status());
-  return MirrorTruncationLocked();
+  return TruncateBothLocked([leader_log_end](storage::Log& log) { return log.TruncateTo(leader_log_end).status(); });
 }
 
 absl::Status Partition::RestartAtLeaderLogStart(int32_t fetched_in_epoch, int64_t leader_log_start) {
   absl::MutexLock future(&future_mu_);
   absl::ReaderMutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckFollowerLocked(fetched_in_epoch));
-  STRATA_RETURN_IF_ERROR(log()->TruncateFullyAndStartAt(leader_log_start));
-  return MirrorTruncationLocked();
+  return TruncateBothLocked(
+      [leader_log_start](storage::Log& log) { return log.TruncateFullyAndStartAt(leader_log_start); });
 }
 
 absl::Status Partition::RestartFromRemoteTier(int32_t fetched_in_epoch, int64_t offset,
@@ -396,8 +394,8 @@ absl::Status Partition::RestartFromRemoteTier(int32_t fetched_in_epoch, int64_t 
   absl::MutexLock future(&future_mu_);
   absl::ReaderMutexLock lock(&mu_);
   STRATA_RETURN_IF_ERROR(CheckFollowerLocked(fetched_in_epoch));
-  STRATA_RETURN_IF_ERROR(log()->TruncateFullyAndRestore(offset, epochs, producer_snapshot));
-  return MirrorTruncationLocked(Restore{offset, &epochs, producer_snapshot});
+  return TruncateBothLocked(
+      [&](storage::Log& log) { return log.TruncateFullyAndRestore(offset, epochs, producer_snapshot); });
 }
 
 bool Partition::fetch_last_tiered_offset() const {

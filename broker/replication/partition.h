@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "broker/replication/follower_partitions.h"
@@ -317,20 +318,15 @@ class Partition final : public FollowerPartition {
   std::vector<std::shared_ptr<storage::Log>> retired_logs_ ABSL_GUARDED_BY(mu_);
   // AlterReplicaLogDirs (partition_log_move.cc): the future log being filled, owned by
   // the LogManager. Held across a copy step and across every truncation of the current
-  // log, which it follows (MirrorTruncationLocked): the future log never holds an
-  // offset the current one does not. Before mu_.
+  // log, which it follows (TruncateBothLocked): the future log never holds an offset
+  // the current one does not. Before mu_.
   mutable absl::Mutex future_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   storage::Log* future_ ABSL_GUARDED_BY(future_mu_) = nullptr;
   absl::StatusOr<FutureCopy> CopyToFutureLocked(uint64_t max_bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(future_mu_)
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
-  // After a truncation of the current log: cuts the future log to match (restored:
-  // the truncation was a restore from the remote tier, repeated on the future log).
-  struct Restore {
-    int64_t offset;
-    const std::vector<storage::EpochEntry>* epochs;
-    absl::string_view producer_snapshot;
-  };
-  absl::Status MirrorTruncationLocked(std::optional<Restore> restored = std::nullopt)
+  // A follower's truncation (to an offset, or a restart): of the current log, then the
+  // same of the future log, if any (a cut past its end changes nothing there).
+  absl::Status TruncateBothLocked(absl::FunctionRef<absl::Status(storage::Log&)> truncate)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(future_mu_) ABSL_SHARED_LOCKS_REQUIRED(mu_);
   mutable PartitionTraffic traffic_;
   mutable absl::Mutex mu_;

@@ -84,17 +84,9 @@ absl::StatusOr<Partition::FutureCopy> Partition::CopyToFutureLocked(uint64_t max
   return out;
 }
 
-absl::Status Partition::MirrorTruncationLocked(std::optional<Restore> restored) {
-  if (future_ == nullptr) return absl::OkStatus();
-  storage::Log& current = *log();
-  storage::Log& future = *future_;
-  if (restored) {
-    return future.TruncateFullyAndRestore(restored->offset, *restored->epochs, restored->producer_snapshot);
-  }
-  const int64_t end = current.log_end_offset();
-  if (future.log_end_offset() <= end) return absl::OkStatus();
-  if (future.log_start_offset() > end) return future.TruncateFullyAndStartAt(current.log_start_offset());
-  return future.TruncateTo(end).status();
+absl::Status Partition::TruncateBothLocked(absl::FunctionRef<absl::Status(storage::Log&)> truncate) {
+  STRATA_RETURN_IF_ERROR(truncate(*log()));
+  return future_ == nullptr ? absl::OkStatus() : truncate(*future_);
 }
 
 absl::Status Partition::ReplaceLogWithFuture(storage::LogManager& logs, uint64_t max_bytes) {

@@ -68,8 +68,7 @@ absl::Status ReplicaManager::AlterReplicaLogDir(const storage::TopicPartition& t
   if (!moving_to.empty() && (moving_to != dir || partition->log()->log_dir() == dir)) {
     // A move elsewhere, or back to where the replica is: the move under way stops.
     spdlog::info("broker {}: the move of {} to {} is cancelled", options_.broker_id, tp.DirName(), moving_to);
-    partition->DetachFutureLog();
-    STRATA_RETURN_IF_ERROR(logs.DeleteFutureLog(tp));
+    STRATA_RETURN_IF_ERROR(mover_->StopMove(*partition, tp));
     moving_to.clear();
   }
   if (partition->log()->log_dir() == dir) return absl::OkStatus();

@@ -773,10 +773,11 @@ void ReplicaManager::OnLogDirOffline(const std::string& dir) {
 }
 
 void ReplicaManager::ApplyThrottles(const controller::MetadataImage& image) {
+  // A broker's own dynamic config, else the cluster-wide default (""), else the static
+  // setting (the log-dir move) or none (replication).
   mover_->SetRate(
       controller::DynamicBrokerDouble(image, "replica.alter.log.dirs.io.max.bytes.per.second", options_.broker_id)
           .value_or(options_.log_dir_move_max_bytes_per_second));
-  // A broker's own dynamic config, else the cluster-wide default (""), else none.
   leader_quota_.SetRate(controller::DynamicBrokerLong(image, "leader.replication.throttled.rate", options_.broker_id));
   follower_quota_.SetRate(
       controller::DynamicBrokerLong(image, "follower.replication.throttled.rate", options_.broker_id));

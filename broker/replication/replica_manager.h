@@ -289,7 +289,8 @@ class ReplicaManager final : public FollowerPartitions {
   // happened while this broker was down. The first full apply holds this process's own
   // registration (the broker waits for it), so every partition placed here then is in it.
   void DeleteStrayLogs();
-  // The throttle rates and throttled partitions as the image sets them.
+  // The throttle rates (replication, and replica moves between log dirs) and throttled
+  // partitions as the image sets them.
   void ApplyThrottles(const controller::MetadataImage& image);
   // The log of tp for topic_id: existing (when its partition.metadata agrees) or new.
   absl::StatusOr<storage::Log*> OpenLog(const storage::TopicPartition& tp, const std::string& topic_id,
