@@ -83,7 +83,10 @@ absl::Status MetadataStore::LoadImage() {
 absl::Status MetadataStore::Apply(const raft::Entry& entry) {
   if (entry.index <= applied().index) return absl::OkStatus();  // RocksDB holds it already
   pb::MetadataBatch batch;
-  if (!entry.data.empty() && !batch.ParseFromString(entry.data)) {
+  // A configuration entry (the quorum's voters, raft/voter_set.h) is Raft's own, like a
+  // leader's no-op: the image only records that it was applied.
+  bool metadata = entry.type == raft::EntryType::kData && !entry.data.empty();
+  if (metadata && !batch.ParseFromString(entry.data)) {
     spdlog::error("metadata entry {} is not a MetadataBatch; skipped", entry.index);
     batch.Clear();
     absl::MutexLock lock(&mu_);

@@ -10,8 +10,10 @@
 #include "absl/synchronization/mutex.h"
 #include "base/logging.h"
 #include "raft.grpc.pb.h"
+#include "raft/log_entry_proto.h"
 #include "raft/observer.h"
 #include "raft/snapshot_transfer.h"
+#include "raft/voter_set.h"
 #include "security/control_plane_authorizer.h"
 #include "storage/errc.h"
 
@@ -30,12 +32,10 @@ void ToProto(const Message& m, pb::RaftMessage* out) {
   out->set_commit(m.commit);
   out->set_reject(m.reject);
   out->set_reject_hint(m.reject_hint);
-  for (const Entry& e : m.entries) {
-    pb::LogEntry* entry = out->add_entries();
-    entry->set_term(e.term);
-    entry->set_index(e.index);
-    entry->set_data(e.data);
-  }
+  out->set_to_directory(m.to_directory);
+  out->set_from_directory(m.from_directory);
+  out->set_voters(m.voters);
+  for (const Entry& e : m.entries) EntryToProto(e, out->add_entries());
 }
 
 Message FromProto(const pb::RaftMessage& in) {
@@ -49,7 +49,10 @@ Message FromProto(const pb::RaftMessage& in) {
   m.commit = in.commit();
   m.reject = in.reject();
   m.reject_hint = in.reject_hint();
-  for (const pb::LogEntry& e : in.entries()) m.entries.push_back(Entry{e.term(), e.index(), e.data()});
+  m.to_directory = in.to_directory();
+  m.from_directory = in.from_directory();
+  m.voters = in.voters();
+  for (const pb::LogEntry& e : in.entries()) m.entries.push_back(EntryFromProto(e));
   return m;
 }
 
@@ -57,9 +60,11 @@ Message FromProto(const pb::RaftMessage& in) {
 bool Plausible(const pb::RaftMessage& m) {
   if (m.type() < pb::PRE_VOTE || m.type() > pb::SNAPSHOT) return false;
   if (m.term() < 0 || m.index() < 0 || m.log_term() < 0 || m.commit() < 0 || m.reject_hint() < 0) return false;
+  if (!m.voters().empty() && !VoterSet::Decode(m.voters()).ok()) return false;
   int64_t expected = m.index() + 1;
   for (const pb::LogEntry& e : m.entries()) {
-    if (e.index() != expected++ || e.term() < 0) return false;
+    if (e.index() != expected++ || e.term() < 0 || !PlausibleEntryType(e.type())) return false;
+    if (e.type() != pb::DATA && !ValidateConfigurationEntry(EntryFromProto(e)).ok()) return false;
   }
   return true;
 }
@@ -155,47 +160,81 @@ struct GrpcTransport::Peer {
 };
 
 GrpcTransport::GrpcTransport(std::map<NodeId, std::string> peers, std::string cluster_id,
-                             std::shared_ptr<grpc::ChannelCredentials> credentials, size_t max_queued_per_peer) {
-  if (credentials == nullptr) credentials = grpc::InsecureChannelCredentials();
-  for (const auto& [id, address] : peers) {
-    auto peer = std::make_unique<Peer>();
-    peer->cluster_id = cluster_id;
-    grpc::ChannelArguments args;
-    // A peer that restarts must be reachable again within an election timeout, not after
-    // gRPC's default 20 s minimum connect backoff.
-    args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 50);
-    args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
-    args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 200);
-    peer->stub = pb::RaftTransport::NewStub(
-        grpc::CreateCustomChannel(address, credentials, args));
-    peer->max_queued = max_queued_per_peer;
-    Peer* raw = peer.get();
-    peer->sender = std::thread([raw] { raw->Run(); });
-    peer->snapshot_sender = std::thread([raw] { raw->RunSnapshots(); });
-    peers_[id] = std::move(peer);
+                             std::shared_ptr<grpc::ChannelCredentials> credentials, size_t max_queued_per_peer)
+    : cluster_id_(std::move(cluster_id)),
+      credentials_(credentials != nullptr ? std::move(credentials) : grpc::InsecureChannelCredentials()),
+      max_queued_per_peer_(max_queued_per_peer) {
+  SetPeers(peers);
+}
+
+std::shared_ptr<GrpcTransport::Peer> GrpcTransport::StartPeer(const std::string& address) {
+  auto peer = std::make_shared<Peer>();
+  peer->cluster_id = cluster_id_;
+  grpc::ChannelArguments args;
+  // A peer that restarts must be reachable again within an election timeout, not after
+  // gRPC's default 20 s minimum connect backoff.
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 50);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 200);
+  peer->stub = pb::RaftTransport::NewStub(grpc::CreateCustomChannel(address, credentials_, args));
+  peer->max_queued = max_queued_per_peer_;
+  Peer* raw = peer.get();
+  peer->sender = std::thread([raw] { raw->Run(); });
+  peer->snapshot_sender = std::thread([raw] { raw->RunSnapshots(); });
+  return peer;
+}
+
+void GrpcTransport::SetPeers(const std::map<NodeId, std::string>& peers) {
+  absl::MutexLock lock(&mu_);
+  for (auto it = peers_.begin(); it != peers_.end();) {
+    auto wanted = peers.find(it->first);
+    if (wanted != peers.end() && wanted->second == addresses_[it->first]) {
+      ++it;
+      continue;
+    }
+    std::shared_ptr<Peer> peer = it->second;
+    {
+      absl::MutexLock peer_lock(&peer->mu);
+      peer->stopping = true;
+    }
+    dropped_by_stopped_ += peer->dropped.load();
+    reapers_.emplace_back([peer] {
+      peer->sender.join();
+      peer->snapshot_sender.join();
+    });
+    addresses_.erase(it->first);
+    it = peers_.erase(it);
   }
+  for (const auto& [id, address] : peers) {
+    if (peers_.count(id) != 0) continue;
+    peers_[id] = StartPeer(address);
+    addresses_[id] = address;
+  }
+}
+
+std::shared_ptr<GrpcTransport::Peer> GrpcTransport::FindPeer(NodeId id) const {
+  absl::MutexLock lock(&mu_);
+  auto it = peers_.find(id);
+  return it == peers_.end() ? nullptr : it->second;
 }
 
 GrpcTransport::~GrpcTransport() {
-  for (auto& [id, peer] : peers_) {
-    {
-      absl::MutexLock lock(&peer->mu);
-      peer->stopping = true;
-    }
+  SetPeers({});  // every peer stops
+  std::vector<std::thread> reapers;
+  {
+    absl::MutexLock lock(&mu_);
+    reapers.swap(reapers_);
   }
-  for (auto& [id, peer] : peers_) {
-    peer->sender.join();
-    peer->snapshot_sender.join();
-  }
+  for (std::thread& t : reapers) t.join();
 }
 
 void GrpcTransport::SendSnapshot(const Message& message, const SnapshotStore& store, std::function<void(bool)> done) {
-  auto it = peers_.find(message.to);
-  if (it == peers_.end()) {
+  std::shared_ptr<Peer> found = FindPeer(message.to);
+  if (found == nullptr) {
     done(false);
     return;
   }
-  Peer& peer = *it->second;
+  Peer& peer = *found;
   {
     absl::MutexLock lock(&peer.mu);
     if (!peer.stopping && !peer.snapshot_job.has_value()) {
@@ -210,9 +249,9 @@ void GrpcTransport::SendSnapshot(const Message& message, const SnapshotStore& st
 }
 
 void GrpcTransport::Send(const Message& message) {
-  auto it = peers_.find(message.to);
-  if (it == peers_.end()) return;
-  Peer& peer = *it->second;
+  std::shared_ptr<Peer> found = FindPeer(message.to);
+  if (found == nullptr) return;
+  Peer& peer = *found;
   {
     absl::MutexLock lock(&peer.mu);
     if (peer.queue.size() >= peer.max_queued) {
@@ -224,7 +263,8 @@ void GrpcTransport::Send(const Message& message) {
 }
 
 int64_t GrpcTransport::dropped() const {
-  int64_t total = 0;
+  absl::MutexLock lock(&mu_);
+  int64_t total = dropped_by_stopped_;
   for (const auto& [id, peer] : peers_) total += peer->dropped.load();
   return total;
 }
@@ -321,12 +361,7 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
         if (response.commit_index() >= next) continue;
         response.set_leader_id(node->status().leader);
       } else {
-        for (const Entry& e : *entries) {
-          pb::LogEntry* out = response.add_entries();
-          out->set_term(e.term);
-          out->set_index(e.index);
-          out->set_data(e.data);
-        }
+        for (const Entry& e : *entries) EntryToProto(e, response.add_entries());
         next = entries->back().index + 1;
         RaftNodeStatus st = node->status();
         response.set_commit_index(st.commit);

@@ -13,7 +13,9 @@
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "raft/raft_node.h"
 #include "raft/state_machine.h"
 
@@ -39,6 +41,10 @@ class GrpcTransport final : public Transport {
                          std::shared_ptr<grpc::ChannelCredentials> credentials = nullptr,
                          size_t max_queued_per_peer = 10'000);
   ~GrpcTransport() override;  // stops the sender threads
+  // Replaces the peers (a dynamic quorum's voters and learner changed, KIP-853): new
+  // ones start, removed ones and those at a new address stop; their threads are joined
+  // off the caller's thread (a transfer may take a while to notice).
+  void SetPeers(const std::map<NodeId, std::string>& peers);
   void Send(const Message& message) override;
   // Streams the snapshot's files (InstallSnapshot) on the peer's snapshot thread; one
   // transfer per peer at a time.
@@ -47,7 +53,17 @@ class GrpcTransport final : public Transport {
 
  private:
   struct Peer;
-  std::map<NodeId, std::unique_ptr<Peer>> peers_;
+  std::shared_ptr<Peer> StartPeer(const std::string& address);
+  std::shared_ptr<Peer> FindPeer(NodeId id) const;
+
+  const std::string cluster_id_;
+  const std::shared_ptr<grpc::ChannelCredentials> credentials_;
+  const size_t max_queued_per_peer_;
+  mutable absl::Mutex mu_;
+  std::map<NodeId, std::shared_ptr<Peer>> peers_ ABSL_GUARDED_BY(mu_);
+  std::map<NodeId, std::string> addresses_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::thread> reapers_ ABSL_GUARDED_BY(mu_);  // joining stopped peers' threads
+  int64_t dropped_by_stopped_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 // How a RaftServer's port is secured: its credentials (null: plaintext) and who may

@@ -10,6 +10,7 @@
 #include "base/logging.h"
 #include "base/status_macros.h"
 #include "raft.grpc.pb.h"
+#include "raft/log_entry_proto.h"
 #include "raft/snapshot_transfer.h"
 
 namespace strata::raft {
@@ -235,7 +236,11 @@ absl::Status RaftObserver::Follow(const ObservedVoter& voter, bool* fatal, NodeI
         result = absl::DataLossError(absl::StrCat("observer: entry ", e.index(), " follows ", expected - 1));
         break;
       }
-      fresh.push_back(Entry{e.term(), e.index(), e.data()});
+      if (!PlausibleEntryType(e.type())) {
+        result = absl::DataLossError(absl::StrCat("observer: entry ", e.index(), " has unknown type ", e.type()));
+        break;
+      }
+      fresh.push_back(EntryFromProto(e));
     }
     if (result.ok() && log_ && !fresh.empty()) {
       result = Persist(fresh);  // durable here before it is applied

@@ -1,8 +1,11 @@
 #include "raft/raft.h"
 
 #include <algorithm>
+#include <set>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "base/check.h"
 
 namespace strata::raft {
@@ -32,6 +35,32 @@ const char* MessageTypeName(MessageType type) {
   return "?";
 }
 
+const char* VoterChangeErrorName(VoterChangeError error) {
+  switch (error) {
+    case VoterChangeError::kNone: return "none";
+    case VoterChangeError::kNotLeader: return "not leader";
+    case VoterChangeError::kStaticQuorum: return "static quorum";
+    case VoterChangeError::kInProgress: return "change in progress";
+    case VoterChangeError::kNotReady: return "leader not ready";
+    case VoterChangeError::kDuplicateVoter: return "duplicate voter";
+    case VoterChangeError::kVoterNotFound: return "voter not found";
+    case VoterChangeError::kInvalidVoterKey: return "invalid voter key";
+    case VoterChangeError::kInvalidRequest: return "invalid request";
+    case VoterChangeError::kTimedOut: return "timed out";
+    case VoterChangeError::kLeadershipLost: return "leadership lost";
+  }
+  return "?";
+}
+
+const char* EntryTypeName(EntryType type) {
+  switch (type) {
+    case EntryType::kData: return "data";
+    case EntryType::kKraftVersion: return "KRaftVersion";
+    case EntryType::kVoters: return "KRaftVoters";
+  }
+  return "?";
+}
+
 namespace {
 size_t EntryBytes(const Entry& e) { return e.data.size() + 16; }
 }  // namespace
@@ -40,16 +69,29 @@ Raft::Raft(const Config& config, const HardState& hard_state, const SnapshotMeta
            std::vector<Entry> persisted_entries)
     : config_(config), rng_(config.seed) {
   ABSL_CHECK(config_.id != kNoNode);
-  ABSL_CHECK(std::find(config_.voters.begin(), config_.voters.end(), config_.id) != config_.voters.end())
-      << "node " << config_.id << " is not among the voters";
   ABSL_CHECK_GT(config_.election_ticks, config_.heartbeat_ticks);
   ABSL_CHECK_GE(snapshot.index, 0);
   offset_ = snapshot.index;
+  // The base: the snapshot's voters, else the bootstrap's, else the static ones; none
+  // for a node added later (it learns them from the leader).
+  if (!snapshot.voters.empty()) {
+    absl::StatusOr<VoterSet> voters = VoterSet::Decode(snapshot.voters);
+    ABSL_CHECK(voters.ok()) << "snapshot " << snapshot.index << ": " << voters.status();
+    configs_.emplace(offset_, *std::move(voters));
+    base_written_ = true;
+  } else if (config_.bootstrap) {
+    configs_.emplace(offset_, *config_.bootstrap);
+  } else if (!config_.voters.empty()) {
+    configs_.emplace(offset_, VoterSet::Static(config_.voters));
+  } else {
+    configs_.emplace(offset_, VoterSet());
+  }
   log_.push_back(Entry{snapshot.term, snapshot.index, ""});
   for (Entry& e : persisted_entries) {
     ABSL_CHECK_EQ(e.index, last_index() + 1) << "persisted entries must follow the snapshot consecutively";
     ABSL_CHECK_GE(e.term, TermAt(last_index())) << "terms in a log never fall";
     log_.push_back(std::move(e));
+    NoteAppended(log_.back());
   }
   ABSL_CHECK_LE(hard_state.commit, last_index());
   ABSL_CHECK_LE(TermAt(last_index()), hard_state.term);
@@ -67,6 +109,192 @@ Raft::Raft(const Config& config, const HardState& hard_state, const SnapshotMeta
 Term Raft::TermAt(Index index) const {
   if (index < offset_ || index > last_index()) return 0;
   return log_[index - offset_].term;
+}
+
+const VoterSet& Raft::ConfigAt(Index index) const {
+  ABSL_CHECK_GE(index, offset_);
+  return std::prev(configs_.upper_bound(index))->second;
+}
+
+void Raft::NoteAppended(const Entry& entry) {
+  if (entry.type != EntryType::kVoters) return;
+  absl::StatusOr<VoterSet> voters = VoterSet::Decode(entry.data);
+  // Storage and the transport refuse an entry that does not decode (ValidateConfigurationEntry).
+  ABSL_CHECK(voters.ok()) << "entry " << entry.index << ": " << voters.status();
+  configs_[entry.index] = *std::move(voters);
+  SyncProgress();
+}
+
+void Raft::ForgetConfigsFrom(Index index) {
+  ABSL_CHECK_GT(index, offset_) << "the base configuration is never undone";
+  size_t before = configs_.size();
+  configs_.erase(configs_.lower_bound(index), configs_.end());
+  if (configs_.size() != before) SyncProgress();
+}
+
+void Raft::SyncProgress() {
+  if (role_ != Role::kLeader) return;
+  // Replicated to: the voters, those of the committed configuration still (a removed
+  // voter learns of its removal), and a learner catching up.
+  std::set<NodeId> replicas = {config_.id};
+  for (NodeId id : config().ids()) replicas.insert(id);
+  for (NodeId id : ConfigAt(commit_).ids()) replicas.insert(id);
+  if (pending_change_ && pending_change_->change.kind == VoterChange::Kind::kAdd) {
+    replicas.insert(pending_change_->change.voter.id);
+  }
+  for (NodeId id : replicas) {
+    if (progress_.count(id) == 0) progress_[id].next = last_index() + 1;
+  }
+  for (auto it = progress_.begin(); it != progress_.end();) {
+    it = replicas.count(it->first) != 0 ? std::next(it) : progress_.erase(it);
+  }
+}
+
+bool Raft::FromReplicaKey(const Message& m) const {
+  if (m.from_directory.empty()) return true;  // a static quorum's
+  const Voter* key = config().Find(m.from);
+  if (key == nullptr) key = ConfigAt(commit_).Find(m.from);
+  if (key == nullptr && pending_change_ && pending_change_->change.voter.id == m.from) {
+    key = &pending_change_->change.voter;
+  }
+  return key == nullptr || key->directory_id.empty() || key->directory_id == m.from_directory;
+}
+
+NodeId Raft::learner() const {
+  if (role_ != Role::kLeader || !pending_change_ || pending_change_->change.kind != VoterChange::Kind::kAdd ||
+      pending_change_->entry != 0) {
+    return kNoNode;
+  }
+  return pending_change_->change.voter.id;
+}
+
+const Voter* Raft::LearnerVoter() const {
+  return learner() == kNoNode ? nullptr : &pending_change_->change.voter;
+}
+
+Index Raft::LearnerMatchIndex() const {
+  auto it = progress_.find(learner());
+  return it == progress_.end() || learner() == kNoNode ? 0 : it->second.match;
+}
+
+bool Raft::CaughtUp(NodeId id) const {
+  if (id == config_.id) return true;
+  auto it = progress_.find(id);
+  if (it == progress_.end()) return false;
+  const Progress& pr = it->second;
+  return pr.match >= commit_ && pr.last_response_tick >= 0 && ticks_ - pr.last_response_tick <= config_.election_ticks;
+}
+
+std::string Raft::QuorumAfter(const VoterSet& next) const {
+  std::vector<NodeId> caught_up;
+  for (NodeId id : next.ids()) {
+    if (CaughtUp(id)) caught_up.push_back(id);
+  }
+  if (caught_up.size() >= next.Majority()) return "";
+  return absl::StrCat("of the voters {", absl::StrJoin(next.ids(), ","), "} after it, only ", caught_up.size(),
+                      caught_up.empty() ? "" : absl::StrCat(" ({", absl::StrJoin(caught_up, ","), "})"),
+                      " hold every committed entry and answered within an election timeout; ", next.Majority(),
+                      " are needed to commit");
+}
+
+VoterChangeResult Raft::ProposeVoterChange(const VoterChange& change) {
+  using Error = VoterChangeError;
+  auto refuse = [](Error error, std::string message) { return VoterChangeResult{0, error, std::move(message)}; };
+  const Voter& voter = change.voter;
+  if (role_ != Role::kLeader) return refuse(Error::kNotLeader, absl::StrCat("not leader; leader is ", leader_));
+  if (config().is_static()) {
+    return refuse(Error::kStaticQuorum,
+                  "the quorum is static (controller.quorum.voters, kraft.version 0): its voters cannot change");
+  }
+  if (pending_change_ || LatestConfigIndex() > commit_) {
+    return refuse(Error::kInProgress,
+                  pending_change_ && pending_change_->entry == 0
+                      ? absl::StrCat("a voter change is in progress (voter ", pending_change_->change.voter.id,
+                                     " is catching up)")
+                      : absl::StrCat("a voter change is in progress (entry ", LatestConfigIndex(),
+                                     " is not committed)"));
+  }
+  if (TermAt(commit_) != term_) {
+    return refuse(Error::kNotReady,
+                  absl::StrCat("the leader has not committed an entry of its term ", term_, " yet"));
+  }
+  const Voter* known = config().Find(voter.id);
+  absl::StatusOr<VoterSet> next;
+  switch (change.kind) {
+    case VoterChange::Kind::kAdd:
+      if (known != nullptr) {
+        return refuse(Error::kDuplicateVoter, absl::StrCat("node ", voter.id, " is a voter already"));
+      }
+      if (voter.min_kraft_version > config().kraft_version() || voter.max_kraft_version < config().kraft_version()) {
+        return refuse(Error::kInvalidRequest,
+                      absl::StrCat("voter ", voter.id, " supports kraft.version [", voter.min_kraft_version, ", ",
+                                   voter.max_kraft_version, "], not the quorum's ", config().kraft_version()));
+      }
+      next = config().Add(voter);
+      break;
+    case VoterChange::Kind::kRemove:
+      if (!config().Contains(voter.id, voter.directory_id) || voter.directory_id.empty()) {
+        return refuse(Error::kVoterNotFound, absl::StrCat("voter ", voter.id, " with directory id ",
+                                                          absl::BytesToHexString(voter.directory_id),
+                                                          " is not in the quorum"));
+      }
+      next = config().Remove(voter.id, voter.directory_id);
+      break;
+    case VoterChange::Kind::kUpdate:
+      if (known == nullptr) {
+        return refuse(Error::kVoterNotFound, absl::StrCat("node ", voter.id, " is not a voter"));
+      }
+      if (known->directory_id != voter.directory_id) {
+        return refuse(Error::kInvalidVoterKey,
+                      absl::StrCat("node ", voter.id, " is a voter with directory id ",
+                                   absl::BytesToHexString(known->directory_id), ", not ",
+                                   absl::BytesToHexString(voter.directory_id)));
+      }
+      next = config().Update(voter);
+      break;
+  }
+  if (!next.ok()) return refuse(Error::kInvalidRequest, std::string(next.status().message()));
+  if (change.kind == VoterChange::Kind::kRemove) {
+    if (std::string why = QuorumAfter(*next); !why.empty()) {
+      return refuse(Error::kInvalidRequest, absl::StrCat("removing voter ", voter.id, " would lose the quorum: ", why));
+    }
+  }
+  pending_change_ = PendingChange{next_change_id_++, change, *std::move(next), ticks_ + change.timeout_ticks, 0};
+  int64_t id = pending_change_->id;
+  if (change.kind == VoterChange::Kind::kAdd) {
+    SyncProgress();  // the learner
+    SendAppend(voter.id);
+  } else {
+    AppendVoterChange();
+  }
+  return VoterChangeResult{id, Error::kNone, ""};
+}
+
+void Raft::MaybeAppendVoterChange() {
+  if (!pending_change_ || pending_change_->entry != 0) return;
+  if (!CaughtUp(pending_change_->change.voter.id) || !QuorumAfter(pending_change_->next).empty()) return;
+  AppendVoterChange();
+}
+
+void Raft::AppendVoterChange() {
+  ABSL_CHECK(pending_change_ && pending_change_->entry == 0);
+  AppendEntry(pending_change_->next.Encode(), EntryType::kVoters);
+  pending_change_->entry = last_index();
+  BroadcastAppend();
+  if (!pending_change_->change.ack_when_committed) EndVoterChange(VoterChangeError::kNone, "");
+}
+
+void Raft::MaybeFinishVoterChange() {
+  if (pending_change_ && pending_change_->entry != 0 && commit_ >= pending_change_->entry) {
+    EndVoterChange(VoterChangeError::kNone, "");
+  }
+}
+
+void Raft::EndVoterChange(VoterChangeError error, std::string message) {
+  ABSL_CHECK(pending_change_);
+  change_results_.push_back(VoterChangeResult{pending_change_->id, error, std::move(message)});
+  pending_change_.reset();
+  SyncProgress();  // a learner that did not make it is replicated to no more
 }
 
 const Entry* Raft::EntryAt(Index index) const {
@@ -93,6 +321,13 @@ void Raft::ResetTerm(Term term) {
 }
 
 void Raft::BecomeFollower(Term term, NodeId leader) {
+  if (pending_change_) {
+    EndVoterChange(VoterChangeError::kLeadershipLost,
+                   pending_change_->entry == 0
+                       ? "the leader stepped down while the new voter caught up; nothing changed"
+                       : absl::StrCat("the leader stepped down before entry ", pending_change_->entry,
+                                      " committed; the change may or may not take effect"));
+  }
   ResetTerm(term);
   role_ = Role::kFollower;
   leader_ = leader;
@@ -118,13 +353,16 @@ void Raft::BecomeLeader() {
   role_ = Role::kLeader;
   leader_ = config_.id;
   progress_.clear();
-  for (NodeId peer : config_.voters) {
-    Progress& pr = progress_[peer];
-    pr.next = last_index() + 1;
-    pr.match = peer == config_.id ? stable_ : 0;
-  }
+  progress_[config_.id].match = stable_;
+  SyncProgress();
   // A no-op of the new term lets earlier-term entries commit by counting.
   AppendEntry("");
+  if (!config().is_static() && !ConfigWritten()) {
+    // The first leader of a dynamic quorum writes its bootstrap voters into the log,
+    // from where nodes added later learn them (as Kafka's bootstrap checkpoint).
+    AppendEntry(EncodeKraftVersion(kKraftVersionDynamic), EntryType::kKraftVersion);
+    AppendEntry(config().Encode(), EntryType::kVoters);
+  }
   BroadcastAppend();
 }
 
@@ -137,7 +375,8 @@ void Raft::Campaign(bool pre_vote) {
     BecomeCandidate();
     vote_term = term_;
   }
-  votes_[config_.id] = true;
+  ABSL_CHECK(MayCampaign());
+  if (SelfIsVoter()) votes_[config_.id] = true;  // a node being removed does not vote for itself
   if (votes_.size() >= Quorum()) {  // a single voter
     if (pre_vote) {
       Campaign(false);
@@ -146,7 +385,7 @@ void Raft::Campaign(bool pre_vote) {
     }
     return;
   }
-  for (NodeId peer : config_.voters) {
+  for (NodeId peer : config().ids()) {
     if (peer == config_.id) continue;
     Message m;
     m.type = pre_vote ? MessageType::kPreVote : MessageType::kVote;
@@ -154,11 +393,20 @@ void Raft::Campaign(bool pre_vote) {
     m.term = vote_term;
     m.index = last_index();
     m.log_term = TermAt(last_index());
+    m.to_directory = config().Find(peer)->directory_id;
     Send(std::move(m));
   }
 }
 
 void Raft::Tick() {
+  ++ticks_;
+  if (pending_change_ && ticks_ >= pending_change_->deadline) {
+    const PendingChange& pc = *pending_change_;
+    EndVoterChange(VoterChangeError::kTimedOut,
+                   pc.entry == 0 ? absl::StrCat("voter ", pc.change.voter.id, " is still catching up: at index ",
+                                                LearnerMatchIndex(), " of ", commit_)
+                                 : absl::StrCat("entry ", pc.entry, " with the new voters is not committed yet"));
+  }
   if (role_ == Role::kLeader) {
     ++heartbeat_elapsed_;
     ++election_elapsed_;
@@ -175,6 +423,13 @@ void Raft::Tick() {
     }
     return;
   }
+  if (!MayCampaign()) {
+    // A node outside the configuration (added later, or removed) only follows. Its timer
+    // stops at the timeout: past it, it no longer holds the lease of a leader it does
+    // not hear from, and grants votes (etcd's learners do the same).
+    election_elapsed_ = std::min(election_elapsed_ + 1, randomized_election_timeout_);
+    return;
+  }
   ++election_elapsed_;
   if (PastElectionTimeout()) {
     election_elapsed_ = 0;
@@ -185,7 +440,7 @@ void Raft::Tick() {
 bool Raft::QuorumActive() {
   size_t active = 0;
   for (auto& [peer, pr] : progress_) {
-    if (peer == config_.id || pr.recent_active) ++active;
+    if (IsVoter(peer) && (peer == config_.id || pr.recent_active)) ++active;
     pr.recent_active = false;
   }
   return active >= Quorum();
@@ -200,12 +455,14 @@ absl::Status Raft::Propose(std::string data) {
   return absl::OkStatus();
 }
 
-void Raft::AppendEntry(std::string data) {
-  log_.push_back(Entry{term_, last_index() + 1, std::move(data)});
+void Raft::AppendEntry(std::string data, EntryType type) {
+  log_.push_back(Entry{term_, last_index() + 1, std::move(data), type});
+  NoteAppended(log_.back());
 }
 
 void Raft::Send(Message m) {
   m.from = config_.id;
+  m.from_directory = config_.directory_id;
   outbox_.push_back(std::move(m));
 }
 
@@ -264,10 +521,13 @@ bool Raft::LogUpToDate(Index last, Term last_term) const {
 void Raft::HandleVoteRequest(const Message& m) {
   bool pre = m.type == MessageType::kPreVote;
   bool can_vote = vote_ == m.from || (vote_ == kNoNode && leader_ == kNoNode) || (pre && m.term > term_);
+  // A request for another voter with this id (this node's disk was formatted again,
+  // or the candidate knows an older configuration) is not this node's to grant.
+  bool addressed_here = m.to_directory.empty() || config_.directory_id.empty() || m.to_directory == config_.directory_id;
   Message r;
   r.type = pre ? MessageType::kPreVoteResponse : MessageType::kVoteResponse;
   r.to = m.from;
-  if (can_vote && LogUpToDate(m.index, m.log_term)) {
+  if (addressed_here && can_vote && LogUpToDate(m.index, m.log_term)) {
     r.term = m.term;
     if (!pre) {
       election_elapsed_ = 0;
@@ -298,6 +558,7 @@ void Raft::StepCandidate(const Message& m) {
     case MessageType::kVoteResponse: {
       bool pre = m.type == MessageType::kPreVoteResponse;
       if (pre != (role_ == Role::kPreCandidate)) return;  // a response to an earlier phase
+      if (!config().Contains(m.from, m.from_directory)) return;  // only the configuration's voters decide
       votes_[m.from] = !m.reject;
       size_t granted = 0, rejected = 0;
       for (const auto& [peer, yes] : votes_) (yes ? granted : rejected) += 1;
@@ -391,8 +652,11 @@ std::optional<Index> Raft::MaybeAppend(Index index, Term log_term, const std::ve
   if (conflict != 0) {
     ABSL_CHECK_GT(conflict, commit_) << "a leader never overwrites committed entries";
     log_.resize(conflict - offset_);
+    ForgetConfigsFrom(conflict);
     for (const Entry& e : entries) {
-      if (e.index >= conflict) log_.push_back(e);
+      if (e.index < conflict) continue;
+      log_.push_back(e);
+      NoteAppended(log_.back());
     }
     unstable_from_ = std::min(unstable_from_, conflict);
     stable_ = std::min(stable_, conflict - 1);
@@ -413,9 +677,10 @@ void Raft::StepLeader(const Message& m) {
       return;
     case MessageType::kHeartbeatResponse: {
       auto it = progress_.find(m.from);
-      if (it == progress_.end()) return;
+      if (it == progress_.end() || !FromReplicaKey(m)) return;
       Progress& pr = it->second;
       pr.recent_active = true;
+      pr.last_response_tick = ticks_;
       pr.probe_sent = false;
       if (pr.match < last_index()) {
         if (!pr.probing && ++pr.stalled_heartbeats >= 2) {
@@ -426,6 +691,7 @@ void Raft::StepLeader(const Message& m) {
         }
         SendAppend(m.from);
       }
+      if (m.from == learner()) MaybeAppendVoterChange();
       return;
     }
     case MessageType::kAppend:
@@ -440,9 +706,10 @@ void Raft::StepLeader(const Message& m) {
 
 void Raft::HandleAppendResponse(const Message& m) {
   auto it = progress_.find(m.from);
-  if (it == progress_.end()) return;
+  if (it == progress_.end() || !FromReplicaKey(m)) return;
   Progress& pr = it->second;
   pr.recent_active = true;
+  pr.last_response_tick = ticks_;
   if (m.reject) {
     bool stale = pr.probing ? m.index != pr.next - 1 : m.index <= pr.match;
     if (stale) return;
@@ -474,12 +741,16 @@ void Raft::HandleAppendResponse(const Message& m) {
   }
   pr.probe_sent = false;
   MaybeCommit();
+  if (role_ != Role::kLeader) return;  // it removed itself and stepped down
+  if (m.from == learner()) MaybeAppendVoterChange();
+  // A commit or a voter change may have ended its replication (a removed voter).
+  if (progress_.count(m.from) == 0) return;
   // Send on while there is more and the window has room.
   Index before;
   do {
-    before = pr.next;
+    before = progress_[m.from].next;
     SendAppend(m.from);
-  } while (pr.next != before && pr.next <= last_index());
+  } while (progress_[m.from].next != before && progress_[m.from].next <= last_index());
   MaybeSendCommit(m.from);  // it may hold entries committed before it acknowledged them
 }
 
@@ -528,6 +799,7 @@ void Raft::SendSnapshot(NodeId to, Progress& pr) {
   m.index = offset_;
   m.log_term = TermAt(offset_);
   m.commit = commit_;
+  if (const VoterSet& voters = ConfigAt(offset_); !voters.is_static() && !voters.empty()) m.voters = voters.Encode();
   pr.pending_snapshot = offset_;
   pr.probing = true;
   pr.probe_sent = false;
@@ -563,6 +835,17 @@ void Raft::HandleSnapshot(const Message& m) {
     // Restore: the log restarts empty after the snapshot, which the driver installs
     // before this answer leaves.
     ABSL_CHECK_LE(applied_, commit_);
+    // The configuration as of the snapshot becomes the base: the one it carries (a
+    // dynamic quorum's), else the static one.
+    VoterSet base = ConfigAt(m.index);
+    if (!m.voters.empty()) {
+      absl::StatusOr<VoterSet> voters = VoterSet::Decode(m.voters);
+      ABSL_CHECK(voters.ok()) << "the transport checks a snapshot's voters: " << voters.status();
+      base = *std::move(voters);
+    }
+    configs_.clear();
+    configs_.emplace(m.index, std::move(base));
+    base_written_ = !m.voters.empty();
     log_.clear();
     log_.push_back(Entry{m.log_term, m.index, ""});
     offset_ = m.index;
@@ -570,7 +853,7 @@ void Raft::HandleSnapshot(const Message& m) {
     applied_ = m.index;
     stable_ = m.index;
     unstable_from_ = m.index + 1;
-    pending_install_ = SnapshotMeta{m.index, m.log_term};
+    pending_install_ = SnapshotMeta{m.index, m.log_term, m.voters};
     r.index = m.index;
   }
   Send(std::move(r));
@@ -580,20 +863,26 @@ void Raft::Compact(Index index) {
   if (index <= offset_) return;
   ABSL_CHECK_LE(index, applied_) << "only applied entries can be compacted";
   ABSL_CHECK_LE(index, stable_) << "only persisted entries can be compacted";
+  // The configuration as of index becomes the base.
+  VoterSet base = ConfigAt(index);
+  base_written_ = base_written_ || configs_.upper_bound(offset_) != configs_.upper_bound(index);
+  configs_.erase(configs_.begin(), configs_.upper_bound(index));
+  configs_.emplace(index, std::move(base));
   log_.erase(log_.begin(), log_.begin() + (index - offset_));
   log_[0].data.clear();  // the sentinel keeps the snapshot's index and term
+  log_[0].type = EntryType::kData;
   offset_ = index;
   unstable_from_ = std::max(unstable_from_, index + 1);
 }
 
 void Raft::BroadcastAppend() {
-  for (NodeId peer : config_.voters) {
+  for (const auto& [peer, pr] : progress_) {
     if (peer != config_.id) SendAppend(peer);
   }
 }
 
 void Raft::BroadcastHeartbeat() {
-  for (NodeId peer : config_.voters) {
+  for (const auto& [peer, pr] : progress_) {
     if (peer != config_.id) SendHeartbeat(peer);
   }
 }
@@ -615,25 +904,32 @@ void Raft::SendHeartbeat(NodeId to) {
 }
 
 void Raft::MaybeCommit() {
+  // The configuration's voters only: a leader that is not one (it is being removed) does
+  // not count its own log (Raft thesis 4.2.2).
   std::vector<Index> matches;
-  for (NodeId peer : config_.voters) matches.push_back(progress_[peer].match);
+  for (NodeId peer : config().ids()) matches.push_back(progress_[peer].match);
   std::sort(matches.begin(), matches.end(), std::greater<Index>());
   Index candidate = matches[Quorum() - 1];
   // Only entries of the current term commit by counting (Raft paper, section 5.4.2).
   if (candidate > commit_ && TermAt(candidate) == term_) {
     CommitTo(candidate);
+    MaybeFinishVoterChange();
+    SyncProgress();  // a removed voter, now committed out, is replicated to no more
     // The followers learn the new commit index now, not at the next heartbeat: what they
     // apply (a combined node's broker reads its metadata there) is a round trip behind
     // the leader, whatever the heartbeat interval.
-    for (NodeId peer : config_.voters) {
+    for (const auto& [peer, pr] : progress_) {
       if (peer != config_.id) MaybeSendCommit(peer);
     }
+    // A leader the committed configuration no longer holds steps down (after telling the
+    // others the commit); as a non-voter it never campaigns again.
+    if (!ConfigAt(commit_).Contains(config_.id, config_.directory_id)) BecomeFollower(term_, kNoNode);
   }
 }
 
 bool Raft::HasReady() const {
-  return pending_install_.index != 0 || hard_state() != persisted_hard_state_ || unstable_from_ <= last_index() || !outbox_.empty() ||
-         commit_ > applied_;
+  return pending_install_.index != 0 || hard_state() != persisted_hard_state_ || unstable_from_ <= last_index() ||
+         !outbox_.empty() || commit_ > applied_ || !change_results_.empty();
 }
 
 Ready Raft::GetReady() {
@@ -645,6 +941,8 @@ Ready Raft::GetReady() {
   rd.messages = std::move(outbox_);
   outbox_.clear();
   for (Index i = applied_ + 1; i <= commit_; ++i) rd.committed_entries.push_back(log_[i - offset_]);
+  rd.change_results = std::move(change_results_);
+  change_results_.clear();
   return rd;
 }
 
@@ -670,7 +968,7 @@ void Raft::Advance(const Ready& rd) {
 std::map<NodeId, Index> Raft::VoterMatchIndexes() const {
   std::map<NodeId, Index> out;
   if (role_ != Role::kLeader) return out;
-  for (NodeId v : config_.voters) {
+  for (NodeId v : config().ids()) {
     auto pr = progress_.find(v);
     out[v] = v == config_.id ? last_index() : (pr == progress_.end() ? 0 : pr->second.match);
   }

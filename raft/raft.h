@@ -11,6 +11,9 @@
 // persisted (reported by Advance). Log compaction: after the driver stored a snapshot it
 // calls Compact(index); a follower that needs a compacted entry is sent kSnapshot, and
 // the driver reports the transfer's outcome with ReportSnapshot.
+// The voters are the latest configuration in the log, committed or not (KIP-853; Raft
+// thesis 4.1): a kVoters entry takes effect when appended and is undone when truncated.
+// Elections, commitment and CheckQuorum count that configuration's voters only.
 // Not thread-safe: the driver serialises every call.
 
 #include <cstdint>
@@ -21,6 +24,7 @@
 
 #include "absl/status/status.h"
 #include "raft/types.h"
+#include "raft/voter_set.h"
 
 namespace strata::raft {
 
@@ -29,7 +33,19 @@ const char* RoleName(Role role);
 
 struct Config {
   NodeId id = kNoNode;
-  std::vector<NodeId> voters;  // including id
+  // A static quorum's voters (controller.quorum.voters): the configuration until the log
+  // or a snapshot holds a VotersRecord (KIP-853, raft/voter_set.h). A node that is not
+  // a voter of its configuration follows but never campaigns.
+  std::vector<NodeId> voters;
+  // A dynamic quorum's (KIP-853; voters empty): the voters the quorum started with
+  // (strata-storage format --standalone / --initial-controllers), the configuration until
+  // the log or a snapshot holds one; the first leader writes it into the log. Neither
+  // this nor voters: a node added later, which learns its voters from the leader.
+  std::optional<VoterSet> bootstrap;
+  // This node's metadata log dir's directory.id (16 bytes; empty in a static quorum): a
+  // voter is the pair (id, directory_id), so a node formatted again is not the voter it
+  // was.
+  std::string directory_id;
   int election_ticks = 10;     // the timeout is drawn from [election_ticks, 2 * election_ticks)
   int heartbeat_ticks = 1;
   uint64_t seed = 1;
@@ -39,6 +55,17 @@ struct Config {
   size_t max_inflight_bytes = 1 << 20;
   // Bytes of entries in one Append message (at least one entry is always sent).
   size_t max_append_bytes = 256 << 10;
+};
+
+// A change of one voter (KIP-853's AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter).
+struct VoterChange {
+  enum class Kind { kAdd, kRemove, kUpdate };
+  Kind kind = Kind::kAdd;
+  Voter voter;  // kRemove: id and directory_id
+  // Ticks the change may take: a new voter's catch-up, then the commit.
+  int timeout_ticks = 100;
+  // false: done once its entry is appended (AddRaftVoter v1's AckWhenCommitted).
+  bool ack_when_committed = true;
 };
 
 class Raft {
@@ -55,6 +82,17 @@ class Raft {
   // Appends data as a new entry when this node leads; otherwise FAILED_PRECONDITION
   // naming the known leader ("not leader; leader is N"), so callers can forward.
   absl::Status Propose(std::string data);
+  // Starts a change of the voters, one at a time (Raft thesis 4.2, KIP-853), when this
+  // node leads a dynamic quorum. Refused at once, with the reason, when it may not go
+  // ahead: not the leader, a static quorum, a change still uncommitted, no entry of
+  // this term committed yet (Ongaro's fix for single-server changes), a voter added
+  // twice or unknown, the last voter, or a change after which no majority of the new
+  // voters is caught up. Otherwise the result has the change's id and no error, and the
+  // outcome comes later in Ready::change_results. An added voter first catches up as a
+  // learner (replicated to, not counted); then the new set is appended as a kVoters
+  // entry and counts at once; the change is done when that entry commits. A leader
+  // that removed itself steps down then.
+  VoterChangeResult ProposeVoterChange(const VoterChange& change);
 
   bool HasReady() const;
   Ready GetReady();
@@ -84,6 +122,18 @@ class Raft {
   // While this node leads: each voter's match index (the last index known to be in its
   // log; this node's own: last_index()). Empty while it does not lead.
   std::map<NodeId, Index> VoterMatchIndexes() const;
+  // The voters now: the latest configuration in the log (or the snapshot's, or the
+  // static one).
+  const VoterSet& config() const { return configs_.rbegin()->second; }
+  // The voters as of index (>= snapshot().index): what a snapshot there holds.
+  const VoterSet& ConfigAt(Index index) const;
+  bool IsVoter(NodeId id) const { return config().Contains(id); }
+  // The node a voter change is catching up (kNoNode: none); only while leading.
+  NodeId learner() const;
+  // That learner as it will be a voter (nullptr: none).
+  const Voter* LearnerVoter() const;
+  // While leading: the learner's match index (0 when there is none).
+  Index LearnerMatchIndex() const;
 
  private:
   struct Progress {
@@ -101,6 +151,18 @@ class Raft {
     Index pending_snapshot = 0;
     // The highest commit index an Append or a heartbeat told it (as far as its log went).
     Index sent_commit = 0;
+    // The tick of its last answer (-1: none yet): a replica is caught up if it answered
+    // within an election timeout and holds everything committed.
+    int64_t last_response_tick = -1;
+  };
+
+  // The voter change under way (one at a time).
+  struct PendingChange {
+    int64_t id = 0;
+    VoterChange change;
+    VoterSet next;         // the voters once it is done
+    int64_t deadline = 0;  // in ticks_
+    Index entry = 0;       // its kVoters entry once appended (0: a learner still catching up)
   };
 
   void BecomeFollower(Term term, NodeId leader);
@@ -132,7 +194,32 @@ class Raft {
   void SendHeartbeat(NodeId to);
   void MaybeCommit();
   bool QuorumActive();
-  size_t Quorum() const { return config_.voters.size() / 2 + 1; }
+  bool SelfIsVoter() const { return config().Contains(config_.id, config_.directory_id); }
+  // A voter campaigns; so does a node whose removal it has not seen committed: until it
+  // is, the new voters may need it to lead and commit the removal (Raft thesis 4.2.2;
+  // it does not vote for itself then).
+  bool MayCampaign() const {
+    return SelfIsVoter() || ConfigAt(commit_).Contains(config_.id, config_.directory_id);
+  }
+  // Whether a response comes from the replica the leader knows by that id: a node whose
+  // disk was formatted again (another directory id) holds none of what the voter held,
+  // so its answers count for nothing.
+  bool FromReplicaKey(const Message& m) const;
+  // Whether `id` holds every committed entry and answered within an election timeout
+  // (this node: always).
+  bool CaughtUp(NodeId id) const;
+  // Empty when a majority of next's voters is caught up; otherwise why not.
+  std::string QuorumAfter(const VoterSet& next) const;
+  // Whether a configuration is in the log or the snapshot (not only the bootstrap).
+  bool ConfigWritten() const { return base_written_ || configs_.size() > 1; }
+  Index LatestConfigIndex() const { return configs_.rbegin()->first; }
+  // The voter change: the learner caught up (append the new set), the entry committed
+  // (done), the deadline passed or leadership lost (report and forget it).
+  void MaybeAppendVoterChange();
+  void AppendVoterChange();
+  void MaybeFinishVoterChange();
+  void EndVoterChange(VoterChangeError error, std::string message);
+  size_t Quorum() const { return config().Majority(); }
   bool LogUpToDate(Index last_index, Term last_term) const;
   // The largest index <= index whose term is <= term (fast backtracking).
   Index FindConflictByTerm(Index index, Term term) const;
@@ -140,7 +227,15 @@ class Raft {
   // or nullopt on a mismatch.
   std::optional<Index> MaybeAppend(Index index, Term log_term, const std::vector<Entry>& entries);
   void CommitTo(Index index);
-  void AppendEntry(std::string data);
+  void AppendEntry(std::string data, EntryType type = EntryType::kData);
+  // Bookkeeping for an entry that joined log_: a kVoters entry is the configuration from
+  // its index on.
+  void NoteAppended(const Entry& entry);
+  // The log is cut back to before index: configurations from there on are undone.
+  void ForgetConfigsFrom(Index index);
+  // While leading: progress for every voter of the configuration (and this node), none
+  // for a node that left it.
+  void SyncProgress();
   HardState hard_state() const { return {term_, vote_, commit_}; }
 
   const Config config_;
@@ -163,6 +258,14 @@ class Raft {
   int randomized_election_timeout_ = 0;
   std::map<NodeId, bool> votes_;
   std::map<NodeId, Progress> progress_;
+  // Each configuration by the index it starts at; the first is the base (as of offset_:
+  // the snapshot's or the static one); never empty.
+  std::map<Index, VoterSet> configs_;
+  bool base_written_ = false;  // the base came from a snapshot or the compacted log
+  std::optional<PendingChange> pending_change_;
+  int64_t next_change_id_ = 1;
+  std::vector<VoterChangeResult> change_results_;
+  int64_t ticks_ = 0;
   std::vector<Message> outbox_;
   int64_t elections_started_ = 0;
 };

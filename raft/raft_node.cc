@@ -17,6 +17,10 @@ constexpr int kFilesCheckTicks = 100;  // ticks between checks that the log's fi
 absl::StatusOr<std::unique_ptr<RaftNode>> RaftNode::Start(RaftNodeOptions options) {
   ABSL_CHECK(options.transport != nullptr);
   ABSL_CHECK(options.state_machine != nullptr);
+  if (options.config.bootstrap && !options.config.voters.empty()) {
+    return storage::MakeError(storage::Errc::kInvalidConfig,
+                              "a quorum is static (controller.quorum.voters) or dynamic (bootstrap voters), not both");
+  }
   if (options.segment_bytes < options.max_entry_bytes + kEntryOverheadBytes) {
     return storage::MakeError(storage::Errc::kInvalidConfig,
                               absl::StrCat("metadata.log.segment.bytes (", options.segment_bytes,
@@ -34,6 +38,7 @@ absl::StatusOr<std::unique_ptr<RaftNode>> RaftNode::Start(RaftNodeOptions option
   STRATA_ASSIGN_OR_RETURN(node->storage_, RaftStorage::Open(*o.ops, o.metadata_log_dir, snapshot, o.segment_bytes));
   STRATA_ASSIGN_OR_RETURN(auto entries, node->storage_->ReadEntries(snapshot.index));
   node->raft_ = std::make_unique<Raft>(o.config, node->storage_->hard_state(), snapshot, std::move(entries));
+  node->MaybeReportMembership();  // before the driver thread starts
   {
     absl::MutexLock lock(&node->mu_);  // not shared yet
     node->status_.snapshot_index = snapshot.index;
@@ -63,6 +68,14 @@ void RaftNode::MarkStoppedLocked(absl::string_view why) {
     p->result = absl::UnavailableError(why);
   }
   pending_.clear();
+  auto stopped = [&](std::shared_ptr<ChangeRequest>& c) {
+    c->done = true;
+    c->result = VoterChangeResult{0, VoterChangeError::kLeadershipLost, std::string(why)};
+  };
+  for (auto& [id, c] : pending_changes_) stopped(c);
+  for (auto& c : change_requests_) stopped(c);
+  pending_changes_.clear();
+  change_requests_.clear();
 }
 
 absl::Status RaftNode::Close() {
@@ -116,6 +129,50 @@ absl::StatusOr<Index> RaftNode::Propose(std::string data, std::chrono::milliseco
   return proposal->index;
 }
 
+VoterChangeResult RaftNode::ChangeVoters(VoterChange change, std::chrono::milliseconds timeout) {
+  change.timeout_ticks = std::max<int>(1, static_cast<int>(timeout / options_.tick_interval));
+  auto request = std::make_shared<ChangeRequest>();
+  request->change = std::move(change);
+  absl::MutexLock lock(&mu_);
+  if (stopping_ || status_.stopped) return VoterChangeResult{0, VoterChangeError::kNotLeader, "node stopped"};
+  change_requests_.push_back(request);
+  auto done = [&] { return request->done; };
+  // The core gives up at its deadline; the slack covers a driver slowed by I/O.
+  if (!mu_.AwaitWithTimeout(absl::Condition(&done), absl::FromChrono(timeout) + absl::Seconds(1))) {
+    return VoterChangeResult{0, VoterChangeError::kTimedOut,
+                             absl::StrCat("no outcome within ", timeout.count(), " ms; the change may still happen")};
+  }
+  return request->result;
+}
+
+void RaftNode::FinishChanges(const std::vector<VoterChangeResult>& results) {
+  absl::MutexLock lock(&mu_);
+  for (const VoterChangeResult& result : results) {
+    auto it = pending_changes_.find(result.id);
+    if (it == pending_changes_.end()) continue;
+    it->second->done = true;
+    it->second->result = result;
+    pending_changes_.erase(it);
+  }
+}
+
+void RaftNode::MaybeReportMembership() {
+  const Voter* learner = raft_->LearnerVoter();
+  Membership now{raft_->config(), learner ? std::optional<Voter>(*learner) : std::nullopt};
+  if (membership_ == now) return;
+  membership_ = now;
+  {
+    absl::MutexLock lock(&mu_);
+    status_.configuration = now.voters;
+    status_.kraft_version = now.voters.kraft_version();
+  }
+  if (!now.voters.is_static()) {
+    spdlog::info("node {}: voters {}{}", options_.config.id, now.voters.DebugString(),
+                 learner ? absl::StrCat("; catching up: ", learner->id) : "");
+  }
+  if (options_.on_membership) options_.on_membership(now);
+}
+
 RaftNodeStatus RaftNode::status() const {
   absl::MutexLock lock(&mu_);
   return status_;
@@ -146,10 +203,12 @@ void RaftNode::Run() {
     std::deque<Message> messages;
     std::deque<std::shared_ptr<Proposal>> proposals;
     std::deque<std::pair<NodeId, bool>> reports;
+    std::deque<std::shared_ptr<ChangeRequest>> changes;
     {
       absl::MutexLock lock(&mu_);
       auto has_work = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
-        return stopping_ || !inbox_.empty() || !proposals_.empty() || !snapshot_reports_.empty();
+        return stopping_ || !inbox_.empty() || !proposals_.empty() || !snapshot_reports_.empty() ||
+               !change_requests_.empty();
       };
       mu_.AwaitWithTimeout(absl::Condition(&has_work),
                            absl::FromChrono(next_tick - std::chrono::steady_clock::now()));
@@ -157,6 +216,7 @@ void RaftNode::Run() {
       messages.swap(inbox_);
       proposals.swap(proposals_);
       reports.swap(snapshot_reports_);
+      changes.swap(change_requests_);
     }
     for (const Message& m : messages) {
       // A snapshot is stepped only once its files are here (the transport put them).
@@ -179,6 +239,16 @@ void RaftNode::Run() {
         p->index = raft_->last_index();
         p->term = raft_->term();
         pending_[p->index] = p;
+      }
+    }
+    for (auto& c : changes) {
+      VoterChangeResult started = raft_->ProposeVoterChange(c->change);
+      absl::MutexLock lock(&mu_);
+      if (!started.ok()) {
+        c->done = true;
+        c->result = std::move(started);
+      } else {
+        pending_changes_[started.id] = c;
       }
     }
     if (std::chrono::steady_clock::now() >= next_tick) {
@@ -220,7 +290,9 @@ absl::Status RaftNode::InstallSnapshot(const SnapshotMeta& meta) {
 absl::Status RaftNode::MaybeTakeSnapshot() {
   Index applied = raft_->applied_index();
   if (bytes_since_snapshot_ < options_.snapshot_bytes || applied <= raft_->snapshot().index) return absl::OkStatus();
-  SnapshotMeta meta{applied, raft_->TermAt(applied)};
+  // A dynamic quorum's snapshot holds the voters as of its index.
+  const VoterSet& voters = raft_->ConfigAt(applied);
+  SnapshotMeta meta{applied, raft_->TermAt(applied), voters.is_static() || voters.empty() ? "" : voters.Encode()};
   std::optional<SnapshotMeta> previous = snapshots_->Latest();
   STRATA_ASSIGN_OR_RETURN(PartialSnapshot partial, snapshots_->BeginPartial(meta));
   absl::Status saved = options_.state_machine->SaveSnapshot(*options_.ops, partial.path);
@@ -268,6 +340,7 @@ bool RaftNode::HandleReady() {
       bytes_since_snapshot_ += static_cast<int64_t>(e.data.size());
     }
     raft_->Advance(rd);
+    FinishChanges(rd.change_results);
     absl::MutexLock lock(&mu_);
     for (const Entry& e : rd.committed_entries) {
       auto it = pending_.find(e.index);
@@ -283,9 +356,12 @@ bool RaftNode::HandleReady() {
     Fail(s);
     return false;
   }
+  MaybeReportMembership();
   std::vector<RaftNodeStatus::VoterState> voters = VoterStates();
   absl::MutexLock lock(&mu_);
   status_.voters = std::move(voters);
+  status_.learner = raft_->learner();
+  status_.learner_match = raft_->LearnerMatchIndex();
   if (raft_->leader() != status_.leader || raft_->term() != status_.term) {
     spdlog::info("node {}: term {}, leader {} ({})", options_.config.id, raft_->term(), raft_->leader(),
                  RoleName(raft_->role()));

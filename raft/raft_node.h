@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -49,6 +50,13 @@ class Transport {
 // The bytes a one-record batch adds around an entry's data in the metadata log.
 inline constexpr int64_t kEntryOverheadBytes = 256;
 
+// The quorum as this node sees it (KIP-853).
+struct Membership {
+  VoterSet voters;                // the latest configuration in its log
+  std::optional<Voter> learner;   // while it leads: a voter being added, catching up
+  bool operator==(const Membership&) const = default;
+};
+
 struct RaftNodeOptions {
   Config config;
   std::string metadata_log_dir;
@@ -68,7 +76,12 @@ struct RaftNodeOptions {
   int64_t max_entry_bytes = 1 << 20;
   // Called once on the driver thread when the node stops on an I/O error.
   std::function<void(const absl::Status&)> on_fatal;
+  // Called with the nodes this one exchanges messages with (its configuration's voters
+  // and, while it leads, a learner catching up): once from Start, then on the driver
+  // thread whenever they change.
+  std::function<void(const Membership&)> on_membership;
 };
+
 
 struct RaftNodeStatus {
   NodeId leader = kNoNode;
@@ -94,6 +107,13 @@ struct RaftNodeStatus {
     int64_t last_caught_up_unix_ms = -1;
   };
   std::vector<VoterState> voters;
+  // The quorum's voters (the latest configuration in the log); kraft.version 0 for a
+  // static quorum, 1 for a dynamic one.
+  VoterSet configuration;
+  int16_t kraft_version = 0;
+  // While it leads and a voter is being added: the learner and its match index.
+  NodeId learner = kNoNode;
+  Index learner_match = 0;
 };
 
 class RaftNode {
@@ -108,6 +128,11 @@ class RaftNode {
   // was replaced by a new leader's, INVALID_ARGUMENT when data exceeds
   // max_entry_bytes, or DEADLINE_EXCEEDED.
   absl::StatusOr<Index> Propose(std::string data, std::chrono::milliseconds timeout);
+  // Changes the voters by one (Raft::ProposeVoterChange) through this node, which must
+  // lead; waits up to timeout for the outcome: refused at once with the reason, done,
+  // or kTimedOut (a new voter that did not catch up, an entry not committed in time).
+  // change.timeout_ticks is derived from timeout.
+  VoterChangeResult ChangeVoters(VoterChange change, std::chrono::milliseconds timeout);
   RaftNodeStatus status() const;
   NodeId id() const { return options_.config.id; }
 
@@ -135,6 +160,11 @@ class RaftNode {
     bool done = false;
     absl::Status result;
   };
+  struct ChangeRequest {
+    VoterChange change;
+    bool done = false;
+    VoterChangeResult result;
+  };
 
   explicit RaftNode(RaftNodeOptions options) : options_(std::move(options)) {}
   void Run();
@@ -149,6 +179,10 @@ class RaftNode {
   void ForgetVoterTimesOfOldTerms();
   // Fails every waiting proposal with why.
   void MarkStoppedLocked(absl::string_view why) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Hands the core's voter change results to their callers.
+  void FinishChanges(const std::vector<VoterChangeResult>& results);
+  // Calls on_membership when the voters or the learner changed.
+  void MaybeReportMembership();
 
   RaftNodeOptions options_;
   std::unique_ptr<RaftStorage> storage_;
@@ -160,6 +194,7 @@ class RaftNode {
   Term voters_term_ = 0;
   std::map<NodeId, int64_t> last_answer_unix_ms_;
   std::map<NodeId, int64_t> caught_up_unix_ms_;
+  std::optional<Membership> membership_;  // as last reported (driver thread only)
 
   // Guards what is below and every Proposal's done, index, term and result. The driver
   // thread and the waiters (Propose, WaitForCommit) wait on conditions over them.
@@ -168,6 +203,8 @@ class RaftNode {
   std::deque<std::pair<NodeId, bool>> snapshot_reports_ ABSL_GUARDED_BY(mu_);
   std::deque<std::shared_ptr<Proposal>> proposals_ ABSL_GUARDED_BY(mu_);     // waiting for the core
   std::map<Index, std::shared_ptr<Proposal>> pending_ ABSL_GUARDED_BY(mu_);  // in the log, waiting to apply
+  std::deque<std::shared_ptr<ChangeRequest>> change_requests_ ABSL_GUARDED_BY(mu_);  // waiting for the core
+  std::map<int64_t, std::shared_ptr<ChangeRequest>> pending_changes_ ABSL_GUARDED_BY(mu_);  // by change id
   RaftNodeStatus status_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/check.h"
 #include "base/status_macros.h"
+#include "raft/voter_set.h"
 #include "storage/errc.h"
 #include "storage/file_names.h"
 #include "storage/file_ops.h"
@@ -14,6 +15,17 @@ namespace strata::raft {
 
 using storage::Errc;
 using storage::MakeError;
+
+namespace {
+
+// A control record's type: a configuration entry (raft/voter_set.h).
+absl::StatusOr<EntryType> EntryTypeOf(const storage::Record& record) {
+  if (!record.key) return absl::InvalidArgumentError("control record without a key");
+  STRATA_ASSIGN_OR_RETURN(int16_t control_type, DecodeControlKey(*record.key));
+  return EntryTypeOfControl(control_type);
+}
+
+}  // namespace
 
 std::string FormatQuorumState(const HardState& hs) {
   nlohmann::json j = {{"data_version", 0}, {"term", hs.term}, {"votedId", hs.vote}, {"commitIndex", hs.commit}};
@@ -97,7 +109,20 @@ absl::StatusOr<std::vector<Entry>> RaftStorage::ReadFrom(Index from, Index up_to
         return MakeError(Errc::kInconsistentLog, absl::StrCat("metadata log batch at offset ", header.base_offset,
                                                              " is not one Raft entry at offset ", offset));
       }
-      entries.push_back(Entry{header.partition_leader_epoch, offset + 1, records[0].value.value_or("")});
+      Entry entry{header.partition_leader_epoch, offset + 1, records[0].value.value_or("")};
+      if (header.is_control()) {
+        absl::StatusOr<EntryType> type = EntryTypeOf(records[0]);
+        if (!type.ok()) {
+          return MakeError(Errc::kInconsistentLog, absl::StrCat("metadata log batch at offset ", header.base_offset,
+                                                               ": ", type.status().message()));
+        }
+        entry.type = *type;
+        if (absl::Status valid = ValidateConfigurationEntry(entry); !valid.ok()) {
+          return MakeError(Errc::kInconsistentLog, absl::StrCat("metadata log entry ", entry.index, " (",
+                                                               EntryTypeName(entry.type), "): ", valid.message()));
+        }
+      }
+      entries.push_back(std::move(entry));
       bytes += entries.back().data.size() + 16;
       ++offset;
     }
@@ -159,7 +184,12 @@ absl::Status RaftStorage::Save(const Ready& ready) {
       storage::RecordBatchBuilder builder;
       builder.set_base_offset(e.index - 1);
       builder.set_partition_leader_epoch(static_cast<int32_t>(e.term));
-      builder.Add(std::nullopt, e.data, 0);
+      if (e.type == EntryType::kData) {
+        builder.Add(std::nullopt, e.data, 0);
+      } else {
+        builder.set_control(true);  // Kafka's KRaft control record: the key names its type
+        builder.Add(EncodeControlKey(ControlTypeOf(e.type)), e.data, 0);
+      }
       batches += builder.Build();
     }
     STRATA_RETURN_IF_ERROR(log_->AppendAsFollower(batches).status());

@@ -4,7 +4,9 @@
 //                            atomically (tmp, fsync, rename, fsync dir) when it changes
 //   __cluster_metadata-0/    a storage::Log; entry i is the batch at offset i - 1, one
 //                            record whose value is the entry's data, with the entry's
-//                            term in the batch's partitionLeaderEpoch
+//                            term in the batch's partitionLeaderEpoch; a
+//                            configuration entry is a control batch whose record key
+//                            is Kafka's control key (KRAFT_VERSION or KRAFT_VOTERS)
 //   snapshots/               the SnapshotStore (snapshot_store.h)
 // After a snapshot the log start moves to the previous snapshot's index S (offset S,
 // entry S + 1) and whole segments below it are deleted; installing a received snapshot

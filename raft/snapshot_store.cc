@@ -6,11 +6,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/check.h"
 #include "base/logging.h"
 #include "base/status_macros.h"
+#include "raft/voter_set.h"
 #include "storage/crc32c.h"
 #include "storage/errc.h"
 
@@ -65,6 +67,11 @@ std::string SnapshotManifest::ToJson() const {
   nlohmann::json files_json = nlohmann::json::array();
   for (const SnapshotFile& f : files) files_json.push_back({{"name", f.name}, {"bytes", f.bytes}, {"crc32c", f.crc32c}});
   nlohmann::json j = {{"version", 0}, {"index", meta.index}, {"term", meta.term}, {"files", files_json}};
+  if (!meta.voters.empty()) {
+    // A dynamic quorum's snapshot holds its voters (version 1; a static one stays at 0).
+    j["version"] = 1;
+    j["voters"] = absl::Base64Escape(meta.voters);
+  }
   return j.dump() + "\n";
 }
 
@@ -74,7 +81,7 @@ absl::StatusOr<SnapshotManifest> SnapshotManifest::Parse(const std::string& json
     return MakeError(Errc::kInvalidCheckpoint, absl::StrCat("snapshot manifest ", source, ": ", what));
   };
   if (j.is_discarded() || !j.is_object()) return bad("not a JSON object");
-  if (!j.contains("version") || j["version"] != 0) return bad("unsupported version");
+  if (!j.contains("version") || (j["version"] != 0 && j["version"] != 1)) return bad("unsupported version");
   if (!j.contains("index") || !j["index"].is_number_integer() || !j.contains("term") ||
       !j["term"].is_number_integer() || !j.contains("files") || !j["files"].is_array()) {
     return bad("'index', 'term' or 'files' missing");
@@ -82,6 +89,15 @@ absl::StatusOr<SnapshotManifest> SnapshotManifest::Parse(const std::string& json
   SnapshotManifest m;
   m.meta = {j["index"].get<Index>(), j["term"].get<Term>()};
   if (m.meta.index < 1 || m.meta.term < 1) return bad("index and term must be positive");
+  if (j["version"] == 1) {
+    if (!j.contains("voters") || !j["voters"].is_string() ||
+        !absl::Base64Unescape(j["voters"].get<std::string>(), &m.meta.voters)) {
+      return bad("'voters' missing or not base64");
+    }
+    if (absl::StatusOr<VoterSet> voters = VoterSet::Decode(m.meta.voters); !voters.ok()) {
+      return bad(absl::StrCat("'voters': ", voters.status().message()));
+    }
+  }
   for (const auto& f : j["files"]) {
     if (!f.is_object() || !f.contains("name") || !f["name"].is_string() || !f.contains("bytes") ||
         !f["bytes"].is_number_integer() || !f.contains("crc32c") || !f["crc32c"].is_number_unsigned()) {
@@ -111,7 +127,8 @@ absl::StatusOr<std::unique_ptr<SnapshotStore>> SnapshotStore::Open(storage::File
     if (!sealed) {
       return MakeError(Errc::kInconsistentLog, absl::StrCat("snapshot ", path, " has no ", kSnapshotManifestFile));
     }
-    store->sealed_.push_back(*meta);
+    STRATA_ASSIGN_OR_RETURN(SnapshotManifest manifest, store->ReadManifest(*meta));  // its voters
+    store->sealed_.push_back(manifest.meta);
   }
   std::sort(store->sealed_.begin(), store->sealed_.end(),
             [](const SnapshotMeta& a, const SnapshotMeta& b) { return a.index < b.index; });
@@ -194,7 +211,7 @@ absl::Status SnapshotStore::Seal(const PartialSnapshot& p, const std::optional<S
   if (expected.has_value()) {
     auto sorted = expected->files;
     std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
-    if (expected->meta != meta || sorted != manifest.files) {
+    if (expected->meta != meta || expected->meta.voters != meta.voters || sorted != manifest.files) {
       AbortPartial(p);
       return MakeError(Errc::kCorruptMessage,
                        absl::StrCat("received snapshot ", SnapshotDirName(meta), " does not match its manifest: got ",

@@ -29,13 +29,15 @@ absl::Status AppliedLog::Apply(const Entry& entry) {
   return absl::OkStatus();
 }
 
-// The file: per entry term (8 bytes), data length (4 bytes), data; big-endian.
+// The file: per entry term (8 bytes), type (1 byte), data length (4 bytes), data;
+// big-endian.
 absl::Status AppliedLog::SaveSnapshot(storage::FileOps& ops, const std::string& dir) {
   std::string out;
   {
     absl::MutexLock lock(&mu_);
     for (const Entry& e : entries_) {
       PutInt(out, static_cast<uint64_t>(e.term), 8);
+      PutInt(out, static_cast<uint64_t>(e.type), 1);
       PutInt(out, e.data.size(), 4);
       out += e.data;
     }
@@ -51,11 +53,14 @@ absl::Status AppliedLog::RestoreSnapshot(storage::FileOps& ops, const std::strin
   std::vector<Entry> entries;
   size_t pos = 0;
   while (pos < in.size()) {
-    if (in.size() - pos < 12) break;
+    if (in.size() - pos < 13) break;
     Entry e;
     e.term = static_cast<Term>(GetInt(in, pos, 8));
-    uint64_t len = GetInt(in, pos + 8, 4);
-    pos += 12;
+    uint64_t type = GetInt(in, pos + 8, 1);
+    if (type > static_cast<uint64_t>(EntryType::kVoters)) break;
+    e.type = static_cast<EntryType>(type);
+    uint64_t len = GetInt(in, pos + 9, 4);
+    pos += 13;
     if (in.size() - pos < len) break;
     e.data = in.substr(pos, len);
     pos += len;

@@ -21,7 +21,9 @@ namespace strata::raft {
 class StateMachine {
  public:
   virtual ~StateMachine() = default;
-  // Called for each committed entry in index order; after a restart, from just after
+  // Called for each committed entry in index order, the quorum's configuration entries
+  // (type other than kData) included: a state machine skips those, as it skips a
+  // leader's empty no-op, but counts them as applied. After a restart: from just after
   // the snapshot restored at startup (a state machine that persists its own applied
   // index skips what it holds already). An error (its storage failed) stops the node.
   virtual absl::Status Apply(const Entry& entry) = 0;

@@ -4,6 +4,8 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/check.h"
 #include "proto/kafka/wire.h"
 
 namespace strata::raft {
@@ -53,6 +55,19 @@ absl::StatusOr<VoterSet> VoterSet::Of(std::vector<Voter> voters) {
   return set;
 }
 
+VoterSet VoterSet::Static(const std::vector<NodeId>& ids) {
+  ABSL_CHECK(!ids.empty()) << "a quorum needs a voter";
+  VoterSet set;
+  set.is_static_ = true;
+  for (NodeId id : ids) {
+    Voter v;
+    v.id = id;
+    v.max_kraft_version = kKraftVersionStatic;
+    ABSL_CHECK(set.voters_.emplace(id, std::move(v)).second) << "voter " << id << " named twice";
+  }
+  return set;
+}
+
 std::vector<NodeId> VoterSet::ids() const {
   std::vector<NodeId> out;
   for (const auto& [id, v] : voters_) out.push_back(id);
@@ -61,7 +76,8 @@ std::vector<NodeId> VoterSet::ids() const {
 
 bool VoterSet::Contains(NodeId id, absl::string_view directory_id) const {
   auto it = voters_.find(id);
-  return it != voters_.end() && (directory_id.empty() || it->second.directory_id == directory_id);
+  return it != voters_.end() &&
+         (directory_id.empty() || it->second.directory_id.empty() || it->second.directory_id == directory_id);
 }
 
 const Voter* VoterSet::Find(NodeId id) const {
@@ -104,12 +120,24 @@ absl::StatusOr<VoterSet> VoterSet::Update(const Voter& voter) const {
   return next;
 }
 
+std::string VoterSet::DebugString() const {
+  std::vector<std::string> voters;
+  for (const auto& [id, v] : voters_) {
+    std::string line = VoterName(v);
+    for (const Endpoint& e : v.endpoints) absl::StrAppend(&line, " ", e.name, "://", e.host, ":", e.port);
+    absl::StrAppend(&line, " kraft.version [", v.min_kraft_version, ", ", v.max_kraft_version, "]");
+    voters.push_back(std::move(line));
+  }
+  return absl::StrJoin(voters, "; ");
+}
+
 std::string VoterSet::Encode() const {
   std::string out;
   kafka::Writer w(&out);
   w.Int16(kVotersRecordVersion);
   w.ArrayLength(static_cast<int32_t>(voters_.size()), /*flexible=*/true);
   for (const auto& [id, v] : voters_) {
+    ABSL_CHECK_EQ(v.directory_id.size(), kDirectoryIdBytes) << "a static quorum's voters are never encoded";
     w.Int32(v.id);
     w.Uuid(v.directory_id);
     w.ArrayLength(static_cast<int32_t>(v.endpoints.size()), true);
@@ -205,6 +233,30 @@ absl::StatusOr<int16_t> DecodeControlKey(absl::string_view key) {
     return absl::InvalidArgumentError(absl::StrCat("control record key version ", version, " is not 0"));
   }
   return type;
+}
+
+int16_t ControlTypeOf(EntryType type) {
+  ABSL_CHECK(type != EntryType::kData) << "a data entry is not a control record";
+  return type == EntryType::kKraftVersion ? kKraftVersionControlType : kKraftVotersControlType;
+}
+
+absl::StatusOr<EntryType> EntryTypeOfControl(int16_t control_type) {
+  switch (control_type) {
+    case kKraftVersionControlType: return EntryType::kKraftVersion;
+    case kKraftVotersControlType: return EntryType::kVoters;
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat("control record type ", control_type, " is not KRAFT_VERSION (5) or KRAFT_VOTERS (6)"));
+  }
+}
+
+absl::Status ValidateConfigurationEntry(const Entry& entry) {
+  switch (entry.type) {
+    case EntryType::kData: return absl::OkStatus();
+    case EntryType::kKraftVersion: return DecodeKraftVersion(entry.data).status();
+    case EntryType::kVoters: return VoterSet::Decode(entry.data).status();
+  }
+  return absl::InvalidArgumentError("unknown entry type");
 }
 
 }  // namespace strata::raft

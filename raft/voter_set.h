@@ -9,7 +9,8 @@
 // the quorum's rules.
 // Value types; not thread-safe.
 //
-// (Step 1 of docs/dynamic-voters-plan.md: nothing uses it yet.)
+// (Step 1 of docs/dynamic-voters-plan.md: RaftStorage stores configuration entries as
+// control records; the core does not write any yet.)
 
 #include <cstdint>
 #include <map>
@@ -54,15 +55,23 @@ class VoterSet {
   // INVALID_ARGUMENT naming the voter: an id twice, a directory id not of 16 bytes, an
   // endpoint name twice in one voter, an empty set.
   static absl::StatusOr<VoterSet> Of(std::vector<Voter> voters);
+  // A static quorum's voters (controller.quorum.voters, kraft.version 0): ids only, no
+  // directory ids or endpoints. Never encoded: a static quorum writes no VotersRecord.
+  // REQUIRES: ids not empty, no id twice.
+  static VoterSet Static(const std::vector<NodeId>& ids);
 
+  // Whether this is a static quorum's set (kraft.version 0): voter changes are refused.
+  // An empty set is a dynamic node's that has not learned its voters yet.
+  bool is_static() const { return is_static_; }
+  int16_t kraft_version() const { return is_static_ ? kKraftVersionStatic : kKraftVersionDynamic; }
   const std::map<NodeId, Voter>& voters() const { return voters_; }
   size_t size() const { return voters_.size(); }
   bool empty() const { return voters_.empty(); }
   std::vector<NodeId> ids() const;
   // The votes that decide an election or a commit: a majority of the voters.
   size_t Majority() const { return voters_.size() / 2 + 1; }
-  // Whether (id, directory_id) is a voter; an empty directory_id matches any (a static
-  // quorum's voters have none).
+  // Whether (id, directory_id) is a voter; an empty directory_id on either side matches
+  // any (a static quorum's voters have none).
   bool Contains(NodeId id, absl::string_view directory_id = {}) const;
   const Voter* Find(NodeId id) const;
 
@@ -76,14 +85,19 @@ class VoterSet {
   absl::StatusOr<VoterSet> Update(const Voter& voter) const;
 
   // VotersRecord v0 (flexible): version, voters [id, directory uuid, endpoints [name,
-  // host, port], kraft.version range], tagged fields.
+  // host, port], kraft.version range], tagged fields. REQUIRES: not a Static() set.
   std::string Encode() const;
   static absl::StatusOr<VoterSet> Decode(absl::string_view data);
+
+  // "1 (directory <hex>) CONTROLLER://host:port kraft.version [0, 1]; 2 ...", for logs and
+  // strata-storage dump.
+  std::string DebugString() const;
 
   bool operator==(const VoterSet&) const = default;
 
  private:
   std::map<NodeId, Voter> voters_;
+  bool is_static_ = false;
 };
 
 // KRaftVersionRecord v0 (flexible): version, kraft.version.
@@ -93,5 +107,15 @@ absl::StatusOr<int16_t> DecodeKraftVersion(absl::string_view data);
 // A control record's key (Kafka's ControlRecordType: int16 version 0, int16 type).
 std::string EncodeControlKey(int16_t type);
 absl::StatusOr<int16_t> DecodeControlKey(absl::string_view key);
+
+// The control record type that stores a configuration entry (KRAFT_VERSION or
+// KRAFT_VOTERS; kData entries are not control records), and back: INVALID_ARGUMENT for a
+// control type the metadata log never holds.
+int16_t ControlTypeOf(EntryType type);
+absl::StatusOr<EntryType> EntryTypeOfControl(int16_t control_type);
+
+// Whether a configuration entry's data decodes (OK for a data entry): what comes from a
+// disk or a peer is checked here, so the core can rely on it.
+absl::Status ValidateConfigurationEntry(const Entry& entry);
 
 }  // namespace strata::raft

@@ -449,5 +449,19 @@ TEST(MetadataStore, ARecordThatDoesNotFitIsSkippedAndTheRestOfTheBatchApplied) {
   EXPECT_EQ(store->applied().index, 2);
 }
 
+TEST(MetadataStore, TheQuorumsConfigurationEntriesAreAppliedWithoutTouchingTheImage) {
+  testing::TempDir tmp;
+  auto store = OpenStore(tmp.Sub("db"));
+  ASSERT_TRUE(store->Apply(EntryOf(1, {Topic("kept", Id('k'))})).ok());
+  std::string before = store->WithImage([](const MetadataImage& i) { return i.Dump(); });
+  // A VotersRecord's bytes would not parse as a MetadataBatch: read as one, they would
+  // count as an error.
+  ASSERT_TRUE(store->Apply(raft::Entry{1, 2, "\x00\x01\x02\xff", raft::EntryType::kVoters}).ok());
+  ASSERT_TRUE(store->Apply(raft::Entry{1, 3, "\x00\x00\x01\x00", raft::EntryType::kKraftVersion}).ok());
+  EXPECT_EQ(store->apply_errors(), 0);
+  EXPECT_EQ(store->applied().index, 3);
+  EXPECT_EQ(store->WithImage([](const MetadataImage& i) { return i.Dump(); }), before);
+}
+
 }  // namespace
 }  // namespace strata::controller

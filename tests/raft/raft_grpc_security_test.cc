@@ -19,6 +19,7 @@
 #include "security/grpc_tls.h"
 #include "tests/support/grpc_quorum.h"
 #include "tests/support/raw_propose.h"
+#include "tests/support/wait.h"
 #include "tests/support/test_certs.h"
 #include "tests/support/wait.h"
 
@@ -160,7 +161,10 @@ TEST_F(RaftGrpcSecurity, ThereIsNoProposeRpc) {
   GrpcQuorum q(20 << 20, 1 << 30, &certs_);
   NodeId leader = q.WaitForLeader();
   ASSERT_NE(leader, kNoNode);
-  ASSERT_TRUE(q.Propose("before").ok());
+  auto before = q.Propose("before");
+  ASSERT_TRUE(before.ok()) << before.status();
+  // The status catches up with the entry at the end of the driver's round.
+  ASSERT_TRUE(testing::WaitUntil([&] { return q.node(leader).status().commit >= *before; }, 5s));
   Index commit = q.node(leader).status().commit;
   // The method Propose was, called with a voter's own certificate: nothing serves it.
   auto channel = grpc::CreateChannel(

@@ -43,7 +43,7 @@ class LocalTransport : public Transport {
     SnapshotStore& to = it->second->snapshots();
     SnapshotMeta meta{m.index, m.log_term};
     auto manifest = from.ReadManifest(meta);
-    auto partial = to.BeginPartial(meta);
+    auto partial = manifest.ok() ? to.BeginPartial(manifest->meta) : manifest.status();
     bool ok = manifest.ok() && partial.ok();
     for (size_t i = 0; ok && i < manifest->files.size(); ++i) {
       auto data = storage::ReadWholeFile(*storage::FileOps::Default(),
@@ -66,10 +66,21 @@ class LocalTransport : public Transport {
   int snapshots_sent_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
+std::string Dir(NodeId id) { return std::string(16, static_cast<char>('A' + id)); }
+
+Voter VoterOf(NodeId id) { return Voter{.id = id, .directory_id = Dir(id), .endpoints = {{"CONTROLLER", "local", 1}}}; }
+
 class Quorum {
  public:
   explicit Quorum(int n) {
     for (int i = 1; i <= n; ++i) ids_.push_back(i);
+  }
+  // A dynamic quorum (KIP-853) of n nodes whose first bootstrap_voters were formatted
+  // with the bootstrap voters; the others are to be added.
+  Quorum(int n, int bootstrap_voters) : Quorum(n) {
+    std::vector<Voter> voters;
+    for (NodeId id = 1; id <= bootstrap_voters; ++id) voters.push_back(VoterOf(id));
+    bootstrap_ = *VoterSet::Of(std::move(voters));
   }
   ~Quorum() {
     for (auto& [id, node] : nodes_) {
@@ -81,6 +92,11 @@ class Quorum {
     RaftNodeOptions o;
     o.config.id = id;
     o.config.voters = ids_;
+    if (bootstrap_) {
+      o.config.voters.clear();
+      o.config.directory_id = Dir(id);
+      if (bootstrap_->Contains(id)) o.config.bootstrap = bootstrap_;
+    }
     o.config.election_ticks = 10;
     o.config.seed = static_cast<uint64_t>(id) + 17 * starts_++;
     o.metadata_log_dir = tmp_.Sub("node" + std::to_string(id));
@@ -135,6 +151,7 @@ class Quorum {
   std::map<NodeId, std::unique_ptr<AppliedLog>> state_machines_;
   std::map<NodeId, std::atomic<bool>> fatal_;
   uint64_t starts_ = 0;
+  std::optional<VoterSet> bootstrap_;
 };
 
 // Proposes through whichever node leads, retrying until it is applied.
@@ -300,6 +317,62 @@ TEST(RaftNode, ANodeWhoseMetadataLogIsRemovedFromUnderItStopsItself) {
   ASSERT_TRUE(testing::WaitUntil([&] { return q.fatal(1); }, 10s));
   EXPECT_TRUE(q[1].status().stopped);
   ProposeOrFail(q, "still-served");
+}
+
+// KIP-853 through the driver: a fourth node (formatted with no voters) is added while
+// proposals flow, its status goes from knowing no voters to being one; the leader is
+// removed and another one commits; after every node restarts (snapshots taken on the
+// way), each recovers the same voters from its snapshot and log.
+TEST(RaftNode, VotersChangeWhileProposalsFlowAndSurviveARestart) {
+  Quorum q(4, /*bootstrap_voters=*/3);
+  for (NodeId id : {1, 2, 3}) q.Start(id, storage::FileOps::Default(), /*snapshot_bytes=*/500);
+  ProposeOrFail(q, "first");
+  q.Start(4, storage::FileOps::Default(), 500);
+  EXPECT_TRUE(q[4].status().configuration.empty());
+  std::atomic<bool> stop{false};
+  std::atomic<int> committed{0};
+  std::thread writer([&] {
+    for (int i = 0; !stop; ++i) {
+      NodeId leader = q.WaitForLeader(100ms);
+      if (leader != kNoNode && q[leader].Propose("w" + std::to_string(i) + std::string(40, '.'), 2s).ok()) ++committed;
+    }
+  });
+  NodeId leader = q.WaitForLeader();
+  ASSERT_NE(leader, kNoNode);
+  VoterChangeResult added = q[leader].ChangeVoters(
+      VoterChange{.kind = VoterChange::Kind::kAdd, .voter = VoterOf(4), .timeout_ticks = 0}, 10s);
+  ASSERT_TRUE(added.ok()) << VoterChangeErrorName(added.error) << ": " << added.message;
+  ASSERT_TRUE(testing::WaitUntil([&] { return q[4].status().configuration.size() == 4; }, 10s));
+  EXPECT_TRUE(q[4].status().configuration.Contains(4, Dir(4)));
+  // A second add of the same node is refused with the reason.
+  VoterChangeResult again = q[leader].ChangeVoters(
+      VoterChange{.kind = VoterChange::Kind::kAdd, .voter = VoterOf(4), .timeout_ticks = 0}, 10s);
+  EXPECT_EQ(again.error, VoterChangeError::kDuplicateVoter);
+
+  VoterChangeResult removed = q[leader].ChangeVoters(
+      VoterChange{.kind = VoterChange::Kind::kRemove, .voter = VoterOf(leader), .timeout_ticks = 0}, 10s);
+  ASSERT_TRUE(removed.ok()) << VoterChangeErrorName(removed.error) << ": " << removed.message;
+  ASSERT_TRUE(testing::WaitUntil([&] {
+    NodeId now = q.WaitForLeader(100ms);
+    return now != kNoNode && now != leader;
+  }, 10s));
+  int before = committed;
+  ASSERT_TRUE(testing::WaitUntil([&] { return committed > before + 5; }, 10s));
+  stop = true;
+  writer.join();
+  NodeId removed_node = leader;
+  EXPECT_FALSE(q[removed_node].status().configuration.Contains(removed_node));
+
+  VoterSet final_voters = q[q.WaitForLeader()].status().configuration;
+  EXPECT_EQ(final_voters.size(), 3u);
+  for (NodeId id : q.ids()) {
+    ASSERT_TRUE(testing::WaitUntil([&] { return q[id].status().configuration == final_voters; }, 10s)) << id;
+  }
+  for (NodeId id : q.ids()) q.Stop(id);
+  for (NodeId id : q.ids()) q.Start(id, storage::FileOps::Default(), 500);
+  for (NodeId id : q.ids()) EXPECT_EQ(q[id].status().configuration, final_voters) << id;
+  EXPECT_GT(q[1].status().snapshot_index + q[2].status().snapshot_index, 0);  // restored through snapshots too
+  ProposeOrFail(q, "after restart");
 }
 
 }  // namespace

@@ -5,121 +5,22 @@
 
 #include <gtest/gtest.h>
 
-#include <functional>
-#include <map>
-#include <memory>
-#include <set>
+#include "tests/raft/raft_net.h"
 
 namespace strata::raft {
 namespace {
 
-class Net {
- public:
-  explicit Net(int voters, int election_ticks = 10, bool check_quorum = true) : check_quorum_(check_quorum) {
-    for (int i = 1; i <= voters; ++i) ids_.push_back(i);
-    for (NodeId id : ids_) Start(id, election_ticks);
-  }
-  void Start(NodeId id, int election_ticks = 10) {
-    Config c;
-    c.id = id;
-    c.voters = ids_;
-    c.election_ticks = election_ticks;
-    c.seed = static_cast<uint64_t>(id) * 7919 + restarts_++;
-    c.max_inflight_bytes = inflight_;
-    c.max_append_bytes = max_append_bytes_;
-    c.check_quorum = check_quorum_;
-    nodes_[id] = std::make_unique<Raft>(c, hard_state_[id], snapshot_[id], log_[id]);
-  }
-  Raft& operator[](NodeId id) { return *nodes_.at(id); }
-  void Isolate(NodeId id) { isolated_.insert(id); }
-  void Rejoin(NodeId id) { isolated_.erase(id); }
-  void set_inflight(size_t bytes) { inflight_ = bytes; }
-  void set_max_append_bytes(size_t bytes) { max_append_bytes_ = bytes; }
-  // Messages for which drop returns true are lost.
-  void set_drop(std::function<bool(const Message&)> drop) { drop_ = std::move(drop); }
-  void SetPersisted(NodeId id, const HardState& hs, std::vector<Entry> log) {
-    hard_state_[id] = hs;
-    log_[id] = std::move(log);
-  }
-  int64_t sent(MessageType type) const { return sent_.count(type) ? sent_.at(type) : 0; }
-  // Processes Ready and delivers messages until nothing moves.
-  void Settle() {
-    for (int round = 0; round < 10'000; ++round) {
-      bool moved = false;
-      for (NodeId id : ids_) {
-        Raft& r = *nodes_[id];
-        if (!r.HasReady()) continue;
-        moved = true;
-        Ready rd = r.GetReady();
-        if (rd.snapshot.index != 0) {
-          snapshot_[id] = rd.snapshot;
-          log_[id].clear();
-          ++installs_[id];
-        }
-        if (rd.hard_state_changed) hard_state_[id] = rd.hard_state;
-        if (!rd.entries.empty()) {
-          log_[id].resize(rd.entries.front().index - 1 - snapshot_[id].index);
-          log_[id].insert(log_[id].end(), rd.entries.begin(), rd.entries.end());
-        }
-        for (const Entry& e : rd.committed_entries) applied_[id].push_back(e);
-        r.Advance(rd);
-        for (const Message& m : rd.messages) {
-          ++sent_[m.type];
-          bool lost = isolated_.count(m.from) || isolated_.count(m.to) || (drop_ && drop_(m));
-          if (m.type == MessageType::kSnapshot) nodes_[m.from]->ReportSnapshot(m.to, !lost);
-          if (lost) continue;
-          nodes_[m.to]->Step(m);
-        }
-      }
-      if (!moved) return;
-    }
-    FAIL() << "network did not settle";
-  }
-  void Tick(NodeId id, int times = 1) {
-    for (int i = 0; i < times; ++i) {
-      nodes_[id]->Tick();
-      Settle();
-    }
-  }
-  void TickAll(int times) {
-    for (int i = 0; i < times; ++i) {
-      for (NodeId id : ids_) nodes_[id]->Tick();
-      Settle();
-    }
-  }
-  // Ticks only `id` until it leads (its timeout is at most 2 x election ticks).
-  void Elect(NodeId id) {
-    for (int i = 0; i < 100 && nodes_[id]->role() != Role::kLeader; ++i) Tick(id);
-    ASSERT_EQ(nodes_[id]->role(), Role::kLeader);
-  }
-  const std::vector<Entry>& applied(NodeId id) { return applied_[id]; }
-  std::vector<Entry>& persisted_log(NodeId id) { return log_[id]; }
-  int installs(NodeId id) { return installs_[id]; }
-  // Takes a snapshot at the applied index and compacts, as a driver does.
-  void Snapshot(NodeId id) {
-    Raft& r = *nodes_[id];
-    SnapshotMeta meta{r.applied_index(), r.TermAt(r.applied_index())};
-    log_[id].erase(log_[id].begin(), log_[id].begin() + (meta.index - snapshot_[id].index));
-    snapshot_[id] = meta;
-    r.Compact(meta.index);
-  }
+using testing::Net;
 
- private:
-  std::vector<NodeId> ids_;
-  std::map<NodeId, std::unique_ptr<Raft>> nodes_;
-  std::map<NodeId, HardState> hard_state_;
-  std::map<NodeId, std::vector<Entry>> log_;  // after snapshot_
-  std::map<NodeId, SnapshotMeta> snapshot_;
-  std::map<NodeId, int> installs_;
-  std::map<NodeId, std::vector<Entry>> applied_;
-  std::set<NodeId> isolated_;
-  std::map<MessageType, int64_t> sent_;
-  uint64_t restarts_ = 0;
-  bool check_quorum_ = true;
-  size_t max_append_bytes_ = 256 << 10;
-  std::function<bool(const Message&)> drop_;
-  size_t inflight_ = 1 << 20;
-};
+// A vote request claiming an empty log.
+Message VoteRequest(NodeId from, NodeId to, Term term) {
+  Message m;
+  m.type = MessageType::kVote;
+  m.from = from;
+  m.to = to;
+  m.term = term;
+  return m;
+}
 
 TEST(RaftElection, AFollowerThatTimesOutIsElectedByAMajority) {
   Net net(3);
@@ -141,7 +42,7 @@ TEST(RaftElection, NoLeaderWithoutAMajority) {
 
 TEST(RaftElection, AVoterGrantsOneVotePerTermAndRemembersItAcrossRestarts) {
   Net net(3);
-  Message vote{MessageType::kVote, 2, 1, 5, 0, 0, {}, 0, false, 0};
+  Message vote = VoteRequest(/*from=*/2, /*to=*/1, /*term=*/5);
   net[1].Step(vote);
   net.Settle();
   EXPECT_EQ(net[1].vote(), 2);
@@ -161,7 +62,7 @@ TEST(RaftElection, AVoterRefusesACandidateWhoseLogIsBehind) {
   net.Settle();
   net.Isolate(1);
   // Node 3 claims an empty log at a higher term: 2 has entries of term 1 and refuses.
-  Message vote{MessageType::kVote, 3, 2, 7, 0, 0, {}, 0, false, 0};
+  Message vote = VoteRequest(/*from=*/3, /*to=*/2, /*term=*/7);
   for (int i = 0; i < 20; ++i) net[2].Tick();
   net[2].Step(vote);
   EXPECT_NE(net[2].vote(), 3);
@@ -191,7 +92,9 @@ TEST(RaftCheckQuorum, ALeaderCutOffFromTheMajorityStepsDownWithinAnElectionTimeo
 TEST(RaftCheckQuorum, VotersInTheLeasesOfALiveLeaderIgnoreVoteRequests) {
   Net net(3);
   net.Elect(1);
-  Message vote{MessageType::kVote, 3, 2, 9, 100, 9, {}, 0, false, 0};
+  Message vote = VoteRequest(/*from=*/3, /*to=*/2, /*term=*/9);
+  vote.index = 100;  // a log well ahead
+  vote.log_term = 9;
   net[2].Step(vote);
   EXPECT_EQ(net[2].term(), 1);
   EXPECT_EQ(net[2].vote(), 1);

@@ -1,24 +1,56 @@
 #include "tests/raft/sim.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/check.h"
 
 namespace strata::raft::sim {
+namespace {
 
-Cluster::Cluster(int voters, uint64_t seed) : rng_(seed), seed_(seed) {
-  for (int i = 1; i <= voters; ++i) ids_.push_back(i);
+std::string DirectoryId(NodeId id, int disks_lost) {
+  std::string dir(16, '\0');
+  dir[0] = static_cast<char>(id);
+  dir[1] = static_cast<char>(disks_lost);
+  return dir;
+}
+
+}  // namespace
+
+Cluster::Cluster(int voters, uint64_t seed) : Cluster(voters, voters, seed) {}
+
+Cluster::Cluster(int nodes, int initial_voters, uint64_t seed)
+    : dynamic_(initial_voters < nodes), initial_voters_(initial_voters), rng_(seed), seed_(seed) {
+  for (int i = 1; i <= nodes; ++i) ids_.push_back(i);
   for (NodeId id : ids_) {
     Node& node = nodes_[id];
+    node.directory_id = DirectoryId(id, 0);
+    node.bootstrap = id <= initial_voters;
     node.raft = std::make_unique<Raft>(ConfigFor(id, 0), HardState{}, std::vector<Entry>{});
     group_[id] = 0;
   }
 }
 
+VoterSet Cluster::Bootstrap() const {
+  std::vector<Voter> voters;
+  for (NodeId id = 1; id <= initial_voters_; ++id) {
+    voters.push_back(Voter{.id = id, .directory_id = DirectoryId(id, 0), .endpoints = {{"CONTROLLER", "sim", 1}}});
+  }
+  return *VoterSet::Of(std::move(voters));
+}
+
 Config Cluster::ConfigFor(NodeId id, int incarnation) const {
   Config c;
   c.id = id;
-  c.voters = ids_;
+  if (dynamic_) {
+    const Node& node = nodes_.at(id);
+    c.directory_id = node.directory_id;
+    if (node.bootstrap) c.bootstrap = Bootstrap();
+  } else {
+    c.voters = ids_;
+  }
   c.election_ticks = 10;
   c.heartbeat_ticks = 1;
   c.seed = seed_ * 1000 + static_cast<uint64_t>(id) * 31 + static_cast<uint64_t>(incarnation);
@@ -42,6 +74,114 @@ void Cluster::Restart(NodeId id) {
   node.applied = node.snapshot_data;  // the state machine restores the snapshot
   node.staged.reset();
   node.raft = std::make_unique<Raft>(ConfigFor(id, node.incarnation), node.hard_state, node.snapshot, node.log);
+}
+
+int Cluster::StaleKeys(const VoterSet& voters) const {
+  int stale = 0;
+  for (const auto& [id, voter] : voters.voters()) stale += nodes_.at(id).directory_id != voter.directory_id;
+  return stale;
+}
+
+std::vector<VoterSet> Cluster::ConfigsAhead(const Node& node) const {
+  VoterSet current = node.bootstrap ? Bootstrap() : VoterSet();
+  if (!node.snapshot.voters.empty()) current = *VoterSet::Decode(node.snapshot.voters);
+  std::vector<VoterSet> out;
+  if (node.snapshot.index >= node.hard_state.commit) out.push_back(current);
+  for (const Entry& e : node.log) {
+    if (e.type == EntryType::kVoters) current = *VoterSet::Decode(e.data);
+    if (e.index == node.hard_state.commit || (e.index > node.hard_state.commit && e.type == EntryType::kVoters)) {
+      out.push_back(current);
+    }
+  }
+  if (node.raft) {
+    out.push_back(node.raft->config());
+    // A learner catching up is appended once the leader thinks it caught up.
+    if (const Voter* learner = node.raft->LearnerVoter()) out.push_back(*node.raft->config().Add(*learner));
+  }
+  return out;
+}
+
+bool Cluster::LoseDisk(NodeId id) {
+  ABSL_CHECK(dynamic_);
+  // Every configuration a node, up or down, may go on with must keep a majority of live
+  // keys.
+  for (const auto& [other, node] : nodes_) {
+    for (const VoterSet& voters : ConfigsAhead(node)) {
+      int lost = StaleKeys(voters) + (voters.Contains(id, nodes_.at(id).directory_id) ? 1 : 0);
+      if (static_cast<size_t>(lost) > voters.size() - voters.Majority()) return false;
+    }
+  }
+  Crash(id);
+  Node& node = nodes_.at(id);
+  node.hard_state = HardState{};
+  node.snapshot = SnapshotMeta{};
+  node.snapshot_data.clear();
+  node.log.clear();
+  node.directory_id = DirectoryId(id, ++node.disks_lost);
+  ++disks_lost_;
+  node.bootstrap = false;  // formatted with --no-initial-controllers
+  Restart(id);
+  return true;
+}
+
+VoterChangeError Cluster::ChangeVoterOnLeader(NodeId id) {
+  auto leader = Leader();
+  if (!leader) return VoterChangeError::kNotLeader;
+  Raft& raft = *nodes_.at(*leader).raft;
+  VoterChange change;
+  change.timeout_ticks = 60;
+  change.ack_when_committed = rng_() % 4 != 0;
+  if (const Voter* known = raft.config().Find(id)) {
+    change.kind = VoterChange::Kind::kRemove;
+    change.voter = *known;
+  } else {
+    change.kind = VoterChange::Kind::kAdd;
+    change.voter = Voter{.id = id, .directory_id = nodes_.at(id).directory_id, .endpoints = {{"CONTROLLER", "sim", 1}}};
+  }
+  // The leader judges who is caught up by answers up to an election timeout old: a
+  // disk lost since then is news to it. The operator the simulation plays knows, and
+  // never leaves voters without a majority of live keys (that would be safe, but no
+  // leader could be elected again).
+  absl::StatusOr<VoterSet> next = change.kind == VoterChange::Kind::kAdd
+                                      ? raft.config().Add(change.voter)
+                                      : raft.config().Remove(change.voter.id, change.voter.directory_id);
+  if (next.ok() && static_cast<size_t>(StaleKeys(*next)) > next->size() - next->Majority()) {
+    return VoterChangeError::kInvalidRequest;
+  }
+  VoterChangeResult result = raft.ProposeVoterChange(change);
+  if (!result.ok()) ++change_outcomes_[result.error];
+  ProcessReady(*leader);
+  return result.error;
+}
+
+std::vector<NodeId> Cluster::LiveVoters() const {
+  std::vector<NodeId> out;
+  auto leader = Leader();
+  if (!leader) return out;
+  for (const auto& [id, voter] : nodes_.at(*leader).raft->config().voters()) {
+    if (voter.directory_id.empty() || nodes_.at(id).directory_id == voter.directory_id) out.push_back(id);
+  }
+  return out;
+}
+
+std::string Cluster::Describe() const {
+  std::string out;
+  for (const auto& [id, node] : nodes_) {
+    absl::StrAppend(&out, "\n  node ", id, " (directory #", node.disks_lost, "): ");
+    if (!node.raft) {
+      absl::StrAppend(&out, "down");
+      continue;
+    }
+    const Raft& r = *node.raft;
+    std::vector<std::string> voters;
+    for (const auto& [vid, v] : r.config().voters()) {
+      voters.push_back(absl::StrCat(vid, nodes_.at(vid).directory_id == v.directory_id ? "" : " (stale)"));
+    }
+    absl::StrAppend(&out, RoleName(r.role()), " of term ", r.term(), ", leader ", r.leader(), ", last ",
+                    r.last_index(), " (term ", r.TermAt(r.last_index()), "), commit ", r.commit_index(),
+                    ", voters {", absl::StrJoin(voters, ","), "}, elections ", r.elections_started());
+  }
+  return out;
 }
 
 void Cluster::Partition(const std::vector<int>& group_of_node) {
@@ -81,7 +221,8 @@ void Cluster::MaybeSnapshot(NodeId id) {
   Term term = node.raft->TermAt(applied);
   if (term == 0) Record(absl::StrCat("node ", id, " has no term for its applied index ", applied));
   node.log.erase(node.log.begin(), node.log.begin() + (applied - node.snapshot.index));
-  node.snapshot = SnapshotMeta{applied, term};
+  const VoterSet& voters = node.raft->ConfigAt(applied);  // a driver stores it with the snapshot
+  node.snapshot = SnapshotMeta{applied, term, voters.is_static() || voters.empty() ? "" : voters.Encode()};
   node.snapshot_data = node.applied;
   node.raft->Compact(applied);
 }
@@ -89,6 +230,23 @@ void Cluster::MaybeSnapshot(NodeId id) {
 void Cluster::CheckApplied(NodeId id, const Entry& e) {
   auto [it, inserted] = committed_.emplace(e.index, e);
   if (inserted) committed_by_term_[e.index] = MaxTerm();
+  if (inserted && e.type == EntryType::kVoters) {
+    // One voter at a time: the committed set before it differs by at most one voter.
+    absl::StatusOr<VoterSet> now = VoterSet::Decode(e.data);
+    VoterSet before = Bootstrap();
+    for (auto p = committed_.rbegin(); p != committed_.rend(); ++p) {
+      if (p->first < e.index && p->second.type == EntryType::kVoters) {
+        before = *VoterSet::Decode(p->second.data);
+        break;
+      }
+    }
+    std::vector<NodeId> a = before.ids(), b = now.ok() ? now->ids() : std::vector<NodeId>{}, changed;
+    std::set_symmetric_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(changed));
+    if (!now.ok() || changed.size() > 1) {
+      Record(absl::StrCat("one voter at a time: committed voters at ", e.index, " are {", absl::StrJoin(b, ","),
+                          "} after {", absl::StrJoin(a, ","), "}"));
+    }
+  }
   if (!inserted && !(it->second == e)) {
     Record(absl::StrCat("state machine safety: node ", id, " applies (term ", e.term, ", '", e.data, "') at ", e.index,
                         " where another applied (term ", it->second.term, ", '", it->second.data, "')"));
@@ -146,6 +304,7 @@ void Cluster::ProcessReady(NodeId id) {
       network_.push_back({now_ + 1 + delay, m, data});
     }
   }
+  for (const VoterChangeResult& result : rd.change_results) ++change_outcomes_[result.error];
   for (const Entry& e : rd.committed_entries) {
     if (e.index != static_cast<Index>(node.applied.size()) + 1) {
       Record(absl::StrCat("node ", id, " applies index ", e.index, " after ", node.applied.size()));
@@ -204,13 +363,29 @@ Term Cluster::MaxTerm() const {
 }
 
 bool Cluster::CheckInvariants(std::string* violation) {
+  Index max_commit = 0;
+  for (const auto& [id, node] : nodes_) {
+    if (node.raft) max_commit = std::max(max_commit, node.raft->commit_index());
+  }
   for (const auto& [id, node] : nodes_) {
     if (!node.raft) continue;
     const Raft& r = *node.raft;
+    // At most one voters entry above the commit index (one change at a time).
+    int uncommitted = 0;
+    for (Index i = std::max(max_commit, r.snapshot().index) + 1; i <= r.last_index(); ++i) {
+      uncommitted += r.EntryAt(i)->type == EntryType::kVoters;
+    }
+    if (uncommitted > 1) Record(absl::StrCat("node ", id, " holds ", uncommitted, " uncommitted voters entries"));
     if (r.role() == Role::kLeader) {
       auto [it, inserted] = leader_of_term_.emplace(r.term(), id);
       if (!inserted && it->second != id) {
         Record(absl::StrCat("election safety: nodes ", it->second, " and ", id, " both lead term ", r.term()));
+      }
+      // A voter, or one whose removal is not committed yet (Raft thesis 4.2.2).
+      if (inserted && !r.config().Contains(id, node.directory_id) &&
+          !r.ConfigAt(r.commit_index()).Contains(id, node.directory_id)) {
+        Record(absl::StrCat("node ", id, " leads term ", r.term(), " but is not a voter of {",
+                            absl::StrJoin(r.config().ids(), ","), "} with its directory id"));
       }
       // Leader completeness: every committed entry is in the leader's log.
       for (const auto& [index, entry] : committed_) {

@@ -6,6 +6,11 @@
 // committed entry, and every node applying the same entry at each index. Nodes take
 // snapshots of their applied state and compact their logs; a snapshot travels with the
 // kSnapshot message that asks for its installation, as the gRPC transport streams it.
+// A dynamic cluster (KIP-853) starts with some of its nodes as bootstrap voters; voters
+// are added and removed one at a time, and a node may lose its disk (it comes back
+// formatted again, with a new directory id and no bootstrap). Its invariants add: a
+// leader is a voter of its configuration when elected, a log holds at most one
+// uncommitted voters entry, and consecutive committed voter sets differ by one voter.
 // Not thread-safe.
 
 #include <cstdint>
@@ -28,7 +33,11 @@ struct Faults {
 
 class Cluster {
  public:
+  // A static quorum: every node is a voter (controller.quorum.voters).
   Cluster(int voters, uint64_t seed);
+  // A dynamic quorum of `nodes` nodes whose first `initial_voters` are the bootstrap
+  // voters.
+  Cluster(int nodes, int initial_voters, uint64_t seed);
 
   // One step: deliver due messages, tick every live node, process every Ready.
   void Step();
@@ -37,6 +46,21 @@ class Cluster {
 
   void Crash(NodeId id);
   void Restart(NodeId id);
+  // Dynamic only: the node's disk is lost; it restarts formatted again (a new directory
+  // id, no bootstrap). Refused (false) when the voters could no longer reach a majority
+  // of live keys: Raft survives the loss of a minority only.
+  bool LoseDisk(NodeId id);
+  // Proposes a change on whichever live node leads: id's removal (with the key the
+  // configuration holds) when it is a voter, else its addition with its directory id.
+  // Returns the refusal, or no error when it started; outcomes are counted.
+  VoterChangeError ChangeVoterOnLeader(NodeId id);
+  // Outcomes of voter changes (refusals and results) by error.
+  const std::map<VoterChangeError, int64_t>& change_outcomes() const { return change_outcomes_; }
+  // The voters of the leader's configuration, by the nodes' current directory ids: the
+  // nodes that must apply what it commits.
+  std::vector<NodeId> LiveVoters() const;
+  // Each node's role, term, log and voters, for a failure's message.
+  std::string Describe() const;
   // Nodes in different groups cannot talk; Heal() puts all in one group.
   void Partition(const std::vector<int>& group_of_node);
   void Heal();
@@ -45,6 +69,7 @@ class Cluster {
   // snapshot (0: never).
   void set_snapshot_every(int entries) { snapshot_every_ = entries; }
   int64_t snapshots_installed() const { return snapshots_installed_; }
+  int64_t disks_lost() const { return disks_lost_; }
 
   // Proposes on whichever live node leads; false when none does.
   bool ProposeOnLeader(const std::string& data);
@@ -67,6 +92,9 @@ class Cluster {
     std::vector<Entry> applied;          // the state machine (restored after a restart)
     std::shared_ptr<const std::vector<Entry>> staged;  // a received snapshot's data
     int incarnation = 0;
+    std::string directory_id;  // dynamic: changes when the disk is lost
+    bool bootstrap = false;    // dynamic: formatted with the bootstrap voters
+    int disks_lost = 0;
   };
   struct InFlight {
     int64_t deliver_at;
@@ -77,6 +105,14 @@ class Cluster {
   static const Entry* PersistedAt(const Node& node, Index index);
   void MaybeSnapshot(NodeId id);
   void CheckApplied(NodeId id, const Entry& e);
+  // The bootstrap voters (dynamic).
+  VoterSet Bootstrap() const;
+  // How many of the set's voters have no node with their key.
+  int StaleKeys(const VoterSet& voters) const;
+  // The configurations a node may go on with: the one in effect at its persisted commit
+  // index and every later one in its persisted log (and its core's latest when up, with
+  // the learner it is catching up).
+  std::vector<VoterSet> ConfigsAhead(const Node& node) const;
 
   Config ConfigFor(NodeId id, int incarnation) const;
   void Deliver(const InFlight& f);
@@ -84,12 +120,16 @@ class Cluster {
   void Record(const std::string& violation);
 
   std::vector<NodeId> ids_;
+  bool dynamic_ = false;
+  int initial_voters_ = 0;
+  std::map<VoterChangeError, int64_t> change_outcomes_;
   std::map<NodeId, Node> nodes_;
   std::map<NodeId, int> group_;
   std::vector<InFlight> network_;
   Faults faults_;
   int snapshot_every_ = 0;
   int64_t snapshots_installed_ = 0;
+  int64_t disks_lost_ = 0;
   std::mt19937_64 rng_;
   uint64_t seed_;
   int64_t now_ = 0;

@@ -1,7 +1,9 @@
 // Seeded simulation of 3- and 5-voter quorums under message loss, delay, reordering,
 // duplication, partitions and crashes (safety phase), then a healed network in which a
 // leader must be elected and a proposal applied everywhere within a bound (liveness
-// phase). A failure prints seed=N; STRATA_RAFT_SEED=N replays it and
+// phase); and of dynamic quorums (KIP-853) of 5 nodes, 3 of them the bootstrap voters,
+// whose voters are added and removed one at a time under the same faults, with disks
+// lost in some seeds. A failure prints seed=N; STRATA_RAFT_SEED=N replays it and
 // STRATA_RAFT_SEEDS=COUNT changes how many seeds run.
 
 #include <gtest/gtest.h>
@@ -18,9 +20,25 @@ namespace {
 constexpr int kSafetySteps = 1500;
 constexpr int kLivenessBound = 400;  // steps; the election timeout is 10-20 steps
 
-void RunSeed(int voters, uint64_t seed, int64_t* snapshots_installed) {
-  SCOPED_TRACE(::testing::Message() << "voters=" << voters << " seed=" << seed);
-  Cluster cluster(voters, seed);
+struct Shape {
+  int nodes = 3;
+  int initial_voters = 3;  // fewer than nodes: a dynamic quorum
+  bool disk_loss = false;
+};
+
+// The nodes that must apply what the quorum commits: every node of a static quorum,
+// the leader's voters (by their current keys) of a dynamic one.
+std::vector<NodeId> Appliers(const Cluster& cluster, const Shape& shape) {
+  return shape.initial_voters < shape.nodes ? cluster.LiveVoters() : cluster.ids();
+}
+
+void RunSeed(const Shape& shape, uint64_t seed, int64_t* snapshots_installed,
+             std::map<VoterChangeError, int64_t>* outcomes, int64_t* disks_lost) {
+  SCOPED_TRACE(::testing::Message() << "nodes=" << shape.nodes << " voters=" << shape.initial_voters
+                                    << " seed=" << seed);
+  Cluster cluster(shape.nodes, shape.initial_voters, seed);
+  bool dynamic = shape.initial_voters < shape.nodes;
+  int voters = shape.nodes;
   auto& rng = cluster.rng();
   auto chance = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
   Faults faults;
@@ -37,6 +55,8 @@ void RunSeed(int voters, uint64_t seed, int64_t* snapshots_installed) {
     if (chance(0.2)) cluster.ProposeOnLeader(absl::StrCat("s", seed, "p", proposals++));
     if (chance(0.004)) cluster.Crash(cluster.ids()[rng() % voters]);
     if (chance(0.02)) cluster.Restart(cluster.ids()[rng() % voters]);
+    if (dynamic && chance(0.01)) cluster.ChangeVoterOnLeader(cluster.ids()[rng() % voters]);
+    if (shape.disk_loss && chance(0.002)) cluster.LoseDisk(cluster.ids()[rng() % voters]);
     if (chance(0.004)) {
       std::vector<int> groups;
       for (int i = 0; i < voters; ++i) groups.push_back(static_cast<int>(rng() % 2));
@@ -67,8 +87,8 @@ void RunSeed(int voters, uint64_t seed, int64_t* snapshots_installed) {
     }
     cluster.Step();
     if (proposed) {
-      bool everywhere = true;
-      for (NodeId id : cluster.ids()) {
+      bool everywhere = !Appliers(cluster, shape).empty();
+      for (NodeId id : Appliers(cluster, shape)) {
         const auto& applied = cluster.Applied(id);
         bool found = false;
         for (auto it = applied.rbegin(); it != applied.rend() && !found; ++it) found = it->data == marker;
@@ -79,8 +99,11 @@ void RunSeed(int voters, uint64_t seed, int64_t* snapshots_installed) {
   }
   ASSERT_TRUE(cluster.CheckInvariants(&violation)) << violation;
   *snapshots_installed += cluster.snapshots_installed();
-  ASSERT_TRUE(proposed) << "no leader within " << kLivenessBound << " steps after healing";
-  for (NodeId id : cluster.ids()) {
+  for (const auto& [error, n] : cluster.change_outcomes()) (*outcomes)[error] += n;
+  *disks_lost += cluster.disks_lost();
+  ASSERT_TRUE(proposed) << "no leader within " << kLivenessBound << " steps after healing: " << cluster.Describe();
+  ASSERT_TRUE(cluster.Leader().has_value()) << "no leader at the end";
+  for (NodeId id : Appliers(cluster, shape)) {
     bool found = false;
     for (const auto& e : cluster.Applied(id)) found = found || e.data == marker;
     Raft* r = cluster.raft(id);
@@ -93,15 +116,17 @@ void RunSeed(int voters, uint64_t seed, int64_t* snapshots_installed) {
   }
 }
 
-void RunSeeds(int voters, uint64_t first, uint64_t count) {
+void RunSeeds(const Shape& shape, uint64_t first, uint64_t count) {
   if (const char* env = std::getenv("STRATA_RAFT_SEED")) {
     first = std::strtoull(env, nullptr, 10);
     count = 1;
   }
   if (const char* env = std::getenv("STRATA_RAFT_SEEDS")) count = std::strtoull(env, nullptr, 10);
   int64_t snapshots_installed = 0;
+  std::map<VoterChangeError, int64_t> outcomes;
+  int64_t disks_lost = 0;
   for (uint64_t seed = first; seed < first + count; ++seed) {
-    RunSeed(voters, seed, &snapshots_installed);
+    RunSeed(shape, seed, &snapshots_installed, &outcomes, &disks_lost);
     if (::testing::Test::HasFatalFailure()) {
       ADD_FAILURE() << "replay with STRATA_RAFT_SEED=" << seed;
       return;
@@ -111,12 +136,27 @@ void RunSeeds(int voters, uint64_t first, uint64_t count) {
   if (count >= 20) {
     EXPECT_GT(snapshots_installed, 0);
   }
-  std::printf("%d voters, %llu seeds: %lld snapshots installed\n", voters, static_cast<unsigned long long>(count),
-              static_cast<long long>(snapshots_installed));
+  std::printf("%d nodes, %d initial voters, %llu seeds: %lld snapshots installed\n", shape.nodes,
+              shape.initial_voters, static_cast<unsigned long long>(count), static_cast<long long>(snapshots_installed));
+  if (shape.initial_voters < shape.nodes) {
+    for (const auto& [error, n] : outcomes) {
+      std::printf("  voter changes %s: %lld\n", error == VoterChangeError::kNone ? "done" : VoterChangeErrorName(error),
+                  static_cast<long long>(n));
+    }
+    std::printf("  disks lost: %lld\n", static_cast<long long>(disks_lost));
+    // Changes must have happened, and been refused for the rules' reasons.
+    if (count >= 20) {
+      EXPECT_GT(outcomes[VoterChangeError::kNone], 0);
+      EXPECT_GT(outcomes[VoterChangeError::kInProgress] + outcomes[VoterChangeError::kNotReady], 0);
+      if (shape.disk_loss) EXPECT_GT(disks_lost, 0);
+    }
+  }
 }
 
-TEST(RaftSimulation, ThreeVotersStaySafeAndLive) { RunSeeds(3, 1, 1000); }
-TEST(RaftSimulation, FiveVotersStaySafeAndLive) { RunSeeds(5, 100'001, 600); }
+TEST(RaftSimulation, ThreeVotersStaySafeAndLive) { RunSeeds({3, 3, false}, 1, 1000); }
+TEST(RaftSimulation, FiveVotersStaySafeAndLive) { RunSeeds({5, 5, false}, 100'001, 600); }
+TEST(RaftSimulation, MembershipChangesStaySafeAndLive) { RunSeeds({5, 3, false}, 200'001, 600); }
+TEST(RaftSimulation, MembershipChangesWithDiskLossStaySafeAndLive) { RunSeeds({5, 3, true}, 300'001, 300); }
 
 }  // namespace
 }  // namespace strata::raft::sim

@@ -11,6 +11,8 @@
 
 #include "raft/snapshot_transfer.h"
 #include "raft/state_machine.h"
+#include "raft/voter_set.h"
+#include "storage/file_ops.h"
 #include "tests/support/temp_dir.h"
 
 namespace strata::raft {
@@ -156,10 +158,56 @@ TEST(SnapshotTransfer, AFileNameThatEscapesTheDirectoryIsRefused) {
   EXPECT_FALSE(std::filesystem::exists(tmp.Sub("escape")));
 }
 
+// A dynamic quorum's snapshot holds its voters (KIP-853): manifest version 1 with the
+// VotersRecord, found again after a restart; a static one's manifest stays version 0.
+TEST(SnapshotStore, ADynamicQuorumsManifestHoldsItsVoters) {
+  testing::TempDir tmp;
+  std::string voters =
+      VoterSet::Of({Voter{.id = 1, .directory_id = std::string(16, 'd'), .endpoints = {{"CONTROLLER", "h", 9}}}})
+          ->Encode();
+  {
+    auto store = OpenStore(tmp.Sub("s"));
+    Build(*store, {5, 2}, "static");
+    Build(*store, {7, 2, voters}, "dynamic");
+  }
+  auto store = OpenStore(tmp.Sub("s"));
+  EXPECT_EQ(store->Latest()->voters, voters);
+  auto dynamic = storage::ReadWholeFile(Ops(), store->PathOf({7, 2}) + "/manifest.json");
+  auto static_one = storage::ReadWholeFile(Ops(), store->PathOf({5, 2}) + "/manifest.json");
+  EXPECT_NE(dynamic->find("\"version\":1"), std::string::npos) << *dynamic;
+  EXPECT_NE(dynamic->find("\"voters\""), std::string::npos) << *dynamic;
+  EXPECT_NE(static_one->find("\"version\":0"), std::string::npos) << *static_one;
+  EXPECT_EQ(static_one->find("voters"), std::string::npos) << *static_one;
+  // Voters that do not decode are a precise error.
+  auto bad = SnapshotManifest::Parse(R"({"version":1,"index":3,"term":1,"files":[],"voters":"AAAA"})", "test");
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("'voters'"), absl::string_view::npos) << bad.status();
+}
+
+TEST(SnapshotStore, AReceivedSnapshotWithOtherVotersThanItsManifestIsRefused) {
+  testing::TempDir tmp;
+  auto store = OpenStore(tmp.Sub("s"));
+  std::string voters =
+      VoterSet::Of({Voter{.id = 1, .directory_id = std::string(16, 'd'), .endpoints = {{"CONTROLLER", "h", 9}}}})
+          ->Encode();
+  SnapshotManifest expected;
+  expected.meta = SnapshotMeta{4, 1, voters};
+  auto partial = store->BeginPartial(SnapshotMeta{4, 1});  // names no voters
+  ASSERT_TRUE(partial.ok());
+  absl::Status sealed = store->Seal(*partial, expected);
+  EXPECT_FALSE(sealed.ok());
+  EXPECT_FALSE(store->Latest().has_value());
+}
+
 TEST(AppliedLog, ASnapshotRestoresTheSameEntries) {
   testing::TempDir tmp;
   AppliedLog a;
-  for (Index i = 1; i <= 50; ++i) ASSERT_TRUE(a.Apply(Entry{i / 10 + 1, i, "entry" + std::to_string(i)}).ok());
+  for (Index i = 1; i <= 50; ++i) {
+    // Configuration entries keep their type through the snapshot (the simulation
+    // compares the voter sets every node applied).
+    EntryType type = i % 7 == 0 ? EntryType::kVoters : i % 11 == 0 ? EntryType::kKraftVersion : EntryType::kData;
+    ASSERT_TRUE(a.Apply(Entry{i / 10 + 1, i, "entry" + std::to_string(i), type}).ok());
+  }
   std::filesystem::create_directories(tmp.Sub("snap"));
   ASSERT_TRUE(a.SaveSnapshot(Ops(), tmp.Sub("snap")).ok());
   AppliedLog b;

@@ -13,8 +13,10 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "nlohmann/json.hpp"
+#include "raft/voter_set.h"
 #include "storage/checkpoint_file.h"
 #include "storage/cleaner.h"
+#include "storage/control_record.h"
 #include "storage/log_cleaner.h"
 #include "storage/log_manager.h"
 #include "storage/meta_properties.h"
@@ -100,6 +102,30 @@ std::string OptionalBytes(const std::optional<std::string>& bytes, size_t limit)
   return bytes ? Printable(*bytes, limit) : "null";
 }
 
+// What a control record says, as kafka-dump-log prints it: a transaction marker, or
+// one of KRaft's configuration records in a metadata log (raft/voter_set.h).
+std::string DescribeControlRecord(const storage::Record& r) {
+  if (!r.key) return "no key";
+  auto type = raft::DecodeControlKey(*r.key);
+  if (!type.ok()) return std::string(type.status().message());
+  absl::string_view value = r.value ? absl::string_view(*r.value) : absl::string_view();
+  switch (*type) {
+    case static_cast<int16_t>(storage::ControlRecordType::kAbort): return "endTxnMarker: ABORT";
+    case static_cast<int16_t>(storage::ControlRecordType::kCommit): return "endTxnMarker: COMMIT";
+    case raft::kKraftVersionControlType: {
+      auto version = raft::DecodeKraftVersion(value);
+      return version.ok() ? absl::StrCat("KRaftVersion: ", *version)
+                          : absl::StrCat("KRaftVersion: ", version.status().message());
+    }
+    case raft::kKraftVotersControlType: {
+      auto voters = raft::VoterSet::Decode(value);
+      return voters.ok() ? absl::StrCat("KRaftVoters: ", voters->DebugString())
+                         : absl::StrCat("KRaftVoters: ", voters.status().message());
+    }
+    default: return absl::StrCat("control type ", *type);
+  }
+}
+
 int DumpLog(const std::string& path, const DumpOptions& options, Emitter& e) {
   auto reader = LogFileReader::Open(path);
   if (!reader.ok()) {
@@ -159,17 +185,17 @@ int DumpLog(const std::string& path, const DumpOptions& options, Emitter& e) {
     for (const storage::Record& r : *decoded) {
       std::vector<std::string> header_keys;
       for (const auto& rh : r.headers) header_keys.push_back(Printable(rh.key, options.max_value_bytes));
-      e.Line("record",
-             {
-                 Field("offset", h.base_offset + r.offset_delta),
-                 Field("timestamp", h.base_timestamp + r.timestamp_delta),
-                 Field("keySize", r.key ? static_cast<int64_t>(r.key->size()) : int64_t{-1}),
-                 Field("valueSize", r.value ? static_cast<int64_t>(r.value->size()) : int64_t{-1}),
-                 Field("headerKeys", std::move(header_keys)),
-                 Field("key", OptionalBytes(r.key, options.max_value_bytes)),
-                 Field("value", OptionalBytes(r.value, options.max_value_bytes)),
-             },
-             "| ");
+      std::vector<Field> fields = {
+          Field("offset", h.base_offset + r.offset_delta),
+          Field("timestamp", h.base_timestamp + r.timestamp_delta),
+          Field("keySize", r.key ? static_cast<int64_t>(r.key->size()) : int64_t{-1}),
+          Field("valueSize", r.value ? static_cast<int64_t>(r.value->size()) : int64_t{-1}),
+          Field("headerKeys", std::move(header_keys)),
+          Field("key", OptionalBytes(r.key, options.max_value_bytes)),
+          Field("value", OptionalBytes(r.value, options.max_value_bytes)),
+      };
+      if (h.is_control()) fields.emplace_back("control", DescribeControlRecord(r));
+      e.Line("record", fields, "| ");
     }
   }
   summary();
