@@ -46,6 +46,7 @@
 #include "proto/kafka/txn_offset_commit.h"
 #include "proto/kafka/write_txn_markers.h"
 #include "proto/kafka/produce.h"
+#include "proto/kafka/raft_voters.h"
 #include "proto/kafka/sasl.h"
 #include "proto/kafka/scram_credentials.h"
 #include "proto/kafka/sync_group.h"
@@ -260,6 +261,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case ApiKey::kUnregisterBroker:
       if (v == 0) DecodeAndReencode(body, v, ReadUnregisterBrokerRequest, WriteUnregisterBrokerRequest);
+      break;
+    case ApiKey::kAddRaftVoter:
+      if (Within(v, 0, 1)) DecodeAndReencode(body, v, ReadAddRaftVoterRequest, WriteAddRaftVoterRequest);
+      break;
+    case ApiKey::kRemoveRaftVoter:
+      if (v == 0) DecodeAndReencode(body, v, ReadRemoveRaftVoterRequest, WriteRemoveRaftVoterRequest);
+      break;
+    case ApiKey::kUpdateRaftVoter:
+      if (v == 0) DecodeAndReencode(body, v, ReadUpdateRaftVoterRequest, WriteUpdateRaftVoterRequest);
       break;
     // Transactions (issue 37).
     case ApiKey::kAddPartitionsToTxn:

@@ -47,6 +47,7 @@
 #include "proto/kafka/sasl.h"
 #include "proto/kafka/scram_credentials.h"
 #include "proto/kafka/sync_group.h"
+#include "proto/kafka/raft_voters.h"
 #include "proto/kafka/unregister_broker.h"
 #include "proto/kafka/update_features.h"
 #include "storage/compression.h"
@@ -396,6 +397,18 @@ int main(int argc, char** argv) {
   }
   SaveRequest(requests, ApiKey::kUnregisterBroker, 0,
               [](int16_t v, Writer& w) { WriteUnregisterBrokerRequest(UnregisterBrokerRequest{4}, v, w); });
+  AddRaftVoterRequest add_voter{"c", 30000, 4, std::string(16, 'd'), {{"CONTROLLER", "h4", 9093}}, false};
+  for (int16_t v = 0; v <= 1; ++v) {
+    SaveRequest(requests, ApiKey::kAddRaftVoter, v,
+                [&](int16_t v, Writer& w) { WriteAddRaftVoterRequest(add_voter, v, w); });
+  }
+  SaveRequest(requests, ApiKey::kRemoveRaftVoter, 0, [](int16_t v, Writer& w) {
+    WriteRemoveRaftVoterRequest(RemoveRaftVoterRequest{std::nullopt, 2, std::string(16, 'b')}, v, w);
+  });
+  SaveRequest(requests, ApiKey::kUpdateRaftVoter, 0, [](int16_t v, Writer& w) {
+    WriteUpdateRaftVoterRequest(
+        UpdateRaftVoterRequest{"c", 3, 1, std::string(16, 'a'), {{"CONTROLLER", "h1", 9093}}, 0, 1}, v, w);
+  });
   Save(batches, "plain", Batch(1));
   Save(batches, "several_records", Batch(7));
   Save(batches, "idempotent", Batch(4, 42));

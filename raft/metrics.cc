@@ -1,5 +1,6 @@
 #include "raft/metrics.h"
 
+#include <algorithm>
 #include <string>
 
 namespace strata::raft {
@@ -40,6 +41,16 @@ std::vector<prometheus::MetricFamily> RaftMetrics::Collect() const {
       static_cast<double>(st.snapshots_installed));
   add("strata_raft_stopped", "1 once the node stopped on a metadata log failure or shutdown", MetricType::Gauge,
       st.stopped ? 1 : 0);
+  add("strata_raft_voters", "The voters of the quorum's configuration as this node sees it", MetricType::Gauge,
+      static_cast<double>(st.configuration.size()));
+  add("strata_raft_is_voter", "1 when this node is a voter of its configuration", MetricType::Gauge,
+      st.configuration.Contains(node_.id()) ? 1 : 0);
+  add("strata_raft_kraft_version", "0: a static quorum (controller.quorum.voters), 1: a dynamic one (KIP-853)",
+      MetricType::Gauge, st.kraft_version);
+  add("strata_raft_voter_changes_total", "Voter changes completed while this node led", MetricType::Counter,
+      static_cast<double>(st.voter_changes));
+  add("strata_raft_learner_lag", "While this node leads and adds a voter: the entries it still lacks",
+      MetricType::Gauge, st.learner == kNoNode ? 0 : static_cast<double>(std::max<Index>(0, st.commit - st.learner_match)));
   return out;
 }
 

@@ -10,6 +10,11 @@
 //   strata_raft_snapshot_index        the latest snapshot's last entry
 //   strata_raft_elections_total       elections this node started
 //   strata_raft_snapshots_taken_total / strata_raft_snapshots_installed_total
+//   strata_raft_voters                the configuration's voters (KIP-853)
+//   strata_raft_is_voter              1 when this node is one of them
+//   strata_raft_kraft_version         0 static quorum, 1 dynamic
+//   strata_raft_voter_changes_total   voter changes completed while this node led
+//   strata_raft_learner_lag           entries a voter being added still lacks
 // each labelled node_id. Thread-safe.
 
 #include <vector>

@@ -907,14 +907,17 @@ void Raft::MaybeCommit() {
   // The configuration's voters only: a leader that is not one (it is being removed) does
   // not count its own log (Raft thesis 4.2.2).
   std::vector<Index> matches;
-  for (NodeId peer : config().ids()) matches.push_back(progress_[peer].match);
+  matches.reserve(config().size());
+  for (const auto& [peer, voter] : config().voters()) matches.push_back(progress_[peer].match);
   std::sort(matches.begin(), matches.end(), std::greater<Index>());
   Index candidate = matches[Quorum() - 1];
   // Only entries of the current term commit by counting (Raft paper, section 5.4.2).
   if (candidate > commit_ && TermAt(candidate) == term_) {
+    const VoterSet* committed_before = &ConfigAt(commit_);
     CommitTo(candidate);
+    bool committed_config_changed = committed_before != &ConfigAt(commit_);
     MaybeFinishVoterChange();
-    SyncProgress();  // a removed voter, now committed out, is replicated to no more
+    if (committed_config_changed) SyncProgress();  // a voter committed out is replicated to no more
     // The followers learn the new commit index now, not at the next heartbeat: what they
     // apply (a combined node's broker reads its metadata there) is a round trip behind
     // the leader, whatever the heartbeat interval.
@@ -923,7 +926,9 @@ void Raft::MaybeCommit() {
     }
     // A leader the committed configuration no longer holds steps down (after telling the
     // others the commit); as a non-voter it never campaigns again.
-    if (!ConfigAt(commit_).Contains(config_.id, config_.directory_id)) BecomeFollower(term_, kNoNode);
+    if (committed_config_changed && !ConfigAt(commit_).Contains(config_.id, config_.directory_id)) {
+      BecomeFollower(term_, kNoNode);
+    }
   }
 }
 

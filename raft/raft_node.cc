@@ -153,6 +153,7 @@ void RaftNode::FinishChanges(const std::vector<VoterChangeResult>& results) {
     it->second->done = true;
     it->second->result = result;
     pending_changes_.erase(it);
+    if (result.ok()) ++status_.voter_changes;
   }
 }
 

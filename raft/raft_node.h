@@ -114,6 +114,7 @@ struct RaftNodeStatus {
   // While it leads and a voter is being added: the learner and its match index.
   NodeId learner = kNoNode;
   Index learner_match = 0;
+  int64_t voter_changes = 0;  // completed through this node while it led
 };
 
 class RaftNode {

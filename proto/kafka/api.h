@@ -66,6 +66,9 @@ enum class ApiKey : int16_t {
   kUnregisterBroker = 64,
   kDescribeTransactions = 65,
   kListTransactions = 66,
+  kAddRaftVoter = 80,
+  kRemoveRaftVoter = 81,
+  kUpdateRaftVoter = 82,
 };
 
 absl::string_view ApiName(int16_t api_key);

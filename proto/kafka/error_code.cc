@@ -97,6 +97,10 @@ absl::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kProducerFenced: return "PRODUCER_FENCED";
     case ErrorCode::kTransactionalIdNotFound: return "TRANSACTIONAL_ID_NOT_FOUND";
     case ErrorCode::kTransactionAbortable: return "TRANSACTION_ABORTABLE";
+    case ErrorCode::kInconsistentClusterId: return "INCONSISTENT_CLUSTER_ID";
+    case ErrorCode::kInvalidVoterKey: return "INVALID_VOTER_KEY";
+    case ErrorCode::kDuplicateVoter: return "DUPLICATE_VOTER";
+    case ErrorCode::kVoterNotFound: return "VOTER_NOT_FOUND";
     case ErrorCode::kOperationNotAttempted: return "OPERATION_NOT_ATTEMPTED";
   }
   return "UNKNOWN";

@@ -104,6 +104,10 @@ enum class ErrorCode : int16_t {
   kProducerFenced = 90,
   kTransactionalIdNotFound = 105,
   kTransactionAbortable = 120,
+  kInconsistentClusterId = 104,
+  kInvalidVoterKey = 125,
+  kDuplicateVoter = 126,
+  kVoterNotFound = 127,
   kOperationNotAttempted = 55,
 };
 

@@ -70,6 +70,44 @@ TEST(RaftGrpc, CommitsOverGrpcAndFailsOverWhenTheLeaderStops) {
             << " (leader stopped -> next proposal committed; election timeout 100-200 ms)" << std::endl;
 }
 
+// GrpcTransport::SetPeers (a dynamic quorum's voters change): a leader whose peers are
+// all taken away reaches nobody, so the others elect a new leader and commit without
+// it; given its peers back, it catches up.
+TEST(RaftGrpc, PeersReplacedAtRunTimeAreUsedAtOnce) {
+  GrpcQuorum q;
+  NodeId cut = q.WaitForLeader();
+  ASSERT_NE(cut, kNoNode);
+  ASSERT_TRUE(q.Propose("before").ok());
+  std::map<NodeId, std::string> peers;
+  for (NodeId id : q.ids_) {
+    if (id != cut) peers[id] = q.address(id);
+  }
+  q.transport(cut).SetPeers({});
+  absl::StatusOr<Index> during;
+  ASSERT_TRUE(testing::WaitUntil([&] {
+    NodeId leader = q.WaitForLeader(100ms);
+    if (leader == kNoNode || leader == cut) return false;
+    during = q.node(leader).Propose("without " + std::to_string(cut), 2s);
+    return during.ok();
+  }, 20s)) << during.status();
+  // The others still reach it, but it answers nobody: the leader never saw it take the
+  // entry.
+  auto match_of_cut = [&] {
+    NodeId leader = q.WaitForLeader(100ms);
+    if (leader == kNoNode) return Index{-1};
+    for (const auto& v : q.node(leader).status().voters) {
+      if (v.id == cut) return v.match;
+    }
+    return Index{-1};
+  };
+  EXPECT_LT(match_of_cut(), *during);
+  q.transport(cut).SetPeers(peers);
+  auto after = q.Propose("after");
+  ASSERT_TRUE(after.ok()) << after.status();
+  ASSERT_TRUE(testing::WaitUntil([&] { return match_of_cut() >= *after; }, 10s)) << match_of_cut();
+  ASSERT_TRUE(testing::WaitUntil([&] { return q.node(cut).status().applied >= *after; }, 10s));
+}
+
 TEST(RaftGrpc, AMalformedMessageIsRefusedAndNeverReachesTheCore) {
   auto server = RaftServer::Start("127.0.0.1:0");
   ASSERT_TRUE(server.ok());

@@ -6,6 +6,8 @@
 
 #include "raft/raft_node.h"
 
+#include "raft/metrics.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -362,6 +364,7 @@ TEST(RaftNode, VotersChangeWhileProposalsFlowAndSurviveARestart) {
   writer.join();
   NodeId removed_node = leader;
   EXPECT_FALSE(q[removed_node].status().configuration.Contains(removed_node));
+  EXPECT_EQ(q[removed_node].status().voter_changes, 2);
 
   VoterSet final_voters = q[q.WaitForLeader()].status().configuration;
   EXPECT_EQ(final_voters.size(), 3u);
@@ -371,6 +374,12 @@ TEST(RaftNode, VotersChangeWhileProposalsFlowAndSurviveARestart) {
   for (NodeId id : q.ids()) q.Stop(id);
   for (NodeId id : q.ids()) q.Start(id, storage::FileOps::Default(), 500);
   for (NodeId id : q.ids()) EXPECT_EQ(q[id].status().configuration, final_voters) << id;
+  // The figures an operator watches.
+  std::map<std::string, double> figures;
+  for (const auto& family : RaftMetrics(q[4]).Collect()) figures[family.name] = family.metric.at(0).gauge.value;
+  EXPECT_EQ(figures["strata_raft_voters"], 3);
+  EXPECT_EQ(figures["strata_raft_is_voter"], 1);
+  EXPECT_EQ(figures["strata_raft_kraft_version"], 1);
   EXPECT_GT(q[1].status().snapshot_index + q[2].status().snapshot_index, 0);  // restored through snapshots too
   ProposeOrFail(q, "after restart");
 }

@@ -133,6 +133,7 @@ class GrpcQuorum {
   }
 
   RaftNode& node(NodeId id) { return *members_.at(id).node; }
+  GrpcTransport& transport(NodeId id) { return *members_.at(id).transport; }
   AppliedLog& state_machine(NodeId id) { return *members_.at(id).state_machine; }
   std::string address(NodeId id) { return "127.0.0.1:" + std::to_string(ports_[id]); }
   std::string dir(NodeId id) { return tmp_.Sub("controller" + std::to_string(id)); }
