@@ -80,6 +80,7 @@ struct GrpcTransport::Peer {
   bool stopping ABSL_GUARDED_BY(mu) = false;
   std::atomic<int64_t> dropped{0};
   std::string cluster_id;
+  std::string address;  // host:port of its RaftServer
   std::thread sender;
   // One snapshot transfer at a time, on its own thread so heartbeats keep flowing.
   struct SnapshotJob {
@@ -169,6 +170,7 @@ GrpcTransport::GrpcTransport(std::map<NodeId, std::string> peers, std::string cl
 
 std::shared_ptr<GrpcTransport::Peer> GrpcTransport::StartPeer(const std::string& address) {
   auto peer = std::make_shared<Peer>();
+  peer->address = address;
   peer->cluster_id = cluster_id_;
   grpc::ChannelArguments args;
   // A peer that restarts must be reachable again within an election timeout, not after
@@ -188,7 +190,7 @@ void GrpcTransport::SetPeers(const std::map<NodeId, std::string>& peers) {
   absl::MutexLock lock(&mu_);
   for (auto it = peers_.begin(); it != peers_.end();) {
     auto wanted = peers.find(it->first);
-    if (wanted != peers.end() && wanted->second == addresses_[it->first]) {
+    if (wanted != peers.end() && wanted->second == it->second->address) {
       ++it;
       continue;
     }
@@ -202,13 +204,11 @@ void GrpcTransport::SetPeers(const std::map<NodeId, std::string>& peers) {
       peer->sender.join();
       peer->snapshot_sender.join();
     });
-    addresses_.erase(it->first);
     it = peers_.erase(it);
   }
   for (const auto& [id, address] : peers) {
     if (peers_.count(id) != 0) continue;
     peers_[id] = StartPeer(address);
-    addresses_[id] = address;
   }
 }
 

@@ -61,7 +61,6 @@ class GrpcTransport final : public Transport {
   const size_t max_queued_per_peer_;
   mutable absl::Mutex mu_;
   std::map<NodeId, std::shared_ptr<Peer>> peers_ ABSL_GUARDED_BY(mu_);
-  std::map<NodeId, std::string> addresses_ ABSL_GUARDED_BY(mu_);
   std::vector<std::thread> reapers_ ABSL_GUARDED_BY(mu_);  // joining stopped peers' threads
   int64_t dropped_by_stopped_ ABSL_GUARDED_BY(mu_) = 0;
 };

@@ -71,4 +71,27 @@ std::optional<std::vector<std::string>> ReadNullableStringArray(Reader& r, bool 
   return values;
 }
 
+void WriteListeners(const std::vector<Listener>& listeners, Writer& w) {
+  w.ArrayLength(static_cast<int32_t>(listeners.size()), /*flexible=*/true);
+  for (const Listener& l : listeners) {
+    w.String(l.name, true);
+    w.String(l.host, true);
+    w.Int16(static_cast<int16_t>(l.port));  // uint16 on the wire
+    w.EmptyTaggedFields();
+  }
+}
+
+std::vector<Listener> ReadListeners(Reader& r) {
+  std::vector<Listener> out;
+  int32_t n = r.ArrayLength(/*flexible=*/true, "Listeners");
+  for (int32_t i = 0; i < n && r.ok(); ++i) {
+    Listener& l = out.emplace_back();
+    l.name = r.String(true, "Listener.Name");
+    l.host = r.String(true, "Listener.Host");
+    l.port = static_cast<uint16_t>(r.Int16("Listener.Port"));
+    r.SkipTaggedFields("Listener");
+  }
+  return out;
+}
+
 }  // namespace strata::proto::kafka

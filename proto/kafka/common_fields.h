@@ -54,4 +54,15 @@ void WriteNullableStringArray(const std::optional<std::vector<std::string>>& val
 std::optional<std::vector<std::string>> ReadNullableStringArray(Reader& reader, bool flexible, const char* field);
 
 
+// A node's listener as KRaft's APIs carry it (DescribeQuorum's nodes, AddRaftVoter's and
+// UpdateRaftVoter's listeners): flexible, the port an unsigned 16-bit field.
+struct Listener {
+  std::string name;
+  std::string host;
+  uint16_t port = 0;
+  bool operator==(const Listener&) const = default;
+};
+void WriteListeners(const std::vector<Listener>& listeners, Writer& writer);
+std::vector<Listener> ReadListeners(Reader& reader);
+
 }  // namespace strata::proto::kafka

@@ -98,13 +98,7 @@ void WriteDescribeQuorumResponse(const DescribeQuorumResponse& resp, int16_t ver
     w.ArrayLength(static_cast<int32_t>(resp.nodes.size()), true);
     for (const auto& n : resp.nodes) {
       w.Int32(n.node_id);
-      w.ArrayLength(static_cast<int32_t>(n.listeners.size()), true);
-      for (const auto& l : n.listeners) {
-        w.String(l.name, true);
-        w.String(l.host, true);
-        w.Int16(static_cast<int16_t>(l.port));  // uint16 on the wire
-        w.EmptyTaggedFields();
-      }
+      WriteListeners(n.listeners, w);
       w.EmptyTaggedFields();
     }
   }
@@ -141,15 +135,7 @@ absl::StatusOr<DescribeQuorumResponse> ReadDescribeQuorumResponse(Reader& r, int
     for (int32_t i = 0; i < nodes && r.ok(); ++i) {
       DescribeQuorumResponse::Node n;
       n.node_id = r.Int32("node_id");
-      int32_t listeners = r.ArrayLength(true, "listeners");
-      for (int32_t j = 0; j < listeners && r.ok(); ++j) {
-        DescribeQuorumResponse::Listener l;
-        l.name = r.String(true, "name");
-        l.host = r.String(true, "host");
-        l.port = static_cast<uint16_t>(r.Int16("port"));
-        r.SkipTaggedFields("listener tagged fields");
-        n.listeners.push_back(std::move(l));
-      }
+      n.listeners = ReadListeners(r);
       r.SkipTaggedFields("node tagged fields");
       resp.nodes.push_back(std::move(n));
     }

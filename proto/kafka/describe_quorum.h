@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "proto/kafka/common_fields.h"
 #include "proto/kafka/wire.h"
 
 namespace strata::proto::kafka {
@@ -55,12 +56,7 @@ struct DescribeQuorumResponse {
     std::vector<Partition> partitions;
     bool operator==(const Topic&) const = default;
   };
-  struct Listener {
-    std::string name;
-    std::string host;
-    uint16_t port = 0;
-    bool operator==(const Listener&) const = default;
-  };
+  using Listener = kafka::Listener;
   struct Node {
     int32_t node_id = -1;
     std::vector<Listener> listeners;

@@ -6,29 +6,6 @@ namespace {
 // Every version of the three APIs is flexible.
 constexpr bool kFlexible = true;
 
-void WriteListeners(const std::vector<RaftVoterListener>& listeners, Writer& w) {
-  w.ArrayLength(static_cast<int32_t>(listeners.size()), kFlexible);
-  for (const RaftVoterListener& l : listeners) {
-    w.String(l.name, kFlexible);
-    w.String(l.host, kFlexible);
-    w.Int16(static_cast<int16_t>(l.port));  // uint16 on the wire
-    w.EmptyTaggedFields();
-  }
-}
-
-std::vector<RaftVoterListener> ReadListeners(Reader& r) {
-  std::vector<RaftVoterListener> out;
-  int32_t n = r.ArrayLength(kFlexible, "Listeners");
-  for (int32_t i = 0; i < n && r.ok(); ++i) {
-    RaftVoterListener& l = out.emplace_back();
-    l.name = r.String(kFlexible, "Listener.Name");
-    l.host = r.String(kFlexible, "Listener.Host");
-    l.port = static_cast<uint16_t>(r.Int16("Listener.Port"));
-    r.SkipTaggedFields("Listener");
-  }
-  return out;
-}
-
 // A voter's key: its id and the directory id of its metadata log dir.
 void WriteVoterKey(int32_t id, const std::string& directory_id, Writer& w) {
   w.Int32(id);

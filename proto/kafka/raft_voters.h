@@ -17,16 +17,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "proto/kafka/common_fields.h"
 #include "proto/kafka/wire.h"
 
 namespace strata::proto::kafka {
 
-struct RaftVoterListener {
-  std::string name;
-  std::string host;
-  uint16_t port = 0;
-  bool operator==(const RaftVoterListener&) const = default;
-};
+using RaftVoterListener = Listener;
 
 struct AddRaftVoterRequest {
   std::optional<std::string> cluster_id;
