@@ -148,7 +148,9 @@ void RunSeeds(const Shape& shape, uint64_t first, uint64_t count) {
     if (count >= 20) {
       EXPECT_GT(outcomes[VoterChangeError::kNone], 0);
       EXPECT_GT(outcomes[VoterChangeError::kInProgress] + outcomes[VoterChangeError::kNotReady], 0);
-      if (shape.disk_loss) EXPECT_GT(disks_lost, 0);
+      if (shape.disk_loss) {
+        EXPECT_GT(disks_lost, 0);
+      }
     }
   }
 }
