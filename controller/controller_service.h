@@ -162,10 +162,10 @@ class AdminGrpcService final : public admin::v1::AdminService::Service, Authoriz
     *response = c_.ElectLeaders(*request);
     return grpc::Status::OK;
   }
-  grpc::Status DescribeQuorum(grpc::ServerContext* context, const admin::v1::DescribeQuorumRequest*,
+  grpc::Status DescribeQuorum(grpc::ServerContext* context, const admin::v1::DescribeQuorumRequest* request,
                               admin::v1::DescribeQuorumResponse* response) override {
     if (grpc::Status allowed = Admin(context, "DescribeQuorum"); !allowed.ok()) return allowed;
-    *response = c_.DescribeQuorum();
+    *response = c_.DescribeQuorum(request->local());
     return grpc::Status::OK;
   }
   grpc::Status AlterConfigs(grpc::ServerContext* context, const admin::v1::AlterConfigsRequest* request,
@@ -216,6 +216,24 @@ class AdminGrpcService final : public admin::v1::AdminService::Service, Authoriz
                                 admin::v1::UnregisterBrokerResponse* response) override {
     if (grpc::Status allowed = Admin(context, "UnregisterBroker"); !allowed.ok()) return allowed;
     *response = c_.UnregisterBroker(*request);
+    return grpc::Status::OK;
+  }
+  grpc::Status AddRaftVoter(grpc::ServerContext* context, const admin::v1::AddRaftVoterRequest* request,
+                            admin::v1::RaftVoterChangeResponse* response) override {
+    if (grpc::Status allowed = Admin(context, "AddRaftVoter"); !allowed.ok()) return allowed;
+    *response = c_.AddRaftVoter(*request);
+    return grpc::Status::OK;
+  }
+  grpc::Status RemoveRaftVoter(grpc::ServerContext* context, const admin::v1::RemoveRaftVoterRequest* request,
+                               admin::v1::RaftVoterChangeResponse* response) override {
+    if (grpc::Status allowed = Admin(context, "RemoveRaftVoter"); !allowed.ok()) return allowed;
+    *response = c_.RemoveRaftVoter(*request);
+    return grpc::Status::OK;
+  }
+  grpc::Status UpdateRaftVoter(grpc::ServerContext* context, const admin::v1::UpdateRaftVoterRequest* request,
+                               admin::v1::RaftVoterChangeResponse* response) override {
+    if (grpc::Status allowed = Admin(context, "UpdateRaftVoter"); !allowed.ok()) return allowed;
+    *response = c_.UpdateRaftVoter(*request);
     return grpc::Status::OK;
   }
   grpc::Status CreateAcls(grpc::ServerContext* context, const admin::v1::CreateAclsRequest* request,

@@ -46,6 +46,8 @@ struct QuorumControllerOptions {
   size_t max_entry_bytes = 900 << 10;
   // authorizer.class.name is set: the ACL calls are served (else SECURITY_DISABLED).
   bool authorizer_enabled = false;
+  // controller.listener.names: a voter added to a dynamic quorum needs an endpoint of it.
+  std::string controller_listener_name = "CONTROLLER";
 };
 
 class QuorumController {
@@ -59,7 +61,9 @@ class QuorumController {
   admin::v1::DescribeClusterResponse DescribeCluster();
   admin::v1::DescribeTopicsResponse DescribeTopics(const admin::v1::DescribeTopicsRequest& request);
   admin::v1::ElectLeadersResponse ElectLeaders(const admin::v1::ElectLeadersRequest& request);
-  admin::v1::DescribeQuorumResponse DescribeQuorum();
+  // The leader's answer (elsewhere NOT_CONTROLLER naming it): the voters and their
+  // replication; local: this controller's own view, whoever leads.
+  admin::v1::DescribeQuorumResponse DescribeQuorum(bool local = false);
   admin::v1::AlterConfigsResponse AlterConfigs(const admin::v1::AlterConfigsRequest& request);
   admin::v1::DescribeConfigsResponse DescribeConfigs(const admin::v1::DescribeConfigsRequest& request);
   // Partition reassignments (reassignment.h). The list is the active controller's.
@@ -82,6 +86,13 @@ class QuorumController {
   // An operator's UnregisterBroker (PlanUnregisterBroker), answered once applied; the
   // broker's session state here (heartbeat time, DescribeQuorum's observer) goes with it.
   admin::v1::UnregisterBrokerResponse UnregisterBroker(const admin::v1::UnregisterBrokerRequest& request);
+  // A dynamic quorum's voters (KIP-853; quorum_controller_voters.cc), one change at a
+  // time through this node's Raft core, which must lead: answered with the outcome, or
+  // REQUEST_TIMED_OUT when the request's timeout passed first (the change may still
+  // happen; a retry answers DUPLICATE_VOTER or VOTER_NOT_FOUND if it did).
+  admin::v1::RaftVoterChangeResponse AddRaftVoter(const admin::v1::AddRaftVoterRequest& request);
+  admin::v1::RaftVoterChangeResponse RemoveRaftVoter(const admin::v1::RemoveRaftVoterRequest& request);
+  admin::v1::RaftVoterChangeResponse UpdateRaftVoter(const admin::v1::UpdateRaftVoterRequest& request);
   // ACLs (acl_control.h); SECURITY_DISABLED without an authorizer.
   admin::v1::CreateAclsResponse CreateAcls(const admin::v1::CreateAclsRequest& request);
   admin::v1::DeleteAclsResponse DeleteAcls(const admin::v1::DeleteAclsRequest& request);
@@ -170,6 +181,10 @@ class QuorumController {
   // since the caller looked keeps its new registration. why ends the log line.
   void FenceBroker(BrokerId id, int64_t broker_epoch, absl::string_view why) ABSL_LOCKS_EXCLUDED(write_mu_);
 
+  // The common path of the three voter calls: the cluster id and the key checked, then
+  // the change through the node.
+  admin::v1::RaftVoterChangeResponse ChangeRaftVoter(const std::string& cluster_id, raft::VoterChange change,
+                                                     int32_t timeout_ms);
   raft::RaftNode& node_;
   MetadataStore& store_;
   const QuorumControllerOptions options_;

@@ -148,21 +148,45 @@ admin::v1::ListPartitionReassignmentsResponse QuorumController::ListPartitionRea
   return response;
 }
 
-admin::v1::DescribeQuorumResponse QuorumController::DescribeQuorum() {
+admin::v1::DescribeQuorumResponse QuorumController::DescribeQuorum(bool local) {
   admin::v1::DescribeQuorumResponse response;
   raft::RaftNodeStatus st = node_.status();
   response.set_controller_id(st.leader);
+  if (st.role != raft::Role::kLeader && !local) {
+    // Only the leader knows the voters' replication, as in Kafka: the caller follows
+    // NOT_CONTROLLER to it.
+    RefuseIfNotActive(std::optional<int32_t>(st.leader), &response);
+    return response;
+  }
   response.set_leader_id(st.leader);
   response.set_leader_epoch(st.term);
   response.set_high_watermark(st.commit);
-  for (int32_t v : options_.voters) response.add_voters(v);
+  response.set_kraft_version(st.kraft_version);
+  const bool dynamic = !st.configuration.is_static();
+  if (dynamic) {
+    for (raft::NodeId v : st.configuration.ids()) response.add_voters(v);
+  } else {
+    for (int32_t v : options_.voters) response.add_voters(v);
+  }
   if (st.role != raft::Role::kLeader) return response;
+  if (st.learner != raft::kNoNode) {
+    // A voter being added catches up as an observer would, and is listed as one (Kafka).
+    auto* r = response.add_observers();
+    r->set_replica_id(st.learner);
+    r->set_log_end_offset(st.learner_match > 0 ? st.learner_match : -1);
+    r->set_last_fetch_timestamp(-1);
+    r->set_last_caught_up_timestamp(-1);
+    r->set_replica_directory_id(st.learner_directory_id);
+  }
   for (const raft::RaftNodeStatus::VoterState& v : st.voters) {
     auto* r = response.add_voter_states();
     r->set_replica_id(v.id);
     r->set_log_end_offset(v.match > 0 ? v.match : -1);  // 0: nothing known of its log yet
     r->set_last_fetch_timestamp(v.last_fetch_unix_ms);
     r->set_last_caught_up_timestamp(v.last_caught_up_unix_ms);
+    if (const raft::Voter* voter = st.configuration.Find(v.id); voter != nullptr) {
+      r->set_replica_directory_id(voter->directory_id);
+    }
   }
   {
     // Brokers do not fetch the metadata log, they follow it through heartbeats and the
@@ -180,6 +204,19 @@ admin::v1::DescribeQuorumResponse QuorumController::DescribeQuorum() {
       o->set_last_fetch_timestamp(heard);
       o->set_last_caught_up_timestamp(o->log_end_offset() >= st.commit ? heard : -1);
     }
+  }
+  if (dynamic) {
+    for (const auto& [id, voter] : st.configuration.voters()) {
+      auto* node = response.add_nodes();
+      node->set_node_id(id);
+      for (const raft::Endpoint& e : voter.endpoints) {
+        auto* listener = node->add_listeners();
+        listener->set_name(e.name);
+        listener->set_host(e.host);
+        listener->set_port(e.port);
+      }
+    }
+    return response;
   }
   for (const auto& [id, address] : options_.voter_addresses) {
     size_t colon = address.rfind(':');

@@ -396,10 +396,15 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
     return grpc::Status::OK;
   }
 
-  grpc::Status DescribeQuorum(grpc::ServerContext* context, const pb::DescribeQuorumRequest*,
+  grpc::Status DescribeQuorum(grpc::ServerContext* context, const pb::DescribeQuorumRequest* request,
                               pb::DescribeQuorumResponse* response) override {
     if (authorizer_ != nullptr) {
-      if (grpc::Status allowed = authorizer_->RequireAdmin(*context, "DescribeQuorum"); !allowed.ok()) return allowed;
+      if (grpc::Status allowed = authorizer_->RequireQuorumReader(*context, "DescribeQuorum"); !allowed.ok()) {
+        return allowed;
+      }
+    }
+    if (!request->cluster_id().empty()) {
+      if (grpc::Status ours = CheckCluster(request->cluster_id()); !ours.ok()) return ours;
     }
     NodeRef node(*this);
     if (!node) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "no Raft node attached");
@@ -411,6 +416,18 @@ class RaftServer::Service final : public pb::RaftTransport::Service {
     response->set_commit_index(st.commit);
     response->set_applied_index(st.applied);
     response->set_elections(st.elections);
+    response->set_kraft_version(st.kraft_version);
+    for (const auto& [id, voter] : st.configuration.voters()) {
+      pb::QuorumVoter* v = response->add_voters();
+      v->set_id(id);
+      v->set_directory_id(voter.directory_id);
+      for (const Endpoint& e : voter.endpoints) {
+        pb::QuorumEndpoint* out = v->add_endpoints();
+        out->set_name(e.name);
+        out->set_host(e.host);
+        out->set_port(e.port);
+      }
+    }
     return grpc::Status::OK;
   }
 

@@ -106,17 +106,29 @@ bool RaftObserver::WaitForApplied(Index index, std::chrono::milliseconds timeout
 }
 
 bool RaftObserver::IsVoter(NodeId id) const {
-  for (const ObservedVoter& v : options_.voters) {
+  absl::MutexLock lock(&mu_);
+  for (const ObservedVoter& v : voters_) {
     if (v.id == id) return true;
   }
   return false;
+}
+
+void RaftObserver::SetVoters(std::vector<ObservedVoter> voters) {
+  ABSL_CHECK(!voters.empty());
+  absl::MutexLock lock(&mu_);
+  voters_ = std::move(voters);
 }
 
 void RaftObserver::Run() {
   size_t next_voter = 0;
   bool following_named_leader = false;  // this voter was chosen as the leader named
   while (true) {
-    const ObservedVoter& voter = options_.voters[next_voter++ % options_.voters.size()];
+    std::vector<ObservedVoter> voters;
+    {
+      absl::MutexLock lock(&mu_);
+      voters = voters_;
+    }
+    const ObservedVoter voter = voters[next_voter++ % voters.size()];
     bool fatal = false;
     bool to_leader = false;
     NodeId leader = kNoNode;
@@ -139,8 +151,8 @@ void RaftObserver::Run() {
     }
     following_named_leader = false;
     bool avoided = avoid_until_.count(leader) > 0;
-    for (size_t i = 0; i < options_.voters.size(); ++i) {
-      if (leader != kNoNode && leader != voter.id && !avoided && options_.voters[i].id == leader) {
+    for (size_t i = 0; i < voters.size(); ++i) {
+      if (leader != kNoNode && leader != voter.id && !avoided && voters[i].id == leader) {
         next_voter = i;
         following_named_leader = true;
       }

@@ -91,10 +91,13 @@ class RaftObserver {
   bool failed() const;
   // Waits until an entry at or past index is applied; false at the timeout.
   bool WaitForApplied(Index index, std::chrono::milliseconds timeout) const;
+  // Replaces the voters it follows (not empty): a dynamic quorum's changed (KIP-853).
+  // The current stream goes on; the next one is chosen among these.
+  void SetVoters(std::vector<ObservedVoter> voters);
 
  private:
   struct Stream;
-  explicit RaftObserver(RaftObserverOptions options) : options_(std::move(options)) {}
+  explicit RaftObserver(RaftObserverOptions options) : options_(std::move(options)), voters_(options_.voters) {}
   void Run();
   // Cancels the current stream when nothing arrived on it for stall_timeout.
   void Watch();
@@ -123,6 +126,7 @@ class RaftObserver {
   std::chrono::steady_clock::time_point last_progress_ ABSL_GUARDED_BY(mu_);
   bool stalled_ ABSL_GUARDED_BY(mu_) = false;  // the watchdog cancelled the current call
   NodeId streaming_from_ ABSL_GUARDED_BY(mu_) = kNoNode;
+  std::vector<ObservedVoter> voters_ ABSL_GUARDED_BY(mu_);  // options_.voters, then SetVoters'
   std::thread thread_;
   std::thread watchdog_;
 };

@@ -362,6 +362,8 @@ bool RaftNode::HandleReady() {
   absl::MutexLock lock(&mu_);
   status_.voters = std::move(voters);
   status_.learner = raft_->learner();
+  const Voter* learner = raft_->LearnerVoter();
+  status_.learner_directory_id = learner != nullptr ? learner->directory_id : std::string();
   status_.learner_match = raft_->LearnerMatchIndex();
   if (raft_->leader() != status_.leader || raft_->term() != status_.term) {
     spdlog::info("node {}: term {}, leader {} ({})", options_.config.id, raft_->term(), raft_->leader(),
@@ -396,9 +398,13 @@ std::vector<RaftNodeStatus::VoterState> RaftNode::VoterStates() {
       v.last_caught_up_unix_ms = now;
       continue;
     }
-    if (match >= raft_->last_index()) caught_up_unix_ms_[id] = now;
+    // Caught up as of its last answer: a voter that went silent is not caught up now
+    // just because nothing was appended since.
     auto answered = last_answer_unix_ms_.find(id);
-    if (answered != last_answer_unix_ms_.end()) v.last_fetch_unix_ms = answered->second;
+    if (answered != last_answer_unix_ms_.end()) {
+      v.last_fetch_unix_ms = answered->second;
+      if (match >= raft_->last_index()) caught_up_unix_ms_[id] = answered->second;
+    }
     auto caught_up = caught_up_unix_ms_.find(id);
     if (caught_up != caught_up_unix_ms_.end()) v.last_caught_up_unix_ms = caught_up->second;
   }

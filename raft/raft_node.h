@@ -113,6 +113,7 @@ struct RaftNodeStatus {
   int16_t kraft_version = 0;
   // While it leads and a voter is being added: the learner and its match index.
   NodeId learner = kNoNode;
+  std::string learner_directory_id;
   Index learner_match = 0;
   int64_t voter_changes = 0;  // completed through this node while it led
 };

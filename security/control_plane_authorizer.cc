@@ -56,11 +56,11 @@ grpc::Status ControlPlaneAuthorizer::RequireVoter(const grpc::ServerContext& con
   if (!caller.authenticated) return Deny(caller, rpc, "no principal");
   if (from < 0) {
     for (int32_t id : caller.claims.controllers) {
-      if (options_.voters.count(id)) return grpc::Status::OK;
+      if (IsMember(id)) return grpc::Status::OK;
     }
     return Deny(caller, rpc, "the certificate names no voter");
   }
-  if (!options_.voters.count(from)) return Deny(caller, rpc, absl::StrCat("node ", from, " is not a voter"));
+  if (!IsMember(from)) return Deny(caller, rpc, absl::StrCat("node ", from, " is not a voter"));
   if (!caller.claims.controllers.count(from)) {
     return Deny(caller, rpc, absl::StrCat("the certificate does not name controller ", from));
   }
@@ -87,6 +87,23 @@ grpc::Status ControlPlaneAuthorizer::RequireAdmin(const grpc::ServerContext& con
   if (!caller.claims.brokers.empty() || options_.super_users.count(caller.principal)) return grpc::Status::OK;
   if (options_.admin_acl && !options_.admin_acl(caller, rpc)) return Deny(caller, rpc, "not authorized");
   return grpc::Status::OK;
+}
+
+void ControlPlaneAuthorizer::SetQuorumMembers(std::set<int32_t> members) {
+  absl::MutexLock lock(&mu_);
+  members_ = std::move(members);
+}
+
+bool ControlPlaneAuthorizer::IsMember(int32_t id) const {
+  absl::MutexLock lock(&mu_);
+  return members_.count(id) > 0 || (options_.dynamic_quorum && members_.empty());
+}
+
+grpc::Status ControlPlaneAuthorizer::RequireQuorumReader(const grpc::ServerContext& context,
+                                                         absl::string_view rpc) const {
+  if (!options_.secure) return grpc::Status::OK;
+  if (!CallerOf(context).claims.controllers.empty()) return grpc::Status::OK;
+  return RequireAdmin(context, rpc);
 }
 
 }  // namespace strata::security

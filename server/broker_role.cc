@@ -14,9 +14,14 @@
 #include "server/listener_security.h"
 #include "server/controller_role.h"
 #include "server/metadata_log_dir.h"
+#include "server/quorum_bootstrap.h"
 
 namespace strata::server {
 namespace {
+
+// How long a broker of a dynamic quorum waits at start for its bootstrap servers to name
+// the voters.
+constexpr std::chrono::seconds kFindControllersPatience{60};
 
 // The broker's settings under Kafka's names, as DescribeConfigs shows them.
 std::map<std::string, std::string> StaticConfigs(const ServerConfig& config) {
@@ -32,7 +37,11 @@ std::map<std::string, std::string> StaticConfigs(const ServerConfig& config) {
   add("node.id", config.node_id);
   add("broker.id", config.node_id);
   add("process.roles", config.process_roles);
-  add("controller.quorum.voters", voters);
+  if (config.dynamic_quorum()) {
+    add("controller.quorum.bootstrap.servers", absl::StrJoin(config.bootstrap_servers, ","));
+  } else {
+    add("controller.quorum.voters", voters);
+  }
   add("listeners", listeners);
   add("log.dirs", absl::StrJoin(config.log_dirs, ","));
   add("metadata.log.dir", config.metadata_log_dir);
@@ -127,6 +136,7 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
   std::unique_ptr<BrokerRole> role(new BrokerRole());
   role->broker_id_ = config.node_id;
   STRATA_RETURN_IF_ERROR(CheckControlPlaneTls(config));
+  STRATA_ASSIGN_OR_RETURN(role->controllers_, FindControllers(config, cluster_id, kFindControllersPatience));
   STRATA_RETURN_IF_ERROR(role->OpenMetadataImage(config, shared_store));
   if (shared_store == nullptr) STRATA_RETURN_IF_ERROR(role->FollowMetadataLog(config, cluster_id, on_fatal));
   role->OpenRemoteStorage(config);  // before the lifecycle, whose heartbeats report the tier state machine
@@ -162,7 +172,7 @@ absl::Status BrokerRole::FollowMetadataLog(const ServerConfig& config, const std
                                            const std::function<void(const absl::Status&)>& on_fatal) {
   raft::RaftObserverOptions o;
   o.cluster_id = cluster_id;
-  for (const auto& [id, address] : config.voters) o.voters.push_back({id, address});
+  for (const auto& [id, address] : controllers_) o.voters.push_back({id, address});
   o.state_machine = store_;
   o.dir = config.metadata_log_dir;
   o.persist_log = true;  // the broker keeps its own copy of the metadata log
@@ -176,8 +186,23 @@ absl::Status BrokerRole::FollowMetadataLog(const ServerConfig& config, const std
 
 void BrokerRole::StartLifecycle(const ServerConfig& config, const std::string& cluster_id,
                                 const std::vector<std::string>& log_dir_ids) {
-  client_ = std::make_unique<broker::ControllerClient>(config.voters, std::chrono::seconds(5),
+  client_ = std::make_unique<broker::ControllerClient>(controllers_, std::chrono::seconds(5),
                                                        security::ChannelCredentials(ControlPlaneTlsFiles(config)));
+  if (config.dynamic_quorum()) {
+    // The voters change: a leader the client does not know sends it back to the
+    // bootstrap servers.
+    client_->SetRediscover([this, config, cluster_id] {
+      std::vector<broker::ControllerAddress> found;
+      std::vector<raft::ObservedVoter> voters;
+      for (const auto& [id, address] : AskBootstrapServers(config, cluster_id)) {
+        found.push_back({id, address});
+        voters.push_back({id, address});
+      }
+      // The metadata stream follows the same voters (a broker-only node's observer).
+      if (observer_ != nullptr && !voters.empty()) observer_->SetVoters(std::move(voters));
+      return found;
+    });
+  }
   broker::BrokerLifecycleOptions lo;
   lo.broker_id = config.node_id;
   lo.cluster_id = cluster_id;

@@ -97,6 +97,9 @@ class BrokerRole {
 
  private:
   BrokerRole() = default;
+  // The controllers, id -> host:port (server/quorum_bootstrap.h); a dynamic quorum's as
+  // its bootstrap servers named them at start.
+  std::map<int32_t, std::string> controllers_;
 
   // The steps of Start, in order.
   // The image: the controller role's (combined mode) or this node's own RocksDB store.

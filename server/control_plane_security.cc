@@ -35,6 +35,7 @@ security::AclOperation AdminRpcOperation(absl::string_view rpc) {
   if (rpc == "DescribeConfigs") return Op::kDescribeConfigs;
   if (rpc == "AlterConfigs") return Op::kAlterConfigs;
   if (rpc == "CreateTopics") return Op::kCreate;
+  if (rpc == "UpdateRaftVoter") return Op::kClusterAction;  // as Kafka's controller checks it
   if (absl::StartsWith(rpc, "Describe") || absl::StartsWith(rpc, "List")) return Op::kDescribe;
   return Op::kAlter;
 }
@@ -83,6 +84,7 @@ std::unique_ptr<security::ControlPlaneAuthorizer> MakeControlPlaneAuthorizer(con
   security::ControlPlaneAuthorizer::Options o;
   o.secure = ControlPlaneTlsFiles(config).enabled();
   for (const auto& [id, address] : config.voters) o.voters.insert(id);
+  o.dynamic_quorum = config.dynamic_quorum();  // ControllerRole keeps its members current
   const std::string& rules = config.ListenerSetting(config.controller_listener_names, "ssl.principal.mapping.rules",
                                                     config.ssl_principal_mapping_rules);
   // Checked when the config was read.
@@ -98,7 +100,7 @@ bool IsLoopback(const std::string& host) {
 
 void WarnAboutUnauthenticatedListeners(const ServerConfig& config) {
   if (config.controller && !ControlPlaneTlsFiles(config).enabled()) {
-    const std::string& address = config.voters.at(config.node_id);
+    const std::string address = config.ControllerAddress();
     std::string host = address.substr(0, address.rfind(':'));
     if (!IsLoopback(host)) {
       spdlog::warn("the controller port {} ({}) is PLAINTEXT on {}, not loopback: whoever reaches it can read and "

@@ -2,31 +2,55 @@
 
 #include <unistd.h>
 
+#include <set>
+
+#include "absl/strings/str_cat.h"
 #include "base/logging.h"
 #include "base/status_macros.h"
+#include "raft/bootstrap_resolver.h"
+#include "raft/bootstrap_voters.h"
 #include "server/control_plane_security.h"
 
 namespace strata::server {
+namespace {
+
+// How often a dynamic controller that knows no voters asks the bootstrap servers.
+constexpr std::chrono::milliseconds kResolveInterval{500};
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<ControllerRole>> ControllerRole::Start(const ServerConfig& config,
-                                                                      const std::string& cluster_id,
+                                                                      const storage::MetaProperties& meta,
                                                                       std::function<void(const absl::Status&)> on_fatal) {
-  std::unique_ptr<ControllerRole> role(new ControllerRole());
+  const std::string& cluster_id = meta.cluster_id;
+  std::unique_ptr<ControllerRole> role(new ControllerRole(config));
   STRATA_ASSIGN_OR_RETURN(role->store_,
                           controller::MetadataStore::Open(storage::JoinPath(config.metadata_log_dir, kMetadataImageDir)));
+  STRATA_ASSIGN_OR_RETURN(std::optional<raft::VoterSet> bootstrap,
+                          raft::ReadBootstrapVoters(*storage::FileOps::Default(), config.metadata_log_dir));
+  raft::RaftNodeOptions options;
+  options.config.id = config.node_id;
   std::map<raft::NodeId, std::string> peers;
-  std::vector<raft::NodeId> voter_ids;
-  for (const auto& [id, address] : config.voters) {
-    voter_ids.push_back(id);
-    if (id != config.node_id) peers[id] = address;
+  if (config.dynamic_quorum()) {
+    options.config.bootstrap = std::move(bootstrap);
+    STRATA_ASSIGN_OR_RETURN(options.config.directory_id, storage::DecodeBase64Uuid(meta.directory_id));
+  } else {
+    if (bootstrap.has_value()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          config.metadata_log_dir, " was formatted for a dynamic quorum (", raft::kBootstrapVotersFileName,
+          "), but the configuration names a static one (controller.quorum.voters); set "
+          "controller.quorum.bootstrap.servers instead"));
+    }
+    for (const auto& [id, address] : config.voters) {
+      options.config.voters.push_back(id);
+      if (id != config.node_id) peers[id] = address;
+    }
   }
   STRATA_RETURN_IF_ERROR(CheckControlPlaneTls(config));
   security::TlsFiles tls = ControlPlaneTlsFiles(config);
   role->transport_ = std::make_unique<raft::GrpcTransport>(peers, cluster_id, security::ChannelCredentials(tls));
+  role->authorizer_ = MakeControlPlaneAuthorizer(config, *role->store_);
 
-  raft::RaftNodeOptions options;
-  options.config.id = config.node_id;
-  options.config.voters = voter_ids;
   options.tick_interval = std::chrono::milliseconds(10);
   options.config.election_ticks = std::max(2, config.election_timeout_ms / 10);
   // A heartbeat every fifth of the election timeout (60 ms at the default 300 ms): a
@@ -42,11 +66,18 @@ absl::StatusOr<std::unique_ptr<ControllerRole>> ControllerRole::Start(const Serv
   options.snapshot_bytes = config.snapshot_bytes;
   options.segment_bytes = config.segment_bytes;
   options.on_fatal = std::move(on_fatal);
+  if (config.dynamic_quorum()) {
+    options.on_membership = [r = role.get()](const raft::Membership& membership) {
+      absl::MutexLock lock(&r->peers_mu_);
+      r->membership_ = membership;
+      r->UpdatePeers();
+    };
+  }
   STRATA_ASSIGN_OR_RETURN(role->node_, raft::RaftNode::Start(options));
 
   controller::QuorumControllerOptions controller_options;
   controller_options.cluster_id = cluster_id;
-  controller_options.voters = voter_ids;
+  controller_options.voters = options.config.voters;
   controller_options.voter_addresses = config.voters;
   controller_options.session_timeout = std::chrono::milliseconds(config.broker_session_timeout_ms);
   controller_options.config.default_partitions = config.num_partitions;
@@ -59,20 +90,76 @@ absl::StatusOr<std::unique_ptr<ControllerRole>> ControllerRole::Start(const Serv
   controller_options.config.delete_topic_enable = config.delete_topic_enable;
   controller_options.config.remote_storage_system_enable = config.remote_log_storage_system_enable;
   controller_options.authorizer_enabled = !config.authorizer_class_name.empty();
+  controller_options.controller_listener_name = config.controller_listener_names;
   role->controller_ = std::make_unique<controller::QuorumController>(*role->node_, *role->store_, controller_options);
-  role->authorizer_ = MakeControlPlaneAuthorizer(config, *role->store_);
   role->controller_service_ =
       std::make_unique<controller::ControllerGrpcService>(*role->controller_, role->authorizer_.get());
   role->admin_service_ = std::make_unique<controller::AdminGrpcService>(*role->controller_, role->authorizer_.get());
-  const std::string& address = config.voters.at(config.node_id);
+  const std::string address = config.ControllerAddress();
   STRATA_ASSIGN_OR_RETURN(
       role->server_,
       raft::RaftServer::Start(address, {role->controller_service_.get(), role->admin_service_.get()}, cluster_id,
                               {.credentials = security::ServerCredentials(tls), .authorizer = role->authorizer_.get()}));
   role->server_->Attach(role->node_.get());
-  spdlog::info("controller {} listening on {} ({}), voters {}, metadata log in {}", config.node_id, address,
-               tls.enabled() ? "mutual TLS" : "PLAINTEXT", voter_ids.size(), config.metadata_log_dir);
+  if (config.dynamic_quorum()) {
+    role->resolver_ = std::thread(&ControllerRole::ResolveBootstrapServers, role.get(), cluster_id, tls);
+    raft::RaftNodeStatus st = role->node_->status();
+    spdlog::info("controller {} (directory {}) listening on {} ({}), a dynamic quorum: {}, metadata log in {}",
+                 config.node_id, meta.directory_id, address, tls.enabled() ? "mutual TLS" : "PLAINTEXT",
+                 st.configuration.empty() ? std::string("no voters known yet (asking controller.quorum.bootstrap.servers)")
+                                          : absl::StrCat("voters ", st.configuration.DebugString()),
+                 config.metadata_log_dir);
+  } else {
+    spdlog::info("controller {} listening on {} ({}), voters {}, metadata log in {}", config.node_id, address,
+                 tls.enabled() ? "mutual TLS" : "PLAINTEXT", config.voters.size(), config.metadata_log_dir);
+  }
   return role;
+}
+
+void ControllerRole::UpdatePeers() {
+  std::vector<const raft::Voter*> seen;
+  for (const auto& [id, voter] : membership_.voters.voters()) seen.push_back(&voter);
+  if (membership_.learner.has_value()) seen.push_back(&*membership_.learner);
+  for (const raft::Voter* v : seen) {
+    for (const raft::Endpoint& e : v->endpoints) {
+      if (e.name == config_.controller_listener_names) known_[v->id] = absl::StrCat(e.host, ":", e.port);
+    }
+  }
+  // Every controller known, not only the latest configuration's voters: a leader that
+  // removed itself leads until that commits, and the others must answer it.
+  std::map<raft::NodeId, std::string> peers = resolved_;
+  for (const auto& [id, address] : known_) peers[id] = address;
+  peers.erase(config_.node_id);
+  std::set<int32_t> members;
+  for (const auto& [id, address] : peers) members.insert(id);
+  authorizer_->SetQuorumMembers(std::move(members));
+  if (peers == peers_) return;
+  peers_ = peers;
+  std::string list;
+  for (const auto& [id, address] : peers) absl::StrAppend(&list, list.empty() ? "" : ", ", id, "@", address);
+  spdlog::info("controller peers: {}", list.empty() ? "none" : list);
+  transport_->SetPeers(peers);
+}
+
+void ControllerRole::ResolveBootstrapServers(std::string cluster_id, security::TlsFiles tls) {
+  auto credentials = security::ChannelCredentials(tls);
+  peers_mu_.Lock();
+  while (!stopping_) {
+    const bool resolve = membership_.voters.empty();
+    peers_mu_.Unlock();
+    raft::ResolvedQuorum resolved;
+    if (resolve) {
+      resolved = raft::ResolveQuorum(config_.bootstrap_servers, config_.controller_listener_names, cluster_id,
+                                     credentials, kResolveInterval);
+    }
+    peers_mu_.Lock();
+    if (resolve) {
+      for (const auto& [id, address] : resolved.addresses) resolved_[id] = address;
+      UpdatePeers();
+    }
+    peers_mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::FromChrono(kResolveInterval));
+  }
+  peers_mu_.Unlock();
 }
 
 ControllerRole::~ControllerRole() { (void)Stop(); }
@@ -80,9 +167,18 @@ ControllerRole::~ControllerRole() { (void)Stop(); }
 absl::Status ControllerRole::Stop() {
   if (stopped_) return absl::OkStatus();
   stopped_ = true;
+  {
+    absl::MutexLock lock(&peers_mu_);
+    stopping_ = true;
+  }
+  if (resolver_.joinable()) resolver_.join();
+  // A Start that failed part of the way (a port taken, a metadata log that does not open)
+  // leaves the later parts null.
+  if (node_ == nullptr) return absl::OkStatus();
   node_->Stop();               // waiting proposals and observers return
-  controller_->CancelSessionStreams();  // their calls return, so the server stops at once
-  server_->Attach(nullptr);
+  // Session streams' calls return, so that the server stops at once.
+  if (controller_ != nullptr) controller_->CancelSessionStreams();
+  if (server_ != nullptr) server_->Attach(nullptr);
   server_.reset();             // no call reaches the controller any more
   transport_.reset();          // its threads report to the node
   controller_.reset();         // its session thread reads the node

@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
   server::WarnAboutUnauthenticatedListeners(*config);
   std::unique_ptr<server::ControllerRole> controller_role;
   if (config->controller) {
-    auto started = server::ControllerRole::Start(*config, meta->cluster_id, on_fatal);
+    auto started = server::ControllerRole::Start(*config, *meta, on_fatal);
     if (!started.ok()) {
       spdlog::error("cannot start the controller: {}", started.status().ToString());
       return kExitStartup;

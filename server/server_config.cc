@@ -15,35 +15,12 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
+#include "base/check.h"
 #include "base/status_macros.h"
 #include "security/jaas_config.h"
 #include "security/principal_mapping.h"
 
 namespace strata::server {
-
-absl::StatusOr<std::map<int32_t, std::string>> ParseQuorumVoters(const std::string& text) {
-  std::map<int32_t, std::string> voters;
-  for (absl::string_view part : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
-    part = absl::StripAsciiWhitespace(part);
-    std::vector<absl::string_view> id_address = absl::StrSplit(part, absl::MaxSplits('@', 1));
-    int32_t id = 0;
-    if (id_address.size() != 2 || !absl::SimpleAtoi(id_address[0], &id) || id <= 0) {
-      return absl::InvalidArgumentError(absl::StrCat("voter '", part, "' is not <id>@<host>:<port>"));
-    }
-    absl::string_view address = id_address[1];
-    size_t colon = address.rfind(':');
-    int port = 0;
-    if (colon == absl::string_view::npos || colon == 0 || !absl::SimpleAtoi(address.substr(colon + 1), &port) ||
-        port <= 0 || port > 65535) {
-      return absl::InvalidArgumentError(absl::StrCat("voter '", part, "' has no valid host:port"));
-    }
-    if (!voters.emplace(id, std::string(address)).second) {
-      return absl::InvalidArgumentError(absl::StrCat("voter id ", id, " appears twice"));
-    }
-  }
-  if (voters.empty()) return absl::InvalidArgumentError("no voters");
-  return voters;
-}
 
 namespace {
 
@@ -196,10 +173,17 @@ std::vector<ServerSetting> MakeSettings() {
                }
                return absl::OkStatus();
              }),
-      Parsed("controller.quorum.voters", "list", kBoth, true, "id@host:port,...",
-             "the controllers (Raft voters); a controller listens on its own entry (Raft, ControllerService, "
-             "AdminService); brokers find the active controller among them",
+      Parsed("controller.quorum.voters", "list", kBoth, false, "id@host:port,...",
+             "a static quorum's controllers (Raft voters, kraft.version 0); a controller listens on its own entry "
+             "(Raft, ControllerService, AdminService); brokers find the active controller among them. Exactly one of "
+             "this and controller.quorum.bootstrap.servers is required",
              &ParseQuorumVoters, &C::voters),
+      Parsed("controller.quorum.bootstrap.servers", "list", kBoth, false, "host:port,...",
+             "a dynamic quorum (KIP-853, kraft.version 1): some controllers' addresses, from which a node learns the "
+             "voters (the metadata log holds them; strata-storage format --standalone, --initial-controllers or "
+             "--no-initial-controllers starts them); a controller listens on its controller.listener.names entry "
+             "of listeners",
+             &ParseBootstrapServers, &C::bootstrap_servers),
       Custom("metadata.log.dir", "string", kBoth, true, "a formatted directory",
              "the metadata log (__cluster_metadata-0), quorum-state, snapshots/ and the metadata image "
              "(metadata-image/, RocksDB)", NoDefault,
@@ -583,9 +567,14 @@ std::vector<ServerSetting> MakeSettings() {
 // Settings that only make sense together, once every one is in.
 absl::Status CheckTogether(ServerConfig& config, const std::string& file,
                            const std::function<std::string(const std::string&)>& where) {
-  if (config.controller && !config.voters.count(config.node_id)) {
-    return Bad(absl::StrCat(where("controller.quorum.voters"), " does not list node.id ", config.node_id));
+  if (config.voters.empty() == config.bootstrap_servers.empty()) {
+    return Bad(absl::StrCat(file, ": exactly one of 'controller.quorum.voters' (a static quorum) and "
+                                  "'controller.quorum.bootstrap.servers' (a dynamic one) is required"));
   }
+  if (config.controller_listener_names.find(',') != std::string::npos) {
+    return Bad(absl::StrCat(where("controller.listener.names"), " must name one listener"));
+  }
+  STRATA_RETURN_IF_ERROR(CheckQuorumSettings(config, file, where));
   if (auto checked = storage::LogConfig::FromProperties(config.log_settings); !checked.ok()) {
     return Bad(absl::StrCat(file, ": ", checked.status().message()));
   }
@@ -659,9 +648,6 @@ absl::Status CheckTogether(ServerConfig& config, const std::string& file,
       return Bad(absl::StrCat(file, ": listener ", l.name, " is ", l.security_protocol,
                               " but ssl.keystore.location is not set"));
     }
-  }
-  if (config.controller_listener_names.find(',') != std::string::npos) {
-    return Bad(absl::StrCat(where("controller.listener.names"), " must name one listener"));
   }
   if (config.ControllerSecurityProtocol() == "SSL") {
     const std::string& name = config.controller_listener_names;

@@ -10,8 +10,10 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -37,7 +39,12 @@ struct ServerConfig {
   std::string process_roles;
   bool controller = false;
   bool broker = false;
-  std::map<int32_t, std::string> voters;  // id -> host:port
+  // The metadata quorum, one of two ways (server/README.md, "Static and dynamic quorums"):
+  // controller.quorum.voters, a static quorum (id -> host:port), or
+  // controller.quorum.bootstrap.servers, a dynamic one (KIP-853; host:port of some
+  // controllers, whose voters the metadata log holds).
+  std::map<int32_t, std::string> voters;
+  std::vector<std::string> bootstrap_servers;
   std::string metadata_log_dir;
   int32_t election_timeout_ms = 300;
   int64_t snapshot_bytes = 20 << 20;
@@ -173,6 +180,12 @@ struct ServerConfig {
   // INT64_MAX, means never (no task is scheduled).
   int64_t log_flush_scheduler_interval_ms = INT64_MAX;
 
+  // The entry of `listeners` named by controller.listener.names, taken out of them (no
+  // Kafka is served on it): a controller's gRPC port. Required of a dynamic quorum's
+  // controller; in a static quorum it must match the node's controller.quorum.voters
+  // entry when given. Its security protocol is ControllerSecurityProtocol().
+  std::optional<Listener> controller_listener;
+
   // As given, resolved into `listeners` by Parse: advertised.listeners (by name) and
   // listener.security.protocol.map (listener name -> PLAINTEXT or SSL).
   std::vector<Listener> advertised_listeners;
@@ -187,6 +200,14 @@ struct ServerConfig {
   std::vector<std::string> SaslEnabledMechanisms(const std::string& listener) const;
   // The security protocol of the controllers' gRPC port (PLAINTEXT or SSL).
   std::string ControllerSecurityProtocol() const;
+  // Whether the quorum is dynamic (controller.quorum.bootstrap.servers, KIP-853).
+  bool dynamic_quorum() const { return !bootstrap_servers.empty(); }
+  // A controller's own gRPC address, "host:port": its controller.quorum.voters entry, or
+  // its controller listener. REQUIRES: controller.
+  std::string ControllerAddress() const;
+  // Where the other nodes reach this controller: the controller listener's advertised
+  // host and port (the voters entry in a static quorum). REQUIRES: controller.
+  std::pair<std::string, int32_t> ControllerAdvertised() const;
   // How this broker connects to the other brokers' inter-broker listener: its protocol,
   // the listener's truststore and keystore, and for SASL the mechanism and the broker's
   // credentials. INVALID_ARGUMENT naming the setting that is missing or wrong.
@@ -223,8 +244,20 @@ std::string ConfigurationReference();
 // "PLAINTEXT://127.0.0.1:9092,..." -> listeners.
 absl::StatusOr<std::vector<Listener>> ParseListeners(const std::string& text);
 
+// How the quorum's settings fit together (quorum_settings.cc; Parse calls it once every
+// setting is in): exactly one of controller.quorum.voters (static) and
+// controller.quorum.bootstrap.servers (dynamic, KIP-853); the entry of `listeners` named
+// by controller.listener.names moved to controller_listener (no Kafka is served on it),
+// required of a dynamic quorum's controller, at its voters entry in a static one, refused
+// on a node that is no controller. INVALID_ARGUMENT naming the file, the key and its line
+// (`where`).
+absl::Status CheckQuorumSettings(ServerConfig& config, const std::string& file,
+                                 const std::function<std::string(const std::string&)>& where);
+
 // "1@host:port,2@host:port" -> {1: "host:port", 2: "host:port"}
 absl::StatusOr<std::map<int32_t, std::string>> ParseQuorumVoters(const std::string& text);
+// "host:port,host:port" -> the addresses (controller.quorum.bootstrap.servers).
+absl::StatusOr<std::vector<std::string>> ParseBootstrapServers(const std::string& text);
 
 // network.thread.apis: the API keys named ("Produce", "Fetch", comma-separated; empty:
 // none), or INVALID_ARGUMENT naming one that may not run on a network thread.

@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "base/check.h"
 #include "base/status_macros.h"
 #include "storage/errc.h"
 
@@ -18,6 +19,11 @@ std::string NewBase64Uuid() {
   for (char& c : bytes) c = static_cast<char>(rd());
   bytes[6] = static_cast<char>((bytes[6] & 0x0f) | 0x40);  // version 4
   bytes[8] = static_cast<char>((bytes[8] & 0x3f) | 0x80);  // IETF variant
+  return EncodeBase64Uuid(bytes);
+}
+
+std::string EncodeBase64Uuid(absl::string_view bytes) {
+  ABSL_CHECK_EQ(bytes.size(), 16u);
   std::string out;
   absl::WebSafeBase64Escape(bytes, &out);
   return out;
@@ -67,7 +73,8 @@ absl::StatusOr<MetaProperties> ParseMetaProperties(const std::string& text, cons
 }
 
 absl::StatusOr<MetaProperties> FormatDirectory(FileOps& ops, const std::string& dir, const std::string& cluster_id,
-                                               int32_t node_id) {
+                                               int32_t node_id, const std::string& directory_id) {
+  if (!directory_id.empty()) STRATA_RETURN_IF_ERROR(DecodeBase64Uuid(directory_id).status());
   STRATA_RETURN_IF_ERROR(CreateDirRecursively(ops, dir));
   std::string path = JoinPath(dir, kMetaPropertiesFileName);
   STRATA_ASSIGN_OR_RETURN(bool exists, ops.Exists(path));
@@ -78,9 +85,13 @@ absl::StatusOr<MetaProperties> FormatDirectory(FileOps& ops, const std::string& 
       return MakeError(Errc::kInvalidConfig, absl::StrCat(dir, " is formatted for cluster ", m.cluster_id, " node ",
                                                          m.node_id, ", not cluster ", cluster_id, " node ", node_id));
     }
+    if (!directory_id.empty() && m.directory_id != directory_id) {
+      return MakeError(Errc::kInvalidConfig, absl::StrCat(dir, " has directory id ", m.directory_id, ", not ",
+                                                         directory_id, " (the id given for node ", node_id, ")"));
+    }
     return m;
   }
-  MetaProperties m{cluster_id, node_id, NewBase64Uuid()};
+  MetaProperties m{cluster_id, node_id, directory_id.empty() ? NewBase64Uuid() : directory_id};
   STRATA_RETURN_IF_ERROR(WriteFileAtomically(ops, path, FormatMetaProperties(m)));
   return m;
 }

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "storage/file_ops.h"
 
 namespace strata::storage {
@@ -30,14 +31,18 @@ struct MetaProperties {
 std::string NewBase64Uuid();
 // The 16 bytes behind a base64 id; INVALID_ARGUMENT when it is not one.
 absl::StatusOr<std::string> DecodeBase64Uuid(const std::string& id);
+// The base64 id of 16 bytes. REQUIRES: bytes.size() == 16.
+std::string EncodeBase64Uuid(absl::string_view bytes);
 
 std::string FormatMetaProperties(const MetaProperties& m);
 absl::StatusOr<MetaProperties> ParseMetaProperties(const std::string& text, const std::string& path);
 
 // Writes dir/meta.properties (creating dir) unless one exists: an existing one of the
 // same cluster and node is kept (formatting twice is harmless), another is an error.
+// directory_id: the base64 id the directory must have (strata-storage format
+// --initial-controllers names it); empty: a new random one, or the existing one's.
 absl::StatusOr<MetaProperties> FormatDirectory(FileOps& ops, const std::string& dir, const std::string& cluster_id,
-                                               int32_t node_id);
+                                               int32_t node_id, const std::string& directory_id = "");
 // Reads dir/meta.properties and checks it belongs to node_id (and cluster_id, unless
 // empty). FAILED_PRECONDITION naming `strata-storage format` when it is missing.
 absl::StatusOr<MetaProperties> CheckFormatted(FileOps& ops, const std::string& dir, int32_t node_id,

@@ -42,6 +42,7 @@
 #include "broker/handlers/transaction_admin_handlers.h"
 #include "broker/handlers/txn_offset_commit_handler.h"
 #include "broker/handlers/unregister_broker_handler.h"
+#include "broker/handlers/raft_voter_handlers.h"
 #include "broker/handlers/update_features_handler.h"
 #include "broker/handlers/write_txn_markers_handler.h"
 #include "proto/kafka/produce.h"
@@ -82,6 +83,10 @@ const std::vector<ApiEntry>& ApiRegistry() {
         {ApiKey::kAlterClientQuotas, 0, 1, &HandleAlterClientQuotas},
         {ApiKey::kUpdateFeatures, 0, 2, &HandleUpdateFeatures},
         {ApiKey::kUnregisterBroker, 0, 0, &HandleUnregisterBroker},
+        // A dynamic quorum's voters (KIP-853), forwarded to the active controller.
+        {ApiKey::kAddRaftVoter, 0, 1, &HandleAddRaftVoter},
+        {ApiKey::kRemoveRaftVoter, 0, 0, &HandleRemoveRaftVoter},
+        {ApiKey::kUpdateRaftVoter, 0, 0, &HandleUpdateRaftVoter},
         // The classic consumer-group protocol (group_coordinator.h).
         {ApiKey::kOffsetCommit, 0, 9, &HandleOffsetCommit},
         {ApiKey::kOffsetFetch, 0, 9, &HandleOffsetFetch},

@@ -26,6 +26,7 @@ kafka::DescribeQuorumResponse::ReplicaState Replica(const admin::v1::DescribeQuo
   r.log_end_offset = from.log_end_offset();
   r.last_fetch_timestamp = from.last_fetch_timestamp();
   r.last_caught_up_timestamp = from.last_caught_up_timestamp();
+  if (from.replica_directory_id().size() == 16) r.replica_directory_id = from.replica_directory_id();
   return r;
 }
 

@@ -11,8 +11,10 @@
 //  * observers: the brokers, which follow the metadata by heartbeats and the session
 //    stream rather than by fetching: what their last heartbeat said they applied, when;
 //  * v2: nodes, each voter's controller listener ("CONTROLLER", from
-//    controller.quorum.voters; Strata's controllers speak gRPC there, not Kafka);
-//    directory ids are zero (a static quorum, Kafka's kraft.version 0);
+//    controller.quorum.voters, or a dynamic quorum's endpoints from the metadata log;
+//    Strata's controllers speak gRPC there, not Kafka); directory ids are zero in a static
+//    quorum (Kafka's kraft.version 0), each voter's in a dynamic one (KIP-853), where a
+//    voter being added is listed among the observers while it catches up;
 //  * no answer from the active controller: its error (REQUEST_TIMED_OUT, NOT_CONTROLLER)
 //    on the partition; a controller that does not lead: NOT_LEADER_OR_FOLLOWER. Both are
 //    retriable, and the AdminClient retries them.

@@ -99,6 +99,8 @@ void CountErrors(const kafka::UpdateFeaturesResponse& r, ErrorCounts& counts) {
 }
 
 void CountErrors(const kafka::UnregisterBrokerResponse& r, ErrorCounts& counts) { CountError(counts, r.error_code); }
+void CountErrors(const kafka::RaftVoterResponse& r, ErrorCounts& counts) { CountError(counts, r.error_code); }
+void CountErrors(const kafka::UpdateRaftVoterResponse& r, ErrorCounts& counts) { CountError(counts, r.error_code); }
 
 void CountErrors(const kafka::FindCoordinatorResponse& r, ErrorCounts& counts) {
   CountError(counts, r.error_code);

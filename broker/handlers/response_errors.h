@@ -52,6 +52,7 @@
 #include "proto/kafka/scram_credentials.h"
 #include "proto/kafka/sync_group.h"
 #include "proto/kafka/unregister_broker.h"
+#include "proto/kafka/raft_voters.h"
 #include "proto/kafka/update_features.h"
 
 namespace strata::broker {
@@ -80,6 +81,8 @@ void CountErrors(const proto::kafka::AlterPartitionReassignmentsResponse& respon
 void CountErrors(const proto::kafka::ListPartitionReassignmentsResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::UpdateFeaturesResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::UnregisterBrokerResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::RaftVoterResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::UpdateRaftVoterResponse& response, ErrorCounts& counts);
 // The transaction APIs.
 void CountErrors(const proto::kafka::AddPartitionsToTxnResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::AddOffsetsToTxnResponse& response, ErrorCounts& counts);

@@ -3,7 +3,9 @@
 // controller's address (and id, where known: a tool's bootstrap list may name addresses
 // only), remembers the one that answered last, and follows NOT_CONTROLLER answers to the
 // leader they name when its address is known, trying the others otherwise or when one is
-// down.
+// down. In a dynamic quorum (KIP-853) the controllers change: SetRediscover gives it a way
+// to ask controller.quorum.bootstrap.servers again when a leader it does not know is
+// named, or no controller it knows answers.
 // Thread-safe.
 
 #include <chrono>
@@ -97,17 +99,25 @@ class ControllerClient final : public ControllerChannel {
   // A controller said which one is active (NOT_CONTROLLER's controller id): the next
   // call starts there, when its address is known.
   void NoteActive(int32_t controller_id);
+  // Replaces the controllers (not empty): a dynamic quorum's voters changed.
+  void SetControllers(std::vector<ControllerAddress> controllers);
+  // Called (on a caller's thread, at most once a round) when a named leader is unknown or
+  // no controller answered: the controllers as found again, or empty to keep the list.
+  void SetRediscover(std::function<std::vector<ControllerAddress>()> rediscover);
 
  private:
-  std::shared_ptr<grpc::Channel> Channel(size_t index);
+  std::shared_ptr<grpc::Channel> Channel(const std::string& address);
+  // Asks rediscover_ (when set) and takes its answer; whether the list changed.
+  bool Rediscover();
 
-  const std::vector<ControllerAddress> controllers_;
   const std::chrono::milliseconds call_timeout_;
   const std::shared_ptr<grpc::ChannelCredentials> credentials_;
   absl::Mutex mu_;
-  // By index in controllers_.
-  std::map<size_t, std::shared_ptr<grpc::Channel>> channels_ ABSL_GUARDED_BY(mu_);
-  size_t last_active_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<ControllerAddress> controllers_ ABSL_GUARDED_BY(mu_);
+  std::function<std::vector<ControllerAddress>()> rediscover_ ABSL_GUARDED_BY(mu_);
+  // By address.
+  std::map<std::string, std::shared_ptr<grpc::Channel>> channels_ ABSL_GUARDED_BY(mu_);
+  ControllerAddress last_active_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace strata::broker

@@ -25,6 +25,7 @@
 #include "proto/kafka/api.h"
 #include "proto/kafka/error_code.h"
 #include "tests/support/broker_services.h"
+#include "tests/support/forwarding_fixture.h"
 #include "tests/support/loopback_grpc.h"
 #include "tests/support/temp_dir.h"
 
@@ -86,30 +87,16 @@ class FakeAdmin final : public admin::v1::AdminService::Service {
   int elect_leaders_calls = 0;
 };
 
-class AdminHandlers : public ::testing::Test {
+class AdminHandlers : public testing::ForwardingFixture<FakeAdmin> {
  protected:
-  void SetUp() override {
-    controller_ = testing::StartLoopbackController(&fake_);
-    ASSERT_NE(controller_.server, nullptr);
-    testing::BrokerServicesOptions options;
+  void Customize(testing::BrokerServicesOptions& options) override {
     options.broker_id = 7;
     options.cluster_id = "cluster-x";
-    options.controller = controller_.client.get();
-    services_ = std::make_unique<testing::BrokerServices>(tmp_.path(), options);
-    context_ = std::make_unique<KafkaApisContext>(services_->Context());
+  }
+  void SetUp() override {
+    ForwardingFixture::SetUp();
     context_->static_configs = {{"node.id", "7"}, {"num.io.threads", "8"}, {"log.dirs", "/data"}};
   }
-  void TearDown() override {
-    context_.reset();
-    services_.reset();
-    controller_.server->Shutdown();
-  }
-
-  FakeAdmin fake_;
-  testing::LoopbackController controller_;
-  testing::TempDir tmp_;
-  std::unique_ptr<testing::BrokerServices> services_;
-  std::unique_ptr<KafkaApisContext> context_;
 };
 
 admin::v1::TopicResult Result(const std::string& name, ErrorCode code, const std::string& message = "") {

@@ -18,6 +18,7 @@
 #include "proto/kafka/api.h"
 #include "proto/kafka/error_code.h"
 #include "tests/support/broker_services.h"
+#include "tests/support/forwarding_fixture.h"
 #include "tests/support/loopback_grpc.h"
 #include "tests/support/temp_dir.h"
 
@@ -54,28 +55,7 @@ class FakeAdmin final : public admin::v1::AdminService::Service {
   int calls = 0;
 };
 
-class ClusterFeaturesHandlers : public ::testing::Test {
- protected:
-  void SetUp() override {
-    controller_ = testing::StartLoopbackController(&fake_);
-    ASSERT_NE(controller_.server, nullptr);
-    testing::BrokerServicesOptions options;
-    options.controller = controller_.client.get();
-    services_ = std::make_unique<testing::BrokerServices>(tmp_.path(), options);
-    context_ = std::make_unique<KafkaApisContext>(services_->Context());
-  }
-  void TearDown() override {
-    context_.reset();
-    services_.reset();
-    controller_.server->Shutdown();
-  }
-
-  FakeAdmin fake_;
-  testing::LoopbackController controller_;
-  testing::TempDir tmp_;
-  std::unique_ptr<testing::BrokerServices> services_;
-  std::unique_ptr<KafkaApisContext> context_;
-};
+class ClusterFeaturesHandlers : public testing::ForwardingFixture<FakeAdmin> {};
 
 kafka::UpdateFeaturesRequest TwoUpdates() {
   kafka::UpdateFeaturesRequest r;

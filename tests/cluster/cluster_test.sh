@@ -21,28 +21,7 @@ set -euo pipefail
 
 export STRATA_BIN_DIR=${1:?usage: $0 <bin dir> <strata-cluster>}
 CLUSTER=${2:?usage: $0 <bin dir> <strata-cluster>}
-S="$STRATA_BIN_DIR/strata"
-DIR=$(mktemp -d "${TMPDIR:-/tmp}/strata-cluster-test.XXXXXX")
-trap '"$CLUSTER" down --dir "$DIR" >/dev/null 2>&1 || true; rm -rf "$DIR"' EXIT
-
-failures=0
-fail() { echo "FAILED: $*" >&2; failures=$((failures + 1)); }
-# wait_for SECONDS COMMAND...: polls until the command succeeds; false at the deadline.
-wait_for() {
-  local deadline=$(( $(date +%s%N) + $1 * 1000000000 ))
-  shift
-  until "$@" >/dev/null 2>&1; do
-    (( $(date +%s%N) < deadline )) || return 1
-    sleep 0.05  # polling a condition with a deadline
-  done
-}
-# expect_error CODE_NAME ARGS...: the CLI exits 1 and names the Kafka error.
-expect_error() {
-  local want=$1 rc=0 out
-  shift
-  out=$("$S" "$@" 2>&1) || rc=$?
-  [[ $rc -eq 1 && "$out" == *"$want"* ]] || fail "strata $* gave rc=$rc '$out', expected $want"
-}
+source "$(dirname "$0")/cluster_lib.sh" cluster
 
 "$CLUSTER" up --dir "$DIR" --controllers 3 --brokers 3 --override broker.session.timeout.ms=2000 \
   --override broker.heartbeat.interval.ms=200 >"$DIR/up.out"
@@ -94,6 +73,11 @@ PY
 done
 
 # Precise errors, nothing changed.
+# A static quorum (controller.quorum.voters) refuses voter changes (KIP-853: kraft.version 0).
+expect_error UNSUPPORTED_VERSION quorum remove-voter --id 1 --directory-id "$("$STRATA_BIN_DIR/strata-storage" random-uuid)" \
+  --timeout 5
+[[ $("$S" quorum describe -o json | jq -c '[.kraft_version, .voters]') == "[0,[1,2,3]]" ]] ||
+  fail "static quorum: $("$S" quorum describe -o json)"
 expect_error INVALID_REPLICATION_FACTOR topics create four --partitions 1 --replication-factor 4
 expect_error TOPIC_ALREADY_EXISTS topics create orders --partitions 1 --replication-factor 1
 expect_error INVALID_TOPIC_EXCEPTION topics create 'no spaces' --partitions 1 --replication-factor 1
@@ -157,9 +141,9 @@ leader_commit=$("$S" --bootstrap-controller "$(controller_addr "$new_active")" q
 "$CLUSTER" start --dir "$DIR" "$active"
 node_caught_up() {
   "$S" --bootstrap-controller "$(controller_addr "$active")" topics list -o json | jq -e 'map(.name) | sort == ["orders", "while-down"]' &&
-    "$S" --bootstrap-controller "$(controller_addr "$active")" quorum describe -o json | jq -e --argjson c "$leader_commit" '.high_watermark >= $c'
+    "$S" --bootstrap-controller "$(controller_addr "$active")" quorum describe --local -o json | jq -e --argjson c "$leader_commit" '.high_watermark >= $c'
 }
-wait_for 20 node_caught_up || fail "controller $active did not catch up: it lists $("$S" --bootstrap-controller "$(controller_addr "$active")" topics list -o json 2>&1 | jq -c 'map(.name)' 2>&1), commit index $("$S" --bootstrap-controller "$(controller_addr "$active")" quorum describe -o json 2>&1 | jq .high_watermark 2>&1), the leader's $leader_commit"
+wait_for 20 node_caught_up || fail "controller $active did not catch up: it lists $("$S" --bootstrap-controller "$(controller_addr "$active")" topics list -o json 2>&1 | jq -c 'map(.name)' 2>&1), commit index $("$S" --bootstrap-controller "$(controller_addr "$active")" quorum describe --local -o json 2>&1 | jq .high_watermark 2>&1), the leader's $leader_commit"
 
 # SIGTERM of a broker: a controlled shutdown moves its leaderships away before it exits 0.
 wait_for 20 broker_fenced 6 false || fail "broker 6 is not unfenced"
@@ -215,9 +199,4 @@ exited() { ! kill -0 "$(cat "$DIR/node-4/pid")" 2>/dev/null; }
 wait_for 20 exited || fail "broker 4 started on an unformatted log dir"
 grep -q "strata-storage format" "$DIR/node-4/server.log" || fail "no hint to run strata-storage format"
 
-if (( failures > 0 )); then
-  echo "$failures failure(s); node logs:" >&2
-  for f in "$DIR"/node-*/server.log; do echo "--- $f" >&2; tail -n 15 "$f" >&2; done
-  exit 1
-fi
-echo "cluster test passed"
+finish "cluster test"

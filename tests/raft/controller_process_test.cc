@@ -197,6 +197,33 @@ TEST(ControllerProcesses, ANodeWhoseMetadataLogFilesAreDeletedStopsItself) {
   ASSERT_GT(c.Propose("after-node-2-stopped"), 0);
 }
 
+// A controller whose port another process holds exits with the startup code (2) and the
+// reason. It crashed instead on its way out (a server that never started was detached).
+TEST(ControllerProcesses, AControllerWhosePortIsTakenExitsNamingIt) {
+  testing::TempDir tmp;
+  int holder = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(holder, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  ASSERT_EQ(bind(holder, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  ASSERT_EQ(listen(holder, 1), 0);
+  ASSERT_EQ(getsockname(holder, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  const std::string dir = tmp.Sub("metadata");
+  ASSERT_TRUE(storage::FormatDirectory(*storage::FileOps::Default(), dir, storage::NewBase64Uuid(), 1).ok());
+  std::ofstream(tmp.Sub("c.properties")) << "node.id=1\nprocess.roles=controller\ncontroller.quorum.voters=1@127.0.0.1:"
+                                         << ntohs(address.sin_port) << "\nmetadata.log.dir=" << dir << "\n";
+  const std::string command = std::string("timeout 60 ") + STRATA_SERVER_PATH + " --config " +
+                              tmp.Sub("c.properties") + " > " + tmp.Sub("out.log") + " 2>&1";
+  int status = std::system(command.c_str());
+  close(holder);
+  std::string log = ReadFile(tmp.Sub("out.log"));
+  ASSERT_TRUE(WIFEXITED(status)) << status << log;
+  EXPECT_EQ(WEXITSTATUS(status), 2) << log;
+  EXPECT_NE(log.find("cannot start the controller"), std::string::npos) << log;
+}
+
 TEST(ControllerProcesses, MetricsNameTheLeaderAndTheCommitIndex) {
   Controllers c;
   int leader = c.WaitForLeader();

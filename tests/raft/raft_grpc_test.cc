@@ -328,6 +328,31 @@ TEST(RaftGrpc, AnObserverLeavesAVoterThatGoesSilentOrKnowsNoLeader) {
   EXPECT_GE((*observer)->stalls(), 2);
 }
 
+// A dynamic quorum's voters change (KIP-853): an observer that knows only a voter that no
+// longer answers follows the voters it is given.
+TEST(RaftGrpc, AnObserverFollowsTheVotersItIsGiven) {
+  GrpcQuorum q;
+  BadVoter silent(BadVoter::Mode::kSilent);
+  AppliedLog observed;
+  RaftObserverOptions o;
+  o.voters.push_back({7, silent.address()});
+  o.state_machine = &observed;
+  o.dir = q.observer_dir();
+  o.stall_timeout = 300ms;
+  auto observer = RaftObserver::Start(o);
+  ASSERT_TRUE(observer.ok()) << observer.status();
+  auto index = q.Propose("after-the-change");
+  ASSERT_TRUE(index.ok()) << index.status();
+  // It gave up on the silent voter twice, and has nothing else to follow.
+  ASSERT_TRUE(testing::WaitUntil([&] { return (*observer)->stalls() >= 2; }, 20s));
+  EXPECT_EQ((*observer)->applied(), 0);
+  std::vector<ObservedVoter> voters;
+  for (NodeId id : q.ids_) voters.push_back({id, q.address(id)});
+  (*observer)->SetVoters(voters);
+  ASSERT_TRUE((*observer)->WaitForApplied(*index, 20s)) << "applied " << (*observer)->applied();
+  EXPECT_EQ(observed.Read(*index, 1).at(0).data, "after-the-change");
+}
+
 // KRaft's observers fetch from the leader: one that starts at a follower voter moves to
 // the leader it names, and after a leader change to the new one.
 TEST(RaftGrpc, AnObserverStreamsFromTheLeader) {

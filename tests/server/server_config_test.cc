@@ -79,6 +79,25 @@ TEST(ServerConfig, EveryMistakeNamesTheKeyAndLine) {
       {base + "ssl.principal.mapping.rules=RULE:^CN=(.*)$/$1\n", "invalid rule 'RULE:^CN=(.*)$/$1'"},
       {base + "super.users=admin\n", "'admin' is not a principal"},
       {base + "network.thread.apis=Produce,Metadata\n", "'Metadata' is not Produce or Fetch"},
+      // The quorum: one of the two ways, and the controller listener where it is needed.
+      {"node.id=1\nprocess.roles=controller\nmetadata.log.dir=/m\n",
+       "exactly one of 'controller.quorum.voters' (a static quorum) and 'controller.quorum.bootstrap.servers'"},
+      {base + "controller.quorum.bootstrap.servers=h:1\n", "exactly one of 'controller.quorum.voters'"},
+      {"node.id=1\nprocess.roles=controller\ncontroller.quorum.bootstrap.servers=h:1\nmetadata.log.dir=/m\n",
+       "a controller of a dynamic quorum (controller.quorum.bootstrap.servers) listens on the listener named by "
+       "controller.listener.names; add CONTROLLER://host:port to 'listeners'"},
+      {"node.id=1\nprocess.roles=controller\ncontroller.quorum.bootstrap.servers=h:1\nmetadata.log.dir=/m\n"
+       "listeners=CONTROLLER://h:0\n",
+       "the controller listener CONTROLLER needs a fixed port"},
+      {"node.id=1\nprocess.roles=controller\ncontroller.quorum.bootstrap.servers=h:1,h\nmetadata.log.dir=/m\n",
+       "'controller.quorum.bootstrap.servers': 'h' is not <host>:<port>"},
+      {"node.id=1\nprocess.roles=controller\ncontroller.quorum.bootstrap.servers=h:1,h:1\nmetadata.log.dir=/m\n",
+       "'h:1' appears twice"},
+      {base + "listeners=CONTROLLER://h:2\n",
+       "the controller listener CONTROLLER is h:2, but controller.quorum.voters names h:1 for node 1"},
+      {"node.id=7\nprocess.roles=broker\ncontroller.quorum.bootstrap.servers=h:1\nmetadata.log.dir=/m\nlog.dirs=/l\n"
+       "listeners=PLAINTEXT://h:2,CONTROLLER://h:3\n",
+       "CONTROLLER is the controller listener (controller.listener.names), but this node is no controller"},
   };
   for (const auto& c : cases) {
     auto parsed = ServerConfig::Parse(c.text, "s.properties");
@@ -103,6 +122,36 @@ TEST(ServerConfig, ABrokerNeedsNoVoteAndNamesItsListenersAndLogDirs) {
   EXPECT_EQ(c->listeners[0].port, 9092);
   EXPECT_EQ(c->broker_rack, "r1");
   EXPECT_EQ(c->broker_heartbeat_interval_ms, 500);
+}
+
+TEST(ServerConfig, ADynamicQuorumsControllerListensOnItsControllerListenerWhichServesNoKafka) {
+  auto c = ServerConfig::Parse(
+      "node.id=2\nprocess.roles=broker,controller\ncontroller.quorum.bootstrap.servers=h1:9093, h2:9093\n"
+      "metadata.log.dir=/m\nlog.dirs=/d\nlisteners=PLAINTEXT://127.0.0.1:9092,CONTROLLER://0.0.0.0:9093\n"
+      "advertised.listeners=CONTROLLER://h2:9093\n",
+      "d.properties");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->dynamic_quorum());
+  EXPECT_TRUE(c->voters.empty());
+  EXPECT_EQ(c->bootstrap_servers, (std::vector<std::string>{"h1:9093", "h2:9093"}));
+  // Kafka is served on PLAINTEXT only; the controller listens on CONTROLLER and is
+  // reached at its advertised address.
+  ASSERT_EQ(c->listeners.size(), 1u);
+  EXPECT_EQ(c->listeners[0].name, "PLAINTEXT");
+  ASSERT_TRUE(c->controller_listener.has_value());
+  EXPECT_EQ(c->controller_listener->security_protocol, "PLAINTEXT");
+  EXPECT_EQ(c->ControllerAddress(), "0.0.0.0:9093");
+  EXPECT_EQ(c->ControllerAdvertised(), (std::pair<std::string, int32_t>("h2", 9093)));
+
+  // A static quorum's controller may name its listener too, at its voters entry.
+  auto s = ServerConfig::Parse(
+      "node.id=1\nprocess.roles=controller\ncontroller.quorum.voters=1@h:9093\nmetadata.log.dir=/m\n"
+      "listeners=CONTROLLER://h:9093\n",
+      "s.properties");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_FALSE(s->dynamic_quorum());
+  EXPECT_EQ(s->ControllerAddress(), "h:9093");
+  EXPECT_EQ(s->ControllerAdvertised(), (std::pair<std::string, int32_t>("h", 9093)));
 }
 
 TEST(ServerConfig, ListenersLogDefaultsAndTls) {

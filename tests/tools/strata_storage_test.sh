@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Integration test of the strata-storage CLI: smoke writes a log through LogManager,
 # verify accepts it (and changes nothing), dump shows every kind of file, and verify
-# and dump reject a log with one corrupted byte or a cut-off tail.
+# and dump reject a log with one corrupted byte or a cut-off tail; format writes a
+# static or a dynamic quorum's controller's identity and initial voters.
 # Usage: strata_storage_test.sh <path to strata-storage>
 set -euo pipefail
 
@@ -138,6 +139,56 @@ echo "== not a partition directory"
 run 2 "$TMP/verify-missing.out" verify "$TMP/no-such-dir"
 run 1 "$TMP/verify-logdir.out" verify "$DATA"
 expect "$TMP/verify-logdir.out" 'holds no segment file'
+
+echo "== format: static and dynamic quorums (KIP-853)"
+CLUSTER=$("$BIN" random-uuid)
+F=$TMP/format
+mkdir -p "$F"
+# props <file> <node id> <quorum line> [listeners]: a controller's server.properties.
+props() {
+  { echo "node.id=$2"; echo "process.roles=controller"; echo "$3"; echo "metadata.log.dir=$F/meta-$2"
+    if [[ -n "${4:-}" ]]; then echo "listeners=$4"; fi; } >"$1"
+}
+props "$F/static.properties" 1 "controller.quorum.voters=1@127.0.0.1:9093"
+run 0 "$TMP/format-static.out" format --cluster-id "$CLUSTER" --config "$F/static.properties"
+[[ ! -e "$F/meta-1/bootstrap-voters.json" ]] || fail "a static quorum's controller got bootstrap-voters.json"
+run 2 "$TMP/format-static-standalone.out" format --cluster-id "$CLUSTER" --config "$F/static.properties" --standalone
+expect "$TMP/format-static-standalone.out" 'this one is static \(controller.quorum.voters\)'
+
+props "$F/d2.properties" 2 "controller.quorum.bootstrap.servers=127.0.0.1:9094" "CONTROLLER://127.0.0.1:9094"
+run 2 "$TMP/format-dynamic-none.out" format --cluster-id "$CLUSTER" --config "$F/d2.properties"
+expect "$TMP/format-dynamic-none.out" 'needs one of --standalone .* --initial-controllers .* --no-initial-controllers'
+[[ ! -e "$F/meta-2" ]] || fail "a refused format wrote $F/meta-2"
+run 2 "$TMP/format-dynamic-two.out" format --cluster-id "$CLUSTER" --config "$F/d2.properties" --standalone \
+  --no-initial-controllers
+run 0 "$TMP/format-standalone.out" format --cluster-id "$CLUSTER" --config "$F/d2.properties" --standalone
+DIR2=$(sed -n 's/^directory.id=//p' "$F/meta-2/meta.properties")
+expect "$TMP/format-standalone.out" "Initial voters of the dynamic quorum: voter 2 .*CONTROLLER://127.0.0.1:9094"
+grep -q "\"directory_id\": \"$DIR2\"" "$F/meta-2/bootstrap-voters.json" ||
+  fail "--standalone's voter does not carry the directory's id $DIR2: $(cat "$F/meta-2/bootstrap-voters.json")"
+run 0 "$TMP/format-standalone-again.out" format --cluster-id "$CLUSTER" --config "$F/d2.properties" --standalone
+
+# --initial-controllers: the directory gets the id the list names; the list must name
+# this node at its advertised controller listener.
+D3=$("$BIN" random-uuid); D4=$("$BIN" random-uuid)
+INITIAL="3@127.0.0.1:9095:$D3,4@127.0.0.1:9096:$D4"
+props "$F/d3.properties" 3 "controller.quorum.bootstrap.servers=127.0.0.1:9095" "CONTROLLER://127.0.0.1:9095"
+run 0 "$TMP/format-initial.out" format --cluster-id "$CLUSTER" --config "$F/d3.properties" --initial-controllers "$INITIAL"
+expect "$F/meta-3/meta.properties" "^directory.id=$D3\$"
+expect "$F/meta-3/bootstrap-voters.json" "\"directory_id\": \"$D3\"" "\"directory_id\": \"$D4\"" '"port": 9096'
+run 1 "$TMP/format-initial-other.out" format --cluster-id "$CLUSTER" --config "$F/d3.properties" \
+  --initial-controllers "3@127.0.0.1:9095:$D3"
+expect "$TMP/format-initial-other.out" 'already names other initial voters'
+props "$F/d5.properties" 5 "controller.quorum.bootstrap.servers=127.0.0.1:9095" "CONTROLLER://127.0.0.1:9097"
+run 2 "$TMP/format-initial-absent.out" format --cluster-id "$CLUSTER" --config "$F/d5.properties" --initial-controllers "$INITIAL"
+expect "$TMP/format-initial-absent.out" 'does not name node.id 5 \(use --no-initial-controllers'
+run 2 "$TMP/format-initial-address.out" format --cluster-id "$CLUSTER" --config "$F/d5.properties" \
+  --initial-controllers "5@127.0.0.1:9098:$("$BIN" random-uuid)"
+expect "$TMP/format-initial-address.out" 'names 127.0.0.1:9098 for node 5, but its controller listener CONTROLLER is advertised as 127.0.0.1:9097'
+run 2 "$TMP/format-initial-bad.out" format --cluster-id "$CLUSTER" --config "$F/d5.properties" --initial-controllers "5@127.0.0.1:9097"
+expect "$TMP/format-initial-bad.out" "initial controller '5@127.0.0.1:9097' has no valid directory id"
+run 0 "$TMP/format-later.out" format --cluster-id "$CLUSTER" --config "$F/d5.properties" --no-initial-controllers
+[[ ! -e "$F/meta-5/bootstrap-voters.json" ]] || fail "--no-initial-controllers wrote bootstrap-voters.json"
 
 if [[ $failures -ne 0 ]]; then
   echo "$failures check(s) failed" >&2

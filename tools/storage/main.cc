@@ -59,6 +59,17 @@ int main(int argc, char** argv) {
   format_cmd->add_option("--cluster-id,-t", format.cluster_id, "The cluster id (strata-storage random-uuid)")->required();
   format_cmd->add_option("--config,-c", format.config, "The node's server.properties")->required();
   format_cmd->add_option("--override", format.overrides, "key=value replacing a setting of the file (repeatable)");
+  CLI::Option* standalone = format_cmd->add_flag(
+      "--standalone,-s", format.standalone,
+      "A dynamic quorum's controller: the only initial voter (add the others with strata quorum add-voter)");
+  CLI::Option* initial = format_cmd->add_option(
+      "--initial-controllers,-I", format.initial_controllers,
+      "A dynamic quorum's controller: every initial voter, id@host:port:DIRECTORY_ID,... (the same list on each)");
+  CLI::Option* none = format_cmd->add_flag(
+      "--no-initial-controllers,-N", format.no_initial_controllers,
+      "A dynamic quorum's controller that is not an initial voter (strata quorum add-voter adds it)");
+  standalone->excludes(initial)->excludes(none);
+  initial->excludes(none);
   CLI::App* uuid_cmd = app.add_subcommand("random-uuid", "Print a new random id (for --cluster-id)");
 
   try {

@@ -47,8 +47,16 @@ struct FormatOptions {
   std::string cluster_id;
   std::string config;                  // the node's server.properties
   std::vector<std::string> overrides;  // --override key=value
+  // A dynamic quorum's controller (controller.quorum.bootstrap.servers) needs exactly one:
+  // the only initial voter; every initial voter ("1@host:port:DIRID,..."), this node
+  // getting the directory id named for it; or a controller to be added later.
+  bool standalone = false;
+  std::string initial_controllers;
+  bool no_initial_controllers = false;
 };
-// Writes meta.properties into metadata.log.dir and every log.dirs entry.
+// Writes meta.properties into metadata.log.dir and every log.dirs entry; for a dynamic
+// quorum's initial voter also metadata.log.dir/bootstrap-voters.json
+// (raft/bootstrap_voters.h).
 int RunFormat(const FormatOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace strata::tools

@@ -42,6 +42,7 @@ import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.TopicPartitionReplica;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.ElectionNotNeededException;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
@@ -94,6 +95,17 @@ public final class AdminTest {
     updateFeatures(admin);
     refusedWith(admin.unregisterBroker(99).all(),
         org.apache.kafka.common.errors.BrokerIdNotRegisteredException.class, "unregisterBroker of unknown broker 99");
+    // KIP-853's calls reach the controller (the broker lists AddRaftVoter and
+    // RemoveRaftVoter), whose static quorum refuses them with its reason, not the
+    // client's "does not support".
+    for (var call : List.of(
+        admin.addRaftVoter(4, Uuid.randomUuid(), Set.of(new RaftVoterEndpoint("CONTROLLER", "127.0.0.1", 1))).all(),
+        admin.removeRaftVoter(1, Uuid.randomUuid()).all())) {
+      Throwable refused = refusedWith(call, org.apache.kafka.common.errors.UnsupportedVersionException.class,
+          "a voter change of a static quorum");
+      Check.that(refused != null && String.valueOf(refused.getMessage()).contains("static"),
+          "a voter change of a static quorum: the controller's reason: " + refused);
+    }
 
     ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, "admin-a");
     Config cfg = admin.describeConfigs(List.of(topic)).all().get().get(topic);

@@ -7,7 +7,6 @@ import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.*;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.Uuid;
 
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
@@ -22,9 +21,6 @@ final class UnsupportedCalls {
     Check.createTopic(admin, "unsupported", 1);
     TopicPartition tp = new TopicPartition("unsupported", 0);
     List<Call> calls = List.of(
-        new Call("addRaftVoter", "38", () -> admin.addRaftVoter(4, Uuid.randomUuid(),
-            Set.of(new RaftVoterEndpoint("CONTROLLER", "127.0.0.1", 1))).all()),
-        new Call("removeRaftVoter", "38", () -> admin.removeRaftVoter(1, Uuid.randomUuid()).all()),
         new Call("createDelegationToken", "36", () -> admin.createDelegationToken().delegationToken()),
         new Call("describeDelegationToken", "36", () -> admin.describeDelegationToken().delegationTokens()),
         new Call("describeShareGroups", "40", () -> admin.describeShareGroups(List.of("share")).all()),
