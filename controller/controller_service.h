@@ -30,6 +30,10 @@ class AuthorizedService {
   grpc::Status Admin(const grpc::ServerContext* context, const char* rpc) const {
     return authorizer_ == nullptr ? grpc::Status::OK : authorizer_->RequireAdmin(*context, rpc);
   }
+  grpc::Status AdminOrController(const grpc::ServerContext* context, const char* rpc, int32_t controller_id) const {
+    return authorizer_ == nullptr ? grpc::Status::OK
+                                  : authorizer_->RequireAdminOrController(*context, rpc, controller_id);
+  }
 
  private:
   const security::ControlPlaneAuthorizer* const authorizer_;
@@ -232,7 +236,9 @@ class AdminGrpcService final : public admin::v1::AdminService::Service, Authoriz
   }
   grpc::Status UpdateRaftVoter(grpc::ServerContext* context, const admin::v1::UpdateRaftVoterRequest* request,
                                admin::v1::RaftVoterChangeResponse* response) override {
-    if (grpc::Status allowed = Admin(context, "UpdateRaftVoter"); !allowed.ok()) return allowed;
+    if (grpc::Status allowed = AdminOrController(context, "UpdateRaftVoter", request->voter_id()); !allowed.ok()) {
+      return allowed;
+    }
     *response = c_.UpdateRaftVoter(*request);
     return grpc::Status::OK;
   }

@@ -99,6 +99,13 @@ bool ControlPlaneAuthorizer::IsMember(int32_t id) const {
   return members_.count(id) > 0 || (options_.dynamic_quorum && members_.empty());
 }
 
+grpc::Status ControlPlaneAuthorizer::RequireAdminOrController(const grpc::ServerContext& context,
+                                                              absl::string_view rpc, int32_t controller_id) const {
+  if (!options_.secure) return grpc::Status::OK;
+  if (CallerOf(context).claims.controllers.count(controller_id) > 0) return grpc::Status::OK;
+  return RequireAdmin(context, rpc);
+}
+
 grpc::Status ControlPlaneAuthorizer::RequireQuorumReader(const grpc::ServerContext& context,
                                                          absl::string_view rpc) const {
   if (!options_.secure) return grpc::Status::OK;

@@ -73,6 +73,10 @@ class ControlPlaneAuthorizer {
   // broker_id: the id the request names (-1: any broker).
   grpc::Status RequireBroker(const grpc::ServerContext& context, absl::string_view rpc, int32_t broker_id) const;
   grpc::Status RequireAdmin(const grpc::ServerContext& context, absl::string_view rpc) const;
+  // UpdateRaftVoter (KIP-853): the controller the request is about (a certificate naming
+  // it: a voter telling the leader its new endpoint), or whom RequireAdmin allows.
+  grpc::Status RequireAdminOrController(const grpc::ServerContext& context, absl::string_view rpc,
+                                        int32_t controller_id) const;
   // Who may read the quorum's state (RaftTransport.DescribeQuorum): a controller (a node
   // resolving controller.quorum.bootstrap.servers), a broker, or whom RequireAdmin allows.
   grpc::Status RequireQuorumReader(const grpc::ServerContext& context, absl::string_view rpc) const;

@@ -2,9 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <set>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
 
 #include "absl/strings/str_cat.h"
+#include "admin.grpc.pb.h"
 #include "base/logging.h"
 #include "base/status_macros.h"
 #include "raft/bootstrap_resolver.h"
@@ -14,8 +19,11 @@
 namespace strata::server {
 namespace {
 
-// How often a dynamic controller that knows no voters asks the bootstrap servers.
+// How often a dynamic controller that knows no voters asks the bootstrap servers, and a
+// voter checks its own endpoint in the configuration.
 constexpr std::chrono::milliseconds kResolveInterval{500};
+// How long a voter's update of its own endpoint may take.
+constexpr std::chrono::milliseconds kUpdateTimeout{5000};
 
 }  // namespace
 
@@ -34,6 +42,7 @@ absl::StatusOr<std::unique_ptr<ControllerRole>> ControllerRole::Start(const Serv
   if (config.dynamic_quorum()) {
     options.config.bootstrap = std::move(bootstrap);
     STRATA_ASSIGN_OR_RETURN(options.config.directory_id, storage::DecodeBase64Uuid(meta.directory_id));
+    role->directory_id_ = options.config.directory_id;
   } else {
     if (bootstrap.has_value()) {
       return absl::FailedPreconditionError(absl::StrCat(
@@ -152,6 +161,7 @@ void ControllerRole::ResolveBootstrapServers(std::string cluster_id, security::T
       resolved = raft::ResolveQuorum(config_.bootstrap_servers, config_.controller_listener_names, cluster_id,
                                      credentials, kResolveInterval);
     }
+    if (!resolve) UpdateOwnEndpoint(cluster_id, credentials);
     peers_mu_.Lock();
     if (resolve) {
       for (const auto& [id, address] : resolved.addresses) resolved_[id] = address;
@@ -160,6 +170,75 @@ void ControllerRole::ResolveBootstrapServers(std::string cluster_id, security::T
     peers_mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::FromChrono(kResolveInterval));
   }
   peers_mu_.Unlock();
+}
+
+void ControllerRole::UpdateOwnEndpoint(const std::string& cluster_id,
+                                       const std::shared_ptr<grpc::ChannelCredentials>& credentials) {
+  raft::RaftNodeStatus st = node_->status();
+  const raft::Voter* me = st.configuration.Find(config_.node_id);
+  if (me == nullptr || me->directory_id != directory_id_) return;
+  auto [host, port] = config_.ControllerAdvertised();
+  const raft::Endpoint want{config_.controller_listener_names, host, static_cast<uint16_t>(port)};
+  raft::Voter updated = *me;
+  auto listed = std::find_if(updated.endpoints.begin(), updated.endpoints.end(),
+                             [&](const raft::Endpoint& e) { return e.name == want.name; });
+  if (listed != updated.endpoints.end() && *listed == want) return;  // current
+  const std::string before =
+      listed == updated.endpoints.end() ? std::string("none") : absl::StrCat(listed->host, ":", listed->port);
+  if (listed != updated.endpoints.end()) {
+    *listed = want;
+  } else {
+    updated.endpoints.push_back(want);
+  }
+  std::string outcome;
+  if (st.leader == config_.node_id) {
+    raft::VoterChange change;
+    change.kind = raft::VoterChange::Kind::kUpdate;
+    change.voter = updated;
+    raft::VoterChangeResult result = node_->ChangeVoters(change, kUpdateTimeout);
+    outcome = result.ok() ? "done" : result.message;
+  } else {
+    // The leader, or while none is known every peer in turn: the leader sends to the
+    // endpoint in the configuration, so a voter that moved hears from no leader until
+    // the update commits; a peer that does not lead refuses (NOT_CONTROLLER).
+    std::vector<std::pair<raft::NodeId, std::string>> targets;
+    {
+      absl::MutexLock lock(&peers_mu_);
+      for (const auto& [id, address] : peers_) {
+        if (st.leader == raft::kNoNode || id == st.leader) targets.emplace_back(id, address);
+      }
+    }
+    admin::v1::UpdateRaftVoterRequest request;
+    request.set_cluster_id(cluster_id);
+    request.set_voter_id(config_.node_id);
+    request.set_voter_directory_id(directory_id_);
+    for (const raft::Endpoint& e : updated.endpoints) {
+      admin::v1::RaftVoterEndpoint* out = request.add_listeners();
+      out->set_name(e.name);
+      out->set_host(e.host);
+      out->set_port(e.port);
+    }
+    request.set_min_kraft_version(updated.min_kraft_version);
+    request.set_max_kraft_version(updated.max_kraft_version);
+    request.set_timeout_ms(static_cast<int32_t>(kUpdateTimeout.count()));
+    for (const auto& [id, address] : targets) {
+      auto stub = admin::v1::AdminService::NewStub(grpc::CreateChannel(address, credentials));
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + kUpdateTimeout + std::chrono::seconds(1));
+      admin::v1::RaftVoterChangeResponse response;
+      grpc::Status status = stub->UpdateRaftVoter(&context, request, &response);
+      absl::StrAppend(&outcome, outcome.empty() ? "" : "; ", "controller ", id, ": ",
+                      !status.ok()                 ? status.error_message()
+                      : response.error_code() != 0 ? response.error_message()
+                                                   : "done");
+      if (status.ok() && response.error_code() == 0) break;
+    }
+    if (targets.empty()) outcome = "no controller to ask";
+  }
+  if (outcome == last_update_outcome_) return;  // a retry every kResolveInterval: said once
+  last_update_outcome_ = outcome;
+  spdlog::info("UpdateRaftVoter of controller {} ({} -> {}:{}): {}", config_.node_id, before, want.host, want.port,
+               outcome);
 }
 
 ControllerRole::~ControllerRole() { (void)Stop(); }

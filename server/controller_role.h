@@ -59,10 +59,18 @@ class ControllerRole {
   // remaining voters must answer it; a removed controller never campaigns, and its votes
   // are not counted.
   void UpdatePeers() ABSL_EXCLUSIVE_LOCKS_REQUIRED(peers_mu_);
-  // The resolver thread: while the node knows no voters, asks the bootstrap servers.
+  // The resolver thread: while the node knows no voters, asks the bootstrap servers; once
+  // it is a voter, keeps its endpoint in the configuration current (UpdateOwnEndpoint).
   void ResolveBootstrapServers(std::string cluster_id, security::TlsFiles tls);
+  // A voter whose advertised controller listener differs from its entry in the
+  // configuration (it restarted on another address) asks the leader to update it
+  // (UpdateRaftVoter, as Kafka's voters do), or updates it itself when it leads.
+  void UpdateOwnEndpoint(const std::string& cluster_id, const std::shared_ptr<grpc::ChannelCredentials>& credentials)
+      ABSL_LOCKS_EXCLUDED(peers_mu_);
 
   const ServerConfig config_;
+  std::string directory_id_;  // 16 bytes: this voter's key with node.id
+  std::string last_update_outcome_;  // UpdateOwnEndpoint's, on the resolver thread only
   std::unique_ptr<controller::MetadataStore> store_;
   std::unique_ptr<raft::GrpcTransport> transport_;
   std::unique_ptr<raft::RaftNode> node_;

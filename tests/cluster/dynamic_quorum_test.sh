@@ -6,6 +6,8 @@
 #  * a voter change with a wrong key or an existing id is refused with Kafka's error;
 #  * a new controller (add-controller: --no-initial-controllers) is added as a voter
 #    (add-voter --config: it catches up first) and the quorum holds 4;
+#  * a follower restarted on another port tells the leader its new endpoint
+#    (UpdateRaftVoter) and is replicated to there;
 #  * a follower is removed and stopped; with another follower stopped, removing the
 #    last live follower is refused (it would lose the quorum), and changes nothing;
 #  * the leader itself is removed: it steps down, a remaining voter leads, and the old
@@ -68,6 +70,23 @@ has_voters "[1,2,3,6]" || fail "after add-voter 6: $(voters)"
 [[ "$(directory_of 6)" == "$(sed -n 's/^directory.id=//p' "$DIR/node-6/metadata/meta.properties")" ]] ||
   fail "voter 6's directory id: $(quorum)"
 produce orders 101 200
+
+echo "== a voter restarted on another port updates its endpoint (UpdateRaftVoter)"
+L=$(leader)
+X=""; for v in 1 2 3; do [[ "$v" != "$L" && -z "$X" ]] && X=$v; done
+old_port=$(sed -n 's|^listeners=CONTROLLER://127.0.0.1:||p' "$DIR/node-$X/server.properties")
+new_port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$CLUSTER" kill --dir "$DIR" "$X"
+sed -i "s|^listeners=CONTROLLER://127.0.0.1:$old_port\$|listeners=CONTROLLER://127.0.0.1:$new_port|" "$DIR/node-$X/server.properties"
+sed -i "s|$X@127.0.0.1:$old_port|$X@127.0.0.1:$new_port|" "$DIR/voters"
+"$CLUSTER" start --dir "$DIR" "$X"
+moved() {
+  quorum | jq -e --argjson x "$X" --arg e "CONTROLLER://127.0.0.1:$new_port" '.high_watermark as $hw |
+    .voter_states[] | select(.id == $x) | .endpoints == [$e] and .log_end_offset >= $hw and
+    (now * 1000 - .last_fetch_timestamp) < 1000'
+}
+wait_for 30 moved || fail "voter $X did not move to port $new_port: $(quorum)"
+has_voters "[1,2,3,6]" || fail "an endpoint update changed the voters: $(voters)"
 
 echo "== remove a follower"
 L=$(leader)
