@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <set>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/check.h"
@@ -235,7 +234,7 @@ VoterChangeResult Raft::ProposeVoterChange(const VoterChange& change) {
     case VoterChange::Kind::kRemove:
       if (!config().Contains(voter.id, voter.directory_id) || voter.directory_id.empty()) {
         return refuse(Error::kVoterNotFound, absl::StrCat("voter ", voter.id, " with directory id ",
-                                                          absl::BytesToHexString(voter.directory_id),
+                                                          DirectoryIdText(voter.directory_id),
                                                           " is not in the quorum"));
       }
       next = config().Remove(voter.id, voter.directory_id);
@@ -247,8 +246,8 @@ VoterChangeResult Raft::ProposeVoterChange(const VoterChange& change) {
       if (known->directory_id != voter.directory_id) {
         return refuse(Error::kInvalidVoterKey,
                       absl::StrCat("node ", voter.id, " is a voter with directory id ",
-                                   absl::BytesToHexString(known->directory_id), ", not ",
-                                   absl::BytesToHexString(voter.directory_id)));
+                                   DirectoryIdText(known->directory_id), ", not ",
+                                   DirectoryIdText(voter.directory_id)));
       }
       next = config().Update(voter);
       break;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "base/check.h"
 #include "proto/kafka/wire.h"
+#include "storage/meta_properties.h"
 
 namespace strata::raft {
 namespace {
@@ -18,8 +19,17 @@ constexpr int16_t kKraftVersionRecordVersion = 0;
 constexpr int16_t kControlKeyVersion = 0;
 constexpr size_t kDirectoryIdBytes = 16;
 
+}  // namespace
+
+std::string DirectoryIdText(absl::string_view directory_id) {
+  return directory_id.size() == kDirectoryIdBytes ? storage::EncodeBase64Uuid(directory_id)
+                                                  : absl::BytesToHexString(directory_id);
+}
+
+namespace {
+
 std::string VoterName(const Voter& v) {
-  return absl::StrCat("voter ", v.id, " (directory ", absl::BytesToHexString(v.directory_id), ")");
+  return absl::StrCat("voter ", v.id, " (directory ", DirectoryIdText(v.directory_id), ")");
 }
 
 absl::Status CheckVoter(const Voter& v) {
@@ -98,7 +108,7 @@ absl::StatusOr<VoterSet> VoterSet::Add(Voter voter) const {
 
 absl::StatusOr<VoterSet> VoterSet::Remove(NodeId id, absl::string_view directory_id) const {
   if (!Contains(id, directory_id)) {
-    return absl::NotFoundError(absl::StrCat("voter ", id, " (directory ", absl::BytesToHexString(directory_id),
+    return absl::NotFoundError(absl::StrCat("voter ", id, " (directory ", DirectoryIdText(directory_id),
                                             ") is not in the quorum"));
   }
   if (voters_.size() == 1) {

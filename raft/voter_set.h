@@ -100,6 +100,11 @@ class VoterSet {
   bool is_static_ = false;
 };
 
+// A directory id as operators see it everywhere else (meta.properties, `strata quorum
+// describe`, Kafka's tools): Kafka's Uuid text, URL-safe base64 of 22 characters; other
+// lengths in hex.
+std::string DirectoryIdText(absl::string_view directory_id);
+
 // KRaftVersionRecord v0 (flexible): version, kraft.version.
 std::string EncodeKraftVersion(int16_t kraft_version);
 absl::StatusOr<int16_t> DecodeKraftVersion(absl::string_view data);

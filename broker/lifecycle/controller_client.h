@@ -50,15 +50,20 @@ class ControllerChannel {
 
   // CallActive for one method of a service whose responses carry error_code and
   // controller_id (ControllerService, AdminService): *response is the active
-  // controller's.
+  // controller's. *unanswered (when given): an attempt ended without an answer (the
+  // controller may have acted on it: a request that is not idempotent was maybe sent
+  // twice).
   template <typename Service, typename Request, typename Response>
   absl::Status CallMethod(grpc::Status (Service::Stub::*method)(grpc::ClientContext*, const Request&, Response*),
-                          const Request& request, Response* response, std::chrono::milliseconds deadline) {
+                          const Request& request, Response* response, std::chrono::milliseconds deadline,
+                          bool* unanswered = nullptr) {
+    if (unanswered != nullptr) *unanswered = false;
     return CallActive(
         [&](grpc::ClientContext* context, const std::shared_ptr<grpc::Channel>& channel, int32_t* code, int32_t* leader) {
           auto stub = Service::NewStub(channel);
           *response = Response();
           grpc::Status status = (stub.get()->*method)(context, request, response);
+          if (!status.ok() && unanswered != nullptr) *unanswered = true;
           *code = response->error_code();
           *leader = response->controller_id();
           return status;
@@ -74,8 +79,9 @@ class ControllerChannel {
   template <typename Request, typename Response>
   absl::Status CallAdmin(grpc::Status (admin::v1::AdminService::Stub::*method)(grpc::ClientContext*, const Request&,
                                                                                Response*),
-                         const Request& request, Response* response, std::chrono::milliseconds deadline) {
-    return CallMethod<admin::v1::AdminService>(method, request, response, deadline);
+                         const Request& request, Response* response, std::chrono::milliseconds deadline,
+                         bool* unanswered = nullptr) {
+    return CallMethod<admin::v1::AdminService>(method, request, response, deadline, unanswered);
   }
 };
 

@@ -61,7 +61,7 @@ def _interrupt(signum, frame):
 
 class Cluster:
     def __init__(self, bin_dir, cluster_script, name, overrides=None, budget_s=150, brokers=3, controllers=3,
-                 log_dirs=1, env=None, node_env=None, ssl=False):
+                 log_dirs=1, env=None, node_env=None, ssl=False, dynamic=False):
         """log_dirs: per broker (strata-cluster --log-dirs). env: added to the environment of
         everything run from here, the nodes included. node_env: a function of the cluster's
         dir giving extra environment variables for the nodes only (e.g. LD_PRELOAD): the
@@ -76,6 +76,8 @@ class Cluster:
         self.node_env_of = node_env
         self.node_env = {}
         self.ssl = ssl
+        self.dynamic = dynamic
+        self.added_controllers = []  # add_controller()'s
         self.ssl_bootstrap = None
         self.ssl_ca_location = None
         self.budget_s = budget_s
@@ -120,6 +122,8 @@ class Cluster:
             args += ["--override", f"{key}={value}"]
         if self.ssl:
             args.append("--ssl")
+        if self.dynamic:
+            args.append("--dynamic")
         self.cluster(*args, *self.before_up())
         with open(os.path.join(self.dir, "cluster.env")) as f:
             props = dict(line.strip().split("=", 1) for line in f if "=" in line)
@@ -241,7 +245,20 @@ class Cluster:
                        stdout=subprocess.DEVNULL, timeout=120)
 
     def nodes(self):
-        return list(range(1, self.controllers + 1)) + self.brokers
+        return list(range(1, self.controllers + 1)) + self.brokers + self.added_controllers
+
+    def add_controller(self, node):
+        """A new controller of a dynamic quorum (strata-cluster add-controller: formatted
+        with --no-initial-controllers and started, not a voter yet); the strata CLI is
+        pointed at every controller so far. Returns its directory id."""
+        out = subprocess.run([self.script, "add-controller", "--dir", self.dir, str(node)],
+                             env=dict(self.env, **self.node_env), check=True, capture_output=True, text=True,
+                             timeout=120)
+        self.added_controllers.append(node)
+        with open(os.path.join(self.dir, "voters")) as f:
+            self.env["STRATA_BOOTSTRAP_CONTROLLER"] = f.read().strip()
+        log(f"added controller {node}")
+        return out.stdout.strip().split()[-1]
 
     def pid(self, node):
         try:

@@ -38,6 +38,8 @@ std::string TopicIdText(const std::string& bytes);
 
 // Calls the active controller through ControllerClient (which follows NOT_CONTROLLER);
 // false with *error set when no controller answered or it refused the request.
+// *unanswered (when given): an attempt went unanswered before the answer (a change may
+// have been made by it: ControllerChannel::CallMethod).
 class Admin {
  public:
   // credentials: TLS to the controllers (null: plaintext).
@@ -46,8 +48,8 @@ class Admin {
 
   template <typename Request, typename Response>
   bool Call(grpc::Status (av1::AdminService::Stub::*method)(grpc::ClientContext*, const Request&, Response*),
-            const Request& request, Response* response, std::string* error) {
-    absl::Status s = client_.CallAdmin(method, request, response, std::chrono::seconds(30));
+            const Request& request, Response* response, std::string* error, bool* unanswered = nullptr) {
+    absl::Status s = client_.CallAdmin(method, request, response, std::chrono::seconds(30), unanswered);
     if (!s.ok()) {
       *error = std::string(s.message());
       return false;

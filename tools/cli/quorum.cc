@@ -136,9 +136,26 @@ bool AddListeners(const VoterArgs& args, av1::AddRaftVoterRequest* request, std:
   return true;
 }
 
+// Whether the quorum is as a change wants it, by the leader: the voter is one with this
+// directory id (add), or no voter has this id (remove).
+bool ChangeHolds(const Context& ctx, const VoterArgs& args, bool add) {
+  av1::DescribeQuorumResponse r;
+  std::string error;
+  if (!ctx.admin.Call(&av1::AdminService::Stub::DescribeQuorum, av1::DescribeQuorumRequest(), &r, &error)) {
+    return false;
+  }
+  for (const auto& v : r.voter_states()) {
+    if (v.replica_id() == args.id) return add && DirectoryText(v.replica_directory_id()) == args.directory_id;
+  }
+  return !add;
+}
+
 // Sends the change until it is done, refused for good, or the timeout passes: a change
 // in progress, a leader not ready and a voter still catching up are retried (each attempt
-// asks for at most 25 s, within the Admin client's deadline).
+// asks for at most 25 s, within the Admin client's deadline). An answer that the change
+// is done already (DUPLICATE_VOTER, VOTER_NOT_FOUND) after an attempt that may have made
+// it (retried, or unanswered: a leader killed before its answer) is success when the
+// leader's voters show it.
 template <typename Request>
 int RunChange(const Context& ctx, const char* what, const VoterArgs& args, Request request,
               grpc::Status (av1::AdminService::Stub::*method)(grpc::ClientContext*, const Request&,
@@ -152,9 +169,14 @@ int RunChange(const Context& ctx, const char* what, const VoterArgs& args, Reque
     request.set_timeout_ms(static_cast<int32_t>(std::clamp<int64_t>(left.count(), 1000, 25000)));
     av1::RaftVoterChangeResponse r;
     std::string error;
-    if (ctx.admin.Call(method, request, &r, &error)) break;
+    bool unanswered = false;
+    if (ctx.admin.Call(method, request, &r, &error, &unanswered)) break;
+    retried = retried || unanswered;
     // A retry of a change that did happen before its answer was lost.
-    if (retried && r.error_code() == static_cast<int32_t>(done_already)) break;
+    if (retried && r.error_code() == static_cast<int32_t>(done_already) &&
+        ChangeHolds(ctx, args, done_already == ErrorCode::kDuplicateVoter)) {
+      break;
+    }
     const bool retriable = r.error_code() == static_cast<int32_t>(ErrorCode::kRequestTimedOut) ||
                            r.error_code() == static_cast<int32_t>(ErrorCode::kNotController);
     if (!retriable || Clock::now() + std::chrono::seconds(1) >= deadline) return Fail(what, error);
