@@ -11,8 +11,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/host_port.h"
 #include "proto/kafka/api.h"
 #include "proto/kafka/header.h"
 #include "proto/kafka/wire.h"
@@ -35,15 +35,11 @@ absl::Status Errno(absl::string_view what, const std::string& name) {
 }  // namespace
 
 absl::Status ParseHostPort(absl::string_view text, std::string* host, int* port) {
-  size_t colon = text.rfind(':');
-  int value = 0;
-  if (colon == absl::string_view::npos || colon == 0 || !absl::SimpleAtoi(text.substr(colon + 1), &value) ||
-      value <= 0 || value > 65535) {
-    return absl::InvalidArgumentError(absl::StrCat("'", text, "' is not host:port"));
-  }
-  *host = std::string(text.substr(0, colon));
+  absl::StatusOr<strata::HostPort> parsed = strata::ParseHostPort(text);
+  if (!parsed.ok()) return parsed.status();
+  *host = std::move(parsed->host);
   if (host->size() >= 2 && host->front() == '[' && host->back() == ']') *host = host->substr(1, host->size() - 2);
-  *port = value;
+  *port = parsed->port;
   return absl::OkStatus();
 }
 

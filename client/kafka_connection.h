@@ -99,7 +99,8 @@ class KafkaConnection {
   std::deque<Pending> awaiting_ ABSL_GUARDED_BY(mutex_);
 };
 
-// "host:port" -> host and port; an error naming `text` when it is not that.
+// "host:port" -> host and port (base/host_port.h; an IPv6 host without its brackets, for
+// getaddrinfo); an error naming `text` when it is not that.
 absl::Status ParseHostPort(absl::string_view text, std::string* host, int* port);
 
 }  // namespace strata::client

@@ -34,8 +34,8 @@ namespace strata::controller {
 struct QuorumControllerOptions {
   ControllerConfig config;
   std::string cluster_id;
-  std::vector<int32_t> voters;
-  // Each voter's host:port (controller.quorum.voters): DescribeQuorum's nodes.
+  // A static quorum's voters, each one's host:port (controller.quorum.voters):
+  // DescribeQuorum's nodes (a dynamic quorum's endpoints are in its configuration).
   std::map<int32_t, std::string> voter_addresses;
   std::chrono::milliseconds session_timeout{9000};  // broker.session.timeout.ms
   // leader.imbalance.check.interval.seconds: how often the active controller moves

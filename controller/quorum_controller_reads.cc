@@ -7,6 +7,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "base/host_port.h"
 #include "controller/acl_control.h"
 #include "controller/admin_answers.h"
 #include "controller/quorum_controller.h"
@@ -163,11 +164,7 @@ admin::v1::DescribeQuorumResponse QuorumController::DescribeQuorum(bool local) {
   response.set_high_watermark(st.commit);
   response.set_kraft_version(st.kraft_version);
   const bool dynamic = !st.configuration.is_static();
-  if (dynamic) {
-    for (raft::NodeId v : st.configuration.ids()) response.add_voters(v);
-  } else {
-    for (int32_t v : options_.voters) response.add_voters(v);
-  }
+  for (raft::NodeId v : st.configuration.ids()) response.add_voters(v);
   if (st.role != raft::Role::kLeader) return response;
   if (st.learner != raft::kNoNode) {
     // A voter being added catches up as an observer would, and is listed as one (Kafka).
@@ -218,16 +215,15 @@ admin::v1::DescribeQuorumResponse QuorumController::DescribeQuorum(bool local) {
     }
     return response;
   }
-  for (const auto& [id, address] : options_.voter_addresses) {
-    size_t colon = address.rfind(':');
-    int32_t port = 0;
-    if (colon == std::string::npos || !absl::SimpleAtoi(address.substr(colon + 1), &port)) continue;
+  for (const auto& [id, text] : options_.voter_addresses) {
+    absl::StatusOr<HostPort> address = ParseHostPort(text);
+    if (!address.ok()) continue;
     auto* node = response.add_nodes();
     node->set_node_id(id);
     auto* listener = node->add_listeners();
-    listener->set_name("CONTROLLER");
-    listener->set_host(address.substr(0, colon));
-    listener->set_port(port);
+    listener->set_name(options_.controller_listener_name);
+    listener->set_host(address->host);
+    listener->set_port(address->port);
   }
   return response;
 }

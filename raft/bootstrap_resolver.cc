@@ -13,24 +13,35 @@ namespace strata::raft {
 
 namespace pb = ::strata::raft::v1;
 
-ResolvedQuorum ResolveQuorum(const std::vector<std::string>& servers, const std::string& listener_name,
-                             const std::string& cluster_id, std::shared_ptr<grpc::ChannelCredentials> credentials,
-                             std::chrono::milliseconds timeout) {
+struct QuorumResolver::Server {
+  std::unique_ptr<pb::RaftTransport::Stub> stub;
+};
+
+QuorumResolver::QuorumResolver(std::vector<std::string> servers, std::string listener_name, std::string cluster_id,
+                               std::shared_ptr<grpc::ChannelCredentials> credentials)
+    : servers_(std::move(servers)), listener_name_(std::move(listener_name)), cluster_id_(std::move(cluster_id)) {
   if (credentials == nullptr) credentials = grpc::InsecureChannelCredentials();
+  for (const std::string& server : servers_) {
+    stubs_.push_back(std::make_unique<Server>(Server{pb::RaftTransport::NewStub(grpc::CreateChannel(server, credentials))}));
+  }
+}
+
+QuorumResolver::~QuorumResolver() = default;
+
+ResolvedQuorum QuorumResolver::Resolve(std::chrono::milliseconds timeout) const {
   std::vector<std::pair<std::string, pb::DescribeQuorumResponse>> answers;
-  for (const std::string& server : servers) {
-    auto stub = pb::RaftTransport::NewStub(grpc::CreateChannel(server, credentials));
+  for (size_t i = 0; i < servers_.size(); ++i) {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + timeout);
     pb::DescribeQuorumRequest request;
-    request.set_cluster_id(cluster_id);
+    request.set_cluster_id(cluster_id_);
     pb::DescribeQuorumResponse response;
-    grpc::Status status = stub->DescribeQuorum(&context, request, &response);
+    grpc::Status status = stubs_[i]->stub->DescribeQuorum(&context, request, &response);
     if (!status.ok()) {
-      spdlog::debug("bootstrap server {} did not answer: {}", server, status.error_message());
+      spdlog::debug("bootstrap server {} did not answer: {}", servers_[i], status.error_message());
       continue;
     }
-    answers.emplace_back(server, std::move(response));
+    answers.emplace_back(servers_[i], std::move(response));
   }
   // The most recent view last, so that it overwrites the others.
   std::stable_sort(answers.begin(), answers.end(), [](const auto& a, const auto& b) {
@@ -46,7 +57,7 @@ ResolvedQuorum ResolveQuorum(const std::vector<std::string>& servers, const std:
     for (const pb::QuorumVoter& v : answer.voters()) {
       out.voters.push_back(v.id());
       for (const pb::QuorumEndpoint& e : v.endpoints()) {
-        if (e.name() == listener_name) out.addresses[v.id()] = absl::StrCat(e.host(), ":", e.port());
+        if (e.name() == listener_name_) out.addresses[v.id()] = absl::StrCat(e.host(), ":", e.port());
       }
     }
   }

@@ -4,7 +4,6 @@
 // (RaftTransport.DescribeQuorum) who answers there and which voters its configuration
 // holds, with each voter's endpoints. A controller added later reaches the leader this
 // way before its log names any voter; a broker finds every controller.
-// Thread-safe (stateless function).
 #include <chrono>
 #include <map>
 #include <memory>
@@ -29,10 +28,30 @@ struct ResolvedQuorum {
   int answered = 0;            // servers that answered
 };
 
-// Asks every server, each within timeout; those that do not answer (or are of another
-// cluster) are left out. credentials: null for plaintext.
-ResolvedQuorum ResolveQuorum(const std::vector<std::string>& servers, const std::string& listener_name,
-                             const std::string& cluster_id, std::shared_ptr<grpc::ChannelCredentials> credentials,
-                             std::chrono::milliseconds timeout);
+// Asks the bootstrap servers. Each server's channel is made once and kept, so that a node
+// asking again (a fresh controller every 500 ms until it is added, a broker whenever the
+// leader moved somewhere it does not know) reuses the connection and its TLS session.
+// Thread-safe (gRPC stubs are).
+class QuorumResolver {
+ public:
+  // servers: host:port of each; listener_name: whose endpoints are the voters' addresses;
+  // credentials: null for plaintext.
+  QuorumResolver(std::vector<std::string> servers, std::string listener_name, std::string cluster_id,
+                 std::shared_ptr<grpc::ChannelCredentials> credentials);
+  ~QuorumResolver();
+
+  // Asks every server, each within timeout; those that do not answer (or are of another
+  // cluster) are left out.
+  ResolvedQuorum Resolve(std::chrono::milliseconds timeout) const;
+
+  const std::vector<std::string>& servers() const { return servers_; }
+
+ private:
+  struct Server;
+  const std::vector<std::string> servers_;
+  const std::string listener_name_;
+  const std::string cluster_id_;
+  std::vector<std::unique_ptr<Server>> stubs_;  // one per servers_ entry
+};
 
 }  // namespace strata::raft

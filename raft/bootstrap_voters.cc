@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/host_port.h"
 #include "base/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "storage/meta_properties.h"
@@ -27,14 +28,9 @@ absl::StatusOr<VoterSet> ParseInitialControllers(absl::string_view text, const s
     auto dir = storage::DecodeBase64Uuid(std::string(rest.substr(dir_colon + 1)));
     if (!dir.ok()) return bad(absl::StrCat("has no valid directory id: ", dir.status().message()));
     v.directory_id = *dir;
-    absl::string_view address = rest.substr(0, dir_colon);
-    size_t port_colon = address.rfind(':');
-    int port = 0;
-    if (port_colon == absl::string_view::npos || port_colon == 0 ||
-        !absl::SimpleAtoi(address.substr(port_colon + 1), &port) || port <= 0 || port > 65535) {
-      return bad("has no valid host:port");
-    }
-    v.endpoints.push_back({listener_name, std::string(address.substr(0, port_colon)), static_cast<uint16_t>(port)});
+    absl::StatusOr<HostPort> address = ParseHostPort(rest.substr(0, dir_colon));
+    if (!address.ok()) return bad("has no valid host:port");
+    v.endpoints.push_back({listener_name, address->host, static_cast<uint16_t>(address->port)});
     voters.push_back(std::move(v));
   }
   if (voters.empty()) return absl::InvalidArgumentError("--initial-controllers names no controller");

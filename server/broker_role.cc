@@ -136,7 +136,12 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
   std::unique_ptr<BrokerRole> role(new BrokerRole());
   role->broker_id_ = config.node_id;
   STRATA_RETURN_IF_ERROR(CheckControlPlaneTls(config));
-  STRATA_ASSIGN_OR_RETURN(role->controllers_, FindControllers(config, cluster_id, kFindControllersPatience));
+  if (config.dynamic_quorum()) {
+    role->bootstrap_ = MakeQuorumResolver(config, cluster_id);
+    STRATA_ASSIGN_OR_RETURN(role->controllers_, FindControllers(*role->bootstrap_, kFindControllersPatience));
+  } else {
+    role->controllers_ = config.voters;
+  }
   STRATA_RETURN_IF_ERROR(role->OpenMetadataImage(config, shared_store));
   if (shared_store == nullptr) STRATA_RETURN_IF_ERROR(role->FollowMetadataLog(config, cluster_id, on_fatal));
   role->OpenRemoteStorage(config);  // before the lifecycle, whose heartbeats report the tier state machine
@@ -191,10 +196,10 @@ void BrokerRole::StartLifecycle(const ServerConfig& config, const std::string& c
   if (config.dynamic_quorum()) {
     // The voters change: a leader the client does not know sends it back to the
     // bootstrap servers.
-    client_->SetRediscover([this, config, cluster_id] {
+    client_->SetRediscover([this] {
       std::vector<broker::ControllerAddress> found;
       std::vector<raft::ObservedVoter> voters;
-      for (const auto& [id, address] : AskBootstrapServers(config, cluster_id)) {
+      for (const auto& [id, address] : AskBootstrapServers(*bootstrap_)) {
         found.push_back({id, address});
         voters.push_back({id, address});
       }

@@ -48,6 +48,7 @@
 #include "storage/remote_storage_manager.h"
 #include "storage/scheduler.h"
 #include "controller/metadata_store.h"
+#include "raft/bootstrap_resolver.h"
 #include "raft/observer.h"
 #include "storage/meta_properties.h"
 #include "server/server_config.h"
@@ -100,6 +101,9 @@ class BrokerRole {
   // The controllers, id -> host:port (server/quorum_bootstrap.h); a dynamic quorum's as
   // its bootstrap servers named them at start.
   std::map<int32_t, std::string> controllers_;
+  // A dynamic quorum's bootstrap servers, asked again when the leader is one the client
+  // does not know (client_'s rediscover; declared before client_, so it outlives it).
+  std::unique_ptr<raft::QuorumResolver> bootstrap_;
 
   // The steps of Start, in order.
   // The image: the controller role's (combined mode) or this node's own RocksDB store.

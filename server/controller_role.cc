@@ -13,6 +13,7 @@
 #include "base/logging.h"
 #include "base/status_macros.h"
 #include "raft/bootstrap_resolver.h"
+#include "server/quorum_bootstrap.h"
 #include "raft/bootstrap_voters.h"
 #include "server/control_plane_security.h"
 
@@ -86,7 +87,6 @@ absl::StatusOr<std::unique_ptr<ControllerRole>> ControllerRole::Start(const Serv
 
   controller::QuorumControllerOptions controller_options;
   controller_options.cluster_id = cluster_id;
-  controller_options.voters = options.config.voters;
   controller_options.voter_addresses = config.voters;
   controller_options.session_timeout = std::chrono::milliseconds(config.broker_session_timeout_ms);
   controller_options.config.default_partitions = config.num_partitions;
@@ -111,6 +111,7 @@ absl::StatusOr<std::unique_ptr<ControllerRole>> ControllerRole::Start(const Serv
                               {.credentials = security::ServerCredentials(tls), .authorizer = role->authorizer_.get()}));
   role->server_->Attach(role->node_.get());
   if (config.dynamic_quorum()) {
+    role->bootstrap_ = MakeQuorumResolver(config, cluster_id);
     role->resolver_ = std::thread(&ControllerRole::ResolveBootstrapServers, role.get(), cluster_id, tls);
     raft::RaftNodeStatus st = role->node_->status();
     spdlog::info("controller {} (directory {}) listening on {} ({}), a dynamic quorum: {}, metadata log in {}",
@@ -158,8 +159,7 @@ void ControllerRole::ResolveBootstrapServers(std::string cluster_id, security::T
     peers_mu_.Unlock();
     raft::ResolvedQuorum resolved;
     if (resolve) {
-      resolved = raft::ResolveQuorum(config_.bootstrap_servers, config_.controller_listener_names, cluster_id,
-                                     credentials, kResolveInterval);
+      resolved = bootstrap_->Resolve(kResolveInterval);
     }
     if (!resolve) UpdateOwnEndpoint(cluster_id, credentials);
     peers_mu_.Lock();

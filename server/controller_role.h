@@ -23,6 +23,7 @@
 #include "controller/controller_service.h"
 #include "controller/metadata_store.h"
 #include "controller/quorum_controller.h"
+#include "raft/bootstrap_resolver.h"
 #include "raft/grpc_transport.h"
 #include "raft/raft_node.h"
 #include "security/control_plane_authorizer.h"
@@ -87,7 +88,8 @@ class ControllerRole {
   std::map<raft::NodeId, std::string> known_ ABSL_GUARDED_BY(peers_mu_);     // from the configurations seen
   std::map<raft::NodeId, std::string> peers_ ABSL_GUARDED_BY(peers_mu_);     // as last set
   bool stopping_ ABSL_GUARDED_BY(peers_mu_) = false;
-  std::thread resolver_;
+  std::unique_ptr<raft::QuorumResolver> bootstrap_;  // a dynamic quorum's bootstrap servers
+  std::thread resolver_;                              // asks bootstrap_ (ResolveBootstrapServers)
 };
 
 }  // namespace strata::server

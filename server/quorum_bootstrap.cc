@@ -18,11 +18,14 @@ constexpr std::chrono::seconds kWarnEvery{10};
 
 }  // namespace
 
-std::map<int32_t, std::string> AskBootstrapServers(const ServerConfig& config, const std::string& cluster_id,
+std::unique_ptr<raft::QuorumResolver> MakeQuorumResolver(const ServerConfig& config, const std::string& cluster_id) {
+  return std::make_unique<raft::QuorumResolver>(config.bootstrap_servers, config.controller_listener_names, cluster_id,
+                                                security::ChannelCredentials(ControlPlaneTlsFiles(config)));
+}
+
+std::map<int32_t, std::string> AskBootstrapServers(const raft::QuorumResolver& resolver,
                                                    raft::ResolvedQuorum* resolved) {
-  raft::ResolvedQuorum q =
-      raft::ResolveQuorum(config.bootstrap_servers, config.controller_listener_names, cluster_id,
-                          security::ChannelCredentials(ControlPlaneTlsFiles(config)), kAskTimeout);
+  raft::ResolvedQuorum q = resolver.Resolve(kAskTimeout);
   std::map<int32_t, std::string> controllers;
   for (raft::NodeId id : q.voters) {
     auto it = q.addresses.find(id);
@@ -32,16 +35,14 @@ std::map<int32_t, std::string> AskBootstrapServers(const ServerConfig& config, c
   return controllers;
 }
 
-absl::StatusOr<std::map<int32_t, std::string>> FindControllers(const ServerConfig& config,
-                                                                const std::string& cluster_id,
+absl::StatusOr<std::map<int32_t, std::string>> FindControllers(const raft::QuorumResolver& resolver,
                                                                 std::chrono::milliseconds patience) {
-  if (!config.dynamic_quorum()) return config.voters;
   const auto start = std::chrono::steady_clock::now();
   auto warned = start;
-  const std::string servers = absl::StrJoin(config.bootstrap_servers, ",");
+  const std::string servers = absl::StrJoin(resolver.servers(), ",");
   while (true) {
     raft::ResolvedQuorum q;
-    std::map<int32_t, std::string> controllers = AskBootstrapServers(config, cluster_id, &q);
+    std::map<int32_t, std::string> controllers = AskBootstrapServers(resolver, &q);
     if (!controllers.empty()) {
       spdlog::info("controller.quorum.bootstrap.servers ({}) name the voters {}", servers,
                    absl::StrJoin(controllers, ", ", absl::PairFormatter("@")));

@@ -3,9 +3,10 @@
 // (controller.quorum.voters); a dynamic one (KIP-853) names some of them
 // (controller.quorum.bootstrap.servers), which say who the voters are and where
 // (raft/bootstrap_resolver.h).
-// Thread-safe (stateless function).
+// Thread-safe (functions of their arguments).
 #include <chrono>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -14,15 +15,18 @@
 
 namespace strata::server {
 
-// A dynamic quorum's voters as the bootstrap servers name them now, id -> "host:port"
-// (one round of questions; empty when no answer names voters).
-std::map<int32_t, std::string> AskBootstrapServers(const ServerConfig& config, const std::string& cluster_id,
+// The resolver of a dynamic quorum's controller.quorum.bootstrap.servers, over the
+// control plane's TLS when it has any.
+std::unique_ptr<raft::QuorumResolver> MakeQuorumResolver(const ServerConfig& config, const std::string& cluster_id);
+
+// The voters as the bootstrap servers name them now, id -> "host:port" (one round of
+// questions; empty when no answer names voters).
+std::map<int32_t, std::string> AskBootstrapServers(const raft::QuorumResolver& resolver,
                                                    raft::ResolvedQuorum* resolved = nullptr);
 
-// The controllers, id -> "host:port". A dynamic quorum's are asked for until one answer
-// names voters, for up to `patience`; then UNAVAILABLE naming the servers.
-absl::StatusOr<std::map<int32_t, std::string>> FindControllers(const ServerConfig& config,
-                                                                const std::string& cluster_id,
+// The voters, asked for until one answer names them, for up to `patience`; then
+// UNAVAILABLE naming the servers.
+absl::StatusOr<std::map<int32_t, std::string>> FindControllers(const raft::QuorumResolver& resolver,
                                                                 std::chrono::milliseconds patience);
 
 }  // namespace strata::server

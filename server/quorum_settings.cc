@@ -9,6 +9,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "base/check.h"
+#include "base/host_port.h"
 #include "server/server_config.h"
 
 namespace strata::server {
@@ -23,10 +24,7 @@ absl::StatusOr<std::map<int32_t, std::string>> ParseQuorumVoters(const std::stri
       return absl::InvalidArgumentError(absl::StrCat("voter '", part, "' is not <id>@<host>:<port>"));
     }
     absl::string_view address = id_address[1];
-    size_t colon = address.rfind(':');
-    int port = 0;
-    if (colon == absl::string_view::npos || colon == 0 || !absl::SimpleAtoi(address.substr(colon + 1), &port) ||
-        port <= 0 || port > 65535) {
+    if (!ParseHostPort(address).ok()) {
       return absl::InvalidArgumentError(absl::StrCat("voter '", part, "' has no valid host:port"));
     }
     if (!voters.emplace(id, std::string(address)).second) {
@@ -41,12 +39,7 @@ absl::StatusOr<std::vector<std::string>> ParseBootstrapServers(const std::string
   std::vector<std::string> servers;
   for (absl::string_view part : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
     part = absl::StripAsciiWhitespace(part);
-    size_t colon = part.rfind(':');
-    int port = 0;
-    if (colon == absl::string_view::npos || colon == 0 || !absl::SimpleAtoi(part.substr(colon + 1), &port) ||
-        port <= 0 || port > 65535) {
-      return absl::InvalidArgumentError(absl::StrCat("'", part, "' is not <host>:<port>"));
-    }
+    if (!ParseHostPort(part).ok()) return absl::InvalidArgumentError(absl::StrCat("'", part, "' is not <host>:<port>"));
     if (std::find(servers.begin(), servers.end(), part) != servers.end()) {
       return absl::InvalidArgumentError(absl::StrCat("'", part, "' appears twice"));
     }
@@ -119,11 +112,9 @@ std::string ServerConfig::ControllerAddress() const {
 std::pair<std::string, int32_t> ServerConfig::ControllerAdvertised() const {
   ABSL_CHECK(controller);
   if (controller_listener.has_value()) return {controller_listener->advertised_host, controller_listener->advertised_port};
-  const std::string& address = voters.at(node_id);
-  size_t colon = address.rfind(':');
-  int32_t port = 0;
-  ABSL_CHECK(absl::SimpleAtoi(address.substr(colon + 1), &port)) << address;  // ParseQuorumVoters checked it
-  return {address.substr(0, colon), port};
+  absl::StatusOr<HostPort> address = ParseHostPort(voters.at(node_id));
+  ABSL_CHECK_OK(address.status());  // ParseQuorumVoters checked it
+  return {address->host, address->port};
 }
 
 }  // namespace strata::server

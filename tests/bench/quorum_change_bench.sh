@@ -8,6 +8,10 @@
 #   * remove-voter of the leader, then until a remaining voter accepts a CreateTopics
 #     (the removed leader steps down once the removal commits; the others wait out an
 #     election timeout, controller.quorum.election.timeout.ms).
+# With SNAPSHOT_BYTES set (metadata.log.max.record.bytes.between.snapshots of every
+# controller), the leader snapshots the image before the add and the new controller
+# catches up through InstallSnapshot: each round says how (snapshot or log) and the
+# snapshot's size.
 # ROUNDS rounds (default 3), each in a fresh cluster; prints every round and the medians.
 # Prints figures only. Usage: quorum_change_bench.sh <bin dir> <strata-cluster>
 set -euo pipefail
@@ -16,6 +20,8 @@ CLUSTER=${2:?}
 S="$STRATA_BIN_DIR/strata"
 ROUNDS=${ROUNDS:-3}
 PARTITIONS=${PARTITIONS:-0}
+OVERRIDE=()
+[[ -n "${SNAPSHOT_BYTES:-}" ]] && OVERRIDE=(--override "metadata.log.max.record.bytes.between.snapshots=$SNAPSHOT_BYTES")
 DIR=""
 trap '[[ -n "$DIR" ]] && { "$CLUSTER" down --dir "$DIR" >/dev/null 2>&1 || true; rm -rf "$DIR"; }' EXIT
 ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
@@ -24,16 +30,20 @@ median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 declare -a base add rmf rml
 for round in $(seq 1 "$ROUNDS"); do
   DIR=$(mktemp -d "${TMPDIR:-/tmp}/strata-quorum-bench.XXXXXX")
-  "$CLUSTER" up --dir "$DIR" --dynamic --controllers 3 --brokers 1 >/dev/null
+  "$CLUSTER" up --dir "$DIR" --dynamic --controllers 3 --brokers 1 "${OVERRIDE[@]}" >/dev/null
   cli() { "$S" --bootstrap-controller "$(cat "$DIR/voters")" "$@"; }
   quorum() { cli quorum describe -o json; }
   if (( PARTITIONS > 0 )); then cli topics create image --partitions "$PARTITIONS" --replication-factor 1 >/dev/null; fi
   t=$(date +%s%N); cli topics create "base$round" --partitions 1 --replication-factor 1 >/dev/null
   base+=("$(ms "$t")")
-  "$CLUSTER" add-controller --dir "$DIR" 5 >/dev/null
+  "$CLUSTER" add-controller --dir "$DIR" 5 "${OVERRIDE[@]}" >/dev/null
   t=$(date +%s%N); cli quorum add-voter --config "$DIR/node-5/server.properties" >/dev/null
   add+=("$(ms "$t")")
   leader=$(quorum | jq .leader_id)
+  how="from the log"
+  if grep -q "installed snapshot" "$DIR/node-5/server.log"; then
+    how="through a snapshot of $(du -sb "$DIR/node-$leader/metadata/snapshots" | cut -f1) bytes (the leader's snapshots dir)"
+  fi
   follower=$(quorum | jq --argjson l "$leader" '[.voter_states[].id | select(. != $l and . != 5)][0]')
   dir=$(quorum | jq -r --argjson f "$follower" '.voter_states[] | select(.id == $f) | .directory_id')
   t=$(date +%s%N); cli quorum remove-voter --id "$follower" --directory-id "$dir" >/dev/null
@@ -45,7 +55,7 @@ for round in $(seq 1 "$ROUNDS"); do
     i=$((i + 1))  # retried until a remaining voter leads
   done
   rml+=("$(ms "$t")")
-  echo "round $round: CreateTopics ${base[-1]} ms (baseline); add-voter ${add[-1]} ms; remove follower ${rmf[-1]} ms;" \
+  echo "round $round: CreateTopics ${base[-1]} ms (baseline); add-voter ${add[-1]} ms ($how); remove follower ${rmf[-1]} ms;" \
        "remove leader -> CreateTopics accepted ${rml[-1]} ms"
   "$CLUSTER" down --dir "$DIR" >/dev/null; rm -rf "$DIR"; DIR=""
 done
