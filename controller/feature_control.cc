@@ -54,6 +54,15 @@ std::string RefusalOf(const MetadataImage& image, const admin::v1::FeatureUpdate
            "nodes skip, not versions a cluster moves between";
   }
   if (level < 0) return "a level cannot be negative";
+  if (QuorumFeature(name) && level != image.FeatureLevelOf(name)) {
+    // Kafka upgrades a static quorum to 1 (its voters written into the log); Strata
+    // does not yet: a dynamic quorum is formatted so (strata-storage format --standalone
+    // or --initial-controllers), and no quorum goes back to 0.
+    return level < image.FeatureLevelOf(name)
+               ? "a dynamic quorum cannot become static again"
+               : "Strata cannot upgrade a static quorum (controller.quorum.voters) to a dynamic one yet; format the "
+                 "controllers of a dynamic quorum with strata-storage format --standalone or --initial-controllers";
+  }
   std::optional<pb::FeatureRange> local = ThisBuildSupports(name);
   if (!local) return "the controller does not know this feature";
   if (std::string why = NotSupported(*local, level, "the controller"); !why.empty()) return why;
@@ -91,7 +100,8 @@ Plan PlanUpdateFeatures(const MetadataImage& image, const admin::v1::UpdateFeatu
     }
     // Already there by an operator's hand: nothing to write. At the level automatic
     // finalization chose, the record still marks it as the operator's from now on.
-    if (image.FeatureSetByOperator(update.feature()) &&
+    // A quorum feature at its level: nothing to write (no FeatureLevel record sets it).
+    if ((image.FeatureSetByOperator(update.feature()) || QuorumFeature(update.feature())) &&
         image.FeatureLevelOf(update.feature()) == update.max_version_level()) {
       continue;
     }
@@ -117,6 +127,7 @@ int32_t BrokersMaxLevel(const MetadataImage& image, const std::string& feature, 
 void FinalizeFeatures(const MetadataImage& image, const controller::v1::BrokerRegistrationRequest& registering,
                       std::vector<pb::MetadataRecord>* records) {
   for (const pb::FeatureRange& feature : SupportedFeatures()) {
+    if (QuorumFeature(feature.name())) continue;                // the quorum's records set it
     if (image.FeatureSetByOperator(feature.name())) continue;  // the operator's level stays
     int32_t level = std::min(MaxSupportedLevel(registering.supported_features(), feature.name()), feature.max_level());
     // Its new registration replaces its earlier one.

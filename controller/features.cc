@@ -7,7 +7,11 @@ std::vector<metadata::v1::FeatureRange> SupportedFeatures() {
   tv.set_name(kTransactionVersionFeature);
   tv.set_min_level(0);
   tv.set_max_level(kTransactionVersionLatest);
-  return {tv};
+  metadata::v1::FeatureRange kv;
+  kv.set_name(kKraftVersionFeature);
+  kv.set_min_level(0);
+  kv.set_max_level(1);
+  return {tv, kv};
 }
 
 int32_t MaxSupportedLevel(const google::protobuf::RepeatedPtrField<metadata::v1::FeatureRange>& supported,

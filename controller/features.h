@@ -1,9 +1,15 @@
 #pragma once
 // Feature versions (Kafka's KIP-584 features): a protocol a cluster can run at several
 // levels, finalized cluster-wide in the metadata log (FeatureLevel records) so that every
-// broker runs the same one. This build knows one:
+// broker runs the same one. This build knows two:
 //   transaction.version  0-2   2: KIP-890 part 2 (a new producer epoch for every
 //                              transaction, partitions added by their leaders)
+//   kraft.version        0-1   1: a dynamic controller quorum (KIP-853). Its level is
+//                              the quorum's own: the KRaftVersion control record of the
+//                              metadata log (raft/voter_set.h), which every node's
+//                              image takes as this feature's level (MetadataStore), not a
+//                              FeatureLevel record; registrations never raise it and
+//                              UpdateFeatures does not set it (QuorumFeature).
 // Brokers name the levels they support when they register (a broker that names none
 // supports level 0 only). The controller refuses a broker that cannot run a finalized
 // level (UNSUPPORTED_VERSION), and raises a feature to the highest level every
@@ -24,6 +30,11 @@ namespace strata::controller {
 
 inline constexpr char kTransactionVersionFeature[] = "transaction.version";
 inline constexpr int16_t kTransactionVersionLatest = 2;
+inline constexpr char kKraftVersionFeature[] = "kraft.version";
+
+// Whether the feature's level is the Raft quorum's (kraft.version), which only the
+// quorum's control records change.
+inline bool QuorumFeature(const std::string& name) { return name == kKraftVersionFeature; }
 
 // The features this build supports, with their levels.
 std::vector<metadata::v1::FeatureRange> SupportedFeatures();

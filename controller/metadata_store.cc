@@ -12,7 +12,9 @@
 #include "base/check.h"
 #include "base/logging.h"
 #include "base/status_macros.h"
+#include "controller/features.h"
 #include "raft/snapshot_store.h"
+#include "raft/voter_set.h"
 #include "storage/errc.h"
 #include "storage/file_ops.h"
 
@@ -84,13 +86,25 @@ absl::Status MetadataStore::Apply(const raft::Entry& entry) {
   if (entry.index <= applied().index) return absl::OkStatus();  // RocksDB holds it already
   pb::MetadataBatch batch;
   // A configuration entry (the quorum's voters, raft/voter_set.h) is Raft's own, like a
-  // leader's no-op: the image only records that it was applied.
+  // leader's no-op: the image only records that it was applied. A KRaftVersion one is
+  // also the level of the kraft.version feature (features.h), as a FeatureLevel record.
   bool metadata = entry.type == raft::EntryType::kData && !entry.data.empty();
   if (metadata && !batch.ParseFromString(entry.data)) {
     spdlog::error("metadata entry {} is not a MetadataBatch; skipped", entry.index);
     batch.Clear();
     absl::MutexLock lock(&mu_);
     ++apply_errors_;
+  }
+  if (entry.type == raft::EntryType::kKraftVersion) {
+    if (absl::StatusOr<int16_t> level = raft::DecodeKraftVersion(entry.data); level.ok()) {
+      pb::FeatureLevel* feature = batch.add_records()->mutable_feature_level();
+      feature->set_name(kKraftVersionFeature);
+      feature->set_level(*level);
+    } else {
+      spdlog::error("metadata entry {}: KRaftVersion record skipped: {}", entry.index, level.status().message());
+      absl::MutexLock lock(&mu_);
+      ++apply_errors_;
+    }
   }
   rocksdb::WriteBatch write;
   {

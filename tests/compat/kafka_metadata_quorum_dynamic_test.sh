@@ -8,7 +8,9 @@
 #     with --no-initial-controllers) becomes a voter, as `strata quorum describe` shows;
 #   remove-controller --controller-id N --controller-directory-id D: it leaves;
 #   an unknown key is refused with VOTER_NOT_FOUND's message, an existing id with
-#   DUPLICATE_VOTER's.
+#   DUPLICATE_VOTER's;
+#   kafka-features describe: kraft.version finalized at 1 (the quorum's KRaftVersion
+#   record), supported 0-1.
 # Usage: kafka_metadata_quorum_dynamic_test.sh <bin dir> <strata-cluster>
 set -euo pipefail
 export STRATA_BIN_DIR=${1:?usage: $0 <bin dir> <strata-cluster>}
@@ -50,5 +52,9 @@ out=$(tool remove-controller --controller-id "$follower" --controller-directory-
 echo "$out"
 [[ $(voters | jq length) == 3 && $(voters | jq --argjson f "$follower" 'index($f)') == null ]] ||
   fail "after remove-controller $follower: $(voters)"
+
+features=$(kafka_tool org.apache.kafka.tools.FeatureCommand --bootstrap-server "$BS" describe)
+grep -Eq 'Feature: kraft.version\s+SupportedMinVersion: 0\s+SupportedMaxVersion: 1\s+FinalizedVersionLevel: 1' \
+  <<<"$features" || fail "kafka-features describe: $features"
 
 finish "kafka-metadata-quorum dynamic test"

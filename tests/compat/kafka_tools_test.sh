@@ -4,7 +4,7 @@
 # Strata cluster of one controller and three brokers: kafka-broker-api-versions;
 # kafka-features describe (transaction.version finalized at 2), upgrade --dry-run,
 # downgrade and upgrade back (seen by the brokers' ApiVersions), an unknown feature and
-# metadata.version refused naming them;
+# metadata.version and kraft.version=1 (a static quorum) refused naming them;
 # kafka-topics create, list, describe (leaders, replicas and ISRs as the controller has
 # them), alter partitions and delete; kafka-console-producer and kafka-console-consumer
 # (1,000 keyed records back in order, byte for byte); kafka-get-offsets;
@@ -51,12 +51,15 @@ wait_finalized_tv() {
 }
 out=$(kafka_features upgrade --feature transaction.version=2 --dry-run) || true
 grep -q 'transaction.version can be upgraded to 2' <<<"$out" || fail "kafka-features upgrade --dry-run: $out"
-for refused in no.such.version=1 metadata.version=21; do
+for refused in no.such.version=1 metadata.version=21 kraft.version=1; do
   if out=$(kafka_features upgrade --feature "$refused" 2>&1); then fail "kafka-features accepted $refused: $out"; fi
   grep -q "Could not upgrade ${refused%=*} to ${refused#*=}\. .*${refused%=*}" <<<"$out" ||
     fail "the refusal of $refused does not name it: $out"
+  case $refused in
+    metadata.*) grep -q 'Strata has no metadata.version' <<<"$out" || fail "no reason for refusing $refused: $out" ;;
+    kraft.*) grep -q 'cannot upgrade a static quorum' <<<"$out" || fail "no reason for refusing $refused: $out" ;;
+  esac
 done
-grep -q 'Strata has no metadata.version' <<<"$out" || fail "the refusal of metadata.version gives no reason: $out"
 out=$(kafka_features downgrade --feature transaction.version=1) || true
 grep -q 'transaction.version was downgraded to 1' <<<"$out" || fail "kafka-features downgrade: $out"
 wait_finalized_tv 1
