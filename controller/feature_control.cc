@@ -54,18 +54,18 @@ std::string RefusalOf(const MetadataImage& image, const admin::v1::FeatureUpdate
            "nodes skip, not versions a cluster moves between";
   }
   if (level < 0) return "a level cannot be negative";
-  if (QuorumFeature(name) && level != image.FeatureLevelOf(name)) {
-    // Kafka upgrades a static quorum to 1 (its voters written into the log); Strata
-    // does not yet: a dynamic quorum is formatted so (strata-storage format --standalone
-    // or --initial-controllers), and no quorum goes back to 0.
-    return level < image.FeatureLevelOf(name)
-               ? "a dynamic quorum cannot become static again"
-               : "Strata cannot upgrade a static quorum (controller.quorum.voters) to a dynamic one yet; format the "
-                 "controllers of a dynamic quorum with strata-storage format --standalone or --initial-controllers";
-  }
   std::optional<pb::FeatureRange> local = ThisBuildSupports(name);
   if (!local) return "the controller does not know this feature";
   if (std::string why = NotSupported(*local, level, "the controller"); !why.empty()) return why;
+  if (QuorumFeature(name)) {
+    // The quorum's voters decide it: QuorumController::UpgradeKraftVersion upgrades a
+    // static quorum to 1 (an UPGRADE to 1 never comes here), and no quorum goes back to
+    // 0. Its level as it is changes nothing.
+    if (level == image.FeatureLevelOf(name)) return "";
+    return level < image.FeatureLevelOf(name)
+               ? "a dynamic quorum cannot become static again"
+               : "only the upgrade of a static quorum (controller.quorum.voters) to level 1 changes it";
+  }
   for (const auto& [id, broker] : image.brokers()) {
     const pb::FeatureRange range = RangeOf(broker.registration().supported_features(), name);
     if (std::string why = NotSupported(range, level, absl::StrCat("broker ", id)); !why.empty()) return why;

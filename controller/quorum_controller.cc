@@ -384,6 +384,7 @@ admin::v1::AlterClientQuotasResponse QuorumController::AlterClientQuotas(
 }
 
 admin::v1::UpdateFeaturesResponse QuorumController::UpdateFeatures(const admin::v1::UpdateFeaturesRequest& request) {
+  if (std::optional<admin::v1::UpdateFeaturesResponse> upgraded = UpgradeKraftVersion(request)) return *upgraded;
   admin::v1::UpdateFeaturesResponse response;
   RunWrite(&response, {.plan =
                            [&](Writes& writes) {

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <random>
 #include <string>
@@ -181,6 +182,11 @@ class QuorumController {
   // since the caller looked keeps its new registration. why ends the log line.
   void FenceBroker(BrokerId id, int64_t broker_epoch, absl::string_view why) ABSL_LOCKS_EXCLUDED(write_mu_);
 
+  // UpdateFeatures' kraft.version upgrade of a static quorum (Kafka 4.1+): the static
+  // voters, at their controller.quorum.voters addresses, written into the log
+  // (raft::VoterChange::kUpgrade). nullopt when the request is not one (PlanUpdateFeatures
+  // decides it).
+  std::optional<admin::v1::UpdateFeaturesResponse> UpgradeKraftVersion(const admin::v1::UpdateFeaturesRequest& request);
   // The common path of the three voter calls: the cluster id and the key checked, then
   // the change through the node.
   admin::v1::RaftVoterChangeResponse ChangeRaftVoter(const std::string& cluster_id, raft::VoterChange change,

@@ -1,14 +1,18 @@
 // The active controller's voter changes of a dynamic quorum (KIP-853; QuorumController,
-// quorum_controller.h): AddRaftVoter, RemoveRaftVoter and UpdateRaftVoter, each a
+// quorum_controller.h): AddRaftVoter, RemoveRaftVoter and UpdateRaftVoter, and the
+// upgrade of a static quorum to a dynamic one (UpdateFeatures kraft.version=1), each a
 // raft::VoterChange through this node's core (raft/raft.h has the rules), its outcome
 // under Kafka's error codes.
 
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "base/check.h"
+#include "base/host_port.h"
 #include "base/logging.h"
 #include "controller/quorum_controller.h"
 #include "controller/admin_answers.h"
+#include "controller/features.h"
 
 namespace strata::controller {
 namespace {
@@ -57,6 +61,7 @@ const char* KindName(raft::VoterChange::Kind kind) {
     case raft::VoterChange::Kind::kAdd: return "AddRaftVoter";
     case raft::VoterChange::Kind::kRemove: return "RemoveRaftVoter";
     case raft::VoterChange::Kind::kUpdate: return "UpdateRaftVoter";
+    case raft::VoterChange::Kind::kUpgrade: return "kraft.version upgrade";
   }
   return "?";
 }
@@ -133,6 +138,49 @@ admin::v1::RaftVoterChangeResponse QuorumController::UpdateRaftVoter(const admin
   change.voter.min_kraft_version = static_cast<int16_t>(request.min_kraft_version());
   change.voter.max_kraft_version = static_cast<int16_t>(request.max_kraft_version());
   return ChangeRaftVoter(request.cluster_id(), std::move(change), request.timeout_ms());
+}
+
+std::optional<admin::v1::UpdateFeaturesResponse> QuorumController::UpgradeKraftVersion(
+    const admin::v1::UpdateFeaturesRequest& request) {
+  const admin::v1::FeatureUpdate* upgrade = nullptr;
+  for (const admin::v1::FeatureUpdate& u : request.updates()) {
+    if (u.feature() == kKraftVersionFeature && u.max_version_level() == raft::kKraftVersionDynamic &&
+        u.upgrade_type() == admin::v1::FeatureUpdate::UPGRADE) {
+      upgrade = &u;
+    }
+  }
+  const raft::RaftNodeStatus st = node_.status();
+  if (upgrade == nullptr || !st.configuration.is_static()) return std::nullopt;
+  admin::v1::UpdateFeaturesResponse response;
+  response.set_controller_id(st.leader);
+  auto answer = [&](ErrorCode code, const std::string& message) {
+    response.set_error_code(Code(code));
+    response.set_error_message(message);
+    spdlog::info("kraft.version upgrade {}{}", code == ErrorCode::kNone ? "done" : "refused: ",
+                 code == ErrorCode::kNone ? "" : message);
+    return response;
+  };
+  if (request.updates_size() != 1) {
+    return answer(ErrorCode::kInvalidRequest, "kraft.version is upgraded alone, in a request of its own");
+  }
+  if (st.role != raft::Role::kLeader) {
+    return answer(ErrorCode::kNotController, absl::StrCat("not the active controller; it is ", st.leader));
+  }
+  if (request.validate_only()) return answer(ErrorCode::kNone, "");
+  raft::VoterChange change;
+  change.kind = raft::VoterChange::Kind::kUpgrade;
+  for (const auto& [id, text] : options_.voter_addresses) {
+    absl::StatusOr<HostPort> address = ParseHostPort(text);
+    ABSL_CHECK_OK(address.status());  // controller.quorum.voters was checked at start
+    raft::Voter& v = change.voters.emplace_back();
+    v.id = id;
+    v.endpoints.push_back({options_.controller_listener_name, address->host, static_cast<uint16_t>(address->port)});
+  }
+  raft::VoterChangeResult result = node_.ChangeVoters(change, std::chrono::milliseconds(kDefaultTimeoutMs));
+  response.set_controller_id(node_.status().leader);
+  if (!result.ok()) return answer(KafkaError(result.error), result.message);
+  spdlog::info("the quorum is dynamic now (kraft.version 1): voters {}", node_.status().configuration.DebugString());
+  return answer(ErrorCode::kNone, "");
 }
 
 }  // namespace strata::controller

@@ -4,7 +4,6 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "base/check.h"
 
 namespace strata::raft {
@@ -157,143 +156,6 @@ bool Raft::FromReplicaKey(const Message& m) const {
     key = &pending_change_->change.voter;
   }
   return key == nullptr || key->directory_id.empty() || key->directory_id == m.from_directory;
-}
-
-NodeId Raft::learner() const {
-  if (role_ != Role::kLeader || !pending_change_ || pending_change_->change.kind != VoterChange::Kind::kAdd ||
-      pending_change_->entry != 0) {
-    return kNoNode;
-  }
-  return pending_change_->change.voter.id;
-}
-
-const Voter* Raft::LearnerVoter() const {
-  return learner() == kNoNode ? nullptr : &pending_change_->change.voter;
-}
-
-Index Raft::LearnerMatchIndex() const {
-  auto it = progress_.find(learner());
-  return it == progress_.end() || learner() == kNoNode ? 0 : it->second.match;
-}
-
-bool Raft::CaughtUp(NodeId id) const {
-  if (id == config_.id) return true;
-  auto it = progress_.find(id);
-  if (it == progress_.end()) return false;
-  const Progress& pr = it->second;
-  return pr.match >= commit_ && pr.last_response_tick >= 0 && ticks_ - pr.last_response_tick <= config_.election_ticks;
-}
-
-std::string Raft::QuorumAfter(const VoterSet& next) const {
-  std::vector<NodeId> caught_up;
-  for (NodeId id : next.ids()) {
-    if (CaughtUp(id)) caught_up.push_back(id);
-  }
-  if (caught_up.size() >= next.Majority()) return "";
-  return absl::StrCat("of the voters {", absl::StrJoin(next.ids(), ","), "} after it, only ", caught_up.size(),
-                      caught_up.empty() ? "" : absl::StrCat(" ({", absl::StrJoin(caught_up, ","), "})"),
-                      " hold every committed entry and answered within an election timeout; ", next.Majority(),
-                      " are needed to commit");
-}
-
-VoterChangeResult Raft::ProposeVoterChange(const VoterChange& change) {
-  using Error = VoterChangeError;
-  auto refuse = [](Error error, std::string message) { return VoterChangeResult{0, error, std::move(message)}; };
-  const Voter& voter = change.voter;
-  if (role_ != Role::kLeader) return refuse(Error::kNotLeader, absl::StrCat("not leader; leader is ", leader_));
-  if (config().is_static()) {
-    return refuse(Error::kStaticQuorum,
-                  "the quorum is static (controller.quorum.voters, kraft.version 0): its voters cannot change");
-  }
-  if (pending_change_ || LatestConfigIndex() > commit_) {
-    return refuse(Error::kInProgress,
-                  pending_change_ && pending_change_->entry == 0
-                      ? absl::StrCat("a voter change is in progress (voter ", pending_change_->change.voter.id,
-                                     " is catching up)")
-                      : absl::StrCat("a voter change is in progress (entry ", LatestConfigIndex(),
-                                     " is not committed)"));
-  }
-  if (TermAt(commit_) != term_) {
-    return refuse(Error::kNotReady,
-                  absl::StrCat("the leader has not committed an entry of its term ", term_, " yet"));
-  }
-  const Voter* known = config().Find(voter.id);
-  absl::StatusOr<VoterSet> next;
-  switch (change.kind) {
-    case VoterChange::Kind::kAdd:
-      if (known != nullptr) {
-        return refuse(Error::kDuplicateVoter, absl::StrCat("node ", voter.id, " is a voter already"));
-      }
-      if (voter.min_kraft_version > config().kraft_version() || voter.max_kraft_version < config().kraft_version()) {
-        return refuse(Error::kInvalidRequest,
-                      absl::StrCat("voter ", voter.id, " supports kraft.version [", voter.min_kraft_version, ", ",
-                                   voter.max_kraft_version, "], not the quorum's ", config().kraft_version()));
-      }
-      next = config().Add(voter);
-      break;
-    case VoterChange::Kind::kRemove:
-      if (!config().Contains(voter.id, voter.directory_id) || voter.directory_id.empty()) {
-        return refuse(Error::kVoterNotFound, absl::StrCat("voter ", voter.id, " with directory id ",
-                                                          DirectoryIdText(voter.directory_id),
-                                                          " is not in the quorum"));
-      }
-      next = config().Remove(voter.id, voter.directory_id);
-      break;
-    case VoterChange::Kind::kUpdate:
-      if (known == nullptr) {
-        return refuse(Error::kVoterNotFound, absl::StrCat("node ", voter.id, " is not a voter"));
-      }
-      if (known->directory_id != voter.directory_id) {
-        return refuse(Error::kInvalidVoterKey,
-                      absl::StrCat("node ", voter.id, " is a voter with directory id ",
-                                   DirectoryIdText(known->directory_id), ", not ",
-                                   DirectoryIdText(voter.directory_id)));
-      }
-      next = config().Update(voter);
-      break;
-  }
-  if (!next.ok()) return refuse(Error::kInvalidRequest, std::string(next.status().message()));
-  if (change.kind == VoterChange::Kind::kRemove) {
-    if (std::string why = QuorumAfter(*next); !why.empty()) {
-      return refuse(Error::kInvalidRequest, absl::StrCat("removing voter ", voter.id, " would lose the quorum: ", why));
-    }
-  }
-  pending_change_ = PendingChange{next_change_id_++, change, *std::move(next), ticks_ + change.timeout_ticks, 0};
-  int64_t id = pending_change_->id;
-  if (change.kind == VoterChange::Kind::kAdd) {
-    SyncProgress();  // the learner
-    SendAppend(voter.id);
-  } else {
-    AppendVoterChange();
-  }
-  return VoterChangeResult{id, Error::kNone, ""};
-}
-
-void Raft::MaybeAppendVoterChange() {
-  if (!pending_change_ || pending_change_->entry != 0) return;
-  if (!CaughtUp(pending_change_->change.voter.id) || !QuorumAfter(pending_change_->next).empty()) return;
-  AppendVoterChange();
-}
-
-void Raft::AppendVoterChange() {
-  ABSL_CHECK(pending_change_ && pending_change_->entry == 0);
-  AppendEntry(pending_change_->next.Encode(), EntryType::kVoters);
-  pending_change_->entry = last_index();
-  BroadcastAppend();
-  if (!pending_change_->change.ack_when_committed) EndVoterChange(VoterChangeError::kNone, "");
-}
-
-void Raft::MaybeFinishVoterChange() {
-  if (pending_change_ && pending_change_->entry != 0 && commit_ >= pending_change_->entry) {
-    EndVoterChange(VoterChangeError::kNone, "");
-  }
-}
-
-void Raft::EndVoterChange(VoterChangeError error, std::string message) {
-  ABSL_CHECK(pending_change_);
-  change_results_.push_back(VoterChangeResult{pending_change_->id, error, std::move(message)});
-  pending_change_.reset();
-  SyncProgress();  // a learner that did not make it is replicated to no more
 }
 
 const Entry* Raft::EntryAt(Index index) const {
@@ -680,6 +542,7 @@ void Raft::StepLeader(const Message& m) {
       Progress& pr = it->second;
       pr.recent_active = true;
       pr.last_response_tick = ticks_;
+      if (!m.from_directory.empty()) pr.directory = m.from_directory;
       pr.probe_sent = false;
       if (pr.match < last_index()) {
         if (!pr.probing && ++pr.stalled_heartbeats >= 2) {
@@ -709,6 +572,7 @@ void Raft::HandleAppendResponse(const Message& m) {
   Progress& pr = it->second;
   pr.recent_active = true;
   pr.last_response_tick = ticks_;
+  if (!m.from_directory.empty()) pr.directory = m.from_directory;
   if (m.reject) {
     bool stale = pr.probing ? m.index != pr.next - 1 : m.index <= pr.match;
     if (stale) return;

@@ -57,11 +57,16 @@ struct Config {
   size_t max_append_bytes = 256 << 10;
 };
 
-// A change of one voter (KIP-853's AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter).
+// A change of one voter (KIP-853's AddRaftVoter, RemoveRaftVoter, UpdateRaftVoter), or
+// the upgrade of a static quorum to a dynamic one (kraft.version 1, Kafka 4.1's
+// kafka-features upgrade --feature kraft.version=1).
 struct VoterChange {
-  enum class Kind { kAdd, kRemove, kUpdate };
+  enum class Kind { kAdd, kRemove, kUpdate, kUpgrade };
   Kind kind = Kind::kAdd;
   Voter voter;  // kRemove: id and directory_id
+  // kUpgrade: every static voter with its endpoints; each one's directory id is the one
+  // its answers to this leader named (it must equal one given here).
+  std::vector<Voter> voters;
   // Ticks the change may take: a new voter's catch-up, then the commit.
   int timeout_ticks = 100;
   // false: done once its entry is appended (AddRaftVoter v1's AckWhenCommitted).
@@ -91,7 +96,10 @@ class Raft {
   // outcome comes later in Ready::change_results. An added voter first catches up as a
   // learner (replicated to, not counted); then the new set is appended as a kVoters
   // entry and counts at once; the change is done when that entry commits. A leader
-  // that removed itself steps down then.
+  // that removed itself steps down then. An upgrade (kUpgrade) of a static quorum appends
+  // a KRaftVersion entry (1) and the static voters as a kVoters entry, each keyed by the
+  // directory id its answers named (refused while one has not answered this leader);
+  // the majorities do not change, and from that entry on the quorum is dynamic.
   VoterChangeResult ProposeVoterChange(const VoterChange& change);
 
   bool HasReady() const;
@@ -154,6 +162,9 @@ class Raft {
     // The tick of its last answer (-1: none yet): a replica is caught up if it answered
     // within an election timeout and holds everything committed.
     int64_t last_response_tick = -1;
+    // The directory id its answers name (empty: none yet, or an older build): what an
+    // upgrade to a dynamic quorum writes as its key.
+    std::string directory;
   };
 
   // The voter change under way (one at a time).
@@ -164,6 +175,11 @@ class Raft {
     int64_t deadline = 0;  // in ticks_
     Index entry = 0;       // its kVoters entry once appended (0: a learner still catching up)
   };
+
+  // ProposeVoterChange's refusal when no change may start now (not leading, one in
+  // progress, nothing of this term committed), else nullopt.
+  std::optional<VoterChangeResult> RefuseAnyChange() const;
+  VoterChangeResult ProposeUpgrade(const VoterChange& change);
 
   void BecomeFollower(Term term, NodeId leader);
   void BecomePreCandidate();

@@ -47,7 +47,8 @@ class ControlPlaneAuthorizer {
  public:
   struct Options {
     bool secure = false;  // the port is TLS (false: every call is allowed)
-    // A static quorum's voters; a dynamic quorum's (KIP-853) come from SetQuorumMembers.
+    // A static quorum's voters at start; SetQuorumMembers replaces them as the
+    // configuration changes (a dynamic quorum's, KIP-853, or an upgraded static one's).
     std::set<int32_t> voters;
     bool dynamic_quorum = false;
     PrincipalMapper mapper;
@@ -59,7 +60,7 @@ class ControlPlaneAuthorizer {
   };
 
   explicit ControlPlaneAuthorizer(Options options) : options_(std::move(options)), members_(options_.voters) {}
-  // A dynamic quorum's members, as the node's configuration changes: its voters and a
+  // The quorum's members, as the node's configuration changes: its voters and a
   // learner being added, who may send Raft calls. Until the node knows any (a controller
   // formatted with --no-initial-controllers), a call from any controller its
   // certificate names is served: the leader adding it is not in its log yet.

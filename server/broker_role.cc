@@ -136,8 +136,8 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
   std::unique_ptr<BrokerRole> role(new BrokerRole());
   role->broker_id_ = config.node_id;
   STRATA_RETURN_IF_ERROR(CheckControlPlaneTls(config));
+  role->bootstrap_ = MakeQuorumResolver(config, cluster_id);
   if (config.dynamic_quorum()) {
-    role->bootstrap_ = MakeQuorumResolver(config, cluster_id);
     STRATA_ASSIGN_OR_RETURN(role->controllers_, FindControllers(*role->bootstrap_, kFindControllersPatience));
   } else {
     role->controllers_ = config.voters;
@@ -193,21 +193,20 @@ void BrokerRole::StartLifecycle(const ServerConfig& config, const std::string& c
                                 const std::vector<std::string>& log_dir_ids) {
   client_ = std::make_unique<broker::ControllerClient>(controllers_, std::chrono::seconds(5),
                                                        security::ChannelCredentials(ControlPlaneTlsFiles(config)));
-  if (config.dynamic_quorum()) {
-    // The voters change: a leader the client does not know sends it back to the
-    // bootstrap servers.
-    client_->SetRediscover([this] {
-      std::vector<broker::ControllerAddress> found;
-      std::vector<raft::ObservedVoter> voters;
-      for (const auto& [id, address] : AskBootstrapServers(*bootstrap_)) {
-        found.push_back({id, address});
-        voters.push_back({id, address});
-      }
-      // The metadata stream follows the same voters (a broker-only node's observer).
-      if (observer_ != nullptr && !voters.empty()) observer_->SetVoters(std::move(voters));
-      return found;
-    });
-  }
+  // The voters change (a dynamic quorum, or a static one upgraded to kraft.version 1):
+  // a leader the client does not know sends it back to the bootstrap servers (a static
+  // quorum's: controller.quorum.voters), whose answers name the voters then.
+  client_->SetRediscover([this] {
+    std::vector<broker::ControllerAddress> found;
+    std::vector<raft::ObservedVoter> voters;
+    for (const auto& [id, address] : AskBootstrapServers(*bootstrap_)) {
+      found.push_back({id, address});
+      voters.push_back({id, address});
+    }
+    // The metadata stream follows the same voters (a broker-only node's observer).
+    if (observer_ != nullptr && !voters.empty()) observer_->SetVoters(std::move(voters));
+    return found;
+  });
   broker::BrokerLifecycleOptions lo;
   lo.broker_id = config.node_id;
   lo.cluster_id = cluster_id;

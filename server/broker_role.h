@@ -101,8 +101,9 @@ class BrokerRole {
   // The controllers, id -> host:port (server/quorum_bootstrap.h); a dynamic quorum's as
   // its bootstrap servers named them at start.
   std::map<int32_t, std::string> controllers_;
-  // A dynamic quorum's bootstrap servers, asked again when the leader is one the client
-  // does not know (client_'s rediscover; declared before client_, so it outlives it).
+  // The bootstrap servers (MakeQuorumResolver), asked again when the leader is one the
+  // client does not know (client_'s rediscover; declared before client_, so it outlives
+  // it).
   std::unique_ptr<raft::QuorumResolver> bootstrap_;
 
   // The steps of Start, in order.

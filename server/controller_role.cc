@@ -40,10 +40,12 @@ absl::StatusOr<std::unique_ptr<ControllerRole>> ControllerRole::Start(const Serv
   raft::RaftNodeOptions options;
   options.config.id = config.node_id;
   std::map<raft::NodeId, std::string> peers;
+  // A static quorum's voters send it too: it is their key once the quorum is upgraded
+  // to a dynamic one (kraft.version 1), which the leader learns from their answers.
+  STRATA_ASSIGN_OR_RETURN(options.config.directory_id, storage::DecodeBase64Uuid(meta.directory_id));
+  role->directory_id_ = options.config.directory_id;
   if (config.dynamic_quorum()) {
     options.config.bootstrap = std::move(bootstrap);
-    STRATA_ASSIGN_OR_RETURN(options.config.directory_id, storage::DecodeBase64Uuid(meta.directory_id));
-    role->directory_id_ = options.config.directory_id;
   } else {
     if (bootstrap.has_value()) {
       return absl::FailedPreconditionError(absl::StrCat(
@@ -55,6 +57,10 @@ absl::StatusOr<std::unique_ptr<ControllerRole>> ControllerRole::Start(const Serv
       options.config.voters.push_back(id);
       if (id != config.node_id) peers[id] = address;
     }
+    // The static addresses stay peers; the configurations add those of voters added
+    // once the quorum was upgraded (UpdatePeers).
+    absl::MutexLock lock(&role->peers_mu_);
+    role->resolved_ = peers;
   }
   STRATA_RETURN_IF_ERROR(CheckControlPlaneTls(config));
   security::TlsFiles tls = ControlPlaneTlsFiles(config);
@@ -76,13 +82,11 @@ absl::StatusOr<std::unique_ptr<ControllerRole>> ControllerRole::Start(const Serv
   options.snapshot_bytes = config.snapshot_bytes;
   options.segment_bytes = config.segment_bytes;
   options.on_fatal = std::move(on_fatal);
-  if (config.dynamic_quorum()) {
-    options.on_membership = [r = role.get()](const raft::Membership& membership) {
-      absl::MutexLock lock(&r->peers_mu_);
-      r->membership_ = membership;
-      r->UpdatePeers();
-    };
-  }
+  options.on_membership = [r = role.get()](const raft::Membership& membership) {
+    absl::MutexLock lock(&r->peers_mu_);
+    r->membership_ = membership;
+    r->UpdatePeers();
+  };
   STRATA_ASSIGN_OR_RETURN(role->node_, raft::RaftNode::Start(options));
 
   controller::QuorumControllerOptions controller_options;

@@ -52,7 +52,7 @@ class ControllerRole {
 
  private:
   explicit ControllerRole(const ServerConfig& config) : config_(config) {}
-  // A dynamic quorum's (on_membership, on the node's driver thread, and the resolver):
+  // Every quorum's (on_membership, on the node's driver thread, and the resolver):
   // the transport's peers, and the members the control plane admits to Raft calls, are
   // every controller this node has known as a voter or learner of its configuration (at
   // its latest controller endpoint) and those the bootstrap servers named. Not only the
@@ -84,7 +84,8 @@ class ControllerRole {
 
   absl::Mutex peers_mu_;
   raft::Membership membership_ ABSL_GUARDED_BY(peers_mu_);
-  std::map<raft::NodeId, std::string> resolved_ ABSL_GUARDED_BY(peers_mu_);  // from the bootstrap servers
+  // From the bootstrap servers (a static quorum: controller.quorum.voters).
+  std::map<raft::NodeId, std::string> resolved_ ABSL_GUARDED_BY(peers_mu_);
   std::map<raft::NodeId, std::string> known_ ABSL_GUARDED_BY(peers_mu_);     // from the configurations seen
   std::map<raft::NodeId, std::string> peers_ ABSL_GUARDED_BY(peers_mu_);     // as last set
   bool stopping_ ABSL_GUARDED_BY(peers_mu_) = false;

@@ -19,7 +19,11 @@ constexpr std::chrono::seconds kWarnEvery{10};
 }  // namespace
 
 std::unique_ptr<raft::QuorumResolver> MakeQuorumResolver(const ServerConfig& config, const std::string& cluster_id) {
-  return std::make_unique<raft::QuorumResolver>(config.bootstrap_servers, config.controller_listener_names, cluster_id,
+  std::vector<std::string> servers = config.bootstrap_servers;
+  if (!config.dynamic_quorum()) {
+    for (const auto& [id, address] : config.voters) servers.push_back(address);
+  }
+  return std::make_unique<raft::QuorumResolver>(std::move(servers), config.controller_listener_names, cluster_id,
                                                 security::ChannelCredentials(ControlPlaneTlsFiles(config)));
 }
 

@@ -15,8 +15,9 @@
 
 namespace strata::server {
 
-// The resolver of a dynamic quorum's controller.quorum.bootstrap.servers, over the
-// control plane's TLS when it has any.
+// The resolver of a dynamic quorum's controller.quorum.bootstrap.servers (a static
+// one's: the controller.quorum.voters addresses, which name the voters once the quorum
+// was upgraded to kraft.version 1), over the control plane's TLS when it has any.
 std::unique_ptr<raft::QuorumResolver> MakeQuorumResolver(const ServerConfig& config, const std::string& cluster_id);
 
 // The voters as the bootstrap servers name them now, id -> "host:port" (one round of

@@ -1,4 +1,5 @@
-# Shared by the strata-cluster process tests (cluster_test.sh, dynamic_quorum_test.sh):
+# Shared by the strata-cluster process tests (cluster_test.sh, dynamic_quorum_test.sh,
+# quorum_upgrade_test.sh):
 # sourced after `set -euo pipefail` with STRATA_BIN_DIR and CLUSTER set. Makes DIR (a new
 # cluster directory, named after $1), S (the strata CLI), and a trap that stops the
 # cluster and removes DIR; fail, wait_for, expect_error and finish.

@@ -4,7 +4,7 @@
 # Strata cluster of one controller and three brokers: kafka-broker-api-versions;
 # kafka-features describe (transaction.version finalized at 2), upgrade --dry-run,
 # downgrade and upgrade back (seen by the brokers' ApiVersions), an unknown feature and
-# metadata.version and kraft.version=1 (a static quorum) refused naming them;
+# metadata.version and kraft.version=2 refused naming them;
 # kafka-topics create, list, describe (leaders, replicas and ISRs as the controller has
 # them), alter partitions and delete; kafka-console-producer and kafka-console-consumer
 # (1,000 keyed records back in order, byte for byte); kafka-get-offsets;
@@ -19,7 +19,9 @@
 # kafka-reassign-partitions --generate, --execute, --verify, --list and --cancel (--throttle),
 # and with log_dirs: a replica moved to its broker's other log dir (two per broker);
 # kafka-cluster unregister of a broker killed and fenced (gone from the brokers, back
-# once restarted), and of an unknown id (BROKER_ID_NOT_REGISTERED).
+# once restarted), and of an unknown id (BROKER_ID_NOT_REGISTERED); last, kafka-features
+# upgrade --feature kraft.version=1: the static quorum becomes a dynamic one (its voter
+# keyed by its directory id in kafka-metadata-quorum describe --status).
 # Usage: kafka_tools_test.sh <bin dir> <strata-cluster>
 set -euo pipefail
 export STRATA_BIN_DIR=${1:?usage: $0 <bin dir> <strata-cluster>}
@@ -51,13 +53,13 @@ wait_finalized_tv() {
 }
 out=$(kafka_features upgrade --feature transaction.version=2 --dry-run) || true
 grep -q 'transaction.version can be upgraded to 2' <<<"$out" || fail "kafka-features upgrade --dry-run: $out"
-for refused in no.such.version=1 metadata.version=21 kraft.version=1; do
+for refused in no.such.version=1 metadata.version=21 kraft.version=2; do
   if out=$(kafka_features upgrade --feature "$refused" 2>&1); then fail "kafka-features accepted $refused: $out"; fi
   grep -q "Could not upgrade ${refused%=*} to ${refused#*=}\. .*${refused%=*}" <<<"$out" ||
     fail "the refusal of $refused does not name it: $out"
   case $refused in
     metadata.*) grep -q 'Strata has no metadata.version' <<<"$out" || fail "no reason for refusing $refused: $out" ;;
-    kraft.*) grep -q 'cannot upgrade a static quorum' <<<"$out" || fail "no reason for refusing $refused: $out" ;;
+    kraft.*) grep -q 'supports levels 0-1' <<<"$out" || fail "no reason for refusing $refused: $out" ;;
   esac
 done
 out=$(kafka_features downgrade --feature transaction.version=1) || true
@@ -66,7 +68,7 @@ wait_finalized_tv 1
 out=$(kafka_features upgrade --feature transaction.version=2) || true
 grep -q 'transaction.version was upgraded to 2' <<<"$out" || fail "kafka-features upgrade: $out"
 wait_finalized_tv 2
-[[ $("$S" features describe -o json | jq -r '.[0] | "\(.finalized_level) \(.set_by_operator)"') == "2 true" ]] ||
+[[ $("$S" features describe -o json | jq -r '.[] | select(.feature == "transaction.version") | "\(.finalized_level) \(.set_by_operator)"') == "2 true" ]] ||
   fail "strata features describe after the upgrade: $("$S" features describe)"
 
 # kafka-topics.
@@ -326,5 +328,17 @@ wait_broker_state 4 unfenced
 topics --delete --topic orders
 for _ in $(seq 100); do [[ -z $(topics --list --exclude-internal) ]] && break; sleep 0.1; done
 [[ -z $(topics --list --exclude-internal) ]] || fail "delete: $(topics --list --exclude-internal)"
+
+# kafka-features upgrade --feature kraft.version=1: the static quorum (one controller)
+# becomes a dynamic one (KIP-853, Kafka 4.1+), as the brokers' ApiVersions and
+# kafka-metadata-quorum show it.
+out=$(kafka_features upgrade --feature kraft.version=1) || true
+grep -q 'kraft.version was upgraded to 1' <<<"$out" || fail "kafka-features upgrade kraft.version=1: $out"
+finalized_kv() { kafka_features describe | sed -n 's/.*Feature: kraft.version .*FinalizedVersionLevel: \([0-9]*\).*/\1/p'; }
+for _ in $(seq 50); do [[ $(finalized_kv) == 1 ]] && break; sleep 0.2; done
+[[ $(finalized_kv) == 1 ]] || fail "kraft.version finalized at '$(finalized_kv)' after the upgrade"
+dir=$(sed -n 's/^directory.id=//p' "$DIR/node-1/metadata/meta.properties")
+status=$(tool org.apache.kafka.tools.MetadataQuorumCommand --bootstrap-server "$BS" describe --status)
+grep -q "{\"id\": 1, \"directoryId\": \"$dir\"" <<<"$status" || fail "the voter's directory id after the upgrade: $status"
 
 finish "Kafka tools test"

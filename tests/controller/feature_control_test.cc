@@ -181,9 +181,9 @@ TEST(FinalizeFeatures, NeverRaisesALevelAnOperatorSet) {
 }
 
 // kraft.version is the quorum's (its KRaftVersion record, which MetadataStore applies as
-// the feature's level): registrations never raise it, and UpdateFeatures neither upgrades
-// a static quorum (not built yet) nor downgrades a dynamic one; its current level is
-// accepted and writes nothing.
+// the feature's level): registrations never raise it, and no FeatureLevel record sets
+// it (the upgrade of a static quorum is QuorumController's, never a plan's), nor does a
+// downgrade of a dynamic one; its current level is accepted and writes nothing.
 TEST(KraftVersion, OnlyTheQuorumSetsIt) {
   constexpr char kKv[] = "kraft.version";
   MetadataImage fresh = Image({Broker(1, 2)});
@@ -191,7 +191,7 @@ TEST(KraftVersion, OnlyTheQuorumSetsIt) {
   FinalizeFeatures(fresh, Registration(2), &raised);
   for (const auto& r : raised) EXPECT_NE(r.feature_level().name(), kKv) << "a registration raised kraft.version";
   ExpectRefused(PlanUpdateFeatures(fresh, Request({{kKv, 1, Update::UPGRADE}})), ErrorCode::kInvalidUpdateVersion,
-                "cannot upgrade a static quorum");
+                "only the upgrade of a static quorum");
   Plan same = PlanUpdateFeatures(fresh, Request({{kKv, 0, Update::UPGRADE}}));
   EXPECT_TRUE(same.outcome.ok()) << same.outcome.message;
   EXPECT_TRUE(same.records.empty());
@@ -204,22 +204,22 @@ TEST(KraftVersion, OnlyTheQuorumSetsIt) {
   EXPECT_TRUE(current.records.empty()) << "no FeatureLevel record for the quorum's feature";
   std::vector<admin::v1::DescribeFeaturesResponse::Feature> features = DescribeFeatures(dynamic);
   ASSERT_EQ(features.size(), 2u);
-  EXPECT_EQ(features[1].name(), kKv);
-  EXPECT_EQ(features[1].max_level(), 1);
-  EXPECT_EQ(features[1].finalized_level(), 1);
+  EXPECT_EQ(features[0].name(), kKv) << "by name";
+  EXPECT_EQ(features[0].max_level(), 1);
+  EXPECT_EQ(features[0].finalized_level(), 1);
 }
 
 TEST(DescribeFeatures, ShowsTheLevelsTheOperatorAndTheBrokers) {
   MetadataImage image = Image({Broker(1, 2), Broker(2, 1), Level(kTv, 1, /*by_operator=*/true)});
   std::vector<admin::v1::DescribeFeaturesResponse::Feature> features = DescribeFeatures(image);
   ASSERT_EQ(features.size(), 2u);
-  EXPECT_EQ(features[0].name(), kTv);
-  EXPECT_EQ(features[0].min_level(), 0);
-  EXPECT_EQ(features[0].max_level(), kTransactionVersionLatest);
-  EXPECT_EQ(features[0].finalized_level(), 1);
-  EXPECT_TRUE(features[0].set_by_operator());
-  EXPECT_EQ(features[0].brokers_max_level(), 1) << "broker 2 runs level 1 at most";
-  EXPECT_EQ(DescribeFeatures(MetadataImage()).at(0).brokers_max_level(), kTransactionVersionLatest)
+  EXPECT_EQ(features[1].name(), kTv);
+  EXPECT_EQ(features[1].min_level(), 0);
+  EXPECT_EQ(features[1].max_level(), kTransactionVersionLatest);
+  EXPECT_EQ(features[1].finalized_level(), 1);
+  EXPECT_TRUE(features[1].set_by_operator());
+  EXPECT_EQ(features[1].brokers_max_level(), 1) << "broker 2 runs level 1 at most";
+  EXPECT_EQ(DescribeFeatures(MetadataImage()).at(1).brokers_max_level(), kTransactionVersionLatest)
       << "no broker: this build's";
 }
 

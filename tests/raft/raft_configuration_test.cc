@@ -1,7 +1,8 @@
 // The Raft core's configuration (KIP-853): the voters are the latest VotersRecord in the
 // log, from the moment it is appended until it is truncated, and only they campaign,
 // vote, commit and keep a leader's lease; voters change one at a time, each refused
-// with the reason when it may not go ahead (one test per rule).
+// with the reason when it may not go ahead (one test per rule); a static quorum is
+// upgraded to a dynamic one (kraft.version 1) with the keys its voters answered with.
 
 #include <gtest/gtest.h>
 
@@ -413,6 +414,94 @@ TEST(RaftVoterChange, AnUpdateChangesEndpointsButNotTheMajority) {
     EXPECT_EQ(net[id].config().Find(3)->endpoints[0].port, 29093);
     EXPECT_EQ(net[id].config().ids(), (std::vector<NodeId>{1, 2, 3}));
   }
+}
+
+// A static quorum whose voters send their directory ids (those without: an older build);
+// a node above 3 is added later and knows no voters.
+Net StaticNet(std::set<NodeId> without_directory = {}) {
+  return Net(std::vector<NodeId>{1, 2, 3}, [without_directory](Config& c) {
+    if (c.id > 3) c.voters.clear();
+    c.directory_id = without_directory.count(c.id) != 0 ? "" : Dir(c.id);
+  });
+}
+
+VoterChange Upgrade(std::vector<NodeId> ids) {
+  VoterChange change{.kind = VoterChange::Kind::kUpgrade};
+  for (NodeId id : ids) {
+    Voter v = VoterOf(id);
+    v.directory_id.clear();  // as the controller asks: the core fills in what was answered
+    change.voters.push_back(v);
+  }
+  return change;
+}
+
+TEST(RaftUpgrade, AStaticQuorumBecomesDynamicWithTheDirectoryIdsItsVotersAnswered) {
+  Net net = StaticNet();
+  net.Elect(1);
+  net.Settle();
+  ASSERT_TRUE(net[1].config().is_static());
+  VoterChangeResult started = net[1].ProposeVoterChange(Upgrade({1, 2, 3}));
+  ASSERT_TRUE(started.ok()) << started.message;
+  net.Settle();
+  ASSERT_EQ(net.change_results(1).size(), 1u);
+  EXPECT_TRUE(net.change_results(1)[0].ok()) << net.change_results(1)[0].message;
+  for (NodeId id : {1, 2, 3}) {
+    EXPECT_FALSE(net[id].config().is_static()) << "node " << id;
+    EXPECT_EQ(net[id].config(), Voters({1, 2, 3})) << "node " << id << ": the keys its voters answered with";
+  }
+  // As a dynamic quorum's first leader writes them: kraft.version, then the voters.
+  const std::vector<Entry>& log = net.persisted_log(2);
+  std::vector<EntryType> control;
+  for (const Entry& e : log) {
+    if (e.type != EntryType::kData) control.push_back(e.type);
+  }
+  EXPECT_EQ(control, (std::vector<EntryType>{EntryType::kKraftVersion, EntryType::kVoters}));
+  // A restart of a node still configured static takes the log's voters.
+  net.Start(3);
+  EXPECT_EQ(net[3].config(), Voters({1, 2, 3}));
+  // Voters change from now on.
+  net.AddNode(4);
+  ASSERT_TRUE(net[1].ProposeVoterChange(Add(4)).ok());
+  net.Settle();
+  EXPECT_EQ(net[4].config(), Voters({1, 2, 3, 4}));
+  EXPECT_EQ(net[1].ProposeVoterChange(Upgrade({1, 2, 3, 4})).error, VoterChangeError::kInvalidRequest)
+      << "dynamic already";
+}
+
+TEST(RaftUpgrade, AnUpgradeIsRefusedUntilEveryVoterAnsweredWithItsKeyAndChangesNothing) {
+  Net net = StaticNet(/*without_directory=*/{3});
+  net.Elect(1);
+  net.Settle();
+  VoterChangeResult unknown = net[1].ProposeVoterChange(Upgrade({1, 2, 3}));
+  EXPECT_EQ(unknown.error, VoterChangeError::kInvalidRequest);
+  EXPECT_TRUE(absl::StrContains(unknown.message, "voter 3's directory id is not known")) << unknown.message;
+  VoterChangeResult others = net[1].ProposeVoterChange(Upgrade({1, 2}));
+  EXPECT_EQ(others.error, VoterChangeError::kInvalidRequest);
+  EXPECT_TRUE(absl::StrContains(others.message, "names voters [1, 2], not the quorum's [1, 2, 3]")) << others.message;
+  EXPECT_EQ(net[2].ProposeVoterChange(Upgrade({1, 2, 3})).error, VoterChangeError::kNotLeader);
+  EXPECT_FALSE(HasConfigurationEntry(net.persisted_log(1)));
+  EXPECT_TRUE(net[1].config().is_static());
+
+  Net keyed = StaticNet();
+  keyed.Elect(1);
+  keyed.Settle();
+  VoterChange wrong = Upgrade({1, 2, 3});
+  wrong.voters[1].directory_id = Dir(9);
+  VoterChangeResult refused = keyed[1].ProposeVoterChange(wrong);
+  EXPECT_EQ(refused.error, VoterChangeError::kInvalidVoterKey);
+  EXPECT_TRUE(absl::StrContains(refused.message, "voter 2 answers with directory id")) << refused.message;
+  EXPECT_FALSE(HasConfigurationEntry(keyed.persisted_log(1)));
+}
+
+TEST(RaftUpgrade, AnUpgradeNotCommittedIsUndoneWithItsEntries) {
+  Raft raft(ConfigOf(2, {1, 2, 3}), HardState{}, {});
+  raft.Step(AppendFrom(1, 2, 1, 0, 0,
+                       {Entry{1, 1, ""}, Entry{1, 2, EncodeKraftVersion(kKraftVersionDynamic), EntryType::kKraftVersion},
+                        VotersEntry(1, 3, {1, 2, 3})}));
+  EXPECT_FALSE(raft.config().is_static());
+  raft.Step(AppendFrom(3, 2, 2, 1, 1, {Entry{2, 2, "x"}}));
+  EXPECT_TRUE(raft.config().is_static()) << "the leader of term 2 never had the upgrade";
+  EXPECT_EQ(raft.config().ids(), (std::vector<NodeId>{1, 2, 3}));
 }
 
 }  // namespace

@@ -44,9 +44,9 @@ VoterSet Cluster::Bootstrap() const {
 Config Cluster::ConfigFor(NodeId id, int incarnation) const {
   Config c;
   c.id = id;
+  const Node& node = nodes_.at(id);
+  c.directory_id = node.directory_id;  // a static quorum's voters send it too (an upgrade keys them by it)
   if (dynamic_) {
-    const Node& node = nodes_.at(id);
-    c.directory_id = node.directory_id;
     if (node.bootstrap) c.bootstrap = Bootstrap();
   } else {
     c.voters = ids_;
@@ -122,6 +122,22 @@ bool Cluster::LoseDisk(NodeId id) {
   node.bootstrap = false;  // formatted with --no-initial-controllers
   Restart(id);
   return true;
+}
+
+VoterChangeError Cluster::UpgradeOnLeader() {
+  auto leader = Leader();
+  if (!leader) return VoterChangeError::kNotLeader;
+  Raft& raft = *nodes_.at(*leader).raft;
+  VoterChange change;
+  change.kind = VoterChange::Kind::kUpgrade;
+  change.timeout_ticks = 60;
+  for (NodeId id : ids_) {
+    change.voters.push_back(Voter{.id = id, .directory_id = "", .endpoints = {{"CONTROLLER", "sim", 1}}});
+  }
+  VoterChangeResult result = raft.ProposeVoterChange(change);
+  ++change_outcomes_[result.error];
+  ProcessReady(*leader);
+  return result.error;
 }
 
 VoterChangeError Cluster::ChangeVoterOnLeader(NodeId id) {

@@ -54,6 +54,10 @@ class Cluster {
   // configuration holds) when it is a voter, else its addition with its directory id.
   // Returns the refusal, or no error when it started; outcomes are counted.
   VoterChangeError ChangeVoterOnLeader(NodeId id);
+  // Static only: proposes the upgrade to a dynamic quorum on whichever live node leads
+  // (every voter with the key its answers named); the refusal, or no error when it
+  // started. Outcomes are counted with the changes'.
+  VoterChangeError UpgradeOnLeader();
   // Outcomes of voter changes (refusals and results) by error.
   const std::map<VoterChangeError, int64_t>& change_outcomes() const { return change_outcomes_; }
   // The voters of the leader's configuration, by the nodes' current directory ids: the

@@ -24,6 +24,7 @@ struct Shape {
   int nodes = 3;
   int initial_voters = 3;  // fewer than nodes: a dynamic quorum
   bool disk_loss = false;
+  bool upgrade = false;  // a static quorum upgraded to a dynamic one mid-run
 };
 
 // The nodes that must apply what the quorum commits: every node of a static quorum,
@@ -57,6 +58,7 @@ void RunSeed(const Shape& shape, uint64_t seed, int64_t* snapshots_installed,
     if (chance(0.02)) cluster.Restart(cluster.ids()[rng() % voters]);
     if (dynamic && chance(0.01)) cluster.ChangeVoterOnLeader(cluster.ids()[rng() % voters]);
     if (shape.disk_loss && chance(0.002)) cluster.LoseDisk(cluster.ids()[rng() % voters]);
+    if (shape.upgrade && chance(0.003)) cluster.UpgradeOnLeader();
     if (chance(0.004)) {
       std::vector<int> groups;
       for (int i = 0; i < voters; ++i) groups.push_back(static_cast<int>(rng() % 2));
@@ -138,7 +140,7 @@ void RunSeeds(const Shape& shape, uint64_t first, uint64_t count) {
   }
   std::printf("%d nodes, %d initial voters, %llu seeds: %lld snapshots installed\n", shape.nodes,
               shape.initial_voters, static_cast<unsigned long long>(count), static_cast<long long>(snapshots_installed));
-  if (shape.initial_voters < shape.nodes) {
+  if (shape.initial_voters < shape.nodes || shape.upgrade) {
     for (const auto& [error, n] : outcomes) {
       std::printf("  voter changes %s: %lld\n", error == VoterChangeError::kNone ? "done" : VoterChangeErrorName(error),
                   static_cast<long long>(n));
@@ -147,7 +149,9 @@ void RunSeeds(const Shape& shape, uint64_t first, uint64_t count) {
     // Changes must have happened, and been refused for the rules' reasons.
     if (count >= 20) {
       EXPECT_GT(outcomes[VoterChangeError::kNone], 0);
-      EXPECT_GT(outcomes[VoterChangeError::kInProgress] + outcomes[VoterChangeError::kNotReady], 0);
+      EXPECT_GT(outcomes[VoterChangeError::kInProgress] + outcomes[VoterChangeError::kNotReady] +
+                    (shape.upgrade ? outcomes[VoterChangeError::kInvalidRequest] : 0),
+                0);
       if (shape.disk_loss) {
         EXPECT_GT(disks_lost, 0);
       }
@@ -155,10 +159,15 @@ void RunSeeds(const Shape& shape, uint64_t first, uint64_t count) {
   }
 }
 
-TEST(RaftSimulation, ThreeVotersStaySafeAndLive) { RunSeeds({3, 3, false}, 1, 1000); }
-TEST(RaftSimulation, FiveVotersStaySafeAndLive) { RunSeeds({5, 5, false}, 100'001, 600); }
-TEST(RaftSimulation, MembershipChangesStaySafeAndLive) { RunSeeds({5, 3, false}, 200'001, 600); }
-TEST(RaftSimulation, MembershipChangesWithDiskLossStaySafeAndLive) { RunSeeds({5, 3, true}, 300'001, 300); }
+TEST(RaftSimulation, ThreeVotersStaySafeAndLive) { RunSeeds({3, 3, false, false}, 1, 1000); }
+TEST(RaftSimulation, FiveVotersStaySafeAndLive) { RunSeeds({5, 5, false, false}, 100'001, 600); }
+// Static quorums upgraded to dynamic ones (kraft.version 1) at random points, through
+// the same faults: refused while a voter has not answered the leader, once done for good.
+TEST(RaftSimulation, StaticQuorumsUpgradedMidRunStaySafeAndLive) {
+  RunSeeds({.nodes = 3, .initial_voters = 3, .disk_loss = false, .upgrade = true}, 400'001, 400);
+}
+TEST(RaftSimulation, MembershipChangesStaySafeAndLive) { RunSeeds({5, 3, false, false}, 200'001, 600); }
+TEST(RaftSimulation, MembershipChangesWithDiskLossStaySafeAndLive) { RunSeeds({5, 3, true, false}, 300'001, 300); }
 
 }  // namespace
 }  // namespace strata::raft::sim

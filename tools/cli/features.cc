@@ -78,7 +78,7 @@ void AddUpdateOptions(CLI::App* cmd, UpdateOptions& o) {
 }  // namespace
 
 void AddFeaturesCommands(CLI::App& app, Commands& commands) {
-  auto* features = app.add_subcommand("features", "Finalized feature levels (transaction.version)")->require_subcommand(1);
+  auto* features = app.add_subcommand("features", "Finalized feature levels (transaction.version, kraft.version)")->require_subcommand(1);
   commands.push_back({features->add_subcommand("describe", "Supported and finalized levels"), Describe});
   auto upgrade = std::make_shared<UpdateOptions>();
   auto* upgrade_cmd = features->add_subcommand("upgrade", "Raise features to the levels given");
