@@ -2,7 +2,10 @@
 # quorum_upgrade_test.sh):
 # sourced after `set -euo pipefail` with STRATA_BIN_DIR and CLUSTER set. Makes DIR (a new
 # cluster directory, named after $1), S (the strata CLI), and a trap that stops the
-# cluster and removes DIR; fail, wait_for, expect_error and finish.
+# cluster and removes DIR; fail, wait_for, expect_error and finish; and for the quorum
+# tests, the CLI against every controller of DIR/voters (cli), the quorum's JSON and
+# parts of it, produce (SERVERS: the cluster's bootstrap servers), brokers_unfenced (of
+# two brokers) and brokers_follow.
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/strata-${1:-cluster}-test.XXXXXX")
 S="$STRATA_BIN_DIR/strata"
 trap '"$CLUSTER" down --dir "$DIR" >/dev/null 2>&1 || true; rm -rf "$DIR"' EXIT
@@ -34,4 +37,30 @@ finish() {
     exit 1
   fi
   echo "$1 passed"
+}
+
+cli() { "$S" --bootstrap-controller "$(cat "$DIR/voters")" "$@"; }
+quorum() { cli quorum describe -o json; }
+voters() { quorum | jq -c '.voters'; }
+leader() { quorum | jq '.leader_id'; }
+directory_of() { quorum | jq -r --argjson id "$1" '.voter_states[] | select(.id == $id) | .directory_id'; }
+produce() {  # produce TOPIC FIRST LAST: records "FIRST".."LAST", acks=all, idempotent
+  seq "$2" "$3" | kcat -q -P -b "$SERVERS" -t "$1" -X acks=all -X enable.idempotence=true || fail "produce $2..$3"
+}
+brokers_unfenced() {
+  cli cluster describe -o json | jq -e '[.brokers[] | select(.fenced == false)] | length == 2'
+}
+# brokers_follow FIRST LAST: the brokers serve the quorum as it is now: a topic `after`
+# made through it is hosted (records 1..50 produced and read back), and `orders` records
+# FIRST..LAST produced now make LAST distinct records in it, each once.
+brokers_follow() {
+  local got
+  cli topics create after --partitions 2 --replication-factor 2 >/dev/null || fail "create after"
+  wait_for 30 brokers_unfenced || fail "brokers fenced: $(cli cluster describe -o json)"
+  produce orders "$1" "$2"
+  produce after 1 50
+  got=$(kcat -q -C -b "$SERVERS" -t orders -e -f '%s\n' | sort -n | uniq -c | awk '$1 != 1 {print "dup " $2} END {print NR}')
+  [[ "$got" == "$2" ]] || fail "orders read back: $got (want $2 distinct records, each once)"
+  got=$(kcat -q -C -b "$SERVERS" -t after -e -f '%s\n' | wc -l)
+  [[ "$got" == "50" ]] || fail "after read back: $got records"
 }

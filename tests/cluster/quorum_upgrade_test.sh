@@ -19,17 +19,6 @@ set -euo pipefail
 export STRATA_BIN_DIR=${1:?usage: $0 <bin dir> <strata-cluster>}
 CLUSTER=${2:?usage: $0 <bin dir> <strata-cluster>}
 source "$(dirname "$0")/cluster_lib.sh" quorum-upgrade
-cli() { "$S" --bootstrap-controller "$(cat "$DIR/voters")" "$@"; }
-quorum() { cli quorum describe -o json; }
-voters() { quorum | jq -c '.voters'; }
-leader() { quorum | jq '.leader_id'; }
-directory_of() { quorum | jq -r --argjson id "$1" '.voter_states[] | select(.id == $id) | .directory_id'; }
-produce() {  # produce TOPIC FIRST LAST: records "FIRST".."LAST", acks=all
-  seq "$2" "$3" | kcat -q -P -b "$SERVERS" -t "$1" -X acks=all -X enable.idempotence=true || fail "produce $2..$3"
-}
-brokers_unfenced() {
-  cli cluster describe -o json | jq -e '[.brokers[] | select(.fenced == false)] | length == 2'
-}
 current() {  # current VOTERS_JSON: these voters, led, each holding the log to the high watermark
   quorum | jq -e --argjson v "$1" '(.voters == $v) and .leader_id > 0 and
     (.high_watermark as $hw | all(.voter_states[]; .log_end_offset >= $hw))'
@@ -105,13 +94,6 @@ for attempt in 1 2 3 4 5 6 7 8 9 10; do
   wait_for 60 current "$remaining" || fail "after restarting the leader $L: $(quorum)"
 done
 [[ $(leader) == 6 ]] || fail "controller 6 never led in 10 elections: $(quorum)"
-cli topics create after --partitions 2 --replication-factor 2 >/dev/null || fail "create after"
-wait_for 30 brokers_unfenced || fail "brokers fenced: $(cli cluster describe -o json)"
-produce orders 401 500
-produce after 1 50
-got=$(kcat -q -C -b "$SERVERS" -t orders -e -f '%s\n' | sort -n | uniq -c | awk '$1 != 1 {print "dup " $2} END {print NR}')
-[[ "$got" == "500" ]] || fail "orders read back: $got (want 500 distinct records, each once)"
-got=$(kcat -q -C -b "$SERVERS" -t after -e -f '%s\n' | wc -l)
-[[ "$got" == "50" ]] || fail "after read back: $got records"
+brokers_follow 401 500
 
 finish "quorum upgrade test"
