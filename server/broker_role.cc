@@ -14,6 +14,7 @@
 #include "server/listener_security.h"
 #include "server/controller_role.h"
 #include "server/metadata_log_dir.h"
+#include "controller/features.h"
 #include "server/quorum_bootstrap.h"
 
 namespace strata::server {
@@ -195,9 +196,15 @@ void BrokerRole::StartLifecycle(const ServerConfig& config, const std::string& c
                                                        security::ChannelCredentials(ControlPlaneTlsFiles(config)));
   // The voters change (a dynamic quorum, or a static one upgraded to kraft.version 1):
   // a leader the client does not know sends it back to the bootstrap servers (a static
-  // quorum's: controller.quorum.voters), whose answers name the voters then.
-  client_->SetRediscover([this] {
+  // quorum's: controller.quorum.voters), whose answers name the voters then. A static
+  // quorum not upgraded (kraft.version 0 in the image) has nothing to find: no call.
+  client_->SetRediscover([this, dynamic = config.dynamic_quorum()] {
     std::vector<broker::ControllerAddress> found;
+    if (!dynamic && store_->WithImage([](const controller::MetadataImage& image) {
+          return image.FeatureLevelOf(controller::kKraftVersionFeature);
+        }) == 0) {
+      return found;
+    }
     std::vector<raft::ObservedVoter> voters;
     for (const auto& [id, address] : AskBootstrapServers(*bootstrap_)) {
       found.push_back({id, address});
