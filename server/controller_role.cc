@@ -13,9 +13,9 @@
 #include "base/logging.h"
 #include "base/status_macros.h"
 #include "raft/bootstrap_resolver.h"
-#include "server/quorum_bootstrap.h"
 #include "raft/bootstrap_voters.h"
 #include "server/control_plane_security.h"
+#include "server/quorum_bootstrap.h"
 
 namespace strata::server {
 namespace {

@@ -9,9 +9,10 @@
 #     (the removed leader steps down once the removal commits; the others wait out an
 #     election timeout, controller.quorum.election.timeout.ms).
 # With SNAPSHOT_BYTES set (metadata.log.max.record.bytes.between.snapshots of every
-# controller), the leader snapshots the image before the add and the new controller
+# controller), the PARTITIONS are made as two topics, each over that many bytes of log:
+# the leader's second snapshot compacts its log to its first, and the new controller
 # catches up through InstallSnapshot: each round says how (snapshot or log) and the
-# snapshot's size.
+# snapshots' size.
 # ROUNDS rounds (default 3), each in a fresh cluster; prints every round and the medians.
 # Prints figures only. Usage: quorum_change_bench.sh <bin dir> <strata-cluster>
 set -euo pipefail
@@ -33,7 +34,14 @@ for round in $(seq 1 "$ROUNDS"); do
   "$CLUSTER" up --dir "$DIR" --dynamic --controllers 3 --brokers 1 "${OVERRIDE[@]}" >/dev/null
   cli() { "$S" --bootstrap-controller "$(cat "$DIR/voters")" "$@"; }
   quorum() { cli quorum describe -o json; }
-  if (( PARTITIONS > 0 )); then cli topics create image --partitions "$PARTITIONS" --replication-factor 1 >/dev/null; fi
+  if [[ -n "${SNAPSHOT_BYTES:-}" ]] && (( PARTITIONS > 1 )); then
+    # Two halves, each over the snapshot threshold: the second snapshot compacts the log
+    # to the first, so that a new voter needs a snapshot.
+    cli topics create image --partitions $(( PARTITIONS / 2 )) --replication-factor 1 >/dev/null
+    cli topics create image2 --partitions $(( PARTITIONS - PARTITIONS / 2 )) --replication-factor 1 >/dev/null
+  elif (( PARTITIONS > 0 )); then
+    cli topics create image --partitions "$PARTITIONS" --replication-factor 1 >/dev/null
+  fi
   t=$(date +%s%N); cli topics create "base$round" --partitions 1 --replication-factor 1 >/dev/null
   base+=("$(ms "$t")")
   "$CLUSTER" add-controller --dir "$DIR" 5 "${OVERRIDE[@]}" >/dev/null
