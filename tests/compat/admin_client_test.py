@@ -5,7 +5,8 @@ Run with Debian's Python and python3-confluent-kafka (librdkafka underneath):
 AdminClient creates topics (an existing one: TOPIC_ALREADY_EXISTS; too many replicas:
 INVALID_REPLICATION_FACTOR; validate_only creates nothing: a topic created after it
 shows in Metadata, it does not), describes topic and broker
-configs (static, dynamic per broker and cluster default, set by the strata CLI), adds
+configs (static, dynamic per broker and cluster default, set by the strata CLI), alters
+a topic's configs whole (AlterConfigs: validate_only, a set, an unknown key refused), adds
 partitions (a smaller count: INVALID_PARTITIONS) and deletes topics (an unknown one:
 UNKNOWN_TOPIC_OR_PARTITION); after each, Metadata (list_topics) shows the effect.
 confluent-kafka 1.7 has no describe_cluster and sends older versions, so the newest
@@ -277,6 +278,35 @@ check(other_configs.get("node.id") is not None and other_configs["node.id"].valu
       f"broker {broker_ids[1]} describes itself")
 check(other_configs.get("num.io.threads") is not None and other_configs["num.io.threads"].value == "6",
       f"broker {broker_ids[1]} num.io.threads from the cluster default: {other_configs.get('num.io.threads')}")
+
+# AlterConfigs (the whole-set API alter_configs sends): validate_only changes nothing; a
+# set replaces the topic's configs; an unknown key is refused (INVALID_CONFIG) and nothing
+# of its request applied.
+def topic_config(name):
+    return ADMIN.describe_configs([resource])[resource].result(timeout=30).get(name)
+
+
+def config_becomes(name, value, timeout=20.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        entry = topic_config(name)
+        if entry is not None and entry.value == value:
+            return entry
+        time.sleep(0.1)  # polling a condition with a deadline
+    return topic_config(name)
+
+
+whole = ConfigResource("TOPIC", "orders", set_config={"retention.ms": "7200000", "cleanup.policy": "compact"})
+check(error_code(ADMIN.alter_configs([whole], validate_only=True)[whole]) == 0, "alter_configs validate_only")
+check(topic_config("retention.ms").value == "3600000", "validate_only changed retention.ms")
+check(error_code(ADMIN.alter_configs([whole])[whole]) == 0, "alter_configs of orders")
+entry = config_becomes("retention.ms", "7200000")
+check(entry is not None and entry.value == "7200000" and entry.source == ConfigSource.DYNAMIC_TOPIC_CONFIG.value,
+      f"orders retention.ms after alter_configs: {entry}")
+bad = ConfigResource("TOPIC", "orders", set_config={"retention.ms": "1000", "no.such.config": "1"})
+check(error_code(ADMIN.alter_configs([bad])[bad]) == KafkaError.INVALID_CONFIG,
+      "alter_configs with an unknown key is INVALID_CONFIG")
+check(topic_config("retention.ms").value == "7200000", "a refused alter_configs changed retention.ms")
 
 # CreatePartitions: grow, then a count that is not larger.
 grow = ADMIN.create_partitions([NewPartitions("orders", 5)], operation_timeout=10)["orders"]
