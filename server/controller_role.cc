@@ -226,7 +226,9 @@ void ControllerRole::UpdateOwnEndpoint(const std::string& cluster_id,
     request.set_max_kraft_version(updated.max_kraft_version);
     request.set_timeout_ms(static_cast<int32_t>(kUpdateTimeout.count()));
     for (const auto& [id, address] : targets) {
-      auto stub = admin::v1::AdminService::NewStub(grpc::CreateChannel(address, credentials));
+      std::shared_ptr<grpc::Channel>& channel = update_channels_[address];
+      if (channel == nullptr) channel = grpc::CreateChannel(address, credentials);
+      auto stub = admin::v1::AdminService::NewStub(channel);
       grpc::ClientContext context;
       context.set_deadline(std::chrono::system_clock::now() + kUpdateTimeout + std::chrono::seconds(1));
       admin::v1::RaftVoterChangeResponse response;

@@ -31,6 +31,10 @@
 #include "storage/meta_properties.h"
 #include "server/server_config.h"
 
+namespace grpc {
+class Channel;
+}  // namespace grpc
+
 namespace strata::server {
 
 inline constexpr char kMetadataImageDir[] = "metadata-image";
@@ -72,6 +76,9 @@ class ControllerRole {
   const ServerConfig config_;
   std::string directory_id_;  // 16 bytes: this voter's key with node.id
   std::string last_update_outcome_;  // UpdateOwnEndpoint's, on the resolver thread only
+  // UpdateOwnEndpoint's channels by address (a retry every kResolveInterval while the
+  // entry is stale), on the resolver thread only.
+  std::map<std::string, std::shared_ptr<grpc::Channel>> update_channels_;
   std::unique_ptr<controller::MetadataStore> store_;
   std::unique_ptr<raft::GrpcTransport> transport_;
   std::unique_ptr<raft::RaftNode> node_;
