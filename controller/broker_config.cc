@@ -30,6 +30,10 @@ std::vector<storage::TopicSetting> MakeDynamicBrokerSettings() {
                                     .min_double = 1, .max_double = std::numeric_limits<double>::max(),
                                     .doc = "the cleaner threads' read plus write rate, together"});
   t.push_back(Long("log.cleaner.threads", 1, 64, "threads compacting logs, each on its own log"));
+  t.push_back(Long("remote.log.manager.copy.max.bytes.per.second", 1, kInt64Max,
+                   "bytes per second this broker's copies to the remote tier read and upload, together"));
+  t.push_back(Long("remote.log.manager.fetch.max.bytes.per.second", 1, kInt64Max,
+                   "bytes per second this broker's fetches read from the remote tier, together"));
   t.push_back(storage::TopicSetting{.name = "replica.alter.log.dirs.io.max.bytes.per.second", .type = Type::kDouble,
                                     .min_double = 1, .max_double = std::numeric_limits<double>::max(),
                                     .doc = "the copy of replicas moving between log dirs, read plus write, together"});

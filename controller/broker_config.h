@@ -22,7 +22,8 @@ namespace strata::controller {
 
 // leader.replication.throttled.rate, follower.replication.throttled.rate (bytes per
 // second, at least 0), log.cleaner.threads (1..64), log.cleaner.dedupe.buffer.size,
-// log.cleaner.io.max.bytes.per.second (a double, at least 1), log.cleaner.backoff.ms;
+// log.cleaner.io.max.bytes.per.second (a double, at least 1), log.cleaner.backoff.ms,
+// remote.log.manager.copy.max.bytes.per.second and .fetch.max.bytes.per.second (KIP-956);
 // each with its doc and range (the checked-setting type the topic table uses; no `set`).
 const std::vector<storage::TopicSetting>& DynamicBrokerSettings();
 const storage::TopicSetting* FindDynamicBrokerSetting(const std::string& name);

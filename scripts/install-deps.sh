@@ -10,7 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev prometheus-cpp-dev
   zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev libjemalloc-dev
-  jq python3 clang libclang-rt-14-dev kcat python3-confluent-kafka
+  jq curl python3 clang libclang-rt-14-dev kcat python3-confluent-kafka
   nodejs
   # the deploy test (tests/deploy/): a Docker engine, compose v1, a base image without a registry
   docker.io docker-compose debootstrap

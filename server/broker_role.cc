@@ -8,7 +8,6 @@
 #include "base/status_macros.h"
 #include "broker/network/tls_context.h"
 #include "controller/broker_config.h"
-#include "storage/directory_remote_storage.h"
 #include "broker/handlers/kafka_apis.h"
 #include "server/control_plane_security.h"
 #include "server/listener_security.h"
@@ -65,6 +64,8 @@ std::map<std::string, std::string> StaticConfigs(const ServerConfig& config) {
   add("log.cleaner.io.max.bytes.per.second", config.log_cleaner_io_max_bytes_per_second);
   add("log.cleaner.backoff.ms", config.log_cleaner_backoff_ms);
   add("replica.alter.log.dirs.io.max.bytes.per.second", config.replica_alter_log_dirs_io_max_bytes_per_second);
+  add("remote.log.manager.copy.max.bytes.per.second", config.remote_log_manager_copy_max_bytes_per_second);
+  add("remote.log.manager.fetch.max.bytes.per.second", config.remote_log_manager_fetch_max_bytes_per_second);
   return out;
 }
 
@@ -80,16 +81,18 @@ std::map<std::string, broker::KafkaApisContext::ConfigDoc> BrokerConfigDocs() {
   return out;
 }
 
-// The names of the topics gone from the image since the last one (topic_names keeps each
-// id's name, since a deletion names its topic by id only); topic_names follows the image.
-std::set<std::string> FollowTopicNames(const controller::MetadataImage& image, const broker::MetadataDelta& delta,
-                                       std::map<controller::TopicId, std::string>& topic_names) {
-  std::set<std::string> deleted;
+// The topics gone from the image since the last one, by id with their names (topic_names
+// keeps each id's name, since a deletion names its topic by id only); topic_names follows
+// the image.
+std::map<controller::TopicId, std::string> FollowTopicNames(const controller::MetadataImage& image,
+                                                            const broker::MetadataDelta& delta,
+                                                            std::map<controller::TopicId, std::string>& topic_names) {
+  std::map<controller::TopicId, std::string> deleted;
   if (delta.full) {
     std::map<controller::TopicId, std::string> now;
     for (const auto& [id, topic] : image.topics()) now.emplace(id, topic.name);
     for (const auto& [id, name] : topic_names) {
-      if (now.count(id) == 0) deleted.insert(name);
+      if (now.count(id) == 0) deleted.emplace(id, name);
     }
     topic_names = std::move(now);
     return deleted;
@@ -97,7 +100,7 @@ std::set<std::string> FollowTopicNames(const controller::MetadataImage& image, c
   for (const controller::TopicId& id : delta.deleted_topic_ids) {
     auto it = topic_names.find(id);
     if (it == topic_names.end()) continue;
-    deleted.insert(it->second);
+    deleted.emplace(id, it->second);
     topic_names.erase(it);
   }
   for (const auto& [id, change] : delta.changed_topics) {
@@ -145,11 +148,13 @@ absl::StatusOr<std::unique_ptr<BrokerRole>> BrokerRole::Start(const ServerConfig
   }
   STRATA_RETURN_IF_ERROR(role->OpenMetadataImage(config, shared_store));
   if (shared_store == nullptr) STRATA_RETURN_IF_ERROR(role->FollowMetadataLog(config, cluster_id, on_fatal));
-  role->OpenRemoteStorage(config);  // before the lifecycle, whose heartbeats report the tier state machine
+  // Before the lifecycle, whose heartbeats report the tier state machine.
+  STRATA_RETURN_IF_ERROR(role->OpenRemoteStorage(config));
   role->StartLifecycle(config, cluster_id, log_dir_ids);
   STRATA_RETURN_IF_ERROR(role->OpenLogs(config, cluster_id, log_dir_ids, std::move(on_every_log_dir_failed)));
   role->StartReplicaManager(config);
   role->StartRemoteLogManager(config);
+  role->StartRemoteSweeper(config);
   STRATA_RETURN_IF_ERROR(role->ScheduleLogTasks(config));
   role->WatchLogDirs(config, log_dir_ids);
   role->MakeKafkaApis(config, cluster_id);
@@ -330,67 +335,6 @@ void BrokerRole::StartReplicaManager(const ServerConfig& config) {
   rmo.fetchers.fetcher.idle_poll = std::chrono::microseconds(config.network_idle_poll_us);
   rmo.fetchers.fetcher.tier_state_machine = tier_state_machine_.get();
   replicas_ = std::make_unique<broker::ReplicaManager>(rmo);
-}
-
-void BrokerRole::OpenRemoteStorage(const ServerConfig& config) {
-  if (!config.remote_log_storage_system_enable) return;
-  remote_storage_ = std::make_unique<storage::DirectoryRemoteStorage>(*storage::FileOps::Default(),
-                                                                      config.remote_log_storage_path);
-  broker::RemoteLogReaderOptions ro;
-  ro.remote_storage = remote_storage_.get();
-  ro.threads = config.remote_log_reader_threads;
-  ro.index_cache_bytes = config.remote_log_index_file_cache_total_size_bytes;
-  remote_reader_ = std::make_unique<broker::RemoteLogReader>(ro);
-  broker::TierStateMachineOptions to;
-  to.remote_storage = remote_storage_.get();
-  to.remote_segment_for = [store = store_](const std::string& topic_id, int32_t partition, int64_t offset) {
-    return store->WithImage([&](const controller::MetadataImage& image) {
-      std::optional<controller::RemoteLogSegments::Segment> out;
-      const auto* segments = image.FindRemoteSegments(topic_id, partition);
-      if (segments == nullptr) return out;
-      // A copy that ends at offset first: its producer snapshot was taken right after it.
-      for (const auto& [id, s] : segments->segments()) {
-        if (s.state() == controller::RemoteLogSegments::Segment::COPY_SEGMENT_FINISHED && s.end_offset() == offset) {
-          out = s;
-          return out;
-        }
-      }
-      if (const auto* s = segments->SegmentFor(offset, -1)) out = *s;
-      return out;
-    });
-  };
-  tier_state_machine_ = std::make_unique<broker::TierStateMachine>(std::move(to));
-}
-
-void BrokerRole::StartRemoteLogManager(const ServerConfig& config) {
-  if (!config.remote_log_storage_system_enable) return;
-  broker::RemoteLogManagerOptions mo;
-  mo.broker_id = config.node_id;
-  mo.remote_storage = remote_storage_.get();
-  mo.controller = client_.get();
-  mo.broker_epoch = [lifecycle = lifecycle_.get()] { return lifecycle->status().broker_epoch; };
-  mo.partitions = [replicas = replicas_.get()] {
-    std::vector<std::shared_ptr<broker::Partition>> out;
-    for (const storage::TopicPartition& tp : replicas->partitions()) {
-      if (auto p = replicas->GetPartition(tp)) out.push_back(std::move(p));
-    }
-    return out;
-  };
-  mo.remote_segments = [store = store_](const std::string& topic_id, int32_t partition) {
-    return store->WithImage([&](const controller::MetadataImage& image) {
-      std::map<std::string, controller::RemoteLogSegments::Segment> out;
-      if (const auto* segments = image.FindRemoteSegments(topic_id, partition)) out = segments->segments();
-      return out;
-    });
-  };
-  mo.thread_pool_size = config.remote_log_manager_thread_pool_size;
-  mo.task_interval = std::chrono::milliseconds(config.remote_log_manager_task_interval_ms);
-  mo.retry_backoff = std::chrono::milliseconds(config.remote_log_manager_task_retry_backoff_ms);
-  mo.retry_backoff_max = std::chrono::milliseconds(config.remote_log_manager_task_retry_backoff_max_ms);
-  remote_log_manager_ = std::make_unique<broker::RemoteLogManager>(std::move(mo));
-  remote_log_manager_->Start();
-  spdlog::info("broker {}: tiered storage on, remote segments under {}", config.node_id,
-               config.remote_log_storage_path);
 }
 
 absl::Status BrokerRole::ScheduleLogTasks(const ServerConfig& config) {
@@ -722,10 +666,11 @@ void BrokerRole::FollowImageLocked(int64_t index, broker::MetadataDelta delta) {
   bool caught_up = caught_up_;  // the lambda below runs under the image's lock only
   std::optional<std::pair<std::map<int32_t, int32_t>, int32_t>> offsets_topic;
   std::optional<std::pair<std::map<int32_t, int32_t>, int32_t>> txn_topic;
-  std::set<std::string> deleted_topics;
+  std::map<controller::TopicId, std::string> deleted_topics;
   std::map<controller::TopicId, std::string> topic_names = std::move(topic_names_);  // as caught_up
   if (delta.full) {  // broker configs change in a full delta
     ReconfigureCleanerLocked();
+    ReconfigureRemoteQuotasLocked();
     ReloadListenerTlsLocked();
   }
   store_->WithImage([&](const controller::MetadataImage& image) {
@@ -762,7 +707,15 @@ void BrokerRole::FollowImageLocked(int64_t index, broker::MetadataDelta delta) {
   if (txn_topic && transaction_coordinator_) {
     transaction_coordinator_->OnLeadership(txn_topic->first, txn_topic->second);
   }
-  if (!deleted_topics.empty() && group_coordinator_) group_coordinator_->OnTopicsDeleted(deleted_topics);
+  if (!deleted_topics.empty() && group_coordinator_) {
+    std::set<std::string> names;
+    for (const auto& [id, name] : deleted_topics) names.insert(name);
+    group_coordinator_->OnTopicsDeleted(names);
+  }
+  // Their objects in the remote tier go (the sweeper's elected broker deletes them).
+  if (remote_sweeper_) {
+    for (const auto& [id, name] : deleted_topics) remote_sweeper_->TopicDeleted(controller::TopicIdToString(id));
+  }
   spdlog::debug("broker {}: partitions follow metadata entry {}", broker_id_, index);
 }
 
@@ -788,6 +741,7 @@ void BrokerRole::StopServing(bool clean) {
   txn_markers_.reset();
   if (remote_reader_) remote_reader_->Shutdown();  // its reads use the KafkaApis' contexts
   kafka_apis_.clear();     // waiting requests are answered (and dropped)
+  if (remote_sweeper_) remote_sweeper_->Shutdown();
   if (remote_log_manager_) remote_log_manager_->Shutdown();  // before the partitions go
   if (store_ != nullptr) store_->set_listener(nullptr);
   if (replicas_) replicas_->Shutdown();  // fetchers stop writing before the logs close

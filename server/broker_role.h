@@ -42,6 +42,7 @@
 #include "broker/lifecycle/producer_id_manager.h"
 #include "broker/tiered/remote_log_manager.h"
 #include "broker/tiered/remote_log_reader.h"
+#include "broker/tiered/remote_sweeper.h"
 #include "broker/replication/tier_state_machine.h"
 #include "broker/replication/replica_manager.h"
 #include "storage/log_manager.h"
@@ -72,6 +73,7 @@ class BrokerRole {
   // Tiered storage (null without remote.log.storage.system.enable).
   const broker::RemoteLogManager* remote_log_manager() const { return remote_log_manager_.get(); }
   const broker::RemoteLogReader* remote_reader() const { return remote_reader_.get(); }
+  const broker::RemoteSweeper* remote_sweeper() const { return remote_sweeper_.get(); }
   const broker::TierStateMachine* tier_state_machine() const { return tier_state_machine_.get(); }
   const broker::GroupCoordinator& group_coordinator() const { return *group_coordinator_; }
   const broker::TransactionCoordinator& transaction_coordinator() const { return *transaction_coordinator_; }
@@ -126,8 +128,9 @@ class BrokerRole {
   void OnLogDirOffline(const std::string& dir);
   // Partitions, follower fetchers and the ISR thread.
   void StartReplicaManager(const ServerConfig& config);
-  void OpenRemoteStorage(const ServerConfig& config);
+  absl::Status OpenRemoteStorage(const ServerConfig& config);
   void StartRemoteLogManager(const ServerConfig& config);
+  void StartRemoteSweeper(const ServerConfig& config);
   // Offset checkpoints and retention on the scheduler.
   absl::Status ScheduleLogTasks(const ServerConfig& config);
   // The coordinators follow the leadership of __consumer_offsets and __transaction_state
@@ -152,6 +155,9 @@ class BrokerRole {
   // cluster-wide default, else strata-server's: controller/broker_config.h); a no-op
   // when they did not change or there is no cleaner.
   void ReconfigureCleanerLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(publish_mu_);
+  // The remote tier's copy and fetch quotas: the dynamic value (broker, then cluster
+  // default) over strata-server's.
+  void ReconfigureRemoteQuotasLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(publish_mu_);
   // The SSL listeners serve new connections with the TLS files this broker's dynamic
   // config names (listener.name.<l>.ssl.keystore.location, .ssl.truststore.location),
   // else strata-server's; files that do not load are logged and the listener keeps its.
@@ -187,10 +193,16 @@ class BrokerRole {
   // replicas_, whose fetchers use the tier state machine; the remote log manager, which
   // uses the partitions, after it.
   std::unique_ptr<storage::RemoteStorageManager> remote_storage_;
+  std::string remote_storage_description_;  // where its objects go, for the log
+  std::unique_ptr<broker::RateQuota> remote_copy_quota_;   // remote.log.manager.copy.max.bytes.per.second
+  std::unique_ptr<broker::RateQuota> remote_fetch_quota_;  // remote.log.manager.fetch.max.bytes.per.second
+  int64_t static_copy_quota_ = INT64_MAX;   // strata-server's values, under the dynamic ones
+  int64_t static_fetch_quota_ = INT64_MAX;
   std::unique_ptr<broker::RemoteLogReader> remote_reader_;
   std::unique_ptr<broker::TierStateMachine> tier_state_machine_;
   std::unique_ptr<broker::ReplicaManager> replicas_;
   std::unique_ptr<broker::RemoteLogManager> remote_log_manager_;
+  std::unique_ptr<broker::RemoteSweeper> remote_sweeper_;
   // Creates topics through the controller: auto.create.topics.enable's, and
   // __consumer_offsets (always). Uses client_.
   std::unique_ptr<broker::AutoTopicCreator> topic_creator_;

@@ -183,8 +183,7 @@ int main(int argc, char** argv) {
       broker_metrics = std::make_shared<server::BrokerMetrics>(*broker_role);
       exposer->RegisterCollectable(broker_metrics);
       if (broker_role->remote_log_manager() != nullptr) {
-        remote_storage_metrics = std::make_shared<server::RemoteStorageMetrics>(
-            *broker_role->remote_log_manager(), *broker_role->remote_reader(), *broker_role->tier_state_machine());
+        remote_storage_metrics = std::make_shared<server::RemoteStorageMetrics>(*broker_role);
         exposer->RegisterCollectable(remote_storage_metrics);
       }
     }

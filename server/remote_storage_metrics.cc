@@ -29,6 +29,9 @@ std::vector<prometheus::MetricFamily> RemoteStorageMetrics::Collect() const {
       static_cast<double>(m.deletes));
   one("strata_remote_delete_errors_total", "Failed remote deletes (each is retried)", MetricType::Counter,
       static_cast<double>(m.delete_errors));
+  one("strata_remote_copy_throttle_seconds_total",
+      "Time copies waited for the copy quota (remote.log.manager.copy.max.bytes.per.second)", MetricType::Counter,
+      static_cast<double>(m.copy_throttle_ms) / 1000.0);
   broker::RemoteLogReaderStats r = reader_.stats();
   one("strata_remote_reads_total", "Reads of the remote tier (fetches and timestamp lookups)", MetricType::Counter,
       static_cast<double>(r.reads));
@@ -36,6 +39,10 @@ std::vector<prometheus::MetricFamily> RemoteStorageMetrics::Collect() const {
       static_cast<double>(r.read_bytes));
   one("strata_remote_read_errors_total", "Failed remote reads (missing object, I/O error, checksum mismatch)",
       MetricType::Counter, static_cast<double>(r.read_errors));
+  one("strata_remote_fetch_throttled_total",
+      "Partition fetches that read nothing remote: the fetch quota (remote.log.manager.fetch.max.bytes.per.second) "
+      "was exceeded",
+      MetricType::Counter, static_cast<double>(r.fetch_throttled));
   broker::TierStateMachineStats t = tier_state_machine_.stats();
   auto builds = Family("strata_remote_aux_state_builds_total",
                        "Followers restarted below the leader's local log start, by how their state was built",
@@ -46,6 +53,15 @@ std::vector<prometheus::MetricFamily> RemoteStorageMetrics::Collect() const {
   out.push_back(std::move(builds));
   one("strata_remote_aux_state_failing", "Partitions whose state could not be built from the remote tier (retried)",
       MetricType::Gauge, static_cast<double>(t.failing));
+  broker::RemoteSweeperStats w = sweeper_.stats();
+  one("strata_remote_orphans_deleted_total", "Remote objects no copy in the metadata named, deleted by the sweep",
+      MetricType::Counter, static_cast<double>(w.orphans_deleted));
+  one("strata_remote_deleted_topic_objects_total", "Remote objects of deleted topics deleted", MetricType::Counter,
+      static_cast<double>(w.topic_objects_deleted));
+  one("strata_remote_sweep_errors_total", "Failed sweeps and deleted-topic deletes (each retried)",
+      MetricType::Counter, static_cast<double>(w.errors));
+  one("strata_remote_deleted_topics_pending", "Deleted topics whose remote objects are not all deleted yet",
+      MetricType::Gauge, static_cast<double>(w.topics_pending));
   return out;
 }
 

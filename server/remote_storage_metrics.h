@@ -6,6 +6,9 @@
 //                     here not yet copied to the remote tier
 //   strata_remote_copies_total, strata_remote_copy_bytes_total, strata_remote_copy_errors_total
 //   strata_remote_deletes_total, strata_remote_delete_errors_total
+//   strata_remote_copy_throttle_seconds_total   time copies waited for the copy quota
+//   strata_remote_fetch_throttled_total         partition fetches that read nothing remote
+//                     because the fetch quota was exceeded
 //   strata_remote_reads_total, strata_remote_read_bytes_total, strata_remote_read_errors_total
 //                     reads of the remote tier for fetches and ListOffsets (a checksum
 //                     mismatch counts as an error)
@@ -13,6 +16,11 @@
 //                     followers restarted below the leader's local log start (tier state
 //                     machine): state read from the remote tier, none needed, failed
 //   strata_remote_aux_state_failing   partitions whose last such build failed
+//   strata_remote_orphans_deleted_total, strata_remote_deleted_topic_objects_total,
+//   strata_remote_sweep_errors_total, strata_remote_deleted_topics_pending
+//                     the sweeper (broker/tiered/remote_sweeper.h): objects no copy names
+//                     and deleted topics' objects it deleted, its failures (retried), and
+//                     the deleted topics whose objects are not all gone yet
 // Thread-safe.
 
 #include <vector>
@@ -22,21 +30,27 @@
 
 #include "broker/tiered/remote_log_manager.h"
 #include "broker/tiered/remote_log_reader.h"
+#include "broker/tiered/remote_sweeper.h"
+#include "server/broker_role.h"
 #include "broker/replication/tier_state_machine.h"
 
 namespace strata::server {
 
 class RemoteStorageMetrics final : public prometheus::Collectable {
  public:
-  RemoteStorageMetrics(const broker::RemoteLogManager& manager, const broker::RemoteLogReader& reader,
-                       const broker::TierStateMachine& tier_state_machine)
-      : manager_(manager), reader_(reader), tier_state_machine_(tier_state_machine) {}
+  // REQUIRES: the broker has tiered storage on (remote.log.storage.system.enable).
+  explicit RemoteStorageMetrics(const BrokerRole& broker)
+      : manager_(*broker.remote_log_manager()),
+        reader_(*broker.remote_reader()),
+        tier_state_machine_(*broker.tier_state_machine()),
+        sweeper_(*broker.remote_sweeper()) {}
   std::vector<prometheus::MetricFamily> Collect() const override;
 
  private:
   const broker::RemoteLogManager& manager_;
   const broker::RemoteLogReader& reader_;
   const broker::TierStateMachine& tier_state_machine_;
+  const broker::RemoteSweeper& sweeper_;
 };
 
 }  // namespace strata::server

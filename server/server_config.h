@@ -157,12 +157,40 @@ struct ServerConfig {
   // remote.log.storage.path, which every broker must reach (shared volume, NFS).
   bool remote_log_storage_system_enable = false;
   std::string remote_log_storage_path;
+  // The RemoteStorageManager's own settings, rsm.config.* as Kafka passes them to its
+  // RSM, with the names of Aiven's tiered-storage plugin (remote_storage_settings.cc).
+  std::string rsm_backend = "filesystem";             // rsm.config.storage.backend.class
+  std::string rsm_key_prefix;                         // rsm.config.key.prefix
+  int32_t rsm_chunk_size = 1 << 20;                   // rsm.config.chunk.size
+  std::string rsm_s3_bucket;                          // ...storage.s3.bucket.name
+  std::string rsm_s3_region = "us-east-1";            // ...storage.s3.region
+  std::string rsm_s3_endpoint_url;                    // ...storage.s3.endpoint.url
+  std::string rsm_s3_path_style;                      // ...storage.s3.path.style.access.enabled ("": auto)
+  std::string rsm_aws_access_key_id;                  // ...storage.aws.access.key.id
+  std::string rsm_aws_secret_access_key;              // ...storage.aws.secret.access.key
+  std::string rsm_aws_session_token;                  // ...storage.aws.session.token
+  bool rsm_aws_certificate_check_enabled = true;      // ...storage.aws.certificate.check.enabled
+  std::string rsm_s3_ca_file;                         // ...storage.s3.ca.file
+  int32_t rsm_s3_multipart_upload_part_size = 25 << 20;  // ...storage.s3.multipart.upload.part.size
+  int64_t rsm_s3_api_call_timeout_ms = 120000;        // ...storage.s3.api.call.timeout
+  int64_t rsm_s3_api_call_attempt_timeout_ms = 30000; // ...storage.s3.api.call.attempt.timeout
+  int32_t rsm_s3_max_connections = 32;                // ...storage.s3.max.connections
+  bool s3_backend() const { return rsm_backend == "s3"; }
   int32_t remote_log_manager_thread_pool_size = 2;       // remote.log.manager.thread.pool.size
   int64_t remote_log_manager_task_interval_ms = 30000;   // remote.log.manager.task.interval.ms
   int64_t remote_log_manager_task_retry_backoff_ms = 500;       // ...task.retry.backoff.ms
   int64_t remote_log_manager_task_retry_backoff_max_ms = 30000; // ...task.retry.backoff.max.ms
   int32_t remote_log_reader_threads = 10;                // remote.log.reader.threads
+  // KIP-956's quotas over every copy / remote read of a broker (INT64_MAX: none).
+  int64_t remote_log_manager_copy_max_bytes_per_second = INT64_MAX;   // remote.log.manager.copy.max.bytes.per.second
+  int32_t remote_log_manager_copy_quota_window_num = 11;              // ...copy.quota.window.num
+  int32_t remote_log_manager_copy_quota_window_size_seconds = 1;      // ...copy.quota.window.size.seconds
+  int64_t remote_log_manager_fetch_max_bytes_per_second = INT64_MAX;  // remote.log.manager.fetch.max.bytes.per.second
+  int32_t remote_log_manager_fetch_quota_window_num = 11;             // ...fetch.quota.window.num
+  int32_t remote_log_manager_fetch_quota_window_size_seconds = 1;     // ...fetch.quota.window.size.seconds
   int64_t remote_log_index_file_cache_total_size_bytes = 64 << 20;  // remote.log.index.file.cache.total.size.bytes
+  int64_t remote_log_orphan_sweep_interval_ms = 3600000;  // remote.log.orphan.sweep.interval.ms (Strata's)
+  int64_t remote_log_orphan_grace_ms = 3600000;           // remote.log.orphan.grace.ms (Strata's)
   bool follower_fetch_last_tiered_offset_enable = false;  // follower.fetch.last.tiered.offset.enable (KIP-1023)
   int64_t log_retention_check_interval_ms = 300000;          // log.retention.check.interval.ms
   // The log cleaner (compaction of cleanup.policy=compact topics).
@@ -234,6 +262,13 @@ struct ServerSetting {
 
 // Every setting strata-server reads itself, in the order Parse applies them.
 const std::vector<ServerSetting>& ServerSettings();
+// The rows of that table but the rsm.config.* ones (server_settings.cc).
+std::vector<ServerSetting> ServerSettingsTable();
+// The rsm.config.* rows of that table, and how they fit together once all are in
+// (remote_storage_settings.cc).
+std::vector<ServerSetting> RemoteStorageSettings();
+absl::Status CheckRemoteStorageSettings(const ServerConfig& config,
+                                        const std::function<std::string(const std::string&)>& where);
 // Whether key is one of the broker's log.* defaults (log.segment.bytes, message.max.bytes,
 // ...), which go to ServerConfig::log_settings and are checked by storage::LogConfig.
 bool IsBrokerLogSetting(const std::string& key);

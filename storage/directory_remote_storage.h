@@ -27,6 +27,8 @@ class DirectoryRemoteStorage final : public RemoteStorageManager {
   absl::StatusOr<std::string> FetchLogSegment(const RemoteLogSegmentId& id, uint64_t start, uint64_t end) override;
   absl::StatusOr<std::string> FetchIndex(const RemoteLogSegmentId& id, RemoteIndexType type) override;
   absl::Status DeleteLogSegmentData(const RemoteLogSegmentId& id) override;
+  absl::Status ListObjects(const std::string& prefix, const std::function<void(const RemoteObject&)>& each) override;
+  absl::Status DeleteObjects(const std::vector<std::string>& names) override;
 
   // Where the part of a segment with this suffix lives (tests, tools).
   std::string PathOf(const RemoteLogSegmentId& id, const std::string& suffix) const;

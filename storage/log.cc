@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/check.h"
 #include "base/status_macros.h"
+#include "storage/checkpoint_file.h"
 #include "storage/compression.h"
 #include "storage/errc.h"
 #include "storage/log_loader.h"
@@ -964,6 +965,17 @@ std::vector<int64_t> Log::segment_base_offsets() const {
   std::vector<int64_t> out;
   for (const auto& [base, segment] : segments_) out.push_back(base);
   return out;
+}
+
+LogSegmentData RolledSegment::ToSegmentData() const {
+  LogSegmentData data;
+  data.log_path = log_path;
+  data.offset_index_path = index_path;
+  data.time_index_path = time_index_path;
+  data.producer_snapshot_path = producer_snapshot_path;
+  data.txn_index_path = txn_index_path;
+  data.leader_epochs = FormatEpochCheckpoint(epoch_checkpoint);
+  return data;
 }
 
 }  // namespace strata::storage

@@ -41,6 +41,7 @@
 #include "storage/log_options.h"
 #include "storage/log_segment.h"
 #include "storage/producer_state.h"
+#include "storage/remote_storage_manager.h"
 #include "storage/scheduler.h"
 #include "storage/task_lifetime.h"
 
@@ -99,6 +100,9 @@ struct RolledSegment {
   // The leader-epoch cache as of its end: every entry that starts at or below
   // end_offset (what a follower restoring from the remote tier needs).
   std::vector<EpochEntry> epoch_checkpoint;
+
+  // What a RemoteStorageManager copies of it.
+  LogSegmentData ToSegmentData() const;
 };
 
 // A rolled segment as the log cleaner reads it (Log::ViewForCleaning).

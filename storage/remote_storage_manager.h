@@ -12,11 +12,14 @@
 // Implementations are thread-safe: copies, reads and deletes run on several threads.
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 
 namespace strata::storage {
 
@@ -35,6 +38,16 @@ struct LogSegmentData {
   std::string producer_snapshot_path;  // empty: none (no producer state at its end)
   std::string txn_index_path;          // empty: none (no aborted transaction in it)
   std::string leader_epochs;           // the leader-epoch checkpoint's entries for it, as text
+  // Called with the size of each piece of a local file before the store reads it (the
+  // copy quota, remote.log.manager.copy.max.bytes.per.second: it may wait); null: none.
+  std::function<void(int64_t bytes)> pace;
+};
+
+// One object of a store, as its listing shows it (the orphan sweep's view).
+struct RemoteObject {
+  std::string name;  // under the store's root: "<topic id>-<partition>/<segment id><suffix>"
+  uint64_t size = 0;
+  absl::Time modified;
 };
 
 // What FetchIndex returns.
@@ -54,6 +67,16 @@ class RemoteStorageManager {
   virtual absl::StatusOr<std::string> FetchIndex(const RemoteLogSegmentId& id, RemoteIndexType type) = 0;
   // Removes every part of the segment; parts already gone are no error (a retried delete).
   virtual absl::Status DeleteLogSegmentData(const RemoteLogSegmentId& id) = 0;
+
+  // Every object whose name starts with prefix ("": all; "<topic id>-": one topic's), in
+  // no particular order; leftovers of failed copies included (a directory store's .tmp
+  // files; an S3 store's multipart uploads never completed, named "<name>#upload=<id>"),
+  // so that a sweep can remove them too.
+  virtual absl::Status ListObjects(const std::string& prefix,
+                                   const std::function<void(const RemoteObject&)>& each) = 0;
+  // Removes objects by the names ListObjects gave (at most 1000 a call); absent ones are
+  // no error; a name that is not an object name of this layout is InvalidArgument.
+  virtual absl::Status DeleteObjects(const std::vector<std::string>& names) = 0;
 };
 
 }  // namespace strata::storage

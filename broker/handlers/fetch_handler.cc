@@ -251,6 +251,8 @@ void ReadTarget(const KafkaApisContext& context, const FetchParams& params, cons
     std::pair<std::string, int32_t> key{name.topic, p.partition};
     no_records(**partition);
     if (remote == nullptr) {
+      // The remote fetch quota exceeded: no records for it this time (KIP-956).
+      if (context.remote_reader->FetchQuotaExceeded()) return;
       auto segment = RemoteSegmentFor(context, (*partition)->state().topic_id, p.partition, p.fetch_offset);
       if (!segment) {
         return fail(KafkaError(kafka::ErrorCode::kOffsetOutOfRange,

@@ -25,7 +25,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
-#include "broker/common/sampled_rate.h"
+#include "broker/common/rate_quota.h"
 #include "storage/file_names.h"
 
 namespace strata::broker {
@@ -42,7 +42,7 @@ class ReplicationQuota {
  public:
   using Clock = std::chrono::steady_clock;
   // replication.quota.window.num and replication.quota.window.size.seconds: 11 x 1 s.
-  using Options = SampledRate::Options;
+  using Options = RateQuota::Options;
   ReplicationQuota();  // Kafka's defaults
   explicit ReplicationQuota(Options options);
 
@@ -62,10 +62,10 @@ class ReplicationQuota {
   std::optional<int64_t> rate() const;
 
  private:
+  RateQuota quota_;
   mutable absl::Mutex mu_;
-  std::optional<int64_t> rate_ ABSL_GUARDED_BY(mu_);
+  bool limited_ ABSL_GUARDED_BY(mu_) = false;  // a rate is set
   std::map<std::string, ThrottledPartitions> throttled_ ABSL_GUARDED_BY(mu_);
-  mutable SampledRate bytes_ ABSL_GUARDED_BY(mu_);
   std::atomic<bool> active_{false};                   // a rate and some throttled topic: set under mu_
 };
 

@@ -230,8 +230,8 @@ absl::Status RemoteLogManager::CopySegments(Partition& partition, const Partitio
       ++copy_errors_;
       return WithContext(started, absl::StrCat("copying ", name));
     }
-    storage::LogSegmentData data{r.log_path, r.index_path, r.time_index_path, r.producer_snapshot_path, r.txn_index_path,
-                                 storage::FormatEpochCheckpoint(r.epoch_checkpoint)};
+    storage::LogSegmentData data = r.ToSegmentData();
+    if (options_.copy_quota != nullptr) data.pace = [this](int64_t bytes) { PaceCopy(bytes); };
     if (absl::Status copy = options_.remote_storage->CopyLogSegmentData(RemoteIdOf(s), data); !copy.ok()) {
       ++copy_errors_;
       task.abandoned.insert(*raw_id);
@@ -248,6 +248,21 @@ absl::Status RemoteLogManager::CopySegments(Partition& partition, const Partitio
     spdlog::debug("broker {}: copied {}", options_.broker_id, name);
   }
   return absl::OkStatus();
+}
+
+void RemoteLogManager::PaceCopy(int64_t bytes) {
+  RateQuota& quota = *options_.copy_quota;
+  quota.Record(bytes, RateQuota::Clock::now());
+  // KIP-956: copying waits while the copies' measured rate is above the quota, in steps
+  // short enough that a changed quota or a shutdown ends the wait.
+  while (true) {
+    const std::chrono::milliseconds wait = quota.ThrottleTime(RateQuota::Clock::now());
+    if (wait.count() <= 0) return;
+    const auto step = std::min(wait, std::chrono::milliseconds(100));
+    copy_throttle_ms_ += step.count();
+    absl::MutexLock lock(&mu_);
+    if (mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::FromChrono(step))) return;
+  }
 }
 
 absl::Status RemoteLogManager::ApplyRetention(Partition& partition, const PartitionState& state,
@@ -288,8 +303,8 @@ absl::Status RemoteLogManager::ApplyRetention(Partition& partition, const Partit
 }
 
 RemoteLogManagerStats RemoteLogManager::stats() const {
-  return RemoteLogManagerStats{copies_.load(), copy_bytes_.load(), copy_errors_.load(), deletes_.load(),
-                               delete_errors_.load()};
+  return RemoteLogManagerStats{copies_.load(),  copy_bytes_.load(),    copy_errors_.load(),
+                               deletes_.load(), delete_errors_.load(), copy_throttle_ms_.load()};
 }
 
 RemoteLogManager::CopyLag RemoteLogManager::copy_lag() const {

@@ -38,6 +38,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "broker/common/rate_quota.h"
 #include "broker/lifecycle/controller_client.h"
 #include "broker/replication/partition.h"
 #include "controller/remote_log_segments.h"
@@ -63,6 +64,9 @@ struct RemoteLogManagerOptions {
   std::chrono::milliseconds retry_backoff_max{30000};
   std::chrono::milliseconds controller_timeout{5000};
   storage::Clock* clock = storage::Clock::System();
+  // remote.log.manager.copy.max.bytes.per.second over every copy of this broker (null:
+  // none): copies wait while it is exceeded (KIP-956).
+  RateQuota* copy_quota = nullptr;
 };
 
 struct RemoteLogManagerStats {
@@ -71,6 +75,7 @@ struct RemoteLogManagerStats {
   int64_t copy_errors = 0;     // failed copy attempts (each retried)
   int64_t deletes = 0;         // DELETE_SEGMENT_FINISHED recorded
   int64_t delete_errors = 0;
+  int64_t copy_throttle_ms = 0;  // time copies waited for the copy quota
 };
 
 class RemoteLogManager {
@@ -124,6 +129,9 @@ class RemoteLogManager {
   Segment Transition(const Segment& of, const PartitionState& state, Segment::State to) const;
   void Loop();
   void Work();
+  // LogSegmentData::pace of a copy: counts bytes against the copy quota and waits while
+  // it is exceeded.
+  void PaceCopy(int64_t bytes);
 
   const RemoteLogManagerOptions options_;
 
@@ -140,6 +148,7 @@ class RemoteLogManager {
   std::atomic<int64_t> copy_errors_{0};
   std::atomic<int64_t> deletes_{0};
   std::atomic<int64_t> delete_errors_{0};
+  std::atomic<int64_t> copy_throttle_ms_{0};
 };
 
 }  // namespace strata::broker

@@ -171,7 +171,16 @@ absl::StatusOr<std::string> RemoteLogReader::Read(const Segment& segment, int64_
   };
   auto out = read();
   if (!out.ok()) ++read_errors_;
+  if (out.ok() && options_.fetch_quota != nullptr) {
+    options_.fetch_quota->Record(static_cast<int64_t>(out->size()), RateQuota::Clock::now());
+  }
   return out;
+}
+
+bool RemoteLogReader::FetchQuotaExceeded() {
+  if (options_.fetch_quota == nullptr || !options_.fetch_quota->Exceeded(RateQuota::Clock::now())) return false;
+  ++fetch_throttled_;
+  return true;
 }
 
 absl::StatusOr<std::optional<storage::TimestampOffset>> RemoteLogReader::FindOffsetByTimestamp(const Segment& segment,
@@ -217,7 +226,8 @@ absl::StatusOr<std::optional<storage::TimestampOffset>> RemoteLogReader::FindOff
 }
 
 RemoteLogReaderStats RemoteLogReader::stats() const {
-  return RemoteLogReaderStats{reads_.load(), read_bytes_.load(), read_errors_.load(), hits_.load(), misses_.load()};
+  return RemoteLogReaderStats{reads_.load(),  read_bytes_.load(), read_errors_.load(),
+                              hits_.load(),   misses_.load(),     fetch_throttled_.load()};
 }
 
 }  // namespace strata::broker

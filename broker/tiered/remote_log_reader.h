@@ -20,6 +20,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "broker/common/rate_quota.h"
 #include "broker/tiered/remote_read_cache.h"
 #include "controller/remote_log_segments.h"
 #include "storage/remote_storage_manager.h"
@@ -35,6 +36,9 @@ struct RemoteLogReaderOptions {
   int64_t index_cache_bytes = 64 << 20;                     // remote.log.index.file.cache.total.size.bytes
   int64_t block_cache_bytes = 64 << 20;                     // .log blocks read
   size_t max_pending = 1000;                                // reads waiting for a thread
+  // remote.log.manager.fetch.max.bytes.per.second over every remote read of this broker
+  // (null: none; FetchQuotaExceeded).
+  RateQuota* fetch_quota = nullptr;
 };
 
 struct RemoteLogReaderStats {
@@ -43,6 +47,7 @@ struct RemoteLogReaderStats {
   int64_t read_errors = 0;
   int64_t index_cache_hits = 0;
   int64_t index_cache_misses = 0;
+  int64_t fetch_throttled = 0;  // partitions a fetch did not read remotely: the quota was exceeded
 };
 
 class RemoteLogReader {
@@ -76,6 +81,11 @@ class RemoteLogReader {
   absl::StatusOr<bool> CollectAbortedTxns(const Segment& segment, int64_t fetch_offset, int64_t upper_bound,
                                           std::vector<storage::AbortedTxn>* out);
 
+  // Whether the remote fetch quota is exceeded now (KIP-956): the fetch handler then
+  // reads nothing from the remote tier for a partition, which answers no records (as
+  // Kafka's does), and the consumer fetches again. Counted in stats().fetch_throttled.
+  bool FetchQuotaExceeded();
+
   RemoteLogReaderStats stats() const;
 
  private:
@@ -105,6 +115,7 @@ class RemoteLogReader {
   std::atomic<int64_t> read_errors_{0};
   std::atomic<int64_t> hits_{0};
   std::atomic<int64_t> misses_{0};
+  std::atomic<int64_t> fetch_throttled_{0};
 };
 
 }  // namespace strata::broker

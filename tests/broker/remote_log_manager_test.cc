@@ -109,6 +109,11 @@ class FaultyRemoteStorage final : public storage::RemoteStorageManager {
     }
     return inner_.DeleteLogSegmentData(id);
   }
+  absl::Status ListObjects(const std::string& prefix,
+                           const std::function<void(const storage::RemoteObject&)>& each) override {
+    return inner_.ListObjects(prefix, each);
+  }
+  absl::Status DeleteObjects(const std::vector<std::string>& names) override { return inner_.DeleteObjects(names); }
   bool Holds(const Segment& s) {
     return inner_.FetchLogSegment(RemoteIdOf(s), 0, 1).ok();
   }
@@ -136,6 +141,9 @@ class RemoteLogManagerTest : public ::testing::Test {
     log_ = std::move(*log);
     partition_ = std::make_shared<Partition>(storage::TopicPartition{"orders", 0}, kBroker, log_.get());
     Lead(0);
+    MakeManager(nullptr);
+  }
+  void MakeManager(RateQuota* copy_quota) {
     RemoteLogManagerOptions m;
     m.broker_id = kBroker;
     m.remote_storage = &remote_;
@@ -146,6 +154,7 @@ class RemoteLogManagerTest : public ::testing::Test {
     m.retry_backoff_max = std::chrono::milliseconds(400);
     m.controller_timeout = std::chrono::milliseconds(2000);
     m.clock = &clock_;
+    m.copy_quota = copy_quota;
     manager_ = std::make_unique<RemoteLogManager>(std::move(m));
   }
   void Lead(int32_t epoch) {
@@ -212,6 +221,24 @@ TEST_F(RemoteLogManagerTest, RolledSegmentsBelowTheHighWatermarkAreCopiedInOffse
   ASSERT_TRUE(manager_->RunTask(*partition_).ok());
   EXPECT_EQ(Finished().size(), finished.size());
   EXPECT_EQ(remote_.copies.load(), static_cast<int>(finished.size()));
+}
+
+// KIP-956: with a copy quota, copies wait while the copied bytes' rate is above it; all
+// of them still complete. Without one they never wait.
+TEST_F(RemoteLogManagerTest, CopiesWaitForTheCopyQuotaAndStillComplete) {
+  AppendRolling(3);
+  RateQuota quota(RateQuota::Options{2, std::chrono::milliseconds(100)});
+  quota.SetRate(20 << 10);  // 20 KiB/s against ~12 KiB of segments over a 100 ms span
+  MakeManager(&quota);
+  ASSERT_TRUE(manager_->RunTask(*partition_).ok());
+  EXPECT_EQ(Finished().size(), log_->segment_base_offsets().size() - 1);
+  EXPECT_GT(manager_->stats().copy_throttle_ms, 0);
+  quota.SetRate(std::nullopt);
+  AppendRolling(5);
+  const int64_t waited = manager_->stats().copy_throttle_ms;
+  ASSERT_TRUE(manager_->RunTask(*partition_).ok());
+  EXPECT_EQ(Finished().size(), log_->segment_base_offsets().size() - 1);
+  EXPECT_EQ(manager_->stats().copy_throttle_ms, waited) << "no quota: no wait";
 }
 
 TEST_F(RemoteLogManagerTest, ASegmentAboveTheHighWatermarkIsNotCopied) {

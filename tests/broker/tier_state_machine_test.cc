@@ -58,8 +58,7 @@ class TierStateMachineTest : public ::testing::Test {
     s.set_state(Segment::COPY_SEGMENT_FINISHED);
     s.set_start_offset(r.base_offset);
     s.set_end_offset(r.end_offset);
-    storage::LogSegmentData data{r.log_path, r.index_path, r.time_index_path, r.producer_snapshot_path, r.txn_index_path,
-                                 storage::FormatEpochCheckpoint(r.epoch_checkpoint)};
+    storage::LogSegmentData data = r.ToSegmentData();
     EXPECT_TRUE(remote_->CopyLogSegmentData(RemoteIdOf(s), data).ok());
     copies_.push_back(s);
     return s;

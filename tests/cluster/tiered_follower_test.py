@@ -4,7 +4,8 @@ producer state from the remote tier, and serves every offset once it leads; and 
 empty remote range (seed KAFKA-21190) needs no remote lookup.
 
 3 controllers + 3 brokers with follower.fetch.last.tiered.offset.enable and one shared
-remote.log.storage.path. Topic `tail`: RF 3, remote.storage.enable, 1 MiB segments,
+remote.log.storage.path (or with `--backend s3` one bucket of an S3 object store, MinIO on
+loopback). Topic `tail`: RF 3, remote.storage.enable, 1 MiB segments,
 local.retention.bytes 2 MiB, min.insync.replicas 1.
   * 30 MiB from one idempotent producer (acks=all); the leader copies all but the tail.
   * A follower is killed, its partition dir wiped (a lost disk), and started: it restarts its log at
@@ -20,7 +21,7 @@ local.retention.bytes 2 MiB, min.insync.replicas 1.
     leader's log start, which equals the earliest pending upload: the remote range is
     empty, no remote lookup is made, and it joins the ISR (before the fix it failed
     with a missing remote segment and stayed out).
-Usage: /usr/bin/python3 tiered_follower_test.py <bin dir> <strata-cluster>
+Usage: /usr/bin/python3 tiered_follower_test.py <bin dir> <strata-cluster> [--backend filesystem|s3]
 """
 
 import re
@@ -31,7 +32,7 @@ import time
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
 
 from replication_harness import TestFailed, client_error_logger, log
-from tiered_harness import TieredCluster, dir_bytes, tiers, with_remote_dir
+from tiered_harness import TieredCluster, backend_from_argv, dir_bytes, tiers, with_remote_dir
 
 SEGMENT = 1 << 20
 VALUE = 1024
@@ -99,7 +100,7 @@ def rebuild(cluster, broker, topic):
 
 
 def main():
-    with_remote_dir("tiered-follower", run)
+    with_remote_dir("tiered-follower", run, backend_from_argv(sys.argv))
 
 
 def run(remote_dir):

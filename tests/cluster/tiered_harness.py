@@ -1,11 +1,16 @@
 """What the tiered storage process tests share: a cluster whose brokers tier to one
 remote directory of the test (the shared volume), removed afterwards (kept with
-STRATA_KEEP_TEST_DIR), and reading a partition's tiers and segment bytes."""
+STRATA_KEEP_TEST_DIR), or to an S3 object store (`strata-cluster up --object-store`: MinIO
+on loopback), and reading a partition's tiers, segment bytes and remote objects on either
+(DirectoryTier, S3Tier: the same questions of the two stores)."""
 
 import glob
 import os
 import shutil
+import subprocess
 import tempfile
+import urllib.parse
+import xml.etree.ElementTree as ET
 
 from replication_harness import Cluster
 
@@ -22,19 +27,140 @@ TIERED_OVERRIDES = {
 
 
 class TieredCluster(Cluster):
+    """remote_dir: the filesystem store's directory, or None for the S3 store (the
+    cluster's own MinIO). tier() answers questions about the remote objects."""
+
     def __init__(self, bin_dir, script, name, remote_dir, budget_s, overrides=None):
+        store = {"remote.log.storage.path": remote_dir} if remote_dir else {}
         super().__init__(bin_dir, script, name, budget_s=budget_s,
-                         overrides={**TIERED_OVERRIDES, "remote.log.storage.path": remote_dir, **(overrides or {})})
+                         overrides={**TIERED_OVERRIDES, **store, **(overrides or {})})
+        self.remote_dir = remote_dir
+
+    def before_up(self):
+        return [] if self.remote_dir else ["--object-store"]
+
+    def tier(self):
+        return DirectoryTier(self.remote_dir) if self.remote_dir else S3Tier(self.dir)
 
 
-def with_remote_dir(name, run):
-    """run(remote_dir) with a fresh remote directory, removed afterwards."""
+def backend_from_argv(argv):
+    """`--backend filesystem|s3` after the usual arguments (filesystem by default)."""
+    if "--backend" in argv:
+        backend = argv[argv.index("--backend") + 1]
+        if backend not in ("filesystem", "s3"):
+            raise SystemExit(f"--backend {backend}: filesystem or s3")
+        return backend
+    return "filesystem"
+
+
+def with_remote_dir(name, run, backend="filesystem"):
+    """run(remote_dir) with a fresh remote directory, removed afterwards; with the s3
+    backend run(None) (the cluster brings its object store)."""
+    if backend == "s3":
+        run(None)
+        return
     remote_dir = tempfile.mkdtemp(prefix=f"strata-{name}-remote.", dir=os.environ.get("TMPDIR", "/tmp"))
     try:
         run(remote_dir)
     finally:
         if not os.environ.get("STRATA_KEEP_TEST_DIR"):
             shutil.rmtree(remote_dir, ignore_errors=True)
+
+
+class DirectoryTier:
+    """The filesystem store: <root>/<topic id>-<partition>/<segment id>.<suffix>."""
+
+    def __init__(self, root):
+        self.root = root
+
+    def partitions(self, partition=0):
+        return sorted(os.path.basename(p) for p in glob.glob(os.path.join(self.root, f"*-{partition}")))
+
+    def objects(self, name, suffix=".log"):
+        """{segment id: bytes} of the partition's objects with suffix ("": every object,
+        by its whole name)."""
+        out = {}
+        for p in glob.glob(os.path.join(self.root, name, "*" + suffix)):
+            try:
+                out[os.path.basename(p)[:len(os.path.basename(p)) - len(suffix)]] = os.path.getsize(p)
+            except FileNotFoundError:
+                pass
+        return out
+
+    def leftovers(self, name):
+        """Objects half-written (a .tmp left)."""
+        return glob.glob(os.path.join(self.root, name, "*.tmp"))
+
+    def corrupt(self, name, segment_id, at):
+        with open(os.path.join(self.root, name, segment_id + ".log"), "r+b") as f:
+            f.seek(at)
+            byte = f.read(1)
+            f.seek(at)
+            f.write(bytes([byte[0] ^ 0xFF]))
+
+
+class S3Tier:
+    """The S3 store of a `strata-cluster up --object-store` cluster, through curl's SigV4:
+    <bucket>/<topic id>-<partition>/<segment id>.<suffix>."""
+
+    def __init__(self, cluster_dir):
+        with open(os.path.join(cluster_dir, "cluster.env")) as f:
+            props = dict(line.strip().split("=", 1) for line in f if "=" in line)
+        self.endpoint = props["object.store.endpoint"]
+        self.bucket = props["object.store.bucket"]
+        with open(props["object.store.credentials"]) as f:
+            creds = dict(line.strip().split("=", 1) for line in f if "=" in line)
+        self.user = f"{creds['aws_access_key_id']}:{creds['aws_secret_access_key']}"
+
+    def _call(self, method, key="", query=None, data=None):
+        url = f"{self.endpoint}/{self.bucket}/{urllib.parse.quote(key)}"
+        if query:
+            url += "?" + "&".join(f"{urllib.parse.quote(k, safe='')}={urllib.parse.quote(str(v), safe='')}"
+                                  for k, v in sorted(query.items()))
+        args = ["curl", "-sS", "-f", "--max-time", "60", "-X", method, "--aws-sigv4", "aws:amz:us-east-1:s3",
+                "--user", self.user, url]
+        if data is not None:
+            # curl signs a body read from stdin as if empty: the payload goes unsigned.
+            args += ["--data-binary", "@-", "-H", "Content-Type: application/octet-stream",
+                     "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD"]
+        done = subprocess.run(args, input=data, capture_output=True, timeout=90)
+        if done.returncode != 0:
+            raise RuntimeError(f"{method} {url}: {done.stderr.decode()[-300:]}")
+        return done.stdout
+
+    def list(self, prefix):
+        """{key: size} of every object under prefix."""
+        out, token = {}, None
+        while True:
+            query = {"list-type": "2", "prefix": prefix}
+            if token:
+                query["continuation-token"] = token
+            root = ET.fromstring(self._call("GET", query=query))
+            ns = root.tag[:root.tag.index("}") + 1] if root.tag.startswith("{") else ""
+            for c in root.findall(f"{ns}Contents"):
+                out[c.find(f"{ns}Key").text] = int(c.find(f"{ns}Size").text)
+            if (root.findtext(f"{ns}IsTruncated") or "false") != "true":
+                return out
+            token = root.findtext(f"{ns}NextContinuationToken")
+
+    def partitions(self, partition=0):
+        return sorted({k.split("/")[0] for k in self.list("") if k.split("/")[0].endswith(f"-{partition}")})
+
+    def objects(self, name, suffix=".log"):
+        return {k[len(name) + 1:len(k) - len(suffix)]: size for k, size in self.list(name + "/").items()
+                if k.endswith(suffix)}
+
+    def leftovers(self, name):
+        """Multipart uploads begun and neither completed nor aborted."""
+        root = ET.fromstring(self._call("GET", query={"uploads": "", "prefix": name + "/"}))
+        ns = root.tag[:root.tag.index("}") + 1] if root.tag.startswith("{") else ""
+        return [u.findtext(f"{ns}Key") for u in root.findall(f"{ns}Upload")]
+
+    def corrupt(self, name, segment_id, at):
+        key = f"{name}/{segment_id}.log"
+        data = bytearray(self._call("GET", key))
+        data[at] ^= 0xFF
+        self._call("PUT", key, data=bytes(data))
 
 
 def tiers(cluster, topic):

@@ -2,7 +2,9 @@
 the local logs keep a tail, and consumers read everything from offset 0.
 
 3 controllers + 3 brokers; every broker has remote.log.storage.system.enable and the same
-remote.log.storage.path (a directory of this test: the shared volume). Topic `tiered`:
+remote.log.storage.path (a directory of this test: the shared volume), or with `--backend
+s3` the same bucket of an S3 object store (MinIO on loopback, `strata-cluster up
+--object-store`). Topic `tiered`:
 1 partition, RF 3, remote.storage.enable, segment.bytes 1 MiB, local.retention.bytes
 2 MiB, min.insync.replicas 2.
   * 100 MiB (102,400 records of 1 KiB, each naming its number) with acks=all; when
@@ -10,26 +12,28 @@ remote.log.storage.path (a directory of this test: the shared volume). Topic `ti
     started again once its leadership moved. The producer goes on against the new
     leader.
   * Every broker's local log shrinks to about the local retention (at most 2 MiB plus
-    the active segment and one rolled segment not yet deleted); the remote directory
-    holds the rest: no object left half-written (no .tmp), and every copy the metadata
+    the active segment and one rolled segment not yet deleted); the remote tier holds the
+    rest: no object left half-written (no .tmp file, no unfinished multipart upload), and
+    every copy the metadata
     names COPY_SEGMENT_FINISHED registered once per offset range start.
   * A consumer from offset 0 (confluent-kafka, then kcat) reads every record byte for
     byte, crossing from the remote tier to the local log: each value once, in order,
     every acknowledged value at its acknowledged offset.
   * offsets_for_times (confluent-kafka) answers the exact first offset at or after a
     time, in the remote range and in the local log.
-  * A remote object corrupted on disk is detected by its checksum: the fetch of its
+  * A remote object corrupted in the store is detected by its checksum: the fetch of its
     offsets answers KAFKA_STORAGE_ERROR, and the broker goes on serving the local tail.
   * DeleteRecords past the corrupted copy (Kafka's wire, to the leader): the low watermark
     answered, the log start across both tiers there on every broker's view, the copies
     that end below it deleted (objects included), nothing below it served, and
     offsets_for_times of an earlier time answering it.
   * retention.ms set low deletes the remote copies and the log start offset moves.
-Usage: /usr/bin/python3 tiered_storage_test.py <bin dir> <strata-cluster>
+  * A second tiered topic with copies in the remote tier is deleted: its objects go from
+    the remote tier (the sweeper's elected broker deletes everything under its topic id),
+    and the first topic's stay.
+Usage: /usr/bin/python3 tiered_storage_test.py <bin dir> <strata-cluster> [--backend filesystem|s3]
 """
 
-import glob
-import os
 import subprocess
 import sys
 import time
@@ -38,7 +42,8 @@ from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
 
 from kafka_probe import connect_when_listening, delete_records, fetch_error
 from replication_harness import TestFailed, client_error_logger, log
-from tiered_harness import TieredCluster, dir_bytes, tiers, with_remote_dir
+import tiered_harness
+from tiered_harness import TieredCluster, backend_from_argv, dir_bytes, tiers, with_remote_dir
 
 TOPIC = "tiered"
 RECORDS = 102_400
@@ -131,7 +136,7 @@ def describe_tiers(cluster):
 
 
 def main():
-    with_remote_dir("tiered", run)
+    with_remote_dir("tiered", run, backend_from_argv(sys.argv))
 
 
 def run(remote_dir):
@@ -147,8 +152,9 @@ def run(remote_dir):
         cluster.wait_for("the restarted broker is back in the ISR", lambda: cluster.isr_full(TOPIC), 120)
 
         # The remote tier holds all but the local tail; the local logs shrink.
-        partition_remote = glob.glob(os.path.join(remote_dir, "*-0"))
-        cluster.require(len(partition_remote) == 1, f"remote dirs {partition_remote}")
+        tier = cluster.tier()
+        partition_remote = tier.partitions()
+        cluster.require(len(partition_remote) == 1, f"remote partitions {partition_remote}")
         remote = partition_remote[0]
 
         def shrunk():
@@ -161,13 +167,14 @@ def run(remote_dir):
         cluster.check(tiers["remote_log_start_offset"] == 0, f"remote log start {tiers['remote_log_start_offset']}")
         cluster.check(tiers["highest_copied_offset"] >= end - 3 * SEGMENT // VALUE_BYTES,
                       f"highest copied {tiers['highest_copied_offset']} of {end}")
-        cluster.check(dir_bytes(remote) >= (RECORDS * VALUE_BYTES) * 0.9,
-                      f"the remote dir holds {dir_bytes(remote)} bytes of segments")
-        cluster.check(not glob.glob(os.path.join(remote, "*.tmp")), "a half-written remote object is left")
+        remote_bytes = sum(tier.objects(remote).values())
+        cluster.check(remote_bytes >= (RECORDS * VALUE_BYTES) * 0.9,
+                      f"the remote tier holds {remote_bytes} bytes of segments")
+        cluster.check(not tier.leftovers(remote), f"half-written remote objects are left: {tier.leftovers(remote)}")
         starts = [s["start_offset"] for s in tiers["remote_segments"]]
         cluster.check(len(starts) == len(set(starts)), f"a copy registered twice: {sorted(starts)}")
-        on_disk = len(glob.glob(os.path.join(remote, "*.log")))
-        cluster.check(on_disk == len(starts), f"{on_disk} remote .log objects, {len(starts)} registered")
+        stored = len(tier.objects(remote))
+        cluster.check(stored == len(starts), f"{stored} remote .log objects, {len(starts)} registered")
 
         # Every record from offset 0, byte for byte, across both tiers.
         got, errors = read_from_zero(cluster, end)
@@ -208,12 +215,7 @@ def run(remote_dir):
         # (The readers above went on past the first segment by far more than the leader's
         # 64 MiB block cache: its blocks are read from the store again, and checked.)
         first = min(tiers["remote_segments"], key=lambda s: s["start_offset"])
-        path = os.path.join(remote, first["segment_id"] + ".log")
-        with open(path, "r+b") as f:
-            f.seek(4096)
-            byte = f.read(1)
-            f.seek(4096)
-            f.write(bytes([byte[0] ^ 0xFF]))
+        tier.corrupt(remote, first["segment_id"], 4096)
         code = leader_fetch_error(cluster, 0)
         cluster.check(code == KAFKA_STORAGE_ERROR, f"a fetch of a corrupted remote segment got error {code}")
         cluster.check(leader_fetch_error(cluster, first["end_offset"] + 1) == 0,
@@ -235,7 +237,7 @@ def run(remote_dir):
                       f"the log start after DeleteRecords: {describe_tiers(cluster)['log_start_offset']}, not {cut}")
         cluster.wait_for("the copies below the new log start are deleted",
                          lambda: all(s["end_offset"] >= cut for s in describe_tiers(cluster)["remote_segments"]), 60)
-        cluster.check(not os.path.exists(path), "the corrupted copy's object outlived DeleteRecords")
+        cluster.check(first["segment_id"] not in tier.objects(remote), "the corrupted copy's object outlived DeleteRecords")
         cluster.check(leader_fetch_error(cluster, cut - 1) == OFFSET_OUT_OF_RANGE,
                       f"offset {cut - 1}, below the log start, is still served")
         cluster.check(leader_fetch_error(cluster, cut) == 0, f"offset {cut}, the new log start, is not served")
@@ -252,9 +254,35 @@ def run(remote_dir):
         cluster.strata("configs", "alter", "--topic", TOPIC, "--set", "retention.ms=1000")
         cluster.wait_for("retention.ms deletes the remote copies", lambda: describe_tiers(cluster)["remote_segments"]
                          == [], 60, state=lambda: len(describe_tiers(cluster)["remote_segments"]))
-        cluster.check(dir_bytes(remote) == 0, f"remote objects left: {dir_bytes(remote)} bytes")
+        left = tier.objects(remote)
+        cluster.check(not left, f"remote objects left: {sum(left.values())} bytes in {len(left)}")
         start = describe_tiers(cluster)["log_start_offset"]
         cluster.check(start > 0, f"the log start offset is {start}")
+
+        # A deleted topic's objects go.
+        cluster.create_topic("doomed", 1, 3, {"remote.storage.enable": "true", "segment.bytes": SEGMENT,
+                                              "min.insync.replicas": 2})
+        doomed = Producer({"bootstrap.servers": cluster.bootstrap, "acks": "all", "linger.ms": 5,
+                           "batch.size": 256 * 1024})
+        for n in range(4 * 1024):
+            while True:
+                try:
+                    doomed.produce("doomed", value=value_of(n), partition=0)
+                    break
+                except BufferError:
+                    doomed.poll(0.05)
+        cluster.require(doomed.flush(60) == 0, "records to doomed had no delivery report")
+        cluster.wait_for("doomed's rolled segments are copied",
+                         lambda: tiered_harness.tiers(cluster, "doomed")["remote_segment_count"] >= 2, 60)
+        doomed_names = [p for p in tier.partitions() if p != remote]
+        cluster.require(len(doomed_names) == 1 and tier.objects(doomed_names[0]),
+                        f"doomed's objects: {doomed_names}")
+        kept = tier.objects(remote, "")
+        cluster.strata("topics", "delete", "doomed")
+        cluster.wait_for("the deleted topic's remote objects are deleted",
+                         lambda: not tier.objects(doomed_names[0], ""), 60,
+                         state=lambda: len(tier.objects(doomed_names[0], "")))
+        cluster.check(tier.objects(remote, "") == kept, "the remaining topic's objects changed with the deletion")
     sys.exit(cluster.exit_code())
 
 

@@ -28,6 +28,31 @@ TEST(ServerConfig, ParsesKafkaNamedSettings) {
   EXPECT_EQ(c->metrics_listener, "0.0.0.0:9404");
 }
 
+// A broker with tiered storage on the directory store, to which the rsm.config cases add.
+const std::string kTieredBroker =
+    "node.id=7\nprocess.roles=broker\ncontroller.quorum.voters=1@h:1\nmetadata.log.dir=/m\nlog.dirs=/l\n"
+    "listeners=PLAINTEXT://h:2\nremote.log.storage.system.enable=true\nremote.log.storage.path=/r\n";
+
+TEST(ServerConfig, TheRemoteTiersStoreIsChosenBySettings) {
+  auto fs = ServerConfig::Parse(kTieredBroker, "s.properties");
+  ASSERT_TRUE(fs.ok()) << fs.status();
+  EXPECT_FALSE(fs->s3_backend());
+  auto s3 = ServerConfig::Parse(
+      "node.id=7\nprocess.roles=broker\ncontroller.quorum.voters=1@h:1\nmetadata.log.dir=/m\nlog.dirs=/l\n"
+      "listeners=PLAINTEXT://h:2\nremote.log.storage.system.enable=true\n"
+      "rsm.config.storage.backend.class=io.aiven.kafka.tieredstorage.storage.s3.S3Storage\n"
+      "rsm.config.storage.s3.bucket.name=tiered\nrsm.config.storage.s3.endpoint.url=http://127.0.0.1:9000/\n"
+      "rsm.config.key.prefix=a/\nrsm.config.storage.s3.multipart.upload.part.size=8388608\n",
+      "s.properties");
+  ASSERT_TRUE(s3.ok()) << s3.status();
+  EXPECT_TRUE(s3->s3_backend());
+  EXPECT_EQ(s3->rsm_backend, "s3");
+  EXPECT_EQ(s3->rsm_s3_bucket, "tiered");
+  EXPECT_EQ(s3->rsm_key_prefix, "a/");
+  EXPECT_EQ(s3->rsm_s3_multipart_upload_part_size, 8 << 20);
+  EXPECT_EQ(s3->rsm_s3_region, "us-east-1");
+}
+
 TEST(ServerConfig, EveryMistakeNamesTheKeyAndLine) {
   const std::string base = "node.id=1\nprocess.roles=controller\ncontroller.quorum.voters=1@h:1\nmetadata.log.dir=/m\n";
   struct Case {
@@ -98,6 +123,19 @@ TEST(ServerConfig, EveryMistakeNamesTheKeyAndLine) {
       {"node.id=7\nprocess.roles=broker\ncontroller.quorum.bootstrap.servers=h:1\nmetadata.log.dir=/m\nlog.dirs=/l\n"
        "listeners=PLAINTEXT://h:2,CONTROLLER://h:3\n",
        "CONTROLLER is the controller listener (controller.listener.names), but this node is no controller"},
+      // The remote tier's store (rsm.config.*).
+      {kTieredBroker + "rsm.config.storage.backend.class=gcs\n",
+       "'rsm.config.storage.backend.class': 'gcs' is not filesystem or s3"},
+      {kTieredBroker + "rsm.config.storage.backend.class=s3\n",
+       "= s3 needs rsm.config.storage.s3.bucket.name"},
+      {kTieredBroker + "rsm.config.storage.s3.endpoint.url=127.0.0.1:9000\n",
+       "must be http://host[:port] or https://host[:port]"},
+      {kTieredBroker + "rsm.config.storage.s3.endpoint.url=http://h:1/path\n", "must be http://host[:port]"},
+      {kTieredBroker + "rsm.config.storage.s3.path.style.access.enabled=yes\n", "must be true, false or empty"},
+      {kTieredBroker + "rsm.config.storage.s3.multipart.upload.part.size=1048576\n", "must be 5242880.."},
+      {"node.id=7\nprocess.roles=broker\ncontroller.quorum.voters=1@h:1\nmetadata.log.dir=/m\nlog.dirs=/l\n"
+       "listeners=PLAINTEXT://h:2\nremote.log.storage.system.enable=true\n",
+       "needs remote.log.storage.path (the directory every broker reaches), or rsm.config.storage.backend.class=s3"},
   };
   for (const auto& c : cases) {
     auto parsed = ServerConfig::Parse(c.text, "s.properties");
