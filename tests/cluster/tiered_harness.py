@@ -156,6 +156,23 @@ class S3Tier:
         ns = root.tag[:root.tag.index("}") + 1] if root.tag.startswith("{") else ""
         return [u.findtext(f"{ns}Key") for u in root.findall(f"{ns}Upload")]
 
+    def put_file(self, path, key):
+        """PUT of a local file (the benchmarks' baseline: the store's own upload)."""
+        args = ["curl", "-sS", "-f", "--max-time", "600", "-X", "PUT", "--aws-sigv4", "aws:amz:us-east-1:s3",
+                "--user", self.user, "-T", path, "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD",
+                f"{self.endpoint}/{self.bucket}/{urllib.parse.quote(key)}"]
+        subprocess.run(args, check=True, capture_output=True, timeout=700)
+
+    def get_to_null(self, key):
+        """GET of an object, its bytes thrown away (the benchmarks' baseline)."""
+        args = ["curl", "-sS", "-f", "--max-time", "600", "--aws-sigv4", "aws:amz:us-east-1:s3", "--user", self.user,
+                "-o", "/dev/null", f"{self.endpoint}/{self.bucket}/{urllib.parse.quote(key)}"]
+        subprocess.run(args, check=True, capture_output=True, timeout=700)
+
+    def delete_prefix(self, prefix):
+        for key in self.list(prefix):
+            self._call("DELETE", key)
+
     def corrupt(self, name, segment_id, at):
         key = f"{name}/{segment_id}.log"
         data = bytearray(self._call("GET", key))
