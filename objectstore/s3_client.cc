@@ -124,13 +124,14 @@ absl::StatusOr<HttpResponse> S3Client::Send(const Call& call, const std::functio
     if (response.ok()) {
       bytes_received_ += static_cast<int64_t>(response->body.size());
       const long status = response->status;
-      std::optional<std::string> code = XmlText(response->body, "Code");
       // CompleteMultipartUpload may answer 200 with an <Error> body.
       const bool error_in_ok = status == 200 && call.method == "POST" && absl::StrContains(response->body, "<Error>");
       if ((status >= 200 && status < 300 && !error_in_ok) || (accept && accept(*response))) return response;
-      const std::string reason =
-          absl::StrCat("HTTP ", status, code ? absl::StrCat(" ", *code) : "",
-                       XmlText(response->body, "Message") ? absl::StrCat(": ", *XmlText(response->body, "Message")) : "");
+      // An error's body (small) is read only now: a successful GET's bytes are never scanned.
+      const std::optional<std::string> code = XmlText(response->body, "Code");
+      const std::optional<std::string> message = XmlText(response->body, "Message");
+      const std::string reason = absl::StrCat("HTTP ", status, code ? absl::StrCat(" ", *code) : "",
+                                              message ? absl::StrCat(": ", *message) : "");
       // A body that arrived other than sent (BadDigest, XAmzContentChecksumMismatch: the
       // server checked x-amz-checksum-crc32c) is sent again.
       const bool retriable =

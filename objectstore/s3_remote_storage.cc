@@ -196,10 +196,9 @@ absl::StatusOr<std::string> S3RemoteStorage::FetchIndex(const storage::RemoteLog
   // Copied before transactions existed: no object, and no abort in the segment.
   if (type == storage::RemoteIndexType::kTransaction && absl::IsNotFound(object.status())) return std::string();
   if (!object.ok()) return RemoteError(object.status());
-  STRATA_ASSIGN_OR_RETURN(uint64_t footer_bytes, storage::ObjectFooterBytes(*object, object->size(), key));
   STRATA_ASSIGN_OR_RETURN(storage::ObjectFooter footer,
                           storage::ParseObjectFooter(*object, object->size(), key));
-  object->resize(object->size() - footer_bytes);
+  object->resize(footer.data_length);  // the footer checked that data, table and tail make the object
   STRATA_RETURN_IF_ERROR(storage::VerifyObjectChunks(footer, 0, *object, key));
   return std::move(*object);
 }
