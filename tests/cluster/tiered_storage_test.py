@@ -34,6 +34,8 @@ s3` the same bucket of an S3 object store (MinIO on loopback, `strata-cluster up
 Usage: /usr/bin/python3 tiered_storage_test.py <bin dir> <strata-cluster> [--backend filesystem|s3]
 """
 
+import glob
+import os
 import subprocess
 import sys
 import time
@@ -162,21 +164,31 @@ def run(remote_dir):
                        for b in cluster.brokers)
         cluster.wait_for("every local log shrinks to about local.retention.bytes", shrunk, 120,
                          state=lambda: {b: dir_bytes(cluster.partition_dir(b, TOPIC, 0)) for b in cluster.brokers})
-        # The leader may still be copying the last rolled segments (and deleting a copy
-        # the killed leader left half-done): every .log object in the store is a finished
-        # copy the metadata registers, and every registered copy has its object, once the
-        # copies settle. (The objects are listed before the metadata is read: an object
-        # listed was registered COPY_SEGMENT_STARTED before its upload began.)
+        # The leader may still be copying the last rolled segments (copying lags producing,
+        # more so on a loaded machine) and deleting a copy the killed leader left
+        # half-done: once every rolled segment is copied, every .log object in the store is
+        # a finished copy the metadata registers, and every registered copy has its object.
+        # (The objects are listed before the metadata is read: an object listed was
+        # registered COPY_SEGMENT_STARTED before its upload began.)
+        def rolled_end():
+            """The last offset below the leader's active segment (nothing is produced now)."""
+            leader = cluster.partition(TOPIC, 0)["leader"]
+            bases = [int(os.path.basename(p)[:20])
+                     for p in glob.glob(os.path.join(cluster.partition_dir(leader, TOPIC, 0), "*.log"))]
+            return max(bases) - 1
+
         def copies_settled():
             stored = tier.objects(remote)
             now = describe_tiers(cluster)
             registered = {s["segment_id"] for s in now["remote_segments"]}
             finished = all(s["state"] == "COPY_SEGMENT_FINISHED" for s in now["remote_segments"])
-            return (now, stored) if finished and set(stored) == registered else None
+            caught_up = now["highest_copied_offset"] >= rolled_end()
+            return (now, stored) if caught_up and finished and set(stored) == registered else None
 
         def copies_state():
             now = describe_tiers(cluster)
             return {"objects": len(tier.objects(remote)), "copies": len(now["remote_segments"]),
+                    "highest copied": now["highest_copied_offset"], "rolled up to": rolled_end(),
                     "not finished": [s for s in now["remote_segments"] if s["state"] != "COPY_SEGMENT_FINISHED"]}
         tiers, stored = cluster.wait_for("every remote .log object is a finished, registered copy", copies_settled,
                                          60, state=copies_state)
