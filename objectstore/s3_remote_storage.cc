@@ -125,15 +125,23 @@ absl::StatusOr<std::shared_ptr<const storage::ObjectFooter>> S3RemoteStorage::Fo
       return it->second.footer;
     }
   }
-  auto end = client_->GetSuffix(key, kFooterGuessBytes);
-  if (!end.ok()) return RemoteError(end.status());
-  auto needed = storage::ObjectFooterBytes(end->bytes, end->object_size, key);
-  if (!needed.ok()) return needed.status();
-  if (*needed > end->bytes.size()) {
-    end = client_->GetRange(key, end->object_size - *needed, end->object_size);
+  // A footer that does not parse is asked for once more (a byte flipped on the way).
+  absl::StatusOr<storage::ObjectFooter> parsed;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto end = client_->GetSuffix(key, kFooterGuessBytes);
     if (!end.ok()) return RemoteError(end.status());
+    auto needed = storage::ObjectFooterBytes(end->bytes, end->object_size, key);
+    if (!needed.ok()) {
+      parsed = needed.status();
+      continue;
+    }
+    if (*needed > end->bytes.size()) {
+      end = client_->GetRange(key, end->object_size - *needed, end->object_size);
+      if (!end.ok()) return RemoteError(end.status());
+    }
+    parsed = storage::ParseObjectFooter(end->bytes, end->object_size, key);
+    if (parsed.ok()) break;
   }
-  auto parsed = storage::ParseObjectFooter(end->bytes, end->object_size, key);
   if (!parsed.ok()) return parsed.status();
   auto footer = std::make_shared<const storage::ObjectFooter>(*std::move(parsed));
   const int64_t size = static_cast<int64_t>(4 * footer->crcs.size() + key.size() + 64);
@@ -192,15 +200,21 @@ absl::StatusOr<std::string> S3RemoteStorage::FetchIndex(const storage::RemoteLog
                                                         storage::RemoteIndexType type) {
   STRATA_RETURN_IF_ERROR(storage::CheckRemoteSegmentId(id));
   const std::string key = KeyOf(id, storage::RemoteIndexSuffix(type));
-  auto object = client_->GetObject(key);
-  // Copied before transactions existed: no object, and no abort in the segment.
-  if (type == storage::RemoteIndexType::kTransaction && absl::IsNotFound(object.status())) return std::string();
-  if (!object.ok()) return RemoteError(object.status());
-  STRATA_ASSIGN_OR_RETURN(storage::ObjectFooter footer,
-                          storage::ParseObjectFooter(*object, object->size(), key));
-  object->resize(footer.data_length);  // the footer checked that data, table and tail make the object
-  STRATA_RETURN_IF_ERROR(storage::VerifyObjectChunks(footer, 0, *object, key));
-  return std::move(*object);
+  // An object that fails its checks is asked for once more, as a .log's chunks are.
+  absl::Status verified;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto object = client_->GetObject(key);
+    // Copied before transactions existed: no object, and no abort in the segment.
+    if (type == storage::RemoteIndexType::kTransaction && absl::IsNotFound(object.status())) return std::string();
+    if (!object.ok()) return RemoteError(object.status());
+    auto footer = storage::ParseObjectFooter(*object, object->size(), key);
+    verified = footer.status();
+    if (!footer.ok()) continue;
+    object->resize(footer->data_length);  // the footer checked that data, table and tail make the object
+    verified = storage::VerifyObjectChunks(*footer, 0, *object, key);
+    if (verified.ok()) return std::move(*object);
+  }
+  return verified;
 }
 
 absl::Status S3RemoteStorage::DeleteLogSegmentData(const storage::RemoteLogSegmentId& id) {
@@ -271,6 +285,11 @@ absl::Status S3RemoteStorage::DeleteObjects(const std::vector<std::string>& name
     ForgetFooter(keys.back());
   }
   return RemoteError(client_->DeleteObjects(keys));
+}
+
+std::optional<storage::RemoteStorageManager::Requests> S3RemoteStorage::requests() const {
+  S3ClientStats c = client_->stats();
+  return Requests{c.calls, c.retries, c.failures, c.bytes_sent, c.bytes_received};
 }
 
 }  // namespace strata::objectstore

@@ -55,6 +55,7 @@ class S3RemoteStorage final : public storage::RemoteStorageManager {
   absl::Status ListObjects(const std::string& prefix,
                            const std::function<void(const storage::RemoteObject&)>& each) override;
   absl::Status DeleteObjects(const std::vector<std::string>& names) override;
+  std::optional<Requests> requests() const override;
 
   // The key of the part of a segment with this suffix (tests, tools).
   std::string KeyOf(const storage::RemoteLogSegmentId& id, const char* suffix) const;

@@ -74,6 +74,7 @@ class BrokerRole {
   const broker::RemoteLogManager* remote_log_manager() const { return remote_log_manager_.get(); }
   const broker::RemoteLogReader* remote_reader() const { return remote_reader_.get(); }
   const broker::RemoteSweeper* remote_sweeper() const { return remote_sweeper_.get(); }
+  const storage::RemoteStorageManager* remote_storage() const { return remote_storage_.get(); }
   const broker::TierStateMachine* tier_state_machine() const { return tier_state_machine_.get(); }
   const broker::GroupCoordinator& group_coordinator() const { return *group_coordinator_; }
   const broker::TransactionCoordinator& transaction_coordinator() const { return *transaction_coordinator_; }
@@ -198,6 +199,7 @@ class BrokerRole {
   std::unique_ptr<broker::RateQuota> remote_fetch_quota_;  // remote.log.manager.fetch.max.bytes.per.second
   int64_t static_copy_quota_ = INT64_MAX;   // strata-server's values, under the dynamic ones
   int64_t static_fetch_quota_ = INT64_MAX;
+  std::unique_ptr<broker::RemoteChunkCache> remote_chunk_cache_;  // the reader's: destroyed after it
   std::unique_ptr<broker::RemoteLogReader> remote_reader_;
   std::unique_ptr<broker::TierStateMachine> tier_state_machine_;
   std::unique_ptr<broker::ReplicaManager> replicas_;

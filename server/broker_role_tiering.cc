@@ -11,8 +11,35 @@
 #include "controller/broker_config.h"
 #include "server/broker_role.h"
 #include "server/remote_storage_factory.h"
+#include "storage/file_names.h"
+#include "storage/file_ops.h"
 
 namespace strata::server {
+
+namespace {
+
+// The chunk cache where rsm.config.fetch.chunk.cache.path says; by default in the first
+// log dir that takes it (the log manager leaves a directory of that name alone; a log dir
+// that fails at start does not keep the broker down).
+absl::StatusOr<std::unique_ptr<broker::RemoteChunkCache>> OpenRemoteChunkCache(const ServerConfig& config) {
+  broker::RemoteChunkCacheOptions options;
+  options.budget_bytes = config.rsm_fetch_chunk_cache_size;
+  if (!config.rsm_fetch_chunk_cache_path.empty()) {
+    options.dir = config.rsm_fetch_chunk_cache_path;
+    return broker::RemoteChunkCache::Open(std::move(options));
+  }
+  absl::Status last = absl::FailedPreconditionError("log.dirs is empty");
+  for (const std::string& dir : config.log_dirs) {
+    options.dir = storage::JoinPath(dir, storage::kRemoteChunkCacheDirName);
+    auto opened = broker::RemoteChunkCache::Open(options);
+    if (opened.ok()) return opened;
+    spdlog::warn("{}", opened.status().ToString());
+    last = opened.status();
+  }
+  return last;
+}
+
+}  // namespace
 
 absl::Status BrokerRole::OpenRemoteStorage(const ServerConfig& config) {
   if (!config.remote_log_storage_system_enable) return absl::OkStatus();
@@ -31,8 +58,11 @@ absl::Status BrokerRole::OpenRemoteStorage(const ServerConfig& config) {
     absl::MutexLock lock(&publish_mu_);
     ReconfigureRemoteQuotasLocked();
   }
+  STRATA_ASSIGN_OR_RETURN(remote_chunk_cache_, OpenRemoteChunkCache(config));
   broker::RemoteLogReaderOptions ro;
   ro.remote_storage = remote_storage_.get();
+  ro.chunk_cache = remote_chunk_cache_.get();
+  ro.prefetch_max_bytes = config.rsm_fetch_chunk_cache_prefetch_max_size;
   ro.threads = config.remote_log_reader_threads;
   ro.index_cache_bytes = config.remote_log_index_file_cache_total_size_bytes;
   ro.fetch_quota = remote_fetch_quota_.get();

@@ -43,6 +43,33 @@ std::vector<prometheus::MetricFamily> RemoteStorageMetrics::Collect() const {
       "Partition fetches that read nothing remote: the fetch quota (remote.log.manager.fetch.max.bytes.per.second) "
       "was exceeded",
       MetricType::Counter, static_cast<double>(r.fetch_throttled));
+  one("strata_remote_prefetches_total", "Blocks of remote segments fetched ahead of a consumer reading on",
+      MetricType::Counter, static_cast<double>(r.prefetches));
+  const broker::RemoteChunkCacheStats& c = r.chunk_cache;
+  one("strata_remote_chunk_cache_hits_total", "Blocks of remote segments read from the chunk cache",
+      MetricType::Counter, static_cast<double>(c.hits));
+  one("strata_remote_chunk_cache_misses_total", "Blocks of remote segments fetched from the store into the chunk cache",
+      MetricType::Counter, static_cast<double>(c.misses));
+  one("strata_remote_chunk_cache_evictions_total", "Blocks the chunk cache dropped to stay within its size",
+      MetricType::Counter, static_cast<double>(c.evictions));
+  one("strata_remote_chunk_cache_write_errors_total",
+      "Blocks the chunk cache could not write (served from memory; a full or failing disk)", MetricType::Counter,
+      static_cast<double>(c.write_errors));
+  one("strata_remote_chunk_cache_bytes", "Bytes in the chunk cache (rsm.config.fetch.chunk.cache.size at most)",
+      MetricType::Gauge, static_cast<double>(c.bytes));
+  if (std::optional<storage::RemoteStorageManager::Requests> q = store_.requests()) {
+    one("strata_remote_store_requests_total", "Calls to the object store (each with its retries)",
+        MetricType::Counter, static_cast<double>(q->calls));
+    one("strata_remote_store_retries_total", "Object store calls retried (5xx, SlowDown, resets, timeouts)",
+        MetricType::Counter, static_cast<double>(q->retries));
+    one("strata_remote_store_request_errors_total", "Object store calls that ended in an error",
+        MetricType::Counter, static_cast<double>(q->failures));
+    auto bytes = Family("strata_remote_store_bytes_total", "Bytes sent to and received from the object store",
+                        MetricType::Counter);
+    Add(bytes, static_cast<double>(q->bytes_sent), {{"direction", "sent"}});
+    Add(bytes, static_cast<double>(q->bytes_received), {{"direction", "received"}});
+    out.push_back(std::move(bytes));
+  }
   broker::TierStateMachineStats t = tier_state_machine_.stats();
   auto builds = Family("strata_remote_aux_state_builds_total",
                        "Followers restarted below the leader's local log start, by how their state was built",

@@ -12,6 +12,15 @@
 //   strata_remote_reads_total, strata_remote_read_bytes_total, strata_remote_read_errors_total
 //                     reads of the remote tier for fetches and ListOffsets (a checksum
 //                     mismatch counts as an error)
+//   strata_remote_prefetches_total   blocks fetched ahead of consumers reading on
+//   strata_remote_chunk_cache_hits_total, _misses_total, _evictions_total, _write_errors_total,
+//   strata_remote_chunk_cache_bytes
+//                     the chunk cache of remote blocks on local disk (a write error: a
+//                     block served from memory because the disk did not take it)
+//   strata_remote_store_requests_total, strata_remote_store_retries_total,
+//   strata_remote_store_request_errors_total, strata_remote_store_bytes_total{direction}
+//                     an object store's HTTP calls (none with the filesystem store): calls,
+//                     their retries, those that failed, bytes sent and received
 //   strata_remote_aux_state_builds_total{outcome="remote"|"empty_range"|"error"}
 //                     followers restarted below the leader's local log start (tier state
 //                     machine): state read from the remote tier, none needed, failed
@@ -43,7 +52,8 @@ class RemoteStorageMetrics final : public prometheus::Collectable {
       : manager_(*broker.remote_log_manager()),
         reader_(*broker.remote_reader()),
         tier_state_machine_(*broker.tier_state_machine()),
-        sweeper_(*broker.remote_sweeper()) {}
+        sweeper_(*broker.remote_sweeper()),
+        store_(*broker.remote_storage()) {}
   std::vector<prometheus::MetricFamily> Collect() const override;
 
  private:
@@ -51,6 +61,7 @@ class RemoteStorageMetrics final : public prometheus::Collectable {
   const broker::RemoteLogReader& reader_;
   const broker::TierStateMachine& tier_state_machine_;
   const broker::RemoteSweeper& sweeper_;
+  const storage::RemoteStorageManager& store_;
 };
 
 }  // namespace strata::server

@@ -3,6 +3,7 @@
 // (remote.log.storage.manager.impl.prefix), and the RSM Kafka operators run most is
 // Aiven's tiered-storage plugin, so these are its names. Strata's own additions under the
 // same prefix: storage.aws.session.token, storage.s3.ca.file, storage.s3.max.connections.
+// The fetch.chunk.cache.* settings serve both backends (broker/tiered/remote_chunk_cache.h).
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -92,6 +93,14 @@ std::vector<ServerSetting> RemoteStorageSettings() {
           kBroker, "milliseconds one attempt of an S3 call may take"),
       Int("rsm.config.storage.s3.max.connections", &C::rsm_s3_max_connections, 1, 1024, kBroker,
           "connections a broker keeps open to the S3 endpoint at most (calls beyond wait for one)"),
+      String("rsm.config.fetch.chunk.cache.path", &C::rsm_fetch_chunk_cache_path, kBroker, "a directory",
+             "where the blocks of remote segments read by fetches are kept (emptied at start); empty: "
+             "remote-chunk-cache in the first of log.dirs"),
+      Int("rsm.config.fetch.chunk.cache.size", &C::rsm_fetch_chunk_cache_size, 1, INT64_MAX, kBroker,
+          "bytes of remote segment blocks the chunk cache keeps at most (least recently read out first)"),
+      Int("rsm.config.fetch.chunk.cache.prefetch.max.size", &C::rsm_fetch_chunk_cache_prefetch_max_size, 0,
+          INT64_MAX, kBroker,
+          "bytes of remote segment blocks fetched ahead of a consumer that reads on (0: none)"),
   };
 }
 

@@ -175,6 +175,9 @@ struct ServerConfig {
   int64_t rsm_s3_api_call_timeout_ms = 120000;        // ...storage.s3.api.call.timeout
   int64_t rsm_s3_api_call_attempt_timeout_ms = 30000; // ...storage.s3.api.call.attempt.timeout
   int32_t rsm_s3_max_connections = 32;                // ...storage.s3.max.connections
+  std::string rsm_fetch_chunk_cache_path;             // rsm.config.fetch.chunk.cache.path ("": in log.dirs[0])
+  int64_t rsm_fetch_chunk_cache_size = int64_t{1} << 30;       // ...fetch.chunk.cache.size
+  int64_t rsm_fetch_chunk_cache_prefetch_max_size = 4 << 20;   // ...fetch.chunk.cache.prefetch.max.size
   bool s3_backend() const { return rsm_backend == "s3"; }
   int32_t remote_log_manager_thread_pool_size = 2;       // remote.log.manager.thread.pool.size
   int64_t remote_log_manager_task_interval_ms = 30000;   // remote.log.manager.task.interval.ms

@@ -34,6 +34,8 @@ inline constexpr absl::string_view kDeleteDirSuffix = "-delete";
 // A replica being moved to this log dir (AlterReplicaLogDirs), Kafka's future log:
 // <topic>-<partition>.<unique>-future
 inline constexpr absl::string_view kFutureDirSuffix = "-future";
+// The remote tier's chunk cache, by default in the first log dir (not a partition's).
+inline constexpr absl::string_view kRemoteChunkCacheDirName = "remote-chunk-cache";
 
 // "00000000000000000042"
 std::string OffsetToFileStem(int64_t offset);

@@ -130,7 +130,7 @@ absl::Status LogManager::OpenDir(const std::string& dir, std::map<std::string, s
   for (const auto& name : names) {
     std::string path = JoinPath(dir, name);
     STRATA_ASSIGN_OR_RETURN(bool is_dir, ops.IsDirectory(path));
-    if (!is_dir) continue;
+    if (!is_dir || name == kRemoteChunkCacheDirName) continue;
     if (absl::EndsWith(name, kDeleteDirSuffix)) {
       STRATA_RETURN_IF_ERROR(RemoveRecursively(ops, path));
       continue;

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,17 @@ class RemoteStorageManager {
   // Removes objects by the names ListObjects gave (at most 1000 a call); absent ones are
   // no error; a name that is not an object name of this layout is InvalidArgument.
   virtual absl::Status DeleteObjects(const std::vector<std::string>& names) = 0;
+
+  // The requests made to the store so far, for metrics: an object store's HTTP calls;
+  // nullopt for a store that makes none (a directory).
+  struct Requests {
+    int64_t calls = 0;
+    int64_t retries = 0;   // attempts after a call's first
+    int64_t failures = 0;  // calls that ended in an error
+    int64_t bytes_sent = 0;
+    int64_t bytes_received = 0;
+  };
+  virtual std::optional<Requests> requests() const { return std::nullopt; }
 };
 
 }  // namespace strata::storage

@@ -41,7 +41,7 @@ struct RemoteRead {
 // What a remote read returned: the records, and for READ_COMMITTED the aborted
 // transactions among them.
 struct RemoteFetched {
-  std::string records;
+  RemoteLogReader::Records records;
   std::optional<std::vector<storage::AbortedTxn>> aborted;
 };
 // What the remote reads returned, by partition.
@@ -156,6 +156,25 @@ bool LeaderThrottle(const KafkaApisContext& context, const FetchParams& params, 
   return true;
 }
 
+// A partition's answer from the remote tier: its records are the chunk cache's block
+// files, sent as they are (one slice per block).
+void AnswerRemoteRecords(const RemoteFetched& fetched, const std::shared_ptr<Partition>& partition,
+                         kafka::FetchResponse::Partition& rp, FetchTargetRead& read, FetchResult& result) {
+  if (fetched.aborted) rp.aborted_transactions = AbortedTransactionsOf(*fetched.aborted);
+  if (fetched.records.slices.empty()) {
+    rp.records = std::string();
+  } else {
+    rp.records_splice = static_cast<int32_t>(result.slices.size());
+    for (const storage::FileSlice& slice : fetched.records.slices) {
+      rp.records_splice_sizes.push_back(slice.size);
+      result.slices.push_back(slice);
+    }
+  }
+  read.record_bytes = fetched.records.size;
+  result.bytes += fetched.records.size;
+  result.sent.emplace_back(partition, fetched.records.size);
+}
+
 // Reads one target into result (its read is result.reads.back()). max_bytes: what the
 // fetch may still take; remote: as ReadAll's.
 void ReadTarget(const KafkaApisContext& context, const FetchParams& params, const FetchTarget& target,
@@ -263,12 +282,7 @@ void ReadTarget(const KafkaApisContext& context, const FetchParams& params, cons
                                                params.isolation == FetchIsolation::kTxnCommitted, *partition});
     } else if (auto it = remote->find(key); it != remote->end()) {
       if (!it->second.ok()) return fail(it->second.status());
-      const RemoteFetched& fetched = *it->second;
-      rp.records = fetched.records;
-      if (fetched.aborted) rp.aborted_transactions = AbortedTransactionsOf(*fetched.aborted);
-      read.record_bytes = fetched.records.size();
-      result.bytes += fetched.records.size();
-      result.sent.emplace_back(*partition, fetched.records.size());
+      AnswerRemoteRecords(*it->second, *partition, rp, read, result);
     }
     return;
   }
@@ -302,7 +316,7 @@ void ReadTarget(const KafkaApisContext& context, const FetchParams& params, cons
     context.replicas.leader_quota().Record(static_cast<int64_t>(slice.size), std::chrono::steady_clock::now());
   }
   rp.records_splice = static_cast<int32_t>(result.slices.size());
-  rp.records_splice_size = slice.size;
+  rp.records_splice_sizes = {slice.size};
   result.slices.push_back(slice);
   read.record_bytes = slice.size;
   result.bytes += slice.size;
@@ -375,7 +389,8 @@ void AnswerFromRemoteTier(const KafkaApisContext& context, FetchParams params, F
         STRATA_ASSIGN_OR_RETURN(out.records,
                                 context.remote_reader->Read(r.segment, r.fetch_offset, r.max_bytes, r.min_one_batch));
         if (r.read_committed) {
-          STRATA_ASSIGN_OR_RETURN(out.aborted, RemoteAbortedTxns(context, r, out.records));
+          STRATA_ASSIGN_OR_RETURN(std::string bytes, out.records.ReadAll());
+          STRATA_ASSIGN_OR_RETURN(out.aborted, RemoteAbortedTxns(context, r, bytes));
         }
         return out;
       }();

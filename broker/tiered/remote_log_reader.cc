@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <spdlog/spdlog.h>
+
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "base/check.h"
@@ -33,9 +35,9 @@ absl::Status Corrupt(const controller::RemoteLogSegments::Segment& s, absl::stri
 RemoteLogReader::RemoteLogReader(RemoteLogReaderOptions options)
     : options_(options),
       pool_(std::max(options.threads, 1), options.max_pending),
-      indexes_(options.index_cache_bytes),
-      blocks_(options.block_cache_bytes) {
+      indexes_(options.index_cache_bytes) {
   ABSL_CHECK(options_.remote_storage != nullptr);
+  ABSL_CHECK(options_.chunk_cache != nullptr);
 }
 
 RemoteLogReader::~RemoteLogReader() { Shutdown(); }
@@ -69,24 +71,64 @@ absl::StatusOr<bool> RemoteLogReader::CollectAbortedTxns(const Segment& segment,
   return storage::TransactionIndex::CollectFrom(entries, fetch_offset, upper_bound, out);
 }
 
+absl::StatusOr<RemoteChunkCache::Block> RemoteLogReader::GetBlock(const Segment& segment, int64_t block) {
+  return options_.chunk_cache->Get({segment.segment_id(), block}, [&]() -> absl::StatusOr<std::string> {
+    const uint64_t start = static_cast<uint64_t>(block) * kBlockBytes;
+    STRATA_ASSIGN_OR_RETURN(std::string read,
+                            options_.remote_storage->FetchLogSegment(RemoteIdOf(segment), start, start + kBlockBytes));
+    read_bytes_ += static_cast<int64_t>(read.size());
+    return read;
+  });
+}
+
+void RemoteLogReader::Prefetch(const Segment& segment, int64_t block) {
+  if (options_.prefetch_max_bytes <= 0) return;
+  constexpr int64_t kBlock = static_cast<int64_t>(kBlockBytes);
+  // prefetch.max.size in whole blocks (rounded up): how far ahead of the reader, and how
+  // many blocks may be coming at once over every reader.
+  const int64_t ahead = (options_.prefetch_max_bytes + kBlock - 1) / kBlock;
+  const int64_t blocks = (segment.segment_size_in_bytes() + kBlock - 1) / kBlock;
+  for (int64_t next = block + 1; next < std::min(blocks, block + 1 + ahead); ++next) {
+    RemoteChunkCache::Key key{segment.segment_id(), next};
+    if (options_.chunk_cache->Has(key)) continue;
+    {
+      absl::MutexLock lock(&prefetch_mu_);
+      if (prefetching_.count(key) > 0) continue;
+      if (static_cast<int64_t>(prefetching_.size()) >= ahead) return;
+      prefetching_.insert(key);
+    }
+    absl::Status submitted = pool_.Schedule("remote-prefetch", std::chrono::milliseconds(0), [this, segment, key] {
+      ++prefetches_;
+      if (auto fetched = GetBlock(segment, key.second); !fetched.ok()) {
+        // The reader that wants it fetches it again and answers the error.
+        spdlog::debug("prefetch of block {} of remote segment {} failed: {}", key.second,
+                      absl::WebSafeBase64Escape(segment.segment_id()), fetched.status().ToString());
+      }
+      absl::MutexLock lock(&prefetch_mu_);
+      prefetching_.erase(key);
+    }).status();
+    if (!submitted.ok()) {  // the readers' queue is full: no prefetch now
+      absl::MutexLock lock(&prefetch_mu_);
+      prefetching_.erase(key);
+      return;
+    }
+  }
+}
+
 absl::StatusOr<std::string> RemoteLogReader::ReadRange(const Segment& segment, uint64_t start, uint64_t end) {
   std::string out;
+  std::optional<int64_t> last;  // the last block read
   for (uint64_t block = start / kBlockBytes; block * kBlockBytes < end; ++block) {
-    RemoteReadCache::Key key{segment.segment_id(), static_cast<int64_t>(block)};
-    RemoteReadCache::Value bytes = blocks_.Get(key);
-    if (bytes == nullptr) {
-      STRATA_ASSIGN_OR_RETURN(std::string read, options_.remote_storage->FetchLogSegment(
-                                                    RemoteIdOf(segment), block * kBlockBytes, (block + 1) * kBlockBytes));
-      read_bytes_ += static_cast<int64_t>(read.size());
-      bytes = std::make_shared<const std::string>(std::move(read));
-      blocks_.Put(key, bytes);
-    }
+    STRATA_ASSIGN_OR_RETURN(RemoteChunkCache::Block bytes, GetBlock(segment, static_cast<int64_t>(block)));
+    last = static_cast<int64_t>(block);
     uint64_t from = std::max(start, block * kBlockBytes) - block * kBlockBytes;
-    if (from >= bytes->size()) break;  // the segment ends before start
-    uint64_t to = std::min<uint64_t>(end - block * kBlockBytes, bytes->size());
-    out.append(*bytes, from, to - from);
-    if (bytes->size() < kBlockBytes) break;  // its last block
+    if (from >= bytes.size()) break;  // the segment ends before start
+    uint64_t to = std::min<uint64_t>(end - block * kBlockBytes, bytes.size());
+    STRATA_RETURN_IF_ERROR(bytes.AppendTo(out, from, to));
+    if (bytes.size() < kBlockBytes) break;  // its last block
   }
+  // A reader reads on: the blocks after the last one it read are fetched ahead of it.
+  if (last) Prefetch(segment, *last);
   return out;
 }
 
@@ -141,38 +183,51 @@ absl::StatusOr<std::optional<RemoteLogReader::Found>> RemoteLogReader::SeekBatch
   }
 }
 
-absl::StatusOr<std::string> RemoteLogReader::Read(const Segment& segment, int64_t fetch_offset, uint64_t max_bytes,
-                                                  bool min_one_batch) {
+absl::StatusOr<std::string> RemoteLogReader::Records::ReadAll() const {
+  std::string out;
+  out.reserve(size);
+  for (const storage::FileSlice& slice : slices) {
+    STRATA_ASSIGN_OR_RETURN(std::string bytes, slice.ReadAll());
+    out += bytes;
+  }
+  return out;
+}
+
+absl::StatusOr<RemoteLogReader::Records> RemoteLogReader::Read(const Segment& segment, int64_t fetch_offset,
+                                                               uint64_t max_bytes, bool min_one_batch) {
   ++reads_;
-  auto read = [&]() -> absl::StatusOr<std::string> {
+  auto read = [&]() -> absl::StatusOr<Records> {
     STRATA_ASSIGN_OR_RETURN(uint64_t position, PositionFor(segment, fetch_offset));
-    STRATA_ASSIGN_OR_RETURN(auto found, SeekBatch(segment, position, fetch_offset, max_bytes));
-    if (!found) return std::string();
+    STRATA_ASSIGN_OR_RETURN(auto found, SeekBatch(segment, position, fetch_offset, 0));
+    Records out;
+    if (!found) return out;
     storage::RecordBatchHeader first = storage::RecordBatchHeader::Parse(found->bytes.data());
-    uint64_t want = std::max<uint64_t>(max_bytes, min_one_batch ? first.size_in_bytes() : 0);
-    std::string& bytes = found->bytes;
-    if (bytes.size() < want) {
-      STRATA_ASSIGN_OR_RETURN(std::string more,
-                              ReadRange(segment, found->position + bytes.size(), found->position + want));
-      bytes += more;
+    uint64_t left = std::max<uint64_t>(max_bytes, min_one_batch ? first.size_in_bytes() : 0);
+    // The blocks' files as they are, from the first batch on.
+    uint64_t at = found->position;
+    int64_t block = static_cast<int64_t>(at / kBlockBytes);
+    while (left > 0) {
+      block = static_cast<int64_t>(at / kBlockBytes);
+      STRATA_ASSIGN_OR_RETURN(RemoteChunkCache::Block bytes, GetBlock(segment, block));
+      const uint64_t from = at - static_cast<uint64_t>(block) * kBlockBytes;
+      if (from >= bytes.size()) break;  // the segment ends
+      const uint64_t count = std::min<uint64_t>(bytes.size() - from, left);
+      out.slices.push_back(bytes.Slice(from, count));
+      out.size += count;
+      at += count;
+      left -= count;
+      if (bytes.size() < kBlockBytes) break;  // its last block
     }
-    // Whole batches only, as many as fit.
-    uint64_t end = 0;
-    while (end + layout::kHeaderSize <= bytes.size()) {
-      storage::RecordBatchHeader h = storage::RecordBatchHeader::Parse(bytes.data() + end);
-      uint64_t size = static_cast<uint64_t>(h.size_in_bytes());
-      if (end + size > bytes.size() || (end > 0 && end + size > want)) break;
-      end += size;
-      if (end >= want) break;
+    Prefetch(segment, block);
+    if (min_one_batch && out.size < static_cast<uint64_t>(first.size_in_bytes())) {
+      return Corrupt(segment, absl::StrCat("the batch at byte ", found->position, " is cut by the segment's end"));
     }
-    if (end == 0 && min_one_batch) return Corrupt(segment, absl::StrCat("a batch is cut at byte ", found->position));
-    bytes.resize(end);
-    return std::move(bytes);
+    return out;
   };
   auto out = read();
   if (!out.ok()) ++read_errors_;
   if (out.ok() && options_.fetch_quota != nullptr) {
-    options_.fetch_quota->Record(static_cast<int64_t>(out->size()), RateQuota::Clock::now());
+    options_.fetch_quota->Record(static_cast<int64_t>(out->size), RateQuota::Clock::now());
   }
   return out;
 }
@@ -226,8 +281,9 @@ absl::StatusOr<std::optional<storage::TimestampOffset>> RemoteLogReader::FindOff
 }
 
 RemoteLogReaderStats RemoteLogReader::stats() const {
-  return RemoteLogReaderStats{reads_.load(),  read_bytes_.load(), read_errors_.load(),
-                              hits_.load(),   misses_.load(),     fetch_throttled_.load()};
+  return RemoteLogReaderStats{reads_.load(),           read_bytes_.load(), read_errors_.load(),
+                              hits_.load(),            misses_.load(),     fetch_throttled_.load(),
+                              prefetches_.load(),      options_.chunk_cache->stats()};
 }
 
 }  // namespace strata::broker

@@ -1,9 +1,7 @@
 #pragma once
 // RemoteReadCache: what the remote tier returned, kept in memory up to a byte budget,
-// least recently used out first: remote segments' indexes (whole), and blocks of their
-// .log objects (RemoteLogReader reads a .log in aligned blocks, so a consumer reading on
-// reads each block — and checks its checksum — once). An entry larger than the budget
-// is not kept.
+// least recently used out first: remote segments' indexes, whole (the .log objects'
+// blocks are kept on disk: RemoteChunkCache). An entry larger than the budget is not kept.
 // Thread-safe.
 
 #include <cstdint>
@@ -20,7 +18,7 @@ namespace strata::broker {
 
 class RemoteReadCache {
  public:
-  using Key = std::pair<std::string, int64_t>;  // segment id, what of it (an index type, a block)
+  using Key = std::pair<std::string, int64_t>;  // segment id, an index type
   using Value = std::shared_ptr<const std::string>;
 
   explicit RemoteReadCache(int64_t budget_bytes) : budget_(budget_bytes) {}

@@ -57,7 +57,7 @@ void WritePartitionResponse(const FetchResponse::Partition& p, int16_t version, 
   }
   if (version >= 11) w.Int32(p.preferred_read_replica);
   if (p.records_splice >= 0) {
-    w.SplicedBytes(p.records_splice, p.records_splice_size, flexible);
+    w.SplicedBytes(p.records_splice, p.records_splice_sizes, flexible);
   } else {
     w.NullableBytes(p.records, flexible);
   }

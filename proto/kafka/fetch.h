@@ -95,11 +95,13 @@ struct FetchResponse {
     int32_t preferred_read_replica = -1;  // v11+
     // The record data, written as nullable bytes (null: nullopt) ...
     std::optional<std::string> records;
-    // ... unless records_splice >= 0: then the writer writes the length of
-    // records_splice_size bytes and records a Splice with id records_splice where the
-    // caller sends them (Writer::SplicedBytes). Reading always fills `records`.
+    // ... unless records_splice >= 0: then the writer writes the length of the bytes of
+    // records_splice_sizes and records one Splice per size, with ids records_splice,
+    // records_splice + 1, ..., where the caller sends them one after another
+    // (Writer::SplicedBytes; a local read is one slice of a segment, a remote read one
+    // per cached block it spans). Reading always fills `records`.
     int32_t records_splice = -1;
-    uint64_t records_splice_size = 0;
+    std::vector<uint64_t> records_splice_sizes;
     bool operator==(const Partition&) const = default;
   };
   struct Topic {

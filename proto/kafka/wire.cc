@@ -283,15 +283,18 @@ void Writer::PatchInt32(size_t offset, int32_t v) {
   for (int i = 0; i < 4; ++i) out_[offset + i] = static_cast<char>(static_cast<uint32_t>(v) >> (8 * (3 - i)));
 }
 
-void Writer::SplicedBytes(int32_t id, uint64_t size, bool flexible) {
+void Writer::SplicedBytes(int32_t first_id, absl::Span<const uint64_t> sizes, bool flexible) {
   ABSL_CHECK(splices_ != nullptr) << "SplicedBytes needs a writer made with a splice list";
+  uint64_t size = 0;
+  for (uint64_t part : sizes) size += part;
   ABSL_CHECK(size < static_cast<uint64_t>(INT32_MAX)) << "spliced bytes of " << size;
   if (flexible) {
     UnsignedVarInt(static_cast<uint32_t>(size) + 1);
   } else {
     Int32(static_cast<int32_t>(size));
   }
-  splices_->push_back(Splice{out_.size(), id, size});
+  int32_t id = first_id;
+  for (uint64_t part : sizes) splices_->push_back(Splice{out_.size(), id++, part});
 }
 
 }  // namespace strata::proto::kafka

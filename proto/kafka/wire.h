@@ -17,6 +17,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 
 namespace strata::proto::kafka {
 
@@ -105,9 +106,10 @@ class Writer {
   void EmptyTaggedFields() { UnsignedVarInt(0); }
   // A tagged-field section. REQUIRES: tags strictly ascending.
   void TaggedFields(const std::vector<TaggedField>& fields);
-  // Bytes (classic int32 or compact length) whose content the caller splices in:
-  // writes the length and records a Splice. REQUIRES: a writer made with splices.
-  void SplicedBytes(int32_t id, uint64_t size, bool flexible);
+  // Bytes (classic int32 or compact length) whose content the caller splices in, in
+  // parts sent one after another: writes the length of them all and records a Splice
+  // per part, with ids first_id, first_id + 1, ... REQUIRES: a writer made with splices.
+  void SplicedBytes(int32_t first_id, absl::Span<const uint64_t> sizes, bool flexible);
   bool can_splice() const { return splices_ != nullptr; }
 
   size_t size() const { return out_.size(); }

@@ -11,8 +11,10 @@
   * remote fetch vs local fetch vs cat: strata-perf consume of that topic from offset 0
     once local retention removed its rolled segments (served from the remote tier but
     its last segment), against strata-perf consume of the same number of bytes from a
-    topic held locally, and `cat` of the remote .log objects to /dev/null; three rounds,
-    alternating, the median of each.
+    topic held locally, and `cat` of the remote .log objects to /dev/null. The first
+    remote round finds the leader's chunk cache (rsm.config.fetch.chunk.cache.*) cold:
+    every block comes from the store, the next ones ahead of the consumer (prefetch); then
+    three rounds, alternating, with the cache warm (the median of each).
 Everything is in the page cache (the machine cannot drop caches): the figures compare
 the code paths, not disks. 3 controllers + 3 brokers on 127.0.0.1, RF 3.
 With `--backend s3` the remote tier is the cluster's MinIO (strata-cluster up
@@ -141,6 +143,8 @@ def main():
                        for segment, size in tier.objects(name).items()}
             object_bytes = sum(objects.values())
             remote_runs, local_runs, cat_runs = [], [], []
+            cold = perf(cluster, "consume", "--topic", "backlog")
+            log(f"remote fetch with the chunk cache cold {cold['batch_mb_per_s']:.1f} MB/s")
             for _ in range(3):
                 remote_runs.append(perf(cluster, "consume", "--topic", "backlog"))
                 local_runs.append(perf(cluster, "consume", "--topic", "plain"))
@@ -164,7 +168,8 @@ def main():
                                                "mb_s": round(r["mb_per_s"], 1)} for r in runs]
                                        for mode, runs in latency.items()},
                 "copy_mb_s": round(copy_mb_s, 1), ("put_mb_s" if s3 else "cp_mb_s"): round(cp_mb_s, 1),
-                "remote_fetch_mb_s": round(remote_fetch["batch_mb_per_s"], 1),
+                "remote_fetch_cold_mb_s": round(cold["batch_mb_per_s"], 1),
+                "remote_fetch_warm_mb_s": round(remote_fetch["batch_mb_per_s"], 1),
                 "remote_fetch_bytes": remote_fetch["batch_bytes"],
                 "local_fetch_mb_s": round(local_fetch["batch_mb_per_s"], 1), "local_fetch_bytes": local_fetch["batch_bytes"],
                 ("get_remote_mb_s" if s3 else "cat_remote_mb_s"): round(cat_mb_s, 1),

@@ -1058,7 +1058,11 @@ class TieredDataPathTest : public DataPathTest {
   void SetUp() override {
     DataPathTest::SetUp();
     remote_ = std::make_unique<storage::DirectoryRemoteStorage>(*storage::FileOps::Default(), tmp_.Sub("remote"));
-    reader_ = std::make_unique<RemoteLogReader>(RemoteLogReaderOptions{.remote_storage = remote_.get(), .threads = 2});
+    auto cache = RemoteChunkCache::Open({.dir = tmp_.Sub("chunk-cache")});
+    ASSERT_TRUE(cache.ok()) << cache.status();
+    chunk_cache_ = std::move(*cache);
+    reader_ = std::make_unique<RemoteLogReader>(RemoteLogReaderOptions{
+        .remote_storage = remote_.get(), .threads = 2, .chunk_cache = chunk_cache_.get()});
     apis_ = std::make_unique<KafkaApis>(KafkaApisContext{.store = *store_,
                                                          .controller = controller_,
                                                          .producer_ids = *producer_ids_,
@@ -1100,22 +1104,27 @@ class TieredDataPathTest : public DataPathTest {
   }
   // A tiered topic of 3 rolled segments of 4 batches of 10 records each and an active one,
   // copied to the remote tier and then deleted locally: offsets [0, 120) are remote only.
-  void TierOrders() {
-    CreateTopic("orders", 'o', {kBroker},
-                {TopicConfig("orders", "remote.storage.enable", "true"),
-                 TopicConfig("orders", "segment.bytes", "6000"),
-                 TopicConfig("orders", "local.retention.bytes", "1")});
-    for (int i = 0; i < 16; ++i) {
-      std::string batch = testing::MakeBatch(10, absl::StrCat("b", i), 1000 * (i + 1), 100);
+  void TierOrders() { TierTopic("orders", 'o', 6000, 16, 100, 3); }
+  // A tiered topic of `batches` batches of 10 records of value_bytes (kept in batches_) in
+  // segments of segment_bytes, at least min_segments of them; the rolled ones copied to
+  // the remote tier and then deleted locally.
+  void TierTopic(const std::string& topic, char id, int segment_bytes, int batches, size_t value_bytes,
+                 int min_segments) {
+    CreateTopic(topic, id, {kBroker},
+                {TopicConfig(topic, "remote.storage.enable", "true"),
+                 TopicConfig(topic, "segment.bytes", absl::StrCat(segment_bytes)),
+                 TopicConfig(topic, "local.retention.bytes", "1")});
+    for (int i = 0; i < batches; ++i) {
+      std::string batch = testing::MakeBatch(10, absl::StrCat("b", i), 1000 * (i + 1), value_bytes);
       batches_.push_back(batch);
-      ASSERT_EQ(Produce("orders", batch).error_code, 0);
+      ASSERT_EQ(Produce(topic, batch).error_code, 0);
     }
-    ASSERT_GE(LogOf("orders")->segment_count(), 3);
-    ASSERT_TRUE(manager_->RunTask(*replicas_->GetPartition({"orders", 0})).ok());
+    ASSERT_GE(LogOf(topic)->segment_count(), min_segments);
+    ASSERT_TRUE(manager_->RunTask(*replicas_->GetPartition({topic, 0})).ok());
     // The image now holds the copies; local retention deletes what they cover.
     store_->WithImage([&](const controller::MetadataImage& image) { replicas_->ApplyImage(image); });
-    ASSERT_TRUE(LogOf("orders")->DeleteOldSegments().ok());
-    local_start_ = LogOf("orders")->log_start_offset();
+    ASSERT_TRUE(LogOf(topic)->DeleteOldSegments().ok());
+    local_start_ = LogOf(topic)->log_start_offset();
     ASSERT_GT(local_start_, 0);
   }
   // The batches as produced, offsets [from, to) of them (10 records a batch), with the
@@ -1134,6 +1143,7 @@ class TieredDataPathTest : public DataPathTest {
   ImageController image_controller_{[this](pb::MetadataRecord r) { return ApplyRecord(std::move(r)); }};
   testing::LoopbackController loopback_;
   std::unique_ptr<storage::DirectoryRemoteStorage> remote_;
+  std::unique_ptr<RemoteChunkCache> chunk_cache_;
   std::unique_ptr<RemoteLogReader> reader_;
   std::unique_ptr<RemoteLogManager> manager_;
   absl::Mutex apply_mu_;
@@ -1160,6 +1170,46 @@ TEST_F(TieredDataPathTest, AConsumerBelowTheLocalLogStartReadsTheRemoteTierByteF
   ASSERT_EQ(local.error_code, 0);
   EXPECT_EQ(local.records->substr(0, batches_[0].size()), Batches(local_start_ / 10, local_start_ / 10 + 1));
   EXPECT_GT(reader_->stats().read_bytes, 0);
+}
+
+TEST_F(TieredDataPathTest, ASequentialConsumerFindsTheNextBlocksFetchedAheadOfIt) {
+  // Batches of ~100 KiB in segments of 4 MiB: the first segment is 4 blocks of the remote
+  // reader (RemoteLogReader::kBlockBytes), the default prefetch 4 blocks.
+  TierTopic("large", 'l', 4 << 20, 45, 10 << 10, 2);
+  static_assert(RemoteLogReader::kBlockBytes == 1 << 20);
+  auto first = Fetch("large", 0);
+  ASSERT_EQ(first.error_code, 0);
+  ASSERT_TRUE(first.records.has_value());
+  ASSERT_EQ(first.records->substr(0, batches_[0].size()), Batches(0, 1));
+  // The read took block 0 (1 MiB from the segment's start); blocks 1 to 3, the rest of
+  // the segment, come ahead of the consumer, each once.
+  ASSERT_TRUE(testing::WaitUntil([&] { return reader_->stats().chunk_cache.blocks == 4; }, 30s))
+      << reader_->stats().chunk_cache.blocks << " blocks cached";
+  EXPECT_EQ(reader_->stats().prefetches, 3);
+  const int64_t misses = reader_->stats().chunk_cache.misses;
+  EXPECT_EQ(misses, 4);
+  // A consumer at batch 30 (~3 MiB into the segment) reads them from the cache, and the
+  // answer carries the cached blocks' files as they are (one slice per block: the end of
+  // block 2, then block 3 to the segment's end), not a copy.
+  auto answer = Call(kafka::ApiKey::kFetch, 12, Encode(FetchRequestFor("large", 300), 12));
+  ASSERT_TRUE(answer.ok() && answer->has_value()) << answer.status();
+  ASSERT_EQ((*answer)->splices.size(), 2u);
+  for (const kafka::Splice& splice : (*answer)->splices) {
+    EXPECT_EQ((*answer)->slices.at(splice.id).file->path().rfind(tmp_.Sub("chunk-cache"), 0), 0u)
+        << (*answer)->slices.at(splice.id).file->path();
+  }
+  std::string bytes = AssembleResponse(**answer);
+  kafka::Reader r(bytes);
+  auto later = kafka::ReadFetchResponse(r, 12);
+  ASSERT_TRUE(later.ok()) << later.status();
+  const auto& records = later->responses.at(0).partitions.at(0).records;
+  ASSERT_TRUE(records.has_value());
+  // Batches 30 to the segment's end: less than the 1 MiB asked for, so all of them.
+  ASSERT_EQ(local_start_ % 10, 0);
+  EXPECT_LT(Batches(30, static_cast<int>(local_start_ / 10)).size(), size_t{1} << 20);
+  EXPECT_TRUE(*records == Batches(30, static_cast<int>(local_start_ / 10))) << records->size() << " bytes";
+  EXPECT_EQ(reader_->stats().chunk_cache.misses, misses) << "nothing more fetched from the store";
+  EXPECT_GT(reader_->stats().chunk_cache.hits, 0);
 }
 
 TEST_F(TieredDataPathTest, AFollowerBelowTheLocalLogStartIsToldTheOffsetMovedToTieredStorage) {

@@ -9,10 +9,14 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 import urllib.parse
 import xml.etree.ElementTree as ET
 
-from replication_harness import Cluster
+from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
+
+from kafka_probe import connect_when_listening, fetch_error
+from replication_harness import Cluster, TestFailed, client_error_logger, log
 
 # Fast remote log manager and retention passes, fast fencing of a killed broker.
 TIERED_OVERRIDES = {
@@ -195,3 +199,102 @@ def dir_bytes(path, pattern="*.log"):
         except FileNotFoundError:
             pass
     return total
+
+
+# ---- records that name their number, produced and read back (the store tests) ---------
+
+RECORD_BYTES = 1024  # record_value's default size
+
+
+def record_value(n, size=RECORD_BYTES):
+    """Record n's value: its number, then bytes that depend on it."""
+    head = f"{n:09d}:".encode()
+    return head + bytes((n * 7 + i) % 251 for i in range(size - len(head)))
+
+
+def produce_records(cluster, producer, topic, first, count, acked, failed, after_each=None, flush_s=120):
+    """Records first .. first + count - 1 to partition 0 of topic; acked[n] = offset,
+    failed gets (n, error); after_each(n) once record n is handed to the producer; fails
+    the test if a delivery report is missing after flush_s."""
+    def report(n):
+        def on_delivery(err, msg):
+            if err is None:
+                acked[n] = msg.offset()
+            else:
+                failed.append((n, str(err)))
+        return on_delivery
+
+    for n in range(first, first + count):
+        while True:
+            try:
+                producer.produce(topic, value=record_value(n), partition=0, on_delivery=report(n))
+                break
+            except BufferError:
+                producer.poll(0.05)
+        producer.poll(0)
+        if after_each is not None:
+            after_each(n)
+    left = producer.flush(flush_s)
+    cluster.require(left == 0, f"{left} records had no delivery report")
+
+
+def idempotent_producer(cluster, errors):
+    """acks=all, idempotent, small batches: the store tests' producer."""
+    return Producer({"bootstrap.servers": cluster.bootstrap, "acks": "all", "linger.ms": 5, "batch.size": 64 << 10,
+                     "enable.idempotence": True, "message.timeout.ms": 60000,
+                     "error_cb": client_error_logger("producer", errors)})
+
+
+def wait_copied_and_shrunk(cluster, topic, end, segment, local_retention, what):
+    """Copies reach the active segment (within two segments of end) and every replica's
+    local log shrinks to about local_retention."""
+    cluster.wait_for(f"copies reach the active segment {what}",
+                     lambda: tiers(cluster, topic)["highest_copied_offset"] >= end - 2 * segment // RECORD_BYTES, 90,
+                     state=lambda: tiers(cluster, topic))
+    cluster.wait_for(f"every local log shrinks {what}", lambda: all(
+        dir_bytes(cluster.partition_dir(b, topic, 0)) <= local_retention + 3 * segment for b in cluster.brokers),
+        60, state=lambda: {b: dir_bytes(cluster.partition_dir(b, topic, 0)) for b in cluster.brokers})
+
+
+def leader_fetch_error(cluster, topic, offset):
+    """The error code of the partition 0 leader's own answer to a consumer's Fetch at
+    offset (a client would retry a retriable one)."""
+    leader = cluster.partition(topic, 0)["leader"]
+    with connect_when_listening(cluster.address(leader), 30) as sock:
+        return fetch_error(sock, topic, 0, offset)
+
+
+def first_local_offset(cluster, broker, topic):
+    """The base offset of the replica's oldest local segment of partition 0."""
+    files = cluster.segments(broker, topic, 0)
+    return int(os.path.basename(files[0])[:20]) if files else None
+
+
+def read_from_zero(cluster, topic, end, timeout=180):
+    """{offset: value} of partition 0 from offset 0 until end records are read."""
+    consumer = Consumer({"bootstrap.servers": cluster.bootstrap, "group.id": f"{topic}-unused",
+                         "enable.auto.commit": False, "fetch.max.bytes": 4 << 20})
+    got = {}
+    try:
+        consumer.assign([TopicPartition(topic, 0, 0)])
+        deadline = time.monotonic() + timeout
+        while len(got) < end:
+            if time.monotonic() > deadline:
+                raise TestFailed(f"read {len(got)} records from offset 0 in {timeout} s, not {end}")
+            for msg in consumer.consume(2000, timeout=0.5):
+                if msg.error() is None:
+                    got.setdefault(msg.offset(), msg.value())
+                elif msg.error().code() != KafkaError._PARTITION_EOF:
+                    log(f"consumer: {msg.error()}")
+    finally:
+        consumer.close()
+    return got
+
+
+def check_acked(cluster, topic, acked):
+    """A consumer from offset 0 reads every acknowledged record at its offset."""
+    got = read_from_zero(cluster, topic, max(acked.values()) + 1)
+    wrong = [n for n, offset in acked.items() if got.get(offset) != record_value(n)]
+    cluster.check(not wrong, f"{len(wrong)} acknowledged records missing or changed, e.g. {wrong[:5]}")
+    log(f"read {len(got)} records from offset 0, every acknowledged one at its offset")
+

@@ -42,10 +42,11 @@ import time
 
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
 
-from kafka_probe import connect_when_listening, delete_records, fetch_error
+from kafka_probe import connect_when_listening, delete_records
 from replication_harness import TestFailed, client_error_logger, log
 import tiered_harness
-from tiered_harness import TieredCluster, backend_from_argv, dir_bytes, tiers, with_remote_dir
+from tiered_harness import (TieredCluster, backend_from_argv, dir_bytes, leader_fetch_error, produce_records,
+                            record_value, tiers, with_remote_dir)
 
 TOPIC = "tiered"
 RECORDS = 102_400
@@ -55,16 +56,12 @@ LOCAL_RETENTION = 2 << 20
 KILL_AT = 40 * 1024  # records acknowledged
 KAFKA_STORAGE_ERROR = 56
 OFFSET_OUT_OF_RANGE = 1
-
-
-def value_of(n):
-    head = f"{n:09d}:".encode()
-    return head + bytes((n + i) % 251 for i in range(VALUE_BYTES - len(head)))
+CHUNK_CACHE = 16 << 20
 
 
 def number_in(value):
     n = int(value[:9])
-    return n if value == value_of(n) else None
+    return n if value == record_value(n) else None
 
 
 def produce(cluster, acked):
@@ -75,32 +72,16 @@ def produce(cluster, acked):
                          "queue.buffering.max.kbytes": 64 * 1024, "log_level": 2,
                          "error_cb": client_error_logger("producer", errors)})
     failed = []
+    killed = []
 
-    def report(n):
-        def on_delivery(err, msg):
-            if err is None:
-                acked[n] = msg.offset()
-            else:
-                failed.append((n, str(err)))
-        return on_delivery
-
-    killed = None
-    for n in range(RECORDS):
-        while True:
-            try:
-                producer.produce(TOPIC, value=value_of(n), partition=0, on_delivery=report(n))
-                break
-            except BufferError:
-                producer.poll(0.05)
-        producer.poll(0)
-        if killed is None and len(acked) >= KILL_AT:
-            killed = cluster.partition(TOPIC, 0)["leader"]
-            log(f"kill -9 of leader {killed} at {len(acked)} acknowledged records")
-            cluster.kill9(killed)
-    left = producer.flush(180)
-    cluster.require(left == 0, f"{left} records had no delivery report")
+    def kill_once(n):
+        if not killed and len(acked) >= KILL_AT:
+            killed.append(cluster.partition(TOPIC, 0)["leader"])
+            log(f"kill -9 of leader {killed[0]} at {len(acked)} acknowledged records")
+            cluster.kill9(killed[0])
+    produce_records(cluster, producer, TOPIC, 0, RECORDS, acked, failed, after_each=kill_once, flush_s=180)
     cluster.check(not failed, f"{len(failed)} records failed, e.g. {failed[:3]}")
-    return killed
+    return killed[0] if killed else None
 
 
 def read_from_zero(cluster, end, timeout=240):
@@ -126,13 +107,6 @@ def read_from_zero(cluster, end, timeout=240):
     return got, errors
 
 
-def leader_fetch_error(cluster, offset):
-    """The leader's own answer to a consumer's Fetch at offset (a client would retry it)."""
-    leader = cluster.partition(TOPIC, 0)["leader"]
-    with connect_when_listening(cluster.address(leader), 30) as sock:
-        return fetch_error(sock, TOPIC, 0, offset)
-
-
 def describe_tiers(cluster):
     return tiers(cluster, TOPIC)
 
@@ -142,7 +116,10 @@ def main():
 
 
 def run(remote_dir):
-    with TieredCluster(sys.argv[1], sys.argv[2], "tiered", remote_dir, budget_s=420) as cluster:
+    # A chunk cache (rsm.config.fetch.chunk.cache.size) far smaller than the remote data,
+    # so that the readers below push the first segment's blocks out of it.
+    with TieredCluster(sys.argv[1], sys.argv[2], "tiered", remote_dir, budget_s=420,
+                       overrides={"rsm.config.fetch.chunk.cache.size": CHUNK_CACHE}) as cluster:
         cluster.create_topic(TOPIC, 1, 3, {"remote.storage.enable": "true", "segment.bytes": SEGMENT,
                                            "local.retention.bytes": LOCAL_RETENTION, "min.insync.replicas": 2})
         cluster.wait_for("the partition settles", lambda: cluster.settled(TOPIC), 30)
@@ -239,16 +216,36 @@ def run(remote_dir):
                       f"kcat read {len(lines) // 2} records (exit {kcat.returncode}): {kcat.stderr[-300:]}")
         cluster.check(lines[0:2] == ["0", str(VALUE_BYTES)], f"kcat's first record {lines[0:2]}")
 
+        # What the brokers' /metrics say of it: the readers' blocks came through the chunk
+        # cache (the segments here are one block each: no prefetch within one), the cache
+        # within its size; on S3 the store's answers hold at least every remote .log read.
+        scraped = {b: cluster.scrape(b) for b in cluster.brokers}
+
+        def total(sample):
+            return sum(m.get(sample, 0) for m in scraped.values())
+        cluster.check(total("strata_remote_chunk_cache_misses_total") > 0 and
+                      total("strata_remote_chunk_cache_hits_total") > 0,
+                      "chunk cache: {} misses, {} hits".format(total("strata_remote_chunk_cache_misses_total"),
+                                                               total("strata_remote_chunk_cache_hits_total")))
+        over = {b: m.get("strata_remote_chunk_cache_bytes") for b, m in scraped.items()
+                if m.get("strata_remote_chunk_cache_bytes", 0) > CHUNK_CACHE}
+        cluster.check(not over, f"chunk caches over {CHUNK_CACHE} bytes: {over}")
+        if not remote_dir:
+            received = total('strata_remote_store_bytes_total{direction="received"}')
+            read_remote = sum(s["size_in_bytes"] for s in tiers["remote_segments"] if s["end_offset"] < local_start)
+            cluster.check(total("strata_remote_store_requests_total") > 0 and received >= read_remote,
+                          f"the store answered {received} bytes; the readers read {read_remote} from it")
+
         # A corrupted remote object: KAFKA_STORAGE_ERROR for those offsets, the rest served.
         # (The readers above went on past the first segment by far more than the leader's
-        # 64 MiB block cache: its blocks are read from the store again, and checked.)
+        # chunk cache holds: its blocks are read from the store again, and checked.)
         first = min(tiers["remote_segments"], key=lambda s: s["start_offset"])
         tier.corrupt(remote, first["segment_id"], 4096)
-        code = leader_fetch_error(cluster, 0)
+        code = leader_fetch_error(cluster, TOPIC, 0)
         cluster.check(code == KAFKA_STORAGE_ERROR, f"a fetch of a corrupted remote segment got error {code}")
-        cluster.check(leader_fetch_error(cluster, first["end_offset"] + 1) == 0,
+        cluster.check(leader_fetch_error(cluster, TOPIC, first["end_offset"] + 1) == 0,
                       "the next remote segment is not served after a corrupted one")
-        cluster.check(leader_fetch_error(cluster, end - 10) == 0, "the local tail is not served after a remote error")
+        cluster.check(leader_fetch_error(cluster, TOPIC, end - 10) == 0, "the local tail is not served after a remote error")
 
         # DeleteRecords past the corrupted copy, into the middle of the next one: the
         # leader moves the log start of both tiers through the controller and answers
@@ -266,9 +263,9 @@ def run(remote_dir):
         cluster.wait_for("the copies below the new log start are deleted",
                          lambda: all(s["end_offset"] >= cut for s in describe_tiers(cluster)["remote_segments"]), 60)
         cluster.check(first["segment_id"] not in tier.objects(remote), "the corrupted copy's object outlived DeleteRecords")
-        cluster.check(leader_fetch_error(cluster, cut - 1) == OFFSET_OUT_OF_RANGE,
+        cluster.check(leader_fetch_error(cluster, TOPIC, cut - 1) == OFFSET_OUT_OF_RANGE,
                       f"offset {cut - 1}, below the log start, is still served")
-        cluster.check(leader_fetch_error(cluster, cut) == 0, f"offset {cut}, the new log start, is not served")
+        cluster.check(leader_fetch_error(cluster, TOPIC, cut) == 0, f"offset {cut}, the new log start, is not served")
         probe = Consumer({"bootstrap.servers": cluster.bootstrap, "group.id": "tiered-test-times"})
         try:
             answer = probe.offsets_for_times([TopicPartition(TOPIC, 0, got[0][2])], timeout=30)[0]
@@ -295,7 +292,7 @@ def run(remote_dir):
         for n in range(4 * 1024):
             while True:
                 try:
-                    doomed.produce("doomed", value=value_of(n), partition=0)
+                    doomed.produce("doomed", value=record_value(n), partition=0)
                     break
                 except BufferError:
                     doomed.poll(0.05)

@@ -19,74 +19,18 @@ min.insync.replicas 2.
 Usage: /usr/bin/python3 tiered_store_down_test.py <bin dir> <strata-cluster>
 """
 
-import os
 import sys
 import time
 
-from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
-
-from kafka_probe import connect_when_listening, fetch_error
-from replication_harness import TestFailed, client_error_logger, log
-from tiered_harness import TieredCluster, dir_bytes, tiers
+from replication_harness import log
+from tiered_harness import (RECORD_BYTES, TieredCluster, check_acked, first_local_offset, idempotent_producer,
+                            leader_fetch_error, produce_records, tiers, wait_copied_and_shrunk)
 
 TOPIC = "down"
-VALUE_BYTES = 1024
 SEGMENT = 256 << 10
 LOCAL_RETENTION = 512 << 10
 PHASE = 6 * 1024  # records per phase
 KAFKA_STORAGE_ERROR = 56
-
-
-def value_of(n):
-    head = f"{n:09d}:".encode()
-    return head + bytes((n * 7 + i) % 251 for i in range(VALUE_BYTES - len(head)))
-
-
-def produce(cluster, producer, first, count, acked, failed):
-    def report(n):
-        def on_delivery(err, msg):
-            if err is None:
-                acked[n] = msg.offset()
-            else:
-                failed.append((n, str(err)))
-        return on_delivery
-
-    for n in range(first, first + count):
-        while True:
-            try:
-                producer.produce(TOPIC, value=value_of(n), partition=0, on_delivery=report(n))
-                break
-            except BufferError:
-                producer.poll(0.05)
-        producer.poll(0)
-    left = producer.flush(120)
-    cluster.require(left == 0, f"{left} records had no delivery report")
-
-
-def first_local_offset(cluster, broker):
-    """The base offset of the replica's oldest local segment."""
-    files = cluster.segments(broker, TOPIC, 0)
-    return int(os.path.basename(files[0])[:20]) if files else None
-
-
-def read_from_zero(cluster, end, timeout=180):
-    consumer = Consumer({"bootstrap.servers": cluster.bootstrap, "group.id": "store-down-unused",
-                         "enable.auto.commit": False, "fetch.max.bytes": 4 << 20})
-    got = {}
-    try:
-        consumer.assign([TopicPartition(TOPIC, 0, 0)])
-        deadline = time.monotonic() + timeout
-        while len(got) < end:
-            if time.monotonic() > deadline:
-                raise TestFailed(f"read {len(got)} records from offset 0 in {timeout} s, not {end}")
-            for msg in consumer.consume(2000, timeout=0.5):
-                if msg.error() is None:
-                    got.setdefault(msg.offset(), msg.value())
-                elif msg.error().code() != KafkaError._PARTITION_EOF:
-                    log(f"consumer: {msg.error()}")
-    finally:
-        consumer.close()
-    return got
 
 
 def main():
@@ -98,20 +42,18 @@ def main():
                                            "local.retention.bytes": LOCAL_RETENTION, "min.insync.replicas": 2})
         cluster.wait_for("the partition settles", lambda: cluster.settled(TOPIC), 30)
         errors = []
-        producer = Producer({"bootstrap.servers": cluster.bootstrap, "acks": "all", "linger.ms": 5, "batch.size": 64 << 10,
-                             "enable.idempotence": True, "message.timeout.ms": 60000,
-                             "error_cb": client_error_logger("producer", errors)})
+        producer = idempotent_producer(cluster, errors)
         acked, failed = {}, []
-        produce(cluster, producer, 0, PHASE, acked, failed)
+        produce_records(cluster, producer, TOPIC, 0, PHASE, acked, failed)
         end = max(acked.values()) + 1
         cluster.wait_for("the leader copies what rolled", lambda: tiers(cluster, TOPIC)["highest_copied_offset"]
-                         >= end - 2 * SEGMENT // VALUE_BYTES, 60, state=lambda: tiers(cluster, TOPIC))
+                         >= end - 2 * SEGMENT // RECORD_BYTES, 60, state=lambda: tiers(cluster, TOPIC))
 
         # The store down: produce goes on, nothing uncopied leaves a local disk.
         cluster.cluster("kill", "object-store")
         log("kill -9 of the object store")
         copied = tiers(cluster, TOPIC)["highest_copied_offset"]
-        produce(cluster, producer, PHASE, PHASE, acked, failed)
+        produce_records(cluster, producer, TOPIC, PHASE, PHASE, acked, failed)
         cluster.check(not failed, f"{len(failed)} records failed with the store down, e.g. {failed[:3]}")
         end = max(acked.values()) + 1
         log(f"{len(acked)} records acknowledged, {end - 1 - copied} of them above the highest copy {copied}")
@@ -119,7 +61,7 @@ def main():
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline:
             for b in cluster.brokers:
-                first = first_local_offset(cluster, b)
+                first = first_local_offset(cluster, b, TOPIC)
                 if not cluster.check(first is not None and first <= copied + 1,
                                      f"broker {b} dropped uncopied records: its log starts at {first}, "
                                      f"the highest copy ends at {copied}"):
@@ -128,26 +70,16 @@ def main():
         now = tiers(cluster, TOPIC)
         cluster.check(now["highest_copied_offset"] == copied,
                       f"a copy finished with the store down: {now['highest_copied_offset']} after {copied}")
-        leader = cluster.partition(TOPIC, 0)["leader"]
-        with connect_when_listening(cluster.address(leader), 30) as sock:
-            code = fetch_error(sock, TOPIC, 0, 0)
+        code = leader_fetch_error(cluster, TOPIC, 0)
         cluster.check(code == KAFKA_STORAGE_ERROR, f"a fetch of offset 0 with the store down got error {code}")
-        with connect_when_listening(cluster.address(leader), 30) as sock:
-            code = fetch_error(sock, TOPIC, 0, end - 5)
+        code = leader_fetch_error(cluster, TOPIC, end - 5)
         cluster.check(code == 0, f"the local tail was not served with the store down: error {code}")
 
         # The store back: copies resume, local logs shrink, every record reads back.
         cluster.cluster("start", "object-store")
         log("the object store started again")
-        cluster.wait_for("copies resume to the active segment", lambda: tiers(cluster, TOPIC)["highest_copied_offset"]
-                         >= end - 2 * SEGMENT // VALUE_BYTES, 90, state=lambda: tiers(cluster, TOPIC))
-        cluster.wait_for("every local log shrinks again", lambda: all(
-            dir_bytes(cluster.partition_dir(b, TOPIC, 0)) <= LOCAL_RETENTION + 3 * SEGMENT for b in cluster.brokers),
-            60, state=lambda: {b: dir_bytes(cluster.partition_dir(b, TOPIC, 0)) for b in cluster.brokers})
-        got = read_from_zero(cluster, end)
-        wrong = [n for n, offset in acked.items() if got.get(offset) != value_of(n)]
-        cluster.check(not wrong, f"{len(wrong)} acknowledged records missing or changed, e.g. {wrong[:5]}")
-        log(f"read {len(got)} records from offset 0, every acknowledged one at its offset")
+        wait_copied_and_shrunk(cluster, TOPIC, end, SEGMENT, LOCAL_RETENTION, "again")
+        check_acked(cluster, TOPIC, acked)
     sys.exit(cluster.exit_code())
 
 

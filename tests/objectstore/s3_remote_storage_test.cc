@@ -177,6 +177,18 @@ TEST_F(S3RemoteStorageTest, ABodyCorruptedOnTheWayIsReadAgain) {
   auto always = remote->FetchLogSegment(Id("d2F5d2F5d2F5d2F5d2F5dw"), 0, 3000);
   EXPECT_EQ(ErrcOf(always.status()), Errc::kRemoteStorageError);
   EXPECT_NE(always.status().message().find("fails its checksum"), absl::string_view::npos) << always.status();
+  // An index object too: read again once, refused when corrupt every time.
+  ASSERT_TRUE(server_->Fault(R"({"mode": "clear"})").ok());
+  auto index = remote->FetchIndex(Id("d2F5d2F5d2F5d2F5d2F5dw"), RemoteIndexType::kOffset);
+  ASSERT_TRUE(index.ok()) << index.status();
+  ASSERT_FALSE(index->empty());
+  ASSERT_TRUE(server_->Fault(R"({"mode": "corrupt", "count": 1, "methods": ["GET"]})").ok());
+  auto index_once = remote->FetchIndex(Id("d2F5d2F5d2F5d2F5d2F5dw"), RemoteIndexType::kOffset);
+  ASSERT_TRUE(index_once.ok()) << index_once.status();
+  EXPECT_EQ(*index_once, *index);
+  ASSERT_TRUE(server_->Fault(R"({"mode": "corrupt", "count": -1, "methods": ["GET"]})").ok());
+  EXPECT_EQ(ErrcOf(remote->FetchIndex(Id("d2F5d2F5d2F5d2F5d2F5dw"), RemoteIndexType::kOffset).status()),
+            Errc::kRemoteStorageError);
 }
 
 TEST_F(S3RemoteStorageTest, AFailedCopyLeavesNoObjectAndARetrySucceeds) {

@@ -524,17 +524,17 @@ TEST(KafkaFetch, ATaggedFieldWhoseSizeDisagreesWithItsContentIsRefused) {
 
 TEST(KafkaFetch, SplicedRecordsLeaveTheirBytesToTheCaller) {
   const std::string big(200, 'r');  // 200: a compact length (201) of two varint bytes
-  const std::string small = "xyz";
+  const std::string small = "xyz";  // sent in two parts, "x" and "yz"
   FetchResponse resp;
   FetchResponse::Partition spliced_big;
   spliced_big.partition_index = 0;
   spliced_big.records_splice = 7;
-  spliced_big.records_splice_size = big.size();
+  spliced_big.records_splice_sizes = {big.size()};
   spliced_big.records = std::string("ignored: the splice wins");
   FetchResponse::Partition spliced_small;
   spliced_small.partition_index = 1;
   spliced_small.records_splice = 8;
-  spliced_small.records_splice_size = small.size();
+  spliced_small.records_splice_sizes = {1, 2};
   FetchResponse::Partition inline_records;
   inline_records.partition_index = 2;
   inline_records.records = std::string("inline");
@@ -557,20 +557,25 @@ TEST(KafkaFetch, SplicedRecordsLeaveTheirBytesToTheCaller) {
     std::vector<Splice> splices;
     Writer w(&out, &splices);
     WriteFetchResponse(resp, c.version, w);
-    ASSERT_EQ(splices.size(), 2u);
+    ASSERT_EQ(splices.size(), 3u);
     EXPECT_EQ(splices[0].id, 7);
     EXPECT_EQ(splices[0].size, big.size());
     EXPECT_EQ(splices[0].position, c.first_position);
     EXPECT_EQ(absl::CHexEscape(out.substr(splices[0].position - c.big_prefix.size(), c.big_prefix.size())),
               absl::CHexEscape(c.big_prefix));
     EXPECT_EQ(splices[1].id, 8);
-    EXPECT_EQ(splices[1].size, small.size());
+    EXPECT_EQ(splices[1].size, 1u);
+    EXPECT_EQ(splices[2].id, 9);
+    EXPECT_EQ(splices[2].size, 2u);
+    EXPECT_EQ(splices[2].position, splices[1].position) << "the parts go one after another";
     EXPECT_EQ(absl::CHexEscape(out.substr(splices[1].position - c.small_prefix.size(), c.small_prefix.size())),
-              absl::CHexEscape(c.small_prefix));
+              absl::CHexEscape(c.small_prefix))
+        << "the length of both parts";
     EXPECT_EQ(out.find("ignored"), std::string::npos);
     // What the client receives: the caller's bytes sent at their positions.
     std::string sent = out;
-    sent.insert(splices[1].position, small);
+    sent.insert(splices[2].position, "yz");
+    sent.insert(splices[1].position, "x");
     sent.insert(splices[0].position, big);
     Reader r(sent);
     auto back = ReadFetchResponse(r, c.version);
