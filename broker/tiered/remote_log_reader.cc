@@ -115,8 +115,8 @@ void RemoteLogReader::Prefetch(const Segment& segment, int64_t block) {
   }
 }
 
-absl::StatusOr<std::string> RemoteLogReader::ReadRange(const Segment& segment, uint64_t start, uint64_t end) {
-  std::string out;
+absl::Status RemoteLogReader::ForEachBlock(const Segment& segment, uint64_t start, uint64_t end,
+                                           const BlockPartFn& each) {
   std::optional<int64_t> last;  // the last block read
   for (uint64_t block = start / kBlockBytes; block * kBlockBytes < end; ++block) {
     STRATA_ASSIGN_OR_RETURN(RemoteChunkCache::Block bytes, GetBlock(segment, static_cast<int64_t>(block)));
@@ -124,11 +124,18 @@ absl::StatusOr<std::string> RemoteLogReader::ReadRange(const Segment& segment, u
     uint64_t from = std::max(start, block * kBlockBytes) - block * kBlockBytes;
     if (from >= bytes.size()) break;  // the segment ends before start
     uint64_t to = std::min<uint64_t>(end - block * kBlockBytes, bytes.size());
-    STRATA_RETURN_IF_ERROR(bytes.AppendTo(out, from, to));
+    STRATA_RETURN_IF_ERROR(each(bytes, from, to));
     if (bytes.size() < kBlockBytes) break;  // its last block
   }
   // A reader reads on: the blocks after the last one it read are fetched ahead of it.
   if (last) Prefetch(segment, *last);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> RemoteLogReader::ReadRange(const Segment& segment, uint64_t start, uint64_t end) {
+  std::string out;
+  STRATA_RETURN_IF_ERROR(ForEachBlock(segment, start, end, [&](const RemoteChunkCache::Block& block, uint64_t from,
+                                                               uint64_t to) { return block.AppendTo(out, from, to); }));
   return out;
 }
 
@@ -202,23 +209,14 @@ absl::StatusOr<RemoteLogReader::Records> RemoteLogReader::Read(const Segment& se
     Records out;
     if (!found) return out;
     storage::RecordBatchHeader first = storage::RecordBatchHeader::Parse(found->bytes.data());
-    uint64_t left = std::max<uint64_t>(max_bytes, min_one_batch ? first.size_in_bytes() : 0);
+    const uint64_t want = std::max<uint64_t>(max_bytes, min_one_batch ? first.size_in_bytes() : 0);
     // The blocks' files as they are, from the first batch on.
-    uint64_t at = found->position;
-    int64_t block = static_cast<int64_t>(at / kBlockBytes);
-    while (left > 0) {
-      block = static_cast<int64_t>(at / kBlockBytes);
-      STRATA_ASSIGN_OR_RETURN(RemoteChunkCache::Block bytes, GetBlock(segment, block));
-      const uint64_t from = at - static_cast<uint64_t>(block) * kBlockBytes;
-      if (from >= bytes.size()) break;  // the segment ends
-      const uint64_t count = std::min<uint64_t>(bytes.size() - from, left);
-      out.slices.push_back(bytes.Slice(from, count));
-      out.size += count;
-      at += count;
-      left -= count;
-      if (bytes.size() < kBlockBytes) break;  // its last block
-    }
-    Prefetch(segment, block);
+    STRATA_RETURN_IF_ERROR(ForEachBlock(segment, found->position, found->position + want,
+                                        [&](const RemoteChunkCache::Block& block, uint64_t from, uint64_t to) {
+                                          out.slices.push_back(block.Slice(from, to - from));
+                                          out.size += to - from;
+                                          return absl::OkStatus();
+                                        }));
     if (min_one_batch && out.size < static_cast<uint64_t>(first.size_in_bytes())) {
       return Corrupt(segment, absl::StrCat("the batch at byte ", found->position, " is cut by the segment's end"));
     }

@@ -110,6 +110,11 @@ class RemoteLogReader {
  private:
   // The segment's index of type (cached).
   absl::StatusOr<std::shared_ptr<const std::string>> Index(const Segment& segment, storage::RemoteIndexType type);
+  // Calls each(block, from, to) for the part of every block of the segment's .log that
+  // bytes [start, end) cover (fewer at its end), through the chunk cache; then has the
+  // blocks after the last one prefetched.
+  using BlockPartFn = std::function<absl::Status(const RemoteChunkCache::Block& block, uint64_t from, uint64_t to)>;
+  absl::Status ForEachBlock(const Segment& segment, uint64_t start, uint64_t end, const BlockPartFn& each);
   // Bytes [start, end) of the segment's .log (fewer at its end), through the chunk cache.
   absl::StatusOr<std::string> ReadRange(const Segment& segment, uint64_t start, uint64_t end);
   // Block `block` of the segment's .log, from the chunk cache or the store.
