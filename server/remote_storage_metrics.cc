@@ -14,9 +14,10 @@ std::vector<prometheus::MetricFamily> RemoteStorageMetrics::Collect() const {
     controller::AddSingle(out, name, help, type, value);
   };
   broker::RemoteLogManager::CopyLag lag = manager_.copy_lag();
-  one("strata_remote_copy_lag_segments", "Rolled segments below the high watermark not yet copied to the remote tier",
-      MetricType::Gauge, static_cast<double>(lag.segments));
-  one("strata_remote_copy_lag_bytes", "Bytes of rolled segments below the high watermark not yet copied",
+  one("strata_remote_copy_lag_segments",
+      "Rolled segments due to be copied to the remote tier (remote.copy.lag.*) and not copied yet", MetricType::Gauge,
+      static_cast<double>(lag.segments));
+  one("strata_remote_copy_lag_bytes", "Bytes of rolled segments due to be copied and not copied yet",
       MetricType::Gauge, static_cast<double>(lag.bytes));
   broker::RemoteLogManagerStats m = manager_.stats();
   one("strata_remote_copies_total", "Segments copied to the remote tier (COPY_SEGMENT_FINISHED)", MetricType::Counter,

@@ -2,8 +2,9 @@
 // RemoteStorageMetrics: a broker's tiered storage for Prometheus, read at every scrape
 // (registered with the broker's metrics when remote.log.storage.system.enable is on):
 //   strata_remote_copy_lag_segments, strata_remote_copy_lag_bytes
-//                     rolled segments below the high watermark of the partitions led
-//                     here not yet copied to the remote tier
+//                     rolled segments of the partitions led here that are due to be
+//                     copied (remote.copy.lag.*) and not copied yet: Kafka's
+//                     RemoteCopyLagSegments / RemoteCopyLagBytes (docs/metrics.md)
 //   strata_remote_copies_total, strata_remote_copy_bytes_total, strata_remote_copy_errors_total
 //   strata_remote_deletes_total, strata_remote_delete_errors_total
 //   strata_remote_copy_throttle_seconds_total   time copies waited for the copy quota

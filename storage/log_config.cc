@@ -165,6 +165,16 @@ std::vector<TopicSetting> MakeTopicSettings() {
                       "rolled segments are copied to the remote tier, retention.* bounds both tiers and local.* the "
                       "local copy (KIP-405; needs remote.log.storage.system.enable)",
                       &LogConfig::remote_storage_enable));
+  t.push_back(Number("remote.copy.lag.bytes", "log.remote.copy.lag.bytes", Type::kLong, -1, kInt64Max, "-1",
+                     &LogConfig::remote_copy_lag_bytes,
+                     "with remote storage: a rolled segment is copied once this many bytes of the local log follow "
+                     "it, or by remote.copy.lag.ms (KIP-1241; 0: at once, -1: the effective local.retention.bytes, "
+                     "no check when that is unlimited)"));
+  t.push_back(Number("remote.copy.lag.ms", "log.remote.copy.lag.ms", Type::kLong, -1, kInt64Max, "0",
+                     &LogConfig::remote_copy_lag_ms,
+                     "with remote storage: a rolled segment is copied once its newest record is this old, or by "
+                     "remote.copy.lag.bytes (KIP-1241; 0: at once, the default, -1: the effective "
+                     "local.retention.ms, no check when that is unlimited)"));
   t.push_back(Number("retention.bytes", "log.retention.bytes", Type::kLong, -1, kInt64Max, "-1",
                      &LogConfig::retention_bytes,
                      "the oldest segments are deleted while a partition holds more (-1: no limit)"));

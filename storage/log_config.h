@@ -56,6 +56,13 @@ struct LogConfig {
   bool follower_fetch_last_tiered_offset = false;
   int64_t local_retention_ms = -2;
   int64_t local_retention_bytes = -2;
+  // Delayed upload (KIP-1241): remote.copy.lag.ms / remote.copy.lag.bytes
+  // (log.remote.copy.lag.*). A rolled segment is copied once its newest record is this old
+  // or this many bytes of the local log follow it; 0 copies at once (the default), -1
+  // takes the effective local retention (and applies no check when that is unlimited).
+  // broker/tiered/upload_eligibility.h decides.
+  int64_t remote_copy_lag_ms = 0;
+  int64_t remote_copy_lag_bytes = -1;
   // cleanup.policy / log.cleanup.policy: delete (retention.* applies), compact (the log
   // cleaner keeps each key's latest record; retention.* does not delete), or both.
   bool cleanup_delete = true;

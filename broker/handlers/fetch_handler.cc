@@ -35,6 +35,9 @@ struct RemoteRead {
   uint64_t max_bytes = 0;
   bool min_one_batch = false;
   controller::RemoteLogSegments::Segment segment;
+  // The copy after it when that is below the local log too: its first blocks are
+  // prefetched for a consumer reading on.
+  std::optional<controller::RemoteLogSegments::Segment> next;
   bool read_committed = false;
   std::shared_ptr<Partition> local;  // the partition here (its local log, for READ_COMMITTED)
 };
@@ -278,7 +281,10 @@ void ReadTarget(const KafkaApisContext& context, const FetchParams& params, cons
                                absl::StrCat("no remote segment holds offset ", p.fetch_offset, " of ", name.topic,
                                             "-", p.partition)));
       }
-      result.remote_reads.push_back(RemoteRead{key, p.fetch_offset, max_bytes, min_one_batch, *segment,
+      // The copy after it, when the consumer will read that remotely too (not from the local log).
+      auto next = RemoteSegmentFor(context, (*partition)->state().topic_id, p.partition, segment->end_offset() + 1);
+      if (next && next->start_offset() >= (*partition)->log()->log_start_offset()) next.reset();
+      result.remote_reads.push_back(RemoteRead{key, p.fetch_offset, max_bytes, min_one_batch, *segment, std::move(next),
                                                params.isolation == FetchIsolation::kTxnCommitted, *partition});
     } else if (auto it = remote->find(key); it != remote->end()) {
       if (!it->second.ok()) return fail(it->second.status());
@@ -387,7 +393,8 @@ void AnswerFromRemoteTier(const KafkaApisContext& context, FetchParams params, F
       absl::StatusOr<RemoteFetched> fetched = [&]() -> absl::StatusOr<RemoteFetched> {
         RemoteFetched out;
         STRATA_ASSIGN_OR_RETURN(out.records,
-                                context.remote_reader->Read(r.segment, r.fetch_offset, r.max_bytes, r.min_one_batch));
+                                context.remote_reader->Read(r.segment, r.fetch_offset, r.max_bytes, r.min_one_batch,
+                                                            r.next ? &*r.next : nullptr));
         if (r.read_committed) {
           STRATA_ASSIGN_OR_RETURN(std::string bytes, out.records.ReadAll());
           STRATA_ASSIGN_OR_RETURN(out.aborted, RemoteAbortedTxns(context, r, bytes));

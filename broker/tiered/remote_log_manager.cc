@@ -9,6 +9,7 @@
 #include "base/status_macros.h"
 #include "broker/common/remote_segment_id.h"
 #include "broker/common/kafka_error.h"
+#include "broker/tiered/upload_eligibility.h"
 #include "controller/metadata_image.h"
 #include "proto/kafka/error_code.h"
 #include "storage/checkpoint_file.h"
@@ -206,9 +207,7 @@ absl::Status RemoteLogManager::CopySegments(Partition& partition, const Partitio
   for (const auto& [id, s] : segments) {
     if (s.state() == Segment::COPY_SEGMENT_FINISHED) copied = std::max(copied, s.end_offset());
   }
-  // Below the last stable offset only (Kafka's bound): the remote tier never holds an open
-  // transaction's data.
-  for (const storage::RolledSegment& r : log.RolledSegmentsAfter(copied, log.last_stable_offset())) {
+  for (const storage::RolledSegment& r : CopyCandidates(log, copied)) {
     std::string segment_id = storage::NewBase64Uuid();
     auto raw_id = storage::DecodeBase64Uuid(segment_id);
     ABSL_CHECK(raw_id.ok()) << raw_id.status();
@@ -248,6 +247,24 @@ absl::Status RemoteLogManager::CopySegments(Partition& partition, const Partitio
     spdlog::debug("broker {}: copied {}", options_.broker_id, name);
   }
   return absl::OkStatus();
+}
+
+std::vector<storage::RolledSegment> RemoteLogManager::CopyCandidates(const storage::Log& log, int64_t copied) const {
+  // Below the last stable offset only (Kafka's bound): the remote tier never holds an open
+  // transaction's data. Oldest first, up to the first one the upload delay holds back.
+  std::vector<storage::RolledSegment> rolled = log.RolledSegmentsAfter(copied, log.last_stable_offset());
+  if (rolled.empty()) return rolled;
+  const storage::LogConfig config = log.config();
+  const int64_t now = options_.clock->NowMs();
+  // The local bytes after each segment: after the first, less each next one's own.
+  int64_t newer = log.SizeOfSegmentsAbove(rolled.front().end_offset);
+  size_t due = 0;
+  for (; due < rolled.size(); ++due) {
+    if (due > 0) newer -= static_cast<int64_t>(rolled[due].size);
+    if (!UploadEligible(config, rolled[due].max_timestamp, newer, now)) break;
+  }
+  rolled.resize(due);
+  return rolled;
 }
 
 void RemoteLogManager::PaceCopy(int64_t bytes) {
@@ -313,8 +330,7 @@ RemoteLogManager::CopyLag RemoteLogManager::copy_lag() const {
   for (const auto& p : options_.partitions()) {
     if (!p->is_leader() || !p->log()->config().remote_storage_enable) continue;
     RemoteTierState remote = p->remote_tier();
-    for (const storage::RolledSegment& r :
-         p->log()->RolledSegmentsAfter(remote.highest_copied_offset, p->log()->last_stable_offset())) {
+    for (const storage::RolledSegment& r : CopyCandidates(*p->log(), remote.highest_copied_offset)) {
       ++lag.segments;
       lag.bytes += static_cast<int64_t>(r.size);
     }

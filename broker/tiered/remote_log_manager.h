@@ -7,9 +7,10 @@
 //      previous leader (or by this one, when its copy failed) is deleted
 //      (DELETE_SEGMENT_STARTED, the objects, DELETE_SEGMENT_FINISHED), and a
 //      DELETE_SEGMENT_STARTED copy is deleted again;
-//   2. copies the rolled segments that end below the high watermark and above the
-//      highest finished copy, oldest first: COPY_SEGMENT_STARTED through the
-//      controller, the objects through the RemoteStorageManager, COPY_SEGMENT_FINISHED;
+//   2. copies the rolled segments that end below the last stable offset and above the
+//      highest finished copy and are due (remote.copy.lag.*, upload_eligibility.h),
+//      oldest first: COPY_SEGMENT_STARTED through the controller, the objects through the
+//      RemoteStorageManager, COPY_SEGMENT_FINISHED;
 //   3. deletes the finished copies that end below the partition's log start (DeleteRecords
 //      moved it in the quorum: Partition.log_start_offset), then applies retention.ms /
 //      retention.bytes to the whole log: the oldest finished copies past them are
@@ -96,7 +97,9 @@ class RemoteLogManager {
   absl::Status RunTask(Partition& partition);
 
   RemoteLogManagerStats stats() const;
-  // Rolled segments below the high watermark not yet copied, over every led partition.
+  // Rolled segments below the last stable offset not yet copied and due to be
+  // (upload_eligibility.h: a delayed upload is not lag), over every led partition:
+  // Kafka's RemoteCopyLagSegments and RemoteCopyLagBytes.
   struct CopyLag {
     int64_t segments = 0;
     int64_t bytes = 0;
@@ -127,6 +130,8 @@ class RemoteLogManager {
   // Proposes one transition; the controller's refusal is an error naming its reason.
   absl::Status Propose(const Segment& segment);
   Segment Transition(const Segment& of, const PartitionState& state, Segment::State to) const;
+  // The log's rolled segments after copied that are due to be copied now, oldest first.
+  std::vector<storage::RolledSegment> CopyCandidates(const storage::Log& log, int64_t copied) const;
   void Loop();
   void Work();
   // LogSegmentData::pace of a copy: counts bytes against the copy quota and waits while

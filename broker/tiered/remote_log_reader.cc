@@ -81,15 +81,23 @@ absl::StatusOr<RemoteChunkCache::Block> RemoteLogReader::GetBlock(const Segment&
   });
 }
 
-void RemoteLogReader::Prefetch(const Segment& segment, int64_t block) {
+void RemoteLogReader::Prefetch(const Segment& segment, int64_t block, const Segment* next) {
   if (options_.prefetch_max_bytes <= 0) return;
   constexpr int64_t kBlock = static_cast<int64_t>(kBlockBytes);
   // prefetch.max.size in whole blocks (rounded up): how far ahead of the reader, and how
   // many blocks may be coming at once over every reader.
   const int64_t ahead = (options_.prefetch_max_bytes + kBlock - 1) / kBlock;
-  const int64_t blocks = (segment.segment_size_in_bytes() + kBlock - 1) / kBlock;
-  for (int64_t next = block + 1; next < std::min(blocks, block + 1 + ahead); ++next) {
-    RemoteChunkCache::Key key{segment.segment_id(), next};
+  auto blocks_of = [](const Segment& s) { return (s.segment_size_in_bytes() + kBlock - 1) / kBlock; };
+  // The `ahead` blocks after `block`: the rest of this segment, then the next one's first.
+  std::vector<std::pair<const Segment*, int64_t>> wanted;
+  for (int64_t b = block + 1; b < blocks_of(segment) && static_cast<int64_t>(wanted.size()) < ahead; ++b) {
+    wanted.emplace_back(&segment, b);
+  }
+  for (int64_t b = 0; next != nullptr && b < blocks_of(*next) && static_cast<int64_t>(wanted.size()) < ahead; ++b) {
+    wanted.emplace_back(next, b);
+  }
+  for (const auto& [of, b] : wanted) {
+    RemoteChunkCache::Key key{of->segment_id(), b};
     if (options_.chunk_cache->Has(key)) continue;
     {
       absl::MutexLock lock(&prefetch_mu_);
@@ -97,12 +105,12 @@ void RemoteLogReader::Prefetch(const Segment& segment, int64_t block) {
       if (static_cast<int64_t>(prefetching_.size()) >= ahead) return;
       prefetching_.insert(key);
     }
-    absl::Status submitted = pool_.Schedule("remote-prefetch", std::chrono::milliseconds(0), [this, segment, key] {
+    absl::Status submitted = pool_.Schedule("remote-prefetch", std::chrono::milliseconds(0), [this, target = *of, key] {
       ++prefetches_;
-      if (auto fetched = GetBlock(segment, key.second); !fetched.ok()) {
+      if (auto fetched = GetBlock(target, key.second); !fetched.ok()) {
         // The reader that wants it fetches it again and answers the error.
         spdlog::debug("prefetch of block {} of remote segment {} failed: {}", key.second,
-                      absl::WebSafeBase64Escape(segment.segment_id()), fetched.status().ToString());
+                      absl::WebSafeBase64Escape(target.segment_id()), fetched.status().ToString());
       }
       absl::MutexLock lock(&prefetch_mu_);
       prefetching_.erase(key);
@@ -115,8 +123,8 @@ void RemoteLogReader::Prefetch(const Segment& segment, int64_t block) {
   }
 }
 
-absl::Status RemoteLogReader::ForEachBlock(const Segment& segment, uint64_t start, uint64_t end,
-                                           const BlockPartFn& each) {
+absl::StatusOr<std::optional<int64_t>> RemoteLogReader::ForEachBlock(const Segment& segment, uint64_t start,
+                                                                     uint64_t end, const BlockPartFn& each) {
   std::optional<int64_t> last;  // the last block read
   for (uint64_t block = start / kBlockBytes; block * kBlockBytes < end; ++block) {
     STRATA_ASSIGN_OR_RETURN(RemoteChunkCache::Block bytes, GetBlock(segment, static_cast<int64_t>(block)));
@@ -127,15 +135,14 @@ absl::Status RemoteLogReader::ForEachBlock(const Segment& segment, uint64_t star
     STRATA_RETURN_IF_ERROR(each(bytes, from, to));
     if (bytes.size() < kBlockBytes) break;  // its last block
   }
-  // A reader reads on: the blocks after the last one it read are fetched ahead of it.
-  if (last) Prefetch(segment, *last);
-  return absl::OkStatus();
+  return last;
 }
 
 absl::StatusOr<std::string> RemoteLogReader::ReadRange(const Segment& segment, uint64_t start, uint64_t end) {
   std::string out;
   STRATA_RETURN_IF_ERROR(ForEachBlock(segment, start, end, [&](const RemoteChunkCache::Block& block, uint64_t from,
-                                                               uint64_t to) { return block.AppendTo(out, from, to); }));
+                                                               uint64_t to) { return block.AppendTo(out, from, to); })
+                             .status());
   return out;
 }
 
@@ -201,7 +208,8 @@ absl::StatusOr<std::string> RemoteLogReader::Records::ReadAll() const {
 }
 
 absl::StatusOr<RemoteLogReader::Records> RemoteLogReader::Read(const Segment& segment, int64_t fetch_offset,
-                                                               uint64_t max_bytes, bool min_one_batch) {
+                                                               uint64_t max_bytes, bool min_one_batch,
+                                                               const Segment* next) {
   ++reads_;
   auto read = [&]() -> absl::StatusOr<Records> {
     STRATA_ASSIGN_OR_RETURN(uint64_t position, PositionFor(segment, fetch_offset));
@@ -211,12 +219,15 @@ absl::StatusOr<RemoteLogReader::Records> RemoteLogReader::Read(const Segment& se
     storage::RecordBatchHeader first = storage::RecordBatchHeader::Parse(found->bytes.data());
     const uint64_t want = std::max<uint64_t>(max_bytes, min_one_batch ? first.size_in_bytes() : 0);
     // The blocks' files as they are, from the first batch on.
-    STRATA_RETURN_IF_ERROR(ForEachBlock(segment, found->position, found->position + want,
-                                        [&](const RemoteChunkCache::Block& block, uint64_t from, uint64_t to) {
-                                          out.slices.push_back(block.Slice(from, to - from));
-                                          out.size += to - from;
-                                          return absl::OkStatus();
-                                        }));
+    STRATA_ASSIGN_OR_RETURN(std::optional<int64_t> last,
+                            ForEachBlock(segment, found->position, found->position + want,
+                                         [&](const RemoteChunkCache::Block& block, uint64_t from, uint64_t to) {
+                                           out.slices.push_back(block.Slice(from, to - from));
+                                           out.size += to - from;
+                                           return absl::OkStatus();
+                                         }));
+    // A consumer reads on: the blocks after the last one it read are fetched ahead of it.
+    if (last) Prefetch(segment, *last, next);
     if (min_one_batch && out.size < static_cast<uint64_t>(first.size_in_bytes())) {
       return Corrupt(segment, absl::StrCat("the batch at byte ", found->position, " is cut by the segment's end"));
     }

@@ -8,8 +8,9 @@
 // blocks of kBlockBytes kept on local disk (RemoteChunkCache,
 // rsm.config.fetch.chunk.cache.*), so a consumer reading on fetches and verifies each
 // block once; the blocks after the last one a read touched are fetched ahead on reader
-// threads (rsm.config.fetch.chunk.cache.prefetch.max.size of them at most in flight), so
-// a sequential consumer finds them cached. Every object is checked against its
+// threads (rsm.config.fetch.chunk.cache.prefetch.max.size of them at most in flight),
+// across into the next copy when the segment ends, so a sequential consumer finds them
+// cached. Every object is checked against its
 // checksum by the RemoteStorageManager: a mismatch or a missing object is
 // KAFKA_STORAGE_ERROR for that partition only.
 // Thread-safe.
@@ -86,8 +87,11 @@ class RemoteLogReader {
   // The records of segment from the batch that holds fetch_offset: max_bytes of them
   // (at least that batch when min_one_batch), up to the segment's end; as a local read,
   // the last batch may be cut (Kafka's clients read the whole ones). Empty when the
-  // segment holds nothing at or after fetch_offset.
-  absl::StatusOr<Records> Read(const Segment& segment, int64_t fetch_offset, uint64_t max_bytes, bool min_one_batch);
+  // segment holds nothing at or after fetch_offset. next: the copy that follows segment
+  // (null: none, or the local log follows), whose first blocks are prefetched when the
+  // read ends near segment's end.
+  absl::StatusOr<Records> Read(const Segment& segment, int64_t fetch_offset, uint64_t max_bytes, bool min_one_batch,
+                               const Segment* next = nullptr);
   // The first record at or after start_offset with a timestamp >= target, or nullopt;
   // compressed batches are decoded too (storage::FindRecordByTimestamp).
   absl::StatusOr<std::optional<storage::TimestampOffset>> FindOffsetByTimestamp(const Segment& segment,
@@ -111,18 +115,19 @@ class RemoteLogReader {
   // The segment's index of type (cached).
   absl::StatusOr<std::shared_ptr<const std::string>> Index(const Segment& segment, storage::RemoteIndexType type);
   // Calls each(block, from, to) for the part of every block of the segment's .log that
-  // bytes [start, end) cover (fewer at its end), through the chunk cache; then has the
-  // blocks after the last one prefetched.
+  // bytes [start, end) cover (fewer at its end), through the chunk cache. Returns the
+  // last block it read (nullopt: none).
   using BlockPartFn = std::function<absl::Status(const RemoteChunkCache::Block& block, uint64_t from, uint64_t to)>;
-  absl::Status ForEachBlock(const Segment& segment, uint64_t start, uint64_t end, const BlockPartFn& each);
+  absl::StatusOr<std::optional<int64_t>> ForEachBlock(const Segment& segment, uint64_t start, uint64_t end,
+                                                      const BlockPartFn& each);
   // Bytes [start, end) of the segment's .log (fewer at its end), through the chunk cache.
   absl::StatusOr<std::string> ReadRange(const Segment& segment, uint64_t start, uint64_t end);
   // Block `block` of the segment's .log, from the chunk cache or the store.
   absl::StatusOr<RemoteChunkCache::Block> GetBlock(const Segment& segment, int64_t block);
-  // Has the blocks after `block` (as many as prefetch_max_bytes covers, within the
-  // segment) fetched on reader threads, those not cached or coming already; nothing when
-  // prefetch is off.
-  void Prefetch(const Segment& segment, int64_t block);
+  // Has the blocks after `block` (as many as prefetch_max_bytes covers: the rest of the
+  // segment, then the first ones of next when there is one) fetched on reader threads,
+  // those not cached or coming already; nothing when prefetch is off.
+  void Prefetch(const Segment& segment, int64_t block, const Segment* next);
   // The position in the .log of the last offset-index entry at or below offset.
   absl::StatusOr<uint64_t> PositionFor(const Segment& segment, int64_t offset);
   // Reads the .log from position: the first batch that ends at or after offset and its

@@ -1212,6 +1212,44 @@ TEST_F(TieredDataPathTest, ASequentialConsumerFindsTheNextBlocksFetchedAheadOfIt
   EXPECT_GT(reader_->stats().chunk_cache.hits, 0);
 }
 
+// Segments smaller than the prefetch: a read that reaches near a segment's end has the next
+// copy's first blocks fetched ahead too, so a consumer crossing into it finds them cached.
+TEST_F(TieredDataPathTest, PrefetchGoesOnIntoTheNextCopyWhenASegmentEnds) {
+  // Batches of ~100 KiB in segments of 1.5 MiB: each rolled segment is 2 blocks, the
+  // default prefetch 4 blocks.
+  TierTopic("small", 's', 3 << 19, 60, 10 << 10, 4);
+  std::vector<controller::RemoteLogSegments::Segment> copies;
+  store_->WithImage([&](const controller::MetadataImage& image) {
+    const auto* segments = image.FindRemoteSegments(Id('s'), 0);
+    for (int64_t offset = 0; const auto* s = segments->SegmentFor(offset, -1); offset = s->end_offset() + 1) {
+      copies.push_back(*s);
+    }
+  });
+  ASSERT_GE(copies.size(), 3u);
+  for (const auto& c : copies) ASSERT_LE(c.segment_size_in_bytes(), int64_t{2} << 20) << "two blocks at most";
+  auto first = Fetch("small", 0);
+  ASSERT_EQ(first.error_code, 0);
+  // The read took block 0 of the first copy (1 MiB from its start); block 1 of it, then
+  // both blocks of the second (the copy after the one read) come ahead, each once.
+  ASSERT_TRUE(testing::WaitUntil([&] { return reader_->stats().chunk_cache.blocks == 4; }, 30s))
+      << reader_->stats().chunk_cache.blocks << " blocks cached";
+  EXPECT_EQ(reader_->stats().prefetches, 3);
+  const RemoteLogReaderStats before = reader_->stats();
+  // A consumer at the second copy's first offset reads it from the cache (and has the
+  // third's blocks fetched ahead of it in turn).
+  auto second = Fetch("small", copies[1].start_offset());
+  ASSERT_EQ(second.error_code, 0);
+  ASSERT_TRUE(second.records.has_value());
+  const int batch = static_cast<int>(copies[1].start_offset() / 10);
+  EXPECT_EQ(second.records->substr(0, batches_[batch].size()), Batches(batch, batch + 1));
+  ASSERT_TRUE(testing::WaitUntil([&] { return reader_->stats().chunk_cache.blocks == 6; }, 30s))
+      << reader_->stats().chunk_cache.blocks << " blocks cached";
+  const RemoteLogReaderStats after = reader_->stats();
+  EXPECT_GT(after.chunk_cache.hits, before.chunk_cache.hits);
+  EXPECT_EQ(after.chunk_cache.misses - before.chunk_cache.misses, after.prefetches - before.prefetches)
+      << "the store was asked only for blocks ahead of the consumer, none it read";
+}
+
 TEST_F(TieredDataPathTest, AFollowerBelowTheLocalLogStartIsToldTheOffsetMovedToTieredStorage) {
   TierOrders();
   kafka::FetchRequest request = FetchRequestFor("orders", 0);

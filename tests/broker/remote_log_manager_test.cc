@@ -150,6 +150,7 @@ class RemoteLogManagerTest : public ::testing::Test {
     m.controller = loopback_.client.get();
     m.broker_epoch = [] { return int64_t{7}; };
     m.remote_segments = [this](const std::string&, int32_t) { return controller_.segments(); };
+    m.partitions = [this] { return std::vector<std::shared_ptr<Partition>>{partition_}; };
     m.retry_backoff = std::chrono::milliseconds(100);
     m.retry_backoff_max = std::chrono::milliseconds(400);
     m.controller_timeout = std::chrono::milliseconds(2000);
@@ -239,6 +240,50 @@ TEST_F(RemoteLogManagerTest, CopiesWaitForTheCopyQuotaAndStillComplete) {
   ASSERT_TRUE(manager_->RunTask(*partition_).ok());
   EXPECT_EQ(Finished().size(), log_->segment_base_offsets().size() - 1);
   EXPECT_EQ(manager_->stats().copy_throttle_ms, waited) << "no quota: no wait";
+}
+
+// KIP-1241: remote.copy.lag.bytes holds back the newest rolled segments until that many
+// bytes of the local log follow them; what it holds back is not copy lag. Copies stay
+// contiguous and the held-back segments are copied once enough follows them.
+TEST_F(RemoteLogManagerTest, ASizeCopyLagHoldsBackTheNewestSegmentsUntilEnoughFollowsThem) {
+  constexpr int64_t kLag = 3 * 4096;
+  storage::LogConfig config = log_->config();
+  config.remote_copy_lag_bytes = kLag;
+  log_->UpdateConfig(config);
+  AppendRolling(5);
+  std::vector<int64_t> bases = log_->segment_base_offsets();
+  size_t due = 0;  // the rolled segments with kLag bytes after them, oldest first
+  while (due + 1 < bases.size() && log_->SizeOfSegmentsAbove(bases[due + 1] - 1) >= kLag) ++due;
+  ASSERT_GT(due, 0u);
+  ASSERT_LT(due, bases.size() - 1) << "the newest rolled segments are held back";
+  EXPECT_EQ(manager_->copy_lag().segments, static_cast<int64_t>(due)) << "only what is due is lag";
+  ASSERT_TRUE(manager_->RunTask(*partition_).ok());
+  std::vector<Segment> finished = Finished();
+  ASSERT_EQ(finished.size(), due);
+  for (size_t i = 0; i < due; ++i) EXPECT_EQ(finished[i].start_offset(), bases[i]);
+  ApplyImage();
+  EXPECT_EQ(manager_->copy_lag().segments, 0) << "held back is not lag";
+  AppendRolling(static_cast<int>(bases.size()) + 4);
+  ASSERT_TRUE(manager_->RunTask(*partition_).ok());
+  finished = Finished();
+  ASSERT_GT(finished.size(), bases.size() - 1) << "the held-back segments, once enough follows them";
+  for (size_t i = 1; i < finished.size(); ++i) EXPECT_EQ(finished[i].start_offset(), finished[i - 1].end_offset() + 1);
+}
+
+// KIP-1241: remote.copy.lag.ms copies a rolled segment once its newest record is that old.
+TEST_F(RemoteLogManagerTest, ATimeCopyLagCopiesASegmentOnceItsNewestRecordIsThatOld) {
+  storage::LogConfig config = log_->config();
+  config.remote_copy_lag_ms = 10'000;
+  log_->UpdateConfig(config);
+  AppendRolling(3, /*timestamp=*/clock_.NowMs());
+  ASSERT_TRUE(manager_->RunTask(*partition_).ok());
+  EXPECT_TRUE(Finished().empty()) << "written just now";
+  clock_.Advance(9'999);
+  ASSERT_TRUE(manager_->RunTask(*partition_).ok());
+  EXPECT_TRUE(Finished().empty());
+  clock_.Advance(1);
+  ASSERT_TRUE(manager_->RunTask(*partition_).ok());
+  EXPECT_EQ(Finished().size(), log_->segment_base_offsets().size() - 1);
 }
 
 TEST_F(RemoteLogManagerTest, ASegmentAboveTheHighWatermarkIsNotCopied) {

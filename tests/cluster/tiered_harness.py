@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.parse
 import xml.etree.ElementTree as ET
@@ -34,10 +35,10 @@ class TieredCluster(Cluster):
     """remote_dir: the filesystem store's directory, or None for the S3 store (the
     cluster's own MinIO). tier() answers questions about the remote objects."""
 
-    def __init__(self, bin_dir, script, name, remote_dir, budget_s, overrides=None):
+    def __init__(self, bin_dir, script, name, remote_dir, budget_s, overrides=None, **kwargs):
         store = {"remote.log.storage.path": remote_dir} if remote_dir else {}
         super().__init__(bin_dir, script, name, budget_s=budget_s,
-                         overrides={**TIERED_OVERRIDES, **store, **(overrides or {})})
+                         overrides={**TIERED_OVERRIDES, **store, **(overrides or {})}, **kwargs)
         self.remote_dir = remote_dir
 
     def before_up(self):
@@ -270,24 +271,62 @@ def first_local_offset(cluster, broker, topic):
     return int(os.path.basename(files[0])[:20]) if files else None
 
 
+class InOrderConsumer(threading.Thread):
+    """A consumer of partition 0 from offset 0 until `end` records, as an application runs
+    one: on a thread of its own (start()) or in the caller's (run()). records holds
+    (offset, value) in the order they were delivered, so that a record skipped or given
+    twice shows; errors the consumer errors it saw (its fetches answered an error)."""
+
+    def __init__(self, cluster, topic, end, name="consumer", timeout=180, config=None):
+        super().__init__(name=name, daemon=True)
+        self.topic, self.end, self.timeout = topic, end, timeout
+        self.config = {"bootstrap.servers": cluster.bootstrap, "group.id": f"{topic}-{name}",
+                       "enable.auto.commit": False, "fetch.max.bytes": 4 << 20, **(config or {})}
+        self.records = []
+        self.errors = []
+        self.failure = None
+
+    def run(self):
+        consumer = Consumer(self.config)
+        try:
+            consumer.assign([TopicPartition(self.topic, 0, 0)])
+            deadline = time.monotonic() + self.timeout
+            while len(self.records) < self.end:
+                if time.monotonic() > deadline:
+                    self.failure = f"{self.name} read {len(self.records)} records from offset 0 in {self.timeout} s, " \
+                                   f"not {self.end}"
+                    return
+                for msg in consumer.consume(2000, timeout=0.5):
+                    if msg.error() is None:
+                        self.records.append((msg.offset(), msg.value()))
+                    elif msg.error().code() != KafkaError._PARTITION_EOF:
+                        self.errors.append(str(msg.error()))
+        finally:
+            consumer.close()
+
+    def check(self, cluster, acked):
+        """Every acknowledged record once, at its offset, offsets 0 .. end - 1 in order."""
+        offsets = [o for o, _ in self.records]
+        cluster.check(self.failure is None, self.failure or "")
+        cluster.check(offsets == list(range(len(offsets))),
+                      f"{self.name}: offsets not delivered in order from 0, each once: "
+                      f"first wrong at index {next((i for i, o in enumerate(offsets) if o != i), None)}")
+        got = dict(self.records)
+        wrong = [n for n, offset in acked.items() if got.get(offset) != record_value(n)]
+        cluster.check(not wrong, f"{self.name}: {len(wrong)} acknowledged records missing or changed, e.g. {wrong[:5]}")
+
+
 def read_from_zero(cluster, topic, end, timeout=180):
     """{offset: value} of partition 0 from offset 0 until end records are read."""
-    consumer = Consumer({"bootstrap.servers": cluster.bootstrap, "group.id": f"{topic}-unused",
-                         "enable.auto.commit": False, "fetch.max.bytes": 4 << 20})
+    reader = InOrderConsumer(cluster, topic, end, name="unused", timeout=timeout)
+    reader.run()
+    if reader.failure:
+        raise TestFailed(reader.failure)
+    for e in reader.errors[:5]:
+        log(f"consumer: {e}")
     got = {}
-    try:
-        consumer.assign([TopicPartition(topic, 0, 0)])
-        deadline = time.monotonic() + timeout
-        while len(got) < end:
-            if time.monotonic() > deadline:
-                raise TestFailed(f"read {len(got)} records from offset 0 in {timeout} s, not {end}")
-            for msg in consumer.consume(2000, timeout=0.5):
-                if msg.error() is None:
-                    got.setdefault(msg.offset(), msg.value())
-                elif msg.error().code() != KafkaError._PARTITION_EOF:
-                    log(f"consumer: {msg.error()}")
-    finally:
-        consumer.close()
+    for offset, value in reader.records:
+        got.setdefault(offset, value)
     return got
 
 

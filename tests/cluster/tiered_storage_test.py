@@ -217,7 +217,7 @@ def run(remote_dir):
         cluster.check(lines[0:2] == ["0", str(VALUE_BYTES)], f"kcat's first record {lines[0:2]}")
 
         # What the brokers' /metrics say of it: the readers' blocks came through the chunk
-        # cache (the segments here are one block each: no prefetch within one), the cache
+        # cache (one block a segment here: prefetch runs on into the next copies), the cache
         # within its size; on S3 the store's answers hold at least every remote .log read.
         scraped = {b: cluster.scrape(b) for b in cluster.brokers}
 

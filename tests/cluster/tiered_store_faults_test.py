@@ -17,8 +17,10 @@ min.insync.replicas 2; an idempotent producer with acks=all.
     every GET 500 answers KAFKA_STORAGE_ERROR (retriable) while the local tail is served;
     one GET body corrupted in transit is read again and answers the records; every GET
     body corrupted answers KAFKA_STORAGE_ERROR.
-  * The faults cleared: a consumer from offset 0 reads every acknowledged record once, at
-    its acknowledged offset.
+  * Three consumers from offset 0 while every GET answers 500: none is given a record
+    (nothing past the failure is skipped to); the faults cleared, each reads every
+    acknowledged record once, in order, at its acknowledged offset, and the brokers fetch
+    each block of the store once for the three (the chunk cache's misses).
 Usage: /usr/bin/python3 tiered_store_faults_test.py <bin dir> <strata-cluster>
 """
 
@@ -32,13 +34,14 @@ import time
 import urllib.request
 
 from replication_harness import log
-from tiered_harness import (RECORD_BYTES, TieredCluster, check_acked, first_local_offset, idempotent_producer,
+from tiered_harness import (RECORD_BYTES, InOrderConsumer, TieredCluster, first_local_offset, idempotent_producer,
                             leader_fetch_error, produce_records, tiers, wait_copied_and_shrunk)
 
 TOPIC = "faults"
 SEGMENT = 256 << 10
 LOCAL_RETENTION = 512 << 10
 PHASE = 6 * 1024  # records per phase
+READERS = 3  # consumers of the remote tier while GETs fail
 KAFKA_STORAGE_ERROR = 56
 PROXY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "objectstore", "s3_fault_proxy.py")
 
@@ -92,6 +95,14 @@ class FaultProxy:
     def __exit__(self, *exc):
         self.process.kill()
         self.process.wait()
+
+
+def remote_read_errors(cluster):
+    return sum(cluster.scrape(b).get("strata_remote_read_errors_total", 0) for b in cluster.brokers)
+
+
+def chunk_cache_misses(cluster):
+    return sum(cluster.scrape(b).get("strata_remote_chunk_cache_misses_total", 0) for b in cluster.brokers)
 
 
 def store_retries(cluster):
@@ -180,9 +191,31 @@ def main():
         cluster.check(code == KAFKA_STORAGE_ERROR, f"a remote fetch of corrupt bodies got error {code}")
         log(f"fault proxy: {proxy.stats()}")
 
-        # The store answers again: every acknowledged record reads back.
+        # Several consumers on the remote tier from offset 0 while every GET fails: none is
+        # given a record past the failure; the store back, each reads every acknowledged
+        # record once, in order, and the brokers fetched each block once for all of them.
+        proxy.arm(mode="status", status=500, code="InternalError", count=-1, methods=["GET"])
+        refused, read_errors = proxy.stats()["faults"], remote_read_errors(cluster)
+        readers = [InOrderConsumer(cluster, TOPIC, end, name=f"reader-{i}") for i in range(READERS)]
+        for r in readers:
+            r.start()
+        cluster.wait_for("the consumers' remote reads fail", lambda: remote_read_errors(cluster) >= read_errors + READERS
+                         and proxy.stats()["faults"] > refused, 60,
+                         state=lambda: {"read errors": remote_read_errors(cluster) - read_errors,
+                                        "GETs refused": proxy.stats()["faults"] - refused})
+        cluster.check(all(not r.records for r in readers),
+                      f"consumers were given records while every GET failed: {[len(r.records) for r in readers]}")
+        misses = chunk_cache_misses(cluster)
         proxy.arm(mode="clear")
-        check_acked(cluster, TOPIC, acked)
+        for r in readers:
+            r.join()
+            r.check(cluster, acked)
+        blocks = len([s for s in tiers(cluster, TOPIC)["remote_segments"] if s["end_offset"] < local_start])
+        fetched = chunk_cache_misses(cluster) - misses
+        cluster.check(fetched <= blocks, f"{READERS} consumers made the brokers fetch {fetched:.0f} blocks of "
+                                         f"{blocks} one-block copies: not one fetch per block")
+        log(f"{READERS} consumers read {end} records each in order after GETs failed under them; "
+            f"{fetched:.0f} block fetches for {blocks} copies")
     sys.exit(cluster.exit_code())
 
 

@@ -14,6 +14,11 @@
 #     also between brokers with a mechanism it enables), every node reads its own keystore
 #     from the secrets mounted read-only, the brokers run the StandardAuthorizer, and the
 #     variant still composes with the host-network override.
+#   with docker-compose.object-store.yml: a service `object-store` (MinIO), every broker's
+#     remote tier an S3 bucket on it (path-style, the store's own credentials) and every
+#     broker waiting for it to be healthy; with docker-compose.object-store.host-network.yml
+#     after the host-network override, the store on the host's network at 127.0.0.1 on a
+#     port no node uses, and the brokers' endpoint that address.
 #   compose_config_test.sh [REPO_ROOT]
 set -euo pipefail
 root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -27,7 +32,8 @@ check() {
   local args=()
   for f in "$@"; do args+=(-f "$deploy/$f"); done
   # No variables from the caller's environment: the files' defaults are what is checked.
-  if ! env -u STRATA_IMAGE -u STRATA_CLUSTER_ID -u STRATA_HOST_PORT_PREFIX "${secrets_env[@]}" \
+  if ! env -u STRATA_IMAGE -u STRATA_CLUSTER_ID -u STRATA_HOST_PORT_PREFIX -u STRATA_OBJECT_STORE_IMAGE \
+      -u STRATA_OBJECT_STORE_ACCESS_KEY -u STRATA_OBJECT_STORE_SECRET_KEY "${secrets_env[@]}" \
       docker-compose --project-directory "$deploy" "${args[@]}" config >"$work/$name.yml" 2>"$work/$name.err"; then
     echo "compose_config_test: FAIL: docker-compose config of $*:" >&2
     cat "$work/$name.err" >&2
@@ -41,6 +47,9 @@ check base docker-compose.yml
 check bridge docker-compose.yml docker-compose.override.yml
 check host docker-compose.yml docker-compose.host-network.yml
 check single docker-compose.single.yml
+check store docker-compose.yml docker-compose.override.yml docker-compose.object-store.yml
+check store-host docker-compose.yml docker-compose.object-store.yml docker-compose.host-network.yml \
+  docker-compose.object-store.host-network.yml
 # The secure variant needs deploy/make-secrets.sh's variables; made-up ones here.
 secrets_env=(STRATA_SECRETS_DIR=/srv/secrets STRATA_ADMIN_PASSWORD=a1 STRATA_BROKER_PASSWORD=b2)
 export "${secrets_env[@]}"
@@ -177,6 +186,51 @@ for variant in ("secure", "secure-host"):
                 errors.append(f"{variant}: {name}: the inter-broker mechanism {mechanism} is not enabled")
             if 'username="broker" password="b2"' not in env.get("STRATA_LISTENER_NAME_INTERNAL_PLAIN_SASL_JAAS_CONFIG", ""):
                 errors.append(f"{variant}: {name}: INTERNAL's JAAS entry has no login for the broker")
+
+def object_store(variant):
+    services = load(variant)
+    store = services.get("object-store")
+    if store is None:
+        errors.append(f"{variant}: no object-store service")
+        return None, {}
+    env = store["environment"]
+    nodes = {n: s for n, s in services.items() if n != "object-store"}
+    for name, s in nodes.items():
+        if s["environment"]["STRATA_PROCESS_ROLES"] != "broker":
+            continue
+        b = s["environment"]
+        if b.get("STRATA_RSM_CONFIG_STORAGE_BACKEND_CLASS") != "s3":
+            errors.append(f"{variant}: {name}: the remote tier is not the s3 backend")
+        if b.get("STRATA_RSM_CONFIG_STORAGE_S3_BUCKET_NAME") != env.get("STRATA_OBJECT_STORE_BUCKET"):
+            errors.append(f"{variant}: {name}: bucket {b.get('STRATA_RSM_CONFIG_STORAGE_S3_BUCKET_NAME')} is not the store's")
+        if (b.get("STRATA_RSM_CONFIG_STORAGE_AWS_ACCESS_KEY_ID"), b.get("STRATA_RSM_CONFIG_STORAGE_AWS_SECRET_ACCESS_KEY")) != \
+                (env.get("MINIO_ROOT_USER"), env.get("MINIO_ROOT_PASSWORD")):
+            errors.append(f"{variant}: {name}: credentials are not the store's")
+        if b.get("STRATA_RSM_CONFIG_STORAGE_S3_PATH_STYLE_ACCESS_ENABLED") != "true":
+            errors.append(f"{variant}: {name}: not path-style (MinIO's buckets are no host names)")
+        if s.get("depends_on", {}).get("object-store", {}).get("condition") != "service_healthy":
+            errors.append(f"{variant}: {name}: does not wait for the object store to be healthy")
+    return store, nodes
+
+
+store, nodes = object_store("store")
+if store is not None:
+    for name, s in nodes.items():
+        endpoint = s["environment"].get("STRATA_RSM_CONFIG_STORAGE_S3_ENDPOINT_URL")
+        if s["environment"]["STRATA_PROCESS_ROLES"] == "broker" and endpoint != "http://object-store:9000":
+            errors.append(f"store: {name}: endpoint {endpoint}, not http://object-store:9000")
+store, nodes = object_store("store-host")
+if store is not None:
+    address = store["environment"].get("STRATA_OBJECT_STORE_ADDRESS", "")
+    host_, _, port = address.rpartition(":")
+    if store.get("network_mode") != "host" or host_ != "127.0.0.1":
+        errors.append(f"store-host: the object store is on {store.get('network_mode')} at '{address}', not the host's 127.0.0.1")
+    elif int(port) in addresses:
+        errors.append(f"store-host: the object store's port {port} is also {addresses[int(port)]}")
+    for name, s in nodes.items():
+        endpoint = s["environment"].get("STRATA_RSM_CONFIG_STORAGE_S3_ENDPOINT_URL")
+        if s["environment"]["STRATA_PROCESS_ROLES"] == "broker" and endpoint != f"http://{address}":
+            errors.append(f"store-host: {name}: endpoint {endpoint}, not http://{address}")
 
 single = load("single")
 if len(single) != 1 or next(iter(single.values()))["environment"]["STRATA_PROCESS_ROLES"] != "broker,controller":

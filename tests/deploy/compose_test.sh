@@ -25,6 +25,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 here="$root/tests/deploy"
 bin=${1:-$root/build/tools}
 image=${STRATA_TEST_IMAGE:-strata:test}
+store_image=${STRATA_TEST_OBJECT_STORE_IMAGE:-strata-object-store:test}
 lock=${STRATA_BUILD_LOCK:-/tmp/strata-build.lock}
 records=${STRATA_DEPLOY_RECORDS:-3000}
 docker=/usr/bin/docker   # Debian's client: its `docker build` talks to the engine's BuildKit
@@ -126,7 +127,7 @@ image_size=$("$docker" image ls --format '{{.Size}}' "$image")
 log "image $image built in $build_seconds s (after $(elapsed "$lock_start" "$build_start") s waiting for the lock), $image_size"
 
 # ---- Ports: node N uses ${prefix}N092/N093/N094/N100 on 127.0.0.1 ----
-ports_of() { local p=$1 n s; for n in 1 2 3 4 5 6; do for s in 092 093 094 100; do echo "$p$n$s"; done; done; }
+ports_of() { local p=$1 n s; for n in 1 2 3 4 5 6; do for s in 092 093 094 100; do echo "$p$n$s"; done; done; echo "${p}9000"; }
 prefix=""
 for p in 2 1; do
   if /usr/bin/python3 - $(ports_of "$p") <<'PY'
@@ -182,6 +183,23 @@ stopped_cleanly() {
     [[ $code == 0 ]] || fail "$s exited with $code after SIGTERM, not 0"
   done
 }
+# check_exactly_once ACKED CONSUMED: every acknowledged value read exactly once, nothing else.
+check_exactly_once() {
+  /usr/bin/python3 - "$1" "$2" <<'PY'
+import collections, sys
+acked = open(sys.argv[1]).read().split()
+consumed = collections.Counter(open(sys.argv[2]).read().split())
+missing = [v for v in acked if consumed[v] == 0]
+doubled = [v for v, n in consumed.items() if n > 1]
+unknown = set(consumed) - set(acked)
+print(f"compose_test: acknowledged {len(acked)}, consumed {sum(consumed.values())}: "
+      f"missing {len(missing)}, doubled {len(doubled)}, never acknowledged {len(unknown)}")
+for name, values in (("missing", missing), ("doubled", doubled), ("never acknowledged", sorted(unknown))):
+    if values:
+        print(f"  {name}: {[v[:16] for v in values[:5]]}", file=sys.stderr)
+sys.exit(0 if acked and not missing and not doubled and not unknown else 1)
+PY
+}
 wait_healthy
 up_seconds=$(elapsed "$up_start" "$(now)")
 log "all ${#services[@]} containers healthy $up_seconds s after docker-compose up -d"
@@ -224,27 +242,70 @@ log "phase 2 (broker-6 killed): $out in $(elapsed "$phase2_start" "$(now)") s"
 # ---- Consume everything: each acknowledged value exactly once, nothing else ----
 kcat -C -b "$bootstrap" -t "$topic" -o beginning -e -q -f '%s\n' >"$work/consumed" 2>"$work/kcat.err" \
   || { cat "$work/kcat.err" >&2; fail "kcat could not consume $topic"; }
-/usr/bin/python3 - "$acked" "$work/consumed" <<'PY' || fail "the consumed records do not match the acknowledged ones"
-import collections, sys
-acked = open(sys.argv[1]).read().split()
-consumed = collections.Counter(open(sys.argv[2]).read().split())
-missing = [v for v in acked if consumed[v] == 0]
-doubled = [v for v, n in consumed.items() if n > 1]
-unknown = set(consumed) - set(acked)
-print(f"compose_test: acknowledged {len(acked)}, consumed {sum(consumed.values())}: "
-      f"missing {len(missing)}, doubled {len(doubled)}, never acknowledged {len(unknown)}")
-for name, values in (("missing", missing), ("doubled", doubled), ("never acknowledged", sorted(unknown))):
-    if values:
-        print(f"  {name}: {[v[:16] for v in values[:5]]}", file=sys.stderr)
-sys.exit(0 if acked and not missing and not doubled and not unknown else 1)
-PY
+check_exactly_once "$acked" "$work/consumed" || fail "the consumed records do not match the acknowledged ones"
 
 # ---- A clean stop: SIGTERM reaches strata-server (PID 1), which exits 0 ----
 stopped_cleanly broker-6
 log "docker-compose stop: every running node exited 0"
 
+# ---- The object-store variant, on fresh volumes: the remote tier in a MinIO bucket ----
+compose down -v --remove-orphans -t 30 >/dev/null 2>&1
+log "object-store variant: building $store_image (deploy/object-store/make-image.sh)"
+exec 9>"$lock"
+flock 9
+DOCKER="$docker" bash "$root/deploy/object-store/make-image.sh" "$store_image" >"$work/store-image.log" 2>&1 \
+  || { tail -n 30 "$work/store-image.log" >&2; fail "could not build the object store's image"; }
+exec 9>&-
+# The store's credentials (its root user and the brokers'), made for this run.
+export STRATA_OBJECT_STORE_IMAGE=$store_image STRATA_OBJECT_STORE_ACCESS_KEY="test-$$" \
+  STRATA_OBJECT_STORE_SECRET_KEY="$(od -An -N12 -tx4 /dev/urandom | tr -d ' \n')"
+files=(-f "$root/deploy/docker-compose.yml" -f "$root/deploy/docker-compose.object-store.yml"
+       -f "$root/deploy/docker-compose.host-network.yml" -f "$root/deploy/docker-compose.object-store.host-network.yml")
+services+=(object-store)
+store_start=$(now)
+compose up -d >"$work/up-store.log" 2>&1 || { cat "$work/up-store.log" >&2; fail "docker-compose up -d (object store) failed"; }
+wait_healthy
+store_up_seconds=$(elapsed "$store_start" "$(now)")
+log "object-store variant: all ${#services[@]} containers healthy $store_up_seconds s after up -d"
+store_topic=store-test
+strata topics create "$store_topic" --partitions 3 --replication-factor 3 --config remote.storage.enable=true \
+  --config segment.bytes=65536 --config local.retention.bytes=65536 >/dev/null
+: >"$work/acked-store"
+out=$(/usr/bin/python3 "$here/produce_acked.py" "$bootstrap" "$store_topic" 0 "$records" "$work/acked-store")
+log "object-store variant: $out"
+[[ $out == "acked=$records failed=0 unreported=0" ]] || fail "object-store variant: not every record was acknowledged: $out"
+# Every partition copies segments to the bucket and deletes them locally (local.retention.bytes),
+# so that reading from offset 0 must go to the object store.
+tiered() {
+  strata -o json topics describe "$store_topic" --tiers 2>/dev/null | /usr/bin/python3 -c '
+import json, sys
+ps = [p for t in json.load(sys.stdin) for p in t["partitions"]]
+sys.exit(0 if ps and all(p["remote_segment_count"] > 0 and p["local_log_start_offset"] > 0 for p in ps) else 1)'
+}
+deadline=$(( $(date +%s) + 90 ))
+until tiered; do
+  (( $(date +%s) < deadline )) || { strata topics describe "$store_topic" --tiers >&2; fail "object-store variant: not every partition copied and deleted local segments within 90 s"; }
+  sleep 0.5  # polling the tiers
+done
+# The copies are objects in the bucket (listed from the host, signed with the store's
+# credentials), and the shared volume of the directory backend holds none.
+objects=$(curl -sS -f --max-time 10 --aws-sigv4 "aws:amz:us-east-1:s3" --user "$STRATA_OBJECT_STORE_ACCESS_KEY:$STRATA_OBJECT_STORE_SECRET_KEY" \
+  "http://127.0.0.1:${prefix}9000/strata-tiered?list-type=2&max-keys=1000" | grep -o '<Key>[^<]*\.log</Key>' \
+  | sed 's|<Key>||; s|/.*||' | sort -u | wc -l) || fail "object-store variant: cannot list the bucket"
+(( objects == 3 )) || fail "object-store variant: the bucket holds .log objects of $objects partitions, not 3"
+[[ -z $(compose exec -T broker-4 sh -c 'ls -A /var/lib/strata-remote') ]] \
+  || fail "object-store variant: the directory backend's volume is not empty"
+log "object-store variant: every partition's rolled segments are objects in the bucket, deleted locally"
+kcat -C -b "$bootstrap" -t "$store_topic" -o beginning -e -q -f '%s\n' >"$work/consumed-store" 2>"$work/kcat-store.err" \
+  || { cat "$work/kcat-store.err" >&2; fail "kcat could not consume $store_topic"; }
+check_exactly_once "$work/acked-store" "$work/consumed-store" || fail "object-store variant: the consumed records do not match the acknowledged ones"
+stopped_cleanly
+log "object-store variant: docker-compose stop: every node and the store exited 0"
+unset 'services[${#services[@]}-1]'
+
 # ---- The secure variant, on fresh volumes ----
 compose down -v --remove-orphans -t 30 >/dev/null 2>&1
+files=(-f "$root/deploy/docker-compose.yml" -f "$root/deploy/docker-compose.host-network.yml")
 secrets=$(bash "$root/deploy/make-secrets.sh" "$work/secrets") || fail "deploy/make-secrets.sh failed"
 set -a
 source "$secrets/secure.env"
@@ -278,5 +339,5 @@ if timeout 20 sasl -X sasl.password=wrong -L -m 5 >/dev/null 2>&1; then fail "a 
 log "secure variant: a client without SASL and a wrong password were refused"
 stopped_cleanly
 log "secure variant: docker-compose stop: every node exited 0"
-log "figures: build $build_seconds s, up -d to all healthy $up_seconds s (secure: $secure_up_seconds s), image $image_size"
+log "figures: build $build_seconds s, up -d to all healthy $up_seconds s (object store: $store_up_seconds s, secure: $secure_up_seconds s), image $image_size"
 log "PASS"
