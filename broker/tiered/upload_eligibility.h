@@ -7,7 +7,8 @@
 // are copied later, closer to the moment local retention lets them go, and are held on
 // both tiers for less time.
 //
-//   * 0 in either setting: eligible at once (no delay);
+//   * 0 in either setting: eligible at once (no delay; remote.copy.lag.ms's default is
+//     0, so a delay by size alone sets it to -1 or a time too, as in Kafka);
 //   * a positive remote.copy.lag.ms: eligible once the segment's newest record
 //     (max timestamp) is at least that old;
 //   * a positive remote.copy.lag.bytes: eligible once at least that many bytes of the local

@@ -287,7 +287,11 @@ class InOrderConsumer(threading.Thread):
         self.failure = None
 
     def run(self):
-        consumer = Consumer(self.config)
+        try:
+            consumer = Consumer(self.config)
+        except Exception as e:  # on a thread: the test reads the failure from check()
+            self.failure = f"{self.name} could not start: {e}"
+            return
         try:
             consumer.assign([TopicPartition(self.topic, 0, 0)])
             deadline = time.monotonic() + self.timeout
