@@ -33,8 +33,11 @@ if [[ $code != 200 && $code != 409 ]]; then
 fi
 touch "$ready"
 echo "object-store: MinIO on $address, bucket $bucket"
-# wait returns early when the trap runs; then wait for MinIO's own exit.
-status=0
-wait "$pid" || status=$?
-if kill -0 "$pid" 2>/dev/null; then wait "$pid" || status=$?; fi
+# wait returns early (above 128) when the trap runs: wait again until MinIO has exited,
+# and exit with its status.
+while true; do
+  status=0
+  wait "$pid" || status=$?
+  kill -0 "$pid" 2>/dev/null || break
+done
 exit "$status"

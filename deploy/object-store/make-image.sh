@@ -19,10 +19,14 @@ trap 'rm -rf "$context"' EXIT
 cp "$here/Dockerfile" "$here/entrypoint.sh" "$here/healthcheck" "$context/"
 cp "$minio" "$context/minio"
 chmod 755 "$context/entrypoint.sh" "$context/healthcheck" "$context/minio"
+previous=$("$docker" image inspect -f '{{.Id}}' "$tag" 2>/dev/null || true)
 # The legacy builder is enough (no cache mounts), so any client builds it.
 if ! DOCKER_BUILDKIT=0 "$docker" build -q -t "$tag" "$context" >"$context.log" 2>&1; then
   tail -n 30 "$context.log" >&2; rm -f "$context.log"
   echo "make-image: docker build of $tag failed" >&2; exit 1
 fi
 rm -f "$context.log"
+# The image the tag named before is not kept (builds would pile up untagged images).
+current=$("$docker" image inspect -f '{{.Id}}' "$tag")
+if [[ -n $previous && $previous != "$current" ]]; then "$docker" rmi "$previous" >/dev/null 2>&1 || true; fi
 echo "make-image: $tag ($(sed -n 's/^MINIO_VERSION=//p' "$peers/peers.env"))"
