@@ -56,8 +56,10 @@ mkdir -p "$(dirname "$config")"
   done < <(compgen -e | grep '^STRATA_.' | sort)
 } >"$config.tmp"
 mv "$config.tmp" "$config"
-echo "docker-entrypoint: $config:" >&2
-grep -v '^#' "$config" | sed 's/^/  /' >&2
+# Printed for the container's log without the values of secrets (passwords, secret keys,
+# JAAS entries, tokens): the file itself has them.
+echo "docker-entrypoint: $config (secrets hidden):" >&2
+grep -v '^#' "$config" | sed -E 's/^([^=]*(password|secret|jaas\.config|token)[^=]*)=.*/\1=[hidden]/; s/^/  /' >&2
 
 # Formats what is not formatted yet; refuses a directory of another cluster or node.
 strata-storage format --cluster-id "$STRATA_CLUSTER_ID" --config "$config" >&2 \

@@ -23,7 +23,12 @@ segment files one after another instead of cp, and curl GET of the remote .log o
 instead of cat; the produce latency also runs a third time with the copy quota
 (remote.log.manager.copy.max.bytes.per.second, THROTTLE_MB_S) set as the cluster default.
 Prints each figure and RESULT tiered_storage {...} (tiered_storage_s3 with --backend s3).
+--segment-mib N sets the topics' segment.bytes (16 MiB by default: small segments show
+what the prefetch into the next copy does), --override KEY=VALUE (repeatable) a broker
+setting (e.g. rsm.config.fetch.chunk.cache.prefetch.max.size=0 for a run without
+prefetch).
 Usage: /usr/bin/python3 tiered_bench.py <bin dir> <strata-cluster> [MiB] [--backend filesystem|s3]
+       [--segment-mib N] [--override KEY=VALUE]...
 """
 
 import glob
@@ -60,8 +65,16 @@ def timed(command):
     return time.monotonic() - start
 
 
+def option_values(name):
+    """The values given as `name VALUE` on the command line, in order."""
+    return [sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == name]
+
+
 def main():
     s3 = backend_from_argv(sys.argv) == "s3"
+    global SEGMENT
+    SEGMENT = int(option_values("--segment-mib")[-1]) << 20 if option_values("--segment-mib") else SEGMENT
+    extra = dict(o.split("=", 1) for o in option_values("--override"))
     mib = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3].isdigit() else 256
     records = mib * 1024
     remote = tempfile.mkdtemp(prefix="strata-tiered-bench-remote.", dir=os.environ.get("TMPDIR", "/tmp"))
@@ -69,7 +82,7 @@ def main():
     try:
         with TieredCluster(sys.argv[1], sys.argv[2], "tiered-bench", None if s3 else remote, budget_s=1200, overrides={
                 "remote.log.manager.task.interval.ms": 200, "log.retention.check.interval.ms": 500,
-                "broker.session.timeout.ms": 3000, "broker.heartbeat.interval.ms": 300}) as cluster:
+                "broker.session.timeout.ms": 3000, "broker.heartbeat.interval.ms": 300, **extra}) as cluster:
             tier = cluster.tier()
             common = {"segment.bytes": SEGMENT, "min.insync.replicas": 2}
             for name in ("plain", "copying", "backlog"):
@@ -173,6 +186,7 @@ def main():
                 "remote_fetch_bytes": remote_fetch["batch_bytes"],
                 "local_fetch_mb_s": round(local_fetch["batch_mb_per_s"], 1), "local_fetch_bytes": local_fetch["batch_bytes"],
                 ("get_remote_mb_s" if s3 else "cat_remote_mb_s"): round(cat_mb_s, 1),
+                "segment_bytes": SEGMENT, "overrides": extra,
             }
             print(f"RESULT tiered_storage{'_s3' if s3 else ''} " + json.dumps(result), flush=True)
         sys.exit(cluster.exit_code())
