@@ -137,6 +137,22 @@ std::optional<controller::RemoteLogSegments::Segment> RemoteSegmentFor(const Kaf
   });
 }
 
+// The finished copy that holds offset and the one after it (nullopt: none, e.g. the local
+// log follows), in one look at the broker's image.
+std::optional<std::pair<controller::RemoteLogSegments::Segment, std::optional<controller::RemoteLogSegments::Segment>>>
+RemoteSegmentAndNext(const KafkaApisContext& context, const std::string& topic_id, int32_t partition, int64_t offset) {
+  return context.store.WithImage([&](const controller::MetadataImage& image) {
+    std::optional<std::pair<controller::RemoteLogSegments::Segment,
+                            std::optional<controller::RemoteLogSegments::Segment>>> out;
+    const auto* segments = image.FindRemoteSegments(topic_id, partition);
+    const auto* s = segments != nullptr ? segments->SegmentFor(offset, -1) : nullptr;
+    if (s == nullptr) return out;
+    out.emplace(*s, std::nullopt);
+    if (const auto* next = segments->SegmentFor(s->end_offset() + 1, -1)) out->second = *next;
+    return out;
+  });
+}
+
 // The aborted transactions as a READ_COMMITTED fetch answers them (an empty list, not
 // null, when there are none, as Kafka).
 std::vector<kafka::FetchResponse::AbortedTransaction> AbortedTransactionsOf(
@@ -275,17 +291,18 @@ void ReadTarget(const KafkaApisContext& context, const FetchParams& params, cons
     if (remote == nullptr) {
       // The remote fetch quota exceeded: no records for it this time (KIP-956).
       if (context.remote_reader->FetchQuotaExceeded()) return;
-      auto segment = RemoteSegmentFor(context, (*partition)->state().topic_id, p.partition, p.fetch_offset);
+      auto segment = RemoteSegmentAndNext(context, (*partition)->state().topic_id, p.partition, p.fetch_offset);
       if (!segment) {
         return fail(KafkaError(kafka::ErrorCode::kOffsetOutOfRange,
                                absl::StrCat("no remote segment holds offset ", p.fetch_offset, " of ", name.topic,
                                             "-", p.partition)));
       }
       // The copy after it, when the consumer will read that remotely too (not from the local log).
-      auto next = RemoteSegmentFor(context, (*partition)->state().topic_id, p.partition, segment->end_offset() + 1);
+      std::optional<controller::RemoteLogSegments::Segment> next = std::move(segment->second);
       if (next && next->start_offset() >= (*partition)->log()->log_start_offset()) next.reset();
-      result.remote_reads.push_back(RemoteRead{key, p.fetch_offset, max_bytes, min_one_batch, *segment, std::move(next),
-                                               params.isolation == FetchIsolation::kTxnCommitted, *partition});
+      result.remote_reads.push_back(RemoteRead{key, p.fetch_offset, max_bytes, min_one_batch, segment->first,
+                                               std::move(next), params.isolation == FetchIsolation::kTxnCommitted,
+                                               *partition});
     } else if (auto it = remote->find(key); it != remote->end()) {
       if (!it->second.ok()) return fail(it->second.status());
       AnswerRemoteRecords(*it->second, *partition, rp, read, result);
