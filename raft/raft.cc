@@ -541,7 +541,7 @@ void Raft::StepLeader(const Message& m) {
       if (it == progress_.end() || !FromReplicaKey(m)) return;
       Progress& pr = it->second;
       pr.recent_active = true;
-      pr.last_response_tick = ticks_;
+      RecordAnswer(pr);
       if (!m.from_directory.empty()) pr.directory = m.from_directory;
       pr.probe_sent = false;
       if (pr.match < last_index()) {
@@ -571,9 +571,9 @@ void Raft::HandleAppendResponse(const Message& m) {
   if (it == progress_.end() || !FromReplicaKey(m)) return;
   Progress& pr = it->second;
   pr.recent_active = true;
-  pr.last_response_tick = ticks_;
   if (!m.from_directory.empty()) pr.directory = m.from_directory;
   if (m.reject) {
+    RecordAnswer(pr);
     bool stale = pr.probing ? m.index != pr.next - 1 : m.index <= pr.match;
     if (stale) return;
     Index probe = m.reject_hint;
@@ -590,6 +590,7 @@ void Raft::HandleAppendResponse(const Message& m) {
     pr.match = m.index;
     pr.stalled_heartbeats = 0;
   }
+  RecordAnswer(pr);
   if (pr.pending_snapshot != 0 && pr.match >= pr.pending_snapshot) pr.pending_snapshot = 0;
   pr.next = std::max(pr.next, pr.match + 1);
   while (!pr.inflight.empty() && pr.inflight.begin()->first <= m.index) {
@@ -615,6 +616,16 @@ void Raft::HandleAppendResponse(const Message& m) {
     SendAppend(m.from);
   } while (progress_[m.from].next != before && progress_[m.from].next <= last_index());
   MaybeSendCommit(m.from);  // it may hold entries committed before it acknowledged them
+}
+
+void Raft::RecordAnswer(Progress& pr) {
+  if (pr.match >= last_index()) {
+    pr.caught_up_tick = ticks_;
+  } else if (pr.last_response_tick >= 0 && pr.match >= pr.last_index_at_last_response) {
+    pr.caught_up_tick = std::max(pr.caught_up_tick, pr.last_response_tick);
+  }
+  pr.last_response_tick = ticks_;
+  pr.last_index_at_last_response = last_index();
 }
 
 void Raft::SendAppend(NodeId to) {

@@ -159,9 +159,15 @@ class Raft {
     Index pending_snapshot = 0;
     // The highest commit index an Append or a heartbeat told it (as far as its log went).
     Index sent_commit = 0;
-    // The tick of its last answer (-1: none yet): a replica is caught up if it answered
-    // within an election timeout and holds everything committed.
+    // The tick of its last answer (-1: none yet), and the leader's last index then.
     int64_t last_response_tick = -1;
+    Index last_index_at_last_response = 0;
+    // The latest tick at which it held the leader's whole log (-1: never in this term),
+    // as Kafka's lastCaughtUpTimestamp: now when it holds the log as it is, or the tick of
+    // its previous answer when it holds the log as it was then. A replica is caught up
+    // (CaughtUp) if this is within an election timeout: one that keeps pace with a busy
+    // leader counts though it is always an Append behind, a silent one stops counting.
+    int64_t caught_up_tick = -1;
     // The directory id its answers name (empty: none yet, or an older build): what an
     // upgrade to a dynamic quorum writes as its key.
     std::string directory;
@@ -197,6 +203,9 @@ class Raft {
   void HandleAppend(const Message& m);
   void HandleHeartbeat(const Message& m);
   void HandleAppendResponse(const Message& m);
+  // A replica answered (after its match was brought up to date): its answer and
+  // caught-up ticks.
+  void RecordAnswer(Progress& pr);
   void HandleSnapshot(const Message& m);
   void SendSnapshot(NodeId to, Progress& pr);
 
@@ -221,8 +230,8 @@ class Raft {
   // disk was formatted again (another directory id) holds none of what the voter held,
   // so its answers count for nothing.
   bool FromReplicaKey(const Message& m) const;
-  // Whether `id` holds every committed entry and answered within an election timeout
-  // (this node: always).
+  // Whether `id` held the leader's whole log within an election timeout (Progress's
+  // caught_up_tick; this node: always).
   bool CaughtUp(NodeId id) const;
   // Empty when a majority of next's voters is caught up; otherwise why not.
   std::string QuorumAfter(const VoterSet& next) const;

@@ -36,7 +36,7 @@ bool Raft::CaughtUp(NodeId id) const {
   auto it = progress_.find(id);
   if (it == progress_.end()) return false;
   const Progress& pr = it->second;
-  return pr.match >= commit_ && pr.last_response_tick >= 0 && ticks_ - pr.last_response_tick <= config_.election_ticks;
+  return pr.caught_up_tick >= 0 && ticks_ - pr.caught_up_tick <= config_.election_ticks;
 }
 
 std::string Raft::QuorumAfter(const VoterSet& next) const {
@@ -47,7 +47,7 @@ std::string Raft::QuorumAfter(const VoterSet& next) const {
   if (caught_up.size() >= next.Majority()) return "";
   return absl::StrCat("of the voters {", absl::StrJoin(next.ids(), ","), "} after it, only ", caught_up.size(),
                       caught_up.empty() ? "" : absl::StrCat(" ({", absl::StrJoin(caught_up, ","), "})"),
-                      " hold every committed entry and answered within an election timeout; ", next.Majority(),
+                      " held the leader's whole log within an election timeout; ", next.Majority(),
                       " are needed to commit");
 }
 

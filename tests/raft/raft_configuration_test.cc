@@ -341,6 +341,29 @@ TEST(RaftVoterChange, ARemovalThatWouldLoseTheQuorumIsRefused) {
   EXPECT_TRUE(net[1].ProposeVoterChange(Remove(3)).ok());
 }
 
+// A voter that answered a moment ago but does not yet hold the latest committed entry (a
+// busy leader commits by the fastest majority) is caught up: a removal is not refused
+// because of it, and commits once it answers again.
+TEST(RaftVoterChange, AVoterAnEntryBehindButAnsweringCountsForTheQuorum) {
+  Net net = DynamicNet(3);
+  net.Elect(1);
+  ASSERT_TRUE(net[1].Propose("before").ok());
+  net.Settle();
+  net.Isolate(3);  // answered up to here; the next entry commits by 1 and 2 only
+  ASSERT_TRUE(net[1].Propose("busy").ok());
+  net.Settle();
+  ASSERT_EQ(net.applied(1).back().data, "busy");
+  VoterChangeResult started = net[1].ProposeVoterChange(Remove(2));
+  ASSERT_TRUE(started.ok()) << started.message;
+  net.Rejoin(3);
+  net.TickAll(2);
+  ASSERT_EQ(net.change_results(1).size(), 1u);
+  EXPECT_TRUE(net.change_results(1)[0].ok()) << net.change_results(1)[0].message;
+  EXPECT_EQ(net[1].config(), Voters({1, 3}));
+  const std::vector<Entry>& applied = net.applied(3);
+  EXPECT_TRUE(std::any_of(applied.begin(), applied.end(), [](const Entry& e) { return e.data == "busy"; }));
+}
+
 TEST(RaftVoterChange, UnknownAndDuplicateVotersAreRefused) {
   Net net = DynamicNet(3);
   net.Elect(1);
