@@ -13,7 +13,15 @@ constexpr int16_t kGroupKeyType = 2;
 constexpr int16_t kValueVersion = 0;
 constexpr bool kClassic = false;  // int16 string lengths, int32 byte lengths
 
-absl::Status Leftover(const kafka::Reader& r, absl::string_view what) {
+// Whether a consumer group's key names a member (4, 6, 7) besides the group.
+bool HasMember(ConsumerRecordType type) {
+  return type == ConsumerRecordType::kMemberMetadata || type == ConsumerRecordType::kTargetMember ||
+         type == ConsumerRecordType::kCurrentAssignment;
+}
+
+}  // namespace
+
+absl::Status RecordFullyRead(const kafka::Reader& r, absl::string_view what) {
   if (!r.ok()) return r.status();
   if (r.remaining() != 0) {
     return absl::DataLossError(absl::StrCat(what, ": ", r.remaining(), " bytes after the last field"));
@@ -21,17 +29,14 @@ absl::Status Leftover(const kafka::Reader& r, absl::string_view what) {
   return absl::OkStatus();
 }
 
-absl::Status CheckVersion(kafka::Reader& r, absl::string_view what) {
-  int16_t version = r.Int16("version");
+absl::Status ReadRecordVersion(kafka::Reader& r, int16_t version, absl::string_view what) {
+  int16_t read = r.Int16("version");
   if (!r.ok()) return r.status();
-  if (version != kValueVersion) {
-    return absl::DataLossError(absl::StrCat(what, " version ", version, " is not one this broker reads (",
-                                            kValueVersion, ")"));
+  if (read != version) {
+    return absl::DataLossError(absl::StrCat(what, " version ", read, " is not one this broker reads (", version, ")"));
   }
   return absl::OkStatus();
 }
-
-}  // namespace
 
 std::string EncodeGroupRecordKey(const GroupRecordKey& key) {
   std::string out;
@@ -41,9 +46,14 @@ std::string EncodeGroupRecordKey(const GroupRecordKey& key) {
     w.String(offset->group_id, kClassic);
     w.String(offset->topic, kClassic);
     w.Int32(offset->partition);
-  } else {
+  } else if (const auto* group = std::get_if<GroupKey>(&key)) {
     w.Int16(kGroupKeyType);
-    w.String(std::get<GroupKey>(key).group_id, kClassic);
+    w.String(group->group_id, kClassic);
+  } else {
+    const auto& consumer = std::get<ConsumerGroupKey>(key);
+    w.Int16(static_cast<int16_t>(consumer.type));
+    w.String(consumer.group_id, kClassic);
+    if (HasMember(consumer.type)) w.String(consumer.member_id, kClassic);
   }
   return out;
 }
@@ -60,10 +70,17 @@ absl::StatusOr<GroupRecordKey> DecodeGroupRecordKey(absl::string_view bytes) {
     key = std::move(k);
   } else if (type == kGroupKeyType) {
     key = GroupKey{r.String(kClassic, "group")};
+  } else if (type >= static_cast<int16_t>(ConsumerRecordType::kGroupMetadata) &&
+             type <= static_cast<int16_t>(ConsumerRecordType::kCurrentAssignment)) {
+    ConsumerGroupKey k;
+    k.type = static_cast<ConsumerRecordType>(type);
+    k.group_id = r.String(kClassic, "group");
+    if (HasMember(k.type)) k.member_id = r.String(kClassic, "member");
+    key = std::move(k);
   } else if (r.ok()) {
     return absl::DataLossError(absl::StrCat("group record key type ", type, " is not one this broker reads"));
   }
-  if (absl::Status s = Leftover(r, "group record key"); !s.ok()) return s;
+  if (absl::Status s = RecordFullyRead(r, "group record key"); !s.ok()) return s;
   return key;
 }
 
@@ -81,14 +98,14 @@ std::string EncodeOffsetValue(const OffsetValue& v) {
 
 absl::StatusOr<OffsetValue> DecodeOffsetValue(absl::string_view bytes) {
   kafka::Reader r(bytes);
-  if (absl::Status s = CheckVersion(r, "offset value"); !s.ok()) return s;
+  if (absl::Status s = ReadRecordVersion(r, kValueVersion, "offset value"); !s.ok()) return s;
   OffsetValue v;
   v.offset = r.Int64("offset");
   v.leader_epoch = r.Int32("leader_epoch");
   v.metadata = r.String(kClassic, "metadata");
   v.commit_timestamp_ms = r.Int64("commit_timestamp");
   v.expire_timestamp_ms = r.Int64("expire_timestamp");
-  if (absl::Status s = Leftover(r, "offset value"); !s.ok()) return s;
+  if (absl::Status s = RecordFullyRead(r, "offset value"); !s.ok()) return s;
   return v;
 }
 
@@ -117,7 +134,7 @@ std::string EncodeGroupValue(const GroupValue& v) {
 
 absl::StatusOr<GroupValue> DecodeGroupValue(absl::string_view bytes) {
   kafka::Reader r(bytes);
-  if (absl::Status s = CheckVersion(r, "group value"); !s.ok()) return s;
+  if (absl::Status s = ReadRecordVersion(r, kValueVersion, "group value"); !s.ok()) return s;
   GroupValue v;
   v.protocol_type = r.String(kClassic, "protocol_type");
   v.generation_id = r.Int32("generation");
@@ -137,7 +154,7 @@ absl::StatusOr<GroupValue> DecodeGroupValue(absl::string_view bytes) {
     m.assignment = r.NullableBytes(kClassic, "assignment").value_or("");
     v.members.push_back(std::move(m));
   }
-  if (absl::Status s = Leftover(r, "group value"); !s.ok()) return s;
+  if (absl::Status s = RecordFullyRead(r, "group value"); !s.ok()) return s;
   return v;
 }
 

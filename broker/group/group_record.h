@@ -3,8 +3,8 @@
 // Strata's own format (docs/consumer-offsets-format.md has the byte layout), one key per
 // committed offset and one per group, so that compaction keeps the latest of each and a
 // tombstone (null value) removes it.
-//   key:   int16 key type (1 offset, 2 group) | string group | (offset) string topic,
-//          int32 partition
+//   key:   int16 key type (1 offset, 2 group, 3-7 a consumer group's) | string group |
+//          (offset) string topic, int32 partition | (4, 6, 7) string member
 //   value: int16 version (0) | the fields of OffsetValue or GroupValue
 // Strings are int16-length-prefixed, bytes int32-length-prefixed, big-endian throughout.
 // A reader refuses a key type or value version it does not know (the partition does not
@@ -19,6 +19,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "proto/kafka/wire.h"
 
 namespace strata::broker {
 
@@ -36,7 +37,24 @@ struct GroupKey {
   bool operator==(const GroupKey&) const = default;
 };
 
-using GroupRecordKey = std::variant<OffsetKey, GroupKey>;
+// The keys of a KIP-848 consumer group's records (consumer_group_record.h has their
+// values): the group's metadata (3) and target metadata (5) name the group, a member's
+// metadata (4), target (6) and current assignment (7) the member too.
+enum class ConsumerRecordType : int16_t {
+  kGroupMetadata = 3,
+  kMemberMetadata = 4,
+  kTargetMetadata = 5,
+  kTargetMember = 6,
+  kCurrentAssignment = 7,
+};
+struct ConsumerGroupKey {
+  ConsumerRecordType type = ConsumerRecordType::kGroupMetadata;
+  std::string group_id;
+  std::string member_id;  // empty for types 3 and 5
+  bool operator==(const ConsumerGroupKey&) const = default;
+};
+
+using GroupRecordKey = std::variant<OffsetKey, GroupKey, ConsumerGroupKey>;
 
 // A committed offset.
 struct OffsetValue {
@@ -75,6 +93,11 @@ std::string EncodeOffsetValue(const OffsetValue& value);
 std::string EncodeGroupValue(const GroupValue& value);
 
 absl::StatusOr<GroupRecordKey> DecodeGroupRecordKey(absl::string_view bytes);
+
+// For the values' decoders: the leading int16 version must be `version`; nothing may
+// follow the last field.
+absl::Status ReadRecordVersion(proto::kafka::Reader& r, int16_t version, absl::string_view what);
+absl::Status RecordFullyRead(const proto::kafka::Reader& r, absl::string_view what);
 absl::StatusOr<OffsetValue> DecodeOffsetValue(absl::string_view bytes);
 absl::StatusOr<GroupValue> DecodeGroupValue(absl::string_view bytes);
 

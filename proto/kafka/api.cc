@@ -69,6 +69,8 @@ const std::map<int16_t, ApiInfo>& Apis() {
       {64, {"UnregisterBroker", 0, 0, 0}},
       {65, {"DescribeTransactions", 0, 0, 0}},
       {66, {"ListTransactions", 0, 0, 0}},
+      {68, {"ConsumerGroupHeartbeat", 0, 0, 0}},
+      {69, {"ConsumerGroupDescribe", 0, 0, 0}},
       {80, {"AddRaftVoter", 0, 0, 0}},
       {81, {"RemoveRaftVoter", 0, 0, 0}},
       {82, {"UpdateRaftVoter", 0, 0, 0}},

@@ -66,6 +66,8 @@ enum class ApiKey : int16_t {
   kUnregisterBroker = 64,
   kDescribeTransactions = 65,
   kListTransactions = 66,
+  kConsumerGroupHeartbeat = 68,
+  kConsumerGroupDescribe = 69,
   kAddRaftVoter = 80,
   kRemoveRaftVoter = 81,
   kUpdateRaftVoter = 82,

@@ -87,6 +87,11 @@ absl::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kMemberIdRequired: return "MEMBER_ID_REQUIRED";
     case ErrorCode::kGroupMaxSizeReached: return "GROUP_MAX_SIZE_REACHED";
     case ErrorCode::kFencedInstanceId: return "FENCED_INSTANCE_ID";
+    case ErrorCode::kFencedMemberEpoch: return "FENCED_MEMBER_EPOCH";
+    case ErrorCode::kUnreleasedInstanceId: return "UNRELEASED_INSTANCE_ID";
+    case ErrorCode::kUnsupportedAssignor: return "UNSUPPORTED_ASSIGNOR";
+    case ErrorCode::kStaleMemberEpoch: return "STALE_MEMBER_EPOCH";
+    case ErrorCode::kInvalidRegularExpression: return "INVALID_REGULAR_EXPRESSION";
     case ErrorCode::kGroupSubscribedToTopic: return "GROUP_SUBSCRIBED_TO_TOPIC";
     case ErrorCode::kUnstableOffsetCommit: return "UNSTABLE_OFFSET_COMMIT";
     case ErrorCode::kInvalidTxnState: return "INVALID_TXN_STATE";

@@ -84,6 +84,12 @@ enum class ErrorCode : int16_t {
   kFencedInstanceId = 82,
   kGroupSubscribedToTopic = 86,
   kUnstableOffsetCommit = 88,
+  // KIP-848 consumer groups.
+  kFencedMemberEpoch = 110,
+  kUnreleasedInstanceId = 111,
+  kUnsupportedAssignor = 112,
+  kStaleMemberEpoch = 113,
+  kInvalidRegularExpression = 128,
   // Authentication and authorization.
   kTopicAuthorizationFailed = 29,
   kClusterAuthorizationFailed = 31,

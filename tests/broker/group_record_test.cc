@@ -10,7 +10,13 @@ namespace strata::broker {
 namespace {
 
 TEST(GroupRecord, KeysAndValuesRoundTrip) {
-  for (const GroupRecordKey& key : {GroupRecordKey(OffsetKey{"g", "orders", 7}), GroupRecordKey(GroupKey{"g"})}) {
+  for (const GroupRecordKey& key :
+       {GroupRecordKey(OffsetKey{"g", "orders", 7}), GroupRecordKey(GroupKey{"g"}),
+        GroupRecordKey(ConsumerGroupKey{ConsumerRecordType::kGroupMetadata, "g", ""}),
+        GroupRecordKey(ConsumerGroupKey{ConsumerRecordType::kMemberMetadata, "g", "m-1"}),
+        GroupRecordKey(ConsumerGroupKey{ConsumerRecordType::kTargetMetadata, "g", ""}),
+        GroupRecordKey(ConsumerGroupKey{ConsumerRecordType::kTargetMember, "g", "m-1"}),
+        GroupRecordKey(ConsumerGroupKey{ConsumerRecordType::kCurrentAssignment, "g", "m-1"})}) {
     auto back = DecodeGroupRecordKey(EncodeGroupRecordKey(key));
     ASSERT_TRUE(back.ok()) << back.status();
     EXPECT_EQ(*back, key);
@@ -36,6 +42,10 @@ TEST(GroupRecord, TheOffsetKeyLayoutIsPinned) {
   EXPECT_EQ(EncodeGroupRecordKey(OffsetKey{"g", "t", 1}),
             std::string("\x00\x01" "\x00\x01" "g" "\x00\x01" "t" "\x00\x00\x00\x01", 12));
   EXPECT_EQ(EncodeGroupRecordKey(GroupKey{"g"}), std::string("\x00\x02\x00\x01g", 5));
+  EXPECT_EQ(EncodeGroupRecordKey(ConsumerGroupKey{ConsumerRecordType::kMemberMetadata, "g", "m"}),
+            std::string("\x00\x04" "\x00\x01" "g" "\x00\x01" "m", 8));
+  EXPECT_EQ(EncodeGroupRecordKey(ConsumerGroupKey{ConsumerRecordType::kTargetMetadata, "g", ""}),
+            std::string("\x00\x05\x00\x01g", 5));
 }
 
 TEST(GroupRecord, UnknownKeyTypesVersionsAndTrailingBytesAreRefused) {
