@@ -7,8 +7,9 @@
 # (-Werror=thread-safety) and the libFuzzer targets run for a bounded time
 # (STRATA_FUZZ_SECONDS, default 30 each; a crash fails the run). In the Release phase,
 # before the main suite, the `deploy` test runs once and alone: it builds the Docker image
-# of deploy/Dockerfile and runs deploy/docker-compose.yml on a Docker engine it starts
-# itself if none runs (tests/deploy/compose_test.sh). ctest's summary of the main suite
+# of deploy/Dockerfile with the Release tree's programs (not compiling them again) and
+# runs deploy/docker-compose.yml on a Docker engine it starts itself if none runs
+# (tests/deploy/compose_test.sh). ctest's summary of the main suite
 # is the last line. Every process the tests start checks lock order: absl's deadlock detection
 # aborts a strata-server on a lock-order cycle (base/deadlock_detection.h).
 set -euo pipefail

@@ -17,6 +17,9 @@
 # daemon answers (and stops it at the end), makes debian:12 with debootstrap when there
 # is none. Everything it starts is removed on any exit (docker-compose down -v). Without
 # a Docker engine it fails, naming the reason; it never passes without running.
+# The image holds the programs of STRATA_BIN_DIR (the build tree the suite tested; the
+# Dockerfile's `prebuilt` stage), or, with STRATA_IMAGE_FROM_SOURCE=1, compiles them in the
+# Dockerfile's build stage as `docker build` does for users.
 # Env: STRATA_TEST_IMAGE (default strata:test), STRATA_BUILD_LOCK (the lock that builds
 # take, default /tmp/strata-build.lock), STRATA_DEPLOY_RECORDS (per phase, default 3000).
 set -euo pipefail
@@ -113,7 +116,19 @@ exec 9>"$lock"
 lock_start=$(now)
 flock 9
 build_start=$(now)
-DOCKER_BUILDKIT=1 "$docker" build --progress=plain -f "$root/deploy/Dockerfile" -t "$image" "$root" \
+# The programs of the build tree under test (prebuilt/ in a context of their own), unless
+# STRATA_IMAGE_FROM_SOURCE=1 or the tree lacks them: then the Dockerfile compiles them.
+context=$root
+build_args=()
+if [[ "${STRATA_IMAGE_FROM_SOURCE:-0}" != 1 && -x "$bin/strata-server" && -x "$bin/strata-storage" ]]; then
+  context=$work/context
+  mkdir -p "$context/prebuilt"
+  cp -r "$root/deploy" "$context/deploy"
+  install -s "$bin/strata-server" "$bin/strata" "$bin/strata-storage" "$context/prebuilt/"
+  build_args=(--build-arg STRATA_BINARIES=prebuilt)
+  log "the image takes the programs of $bin"
+fi
+DOCKER_BUILDKIT=1 "$docker" build --progress=plain "${build_args[@]}" -f "$root/deploy/Dockerfile" -t "$image" "$context" \
   >"$work/build.log" 2>&1 || { tail -n 40 "$work/build.log" >&2; fail "docker build failed"; }
 build_seconds=$(elapsed "$build_start" "$(now)")
 exec 9>&-
