@@ -19,7 +19,9 @@ AssignorMember Member(std::string id, std::set<std::string> topics) { return Ass
 void ExpectComplete(const AssignmentInput& in, const TargetAssignment& out) {
   std::map<std::pair<std::string, int32_t>, int> holders;
   for (const auto& [member, partitions] : out) {
-    auto m = std::find_if(in.members.begin(), in.members.end(), [&](const AssignorMember& x) { return x.member_id == member; });
+    const std::string& id = member;  // clang 14 does not capture structured bindings
+    auto m = std::find_if(in.members.begin(), in.members.end(),
+                          [&](const AssignorMember& x) { return x.member_id == id; });
     ASSERT_NE(m, in.members.end()) << member;
     for (const auto& [topic, ps] : partitions) {
       EXPECT_TRUE(m->topics.count(topic)) << member << " holds " << topic << " without subscribing";
@@ -27,7 +29,9 @@ void ExpectComplete(const AssignmentInput& in, const TargetAssignment& out) {
     }
   }
   for (const auto& [topic, n] : in.partitions) {
-    bool subscribed = std::any_of(in.members.begin(), in.members.end(), [&](const AssignorMember& m) { return m.topics.count(topic) > 0; });
+    const std::string& name = topic;
+    bool subscribed = std::any_of(in.members.begin(), in.members.end(),
+                                  [&](const AssignorMember& m) { return m.topics.count(name) > 0; });
     for (int32_t p = 0; p < n; ++p) EXPECT_EQ((holders[{topic, p}]), subscribed ? 1 : 0) << topic << "-" << p;
   }
 }
