@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "base/sanitizers.h"
 #include "server/allocator.h"
 
 namespace strata::server {
@@ -22,12 +23,7 @@ uint64_t AnonymousResidentBytes() {
 
 // glibc's arenas hold the process's memory: not with jemalloc (its background thread
 // purges), nor under AddressSanitizer (its own allocator).
-#if defined(__has_feature)  // clang names AddressSanitizer so; gcc defines __SANITIZE_ADDRESS__
-#if __has_feature(address_sanitizer)
-#define STRATA_RELEASER_ASAN 1
-#endif
-#endif
-#if STRATA_JEMALLOC || defined(__SANITIZE_ADDRESS__) || defined(STRATA_RELEASER_ASAN)
+#if STRATA_JEMALLOC || STRATA_ASAN
 constexpr bool kGlibcArenas = false;
 #else
 constexpr bool kGlibcArenas = true;

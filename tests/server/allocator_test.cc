@@ -9,6 +9,8 @@
 #include <cstring>
 #include <memory>
 
+#include "base/sanitizers.h"
+
 namespace strata::server {
 namespace {
 
@@ -32,7 +34,7 @@ TEST(AllocatorTest, MetricsNameTheAllocatorAndFollowWhatIsAllocated) {
   EXPECT_EQ(allocator, "jemalloc");
 #endif
   if (allocator != "jemalloc" && allocator != "glibc") FAIL() << "allocator " << allocator;
-#if defined(__SANITIZE_ADDRESS__)
+#if STRATA_ASAN
   GTEST_SKIP() << "AddressSanitizer allocates outside glibc's arenas";
 #endif
   constexpr size_t kSize = 64 << 20;

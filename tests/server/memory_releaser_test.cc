@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/sanitizers.h"
 #include "server/allocator.h"
 #include "server/memory_metrics.h"
 
@@ -49,7 +50,7 @@ uint64_t Slack() {
   return anonymous > allocated ? anonymous - allocated : 0;
 }
 
-#if defined(__SANITIZE_ADDRESS__) || STRATA_TEST_JEMALLOC
+#if STRATA_ASAN || STRATA_TEST_JEMALLOC
 #define SKIP_UNLESS_GLIBC() GTEST_SKIP() << "the releaser trims glibc's arenas"
 #else
 #define SKIP_UNLESS_GLIBC() (void)0
