@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Configures and builds one build tree. Usage: scripts/build.sh DIR [release|asan] [targets...]
-# release: -O2 with NDEBUG; asan: Debug with AddressSanitizer and UBSan; fuzz: clang with
+# release: -O2 with NDEBUG (gcc); asan: clang Debug with AddressSanitizer and UBSan
+# (clang also checks the lock annotations, -Werror=thread-safety); fuzz: clang with
 # libFuzzer coverage and ASan (build the fuzz targets only).
 set -euo pipefail
 dir=${1:?build dir}
@@ -15,7 +16,7 @@ export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
 export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 case "$kind" in
   release) flags=(-DCMAKE_BUILD_TYPE=Release -DSTRATA_SANITIZE=OFF) ;;
-  asan) flags=(-DCMAKE_BUILD_TYPE=Debug -DSTRATA_SANITIZE=ON) ;;
+  asan) flags=(-DCMAKE_BUILD_TYPE=Debug -DSTRATA_SANITIZE=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++) ;;
   fuzz) flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRATA_FUZZ=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++) ;;
   *) echo "unknown build kind $kind" >&2; exit 2 ;;
 esac

@@ -2,16 +2,18 @@
 # The README's test command and what CI runs: installs dependencies, checks the include
 # structure (scripts/check-structure.sh: an include cycle or a layering violation fails
 # the run), builds, and runs the test suite. Unit and fault tests run twice: under
-# ASan+UBSan (Debug), then with every other label but `slow` and `deploy` in the Release
-# build; between them a clang build of every program checks the lock annotations
-# (-Werror=thread-safety) and the libFuzzer targets run for a bounded time
-# (STRATA_FUZZ_SECONDS, default 30 each; a crash fails the run). In the Release phase,
-# before the main suite, the `deploy` test runs once and alone: it builds the Docker image
-# of deploy/Dockerfile with the Release tree's programs (not compiling them again) and
-# runs deploy/docker-compose.yml on a Docker engine it starts itself if none runs
-# (tests/deploy/compose_test.sh). ctest's summary of the main suite
-# is the last line. Every process the tests start checks lock order: absl's deadlock detection
-# aborts a strata-server on a lock-order cycle (base/deadlock_detection.h).
+# ASan+UBSan in a clang Debug tree that also builds every program, so that clang checks
+# the lock annotations (-Werror=thread-safety) of all the code in the same compile; then
+# with every other label but `slow` and `deploy` in the Release build. Between them the
+# libFuzzer targets (a clang tree of their own, building only them and the libraries
+# they fuzz) run for a bounded time (STRATA_FUZZ_SECONDS, default 30 each; a crash fails
+# the run). In the Release phase, before the main suite, the `deploy` test runs once and
+# alone: it builds the Docker image of deploy/Dockerfile with the Release tree's programs
+# (not compiling them again) and runs deploy/docker-compose.yml on a Docker engine it
+# starts itself if none runs (tests/deploy/compose_test.sh). ctest's summary of the main
+# suite is the last line. Every process the tests start checks lock order: absl's
+# deadlock detection aborts a strata-server on a lock-order cycle
+# (base/deadlock_detection.h).
 set -euo pipefail
 export STRATA_MUTEX_DEADLOCK_DETECTION=abort
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,15 +25,14 @@ bash scripts/install-peers.sh
 echo "== Structure: include cycles and module layering"
 bash scripts/check-structure.sh
 
-echo "== ASan/UBSan build: unit and fault tests"
-bash scripts/build.sh build-asan asan unit_fault_tests
+echo "== clang ASan/UBSan build: unit and fault tests, every program (-Werror=thread-safety checks the lock annotations)"
+bash scripts/build.sh build-asan asan unit_fault_tests strata-server strata strata-perf strata-storage
 # The seeded simulations run fewer seeds here (ASan is ~30x slower); Release runs them all.
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 STRATA_RAFT_SEEDS=150 STRATA_REPLICATION_SEEDS=100 \
    ctest -L "unit|fault" --output-on-failure -j2 --timeout 900)
 
-echo "== clang build: every program (-Werror=thread-safety checks the lock annotations) and the fuzz targets"
-bash scripts/build.sh build-fuzz fuzz strata-server strata strata-perf strata-storage \
-  kafka_request_fuzz record_batch_fuzz seed_corpus
+echo "== clang fuzz build: the fuzz targets and the libraries they fuzz"
+bash scripts/build.sh build-fuzz fuzz kafka_request_fuzz record_batch_fuzz seed_corpus
 
 echo "== Fuzzing: the Kafka request decoder and the record batch parser (${STRATA_FUZZ_SECONDS:-30} s each)"
 seeds=$(mktemp -d)
