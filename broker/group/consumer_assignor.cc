@@ -29,7 +29,9 @@ TargetAssignment EmptyTarget(const std::vector<const AssignorMember*>& members) 
 class UniformBuilder {
  public:
   UniformBuilder(const AssignmentInput& input, std::vector<const AssignorMember*> members)
-      : input_(input), members_(std::move(members)), target_(EmptyTarget(members_)) {}
+      : input_(input), members_(std::move(members)), target_(EmptyTarget(members_)) {
+    for (const AssignorMember* m : members_) count_[m->member_id] = 0;  // the sort below only reads
+  }
 
   TargetAssignment Build() && {
     KeepCurrent();
@@ -87,7 +89,7 @@ class UniformBuilder {
   bool MoveOne() {
     std::vector<const AssignorMember*> order = members_;
     std::stable_sort(order.begin(), order.end(), [&](const AssignorMember* a, const AssignorMember* b) {
-      return count_[a->member_id] > count_[b->member_id];
+      return count_.at(a->member_id) > count_.at(b->member_id);
     });
     for (const AssignorMember* from : order) {
       for (auto to = order.rbegin(); to != order.rend() && count_[(*to)->member_id] + 2 <= count_[from->member_id];
