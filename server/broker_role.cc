@@ -740,11 +740,14 @@ void BrokerRole::StopServing(bool clean) {
   transaction_coordinator_.reset();  // the same; before its marker channel
   txn_markers_.reset();
   if (remote_reader_) remote_reader_->Shutdown();  // its reads use the KafkaApis' contexts
+  // The fetchers and the ISR thread stop before the KafkaApis go: their high-watermark
+  // callback walks kafka_apis_ (a fetcher still running would call one being destroyed),
+  // and before the logs close.
+  if (replicas_) replicas_->Shutdown();
   kafka_apis_.clear();     // waiting requests are answered (and dropped)
   if (remote_sweeper_) remote_sweeper_->Shutdown();
   if (remote_log_manager_) remote_log_manager_->Shutdown();  // before the partitions go
   if (store_ != nullptr) store_->set_listener(nullptr);
-  if (replicas_) replicas_->Shutdown();  // fetchers stop writing before the logs close
   replicas_.reset();
   offsets_log_.reset();  // after the partitions, whose high-watermark callback calls it
   txn_log_.reset();

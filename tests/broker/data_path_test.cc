@@ -132,6 +132,7 @@ class DataPathTest : public ::testing::Test {
   }
 
   void TearDown() override {
+    replicas_->Shutdown();  // before apis_: a fetcher's high-watermark callback calls it
     apis_.reset();
     replicas_.reset();
     scheduler_.Shutdown();

@@ -79,8 +79,8 @@ struct Broker {
   }
   ~Broker() {
     server.reset();
+    replicas->Shutdown();  // before apis: a fetcher's high-watermark callback calls it
     apis.reset();
-    replicas->Shutdown();
     replicas.reset();
     scheduler.Shutdown();
   }
