@@ -9,7 +9,7 @@ packages=(
   libabsl-dev librocksdb-dev libssl-dev libasio-dev libcurl4-openssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev prometheus-cpp-dev
-  zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev libjemalloc-dev
+  zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev libjemalloc-dev libre2-dev
   jq curl python3 clang libclang-rt-14-dev kcat python3-confluent-kafka
   nodejs
   # the deploy test (tests/deploy/): a Docker engine, compose v1, a base image without a registry

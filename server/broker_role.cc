@@ -109,6 +109,23 @@ std::map<controller::TopicId, std::string> FollowTopicNames(const controller::Me
   return deleted;
 }
 
+// The topics a consumer group's assignment depends on (name, id, partition count): every
+// one for a full delta, else those the delta created or changed.
+broker::ConsumerTopics ConsumerTopicsOf(const controller::MetadataImage& image, const broker::MetadataDelta& delta) {
+  broker::ConsumerTopics out;
+  auto add = [&out](const controller::TopicState& t, const controller::TopicId& id) {
+    out[t.name] = {id, static_cast<int32_t>(t.partitions.size())};
+  };
+  if (delta.full) {
+    for (const auto& [id, topic] : image.topics()) add(topic, id);
+    return out;
+  }
+  for (const auto& [id, change] : delta.changed_topics) {
+    if (const controller::TopicState* t = image.FindTopicById(id)) add(*t, id);
+  }
+  return out;
+}
+
 // The inter-broker endpoint (listener; empty: the first) of tp's leader; broker_id -1
 // when it has none now or it is fenced.
 broker::BrokerEndpoint LeaderEndpoint(const controller::MetadataImage& image, const storage::TopicPartition& tp,
@@ -382,6 +399,10 @@ void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cl
   go.group_max_session_timeout_ms = config.group_max_session_timeout_ms;
   go.group_initial_rebalance_delay_ms = config.group_initial_rebalance_delay_ms;
   go.group_max_size = config.group_max_size;
+  go.consumer.session_timeout_ms = config.group_consumer_session_timeout_ms;
+  go.consumer.heartbeat_interval_ms = config.group_consumer_heartbeat_interval_ms;
+  go.consumer.max_size = config.group_consumer_max_size;
+  go.consumer.assignors = config.group_consumer_assignors;
   go.offset_metadata_max_bytes = config.offset_metadata_max_bytes;
   go.offsets_retention_ms = config.offsets_retention_minutes * 60 * 1000;
   go.offsets_retention_check_interval_ms = config.offsets_retention_check_interval_ms;
@@ -667,6 +688,7 @@ void BrokerRole::FollowImageLocked(int64_t index, broker::MetadataDelta delta) {
   std::optional<std::pair<std::map<int32_t, int32_t>, int32_t>> offsets_topic;
   std::optional<std::pair<std::map<int32_t, int32_t>, int32_t>> txn_topic;
   std::map<controller::TopicId, std::string> deleted_topics;
+  broker::ConsumerTopics changed_topics;  // for the consumer groups' assignments
   std::map<controller::TopicId, std::string> topic_names = std::move(topic_names_);  // as caught_up
   if (delta.full) {  // broker configs change in a full delta
     ReconfigureCleanerLocked();
@@ -695,6 +717,7 @@ void BrokerRole::FollowImageLocked(int64_t index, broker::MetadataDelta delta) {
     }
     replicas_->ApplyImage(image, delta);
     deleted_topics = FollowTopicNames(image, delta, topic_names);
+    changed_topics = ConsumerTopicsOf(image, delta);
     offsets_topic.emplace();
     FollowCoordinatorTopic(image, broker::kOffsetsTopic, offsets_topic->first, offsets_topic->second);
     txn_topic.emplace();
@@ -702,7 +725,13 @@ void BrokerRole::FollowImageLocked(int64_t index, broker::MetadataDelta delta) {
   });
   caught_up_ = caught_up;
   topic_names_ = std::move(topic_names);
-  // Outside the image's lock, which the coordinator's lock never nests in.
+  // Outside the image's lock, which the coordinator's lock never nests in. The topics
+  // first: a consumer group loaded on a leadership resolves its subscriptions with them.
+  if (caught_up && group_coordinator_ && (delta.full || !changed_topics.empty() || !deleted_topics.empty())) {
+    std::set<std::string> names;
+    for (const auto& [id, name] : deleted_topics) names.insert(name);
+    group_coordinator_->OnTopicsChanged(changed_topics, names, delta.full);
+  }
   if (offsets_topic && group_coordinator_) group_coordinator_->OnLeadership(offsets_topic->first, offsets_topic->second);
   if (txn_topic && transaction_coordinator_) {
     transaction_coordinator_->OnLeadership(txn_topic->first, txn_topic->second);

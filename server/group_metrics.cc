@@ -18,12 +18,24 @@ std::vector<prometheus::MetricFamily> GroupMetrics::Collect() const {
     if (state != broker::GroupState::kDead) Add(groups, static_cast<double>(n), {{"state", broker::GroupStateName(state)}});
   }
   out.push_back(std::move(groups));
+  // KIP-848 consumer groups (Kafka's consumer-group-count by state, rebalances).
+  auto consumer_groups = Family("strata_consumer_groups", "KIP-848 consumer groups this broker coordinates, by state",
+                                MetricType::Gauge);
+  for (const auto& [state, n] : s.consumer_groups_by_state) Add(consumer_groups, static_cast<double>(n), {{"state", state}});
+  out.push_back(std::move(consumer_groups));
+  auto members = Family("strata_consumer_group_members", "Members of the KIP-848 consumer groups this broker coordinates",
+                        MetricType::Gauge);
+  Add(members, static_cast<double>(s.consumer_group_members));
+  out.push_back(std::move(members));
   auto counter = [&](const char* name, const char* help, double value) {
     auto f = Family(name, help, MetricType::Counter);
     Add(f, value);
     out.push_back(std::move(f));
   };
   counter("strata_group_rebalances_total", "Group generations completed (rebalances)", static_cast<double>(s.rebalances));
+  counter("strata_consumer_group_rebalances_total",
+          "Target assignments computed for KIP-848 consumer groups (their rebalances)",
+          static_cast<double>(s.consumer_group_rebalances));
   counter("strata_group_offset_commits_total", "Partitions whose offset was committed",
           static_cast<double>(s.offset_commits));
   counter("strata_group_offset_commit_requests_total", "OffsetCommit requests",

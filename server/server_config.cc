@@ -149,6 +149,12 @@ absl::Status CheckTogether(ServerConfig& config, const std::string& file,
                               inter.status().message()));
     }
   }
+  if (config.group_consumer_heartbeat_interval_ms >= config.group_consumer_session_timeout_ms) {
+    return Bad(absl::StrCat(where("group.consumer.heartbeat.interval.ms"), " (",
+                            config.group_consumer_heartbeat_interval_ms,
+                            ") must be less than group.consumer.session.timeout.ms (",
+                            config.group_consumer_session_timeout_ms, ")"));
+  }
   return absl::OkStatus();
 }
 

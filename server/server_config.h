@@ -72,6 +72,11 @@ struct ServerConfig {
   int32_t group_max_session_timeout_ms = 1800000;       // group.max.session.timeout.ms
   int32_t group_initial_rebalance_delay_ms = 3000;      // group.initial.rebalance.delay.ms
   int32_t group_max_size = INT32_MAX;                   // group.max.size
+  // KIP-848 consumer groups (broker/group/consumer_group.h), Kafka's names and defaults.
+  int32_t group_consumer_session_timeout_ms = 45000;    // group.consumer.session.timeout.ms
+  int32_t group_consumer_heartbeat_interval_ms = 5000;  // group.consumer.heartbeat.interval.ms
+  int32_t group_consumer_max_size = INT32_MAX;          // group.consumer.max.size
+  std::vector<std::string> group_consumer_assignors = {"uniform", "range"};  // group.consumer.assignors
   // Transactions (broker/transactions/transaction_coordinator.h), Kafka's names and defaults.
   int32_t transaction_state_log_num_partitions = 50;     // transaction.state.log.num.partitions
   int32_t transaction_state_log_replication_factor = 3;  // transaction.state.log.replication.factor

@@ -2,6 +2,7 @@
 // with Kafka's name, type, roles, valid values, documentation and how it is stored. The
 // remote tier's rsm.config.* rows are in remote_storage_settings.cc.
 
+#include <algorithm>
 #include <set>
 
 #include "absl/strings/ascii.h"
@@ -128,6 +129,34 @@ std::vector<ServerSetting> ServerSettingsTable() {
           "joining, up to the rebalance timeout)"),
       Int("group.max.size", &C::group_max_size, 1, INT32_MAX, kBroker,
           "the most members a group may have (GROUP_MAX_SIZE_REACHED)"),
+      Int("group.consumer.session.timeout.ms", &C::group_consumer_session_timeout_ms, 1, INT32_MAX, kBroker,
+          "a KIP-848 consumer group member (group.protocol=consumer) that sends no heartbeat this long is removed "
+          "and its partitions go to the others"),
+      Int("group.consumer.heartbeat.interval.ms", &C::group_consumer_heartbeat_interval_ms, 1, INT32_MAX, kBroker,
+          "how often a KIP-848 consumer group member heartbeats (the coordinator tells it); less than "
+          "group.consumer.session.timeout.ms"),
+      Int("group.consumer.max.size", &C::group_consumer_max_size, 1, INT32_MAX, kBroker,
+          "the most members a KIP-848 consumer group may have (GROUP_MAX_SIZE_REACHED)"),
+      Custom("group.consumer.assignors", "list", kBroker, false, "uniform, range (one or both, in order)",
+             "the server-side assignors of KIP-848 consumer groups: the first is the default, a member may ask for "
+             "another with group.remote.assignor (UNSUPPORTED_ASSIGNOR if it is not listed)",
+             [](const ServerConfig& c) { return absl::StrJoin(c.group_consumer_assignors, ","); },
+             [](const std::string& v, ServerConfig& c) -> absl::Status {
+               std::vector<std::string> names;
+               for (absl::string_view item : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
+                 std::string name(absl::StripAsciiWhitespace(item));
+                 if (name != "uniform" && name != "range") {
+                   return Bad(absl::StrCat(" = '", v, "': '", name, "' is not an assignor (uniform, range)"));
+                 }
+                 if (std::find(names.begin(), names.end(), name) != names.end()) {
+                   return Bad(absl::StrCat(" = '", v, "': '", name, "' is named twice"));
+                 }
+                 names.push_back(std::move(name));
+               }
+               if (names.empty()) return Bad(" names no assignor (uniform, range)");
+               c.group_consumer_assignors = std::move(names);
+               return absl::OkStatus();
+             }),
       // Transactions.
       Int("transaction.state.log.num.partitions", &C::transaction_state_log_num_partitions, 1, 10000, kBroker,
           "partitions of __transaction_state, created when the first transactional producer needs it (a "

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/check.h"
+#include "re2/re2.h"
 
 namespace strata::broker {
 namespace {
@@ -21,9 +24,10 @@ ConsumerHeartbeatResult Refuse(ErrorCode error, std::string message, const Consu
 }
 
 // The ids of the existing topics m subscribes to.
-std::set<std::string> SubscribedTopicIds(const ConsumerGroupMember& m, const ConsumerTopics& topics) {
+std::set<std::string> SubscribedTopicIds(const ConsumerGroup& g, const ConsumerGroupMember& m,
+                                         const ConsumerTopics& topics) {
   std::set<std::string> ids;
-  for (const std::string& name : m.subscribed_topic_names) {
+  for (const std::string& name : SubscribedTopicNames(g, m)) {
     auto it = topics.find(name);
     if (it != topics.end()) ids.insert(it->second.id);
   }
@@ -33,7 +37,10 @@ std::set<std::string> SubscribedTopicIds(const ConsumerGroupMember& m, const Con
 // The partition counts of every topic a member subscribes to.
 std::map<std::string, int32_t> SubscribedPartitions(const ConsumerGroup& g, const ConsumerTopics& topics) {
   std::set<std::string> names;
-  for (const auto& [id, m] : g.members) names.insert(m.subscribed_topic_names.begin(), m.subscribed_topic_names.end());
+  for (const auto& [id, m] : g.members) {
+    std::set<std::string> mine = SubscribedTopicNames(g, m);
+    names.insert(mine.begin(), mine.end());
+  }
   std::map<std::string, int32_t> out;
   for (const std::string& name : names) {
     auto it = topics.find(name);
@@ -78,7 +85,7 @@ void MaybeComputeTarget(ConsumerGroup& g, const ConsumerTopics& topics, const Co
   }
   if (g.group_epoch <= g.assignment_epoch) return;
   AssignmentInput input;
-  for (const auto& [id, m] : g.members) input.members.push_back({id, SubscribedTopicIds(m, topics)});
+  for (const auto& [id, m] : g.members) input.members.push_back({id, SubscribedTopicIds(g, m, topics)});
   input.partitions = g.subscribed_partitions;
   input.current = g.target;
   const std::string name = GroupAssignor(g, settings);
@@ -157,9 +164,14 @@ std::optional<ConsumerHeartbeatResult> Invalid(const ConsumerHeartbeatParams& pa
                     "SubscribedTopicNames or SubscribedTopicRegex must be set in first request.", params);
     }
   }
-  if (params.subscribed_topic_regex) {
-    return Refuse(ErrorCode::kInvalidRegularExpression,
-                  "subscriptions by regular expression are not supported yet (docs/groups-plan.md, step 4)", params);
+  if (params.subscribed_topic_regex && !params.subscribed_topic_regex->empty()) {
+    RE2 re(*params.subscribed_topic_regex, RE2::Quiet);
+    if (!re.ok()) {
+      return Refuse(ErrorCode::kInvalidRegularExpression,
+                    absl::StrCat("SubscribedTopicRegex `", *params.subscribed_topic_regex,
+                                 "` is not a valid regular expression: ", re.error()),
+                    params);
+    }
   }
   if (params.server_assignor &&
       std::find(settings.assignors.begin(), settings.assignors.end(), *params.server_assignor) ==
@@ -257,6 +269,15 @@ bool UpdateMember(ConsumerGroup& g, ConsumerGroupMember& m, const ConsumerHeartb
       changed = true;
     }
   }
+  if (params.subscribed_topic_regex) {
+    // An empty expression is none (the member subscribes by name only).
+    std::optional<std::string> regex;
+    if (!params.subscribed_topic_regex->empty()) regex = params.subscribed_topic_regex;
+    if (regex != m.subscribed_topic_regex) {
+      m.subscribed_topic_regex = std::move(regex);
+      changed = true;
+    }
+  }
   if (params.server_assignor && params.server_assignor != m.server_assignor) {
     m.server_assignor = params.server_assignor;
     changed = true;
@@ -270,6 +291,16 @@ bool UpdateMember(ConsumerGroup& g, ConsumerGroupMember& m, const ConsumerHeartb
   m.client_id = params.client_id;
   m.client_host = params.client_host;
   return changed;
+}
+
+// What __consumer_offsets keeps of a member (its metadata and current assignment):
+// a heartbeat that changes none of it writes nothing.
+bool SamePersisted(const ConsumerGroupMember& a, const ConsumerGroupMember& b) {
+  auto persisted = [](const ConsumerGroupMember& m) {
+    return std::tie(m.instance_id, m.rack_id, m.client_id, m.client_host, m.rebalance_timeout_ms,
+                    m.subscribed_topic_names, m.subscribed_topic_regex, m.server_assignor, m.assignment);
+  };
+  return persisted(a) == persisted(b);
 }
 
 }  // namespace
@@ -309,6 +340,8 @@ ConsumerHeartbeatResult ConsumerHeartbeat(ConsumerGroup& g, const ConsumerHeartb
                                           int64_t now, ConsumerGroupChanges& changes) {
   if (std::optional<ConsumerHeartbeatResult> invalid = Invalid(params, settings)) return *invalid;
   if (params.member_epoch < 0) return Leave(g, params, topics, settings, changes);
+  std::optional<ConsumerGroupMember> previous;
+  if (auto it = g.members.find(params.member_id); it != g.members.end()) previous = it->second;
   ConsumerGroupMember* m = nullptr;
   if (params.member_epoch == 0) {
     std::optional<ConsumerHeartbeatResult> refused;
@@ -324,6 +357,9 @@ ConsumerHeartbeatResult ConsumerHeartbeat(ConsumerGroup& g, const ConsumerHeartb
     if (std::optional<ConsumerHeartbeatResult> fenced = Fenced(g, *m, params)) return *fenced;
   }
   if (UpdateMember(g, *m, params) && !changes.group_epoch_changed) BumpGroupEpoch(g, changes);
+  if (m->subscribed_topic_regex && g.resolved_regexes.count(*m->subscribed_topic_regex) == 0) {
+    ResolveConsumerRegexes(g, topics);
+  }
   MaybeComputeTarget(g, topics, settings, changes);
 
   const MemberAssignment before = m->assignment;
@@ -332,7 +368,7 @@ ConsumerHeartbeatResult ConsumerHeartbeat(ConsumerGroup& g, const ConsumerHeartb
   m->assignment = Reconcile(before, g.assignment_epoch, target == g.target.end() ? kNothing : target->second,
                             params.owned, [&g](const std::string& t, int32_t p) { return g.PartitionEpoch(t, p); });
   UpdatePartitionEpochs(g, before, m->assignment);
-  changes.members_changed.push_back(m->member_id);
+  if (!previous || !SamePersisted(*previous, *m)) changes.members_changed.push_back(m->member_id);
 
   m->session_deadline_ms = now + settings.session_timeout_ms;
   if (m->assignment.state != ConsumerMemberState::kUnrevokedPartitions) {
@@ -371,7 +407,32 @@ void RemoveConsumerMember(ConsumerGroup& g, const std::string& member_id, const 
 
 void OnConsumerTopicsChanged(ConsumerGroup& g, const ConsumerTopics& topics, const ConsumerGroupSettings& settings,
                              ConsumerGroupChanges& changes) {
+  ResolveConsumerRegexes(g, topics);
   MaybeComputeTarget(g, topics, settings, changes);
+}
+
+std::set<std::string> SubscribedTopicNames(const ConsumerGroup& g, const ConsumerGroupMember& m) {
+  std::set<std::string> names(m.subscribed_topic_names.begin(), m.subscribed_topic_names.end());
+  if (m.subscribed_topic_regex) {
+    auto it = g.resolved_regexes.find(*m.subscribed_topic_regex);
+    if (it != g.resolved_regexes.end()) names.insert(it->second.begin(), it->second.end());
+  }
+  return names;
+}
+
+void ResolveConsumerRegexes(ConsumerGroup& g, const ConsumerTopics& topics) {
+  std::map<std::string, std::set<std::string>> resolved;
+  for (const auto& [id, m] : g.members) {
+    if (!m.subscribed_topic_regex || resolved.count(*m.subscribed_topic_regex) > 0) continue;
+    std::set<std::string>& matched = resolved[*m.subscribed_topic_regex];
+    RE2 re(*m.subscribed_topic_regex, RE2::Quiet);
+    if (!re.ok()) continue;  // refused when it was subscribed; matches nothing if one came from a log
+    for (const auto& [name, t] : topics) {
+      if (absl::StartsWith(name, "__")) continue;  // internal topics
+      if (RE2::FullMatch(name, re)) matched.insert(name);
+    }
+  }
+  g.resolved_regexes = std::move(resolved);
 }
 
 }  // namespace strata::broker

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -101,6 +102,11 @@ struct ConsumerGroup {
   // The subscribed topics' partition counts the target was computed for (topic id ->
   // count): a change bumps the group epoch.
   std::map<std::string, int32_t> subscribed_partitions;
+  // What each member's regular expression (SubscribedTopicRegex) matches among the
+  // topics: resolved when a member subscribes with a new one and when the topics
+  // change (ResolveConsumerRegexes), not on every heartbeat. Not written: a load
+  // resolves them again.
+  std::map<std::string, std::set<std::string>> resolved_regexes;
 
   ConsumerGroupPhase phase() const;
   int32_t PartitionEpoch(const std::string& topic, int32_t partition) const;
@@ -115,6 +121,14 @@ struct ConsumerGroupChanges {
   bool group_epoch_changed = false;
   bool target_changed = false;
 };
+
+// The topic names m subscribes to: its names and what its regular expression matches.
+std::set<std::string> SubscribedTopicNames(const ConsumerGroup& g, const ConsumerGroupMember& m);
+
+// Resolves every member's regular expression against `topics` (a full match, as Kafka's
+// RE2/J; internal topics, named `__*`, never match) and drops the expressions no
+// member uses any more.
+void ResolveConsumerRegexes(ConsumerGroup& g, const ConsumerTopics& topics);
 
 // ConsumerGroupHeartbeat on g (a group that exists: the coordinator created it empty for
 // a join), at `now`. Answers and records what changed in `changes`.

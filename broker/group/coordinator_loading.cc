@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/logging.h"
 #include "base/status_macros.h"
+#include "broker/group/consumer_group_log.h"
 #include "broker/group/group_coordinator_impl.h"
 
 namespace strata::broker {
@@ -48,10 +49,13 @@ void GroupCoordinatorImpl::RunLoads() {
   for (auto [p, epoch] : todo) Load(p, epoch);
 }
 
-// Reads partition p (led in epoch) and serves its groups.
-void GroupCoordinatorImpl::Load(int32_t p, int32_t epoch) {
-  const auto started = std::chrono::steady_clock::now();
+namespace {
+
+// What a read of a partition of __consumer_offsets accumulates, record by record in log
+// order, before the coordinator serves it.
+struct PartitionReplay {
   std::map<std::string, GroupValue> groups;
+  std::map<std::string, ConsumerGroup> consumer_groups;
   std::map<std::string, std::map<storage::TopicPartition, OffsetValue>> offsets;
   // Transactional offsets by producer, until its marker: group -> partition -> offset.
   std::map<int64_t, std::map<std::string, std::map<storage::TopicPartition, OffsetValue>>> pending;
@@ -60,23 +64,11 @@ void GroupCoordinatorImpl::Load(int32_t p, int32_t epoch) {
   std::map<std::string, std::map<storage::TopicPartition, uint64_t>> order;
   std::map<int64_t, std::map<std::string, std::map<storage::TopicPartition, uint64_t>>> pending_order;
   int64_t records = 0;
-  absl::Status s = log_->Read(p, epoch, [&](GroupLogRecord r) -> absl::Status {
+
+  absl::Status Apply(GroupLogRecord r) {
     const uint64_t at = static_cast<uint64_t>(++records);
     if (r.marker_commit) {
-      auto it = pending.find(r.producer_id);
-      if (it == pending.end()) return absl::OkStatus();
-      if (*r.marker_commit) {
-        for (auto& [group, by_partition] : it->second) {
-          for (auto& [tp, v] : by_partition) {
-            const uint64_t written = pending_order[r.producer_id][group][tp];
-            if (!TxnOffsetWins(offsets[group], order[group], tp, written)) continue;
-            offsets[group][tp] = std::move(v);
-            order[group][tp] = written;
-          }
-        }
-      }
-      pending.erase(it);
-      pending_order.erase(r.producer_id);
+      EndTransaction(r.producer_id, *r.marker_commit);
       return absl::OkStatus();
     }
     STRATA_ASSIGN_OR_RETURN(GroupRecordKey key, DecodeGroupRecordKey(r.key));
@@ -97,10 +89,15 @@ void GroupCoordinatorImpl::Load(int32_t p, int32_t epoch) {
       offsets[k->group_id][tp] = std::move(v);
       order[k->group_id][tp] = at;
     } else if (const auto* c = std::get_if<ConsumerGroupKey>(&key)) {
-      // Nothing writes them yet (docs/groups-plan.md, step 2 loads them): refused as an
-      // unknown key type was, rather than served without them.
-      return absl::DataLossError(absl::StrCat("consumer group record (key type ", static_cast<int>(c->type),
-                                              ") of group ", c->group_id, ": this build does not load them yet"));
+      STRATA_RETURN_IF_ERROR(ApplyConsumerRecord(consumer_groups[c->group_id], *c, r.value));
+      if (c->type == ConsumerRecordType::kGroupMetadata) {
+        // The group's last record of either type says which type it is.
+        if (r.value) {
+          groups.erase(c->group_id);
+        } else {
+          consumer_groups.erase(c->group_id);
+        }
+      }
     } else {
       const std::string& id = std::get<GroupKey>(key).group_id;
       if (!r.value) {
@@ -109,9 +106,57 @@ void GroupCoordinatorImpl::Load(int32_t p, int32_t epoch) {
       }
       STRATA_ASSIGN_OR_RETURN(GroupValue v, DecodeGroupValue(*r.value));
       groups[id] = std::move(v);
+      consumer_groups.erase(id);
     }
     return absl::OkStatus();
-  });
+  }
+
+  // A transaction marker of producer_id: its pending offsets become the groups' (each
+  // over an offset written before it) or go.
+  void EndTransaction(int64_t producer_id, bool commit) {
+    auto it = pending.find(producer_id);
+    if (it == pending.end()) return;
+    if (commit) {
+      for (auto& [group, by_partition] : it->second) {
+        for (auto& [tp, v] : by_partition) {
+          const uint64_t written = pending_order[producer_id][group][tp];
+          if (!TxnOffsetWins(offsets[group], order[group], tp, written)) continue;
+          offsets[group][tp] = std::move(v);
+          order[group][tp] = written;
+        }
+      }
+    }
+    pending.erase(it);
+    pending_order.erase(producer_id);
+  }
+
+  // Once every record is read: the consumer groups' derived state.
+  absl::Status Finish() {
+    std::erase_if(consumer_groups, [](const auto& entry) {
+      return entry.second.group_epoch == 0 && entry.second.members.empty();  // no group record
+    });
+    for (auto& [id, cg] : consumer_groups) {
+      if (absl::Status finished = FinishConsumerGroupLoad(cg); !finished.ok()) {
+        return absl::DataLossError(absl::StrCat("consumer group ", id, ": ", finished.message()));
+      }
+    }
+    return absl::OkStatus();
+  }
+};
+
+}  // namespace
+
+// Reads partition p (led in epoch) and serves its groups.
+void GroupCoordinatorImpl::Load(int32_t p, int32_t epoch) {
+  const auto started = std::chrono::steady_clock::now();
+  PartitionReplay replay;
+  absl::Status s = log_->Read(p, epoch, [&replay](GroupLogRecord r) { return replay.Apply(std::move(r)); });
+  if (s.ok()) s = replay.Finish();
+  auto& groups = replay.groups;
+  auto& consumer_groups = replay.consumer_groups;
+  auto& offsets = replay.offsets;
+  auto& order = replay.order;
+  const int64_t records = replay.records;
   const int64_t took_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
   Deferred d;
@@ -158,6 +203,22 @@ void GroupCoordinatorImpl::Load(int32_t p, int32_t epoch) {
       RenewHeartbeatLocked(g, m);
     }
   }
+  for (auto& [id, cg] : consumer_groups) {
+    if (misplaced(id)) continue;
+    GroupMetadata& g = CreateGroupLocked(id);
+    g.type = GroupType::kConsumer;
+    g.protocol_type = "consumer";
+    g.consumer = std::move(cg);
+    ResolveConsumerRegexes(g.consumer, topics_);  // not written: resolved from the topics as they are
+    g.state = g.consumer.members.empty() ? GroupState::kEmpty : GroupState::kStable;
+    // Every member's session starts again (Kafka's coordinator does the same on a load).
+    for (auto& [member_id, m] : g.consumer.members) {
+      m.session_deadline_ms = now + options_.consumer.session_timeout_ms;
+      m.revocation_deadline_ms =
+          m.assignment.state == ConsumerMemberState::kUnrevokedPartitions ? now + m.rebalance_timeout_ms : 0;
+      ArmConsumerTimersLocked(g, member_id);
+    }
+  }
   int64_t offset_count = 0;
   for (auto& [id, by_partition] : offsets) {
     if (by_partition.empty() || misplaced(id)) continue;
@@ -167,14 +228,14 @@ void GroupCoordinatorImpl::Load(int32_t p, int32_t epoch) {
     g->offsets = std::move(by_partition);
     g->offset_order = std::move(order[id]);
   }
-  for (auto& [producer, by_group] : pending) {
+  for (auto& [producer, by_group] : replay.pending) {
     // Still open: their markers come (WriteTxnMarkers, OnTransactionCompleted).
     for (auto& [id, by_partition] : by_group) {
       if (misplaced(id)) continue;
       GroupMetadata* g = FindLocked(id);
       if (g == nullptr) g = &CreateGroupLocked(id);
       g->pending_txn_offsets[producer] = std::move(by_partition);
-      g->pending_txn_order[producer] = std::move(pending_order[producer][id]);
+      g->pending_txn_order[producer] = std::move(replay.pending_order[producer][id]);
     }
   }
   // Writes from now on lie after everything loaded.
@@ -183,8 +244,9 @@ void GroupCoordinatorImpl::Load(int32_t p, int32_t epoch) {
   ++partitions_loaded_;
   load_time_ms_total_ += took_ms;
   last_load_time_ms_ = took_ms;
-  spdlog::info("group coordinator: loaded {}-{} (leader epoch {}) in {} ms: {} records, {} groups, {} offsets",
-               kOffsetsTopic, p, epoch, took_ms, records, groups.size(), offset_count);
+  spdlog::info("group coordinator: loaded {}-{} (leader epoch {}) in {} ms: {} records, {} classic and {} consumer "
+               "groups, {} offsets",
+               kOffsetsTopic, p, epoch, took_ms, records, groups.size(), consumer_groups.size(), offset_count);
 }
 
 void GroupCoordinatorImpl::UnloadLocked(int32_t p, Deferred& d) {

@@ -46,6 +46,18 @@ void GroupCoordinatorImpl::JoinGroup(JoinGroupParams params, std::function<void(
     g = &CreateGroupLocked(params.group_id);
   }
   if (g->state == GroupState::kDead) return fail(ErrorCode::kCoordinatorNotAvailable, params.member_id);
+  if (g->type == GroupType::kConsumer) {
+    // Members of the new protocol use it; an empty consumer group becomes a classic one.
+    if (!g->consumer.members.empty()) return fail(ErrorCode::kInconsistentGroupProtocol, params.member_id);
+    std::vector<GroupLogRecord> tombstones = ConvertEmptyGroupLocked(*g, GroupType::kClassic);
+    const std::string group_id = g->group_id;
+    WriteLocked(*g, std::move(tombstones), [group_id](ErrorCode e, Deferred&) {
+      if (e != ErrorCode::kNone) {
+        spdlog::warn("group coordinator: writing consumer group {}'s tombstones: {}", group_id,
+                     proto::kafka::ErrorName(e));
+      }
+    });
+  }
   bool known = !params.member_id.empty() && (g->members.count(params.member_id) > 0 ||
                                              g->pending_members.count(params.member_id) > 0);
   bool replacing = params.member_id.empty() && params.group_instance_id &&

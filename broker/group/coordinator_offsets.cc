@@ -22,6 +22,15 @@ void GroupCoordinatorImpl::CommitOffsets(OffsetCommitParams params, std::functio
   if (error != ErrorCode::kNone) return all(error);
   if (created) {
     // Offsets without group management (assign() consumers, tools): generation -1.
+  } else if (g->type == GroupType::kConsumer) {
+    // KIP-848: the member's epoch instead of a generation; -1 from outside the group
+    // (tools, assign() consumers) only while it has no member (Kafka's validateOffsetCommit).
+    if (params.generation_id >= 0 || !g->consumer.members.empty()) {
+      if (ErrorCode e = CheckConsumerMemberEpochLocked(*g, params.member_id, params.generation_id);
+          e != ErrorCode::kNone) {
+        return all(e);
+      }
+    }
   } else if (params.generation_id < 0 && g->state == GroupState::kEmpty) {
     // a standalone commit to a group nobody is a member of
   } else {
@@ -108,10 +117,21 @@ GroupCoordinatorImpl::OffsetWrites GroupCoordinatorImpl::OffsetWritesOf(
 
 OffsetFetchResult GroupCoordinatorImpl::FetchOffsets(const std::string& group_id,
                                                      const std::optional<std::vector<storage::TopicPartition>>& partitions,
-                                                     bool require_stable) {
+                                                     bool require_stable, const OffsetFetchMember& member) {
   absl::MutexLock lock(&mu_);
   OffsetFetchResult result;
-  if (ErrorCode e = ReachLocked(group_id); e != ErrorCode::kNone) {
+  ErrorCode e = ReachLocked(group_id);
+  if (e == ErrorCode::kNone && member.member_id) {
+    // OffsetFetch v9+ from a consumer group's member (Kafka's validateOffsetFetch): a
+    // member id and epoch are checked; none (admin tools) is not.
+    const GroupMetadata* g = FindLocked(group_id);
+    if (g == nullptr || g->type != GroupType::kConsumer) {
+      if (member.member_epoch >= 0) e = ErrorCode::kUnknownMemberId;
+    } else {
+      e = CheckConsumerMemberEpochLocked(*g, *member.member_id, member.member_epoch);
+    }
+  }
+  if (e != ErrorCode::kNone) {
     result.error = e;
     if (partitions) {
       for (const auto& tp : *partitions) result.partitions.push_back({.topic = tp.topic, .partition = tp.partition, .error = e});
@@ -296,7 +316,10 @@ bool GroupCoordinatorImpl::DropOffsetsLocked(
   // marker makes them the group's offsets (OnTransactionCompleted).
   bool dead = g.state == GroupState::kEmpty && g.pending_members.empty() && g.offsets.empty() &&
               g.pending_txn_offsets.empty();
-  if (dead) tombstones.push_back({EncodeGroupRecordKey(GroupKey{id}), std::nullopt});
+  if (dead) {
+    std::vector<GroupLogRecord> group = GroupTombstonesOf(g);
+    tombstones.insert(tombstones.end(), std::make_move_iterator(group.begin()), std::make_move_iterator(group.end()));
+  }
   if (!tombstones.empty()) {
     WriteLocked(g, std::move(tombstones), [id](ErrorCode e, Deferred&) {
       if (e != ErrorCode::kNone) {

@@ -122,6 +122,10 @@ void GroupCoordinatorImpl::FireLocked(const Timer& t, int64_t now, Deferred& d) 
       }
       return;
     }
+    case Timer::kConsumerSession:
+    case Timer::kConsumerRevocation:
+      FireConsumerTimerLocked(t, *g, now, d);
+      return;
     case Timer::kRetention:
     case Timer::kLoadRetry:
       return;

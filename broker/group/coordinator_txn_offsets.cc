@@ -22,7 +22,15 @@ void GroupCoordinatorImpl::CommitTransactionalOffsets(TxnOffsetCommitParams para
   bool created = false;
   auto [g, error] = GroupForCommitLocked(params.group_id, params.generation_id, &created);
   if (error != ErrorCode::kNone) return all(error);
-  if (!created && (params.generation_id >= 0 || !params.member_id.empty())) {
+  if (!created && g->type == GroupType::kConsumer) {
+    // The member epoch fences a member that lost its partitions (Kafka's
+    // validateOffsetCommit); TxnOffsetCommit has no STALE_MEMBER_EPOCH: ILLEGAL_GENERATION.
+    if (params.generation_id >= 0 || !g->consumer.members.empty()) {
+      ErrorCode e = CheckConsumerMemberEpochLocked(*g, params.member_id, params.generation_id);
+      if (e == ErrorCode::kStaleMemberEpoch) e = ErrorCode::kIllegalGeneration;
+      if (e != ErrorCode::kNone) return all(e);
+    }
+  } else if (!created && (params.generation_id >= 0 || !params.member_id.empty())) {
     // KIP-447: the consumer's generation fences a zombie that lost its partitions.
     if (ErrorCode e = CheckMemberLocked(*g, params.member_id, params.group_instance_id); e != ErrorCode::kNone) {
       return all(e);

@@ -38,8 +38,19 @@ void GroupCoordinator::CommitOffsets(OffsetCommitParams params,
 }
 OffsetFetchResult GroupCoordinator::FetchOffsets(const std::string& group_id,
                                                  const std::optional<std::vector<storage::TopicPartition>>& partitions,
-                                                 bool require_stable) {
-  return impl_->FetchOffsets(group_id, partitions, require_stable);
+                                                 bool require_stable, const OffsetFetchMember& member) {
+  return impl_->FetchOffsets(group_id, partitions, require_stable, member);
+}
+
+void GroupCoordinator::ConsumerGroupHeartbeat(ConsumerHeartbeatParams params,
+                                              std::function<void(ConsumerHeartbeatResult)> respond) {
+  impl_->ConsumerGroupHeartbeat(std::move(params), std::move(respond));
+}
+ConsumerGroupDescription GroupCoordinator::DescribeConsumerGroup(const std::string& group_id) const {
+  return impl_->DescribeConsumerGroup(group_id);
+}
+void GroupCoordinator::OnTopicsChanged(const ConsumerTopics& topics, const std::set<std::string>& deleted, bool full) {
+  impl_->OnTopicsChanged(topics, deleted, full);
 }
 
 void GroupCoordinator::CommitTransactionalOffsets(TxnOffsetCommitParams params,

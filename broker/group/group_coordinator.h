@@ -25,8 +25,11 @@
 // (FENCED_INSTANCE_ID). Incremental cooperative rebalancing (KIP-429) needs nothing more
 // of the coordinator: members of the current generation may commit while a rebalance is
 // prepared, and the clients' assignors move partitions over two rebalances.
-// The new protocol (KIP-848, ConsumerGroupHeartbeat) would add a second kind of group
-// beside these (docs/consumer-groups.md says how); nothing here assumes there is one.
+// The new protocol (KIP-848, ConsumerGroupHeartbeat) has groups of a second type, the
+// consumer groups (consumer_group.h): the broker assigns their partitions and each member
+// reconciles toward its part on its own heartbeats. A group id is one group of one type;
+// an empty group takes the type of the protocol a member joins it with. Offsets are
+// either type's, checked against a generation (classic) or a member epoch (consumer).
 //
 // Time: timers (session expiry, rebalance and initial-delay deadlines, pending members,
 // offsets retention) run on the coordinator's thread from the options' clock; tests with
@@ -91,9 +94,11 @@ class GroupCoordinator {
   // partitions nullopt: every committed offset of the group. require_stable (OffsetFetch
   // v7+): a partition with an offset pending in an open transaction answers
   // UNSTABLE_OFFSET_COMMIT.
+  // member: OffsetFetch v9's member id and epoch, checked against a consumer group's
+  // (UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH, FENCED_MEMBER_EPOCH for the whole group).
   OffsetFetchResult FetchOffsets(const std::string& group_id,
                                  const std::optional<std::vector<storage::TopicPartition>>& partitions,
-                                 bool require_stable = false);
+                                 bool require_stable = false, const OffsetFetchMember& member = {});
   // Groups of the loaded partitions; error COORDINATOR_LOAD_IN_PROGRESS while one loads.
   std::pair<ErrorCode, std::vector<GroupOverview>> ListGroups() const;
   GroupDescription DescribeGroup(const std::string& group_id) const;
@@ -102,6 +107,17 @@ class GroupCoordinator {
   // OffsetDelete: (the group's error, per partition errors).
   void DeleteOffsets(std::string group_id, std::vector<storage::TopicPartition> partitions,
                      std::function<void(ErrorCode, std::vector<PartitionError>)> respond);
+
+  // KIP-848 (docs/consumer-groups.md): a consumer group member's heartbeat — join
+  // (epoch 0), heartbeat, leave (-1, -2 for a static member's temporary leave). What it
+  // changed is written before it is answered; a member whose session ends, or that does
+  // not revoke within its rebalance timeout, is removed.
+  void ConsumerGroupHeartbeat(ConsumerHeartbeatParams params, std::function<void(ConsumerHeartbeatResult)> respond);
+  ConsumerGroupDescription DescribeConsumerGroup(const std::string& group_id) const;
+  // The metadata image's topics after an image was applied: every one (full), else the
+  // ones created or changed and the names of those deleted. A consumer group whose
+  // subscribed topics' partitions changed gets a new target assignment.
+  void OnTopicsChanged(const ConsumerTopics& topics, const std::set<std::string>& deleted, bool full);
 
   // Runs the timers due at the clock's now and the writes completed since (the thread
   // does; tests without it call this).

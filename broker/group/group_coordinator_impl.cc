@@ -44,7 +44,10 @@ std::pair<ErrorCode, std::vector<GroupOverview>> GroupCoordinatorImpl::ListGroup
   }
   std::vector<GroupOverview> out;
   for (const auto& [id, g] : groups_) {
-    if (g.state != GroupState::kDead) out.push_back({id, g.protocol_type, g.state});
+    if (g.state == GroupState::kDead) continue;
+    const std::string state =
+        g.type == GroupType::kConsumer ? ConsumerGroupPhaseName(g.consumer.phase()) : GroupStateName(g.state);
+    out.push_back({id, g.protocol_type, g.state, g.type, state});
   }
   return {e, out};
 }
@@ -59,6 +62,10 @@ GroupDescription GroupCoordinatorImpl::DescribeGroup(const std::string& group_id
   }
   const GroupMetadata* g = FindLocked(group_id);
   if (g == nullptr) return out;  // Dead, as Kafka describes an unknown group
+  if (g->type != GroupType::kClassic) {
+    out.error = ErrorCode::kGroupIdNotFound;  // ConsumerGroupDescribe describes it (Kafka's answer)
+    return out;
+  }
   out.state = g->state;
   out.protocol_type = g->protocol_type;
   const bool stable = g->state == GroupState::kStable;
@@ -81,7 +88,16 @@ CoordinatorStats GroupCoordinatorImpl::stats() const {
                         GroupState::kStable, GroupState::kDead}) {
     s.groups_by_state[st] = 0;
   }
-  for (const auto& [id, g] : groups_) ++s.groups_by_state[g.state];
+  for (const char* name : {"Empty", "Assigning", "Reconciling", "Stable"}) s.consumer_groups_by_state[name] = 0;
+  for (const auto& [id, g] : groups_) {
+    if (g.type == GroupType::kConsumer) {
+      ++s.consumer_groups_by_state[ConsumerGroupPhaseName(g.consumer.phase())];
+      s.consumer_group_members += static_cast<int64_t>(g.consumer.members.size());
+    } else {
+      ++s.groups_by_state[g.state];
+    }
+  }
+  s.consumer_group_rebalances = consumer_rebalances_;
   s.rebalances = rebalances_;
   s.offset_commits = commits_;
   s.offset_commit_requests = commit_requests_;

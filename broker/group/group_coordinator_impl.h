@@ -7,6 +7,8 @@
 //   coordinator_offsets.cc  OffsetCommit, OffsetFetch, OffsetDelete, DeleteGroups and
 //                           offsets retention;
 //   coordinator_loading.cc  leadership of a partition: loading its groups, dropping them;
+//   coordinator_consumer.cc KIP-848 consumer groups: ConsumerGroupHeartbeat, their timers,
+//                           the topics they subscribe to;
 //   coordinator_runtime.cc  the thread, the timers, and the writes to the partitions.
 // What one group is and what follows from it alone: group_metadata.h.
 // Thread-safe: every method not named *Locked takes mu_; answers are given outside it
@@ -116,7 +118,7 @@ class GroupCoordinatorImpl {
 
   OffsetFetchResult FetchOffsets(const std::string& group_id,
                                  const std::optional<std::vector<storage::TopicPartition>>& partitions,
-                                 bool require_stable);
+                                 bool require_stable, const OffsetFetchMember& member);
 
   // --- transactional offsets (coordinator_txn_offsets.cc) ------------------------------
 
@@ -147,6 +149,16 @@ class GroupCoordinatorImpl {
   void DeleteOffsets(std::string group_id, std::vector<storage::TopicPartition> partitions,
                      std::function<void(ErrorCode, std::vector<PartitionError>)> respond);
 
+  // --- KIP-848 consumer groups (coordinator_consumer.cc) -------------------------------
+
+  void ConsumerGroupHeartbeat(ConsumerHeartbeatParams params, std::function<void(ConsumerHeartbeatResult)> respond);
+
+  ConsumerGroupDescription DescribeConsumerGroup(const std::string& group_id) const;
+
+  // The topics of the metadata image: every one (full), or those created or changed and
+  // those deleted since the last call.
+  void OnTopicsChanged(const ConsumerTopics& topics, const std::set<std::string>& deleted, bool full);
+
   // --- time ----------------------------------------------------------------------------
 
   void RunDueTimers();
@@ -154,8 +166,19 @@ class GroupCoordinatorImpl {
   CoordinatorStats stats() const;
 
  private:
+  using WriteDone = std::function<void(ErrorCode, Deferred&)>;
+
   struct Timer {
-    enum Kind { kHeartbeat, kPendingMember, kJoin, kSync, kRetention, kLoadRetry } kind;
+    enum Kind {
+      kHeartbeat,
+      kPendingMember,
+      kJoin,
+      kSync,
+      kRetention,
+      kLoadRetry,
+      kConsumerSession,     // a consumer group member's session deadline
+      kConsumerRevocation,  // the deadline of a consumer group member that must revoke
+    } kind;
     std::string group_id;
     std::string member_id;
     uint64_t seq = 0;  // kJoin: the group's join_timer; kSync: the generation; kLoadRetry: the epoch
@@ -237,6 +260,31 @@ class GroupCoordinatorImpl {
 
   void FireLocked(const Timer& t, int64_t now, Deferred& d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // A consumer group member's session or revocation deadline passed (t says which): it
+  // is removed if the deadline still stands.
+  void FireConsumerTimerLocked(const Timer& t, GroupMetadata& g, int64_t now, Deferred& d)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // The timers of member_id of consumer group g, after its deadlines moved.
+  void ArmConsumerTimersLocked(const GroupMetadata& g, const std::string& member_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Writes what `changes` did to consumer group g (after `first`, e.g. the tombstones of
+  // the group's other type); on_done as WriteLocked's, at once with kNone when there is
+  // nothing to write.
+  void WriteConsumerChangesLocked(GroupMetadata& g, const ConsumerGroupChanges& changes,
+                                  std::vector<GroupLogRecord> first, WriteDone on_done, Deferred& d)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // A group's type changes (an empty group's members use the other protocol): the old
+  // type's records to tombstone.
+  std::vector<GroupLogRecord> ConvertEmptyGroupLocked(GroupMetadata& g, GroupType to) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // A consumer group offsets are committed to or fetched for by member_id in
+  // member_epoch (Kafka's validateOffsetCommit / validateOffsetFetch): NONE, or
+  // UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH (an older epoch), FENCED_MEMBER_EPOCH (newer).
+  ErrorCode CheckConsumerMemberEpochLocked(const GroupMetadata& g, const std::string& member_id,
+                                           int32_t member_epoch) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   // offsets.retention.minutes: the offsets of a group nobody is a member of expire
   // once it has been empty that long; offsets committed without group management expire
   // that long after their commit (or at the retention their commit asked for).
@@ -247,8 +295,6 @@ class GroupCoordinatorImpl {
   bool DropOffsetsLocked(GroupMetadata& g, const std::string& id,
                          absl::FunctionRef<bool(const storage::TopicPartition&, const OffsetValue&)> drop,
                          absl::string_view why) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-
-  using WriteDone = std::function<void(ErrorCode, Deferred&)>;
 
   // Writes records to g's partition; on_done runs under mu_ once they are committed or
   // failed (NOT_COORDINATOR when the partition was dropped or reloaded meanwhile).
@@ -280,6 +326,9 @@ class GroupCoordinatorImpl {
 
   mutable absl::Mutex mu_;
   std::map<std::string, GroupMetadata> groups_ ABSL_GUARDED_BY(mu_);
+  ConsumerTopics topics_ ABSL_GUARDED_BY(mu_);  // the metadata image's (OnTopicsChanged)
+  bool topics_known_ ABSL_GUARDED_BY(mu_) = false;  // a full OnTopicsChanged came
+  int64_t consumer_rebalances_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<int32_t, Owned> owned_ ABSL_GUARDED_BY(mu_);
   std::vector<std::pair<int32_t, int32_t>> loads_ ABSL_GUARDED_BY(mu_);  // (partition, epoch) to load
   std::multimap<int64_t, Timer> timers_ ABSL_GUARDED_BY(mu_);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/check.h"
+#include "broker/group/consumer_group_log.h"
 #include "proto/kafka/consumer_protocol.h"
 
 namespace strata::broker {
@@ -118,17 +119,26 @@ GroupLogRecord GroupRecordOf(const GroupMetadata& g, const std::map<std::string,
   return {EncodeGroupRecordKey(GroupKey{g.group_id}), EncodeGroupValue(v)};
 }
 
+std::vector<GroupLogRecord> GroupTombstonesOf(const GroupMetadata& g) {
+  if (g.type == GroupType::kConsumer) return ConsumerTombstonesOf(g.group_id, g.consumer);
+  return {{EncodeGroupRecordKey(GroupKey{g.group_id}), std::nullopt}};
+}
+
 std::vector<GroupLogRecord> TombstonesOf(const GroupMetadata& g) {
   std::vector<GroupLogRecord> out;
   for (const auto& [tp, v] : g.offsets) {
     out.push_back({EncodeGroupRecordKey(OffsetKey{g.group_id, tp.topic, tp.partition}), std::nullopt});
   }
-  out.push_back({EncodeGroupRecordKey(GroupKey{g.group_id}), std::nullopt});
+  std::vector<GroupLogRecord> group = GroupTombstonesOf(g);
+  out.insert(out.end(), std::make_move_iterator(group.begin()), std::make_move_iterator(group.end()));
   return out;
 }
 
 std::set<std::string> SubscribedTopics(const GroupMetadata& g) {
   std::set<std::string> topics;
+  for (const auto& [id, m] : g.consumer.members) {
+    topics.insert(m.subscribed_topic_names.begin(), m.subscribed_topic_names.end());
+  }
   for (const auto& [id, m] : g.members) {
     auto sub = proto::kafka::ReadConsumerSubscription(MetadataFor(m, g.protocol_name.value_or("")));
     if (!sub.ok()) continue;

@@ -45,6 +45,10 @@ struct MemberMetadata {
 struct GroupMetadata {
   std::string group_id;
   int32_t partition = 0;  // of __consumer_offsets
+  // A consumer group (KIP-848) keeps its members in `consumer`; the classic fields
+  // below the offsets are then unused (state stays Empty). Offsets are either type's.
+  GroupType type = GroupType::kClassic;
+  ConsumerGroup consumer;
   GroupState state = GroupState::kEmpty;
   int64_t state_timestamp_ms = 0;
   int32_t generation_id = 0;
@@ -99,10 +103,14 @@ bool ShouldKeepAlive(const MemberMetadata& m, int64_t now);
 // their assignment (assignment: instead of the members' current ones).
 GroupLogRecord GroupRecordOf(const GroupMetadata& g, const std::map<std::string, std::string>* assignment);
 
+// Tombstones for the group's own records, not its offsets: the classic group's record,
+// or every record of a consumer group.
+std::vector<GroupLogRecord> GroupTombstonesOf(const GroupMetadata& g);
 // Tombstones for the group and every offset it committed.
 std::vector<GroupLogRecord> TombstonesOf(const GroupMetadata& g);
 
-// The topics g's consumer members subscribe to (their ConsumerProtocol subscriptions).
+// The topics g's consumer members subscribe to (their ConsumerProtocol subscriptions, or
+// a consumer group's members' subscribed topic names).
 std::set<std::string> SubscribedTopics(const GroupMetadata& g);
 
 }  // namespace strata::broker

@@ -15,6 +15,14 @@ const char* GroupStateName(GroupState state) {
   return "Unknown";
 }
 
+const char* GroupTypeName(GroupType type) {
+  switch (type) {
+    case GroupType::kClassic: return "classic";
+    case GroupType::kConsumer: return "consumer";
+  }
+  return "unknown";
+}
+
 std::optional<GroupState> ParseGroupState(absl::string_view name) {
   for (GroupState s : {GroupState::kEmpty, GroupState::kPreparingRebalance, GroupState::kCompletingRebalance,
                        GroupState::kStable, GroupState::kDead}) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "broker/group/consumer_group.h"
 #include "broker/group/group_record.h"
 #include "proto/kafka/error_code.h"
 #include "storage/clock.h"
@@ -64,6 +65,12 @@ enum class GroupState { kEmpty, kPreparingRebalance, kCompletingRebalance, kStab
 const char* GroupStateName(GroupState state);
 std::optional<GroupState> ParseGroupState(absl::string_view name);  // case-insensitive
 
+// KIP-848's group types (ListGroups v5's GroupType): a group of the classic protocol
+// (JoinGroup, SyncGroup) or a consumer group (ConsumerGroupHeartbeat). One group id is
+// one group, of one type at a time.
+enum class GroupType { kClassic, kConsumer };
+const char* GroupTypeName(GroupType type);  // "classic", "consumer"
+
 struct GroupCoordinatorOptions {
   int32_t offsets_topic_partitions = 50;          // offsets.topic.num.partitions
   int32_t group_min_session_timeout_ms = 6000;    // group.min.session.timeout.ms
@@ -73,6 +80,7 @@ struct GroupCoordinatorOptions {
   int32_t offset_metadata_max_bytes = 4096;       // offset.metadata.max.bytes
   int64_t offsets_retention_ms = int64_t{7} * 24 * 3600 * 1000;  // offsets.retention.minutes
   int64_t offsets_retention_check_interval_ms = 600000;         // offsets.retention.check.interval.ms
+  ConsumerGroupSettings consumer;  // group.consumer.*
   storage::Clock* clock = storage::Clock::System();
   bool start_thread = true;  // false: the caller runs RunDueTimers (tests)
 };
@@ -177,6 +185,13 @@ struct FetchedOffset {
   ErrorCode error = ErrorCode::kNone;
 };
 
+// Who fetches offsets (OffsetFetch v9+): a consumer group's member by id and epoch, or
+// nobody in particular (no member id: admin tools, older clients).
+struct OffsetFetchMember {
+  std::optional<std::string> member_id;
+  int32_t member_epoch = -1;
+};
+
 struct OffsetFetchResult {
   ErrorCode error = ErrorCode::kNone;  // for the whole group
   std::vector<FetchedOffset> partitions;
@@ -185,7 +200,39 @@ struct OffsetFetchResult {
 struct GroupOverview {
   std::string group_id;
   std::string protocol_type;
-  GroupState state = GroupState::kEmpty;
+  GroupState state = GroupState::kEmpty;  // a classic group's
+  GroupType type = GroupType::kClassic;
+  std::string state_name;  // Kafka's name of either type's state
+};
+
+// A consumer group as ConsumerGroupDescribe shows it: assignments by topic id with the
+// topics' names (empty for a topic the coordinator no longer knows).
+struct ConsumerGroupDescription {
+  struct Topic {
+    std::string topic_id;
+    std::string topic_name;
+    std::vector<int32_t> partitions;
+  };
+  struct Member {
+    std::string member_id;
+    std::optional<std::string> instance_id;
+    std::optional<std::string> rack_id;
+    int32_t member_epoch = 0;
+    std::string client_id;
+    std::string client_host;
+    std::vector<std::string> subscribed_topic_names;
+    std::optional<std::string> subscribed_topic_regex;
+    std::vector<Topic> assignment;
+    std::vector<Topic> target_assignment;
+  };
+  ErrorCode error = ErrorCode::kNone;
+  std::optional<std::string> error_message;
+  std::string group_id;
+  std::string state;  // Kafka's: Empty, Assigning, Reconciling, Stable; Dead when unknown
+  int32_t group_epoch = 0;
+  int32_t assignment_epoch = 0;
+  std::string assignor;
+  std::vector<Member> members;
 };
 
 struct GroupDescription {
@@ -215,6 +262,11 @@ struct CoordinatorStats {
   int64_t load_time_ms_total = 0;
   int64_t last_load_time_ms = 0;
   std::vector<int64_t> commit_latency_us;  // the last 1024 commits' write latency
+  // KIP-848 consumer groups: how many in each state (Kafka's names), their members, and
+  // the target assignments computed (Kafka's consumer group rebalances).
+  std::map<std::string, int64_t> consumer_groups_by_state;
+  int64_t consumer_group_members = 0;
+  int64_t consumer_group_rebalances = 0;
 };
 
 // LeaveGroup's answer: one error per member, in order; the group's own error

@@ -36,6 +36,8 @@
 #include "broker/handlers/sasl_handlers.h"
 #include "broker/handlers/scram_credentials_handler.h"
 #include "broker/handlers/sync_group_handler.h"
+#include "broker/handlers/consumer_group_describe_handler.h"
+#include "broker/handlers/consumer_group_heartbeat_handler.h"
 #include "broker/handlers/add_offsets_to_txn_handler.h"
 #include "broker/handlers/add_partitions_to_txn_handler.h"
 #include "broker/handlers/end_txn_handler.h"
@@ -99,6 +101,9 @@ const std::vector<ApiEntry>& ApiRegistry() {
         {ApiKey::kListGroups, 0, 5, &HandleListGroups},
         {ApiKey::kDeleteGroups, 0, 2, &HandleDeleteGroups},
         {ApiKey::kOffsetDelete, 0, 0, &HandleOffsetDelete},
+        // KIP-848 consumer groups (docs/consumer-groups.md).
+        {ApiKey::kConsumerGroupHeartbeat, 0, 1, &HandleConsumerGroupHeartbeat},
+        {ApiKey::kConsumerGroupDescribe, 0, 1, &HandleConsumerGroupDescribe},
         // Transactions (docs/transactions.md).
         {ApiKey::kAddPartitionsToTxn, 0, 5, &HandleAddPartitionsToTxn},
         {ApiKey::kAddOffsetsToTxn, 0, 4, &HandleAddOffsetsToTxn},

@@ -6,11 +6,19 @@
 // counted and a denial logged (security/standard_authorizer.h, Check).
 // Thread-safe.
 
+#include <cstdint>
+
 #include "absl/strings/string_view.h"
 #include "broker/handlers/request_context.h"
 #include "security/acl.h"
 
 namespace strata::broker {
+
+// A group's authorized operations as DescribeGroups and ConsumerGroupDescribe answer
+// them (Kafka's bit per AclOperation): READ (3), DELETE (6), DESCRIBE (8); INT32_MIN when
+// the request did not ask.
+inline constexpr int32_t kGroupOperations = (1 << 3) | (1 << 6) | (1 << 8);
+inline constexpr int32_t kOperationsNotAsked = INT32_MIN;
 
 bool Authorized(const ApiRequest& request, security::AclOperation operation, security::ResourceType type,
                 absl::string_view name);

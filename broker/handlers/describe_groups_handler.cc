@@ -8,12 +8,6 @@ namespace strata::broker {
 
 namespace kafka = strata::proto::kafka;
 
-namespace {
-// Without ACLs every operation on a group is allowed: READ (3), DELETE (6), DESCRIBE (8).
-constexpr int32_t kGroupOperations = (1 << 3) | (1 << 6) | (1 << 8);
-constexpr int32_t kOperationsNotAsked = INT32_MIN;
-}  // namespace
-
 void HandleDescribeGroups(const ApiRequest& request, ApiResponder respond) {
   const KafkaApisContext& context = request.broker;
   AnswerAtOnce(

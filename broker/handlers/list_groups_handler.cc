@@ -11,11 +11,6 @@ namespace strata::broker {
 
 namespace kafka = strata::proto::kafka;
 
-namespace {
-// KIP-848's group types: every group here is a classic one.
-constexpr char kClassicGroupType[] = "classic";
-}  // namespace
-
 void HandleListGroups(const ApiRequest& request, ApiResponder respond) {
   const KafkaApisContext& context = request.broker;
   AnswerAtOnce(
@@ -36,9 +31,9 @@ void HandleListGroups(const ApiRequest& request, ApiResponder respond) {
         // Describe on the cluster lists every group; else the groups the principal may describe.
         const bool every_group = AuthorizedOnCluster(request, security::AclOperation::kDescribe);
         for (const GroupOverview& g : groups) {
-          if (!listed(r.states_filter, GroupStateName(g.state)) || !listed(r.types_filter, kClassicGroupType)) continue;
+          if (!listed(r.states_filter, g.state_name) || !listed(r.types_filter, GroupTypeName(g.type))) continue;
           if (!every_group && !AuthorizedOnGroup(request, security::AclOperation::kDescribe, g.group_id)) continue;
-          out.groups.push_back({g.group_id, g.protocol_type, GroupStateName(g.state), kClassicGroupType});
+          out.groups.push_back({g.group_id, g.protocol_type, g.state_name, GroupTypeName(g.type)});
         }
         return out;
       },

@@ -19,7 +19,7 @@ constexpr int16_t kGroupsArray = 8;  // several groups per request from v8
 // named is answered TOPIC_AUTHORIZATION_FAILED, and left out of an all-topics answer.
 kafka::OffsetFetchResponse::Group FetchGroup(const ApiRequest& request, const std::string& group_id,
                                              const std::optional<std::vector<kafka::OffsetFetchRequest::Topic>>& topics,
-                                             bool require_stable) {
+                                             bool require_stable, const OffsetFetchMember& member) {
   const KafkaApisContext& context = request.broker;
   std::map<std::string, bool> describable;
   auto may_describe = [&](const std::string& topic) {
@@ -53,7 +53,7 @@ kafka::OffsetFetchResponse::Group FetchGroup(const ApiRequest& request, const st
       for (const auto& tp : *wanted) result.partitions.push_back({.topic = tp.topic, .partition = tp.partition, .error = result.error});
     }
   } else {
-    result = context.group_coordinator->FetchOffsets(group_id, wanted, require_stable);
+    result = context.group_coordinator->FetchOffsets(group_id, wanted, require_stable, member);
     if (!topics) {
       std::erase_if(result.partitions, [&](const FetchedOffset& f) { return !may_describe(f.topic); });
     }
@@ -87,10 +87,13 @@ void HandleOffsetFetch(const ApiRequest& request, ApiResponder respond) {
       [&](const kafka::OffsetFetchRequest& r) {
         kafka::OffsetFetchResponse out;
         if (version >= kGroupsArray) {
-          for (const auto& g : r.groups) out.groups.push_back(FetchGroup(request, g.group_id, g.topics, r.require_stable));
+          for (const auto& g : r.groups) {
+            out.groups.push_back(FetchGroup(request, g.group_id, g.topics, r.require_stable,
+                                            OffsetFetchMember{g.member_id, g.member_epoch}));
+          }
           return out;
         }
-        kafka::OffsetFetchResponse::Group g = FetchGroup(request, r.group_id, r.topics, r.require_stable);
+        kafka::OffsetFetchResponse::Group g = FetchGroup(request, r.group_id, r.topics, r.require_stable, {});
         out.error_code = g.error_code;
         out.topics = std::move(g.topics);
         return out;

@@ -140,6 +140,12 @@ void CountErrors(const kafka::DescribeGroupsResponse& r, ErrorCounts& counts) { 
 
 void CountErrors(const kafka::DeleteGroupsResponse& r, ErrorCounts& counts) { CountEach(r.results, counts); }
 
+void CountErrors(const kafka::ConsumerGroupHeartbeatResponse& r, ErrorCounts& counts) {
+  CountError(counts, r.error_code);
+}
+
+void CountErrors(const kafka::ConsumerGroupDescribeResponse& r, ErrorCounts& counts) { CountEach(r.groups, counts); }
+
 void CountErrors(const kafka::SaslHandshakeResponse& r, ErrorCounts& counts) { CountError(counts, r.error_code); }
 
 void CountErrors(const kafka::SaslAuthenticateResponse& r, ErrorCounts& counts) { CountError(counts, r.error_code); }

@@ -12,6 +12,8 @@
 #include "proto/kafka/alter_configs.h"
 #include "proto/kafka/alter_replica_log_dirs.h"
 #include "proto/kafka/client_quotas.h"
+#include "proto/kafka/consumer_group_describe.h"
+#include "proto/kafka/consumer_group_heartbeat.h"
 #include "proto/kafka/api_versions.h"
 #include "proto/kafka/create_partitions.h"
 #include "proto/kafka/create_topics.h"
@@ -104,6 +106,8 @@ void CountErrors(const proto::kafka::OffsetDeleteResponse& response, ErrorCounts
 void CountErrors(const proto::kafka::ListGroupsResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::DescribeGroupsResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::DeleteGroupsResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::ConsumerGroupHeartbeatResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::ConsumerGroupDescribeResponse& response, ErrorCounts& counts);
 // Security.
 void CountErrors(const proto::kafka::SaslHandshakeResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::SaslAuthenticateResponse& response, ErrorCounts& counts);

@@ -215,8 +215,10 @@ TEST_F(ConsumerGroupTest, HeartbeatsAreValidatedAsKafkaDoes) {
   p.server_assignor = "sticky";
   EXPECT_EQ(Beat(p).error, ErrorCode::kUnsupportedAssignor);
   p.server_assignor = std::nullopt;
-  p.subscribed_topic_regex = "orders.*";
-  EXPECT_EQ(Beat(p).error, ErrorCode::kInvalidRegularExpression);
+  p.subscribed_topic_regex = "orders(";
+  r = Beat(p);
+  EXPECT_EQ(r.error, ErrorCode::kInvalidRegularExpression);
+  EXPECT_NE(r.error_message.value_or("").find("orders("), std::string::npos) << r.error_message.value_or("");
   p.subscribed_topic_regex = std::nullopt;
   p.member_id = "";
   EXPECT_EQ(Beat(p).error, ErrorCode::kInvalidRequest);
@@ -240,6 +242,44 @@ TEST_F(ConsumerGroupTest, PartitionsAddedToASubscribedTopicAreAssigned) {
   changes_ = ConsumerGroupChanges{};
   OnConsumerTopicsChanged(group_, topics_, settings_, changes_);
   EXPECT_FALSE(changes_.group_epoch_changed);
+}
+
+// SubscribedTopicRegex (KIP-848 v1): a full match over the topics' names, internal topics
+// never; a topic created later that matches moves the group epoch and is assigned.
+TEST_F(ConsumerGroupTest, ARegularExpressionSubscribesToTheTopicsItMatchesAndToNewOnes) {
+  topics_["orders-eu"] = {"ID-orders-eu", 2};
+  topics_["__orders-internal"] = {"ID-internal", 2};
+  ConsumerHeartbeatParams p;
+  p.group_id = "g";
+  p.member_id = "m1";
+  p.rebalance_timeout_ms = 30000;
+  p.subscribed_topic_regex = "orders.*";
+  p.owned = TopicPartitionSet{};
+  ConsumerHeartbeatResult r = Beat(p);
+  ASSERT_EQ(r.error, ErrorCode::kNone) << r.error_message.value_or("");
+  EXPECT_EQ(*r.assignment, (TopicPartitionSet{{"ID-orders", {0, 1, 2, 3}}, {"ID-orders-eu", {0, 1}}}));
+  EXPECT_EQ(group_.resolved_regexes.at("orders.*"), (std::set<std::string>{"orders", "orders-eu"}));
+  // "audit" does not match in full; a new topic that does is picked up.
+  topics_["orders-us"] = {"ID-orders-us", 1};
+  changes_ = ConsumerGroupChanges{};
+  OnConsumerTopicsChanged(group_, topics_, settings_, changes_);
+  EXPECT_TRUE(changes_.group_epoch_changed);
+  r = Poll("m1", 1, {{"ID-orders", {0, 1, 2, 3}}, {"ID-orders-eu", {0, 1}}});
+  EXPECT_EQ(r.member_epoch, 2);
+  ASSERT_TRUE(r.assignment);
+  EXPECT_EQ(r.assignment->count("ID-orders-us"), 1u);
+  EXPECT_EQ(r.assignment->count("ID-internal"), 0u);
+  // Back to names only: an empty expression is none.
+  p.member_epoch = 2;
+  p.rebalance_timeout_ms = -1;
+  p.subscribed_topic_regex = "";
+  p.subscribed_topic_names = std::vector<std::string>{"audit"};
+  p.owned = *r.assignment;
+  r = Beat(p);
+  ASSERT_EQ(r.error, ErrorCode::kNone);
+  EXPECT_FALSE(group_.members.at("m1").subscribed_topic_regex.has_value());
+  EXPECT_EQ(group_.target.at("m1"), (TopicPartitionSet{{"ID-audit", {0, 1}}}));
+  ExpectConsistent();
 }
 
 TEST_F(ConsumerGroupTest, TheGroupTakesTheAssignorItsMembersAsk) {

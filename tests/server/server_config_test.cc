@@ -28,6 +28,26 @@ TEST(ServerConfig, ParsesKafkaNamedSettings) {
   EXPECT_EQ(c->metrics_listener, "0.0.0.0:9404");
 }
 
+TEST(ServerConfig, ConsumerGroupSettingsHaveKafkasNamesAndDefaults) {
+  const std::string broker =
+      "node.id=7\nprocess.roles=broker\ncontroller.quorum.voters=1@h:1\nmetadata.log.dir=/m\nlog.dirs=/l\n"
+      "listeners=PLAINTEXT://h:2\n";
+  auto defaults = ServerConfig::Parse(broker, "s.properties");
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  EXPECT_EQ(defaults->group_consumer_session_timeout_ms, 45000);
+  EXPECT_EQ(defaults->group_consumer_heartbeat_interval_ms, 5000);
+  EXPECT_EQ(defaults->group_consumer_assignors, (std::vector<std::string>{"uniform", "range"}));
+  auto set = ServerConfig::Parse(broker + "group.consumer.assignors= range , uniform\n"
+                                          "group.consumer.session.timeout.ms=10000\n"
+                                          "group.consumer.heartbeat.interval.ms=1000\ngroup.consumer.max.size=3\n",
+                                 "s.properties");
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_EQ(set->group_consumer_assignors, (std::vector<std::string>{"range", "uniform"}));
+  EXPECT_EQ(set->group_consumer_session_timeout_ms, 10000);
+  EXPECT_EQ(set->group_consumer_heartbeat_interval_ms, 1000);
+  EXPECT_EQ(set->group_consumer_max_size, 3);
+}
+
 // A broker with tiered storage on the directory store, to which the rsm.config cases add.
 const std::string kTieredBroker =
     "node.id=7\nprocess.roles=broker\ncontroller.quorum.voters=1@h:1\nmetadata.log.dir=/m\nlog.dirs=/l\n"
@@ -80,6 +100,10 @@ TEST(ServerConfig, EveryMistakeNamesTheKeyAndLine) {
       {base + "metadata.log.max.record.bytes.between.snapshots=0\n", "must be 1.."},
       {base + "metrics.listener=9404\n", "'metrics.listener' = '9404' must be host:port"},
       {base + "auto.create.topics.enable=yes\n", "must be true or false"},
+      {base + "group.consumer.assignors=uniform,sticky\n", "'sticky' is not an assignor (uniform, range)"},
+      {base + "group.consumer.assignors=range,range\n", "'range' is named twice"},
+      {base + "group.consumer.heartbeat.interval.ms=45000\n",
+       "'group.consumer.heartbeat.interval.ms' (45000) must be less than group.consumer.session.timeout.ms (45000)"},
       {base + "log.retention.ms=soon\n", "'log.retention.ms' = 'soon' is not an integer"},
       {base + "log.message.timestamp.type=Now\n", "must be CreateTime or LogAppendTime"},
       {base + "min.insync.replicas=0\n", "must be 1..1000"},

@@ -3,8 +3,9 @@
 // restart on the same port. It is taken below the kernel's ephemeral range
 // (ip_local_port_range) so that no outgoing connection, of this test or of another one
 // running at the same time, can occupy it while the process is down; it is chosen at
-// random so that tests started together rarely pick the same one, and never twice in
-// one test process. tools/strata-cluster does the same for its clusters.
+// random and reserved in /tmp/strata-ports (a file per port, shared with
+// tools/strata-cluster's clusters), so that tests started together never pick the same
+// one, and never twice in one test process.
 
 namespace strata::testing {
 

@@ -78,11 +78,11 @@ produce 10
 consumed=$(timeout 60 kcat -C -b "$BS" -G g1 -X auto.offset.reset=earliest -c 30 -q $T | wc -l)
 [[ $consumed == 30 ]] || fail "kcat -G g1 consumed $consumed records, expected 30"
 
-echo "== list shows g1 Empty"
+echo "== list shows g1 Empty, a classic group"
 listed=$(groups list)
 echo "$listed"
-state=$(awk '$1 == "g1" {print $2}' <<<"$listed")
-[[ $state == Empty ]] || fail "groups list shows g1 in state '$state', expected Empty: $listed"
+state=$(awk '$1 == "g1" {print $2, $3}' <<<"$listed")
+[[ $state == "classic Empty" ]] || fail "groups list shows g1 as '$state', expected a classic group Empty: $listed"
 state=$(groups list --output json | jq -r '.[] | select(.group == "g1") | "\(.state) \(.protocol_type)"')
 [[ $state == "Empty consumer" ]] || fail "groups list --output json shows g1 as '$state', expected 'Empty consumer'"
 

@@ -18,8 +18,9 @@ namespace kafka = proto::kafka;
 namespace {
 
 constexpr int16_t kFindCoordinatorVersion = 3;  // one key, flexible
-constexpr int16_t kListGroupsVersion = 4;       // with the groups' states
+constexpr int16_t kListGroupsVersion = 5;       // with the groups' states and types
 constexpr int16_t kDescribeGroupsVersion = 5;
+constexpr int16_t kConsumerGroupDescribeVersion = 1;
 constexpr int16_t kOffsetFetchVersion = 7;      // one group; topics null for all
 constexpr int16_t kOffsetCommitVersion = 8;
 constexpr int16_t kDeleteGroupsVersion = 2;
@@ -142,7 +143,7 @@ absl::StatusOr<std::vector<ListedGroup>> GroupClient::ListGroups(int32_t broker)
     }
     if (r->error_code == 0) {
       std::vector<ListedGroup> out;
-      for (const auto& g : r->groups) out.push_back({g.group_id, g.protocol_type, g.group_state});
+      for (const auto& g : r->groups) out.push_back({g.group_id, g.protocol_type, g.group_state, g.group_type});
       return out;
     }
     if (!WaitOut(r->error_code) || !Backoff(deadline, delay)) return KafkaErrorStatus(r->error_code);
@@ -164,6 +165,29 @@ absl::StatusOr<kafka::DescribeGroupsResponse::Group> GroupClient::DescribeGroup(
     return absl::DataLossError(absl::StrCat("DescribeGroups answered ", r->groups.size(), " groups for one"));
   }
   if (r->groups[0].error_code != 0) return KafkaErrorStatus(r->groups[0].error_code);
+  return std::move(r->groups[0]);
+}
+
+absl::StatusOr<std::optional<kafka::ConsumerGroupDescribeResponse::Group>> GroupClient::DescribeConsumerGroup(
+    const std::string& group) {
+  kafka::ConsumerGroupDescribeRequest request;
+  request.group_ids = {group};
+  auto r = AtCoordinator<kafka::ConsumerGroupDescribeResponse>(
+      group,
+      [&](client::KafkaConnection& c) {
+        return KafkaCall(c, kafka::ApiKey::kConsumerGroupDescribe, kConsumerGroupDescribeVersion, request,
+                         &kafka::WriteConsumerGroupDescribeRequest, &kafka::ReadConsumerGroupDescribeResponse);
+      },
+      [](const kafka::ConsumerGroupDescribeResponse& a) -> int16_t {
+        return a.groups.empty() ? 0 : a.groups[0].error_code;
+      });
+  if (!r.ok()) return r.status();
+  if (r->groups.size() != 1 || r->groups[0].group_id != group) {
+    return absl::DataLossError(absl::StrCat("ConsumerGroupDescribe answered ", r->groups.size(), " groups for one"));
+  }
+  const int16_t error = r->groups[0].error_code;
+  if (error == static_cast<int16_t>(kafka::ErrorCode::kGroupIdNotFound)) return std::nullopt;
+  if (error != 0) return KafkaErrorStatus(error, r->groups[0].error_message.value_or(""));
   return std::move(r->groups[0]);
 }
 

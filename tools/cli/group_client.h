@@ -1,7 +1,7 @@
 #pragma once
 // The group coordinator's APIs as the strata CLI calls them over the Kafka protocol, at
-// versions the brokers serve: FindCoordinator v3, ListGroups v4, DescribeGroups v5,
-// OffsetFetch v7, OffsetCommit v8 and DeleteGroups v2. A group's requests go to its
+// versions the brokers serve: FindCoordinator v3, ListGroups v5, DescribeGroups v5,
+// ConsumerGroupDescribe v1, OffsetFetch v7, OffsetCommit v8 and DeleteGroups v2. A group's requests go to its
 // coordinator, found with FindCoordinator at the first broker that answers. The
 // coordinator errors a client waits out (COORDINATOR_NOT_AVAILABLE while
 // __consumer_offsets is created, COORDINATOR_LOAD_IN_PROGRESS while a coordinator loads
@@ -14,12 +14,14 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "client/kafka_connection.h"
+#include "proto/kafka/consumer_group_describe.h"
 #include "proto/kafka/describe_groups.h"
 #include "tools/cli/kafka_call.h"
 
@@ -34,6 +36,7 @@ struct ListedGroup {
   std::string group_id;
   std::string protocol_type;
   std::string state;
+  std::string type;  // "classic" or "consumer" (KIP-848)
 };
 
 struct CommittedOffset {
@@ -61,6 +64,11 @@ class GroupClient {
   absl::StatusOr<std::vector<ListedGroup>> ListGroups(int32_t broker);
   // DescribeGroups at the coordinator; a group error is an error status.
   absl::StatusOr<proto::kafka::DescribeGroupsResponse::Group> DescribeGroup(const std::string& group);
+  // ConsumerGroupDescribe at the coordinator: nullopt when the group is not a KIP-848
+  // consumer group (GROUP_ID_NOT_FOUND: DescribeGroups describes it); another group
+  // error is an error status.
+  absl::StatusOr<std::optional<proto::kafka::ConsumerGroupDescribeResponse::Group>> DescribeConsumerGroup(
+      const std::string& group);
   // OffsetFetch of every topic (topics null); a group error is an error status.
   absl::StatusOr<std::vector<CommittedOffset>> FetchOffsets(const std::string& group);
   // DeleteGroups: the group's error code (0: deleted).

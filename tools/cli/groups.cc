@@ -89,11 +89,11 @@ int List(const Context& ctx) {
   std::sort(groups.begin(), groups.end(),
             [](const auto& a, const auto& b) { return a.first.group_id < b.first.group_id; });
   json out = json::array();
-  Table table({"GROUP", "STATE", "PROTOCOL_TYPE", "COORDINATOR"});
+  Table table({"GROUP", "TYPE", "STATE", "PROTOCOL_TYPE", "COORDINATOR"});
   for (const auto& [g, coordinator] : groups) {
-    out.push_back({{"group", g.group_id}, {"state", g.state}, {"protocol_type", g.protocol_type},
+    out.push_back({{"group", g.group_id}, {"type", g.type}, {"state", g.state}, {"protocol_type", g.protocol_type},
                    {"coordinator", coordinator}});
-    table.Add({g.group_id, OrDash(g.state), OrDash(g.protocol_type), std::to_string(coordinator)});
+    table.Add({g.group_id, OrDash(g.type), OrDash(g.state), OrDash(g.protocol_type), std::to_string(coordinator)});
   }
   Print(table, out, ctx.as_json);
   return code;
@@ -101,11 +101,15 @@ int List(const Context& ctx) {
 
 // --- describe --------------------------------------------------------------------------
 
-// A member and the partitions assigned to it (decoded when the protocol type is
-// "consumer" and the group is Stable: only then does the coordinator give assignments).
+// A member and the partitions assigned to it (a classic group's decoded when the
+// protocol type is "consumer" and the group is Stable: only then does the coordinator
+// give assignments); a KIP-848 consumer group's member also has its epoch and its part
+// of the target assignment.
 struct MemberView {
   kafka::DescribeGroupsResponse::Member member;
   std::vector<kafka::ConsumerTopicPartitions> assignment;
+  std::optional<int32_t> member_epoch;
+  std::vector<kafka::ConsumerTopicPartitions> target;
   int32_t partition_count() const {
     int32_t n = 0;
     for (const auto& t : assignment) n += static_cast<int32_t>(t.partitions.size());
@@ -116,18 +120,57 @@ struct MemberView {
 struct GroupView {
   std::string group;
   int32_t coordinator = -1;
+  // A classic group's description; a consumer group's in its terms (protocol type
+  // "consumer", its assignor as the protocol).
   kafka::DescribeGroupsResponse::Group description;
+  std::optional<kafka::ConsumerGroupDescribeResponse::Group> consumer;  // a KIP-848 group
   std::vector<MemberView> members;
 };
 
-// FindCoordinator and DescribeGroups; assignments that do not decode are left empty with
-// a warning on stderr.
+std::vector<kafka::ConsumerTopicPartitions> ByName(
+    const std::vector<kafka::ConsumerGroupDescribeResponse::TopicPartitions>& topics) {
+  std::vector<kafka::ConsumerTopicPartitions> out;
+  for (const auto& t : topics) out.push_back({t.topic_name, t.partitions});
+  return out;
+}
+
+// A KIP-848 consumer group as a GroupView.
+GroupView ConsumerGroupView(const std::string& group, int32_t coordinator,
+                            kafka::ConsumerGroupDescribeResponse::Group described) {
+  GroupView view;
+  view.group = group;
+  view.coordinator = coordinator;
+  view.description.group_id = group;
+  view.description.group_state = described.group_state;
+  view.description.protocol_type = std::string(kafka::kConsumerProtocolType);
+  view.description.protocol_data = described.assignor_name;
+  for (const auto& m : described.members) {
+    MemberView mv;
+    mv.member.member_id = m.member_id;
+    mv.member.group_instance_id = m.instance_id;
+    mv.member.client_id = m.client_id;
+    mv.member.client_host = m.client_host;
+    mv.assignment = ByName(m.assignment);
+    mv.member_epoch = m.member_epoch;
+    mv.target = ByName(m.target_assignment);
+    view.members.push_back(std::move(mv));
+  }
+  view.consumer = std::move(described);
+  return view;
+}
+
+// FindCoordinator, then ConsumerGroupDescribe and, for a classic group, DescribeGroups
+// (as Kafka's AdminClient); assignments that do not decode are left empty with a warning
+// on stderr.
 absl::StatusOr<GroupView> LoadGroup(GroupClient& client, const std::string& group) {
   GroupView view;
   view.group = group;
   auto coordinator = client.FindCoordinator(group);
   if (!coordinator.ok()) return coordinator.status();
   view.coordinator = coordinator->node_id;
+  auto consumer = client.DescribeConsumerGroup(group);
+  if (!consumer.ok()) return consumer.status();
+  if (*consumer) return ConsumerGroupView(group, view.coordinator, std::move(**consumer));
   auto description = client.DescribeGroup(group);
   if (!description.ok()) return description.status();
   view.description = std::move(*description);
@@ -159,19 +202,33 @@ json MembersJson(const GroupView& view) {
     json assignment = json::array();
     for (const auto& t : mv.assignment) assignment.push_back({{"topic", t.topic}, {"partitions", t.partitions}});
     const auto& m = mv.member;
-    out.push_back({{"consumer_id", m.member_id},
+    json member = {{"consumer_id", m.member_id},
                    {"group_instance_id", m.group_instance_id ? json(*m.group_instance_id) : json(nullptr)},
                    {"host", m.client_host}, {"client_id", m.client_id}, {"partition_count", mv.partition_count()},
-                   {"assignment", assignment}});
+                   {"assignment", assignment}};
+    if (mv.member_epoch) {
+      json target = json::array();
+      for (const auto& t : mv.target) target.push_back({{"topic", t.topic}, {"partitions", t.partitions}});
+      member["member_epoch"] = *mv.member_epoch;
+      member["target_assignment"] = std::move(target);
+    }
+    out.push_back(std::move(member));
   }
   return out;
 }
 
 // One line for the group: "g1: state Stable, protocol type consumer, protocol range, 1
-// member, coordinator 2".
+// member, coordinator 2"; a KIP-848 group's: "g1: consumer group, state Stable, group
+// epoch 3, assignment epoch 3, assignor uniform, 2 members, coordinator 2".
 std::string SummaryLine(const GroupView& view) {
   const auto& d = view.description;
   const size_t n = view.members.size();
+  if (view.consumer) {
+    const auto& c = *view.consumer;
+    return absl::StrCat(view.group, ": consumer group, state ", c.group_state, ", group epoch ", c.group_epoch,
+                        ", assignment epoch ", c.assignment_epoch, ", assignor ", OrDash(c.assignor_name), ", ", n,
+                        n == 1 ? " member" : " members", ", coordinator ", view.coordinator);
+  }
   return absl::StrCat(view.group, ": state ", d.group_state, ", protocol type ", OrDash(d.protocol_type),
                       ", protocol ", OrDash(d.protocol_data), ", ", n, n == 1 ? " member" : " members",
                       ", coordinator ", view.coordinator);
@@ -255,23 +312,34 @@ int Describe(const DescribeOptions& o, const Context& ctx) {
     }
     const auto& d = view->description;
     json g = {{"group", group},
+              {"type", view->consumer ? "consumer" : "classic"},
               {"coordinator", view->coordinator},
               {"state", d.group_state},
               {"protocol_type", d.protocol_type},
               {"protocol", d.protocol_data},
               {"member_count", view->members.size()},
               {"members", MembersJson(*view)}};
+    if (view->consumer) {
+      g["group_epoch"] = view->consumer->group_epoch;
+      g["assignment_epoch"] = view->consumer->assignment_epoch;
+    }
     if (!ctx.as_json) {
       if (!first) std::cout << "\n";
       std::cout << SummaryLine(*view) << std::endl;
     }
     first = false;
     if (o.members) {
-      Table table({"GROUP", "CONSUMER-ID", "GROUP-INSTANCE-ID", "HOST", "CLIENT-ID", "#PARTITIONS", "ASSIGNMENT"});
+      std::vector<std::string> columns = {"GROUP", "CONSUMER-ID", "GROUP-INSTANCE-ID", "HOST", "CLIENT-ID",
+                                          "#PARTITIONS", "ASSIGNMENT"};
+      if (view->consumer) columns.insert(columns.end(), {"MEMBER-EPOCH", "TARGET-ASSIGNMENT"});
+      Table table(columns);
       for (const MemberView& mv : view->members) {
         const auto& m = mv.member;
-        table.Add({group, m.member_id, m.group_instance_id.value_or("-"), OrDash(m.client_host),
-                   OrDash(m.client_id), std::to_string(mv.partition_count()), AssignmentText(mv.assignment)});
+        std::vector<std::string> row = {group, m.member_id, m.group_instance_id.value_or("-"), OrDash(m.client_host),
+                                        OrDash(m.client_id), std::to_string(mv.partition_count()),
+                                        AssignmentText(mv.assignment)};
+        if (view->consumer) row.insert(row.end(), {std::to_string(mv.member_epoch.value_or(-1)), AssignmentText(mv.target)});
+        table.Add(row);
       }
       if (!ctx.as_json) table.Print(std::cout);
       out.push_back(std::move(g));

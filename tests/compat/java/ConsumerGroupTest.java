@@ -23,30 +23,6 @@ public final class ConsumerGroupTest {
   private static final int PER_PARTITION = 100;
   private static final Duration BOUND = Duration.ofSeconds(60);
 
-  // A member and what its rebalance listener saw.
-  private static final class Member implements ConsumerRebalanceListener {
-    final KafkaConsumer<String, String> consumer;
-    final List<Set<TopicPartition>> revoked = new ArrayList<>();
-    int read = 0;
-
-    Member(String bootstrap, String group, Map<String, String> extra) {
-      Map<String, String> p = new HashMap<>(extra);
-      p.put("group.id", group);
-      consumer = Check.consumer(bootstrap, p);
-      consumer.subscribe(List.of(TOPIC), this);
-    }
-
-    void poll() { read += consumer.poll(Duration.ofMillis(100)).count(); }
-    Set<TopicPartition> assigned() { return consumer.assignment(); }
-    boolean readAll() {
-      return assigned().stream().allMatch(tp -> consumer.position(tp) == PER_PARTITION);
-    }
-    @Override public void onPartitionsRevoked(Collection<TopicPartition> ps) {
-      if (!ps.isEmpty()) revoked.add(new HashSet<>(ps));
-    }
-    @Override public void onPartitionsAssigned(Collection<TopicPartition> ps) {}
-  }
-
   public static void main(String[] args) throws Exception {
     String bootstrap = args[0];
     try (Admin admin = Check.admin(bootstrap)) {
@@ -69,7 +45,7 @@ public final class ConsumerGroupTest {
     Check.finish("ConsumerGroupTest");
   }
 
-  private static boolean split(Member a, Member b) {
+  private static boolean split(GroupMember a, GroupMember b) {
     Set<TopicPartition> both = new HashSet<>(a.assigned());
     both.addAll(b.assigned());
     return a.assigned().size() == 3 && b.assigned().size() == 3 && both.size() == PARTITIONS;
@@ -77,23 +53,23 @@ public final class ConsumerGroupTest {
 
   private static void range(String bootstrap) {
     Map<String, String> cfg = Map.of("partition.assignment.strategy", RangeAssignor.class.getName());
-    Member a = new Member(bootstrap, "range-group", cfg);
+    GroupMember a = new GroupMember(bootstrap, "range-group", TOPIC, cfg);
     Check.that(Check.until(BOUND, a::poll, () -> a.assigned().size() == PARTITIONS),
         "range: the first member gets all 6 partitions");
-    Member b = new Member(bootstrap, "range-group", cfg);
+    GroupMember b = new GroupMember(bootstrap, "range-group", TOPIC, cfg);
     Check.that(Check.until(BOUND, () -> { a.poll(); b.poll(); }, () -> split(a, b)),
         "range: a second member joins and each gets 3");
-    for (Member m : List.of(a, b)) {
+    for (GroupMember m : List.of(a, b)) {
       List<Integer> ps = m.assigned().stream().map(TopicPartition::partition).sorted().toList();
       Check.that(ps.get(2) - ps.get(0) == 2, "range: contiguous partitions " + ps);
     }
-    Check.that(Check.until(BOUND, () -> { a.poll(); b.poll(); }, () -> a.readAll() && b.readAll()),
+    Check.that(Check.until(BOUND, () -> { a.poll(); b.poll(); }, () -> a.readTo(PER_PARTITION) && b.readTo(PER_PARTITION)),
         "range: the two read everything");
     a.consumer.commitSync();
     b.consumer.commitSync();
     a.consumer.close();
     b.consumer.close();
-    Member c = new Member(bootstrap, "range-group", cfg);
+    GroupMember c = new GroupMember(bootstrap, "range-group", TOPIC, cfg);
     Check.that(Check.until(BOUND, c::poll, () -> c.assigned().size() == PARTITIONS),
         "range: a new member gets all 6");
     for (TopicPartition tp : c.assigned()) {
@@ -106,10 +82,10 @@ public final class ConsumerGroupTest {
   private static void cooperativeSticky(String bootstrap) {
     Map<String, String> cfg =
         Map.of("partition.assignment.strategy", CooperativeStickyAssignor.class.getName());
-    Member a = new Member(bootstrap, "sticky-group", cfg);
+    GroupMember a = new GroupMember(bootstrap, "sticky-group", TOPIC, cfg);
     Check.that(Check.until(BOUND, a::poll, () -> a.assigned().size() == PARTITIONS),
         "cooperative-sticky: the first member gets all 6");
-    Member b = new Member(bootstrap, "sticky-group", cfg);
+    GroupMember b = new GroupMember(bootstrap, "sticky-group", TOPIC, cfg);
     Check.that(Check.until(BOUND, () -> { a.poll(); b.poll(); }, () -> split(a, b)),
         "cooperative-sticky: a second member joins and each gets 3");
     Check.equal(a.revoked.size(), 1, "cooperative-sticky: revocations seen by the first member");
@@ -124,8 +100,8 @@ public final class ConsumerGroupTest {
   private static void staticMembers(String bootstrap, Admin admin) throws Exception {
     Map<String, String> cfg = Map.of("partition.assignment.strategy", RangeAssignor.class.getName(),
         "session.timeout.ms", "30000");
-    Member a = new Member(bootstrap, "static-group", with(cfg, "group.instance.id", "a"));
-    Member b = new Member(bootstrap, "static-group", with(cfg, "group.instance.id", "b"));
+    GroupMember a = new GroupMember(bootstrap, "static-group", TOPIC, with(cfg, "group.instance.id", "a"));
+    GroupMember b = new GroupMember(bootstrap, "static-group", TOPIC, with(cfg, "group.instance.id", "b"));
     Check.that(Check.until(BOUND, () -> { a.poll(); b.poll(); }, () -> split(a, b)),
         "static: two members with 3 partitions each");
     ConsumerGroupDescription d = admin.describeConsumerGroups(List.of("static-group"))
@@ -136,7 +112,7 @@ public final class ConsumerGroupTest {
     Set<TopicPartition> aHad = new HashSet<>(a.assigned());
     int bRevoked = b.revoked.size();
     a.consumer.close();  // a static member does not leave the group on close
-    Member a2 = new Member(bootstrap, "static-group", with(cfg, "group.instance.id", "a"));
+    GroupMember a2 = new GroupMember(bootstrap, "static-group", TOPIC, with(cfg, "group.instance.id", "a"));
     Check.that(Check.until(BOUND, () -> { a2.poll(); b.poll(); }, () -> !a2.assigned().isEmpty()),
         "static: the member comes back with its instance id");
     Check.equal(a2.assigned(), aHad, "static: the returning member's partitions");
