@@ -17,6 +17,8 @@ using kafka::ErrorCode;
 
 namespace {
 
+const std::string kNoTopicId(16, '\0');  // a topic id not given (Kafka's ZERO_UUID)
+
 int16_t Code(ErrorCode c) { return static_cast<int16_t>(c); }
 
 bool Internal(const std::string& name) { return name == "__consumer_offsets" || name == "__transaction_state"; }
@@ -90,7 +92,21 @@ kafka::MetadataResponse AnswerMetadata(const KafkaApisContext& context, const ka
       const controller::TopicState* t = nullptr;
       kafka::MetadataResponse::Topic missing;
       missing.name = wanted.name;
-      if (wanted.name && !may_describe(*wanted.name)) {
+      // A topic named by its id (v10+) is looked up by it, whatever the name says: the Java
+      // client sends an empty name, not null, beside the id (Kafka ignores names once ids
+      // are given).
+      const bool by_id = wanted.topic_id != kNoTopicId && (!wanted.name || wanted.name->empty());
+      if (by_id) {
+        t = image.FindTopicById(wanted.topic_id);
+        missing.name.reset();
+        missing.topic_id = wanted.topic_id;
+        if (t == nullptr) {
+          missing.error_code = Code(ErrorCode::kUnknownTopicId);
+        } else if (!may_describe(t->name)) {
+          t = nullptr;
+          denied(missing);
+        }
+      } else if (wanted.name && !may_describe(*wanted.name)) {
         denied(missing);
       } else if (wanted.name) {
         t = image.FindTopic(*wanted.name);
@@ -107,14 +123,8 @@ kafka::MetadataResponse AnswerMetadata(const KafkaApisContext& context, const ka
           }
         }
       } else {
-        t = image.FindTopicById(wanted.topic_id);
-        missing.topic_id = wanted.topic_id;
-        if (t == nullptr) {
-          missing.error_code = Code(ErrorCode::kUnknownTopicId);
-        } else if (!may_describe(t->name)) {
-          t = nullptr;
-          denied(missing);
-        }
+        missing.topic_id = wanted.topic_id;  // neither a name nor an id
+        missing.error_code = Code(ErrorCode::kUnknownTopicId);
       }
       response.topics.push_back(t != nullptr ? Describe(image, *t, stranded) : std::move(missing));
     }

@@ -31,6 +31,7 @@
 #include "proto/kafka/api.h"
 #include "proto/kafka/error_code.h"
 #include "proto/kafka/fetch.h"
+#include "proto/kafka/metadata.h"
 #include "proto/kafka/list_offsets.h"
 #include "proto/kafka/offset_for_leader_epoch.h"
 #include "proto/kafka/produce.h"
@@ -586,6 +587,30 @@ TEST_F(DataPathTest, FetchWaitsForMinBytesAndWakesOnProduce) {
   auto empty = DecodeFetch(Call(kafka::ApiKey::kFetch, 12, Encode(FetchRequestFor("orders", 2, 1, 50), 12)), 12);
   EXPECT_EQ(empty.error_code, 0);
   EXPECT_EQ(empty.records, std::string());
+}
+
+// Metadata v12 by topic id: the Java client sends an empty name (not null) beside the id
+// when it resolves the ids of a KIP-848 assignment; the id decides, as in Kafka.
+TEST_F(DataPathTest, MetadataLooksATopicUpByItsIdWhenItsNameIsEmpty) {
+  CreateTopic("orders", 'o');
+  kafka::MetadataRequest request;
+  request.topics.emplace();
+  request.topics->push_back({Id('o'), std::string()});
+  request.topics->push_back({Id('z'), std::nullopt});
+  request.allow_auto_topic_creation = false;
+  std::string body;
+  kafka::Writer w(&body);
+  kafka::WriteMetadataRequest(request, 12, w);
+  auto answer = Call(kafka::ApiKey::kMetadata, 12, body);
+  ASSERT_TRUE(answer.ok() && answer->has_value());
+  kafka::Reader r((*answer)->body);
+  auto response = kafka::ReadMetadataResponse(r, 12);
+  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_EQ(response->topics.size(), 2u);
+  EXPECT_EQ(response->topics[0].error_code, 0);
+  EXPECT_EQ(response->topics[0].name, "orders");
+  EXPECT_EQ(response->topics[0].topic_id, Id('o'));
+  EXPECT_EQ(response->topics[1].error_code, Code(kafka::ErrorCode::kUnknownTopicId));
 }
 
 TEST_F(DataPathTest, FetchOutOfRangeAndUnknownTopicIdAreErrors) {

@@ -13,7 +13,9 @@ a 6-partition topic at RF 3.
    never all of its partitions) and the three end with two each.
 5. Static membership (group.instance.id): a member closes and a new one with its
    instance id gets its partitions back; the other member gives nothing up.
-6. kill -9 of the group's coordinator while two members read and commit: the next
+6. A subscription by regular expression (librdkafka sends it to the broker, which
+   resolves it with RE2): the matching topic's partitions, then a new matching topic's.
+7. kill -9 of the group's coordinator while two members read and commit: the next
    coordinator loads the group as it was (`strata groups describe`: same group epoch, both
    members Stable) and the members read every record written before and after the kill.
 
@@ -190,6 +192,26 @@ def static_members(cluster):
         b.close()
 
 
+def regex(cluster):
+    log("== a regular expression subscription picks up a new topic")
+    cluster.create_topic("rx-a", 2, 3)
+    cluster.create_topic("other", 2, 3)
+    c = Consumer({"bootstrap.servers": cluster.bootstrap, "group.id": "kip848-regex", "group.protocol": "consumer",
+                  "auto.offset.reset": "earliest"})
+    try:
+        c.subscribe(["^rx-.*"])
+        def topics():
+            c.poll(0.2)
+            return sorted({(tp.topic, tp.partition) for tp in c.assignment()})
+        cluster.wait_for("the member to hold rx-a's two partitions", lambda: topics() == [("rx-a", 0), ("rx-a", 1)],
+                         60, state=topics)
+        cluster.create_topic("rx-b", 1, 3)
+        cluster.wait_for("the member to hold rx-b's partition too",
+                         lambda: topics() == [("rx-a", 0), ("rx-a", 1), ("rx-b", 0)], 60, state=topics)
+    finally:
+        c.close()
+
+
 def group_state(cluster, group):
     """(coordinator, group epoch, state, members) as `strata groups describe` shows them."""
     g = cluster.strata("groups", "describe", group, "--members")[0]
@@ -233,6 +255,7 @@ def main():
         two_members(cluster)
         third_member(cluster)
         static_members(cluster)
+        regex(cluster)
         coordinator_kill(cluster)
     sys.exit(cluster.exit_code())
 

@@ -9,7 +9,10 @@
 //   static     members with group.instance.id: one closes and comes back with its
 //              partitions, and the other gives nothing up;
 //   describe   AdminClient.describeConsumerGroups: type CONSUMER, Stable, the members and
-//              their assignments; listGroups names the group's type.
+//              their assignments; listGroups names the group's type;
+//   regex      a member subscribed with a SubscriptionPattern (the broker resolves it
+//              with RE2) gets the matching topics' partitions, then a new matching
+//              topic's, never a topic that does not match.
 // Usage: ConsumerProtocolTest BOOTSTRAP
 //        ConsumerProtocolTest await BOOTSTRAP GROUP MEMBERS NOT_COORDINATOR
 //            waits (at most 120 s) until the group is Stable with MEMBERS members at a
@@ -66,6 +69,7 @@ public final class ConsumerProtocolTest {
       producer.start();
       joinAndCommit(bootstrap, admin);
       staticMembers(bootstrap);
+      regex(bootstrap, admin);
     }
     stop.set(true);
     producer.join();
@@ -180,6 +184,25 @@ public final class ConsumerProtocolTest {
     }
     System.err.println("await: the group was not Stable with " + members + " members in 120 s: " + last);
     return false;
+  }
+
+  private static void regex(String bootstrap, Admin admin) throws Exception {
+    Check.createTopic(admin, "kip848-rx-a", 2);
+    Check.createTopic(admin, "kip848-other", 2);
+    Map<String, String> p = new HashMap<>();
+    p.put("group.id", "kip848-regex");
+    p.put("group.protocol", "consumer");
+    try (KafkaConsumer<String, String> c = Check.consumer(bootstrap, p)) {
+      c.subscribe(new SubscriptionPattern("kip848-rx-.*"));
+      Check.that(Check.until(BOUND, () -> c.poll(Duration.ofMillis(100)), () -> c.assignment().size() == 2),
+          "regex: the member gets the matching topic's 2 partitions");
+      Check.createTopic(admin, "kip848-rx-b", 3);
+      Check.that(Check.until(BOUND, () -> c.poll(Duration.ofMillis(100)), () -> c.assignment().size() == 5),
+          "regex: a topic created later that matches is assigned too");
+      Set<String> topics = new TreeSet<>();
+      for (TopicPartition tp : c.assignment()) topics.add(tp.topic());
+      Check.equal(topics, new TreeSet<>(Set.of("kip848-rx-a", "kip848-rx-b")), "regex: the member's topics");
+    }
   }
 
   // One member reading until the group's committed offsets add up to `total` and `stop` exists.
