@@ -122,12 +122,11 @@ OffsetFetchResult GroupCoordinatorImpl::FetchOffsets(const std::string& group_id
   OffsetFetchResult result;
   ErrorCode e = ReachLocked(group_id);
   if (e == ErrorCode::kNone && member.member_id) {
-    // OffsetFetch v9+ from a consumer group's member (Kafka's validateOffsetFetch): a
-    // member id and epoch are checked; none (admin tools) is not.
+    // OffsetFetch v9+ from a consumer group's member (Kafka's validateOffsetFetch): its
+    // member id and epoch are checked; none (admin tools) is not. A classic group's
+    // members (franz-go sends its member id and generation) are not checked, as in Kafka.
     const GroupMetadata* g = FindLocked(group_id);
-    if (g == nullptr || g->type != GroupType::kConsumer) {
-      if (member.member_epoch >= 0) e = ErrorCode::kUnknownMemberId;
-    } else {
+    if (g != nullptr && g->type == GroupType::kConsumer) {
       e = CheckConsumerMemberEpochLocked(*g, *member.member_id, member.member_epoch);
     }
   }

@@ -60,9 +60,10 @@ class ConsumerGroupCoordinatorTest : public ::testing::Test {
     return *out;
   }
 
-  std::vector<PartitionError> Commit(const std::string& member, int32_t epoch, int64_t offset) {
+  std::vector<PartitionError> Commit(const std::string& member, int32_t epoch, int64_t offset,
+                                     const std::string& group = "g") {
     OffsetCommitParams p;
-    p.group_id = "g";
+    p.group_id = group;
     p.generation_id = epoch;
     p.member_id = member;
     p.partitions = {{"orders", 0, offset, 3, std::string("")}};
@@ -232,6 +233,10 @@ TEST_F(ConsumerGroupCoordinatorTest, OffsetsAreCommittedAndFetchedInTheMembersEp
   EXPECT_EQ(coordinator_->FetchOffsets("g", orders0, false, {"a", 1}).partitions.at(0).offset, 10);
   EXPECT_EQ(coordinator_->FetchOffsets("g", orders0, false, {"a", 0}).error, ErrorCode::kStaleMemberEpoch);
   EXPECT_EQ(coordinator_->FetchOffsets("g", orders0, false, {}).partitions.at(0).offset, 10) << "admin tools";
+  // A classic group's member id and generation (franz-go sends them in v9) are not checked.
+  ASSERT_EQ(Commit("", -1, 10, "classic")[0].error, ErrorCode::kNone);
+  EXPECT_EQ(coordinator_->FetchOffsets("classic", orders0, false, {"kgo-member", 3}).error, ErrorCode::kNone);
+  EXPECT_EQ(coordinator_->FetchOffsets("nobody", orders0, false, {"kgo-member", 3}).error, ErrorCode::kNone);
   // Once the member left, a commit from outside the group is taken.
   EXPECT_EQ(Heartbeat("a", -1)->error, ErrorCode::kNone);
   EXPECT_EQ(Commit("", -1, 12)[0].error, ErrorCode::kNone);
