@@ -727,19 +727,17 @@ void BrokerRole::FollowImageLocked(int64_t index, broker::MetadataDelta delta) {
   topic_names_ = std::move(topic_names);
   // Outside the image's lock, which the coordinator's lock never nests in. The topics
   // first: a consumer group loaded on a leadership resolves its subscriptions with them.
-  if (caught_up && group_coordinator_ && (delta.full || !changed_topics.empty() || !deleted_topics.empty())) {
-    std::set<std::string> names;
-    for (const auto& [id, name] : deleted_topics) names.insert(name);
-    group_coordinator_->OnTopicsChanged(changed_topics, names, delta.full);
+  std::set<std::string> deleted_names;
+  for (const auto& [id, name] : deleted_topics) deleted_names.insert(name);
+  if (caught_up && group_coordinator_ && (delta.full || !changed_topics.empty() || !deleted_names.empty())) {
+    group_coordinator_->OnTopicsChanged(changed_topics, deleted_names, delta.full);
   }
   if (offsets_topic && group_coordinator_) group_coordinator_->OnLeadership(offsets_topic->first, offsets_topic->second);
   if (txn_topic && transaction_coordinator_) {
     transaction_coordinator_->OnLeadership(txn_topic->first, txn_topic->second);
   }
-  if (!deleted_topics.empty() && group_coordinator_) {
-    std::set<std::string> names;
-    for (const auto& [id, name] : deleted_topics) names.insert(name);
-    group_coordinator_->OnTopicsDeleted(names);
+  if (!deleted_names.empty() && group_coordinator_) {
+    group_coordinator_->OnTopicsDeleted(deleted_names);
   }
   // Their objects in the remote tier go (the sweeper's elected broker deletes them).
   if (remote_sweeper_) {

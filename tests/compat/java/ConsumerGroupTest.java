@@ -109,17 +109,9 @@ public final class ConsumerGroupTest {
     Set<String> ids = new TreeSet<>();
     for (MemberDescription m : d.members()) m.groupInstanceId().ifPresent(ids::add);
     Check.equal(ids, new TreeSet<>(Set.of("a", "b")), "static: describeConsumerGroups' instance ids");
-    Set<TopicPartition> aHad = new HashSet<>(a.assigned());
-    int bRevoked = b.revoked.size();
-    a.consumer.close();  // a static member does not leave the group on close
-    GroupMember a2 = new GroupMember(bootstrap, "static-group", TOPIC, with(cfg, "group.instance.id", "a"));
-    Check.that(Check.until(BOUND, () -> { a2.poll(); b.poll(); }, () -> !a2.assigned().isEmpty()),
-        "static: the member comes back with its instance id");
-    Check.equal(a2.assigned(), aHad, "static: the returning member's partitions");
-    b.poll();
-    Check.equal(b.revoked.size(), bRevoked, "static: revocations the other member saw");
-    a2.consumer.close();
-    b.consumer.close();
+    // A static member does not leave the group on close.
+    GroupMember.checkStaticMemberReturns(a, b,
+        () -> new GroupMember(bootstrap, "static-group", TOPIC, with(cfg, "group.instance.id", "a")), BOUND);
   }
 
   private static final long TIME0 = 1_700_000_000_000L;

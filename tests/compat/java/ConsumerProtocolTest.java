@@ -149,17 +149,9 @@ public final class ConsumerProtocolTest {
     GroupMember b = member(bootstrap, "kip848-static", Map.of("group.instance.id", "b"));
     Check.that(Check.until(BOUND, () -> { a.poll(); b.poll(); }, () -> split(a, b)),
         "static: two members with 3 partitions each");
-    Set<TopicPartition> aHad = new HashSet<>(a.assigned());
-    int bRevoked = b.revoked.size();
-    a.consumer.close();  // a static member's temporary leave (member epoch -2)
-    GroupMember a2 = member(bootstrap, "kip848-static", Map.of("group.instance.id", "a"));
-    Check.that(Check.until(BOUND, () -> { a2.poll(); b.poll(); }, () -> !a2.assigned().isEmpty()),
-        "static: the member comes back with its instance id");
-    Check.equal(a2.assigned(), aHad, "static: the returning member's partitions");
-    b.poll();
-    Check.equal(b.revoked.size(), bRevoked, "static: revocations the other member saw");
-    a2.consumer.close();
-    b.consumer.close();
+    // Its close is a static member's temporary leave (member epoch -2).
+    GroupMember.checkStaticMemberReturns(a, b,
+        () -> member(bootstrap, "kip848-static", Map.of("group.instance.id", "a")), BOUND);
   }
 
   private static boolean await(String bootstrap, String group, int members, int notCoordinator) throws Exception {

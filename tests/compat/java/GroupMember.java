@@ -32,6 +32,24 @@ final class GroupMember implements ConsumerRebalanceListener {
   // Whether every assigned partition was read up to `end`.
   boolean readTo(long end) { return assigned().stream().allMatch(tp -> consumer.position(tp) == end); }
 
+  // A static member `a` closes (it does not leave) and `again` makes its new incarnation
+  // with the same group.instance.id: it gets a's partitions back, and `b`, the other
+  // member, gives nothing up. Closes both.
+  static void checkStaticMemberReturns(GroupMember a, GroupMember b, java.util.function.Supplier<GroupMember> again,
+                                       Duration bound) {
+    Set<TopicPartition> aHad = new HashSet<>(a.assigned());
+    int bRevoked = b.revoked.size();
+    a.consumer.close();
+    GroupMember a2 = again.get();
+    Check.that(Check.until(bound, () -> { a2.poll(); b.poll(); }, () -> !a2.assigned().isEmpty()),
+        "static: the member comes back with its instance id");
+    Check.equal(a2.assigned(), aHad, "static: the returning member's partitions");
+    b.poll();
+    Check.equal(b.revoked.size(), bRevoked, "static: revocations the other member saw");
+    a2.consumer.close();
+    b.consumer.close();
+  }
+
   @Override public void onPartitionsRevoked(Collection<TopicPartition> ps) {
     if (!ps.isEmpty()) revoked.add(new HashSet<>(ps));
   }
