@@ -21,7 +21,6 @@
 #include <string>
 #include <vector>
 
-#include <prometheus/exposer.h>
 #include <prometheus/registry.h>
 
 #include "base/deadlock_detection.h"
@@ -35,6 +34,7 @@
 #include "server/server_config.h"
 #include "server/remote_storage_metrics.h"
 #include "server/memory_metrics.h"
+#include "server/metrics_listener.h"
 #include "server/memory_releaser.h"
 #include "server/broker_metrics.h"
 #include "server/group_metrics.h"
@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
   }
 
   server::MemoryReleaser memory_releaser(absl::Milliseconds(config->memory_release_interval_ms));
-  std::unique_ptr<prometheus::Exposer> exposer;
+  std::unique_ptr<server::MetricsListener> metrics;
   std::shared_ptr<raft::RaftMetrics> raft_metrics;
   std::shared_ptr<controller::MetadataMetrics> metadata_metrics;
   std::shared_ptr<server::StorageMetrics> storage_metrics;
@@ -158,33 +158,34 @@ int main(int argc, char** argv) {
   std::shared_ptr<server::BrokerMetrics> broker_metrics;
   std::shared_ptr<server::MemoryMetrics> memory_metrics;
   if (!config->metrics_listener.empty()) {
-    try {
-      exposer = std::make_unique<prometheus::Exposer>(config->metrics_listener);
-    } catch (const std::exception& e) {
-      spdlog::error("cannot serve metrics on {}: {}", config->metrics_listener, e.what());
+    absl::StatusOr<std::unique_ptr<server::MetricsListener>> listening =
+        server::MetricsListener::Start(config->metrics_listener);
+    if (!listening.ok()) {
+      spdlog::error("{}", listening.status().message());
       return kExitStartup;
     }
+    metrics = std::move(*listening);
     if (controller_role) {
       raft_metrics = std::make_shared<raft::RaftMetrics>(controller_role->node());
-      exposer->RegisterCollectable(raft_metrics);
+      metrics->Register(raft_metrics);
     }
     metadata_metrics = std::make_shared<controller::MetadataMetrics>(
         controller_role ? controller_role->store() : broker_role->store());
-    exposer->RegisterCollectable(metadata_metrics);
+    metrics->Register(metadata_metrics);
     memory_metrics = std::make_shared<server::MemoryMetrics>(&memory_releaser);
-    exposer->RegisterCollectable(memory_metrics);
+    metrics->Register(memory_metrics);
     if (broker_role) {
       storage_metrics = std::make_shared<server::StorageMetrics>(broker_role->logs());
-      exposer->RegisterCollectable(storage_metrics);
+      metrics->Register(storage_metrics);
       coordinator_metrics = {std::make_shared<server::GroupMetrics>(broker_role->group_coordinator()),
                              std::make_shared<server::TransactionMetrics>(broker_role->transaction_coordinator(),
                                                                     broker_role->txn_verifier())};
-      for (const auto& c : coordinator_metrics) exposer->RegisterCollectable(c);
+      for (const auto& c : coordinator_metrics) metrics->Register(c);
       broker_metrics = std::make_shared<server::BrokerMetrics>(*broker_role);
-      exposer->RegisterCollectable(broker_metrics);
+      metrics->Register(broker_metrics);
       if (broker_role->remote_log_manager() != nullptr) {
         remote_storage_metrics = std::make_shared<server::RemoteStorageMetrics>(*broker_role);
-        exposer->RegisterCollectable(remote_storage_metrics);
+        metrics->Register(remote_storage_metrics);
       }
     }
     spdlog::info("metrics on http://{}/metrics", config->metrics_listener);
@@ -194,7 +195,7 @@ int main(int argc, char** argv) {
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
   spdlog::info("signal {}: shutting down", signal_number);
-  exposer.reset();
+  if (metrics) metrics->Stop();  // before the roles its collectables read
   if (broker_role) broker_role->Stop(std::chrono::milliseconds(config->broker_session_timeout_ms));
   broker_role.reset();
   if (controller_role) {

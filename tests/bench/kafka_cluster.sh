@@ -56,6 +56,7 @@ log.dirs=$dir/node-$id/data
 offsets.topic.replication.factor=$((n < 3 ? n : 3))
 transaction.state.log.replication.factor=$((n < 3 ? n : 3))
 transaction.state.log.min.isr=1
+group.initial.rebalance.delay.ms=0
 ${KAFKA_CLUSTER_PROPERTIES:-}
 PROPS
     tool kafka.tools.StorageTool format -t "$cid" -c "$dir/node-$id/server.properties" > /dev/null

@@ -2,7 +2,7 @@
 # quorum_upgrade_test.sh):
 # sourced after `set -euo pipefail` with STRATA_BIN_DIR and CLUSTER set. Makes DIR (a new
 # cluster directory, named after $1), S (the strata CLI), and a trap that stops the
-# cluster and removes DIR; fail, wait_for, expect_error and finish; and for the quorum
+# cluster and removes DIR; fail, wait_for, exited, expect_error and finish; and for the quorum
 # tests, the CLI against every controller of DIR/voters (cli), the quorum's JSON and
 # parts of it, produce (SERVERS: the cluster's bootstrap servers), brokers_unfenced (of
 # two brokers) and brokers_follow.
@@ -20,6 +20,11 @@ wait_for() {
     (( $(date +%s%N) < deadline )) || return 1
     sleep 0.05  # polling a condition with a deadline
   done
+}
+# exited PID: the process is gone or a zombie (it has exited; init reaps it later).
+exited() {
+  kill -0 "$1" 2>/dev/null || return 0
+  [[ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" == Z ]]
 }
 # expect_error CODE_NAME ARGS...: the CLI exits 1 and names the Kafka error.
 expect_error() {

@@ -151,8 +151,7 @@ led_by_6=$("$S" topics describe orders -o json | jq '[.[0].partitions[] | select
 [[ "$led_by_6" -gt 0 ]] || fail "broker 6 leads nothing before its shutdown"
 pid6=$(cat "$DIR/node-6/pid")
 kill -TERM "$pid6"
-gone6() { ! kill -0 "$pid6" 2>/dev/null; }
-wait_for 30 gone6 || fail "broker 6 did not stop on SIGTERM"
+wait_for 30 exited "$pid6" || fail "broker 6 did not stop on SIGTERM"
 grep -q "controlled shutdown done" "$DIR/node-6/server.log" || fail "broker 6 did not finish its controlled shutdown"
 after6=$("$S" topics describe orders -o json | jq '[.[0].partitions[] | select(.leader == 6)] | length')
 [[ "$after6" == 0 ]] || fail "broker 6 still leads $after6 partitions after its controlled shutdown"
@@ -177,8 +176,7 @@ wait_for 20 moved_off_5 || fail "broker 5 still leads or is in an ISR: $("$S" to
 leaderless=$("$S" topics describe dirs -o json | jq '[.[0].partitions[] | select(.leader < 0)] | length')
 [[ "$leaderless" == 0 ]] || fail "$leaderless partitions of dirs lost their leader"
 pid5=$(cat "$DIR/node-5/pid")
-gone5() { ! kill -0 "$pid5" 2>/dev/null; }
-wait_for 20 gone5 || fail "broker 5 kept running with every log dir failed"
+wait_for 20 exited "$pid5" || fail "broker 5 kept running with every log dir failed"
 grep -q "broker 5: every log dir has failed ($DIR/node-5/logs); nothing it holds can be served: stopping$" \
   "$DIR/node-5/server.log" || fail "broker 5 did not say it stopped for its failed log dirs"
 offline5=$("$S" topics describe dirs -o json | jq '[.[0].partitions[] | select(.offline_replicas | index(5) != null)] | length')
@@ -187,7 +185,7 @@ offline5=$("$S" topics describe dirs -o json | jq '[.[0].partitions[] | select(.
 # A broker whose metadata.log.dir is removed from under it stops itself.
 pid6=$(cat "$DIR/node-6/pid")
 for _ in $(seq 50); do rm -rf "$DIR/node-6/metadata" 2>/dev/null && break; done
-wait_for 20 gone6 || fail "broker 6 kept running without its metadata.log.dir"
+wait_for 20 exited "$pid6" || fail "broker 6 kept running without its metadata.log.dir"
 grep -q "metadata.log.dir .* failed, stopping" "$DIR/node-6/server.log" || fail "broker 6 did not say why it stopped"
 
 # A broker whose log dir is not formatted refuses to start, naming the fix (broker 4:
@@ -195,8 +193,7 @@ grep -q "metadata.log.dir .* failed, stopping" "$DIR/node-6/server.log" || fail 
 "$CLUSTER" kill --dir "$DIR" 4
 rm "$DIR/node-4/logs/meta.properties"
 "$CLUSTER" start --dir "$DIR" 4
-exited() { ! kill -0 "$(cat "$DIR/node-4/pid")" 2>/dev/null; }
-wait_for 20 exited || fail "broker 4 started on an unformatted log dir"
+wait_for 20 exited "$(cat "$DIR/node-4/pid")" || fail "broker 4 started on an unformatted log dir"
 grep -q "strata-storage format" "$DIR/node-4/server.log" || fail "no hint to run strata-storage format"
 
 finish "cluster test"

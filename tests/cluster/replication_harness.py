@@ -268,15 +268,10 @@ class Cluster:
             return None
 
     def running(self, node):
-        """The node's process exists (until reaped, like strata-cluster's own check)."""
+        """The node's process exists and has not exited (a zombie has: as strata-cluster's
+        own check; init may reap it seconds later)."""
         pid = self.pid(node)
-        if pid is None:
-            return False
-        try:
-            os.kill(pid, 0)
-            return True
-        except ProcessLookupError:
-            return False
+        return pid is not None and not self.exited(pid)
 
     @staticmethod
     def exited(pid):

@@ -4,10 +4,10 @@
 #    client id and a user with the default client id; a fractional byte rate and an
 #    unknown key refused; `strata quotas describe` agrees.
 #  * kafka-producer-perf-test asking ten times its client id's producer_byte_rate
-#    (1 MiB/s) is held to the quota within 10% over a minute (its topic's log end offset
-#    from about 20 s to 80 s), while a producer of another client id beside it gets the
-#    rate it asks for; kafka-consumer-perf-test over its consumer_byte_rate (1 MiB/s) is
-#    held likewise (its own per-interval figures over the same minute).
+#    (1 MiB/s) is held to the quota within 10% over half a minute (its topic's log end
+#    offset from about 12 s to 42 s), while a producer of another client id beside it
+#    gets the rate it asks for; kafka-consumer-perf-test over its consumer_byte_rate
+#    (1 MiB/s) is held likewise (its own per-interval figures over the same span).
 #  * a producer of one-record requests under request_percentage is answered with
 #    throttle times and sends far fewer than the same producer without the quota.
 # Usage: client_quotas_test.sh <bin dir> <strata-cluster>
@@ -19,7 +19,7 @@ tool() { kafka_tool "$@"; }
 configs() { tool org.apache.kafka.tools.ConfigCommand --bootstrap-server "$BS" "$@"; }
 QUOTA=1048576
 REQUEST_PERCENTAGE=0.1
-TINY_RECORDS=1000
+TINY_RECORDS=300
 
 start_cluster client-quotas --controllers 1 --brokers 1 --override group.initial.rebalance.delay.ms=0
 
@@ -66,21 +66,21 @@ log_end() {
   --command-property bootstrap.servers="$BS" acks=1 client.id=slow > "$DIR/slow.out" 2>&1) &
 BACKGROUND+=($!)
 (timeout 100 java -cp "$(peer KAFKA_LIBS)/*" org.apache.kafka.tools.ProducerPerformance --topic free \
-  --num-records 140000 --record-size 1024 --throughput 2000 \
+  --num-records 80000 --record-size 1024 --throughput 2000 \
   --command-property bootstrap.servers="$BS" acks=1 client.id=free > "$DIR/free.out" 2>&1) &
 free_pid=$!
 BACKGROUND+=($free_pid)
 (timeout 110 java -cp "$(peer KAFKA_LIBS)/*" org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$BS" \
-  --topic fill --messages 92000 --timeout 100000 --show-detailed-stats --reporting-interval 1000 \
+  --topic fill --messages 50000 --timeout 100000 --show-detailed-stats --reporting-interval 1000 \
   --command-property client.id=reader --command-property group.id=readers > "$DIR/reader.out" 2>&1) &
 reader_pid=$!
 BACKGROUND+=($reader_pid)
 start=$(date +%s.%N)
 sleep_until() { sleep "$(awk -v s="$start" -v t="$1" -v now="$(date +%s.%N)" 'BEGIN {d = s + t - now; print (d > 0 ? d : 0)}')"; }
-sleep_until 20
+sleep_until 12
 first=$(log_end q)
 t1=$(date +%s.%N)
-sleep_until 80
+sleep_until 42
 second=$(log_end q)
 t2=$(date +%s.%N)
 rate=$(awk -v a="$first" -v b="$second" -v t1="$t1" -v t2="$t2" 'BEGIN {printf "%.0f", (b - a) * 1024 / (t2 - t1)}')
@@ -92,17 +92,17 @@ echo "the other producer: $summary"
 awk -v s="$(sed 's/.*sent, \([0-9.]*\) records\/sec.*/\1/' <<<"$summary")" 'BEGIN {exit !(s >= 1900)}' ||
   fail "the producer without a quota was slowed: $summary"
 # The reader's figures, a line about every second: "yyyy-MM-dd HH:mm:ss:SSS, thread,
-# MiB consumed so far, ...". The MiB from its 20th second to its 80th, by its own clock.
+# MiB consumed so far, ...". The MiB from its 12th second to its 42nd, by its own clock.
 wait "$reader_pid" || true
 read_rate=$(awk -F, '
   /^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] / {
     split($1, d, /[ :]/); t = d[2] * 3600 + d[3] * 60 + d[4] + d[5] / 1000
     if (t0 == "") t0 = t
-    if (a == "" && t >= t0 + 20) {a = $3; ta = t}
-    if (b == "" && t >= t0 + 80) {b = $3; tb = t}
+    if (a == "" && t >= t0 + 12) {a = $3; ta = t}
+    if (b == "" && t >= t0 + 42) {b = $3; tb = t}
   }
   END {if (b == "") print "none"; else printf "%.0f", (b - a) * 1048576 / (tb - ta)}' "$DIR/reader.out")
-echo "consumer over its quota of $QUOTA B/s: $read_rate B/s from its 20th to its 80th second"
+echo "consumer over its quota of $QUOTA B/s: $read_rate B/s from its 12th to its 42nd second"
 awk -v r="$read_rate" -v q=$QUOTA 'BEGIN {exit !(r >= 0.9 * q && r <= 1.1 * q)}' ||
   fail "the throttled consumer read $read_rate B/s: $(grep -v SLF4J "$DIR/reader.out" | sed -n '1,4p;$p')"
 

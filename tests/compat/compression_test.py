@@ -147,12 +147,14 @@ class Cluster:
         return self.advertised
 
     def broker_alive(self, broker):
+        """The broker's process exists and has not exited: a crashed one stays a zombie
+        until init reaps it, which kill(pid, 0) does not tell from a live one."""
         with open(os.path.join(self.dir, f"node-{broker}", "pid")) as f:
             pid = int(f.read().split()[0])
         try:
-            os.kill(pid, 0)
-            return True
-        except ProcessLookupError:
+            with open(f"/proc/{pid}/stat") as f:
+                return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except OSError:
             return False
 
 

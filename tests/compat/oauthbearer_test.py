@@ -4,7 +4,7 @@ argv: the SASL_SSL bootstrap, the CA file, the signing key (PEM), another key (P
 Tokens are RS256 JWTs signed here with the openssl tool (header kid "test-key", the key
 whose JWK the brokers read). Checked:
   * a producer and a group consumer whose oauth_cb hands out valid tokens (sub "erin",
-    aud "kafka", 30 s of life) write and read everything, over 40 s: with
+    aud "kafka", 12 s of life) write and read everything, over 16 s: with
     connections.max.reauth.ms=60000 each session ends with its token and the client
     re-authenticates (librdkafka >= 2.2) or reconnects, with a fresh token each time;
   * an expired token, a token signed by another key, one for another audience and one
@@ -32,14 +32,15 @@ def b64(data):
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-def token(key=KEY, lifetime=30, aud="kafka", alg="RS256", sub="erin"):
+def token(key=KEY, lifetime=12, aud="kafka", alg="RS256", sub="erin"):
     now = int(time.time())
     header = {"alg": alg, "typ": "JWT", "kid": "test-key"}
     claims = {"sub": sub, "aud": aud, "iss": "https://issuer.test", "iat": now, "exp": now + lifetime}
     signed = b64(json.dumps(header).encode()) + "." + b64(json.dumps(claims).encode())
-    # What the client is told of the token's life: never past (librdkafka refuses an
-    # expired one before sending it); the broker judges the JWT's own exp.
-    client_expiry = now + max(lifetime, 30)
+    # What the client is told of the token's life: the JWT's own (it refreshes at 80% of
+    # it), or for an expired token a time not past (librdkafka refuses an expired one
+    # before sending it); the broker judges the JWT's exp.
+    client_expiry = now + (lifetime if lifetime > 0 else 30)
     if alg == "none":
         return signed + ".", client_expiry
     signature = subprocess.run(["openssl", "dgst", "-sha256", "-sign", key, "-binary"], input=signed.encode(),
@@ -60,7 +61,7 @@ def config(make_token):
 # Valid tokens, over several sessions.
 acked, sent = [], []
 p = Producer(dict(config(token), **{"acks": "all", "enable.idempotence": True, "message.timeout.ms": 30000}))
-end = time.time() + 40
+end = time.time() + 16
 i = 0
 while time.time() < end:
     v = f"oauth-{i}"
@@ -83,6 +84,7 @@ c.close()
 if not set(sent) <= got:
     fail(f"valid tokens: read {len(set(sent) & got)} of {len(sent)} back")
 
+REFUSALS = (KafkaError._AUTHENTICATION, KafkaError._ALL_BROKERS_DOWN)
 for what, make in [
     ("an expired token", lambda: token(lifetime=-600)),
     ("another key's token", lambda: token(key=OTHER_KEY)),
@@ -90,13 +92,18 @@ for what, make in [
     ("alg none", lambda: token(alg="none")),
 ]:
     errors = []
-    refused = Producer(dict(config(make), **{"message.timeout.ms": 5000, "error_cb": errors.append}))
+    refused = Producer(dict(config(make), **{"message.timeout.ms": 15000, "error_cb": errors.append}))
     delivered = []
     refused.produce("oauth", b"must-not-arrive", on_delivery=lambda err, msg: delivered.append(err is None))
-    refused.flush(15)
+    # Until the client reports the refusal (not until message.timeout.ms); then the record is purged.
+    deadline = time.time() + 15
+    while time.time() < deadline and not any(e.code() in REFUSALS for e in errors):
+        refused.poll(0.1)
+    refused.purge()
+    refused.flush(5)
     if any(delivered):
         fail(f"{what}: a record was acknowledged")
-    if not any(e.code() in (KafkaError._AUTHENTICATION, KafkaError._ALL_BROKERS_DOWN) for e in errors):
+    if not any(e.code() in REFUSALS for e in errors):
         fail(f"{what}: no authentication error, only {[str(e) for e in errors]}")
 
 if failures:
