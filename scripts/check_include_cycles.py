@@ -27,8 +27,8 @@ subfolder, since each subfolder there is a library or a program of its own: prot
 they may not include each other, only server/ and below). Files directly in proto/ or
 tools/ belong to "proto" and "tools". broker/ is split by concern, each subfolder a layer
 of its own in a one-way order (ALLOWED: common <- network; common <- lifecycle <-
-replication <- tiered; replication <- group <- transactions; all of them <- handlers), and no source file
-may sit directly in broker/.
+replication <- tiered; replication <- group <- transactions; group <- share; all of them <-
+handlers), and no source file may sit directly in broker/.
 
 Exit status: 0 when there is neither a cycle nor a layering violation, 1 otherwise
 (2 for a usage error).
@@ -51,7 +51,7 @@ LAYER = {
 }
 BELOW_BROKER = {"base", "proto", "security", "client", "storage", "objectstore", "raft", "controller"}
 BROKER = ["broker/common", "broker/network", "broker/quota", "broker/lifecycle", "broker/replication", "broker/tiered",
-          "broker/group", "broker/transactions", "broker/handlers"]
+          "broker/group", "broker/transactions", "broker/share", "broker/handlers"]
 ALLOWED = {
     "base": set(),
     "proto": {"base"},
@@ -72,6 +72,8 @@ ALLOWED = {
     "broker/tiered": BELOW_BROKER | {"broker/common", "broker/lifecycle", "broker/replication"},
     "broker/group": BELOW_BROKER | {"broker/common", "broker/lifecycle", "broker/replication"},
     "broker/transactions": BELOW_BROKER | {"broker/common", "broker/lifecycle", "broker/replication", "broker/group"},
+    # KIP-932 share partitions and the share coordinator: beside the groups they serve.
+    "broker/share": BELOW_BROKER | {"broker/common", "broker/lifecycle", "broker/replication", "broker/group"},
     "broker/handlers": BELOW_BROKER | set(BROKER),
     "server": BELOW_BROKER | set(BROKER),
     "tools": BELOW_BROKER | set(BROKER) | {"server"},

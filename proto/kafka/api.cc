@@ -71,9 +71,21 @@ const std::map<int16_t, ApiInfo>& Apis() {
       {66, {"ListTransactions", 0, 0, 0}},
       {68, {"ConsumerGroupHeartbeat", 0, 0, 0}},
       {69, {"ConsumerGroupDescribe", 0, 0, 0}},
+      {76, {"ShareGroupHeartbeat", 0, 0, 0}},
+      {77, {"ShareGroupDescribe", 0, 0, 0}},
+      {78, {"ShareFetch", 0, 0, 0}},
+      {79, {"ShareAcknowledge", 0, 0, 0}},
       {80, {"AddRaftVoter", 0, 0, 0}},
       {81, {"RemoveRaftVoter", 0, 0, 0}},
       {82, {"UpdateRaftVoter", 0, 0, 0}},
+      {83, {"InitializeShareGroupState", 0, std::nullopt, 0}},
+      {84, {"ReadShareGroupState", 0, std::nullopt, 0}},
+      {85, {"WriteShareGroupState", 0, std::nullopt, 0}},
+      {86, {"DeleteShareGroupState", 0, std::nullopt, 0}},
+      {87, {"ReadShareGroupStateSummary", 0, std::nullopt, 0}},
+      {90, {"DescribeShareGroupOffsets", 0, 0, 0}},
+      {91, {"AlterShareGroupOffsets", 0, 0, 0}},
+      {92, {"DeleteShareGroupOffsets", 0, 0, 0}},
   };
   return *apis;
 }

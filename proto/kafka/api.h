@@ -68,9 +68,21 @@ enum class ApiKey : int16_t {
   kListTransactions = 66,
   kConsumerGroupHeartbeat = 68,
   kConsumerGroupDescribe = 69,
+  kShareGroupHeartbeat = 76,
+  kShareGroupDescribe = 77,
+  kShareFetch = 78,
+  kShareAcknowledge = 79,
   kAddRaftVoter = 80,
   kRemoveRaftVoter = 81,
   kUpdateRaftVoter = 82,
+  kInitializeShareGroupState = 83,
+  kReadShareGroupState = 84,
+  kWriteShareGroupState = 85,
+  kDeleteShareGroupState = 86,
+  kReadShareGroupStateSummary = 87,
+  kDescribeShareGroupOffsets = 90,
+  kAlterShareGroupOffsets = 91,
+  kDeleteShareGroupOffsets = 92,
 };
 
 absl::string_view ApiName(int16_t api_key);

@@ -10,32 +10,6 @@ constexpr int16_t kMemberType = 1;
 
 using Response = ConsumerGroupDescribeResponse;
 
-void WriteAssignment(const std::vector<Response::TopicPartitions>& topics, Writer& w) {
-  w.ArrayLength(static_cast<int32_t>(topics.size()), kFlexible);
-  for (const Response::TopicPartitions& t : topics) {
-    w.Uuid(t.topic_id);
-    w.String(t.topic_name, kFlexible);
-    WriteInt32Array(t.partitions, kFlexible, w);
-    w.EmptyTaggedFields();
-  }
-  w.EmptyTaggedFields();  // Assignment's
-}
-
-std::vector<Response::TopicPartitions> ReadAssignment(Reader& r) {
-  std::vector<Response::TopicPartitions> out;
-  int32_t n = r.ArrayLength(kFlexible, "topic_partitions");
-  for (int32_t i = 0; r.ok() && i < n; ++i) {
-    Response::TopicPartitions t;
-    t.topic_id = r.Uuid("topic_id");
-    t.topic_name = r.String(kFlexible, "topic_name");
-    t.partitions = ReadInt32Array(r, kFlexible, "partitions");
-    r.SkipTaggedFields("TopicPartitions tagged fields");
-    out.push_back(std::move(t));
-  }
-  r.SkipTaggedFields("Assignment tagged fields");
-  return out;
-}
-
 void WriteMember(const Response::Member& m, int16_t version, Writer& w) {
   w.String(m.member_id, kFlexible);
   w.NullableString(m.instance_id, kFlexible);
@@ -45,8 +19,8 @@ void WriteMember(const Response::Member& m, int16_t version, Writer& w) {
   w.String(m.client_host, kFlexible);
   WriteStringArray(m.subscribed_topic_names, kFlexible, w);
   w.NullableString(m.subscribed_topic_regex, kFlexible);
-  WriteAssignment(m.assignment, w);
-  WriteAssignment(m.target_assignment, w);
+  WriteDescribedAssignment(m.assignment, w);
+  WriteDescribedAssignment(m.target_assignment, w);
   if (version >= kMemberType) w.Int8(m.member_type);
   w.EmptyTaggedFields();
 }
@@ -61,14 +35,40 @@ Response::Member ReadMember(Reader& r, int16_t version) {
   m.client_host = r.String(kFlexible, "client_host");
   m.subscribed_topic_names = ReadStringArray(r, kFlexible, "subscribed_topic_names");
   m.subscribed_topic_regex = r.NullableString(kFlexible, "subscribed_topic_regex");
-  m.assignment = ReadAssignment(r);
-  m.target_assignment = ReadAssignment(r);
+  m.assignment = ReadDescribedAssignment(r);
+  m.target_assignment = ReadDescribedAssignment(r);
   if (version >= kMemberType) m.member_type = r.Int8("member_type");
   r.SkipTaggedFields("Member tagged fields");
   return m;
 }
 
 }  // namespace
+
+void WriteDescribedAssignment(const std::vector<Response::TopicPartitions>& topics, Writer& w) {
+  w.ArrayLength(static_cast<int32_t>(topics.size()), kFlexible);
+  for (const Response::TopicPartitions& t : topics) {
+    w.Uuid(t.topic_id);
+    w.String(t.topic_name, kFlexible);
+    WriteInt32Array(t.partitions, kFlexible, w);
+    w.EmptyTaggedFields();
+  }
+  w.EmptyTaggedFields();  // Assignment's
+}
+
+std::vector<Response::TopicPartitions> ReadDescribedAssignment(Reader& r) {
+  std::vector<Response::TopicPartitions> out;
+  int32_t n = r.ArrayLength(kFlexible, "topic_partitions");
+  for (int32_t i = 0; r.ok() && i < n; ++i) {
+    Response::TopicPartitions t;
+    t.topic_id = r.Uuid("topic_id");
+    t.topic_name = r.String(kFlexible, "topic_name");
+    t.partitions = ReadInt32Array(r, kFlexible, "partitions");
+    r.SkipTaggedFields("TopicPartitions tagged fields");
+    out.push_back(std::move(t));
+  }
+  r.SkipTaggedFields("Assignment tagged fields");
+  return out;
+}
 
 absl::StatusOr<ConsumerGroupDescribeRequest> ReadConsumerGroupDescribeRequest(Reader& r, int16_t version) {
   ConsumerGroupDescribeRequest req;

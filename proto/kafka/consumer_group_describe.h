@@ -69,4 +69,9 @@ void WriteConsumerGroupDescribeRequest(const ConsumerGroupDescribeRequest& req, 
 void WriteConsumerGroupDescribeResponse(const ConsumerGroupDescribeResponse& resp, int16_t version, Writer& w);
 absl::StatusOr<ConsumerGroupDescribeResponse> ReadConsumerGroupDescribeResponse(Reader& r, int16_t version);
 
+// A described member's Assignment struct (its TopicPartitions, then its tagged fields),
+// shared with ShareGroupDescribe.
+void WriteDescribedAssignment(const std::vector<ConsumerGroupDescribeResponse::TopicPartitions>& topics, Writer& w);
+std::vector<ConsumerGroupDescribeResponse::TopicPartitions> ReadDescribedAssignment(Reader& r);
+
 }  // namespace strata::proto::kafka

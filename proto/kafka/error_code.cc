@@ -92,6 +92,12 @@ absl::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kUnsupportedAssignor: return "UNSUPPORTED_ASSIGNOR";
     case ErrorCode::kStaleMemberEpoch: return "STALE_MEMBER_EPOCH";
     case ErrorCode::kInvalidRegularExpression: return "INVALID_REGULAR_EXPRESSION";
+    case ErrorCode::kInvalidRecordState: return "INVALID_RECORD_STATE";
+    case ErrorCode::kShareSessionNotFound: return "SHARE_SESSION_NOT_FOUND";
+    case ErrorCode::kInvalidShareSessionEpoch: return "INVALID_SHARE_SESSION_EPOCH";
+    case ErrorCode::kFencedStateEpoch: return "FENCED_STATE_EPOCH";
+    case ErrorCode::kShareSessionLimitReached: return "SHARE_SESSION_LIMIT_REACHED";
+    case ErrorCode::kGroupDeletionFailed: return "GROUP_DELETION_FAILED";
     case ErrorCode::kGroupSubscribedToTopic: return "GROUP_SUBSCRIBED_TO_TOPIC";
     case ErrorCode::kUnstableOffsetCommit: return "UNSTABLE_OFFSET_COMMIT";
     case ErrorCode::kInvalidTxnState: return "INVALID_TXN_STATE";

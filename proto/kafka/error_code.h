@@ -90,6 +90,13 @@ enum class ErrorCode : int16_t {
   kUnsupportedAssignor = 112,
   kStaleMemberEpoch = 113,
   kInvalidRegularExpression = 128,
+  // KIP-932 share groups.
+  kInvalidRecordState = 121,
+  kShareSessionNotFound = 122,
+  kInvalidShareSessionEpoch = 123,
+  kFencedStateEpoch = 124,
+  kShareSessionLimitReached = 133,
+  kGroupDeletionFailed = 134,
   // Authentication and authorization.
   kTopicAuthorizationFailed = 29,
   kClusterAuthorizationFailed = 31,
