@@ -1,6 +1,7 @@
 // KIP-932's codecs: the api table's share-group keys, ShareGroupHeartbeat v1 (requests
 // round-trip with null and present nullable fields; the response is ConsumerGroupHeartbeat's,
 // field for field), ShareGroupDescribe v1, ShareFetch and ShareAcknowledge v1-v2 (the v2 fields dropped in v1);
+// the share coordinator's state APIs (83-87), each with its own partition fields;
 // hand-built bytes pin the layouts; every truncation is refused.
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include "proto/kafka/share_fetch.h"
 #include "proto/kafka/share_group_describe.h"
 #include "proto/kafka/share_group_heartbeat.h"
+#include "proto/kafka/share_group_state.h"
 #include "tests/proto/codec_checks.h"
 #include "tests/proto/hand_bytes.h"
 
@@ -180,6 +182,113 @@ TEST(KafkaShareFetch, BytesMatchTheProtocolLayout) {
                    .I16(0).CNull().I32(1).I32(0).NoTags().CBytes("rb").CArray(1).I64(5).I64(6).I16(1).NoTags()
                    .NoTags().NoTags().CArray(0).NoTags().str(),
                1);
+}
+
+
+// One state API's codec as the plain functions codec_checks.h takes.
+template <int16_t kApi>
+void WriteStateRequest(const ShareGroupStateRequest& x, int16_t v, Writer& w) { WriteShareGroupStateRequest(kApi, x, v, w); }
+template <int16_t kApi>
+absl::StatusOr<ShareGroupStateRequest> ReadStateRequest(Reader& r, int16_t v) { return ReadShareGroupStateRequest(kApi, r, v); }
+template <int16_t kApi>
+void WriteStateResponse(const ShareGroupStateResponse& x, int16_t v, Writer& w) { WriteShareGroupStateResponse(kApi, x, v, w); }
+template <int16_t kApi>
+absl::StatusOr<ShareGroupStateResponse> ReadStateResponse(Reader& r, int16_t v) { return ReadShareGroupStateResponse(kApi, r, v); }
+
+template <int16_t kApi>
+void ExpectStateRoundTrip(const ShareGroupStateRequest& req, const ShareGroupStateRequest& want_req,
+                          const ShareGroupStateResponse& resp, const ShareGroupStateResponse& want_resp, int16_t v) {
+  SCOPED_TRACE(::testing::Message() << "api " << kApi);
+  ExpectRoundTrip(WriteStateRequest<kApi>, ReadStateRequest<kApi>, req, want_req, v);
+  ExpectRoundTrip(WriteStateResponse<kApi>, ReadStateResponse<kApi>, resp, want_resp, v);
+}
+
+TEST(KafkaShareGroupState, EachApiCarriesItsOwnPartitionFields) {
+  ShareStatePartition full;
+  full.partition = 2;
+  full.error_code = 124;
+  full.error_message = "fenced";
+  full.state_epoch = 3;
+  full.leader_epoch = 9;
+  full.start_offset = 500;
+  full.delivery_complete_count = 12;
+  full.state_batches = {{500, 509, 0, 2}, {510, 510, 4, 5}};
+  ShareGroupStateRequest req{"queue-app", {{kTopic, {full}}}};
+  ShareGroupStateResponse resp{{{kTopic, {full}}}};
+  // What each API keeps of a partition (the rest is its defaults after the trip).
+  auto keep = [&](bool error, bool state_epoch, bool leader_epoch, bool start, bool complete, bool batches) {
+    ShareStatePartition p;
+    p.partition = full.partition;
+    if (error) {
+      p.error_code = full.error_code;
+      p.error_message = full.error_message;
+    }
+    if (state_epoch) p.state_epoch = full.state_epoch;
+    if (leader_epoch) p.leader_epoch = full.leader_epoch;
+    if (start) p.start_offset = full.start_offset;
+    if (complete) p.delivery_complete_count = full.delivery_complete_count;
+    if (batches) p.state_batches = full.state_batches;
+    return p;
+  };
+  auto as_req = [&](ShareStatePartition p) { return ShareGroupStateRequest{"queue-app", {{kTopic, {p}}}}; };
+  auto as_resp = [&](ShareStatePartition p) { return ShareGroupStateResponse{{{kTopic, {p}}}}; };
+  ExpectStateRoundTrip<83>(req, as_req(keep(false, true, false, true, false, false)), resp,
+                       as_resp(keep(true, false, false, false, false, false)), 0);
+  ExpectStateRoundTrip<84>(req, as_req(keep(false, false, true, false, false, false)), resp,
+                       as_resp(keep(true, true, false, true, false, true)), 0);
+  ExpectStateRoundTrip<85>(req, as_req(keep(false, true, true, true, false, true)), resp,
+                       as_resp(keep(true, false, false, false, false, false)), 0);
+  ExpectStateRoundTrip<85>(req, as_req(keep(false, true, true, true, true, true)), resp,
+                       as_resp(keep(true, false, false, false, false, false)), 1);
+  ExpectStateRoundTrip<86>(req, as_req(keep(false, false, false, false, false, false)), resp,
+                       as_resp(keep(true, false, false, false, false, false)), 0);
+  ExpectStateRoundTrip<87>(req, as_req(keep(false, false, true, false, false, false)), resp,
+                       as_resp(keep(true, true, true, true, false, false)), 0);
+  ExpectStateRoundTrip<87>(req, as_req(keep(false, false, true, false, false, false)), resp,
+                       as_resp(keep(true, true, true, true, true, false)), 1);
+
+  // WriteShareGroupState v1: group, topics (uuid; partition, state epoch, leader epoch,
+  // start offset, delivery complete count, batches (first, last, state, count, tags), tags;
+  // tags), tags.
+  ShareStatePartition one;
+  one.partition = 0;
+  one.state_epoch = 1;
+  one.leader_epoch = 2;
+  one.start_offset = 7;
+  one.state_batches = {{7, 8, 2, 1}};
+  std::string bytes = HandBytes().CStr("g").CArray(1).Uuid('t').CArray(1).I32(0).I32(1).I32(2).I64(7).I32(-1)
+                          .CArray(1).I64(7).I64(8).I8(2).I16(1).NoTags().NoTags().NoTags().NoTags().str();
+  std::string written;
+  Writer w(&written);
+  WriteShareGroupStateRequest(85, ShareGroupStateRequest{"g", {{kTopic, {one}}}}, 1, w);
+  EXPECT_EQ(written, bytes);
+  for (size_t cut = 0; cut < bytes.size(); ++cut) {
+    Reader r(absl::string_view(bytes).substr(0, cut));
+    EXPECT_FALSE(ReadShareGroupStateRequest(85, r, 1).ok()) << "truncated at " << cut;
+  }
+  Reader other(bytes);
+  EXPECT_FALSE(ReadShareGroupStateRequest(78, other, 0).ok()) << "ShareFetch is not a state API";
+
+  // ReadShareGroupStateSummary v1's result: partition, error, message, state epoch, leader
+  // epoch, start offset, delivery complete count, tags; and ReadShareGroupState v0's:
+  // partition, error, message, state epoch, start offset, batches, tags.
+  ShareStatePartition summary;
+  summary.partition = 4;
+  summary.state_epoch = 1;
+  summary.leader_epoch = 2;
+  summary.start_offset = 3;
+  summary.delivery_complete_count = 5;
+  ExpectLayout(WriteStateResponse<87>, ReadStateResponse<87>, ShareGroupStateResponse{{{kTopic, {summary}}}},
+               HandBytes().CArray(1).Uuid('t').CArray(1).I32(4).I16(0).CNull().I32(1).I32(2).I64(3).I32(5).NoTags()
+                   .NoTags().NoTags().str(),
+               1);
+  ShareStatePartition read = summary;
+  read.leader_epoch = -1;
+  read.delivery_complete_count = -1;
+  ExpectLayout(WriteStateResponse<84>, ReadStateResponse<84>, ShareGroupStateResponse{{{kTopic, {read}}}},
+               HandBytes().CArray(1).Uuid('t').CArray(1).I32(4).I16(0).CNull().I32(1).I64(3).CArray(0).NoTags()
+                   .NoTags().NoTags().str(),
+               0);
 }
 
 }  // namespace
