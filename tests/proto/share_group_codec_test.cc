@@ -1,7 +1,8 @@
 // KIP-932's codecs: the api table's share-group keys, ShareGroupHeartbeat v1 (requests
 // round-trip with null and present nullable fields; the response is ConsumerGroupHeartbeat's,
 // field for field), ShareGroupDescribe v1, ShareFetch and ShareAcknowledge v1-v2 (the v2 fields dropped in v1);
-// the share coordinator's state APIs (83-87), each with its own partition fields;
+// the share coordinator's state APIs (83-87), each with its own partition fields; the
+// offsets admin APIs (90-92);
 // hand-built bytes pin the layouts; every truncation is refused.
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 #include "proto/kafka/share_fetch.h"
 #include "proto/kafka/share_group_describe.h"
 #include "proto/kafka/share_group_heartbeat.h"
+#include "proto/kafka/share_group_offsets.h"
 #include "proto/kafka/share_group_state.h"
 #include "tests/proto/codec_checks.h"
 #include "tests/proto/hand_bytes.h"
@@ -288,6 +290,60 @@ TEST(KafkaShareGroupState, EachApiCarriesItsOwnPartitionFields) {
   ExpectLayout(WriteStateResponse<84>, ReadStateResponse<84>, ShareGroupStateResponse{{{kTopic, {read}}}},
                HandBytes().CArray(1).Uuid('t').CArray(1).I32(4).I16(0).CNull().I32(1).I64(3).CArray(0).NoTags()
                    .NoTags().NoTags().str(),
+               0);
+}
+
+TEST(KafkaShareGroupOffsets, DescribeAlterAndDeleteRoundTripInTheProtocolLayout) {
+  DescribeShareGroupOffsetsRequest describe{{{"queue-app", std::vector<DescribeShareGroupOffsetsRequest::Topic>{{"jobs", {0, 1}}}},
+                                             {"all", std::nullopt}}};
+  DescribeShareGroupOffsetsResponse described;
+  described.groups = {{"queue-app", {{"jobs", kTopic, {{0, 120, 3, 40, 0, std::nullopt}, {1, -1, -1, -1, 3, "none"}}}},
+                       0, std::nullopt},
+                      {"nope", {}, 69, "no such group"}};
+  for (int16_t v = 0; v <= 1; ++v) {
+    ExpectRoundTrip(WriteDescribeShareGroupOffsetsRequest, ReadDescribeShareGroupOffsetsRequest, describe, describe, v);
+    DescribeShareGroupOffsetsResponse want = described;
+    if (v < 1) want.groups[0].topics[0].partitions[0].lag = -1;
+    ExpectRoundTrip(WriteDescribeShareGroupOffsetsResponse, ReadDescribeShareGroupOffsetsResponse, described, want, v);
+  }
+  // groups (id, topics null, tags), tags.
+  ExpectLayout(WriteDescribeShareGroupOffsetsRequest, ReadDescribeShareGroupOffsetsRequest,
+               DescribeShareGroupOffsetsRequest{{{"g", std::nullopt}}},
+               HandBytes().CArray(1).CStr("g").CNull().NoTags().NoTags().str(), 0);
+  // throttle; groups: id, topics (name, uuid, partitions (index, start, epoch, lag, error,
+  // message, tags), tags), error, message, tags; tags.
+  DescribeShareGroupOffsetsResponse one;
+  one.groups = {{"g", {{"t", kTopic, {{2, 10, 1, 5, 0, std::nullopt}}}}, 0, std::nullopt}};
+  ExpectLayout(WriteDescribeShareGroupOffsetsResponse, ReadDescribeShareGroupOffsetsResponse, one,
+               HandBytes().I32(0).CArray(1).CStr("g").CArray(1).CStr("t").Uuid('t').CArray(1).I32(2).I64(10).I32(1)
+                   .I64(5).I16(0).CNull().NoTags().NoTags().I16(0).CNull().NoTags().NoTags().str(),
+               1);
+
+  AlterShareGroupOffsetsRequest alter{"queue-app", {{"jobs", {{0, 100}, {1, 0}}}}};
+  ExpectRoundTrip(WriteAlterShareGroupOffsetsRequest, ReadAlterShareGroupOffsetsRequest, alter, alter, 0);
+  ShareGroupOffsetsResponse altered;
+  ShareGroupOffsetsTopicResult jobs;
+  jobs.topic_name = "jobs";
+  jobs.topic_id = kTopic;
+  jobs.partitions = {{0, 0, std::nullopt}, {1, 3, "unknown partition"}};
+  altered.responses = {jobs};
+  ExpectRoundTrip(WriteAlterShareGroupOffsetsResponse, ReadAlterShareGroupOffsetsResponse, altered, altered, 0);
+
+  DeleteShareGroupOffsetsRequest del{"queue-app", {"jobs", "audit"}};
+  ExpectRoundTrip(WriteDeleteShareGroupOffsetsRequest, ReadDeleteShareGroupOffsetsRequest, del, del, 0);
+  // group, topics (name, tags), tags.
+  ExpectLayout(WriteDeleteShareGroupOffsetsRequest, ReadDeleteShareGroupOffsetsRequest,
+               DeleteShareGroupOffsetsRequest{"g", {"t"}}, HandBytes().CStr("g").CArray(1).CStr("t").NoTags().NoTags().str(),
+               0);
+  ShareGroupOffsetsResponse deleted;
+  ShareGroupOffsetsTopicResult gone;
+  gone.topic_name = "t";
+  gone.topic_id = kTopic;
+  gone.error_code = 3;
+  deleted.responses = {gone};
+  // throttle, error, message, responses (name, uuid, error, message, tags), tags.
+  ExpectLayout(WriteDeleteShareGroupOffsetsResponse, ReadDeleteShareGroupOffsetsResponse, deleted,
+               HandBytes().I32(0).I16(0).CNull().CArray(1).CStr("t").Uuid('t').I16(3).CNull().NoTags().NoTags().str(),
                0);
 }
 
