@@ -87,7 +87,11 @@ down() {
   for f in "$dir"/node-*/pid; do
     [[ -f $f ]] || continue
     pid=$(cat "$f")
-    for _ in $(seq 300); do kill -0 "$pid" 2> /dev/null || break; sleep 0.1; done
+    # Gone, or a zombie (exited; init reaps it later): either way its ports are free.
+    for _ in $(seq 300); do
+      kill -0 "$pid" 2> /dev/null && [[ "$(sed 's/.*) //' "/proc/$pid/stat" 2> /dev/null | cut -d' ' -f1)" != Z ]] || break
+      sleep 0.1
+    done
     kill -9 "$pid" 2> /dev/null || true
     rm -f "$f"
   done
