@@ -32,16 +32,6 @@ ShareSnapshotValue Next(const ShareSnapshotValue* current, int64_t now_ms) {
   return v;
 }
 
-bool WellFormed(const SharePartitionState& state) {
-  if (state.start_offset < 0) return false;
-  int64_t next = state.start_offset;
-  for (const ShareStateBatch& b : state.batches) {
-    if (b.first_offset < next || b.last_offset < b.first_offset || b.delivery_count < 0) return false;
-    next = b.last_offset + 1;
-  }
-  return true;
-}
-
 }  // namespace
 
 ShareStateOutcome InitializeShareState(const ShareStates& states, const ShareStateKey& key, int32_t state_epoch,
@@ -71,8 +61,8 @@ ShareStateOutcome WriteShareState(const ShareStates& states, const ShareStateKey
     return Refuse(ErrorCode::kFencedStateEpoch,
                   absl::StrCat("state epoch ", state_epoch, " is below the state's ", current->state_epoch));
   }
-  if (!WellFormed(state)) {
-    return Refuse(ErrorCode::kInvalidRequest, "state batches out of order, overlapping or below the start offset");
+  if (absl::Status s = CheckShareState(state); !s.ok()) {
+    return Refuse(ErrorCode::kInvalidRequest, std::string(s.message()));
   }
   ShareSnapshotValue v = Next(current, now_ms);
   v.state_epoch = state_epoch;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "base/check.h"
 
 namespace strata::broker {
@@ -17,6 +18,21 @@ const char* ShareRecordStateName(ShareRecordState state) {
   return "?";
 }
 
+absl::Status CheckShareState(const SharePartitionState& state) {
+  if (state.start_offset < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("a negative start offset ", state.start_offset));
+  }
+  int64_t next = state.start_offset;
+  for (const ShareStateBatch& b : state.batches) {
+    if (b.first_offset < next || b.last_offset < b.first_offset || b.delivery_count < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("state batch [", b.first_offset, ", ", b.last_offset,
+                                                     "] out of order, overlapping or before offset ", next));
+    }
+    next = b.last_offset + 1;
+  }
+  return absl::OkStatus();
+}
+
 SharePartition::SharePartition(SharePartitionOptions options, int64_t start_offset)
     : options_(options), start_offset_(start_offset), end_offset_(start_offset) {
   ABSL_CHECK_GE(start_offset, 0);
@@ -26,9 +42,9 @@ SharePartition::SharePartition(SharePartitionOptions options, int64_t start_offs
 
 SharePartition::SharePartition(SharePartitionOptions options, const SharePartitionState& state)
     : SharePartition(options, state.start_offset) {
+  absl::Status well_formed = CheckShareState(state);
+  ABSL_CHECK(well_formed.ok()) << well_formed;
   for (const ShareStateBatch& b : state.batches) {
-    ABSL_CHECK_GE(b.first_offset, end_offset_) << "state batches overlap or precede the start offset";
-    ABSL_CHECK_LE(b.first_offset, b.last_offset);
     // A hole between persisted runs was never delivered (Available, count 0).
     for (int64_t o = end_offset_; o < b.first_offset; ++o) records_[o] = InFlight{};
     for (int64_t o = b.first_offset; o <= b.last_offset; ++o) {

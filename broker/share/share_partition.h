@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "proto/kafka/error_code.h"
 
 namespace strata::broker {
@@ -69,6 +70,11 @@ struct SharePartitionState {
   std::vector<ShareStateBatch> batches;  // in offset order, not overlapping, all >= start_offset
   bool operator==(const SharePartitionState&) const = default;
 };
+
+// OK when state is well formed: a start offset >= 0, batches in offset order, not
+// overlapping, none before the start, no negative delivery count. Else what is wrong
+// (InvalidArgument). The one check for a loaded, decoded or written state.
+absl::Status CheckShareState(const SharePartitionState& state);
 
 class SharePartition {
  public:

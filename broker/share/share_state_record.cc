@@ -78,7 +78,6 @@ absl::StatusOr<ShareSnapshotValue> DecodeShareSnapshotValue(absl::string_view by
   v.create_timestamp_ms = r.Int64("create_timestamp");
   v.write_timestamp_ms = r.Int64("write_timestamp");
   int32_t n = r.ArrayLength(kClassic, "state_batches");
-  int64_t next = v.state.start_offset;
   for (int32_t i = 0; r.ok() && i < n; ++i) {
     ShareStateBatch b;
     b.first_offset = r.Int64("first_offset");
@@ -87,16 +86,13 @@ absl::StatusOr<ShareSnapshotValue> DecodeShareSnapshotValue(absl::string_view by
     b.delivery_count = r.Int16("delivery_count");
     if (!r.ok()) break;
     if (!KnownState(state)) return absl::DataLossError(absl::StrCat("share snapshot: delivery state ", state));
-    if (b.first_offset < next || b.last_offset < b.first_offset || b.delivery_count < 0) {
-      return absl::DataLossError(absl::StrCat("share snapshot: state batch [", b.first_offset, ", ", b.last_offset,
-                                              "] out of order, overlapping or before offset ", next));
-    }
     b.state = static_cast<ShareRecordState>(state);
-    next = b.last_offset + 1;
     v.state.batches.push_back(b);
   }
-  if (r.ok() && v.state.start_offset < 0) return absl::DataLossError("share snapshot: a negative start offset");
   if (absl::Status s = RecordFullyRead(r, "share snapshot value"); !s.ok()) return s;
+  if (absl::Status s = CheckShareState(v.state); !s.ok()) {
+    return absl::DataLossError(absl::StrCat("share snapshot: ", s.message()));
+  }
   return v;
 }
 

@@ -21,15 +21,16 @@ peer() { sed -n "s/^$1=//p" "$PEERS/peers.env"; }
 # Kafka's tools by main class; their stderr without the logging noise, written before
 # the tool returns (a test may read it at once).
 kafka_tool() {
-  local err rc=0 jvm=() archive
+  local err rc=0 jvm=() archive libs
   err=$(mktemp)
+  libs=$(peer KAFKA_LIBS)
   # A tool's JVM spends most of its ~1.3 s start loading classes: with an AppCDS archive
   # of them (made by the first tool run on this machine with this JDK, beside the jars)
   # and C1 alone (a tool runs for a second), it starts in ~0.6 s.
-  archive="$(peer KAFKA_LIBS)/../tools-$(stat -Lc %Y-%s "$(command -v java)").jsa"
+  archive="$libs/../tools-$(stat -Lc %Y-%s "$(command -v java)").jsa"
   if [[ -f $archive ]]; then jvm=(-XX:SharedArchiveFile="$archive"); else jvm=(-XX:ArchiveClassesAtExit="$archive.$BASHPID"); fi
   timeout 240 java -XX:TieredStopAtLevel=1 -Xlog:cds=off -Xlog:cds+dynamic=off "${jvm[@]}" \
-    -cp "$(peer KAFKA_LIBS)/*" "$@" 2> "$err" || rc=$?
+    -cp "$libs/*" "$@" 2> "$err" || rc=$?
   # Only a tool that ended well wrote a whole archive; one rename, so readers see all of it or none.
   if [[ $rc == 0 && -f $archive.$BASHPID ]]; then mv -f "$archive.$BASHPID" "$archive"; fi
   rm -f "$archive.$BASHPID"
