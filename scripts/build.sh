@@ -8,12 +8,8 @@ dir=${1:?build dir}
 kind=${2:-release}
 shift 2 || shift $#
 root=$(cd "$(dirname "$0")/.." && pwd)
-# ccache keys on paths relative to the checkout, so a second clone or worktree (CI's
-# fresh clone included) reuses the objects of the first.
-export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
-# Debug-info builds (asan, fuzz) too: their objects then name the compile dir of the
-# first tree that built them, which only changes the paths a debugger shows.
-export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
+# ccache's settings (keyed on paths relative to the checkout, so that CI's fresh clone
+# reuses the objects of another) are the top CMakeLists.txt's, for every compile.
 case "$kind" in
   release) flags=(-DCMAKE_BUILD_TYPE=Release -DSTRATA_SANITIZE=OFF) ;;
   asan) flags=(-DCMAKE_BUILD_TYPE=Debug -DSTRATA_SANITIZE=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++) ;;
