@@ -403,6 +403,9 @@ void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cl
   go.consumer.heartbeat_interval_ms = config.group_consumer_heartbeat_interval_ms;
   go.consumer.max_size = config.group_consumer_max_size;
   go.consumer.assignors = config.group_consumer_assignors;
+  go.share.session_timeout_ms = config.group_share_session_timeout_ms;
+  go.share.heartbeat_interval_ms = config.group_share_heartbeat_interval_ms;
+  go.share.max_size = config.group_share_max_size;
   go.offset_metadata_max_bytes = config.offset_metadata_max_bytes;
   go.offsets_retention_ms = config.offsets_retention_minutes * 60 * 1000;
   go.offsets_retention_check_interval_ms = config.offsets_retention_check_interval_ms;
@@ -440,6 +443,11 @@ void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cl
   to.remove_expired_interval_ms = config.transaction_remove_expired_transaction_cleanup_interval_ms;
   transaction_coordinator_ = std::make_unique<broker::TransactionCoordinator>(
       to, txn_log_.get(), [ids = producer_ids_.get()] { return ids->NextProducerId(); }, txn_markers_.get());
+  share_log_ = std::make_unique<broker::OffsetsTopicLog>(*replicas_, config.offsets_commit_timeout_ms,
+                                                        storage::Clock::System(), broker::kShareGroupStateTopic);
+  broker::ShareCoordinatorOptions so;
+  so.state_topic_partitions = config.share_coordinator_state_topic_num_partitions;
+  share_coordinator_ = std::make_unique<broker::ShareCoordinator>(so, share_log_.get());
   {
     // Always: transaction protocol version 2 has leaders add partitions through it;
     // transaction.partition.verification.enable governs version 1's verification only.
@@ -494,6 +502,9 @@ void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cl
                                 .transaction_coordinator = transaction_coordinator_.get(),
                                 .transaction_state_replication_factor = config.transaction_state_log_replication_factor,
                                 .transaction_state_min_isr = config.transaction_state_log_min_isr,
+                                .share_coordinator = share_coordinator_.get(),
+                                .share_state_replication_factor = config.share_coordinator_state_topic_replication_factor,
+                                .share_state_min_isr = config.share_coordinator_state_topic_min_isr,
                                 .fetch_sessions = fetch_sessions_.get(),
                                 .txn_verifier = txn_verifier_.get(),
                                 .txn_partition_verification = config.transaction_partition_verification_enable,
@@ -505,6 +516,7 @@ void BrokerRole::MakeKafkaApis(const ServerConfig& config, const std::string& cl
     for (auto& apis : kafka_apis_) apis->OnHighWatermark(tp);
     offsets_log_->OnHighWatermark(tp);
     txn_log_->OnHighWatermark(tp);
+    share_log_->OnHighWatermark(tp);
   });
 }
 
@@ -687,6 +699,7 @@ void BrokerRole::FollowImageLocked(int64_t index, broker::MetadataDelta delta) {
   bool caught_up = caught_up_;  // the lambda below runs under the image's lock only
   std::optional<std::pair<std::map<int32_t, int32_t>, int32_t>> offsets_topic;
   std::optional<std::pair<std::map<int32_t, int32_t>, int32_t>> txn_topic;
+  std::optional<std::pair<std::map<int32_t, int32_t>, int32_t>> share_topic;
   std::map<controller::TopicId, std::string> deleted_topics;
   broker::ConsumerTopics changed_topics;  // for the consumer groups' assignments
   std::map<controller::TopicId, std::string> topic_names = std::move(topic_names_);  // as caught_up
@@ -722,6 +735,8 @@ void BrokerRole::FollowImageLocked(int64_t index, broker::MetadataDelta delta) {
     FollowCoordinatorTopic(image, broker::kOffsetsTopic, offsets_topic->first, offsets_topic->second);
     txn_topic.emplace();
     FollowCoordinatorTopic(image, broker::kTransactionStateTopic, txn_topic->first, txn_topic->second);
+    share_topic.emplace();
+    FollowCoordinatorTopic(image, broker::kShareGroupStateTopic, share_topic->first, share_topic->second);
   });
   caught_up_ = caught_up;
   topic_names_ = std::move(topic_names);
@@ -736,6 +751,7 @@ void BrokerRole::FollowImageLocked(int64_t index, broker::MetadataDelta delta) {
   if (txn_topic && transaction_coordinator_) {
     transaction_coordinator_->OnLeadership(txn_topic->first, txn_topic->second);
   }
+  if (share_topic && share_coordinator_) share_coordinator_->OnLeadership(share_topic->first, share_topic->second);
   if (!deleted_names.empty() && group_coordinator_) {
     group_coordinator_->OnTopicsDeleted(deleted_names);
   }
@@ -766,6 +782,7 @@ void BrokerRole::StopServing(bool clean) {
   txn_verifier_.reset();  // answers what waits (appending nothing); before the coordinator it asks
   transaction_coordinator_.reset();  // the same; before its marker channel
   txn_markers_.reset();
+  share_coordinator_.reset();  // before the partitions it writes to
   if (remote_reader_) remote_reader_->Shutdown();  // its reads use the KafkaApis' contexts
   // The fetchers and the ISR thread stop before the KafkaApis go: their high-watermark
   // callback walks kafka_apis_ (a fetcher still running would call one being destroyed),
@@ -778,6 +795,7 @@ void BrokerRole::StopServing(bool clean) {
   replicas_.reset();
   offsets_log_.reset();  // after the partitions, whose high-watermark callback calls it
   txn_log_.reset();
+  share_log_.reset();
   if (scheduler_) scheduler_->Shutdown();
   if (logs_ && clean) {
     if (absl::Status s = logs_->Shutdown(); !s.ok()) spdlog::error("log shutdown: {}", s.ToString());

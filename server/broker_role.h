@@ -40,6 +40,7 @@
 #include "broker/transactions/transaction_coordinator.h"
 #include "broker/transactions/txn_marker_channel.h"
 #include "broker/lifecycle/producer_id_manager.h"
+#include "broker/share/share_coordinator.h"
 #include "broker/tiered/remote_log_manager.h"
 #include "broker/tiered/remote_log_reader.h"
 #include "broker/tiered/remote_sweeper.h"
@@ -217,6 +218,10 @@ class BrokerRole {
   std::unique_ptr<broker::OffsetsTopicLog> txn_log_;
   std::unique_ptr<broker::TxnMarkerChannel> txn_markers_;
   std::unique_ptr<broker::TransactionCoordinator> transaction_coordinator_;
+  // Share groups (KIP-932): the share coordinator writes to __share_group_state through
+  // share_log_ (which goes after it).
+  std::unique_ptr<broker::OffsetsTopicLog> share_log_;
+  std::unique_ptr<broker::ShareCoordinator> share_coordinator_;
   // Partition leaders' verification of transactional batches (KIP-890 part 1; null when
   // transaction.partition.verification.enable is off): asks transaction_coordinator_ (so
   // goes before it) or another broker's.

@@ -1,6 +1,8 @@
 #include "server/group_metrics.h"
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 #include "controller/metric_families.h"
 
@@ -18,20 +20,29 @@ std::vector<prometheus::MetricFamily> GroupMetrics::Collect() const {
     if (state != broker::GroupState::kDead) Add(groups, static_cast<double>(n), {{"state", broker::GroupStateName(state)}});
   }
   out.push_back(std::move(groups));
-  // KIP-848 consumer groups (Kafka's consumer-group-count by state, rebalances).
-  auto consumer_groups = Family("strata_consumer_groups", "KIP-848 consumer groups this broker coordinates, by state",
-                                MetricType::Gauge);
-  for (const auto& [state, n] : s.consumer_groups_by_state) Add(consumer_groups, static_cast<double>(n), {{"state", state}});
-  out.push_back(std::move(consumer_groups));
-  auto members = Family("strata_consumer_group_members", "Members of the KIP-848 consumer groups this broker coordinates",
-                        MetricType::Gauge);
-  Add(members, static_cast<double>(s.consumer_group_members));
-  out.push_back(std::move(members));
-  auto counter = [&](const char* name, const char* help, double value) {
-    auto f = Family(name, help, MetricType::Counter);
+  auto by_state = [&](const char* name, const char* help, const std::map<std::string, int64_t>& counts) {
+    auto f = Family(name, help, MetricType::Gauge);
+    for (const auto& [state, n] : counts) Add(f, static_cast<double>(n), {{"state", state}});
+    out.push_back(std::move(f));
+  };
+  auto one = [&](const char* name, const char* help, MetricType type, double value) {
+    auto f = Family(name, help, type);
     Add(f, value);
     out.push_back(std::move(f));
   };
+  auto counter = [&](const char* name, const char* help, double value) { one(name, help, MetricType::Counter, value); };
+  // KIP-848 consumer groups and KIP-932 share groups (Kafka's group-count by type and
+  // state, their members, rebalances).
+  by_state("strata_consumer_groups", "KIP-848 consumer groups this broker coordinates, by state",
+           s.consumer_groups_by_state);
+  one("strata_consumer_group_members", "Members of the KIP-848 consumer groups this broker coordinates",
+      MetricType::Gauge, static_cast<double>(s.consumer_group_members));
+  by_state("strata_share_groups", "KIP-932 share groups this broker coordinates, by state", s.share_groups_by_state);
+  one("strata_share_group_members", "Members of the KIP-932 share groups this broker coordinates", MetricType::Gauge,
+      static_cast<double>(s.share_group_members));
+  counter("strata_share_group_rebalances_total",
+          "Assignments computed for KIP-932 share groups (their group epoch moved)",
+          static_cast<double>(s.share_group_rebalances));
   counter("strata_group_rebalances_total", "Group generations completed (rebalances)", static_cast<double>(s.rebalances));
   counter("strata_consumer_group_rebalances_total",
           "Target assignments computed for KIP-848 consumer groups (their rebalances)",

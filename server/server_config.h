@@ -77,6 +77,10 @@ struct ServerConfig {
   int32_t group_consumer_heartbeat_interval_ms = 5000;  // group.consumer.heartbeat.interval.ms
   int32_t group_consumer_max_size = INT32_MAX;          // group.consumer.max.size
   std::vector<std::string> group_consumer_assignors = {"uniform", "range"};  // group.consumer.assignors
+  // KIP-932 share groups (broker/group/share_group.h), Kafka's names and defaults.
+  int32_t group_share_session_timeout_ms = 45000;    // group.share.session.timeout.ms
+  int32_t group_share_heartbeat_interval_ms = 5000;  // group.share.heartbeat.interval.ms
+  int32_t group_share_max_size = 200;                // group.share.max.size
   // Transactions (broker/transactions/transaction_coordinator.h), Kafka's names and defaults.
   int32_t transaction_state_log_num_partitions = 50;     // transaction.state.log.num.partitions
   int32_t transaction_state_log_replication_factor = 3;  // transaction.state.log.replication.factor
@@ -86,6 +90,10 @@ struct ServerConfig {
   bool transaction_partition_verification_enable = true;  // transaction.partition.verification.enable
   int32_t transactional_id_expiration_ms = 604800000;     // transactional.id.expiration.ms
   int32_t transaction_remove_expired_transaction_cleanup_interval_ms = 3600000;
+  // Share groups (broker/share/), Kafka's names and defaults.
+  int32_t share_coordinator_state_topic_num_partitions = 50;     // share.coordinator.state.topic.num.partitions
+  int32_t share_coordinator_state_topic_replication_factor = 3;  // share.coordinator.state.topic.replication.factor
+  int32_t share_coordinator_state_topic_min_isr = 2;             // share.coordinator.state.topic.min.isr
   // Broker settings.
   std::vector<Listener> listeners;
   std::vector<std::string> log_dirs;

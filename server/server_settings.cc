@@ -137,6 +137,13 @@ std::vector<ServerSetting> ServerSettingsTable() {
           "group.consumer.session.timeout.ms"),
       Int("group.consumer.max.size", &C::group_consumer_max_size, 1, INT32_MAX, kBroker,
           "the most members a KIP-848 consumer group may have (GROUP_MAX_SIZE_REACHED)"),
+      Int("group.share.session.timeout.ms", &C::group_share_session_timeout_ms, 1, INT32_MAX, kBroker,
+          "a KIP-932 share group member that sends no heartbeat for this long is removed (its acquired records go "
+          "back to the others when their locks end)"),
+      Int("group.share.heartbeat.interval.ms", &C::group_share_heartbeat_interval_ms, 1, INT32_MAX, kBroker,
+          "how often a share group member is told to heartbeat"),
+      Int("group.share.max.size", &C::group_share_max_size, 1, 1000, kBroker,
+          "the most members a share group may have (GROUP_MAX_SIZE_REACHED)"),
       Custom("group.consumer.assignors", "list", kBroker, false, "uniform, range (one or both, in order)",
              "the server-side assignors of KIP-848 consumer groups: the first is the default, a member may ask for "
              "another with group.remote.assignor (UNSUPPORTED_ASSIGNOR if it is not listed)",
@@ -185,6 +192,18 @@ std::vector<ServerSetting> ServerSettingsTable() {
            "it (INVALID_TXN_STATE) if not, so that a batch delayed past its transaction's end cannot open a "
            "transaction nobody will close (a hanging transaction). Producers on transaction protocol version 2 "
            "(Produce v12) always have their leader add the partition instead, whatever this says"),
+      // Share groups (KIP-932).
+      Int("share.coordinator.state.topic.num.partitions", &C::share_coordinator_state_topic_num_partitions, 1, 10000,
+          kBroker,
+          "partitions of __share_group_state, created when a share partition's state is first asked for (the state "
+          "of group:topicId:partition lives in hash(that key) % partitions, and its share coordinator is that "
+          "partition's leader)"),
+      Int("share.coordinator.state.topic.replication.factor", &C::share_coordinator_state_topic_replication_factor, 1,
+          1000, kBroker,
+          "replicas of __share_group_state; it is not created (FindCoordinator answers COORDINATOR_NOT_AVAILABLE) "
+          "while fewer brokers are registered, as in Kafka"),
+      Int("share.coordinator.state.topic.min.isr", &C::share_coordinator_state_topic_min_isr, 1, 1000, kBroker,
+          "min.insync.replicas of __share_group_state"),
       Bool("delete.topic.enable", &C::delete_topic_enable, kController,
            "whether DeleteTopics deletes (false: TOPIC_DELETION_DISABLED)"),
       String("log.format", &C::log_format, kBoth, "text or json",

@@ -145,6 +145,10 @@ absl::Status ApplyConsumerRecord(ConsumerGroup& g, const ConsumerGroupKey& key, 
       it->second.assignment = std::move(v);
       return absl::OkStatus();
     }
+    case ConsumerRecordType::kShareGroupMetadata:
+    case ConsumerRecordType::kShareMemberMetadata:
+    case ConsumerRecordType::kShareMemberAssignment:
+      break;  // a share group's (share_group_log.h)
   }
   return absl::DataLossError(absl::StrCat("consumer group record type ", static_cast<int>(key.type)));
 }

@@ -80,6 +80,9 @@ void GroupCoordinatorImpl::ConsumerGroupHeartbeat(ConsumerHeartbeatParams params
     g->type = GroupType::kConsumer;
     g->protocol_type = "consumer";
     created = true;
+  } else if (g->type == GroupType::kShare) {
+    return answer(Refused(ErrorCode::kGroupIdNotFound,
+                          absl::StrCat("Group ", params.group_id, " is not a consumer group."), params));
   } else if (g->type == GroupType::kClassic) {
     if (g->state != GroupState::kEmpty || !g->pending_members.empty()) {
       return answer(Refused(ErrorCode::kGroupIdNotFound,
@@ -196,6 +199,7 @@ void GroupCoordinatorImpl::OnTopicsChanged(const ConsumerTopics& topics, const s
                                },
                                d);
   }
+  OnShareTopicsChangedLocked(d);
 }
 
 ErrorCode GroupCoordinatorImpl::CheckConsumerMemberEpochLocked(const GroupMetadata& g, const std::string& member_id,
@@ -208,31 +212,44 @@ ErrorCode GroupCoordinatorImpl::CheckConsumerMemberEpochLocked(const GroupMetada
   return ErrorCode::kNone;
 }
 
-ConsumerGroupDescription GroupCoordinatorImpl::DescribeConsumerGroup(const std::string& group_id) const {
-  absl::MutexLock lock(&mu_);
-  ConsumerGroupDescription out;
+const GroupMetadata* GroupCoordinatorImpl::DescribedLocked(const std::string& group_id, GroupType type,
+                                                          ConsumerGroupDescription& out) const {
   out.group_id = group_id;
   out.state = "Dead";
   if (ErrorCode e = ReachLocked(group_id); e != ErrorCode::kNone) {
     out.error = e;
-    return out;
+    return nullptr;
   }
   const GroupMetadata* g = FindLocked(group_id);
-  if (g == nullptr || g->type != GroupType::kConsumer) {
+  if (g == nullptr || g->type != type) {
     out.error = ErrorCode::kGroupIdNotFound;
     out.error_message = g == nullptr ? absl::StrCat("Group ", group_id, " not found.")
-                                     : absl::StrCat("Group ", group_id, " is not a consumer group.");
-    return out;
+                                     : absl::StrCat("Group ", group_id, " is not a ", GroupTypeName(type), " group.");
+    return nullptr;
   }
-  std::map<std::string, std::string> names;  // topic id -> name
-  for (const auto& [name, t] : topics_) names[t.id] = name;
-  auto topics_of = [&](const TopicPartitionSet& set) {
-    std::vector<ConsumerGroupDescription::Topic> v;
-    for (const auto& [id, partitions] : set) {
-      auto name = names.find(id);
-      v.push_back({id, name == names.end() ? "" : name->second, {partitions.begin(), partitions.end()}});
+  return g;
+}
+
+std::vector<ConsumerGroupDescription::Topic> GroupCoordinatorImpl::DescribedTopicsLocked(
+    const TopicPartitionSet& set) const {
+  std::vector<ConsumerGroupDescription::Topic> v;
+  for (const auto& [id, partitions] : set) {
+    std::string name;
+    for (const auto& [n, t] : topics_) {
+      if (t.id == id) name = n;
     }
-    return v;
+    v.push_back({id, std::move(name), {partitions.begin(), partitions.end()}});
+  }
+  return v;
+}
+
+ConsumerGroupDescription GroupCoordinatorImpl::DescribeConsumerGroup(const std::string& group_id) const {
+  absl::MutexLock lock(&mu_);
+  ConsumerGroupDescription out;
+  const GroupMetadata* g = DescribedLocked(group_id, GroupType::kConsumer, out);
+  if (g == nullptr) return out;
+  auto topics_of = [this](const TopicPartitionSet& set) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return DescribedTopicsLocked(set);
   };
   const ConsumerGroup& c = g->consumer;
   out.state = ConsumerGroupPhaseName(c.phase());

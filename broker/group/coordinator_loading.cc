@@ -9,6 +9,7 @@
 #include "base/logging.h"
 #include "base/status_macros.h"
 #include "broker/group/consumer_group_log.h"
+#include "broker/group/share_group_log.h"
 #include "broker/group/group_coordinator_impl.h"
 
 namespace strata::broker {
@@ -56,6 +57,7 @@ namespace {
 struct PartitionReplay {
   std::map<std::string, GroupValue> groups;
   std::map<std::string, ConsumerGroup> consumer_groups;
+  std::map<std::string, ShareGroup> share_groups;
   std::map<std::string, std::map<storage::TopicPartition, OffsetValue>> offsets;
   // Transactional offsets by producer, until its marker: group -> partition -> offset.
   std::map<int64_t, std::map<std::string, std::map<storage::TopicPartition, OffsetValue>>> pending;
@@ -88,12 +90,23 @@ struct PartitionReplay {
       STRATA_ASSIGN_OR_RETURN(OffsetValue v, DecodeOffsetValue(*r.value));
       offsets[k->group_id][tp] = std::move(v);
       order[k->group_id][tp] = at;
+    } else if (const auto* c = std::get_if<ConsumerGroupKey>(&key); c != nullptr && IsShareRecordType(c->type)) {
+      STRATA_RETURN_IF_ERROR(ApplyShareRecord(share_groups[c->group_id], *c, r.value));
+      if (c->type == ConsumerRecordType::kShareGroupMetadata) {
+        if (r.value) {  // the group's last record of any type says which type it is
+          groups.erase(c->group_id);
+          consumer_groups.erase(c->group_id);
+        } else {
+          share_groups.erase(c->group_id);
+        }
+      }
     } else if (const auto* c = std::get_if<ConsumerGroupKey>(&key)) {
       STRATA_RETURN_IF_ERROR(ApplyConsumerRecord(consumer_groups[c->group_id], *c, r.value));
       if (c->type == ConsumerRecordType::kGroupMetadata) {
         // The group's last record of either type says which type it is.
         if (r.value) {
           groups.erase(c->group_id);
+          share_groups.erase(c->group_id);
         } else {
           consumer_groups.erase(c->group_id);
         }
@@ -107,6 +120,7 @@ struct PartitionReplay {
       STRATA_ASSIGN_OR_RETURN(GroupValue v, DecodeGroupValue(*r.value));
       groups[id] = std::move(v);
       consumer_groups.erase(id);
+      share_groups.erase(id);
     }
     return absl::OkStatus();
   }
@@ -134,6 +148,9 @@ struct PartitionReplay {
   absl::Status Finish() {
     std::erase_if(consumer_groups, [](const auto& entry) {
       return entry.second.group_epoch == 0 && entry.second.members.empty();  // no group record
+    });
+    std::erase_if(share_groups, [](const auto& entry) {
+      return entry.second.group_epoch == 0 && entry.second.members.empty();
     });
     for (auto& [id, cg] : consumer_groups) {
       if (absl::Status finished = FinishConsumerGroupLoad(cg); !finished.ok()) {
@@ -219,6 +236,18 @@ void GroupCoordinatorImpl::Load(int32_t p, int32_t epoch) {
       ArmConsumerTimersLocked(g, member_id);
     }
   }
+  for (auto& [id, sg] : replay.share_groups) {
+    if (misplaced(id)) continue;
+    GroupMetadata& g = CreateGroupLocked(id);
+    g.type = GroupType::kShare;
+    g.protocol_type = "share";
+    g.share = std::move(sg);
+    g.state = g.share.members.empty() ? GroupState::kEmpty : GroupState::kStable;
+    for (auto& [member_id, m] : g.share.members) {  // every session starts again
+      m.session_deadline_ms = now + options_.share.session_timeout_ms;
+      AddTimerLocked(m.session_deadline_ms, Timer::kShareSession, id, member_id, 0);
+    }
+  }
   int64_t offset_count = 0;
   for (auto& [id, by_partition] : offsets) {
     if (by_partition.empty() || misplaced(id)) continue;
@@ -244,9 +273,10 @@ void GroupCoordinatorImpl::Load(int32_t p, int32_t epoch) {
   ++partitions_loaded_;
   load_time_ms_total_ += took_ms;
   last_load_time_ms_ = took_ms;
-  spdlog::info("group coordinator: loaded {}-{} (leader epoch {}) in {} ms: {} records, {} classic and {} consumer "
-               "groups, {} offsets",
-               kOffsetsTopic, p, epoch, took_ms, records, groups.size(), consumer_groups.size(), offset_count);
+  spdlog::info("group coordinator: loaded {}-{} (leader epoch {}) in {} ms: {} records, {} classic, {} consumer and {} "
+               "share groups, {} offsets",
+               kOffsetsTopic, p, epoch, took_ms, records, groups.size(), consumer_groups.size(),
+               replay.share_groups.size(), offset_count);
 }
 
 void GroupCoordinatorImpl::UnloadLocked(int32_t p, Deferred& d) {

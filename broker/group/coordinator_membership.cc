@@ -46,6 +46,9 @@ void GroupCoordinatorImpl::JoinGroup(JoinGroupParams params, std::function<void(
     g = &CreateGroupLocked(params.group_id);
   }
   if (g->state == GroupState::kDead) return fail(ErrorCode::kCoordinatorNotAvailable, params.member_id);
+  if (g->type == GroupType::kShare) {
+    return fail(ErrorCode::kInconsistentGroupProtocol, params.member_id);  // a share group's members use their own
+  }
   if (g->type == GroupType::kConsumer) {
     // Members of the new protocol use it; an empty consumer group becomes a classic one.
     if (!g->consumer.members.empty()) return fail(ErrorCode::kInconsistentGroupProtocol, params.member_id);

@@ -90,6 +90,7 @@ std::pair<GroupMetadata*, ErrorCode> GroupCoordinatorImpl::GroupForCommitLocked(
     return {&CreateGroupLocked(group_id), ErrorCode::kNone};
   }
   if (g->state == GroupState::kDead) return {nullptr, ErrorCode::kCoordinatorNotAvailable};
+  if (g->type == GroupType::kShare) return {nullptr, ErrorCode::kGroupIdNotFound};  // a share group has no offsets
   return {g, ErrorCode::kNone};
 }
 
@@ -312,9 +313,11 @@ bool GroupCoordinatorImpl::DropOffsetsLocked(
   }
   if (!tombstones.empty()) spdlog::info("group coordinator: {} offsets of group {} {}", tombstones.size(), id, why);
   // Offsets pending in an open transaction keep the group (Kafka's hasOffsets): its COMMIT
-  // marker makes them the group's offsets (OnTransactionCompleted).
+  // marker makes them the group's offsets (OnTransactionCompleted). A share group has no
+  // offsets and is never expired (its share partitions' state outlives its members, as
+  // Kafka's; DeleteGroups removes it).
   bool dead = g.state == GroupState::kEmpty && g.pending_members.empty() && g.offsets.empty() &&
-              g.pending_txn_offsets.empty();
+              g.pending_txn_offsets.empty() && g.type != GroupType::kShare;
   if (dead) {
     std::vector<GroupLogRecord> group = GroupTombstonesOf(g);
     tombstones.insert(tombstones.end(), std::make_move_iterator(group.begin()), std::make_move_iterator(group.end()));

@@ -126,6 +126,9 @@ void GroupCoordinatorImpl::FireLocked(const Timer& t, int64_t now, Deferred& d) 
     case Timer::kConsumerRevocation:
       FireConsumerTimerLocked(t, *g, now, d);
       return;
+    case Timer::kShareSession:
+      FireShareTimerLocked(t, *g, now, d);
+      return;
     case Timer::kRetention:
     case Timer::kLoadRetry:
       return;

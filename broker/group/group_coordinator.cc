@@ -49,6 +49,15 @@ void GroupCoordinator::ConsumerGroupHeartbeat(ConsumerHeartbeatParams params,
 ConsumerGroupDescription GroupCoordinator::DescribeConsumerGroup(const std::string& group_id) const {
   return impl_->DescribeConsumerGroup(group_id);
 }
+
+void GroupCoordinator::ShareGroupHeartbeat(std::string group_id, ShareHeartbeatParams params,
+                                           std::function<void(ShareHeartbeatResult)> respond) {
+  impl_->ShareGroupHeartbeat(std::move(group_id), std::move(params), std::move(respond));
+}
+
+ShareGroupDescription GroupCoordinator::DescribeShareGroup(const std::string& group_id) const {
+  return impl_->DescribeShareGroup(group_id);
+}
 void GroupCoordinator::OnTopicsChanged(const ConsumerTopics& topics, const std::set<std::string>& deleted, bool full) {
   impl_->OnTopicsChanged(topics, deleted, full);
 }

@@ -119,6 +119,14 @@ class GroupCoordinator {
   // subscribed topics' partitions changed gets a new target assignment.
   void OnTopicsChanged(const ConsumerTopics& topics, const std::set<std::string>& deleted, bool full);
 
+  // KIP-932 (docs/groups-plan.md step 5): a share group member's heartbeat — join (epoch
+  // 0), heartbeat, leave (-1); what it changed is written before it is answered, and a
+  // member whose session ends is removed. Share groups have no offsets: the records'
+  // delivery state lives in __share_group_state (broker/share/).
+  void ShareGroupHeartbeat(std::string group_id, ShareHeartbeatParams params,
+                           std::function<void(ShareHeartbeatResult)> respond);
+  ShareGroupDescription DescribeShareGroup(const std::string& group_id) const;
+
   // Runs the timers due at the clock's now and the writes completed since (the thread
   // does; tests without it call this).
   void RunDueTimers();

@@ -45,8 +45,9 @@ std::pair<ErrorCode, std::vector<GroupOverview>> GroupCoordinatorImpl::ListGroup
   std::vector<GroupOverview> out;
   for (const auto& [id, g] : groups_) {
     if (g.state == GroupState::kDead) continue;
-    const std::string state =
-        g.type == GroupType::kConsumer ? ConsumerGroupPhaseName(g.consumer.phase()) : GroupStateName(g.state);
+    const std::string state = g.type == GroupType::kConsumer ? ConsumerGroupPhaseName(g.consumer.phase())
+                              : g.type == GroupType::kShare  ? ShareGroupPhaseName(g.share.phase())
+                                                             : GroupStateName(g.state);
     out.push_back({id, g.protocol_type, g.state, g.type, state});
   }
   return {e, out};
@@ -89,15 +90,22 @@ CoordinatorStats GroupCoordinatorImpl::stats() const {
     s.groups_by_state[st] = 0;
   }
   for (const char* name : {"Empty", "Assigning", "Reconciling", "Stable"}) s.consumer_groups_by_state[name] = 0;
+  for (ShareGroupPhase phase : {ShareGroupPhase::kEmpty, ShareGroupPhase::kStable}) {
+    s.share_groups_by_state[ShareGroupPhaseName(phase)] = 0;
+  }
   for (const auto& [id, g] : groups_) {
     if (g.type == GroupType::kConsumer) {
       ++s.consumer_groups_by_state[ConsumerGroupPhaseName(g.consumer.phase())];
       s.consumer_group_members += static_cast<int64_t>(g.consumer.members.size());
+    } else if (g.type == GroupType::kShare) {
+      ++s.share_groups_by_state[ShareGroupPhaseName(g.share.phase())];
+      s.share_group_members += static_cast<int64_t>(g.share.members.size());
     } else {
       ++s.groups_by_state[g.state];
     }
   }
   s.consumer_group_rebalances = consumer_rebalances_;
+  s.share_group_rebalances = share_rebalances_;
   s.rebalances = rebalances_;
   s.offset_commits = commits_;
   s.offset_commit_requests = commit_requests_;

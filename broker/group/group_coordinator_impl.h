@@ -9,6 +9,8 @@
 //   coordinator_loading.cc  leadership of a partition: loading its groups, dropping them;
 //   coordinator_consumer.cc KIP-848 consumer groups: ConsumerGroupHeartbeat, their timers,
 //                           the topics they subscribe to;
+//   coordinator_share.cc    KIP-932 share groups: ShareGroupHeartbeat, ShareGroupDescribe,
+//                           their members' sessions, the topics they subscribe to;
 //   coordinator_runtime.cc  the thread, the timers, and the writes to the partitions.
 // What one group is and what follows from it alone: group_metadata.h.
 // Thread-safe: every method not named *Locked takes mu_; answers are given outside it
@@ -159,6 +161,13 @@ class GroupCoordinatorImpl {
   // those deleted since the last call.
   void OnTopicsChanged(const ConsumerTopics& topics, const std::set<std::string>& deleted, bool full);
 
+  // --- KIP-932 share groups (coordinator_share.cc) -----------------------------------
+
+  void ShareGroupHeartbeat(std::string group_id, ShareHeartbeatParams params,
+                           std::function<void(ShareHeartbeatResult)> respond);
+
+  ShareGroupDescription DescribeShareGroup(const std::string& group_id) const;
+
   // --- time ----------------------------------------------------------------------------
 
   void RunDueTimers();
@@ -178,6 +187,7 @@ class GroupCoordinatorImpl {
       kLoadRetry,
       kConsumerSession,     // a consumer group member's session deadline
       kConsumerRevocation,  // the deadline of a consumer group member that must revoke
+      kShareSession,        // a share group member's session deadline
     } kind;
     std::string group_id;
     std::string member_id;
@@ -265,6 +275,28 @@ class GroupCoordinatorImpl {
   void FireConsumerTimerLocked(const Timer& t, GroupMetadata& g, int64_t now, Deferred& d)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // A share group member's session deadline passed: it is removed if it still stands.
+  void FireShareTimerLocked(const Timer& t, GroupMetadata& g, int64_t now, Deferred& d)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Writes what `changes` did to share group g; on_done as WriteLocked's, at once with
+  // kNone when there is nothing to write.
+  void WriteShareChangesLocked(GroupMetadata& g, const ShareGroupChanges& changes, WriteDone on_done, Deferred& d)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // The share groups whose subscribed topics' partitions changed get a new assignment
+  // (OnTopicsChanged, after topics_ moved).
+  void OnShareTopicsChangedLocked(Deferred& d) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // group_id's group of `type` for a describe (ConsumerGroupDescribe, ShareGroupDescribe),
+  // or null with out's error set (NOT_COORDINATOR..., GROUP_ID_NOT_FOUND).
+  const GroupMetadata* DescribedLocked(const std::string& group_id, GroupType type, ConsumerGroupDescription& out) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A described assignment: by topic id, with the topics' names (empty for one the
+  // coordinator no longer knows).
+  std::vector<ConsumerGroupDescription::Topic> DescribedTopicsLocked(const TopicPartitionSet& set) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   // The timers of member_id of consumer group g, after its deadlines moved.
   void ArmConsumerTimersLocked(const GroupMetadata& g, const std::string& member_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -329,6 +361,7 @@ class GroupCoordinatorImpl {
   ConsumerTopics topics_ ABSL_GUARDED_BY(mu_);  // the metadata image's (OnTopicsChanged)
   bool topics_known_ ABSL_GUARDED_BY(mu_) = false;  // a full OnTopicsChanged came
   int64_t consumer_rebalances_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t share_rebalances_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<int32_t, Owned> owned_ ABSL_GUARDED_BY(mu_);
   std::vector<std::pair<int32_t, int32_t>> loads_ ABSL_GUARDED_BY(mu_);  // (partition, epoch) to load
   std::multimap<int64_t, Timer> timers_ ABSL_GUARDED_BY(mu_);

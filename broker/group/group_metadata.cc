@@ -4,6 +4,7 @@
 
 #include "base/check.h"
 #include "broker/group/consumer_group_log.h"
+#include "broker/group/share_group_log.h"
 #include "proto/kafka/consumer_protocol.h"
 
 namespace strata::broker {
@@ -121,6 +122,7 @@ GroupLogRecord GroupRecordOf(const GroupMetadata& g, const std::map<std::string,
 
 std::vector<GroupLogRecord> GroupTombstonesOf(const GroupMetadata& g) {
   if (g.type == GroupType::kConsumer) return ConsumerTombstonesOf(g.group_id, g.consumer);
+  if (g.type == GroupType::kShare) return ShareTombstonesOf(g.group_id, g.share);
   return {{EncodeGroupRecordKey(GroupKey{g.group_id}), std::nullopt}};
 }
 

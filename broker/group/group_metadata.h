@@ -49,6 +49,9 @@ struct GroupMetadata {
   // below the offsets are then unused (state stays Empty). Offsets are either type's.
   GroupType type = GroupType::kClassic;
   ConsumerGroup consumer;
+  // A share group (KIP-932) keeps its members in `share` (no offsets; state follows
+  // whether it has members, Empty or Stable, for DeleteGroups).
+  ShareGroup share;
   GroupState state = GroupState::kEmpty;
   int64_t state_timestamp_ms = 0;
   int32_t generation_id = 0;

@@ -16,7 +16,8 @@ constexpr bool kClassic = false;  // int16 string lengths, int32 byte lengths
 // Whether a consumer group's key names a member (4, 6, 7) besides the group.
 bool HasMember(ConsumerRecordType type) {
   return type == ConsumerRecordType::kMemberMetadata || type == ConsumerRecordType::kTargetMember ||
-         type == ConsumerRecordType::kCurrentAssignment;
+         type == ConsumerRecordType::kCurrentAssignment || type == ConsumerRecordType::kShareMemberMetadata ||
+         type == ConsumerRecordType::kShareMemberAssignment;
 }
 
 }  // namespace
@@ -71,7 +72,7 @@ absl::StatusOr<GroupRecordKey> DecodeGroupRecordKey(absl::string_view bytes) {
   } else if (type == kGroupKeyType) {
     key = GroupKey{r.String(kClassic, "group")};
   } else if (type >= static_cast<int16_t>(ConsumerRecordType::kGroupMetadata) &&
-             type <= static_cast<int16_t>(ConsumerRecordType::kCurrentAssignment)) {
+             type <= static_cast<int16_t>(ConsumerRecordType::kShareMemberAssignment)) {
     ConsumerGroupKey k;
     k.type = static_cast<ConsumerRecordType>(type);
     k.group_id = r.String(kClassic, "group");
@@ -158,8 +159,8 @@ absl::StatusOr<GroupValue> DecodeGroupValue(absl::string_view bytes) {
   return v;
 }
 
-int32_t OffsetsPartitionFor(absl::string_view group_id, int32_t partitions) {
-  // Java's String.hashCode: h = 31 * h + c over the UTF-16 code units.
+int32_t JavaStringHashCode(absl::string_view group_id) {
+  // h = 31 * h + c over the UTF-16 code units.
   uint32_t h = 0;
   auto unit = [&h](uint32_t c) { h = 31 * h + c; };
   const auto* p = reinterpret_cast<const unsigned char*>(group_id.data());
@@ -189,6 +190,11 @@ int32_t OffsetsPartitionFor(absl::string_view group_id, int32_t partitions) {
     unit(0xfffd);  // Java decodes an invalid byte as the replacement character
     ++p;
   }
+  return static_cast<int32_t>(h);
+}
+
+int32_t OffsetsPartitionFor(absl::string_view group_id, int32_t partitions) {
+  const uint32_t h = static_cast<uint32_t>(JavaStringHashCode(group_id));
   return static_cast<int32_t>((h & 0x7fffffff) % static_cast<uint32_t>(partitions));
 }
 

@@ -3,8 +3,9 @@
 // Strata's own format (docs/consumer-offsets-format.md has the byte layout), one key per
 // committed offset and one per group, so that compaction keeps the latest of each and a
 // tombstone (null value) removes it.
-//   key:   int16 key type (1 offset, 2 group, 3-7 a consumer group's) | string group |
-//          (offset) string topic, int32 partition | (4, 6, 7) string member
+//   key:   int16 key type (1 offset, 2 group, 3-7 a consumer group's, 8-10 a share
+//          group's) | string group | (offset) string topic, int32 partition |
+//          (4, 6, 7, 9, 10) string member
 //   value: int16 version (0) | the fields of OffsetValue or GroupValue
 // Strings are int16-length-prefixed, bytes int32-length-prefixed, big-endian throughout.
 // A reader refuses a key type or value version it does not know (the partition does not
@@ -39,14 +40,23 @@ struct GroupKey {
 
 // The keys of a KIP-848 consumer group's records (consumer_group_record.h has their
 // values): the group's metadata (3) and target metadata (5) name the group, a member's
-// metadata (4), target (6) and current assignment (7) the member too.
+// metadata (4), target (6) and current assignment (7) the member too. A KIP-932 share
+// group's (share_group_log.h) the same way: the group's metadata (8), a member's
+// metadata (9) and assignment (10).
 enum class ConsumerRecordType : int16_t {
   kGroupMetadata = 3,
   kMemberMetadata = 4,
   kTargetMetadata = 5,
   kTargetMember = 6,
   kCurrentAssignment = 7,
+  kShareGroupMetadata = 8,
+  kShareMemberMetadata = 9,
+  kShareMemberAssignment = 10,
 };
+// Whether a key of this type is a share group's (8-10).
+inline bool IsShareRecordType(ConsumerRecordType type) {
+  return type >= ConsumerRecordType::kShareGroupMetadata && type <= ConsumerRecordType::kShareMemberAssignment;
+}
 struct ConsumerGroupKey {
   ConsumerRecordType type = ConsumerRecordType::kGroupMetadata;
   std::string group_id;
@@ -101,9 +111,17 @@ absl::Status RecordFullyRead(const proto::kafka::Reader& r, absl::string_view wh
 absl::StatusOr<OffsetValue> DecodeOffsetValue(absl::string_view bytes);
 absl::StatusOr<GroupValue> DecodeGroupValue(absl::string_view bytes);
 
-// The partition of __consumer_offsets that holds group_id: Kafka's choice (the Java
-// String hashCode of the id, as UTF-16, made non-negative, modulo the partition count),
-// so a group lands where a Kafka cluster of the same size would put it.
+// Java's String.hashCode of text read as UTF-8 (over its UTF-16 code units; an invalid
+// byte counts as U+FFFD, as Java decodes it): what Kafka hashes coordinator keys with.
+int32_t JavaStringHashCode(absl::string_view text);
+
+// The partition of __consumer_offsets that holds group_id (and of __transaction_state
+// that holds a transactional id): the Java hashCode of the id with its sign bit cleared,
+// modulo the partition count. Kafka takes Utils.abs(hashCode) instead: the same partition
+// for a non-negative hash, another one for a negative hash. Strata's placement stays as
+// it is, because a change would leave existing groups' records in partitions whose
+// coordinator no longer serves them (docs/consumer-offsets-format.md); placements new
+// since (the share coordinator's, share_state_record.h) are Kafka's.
 int32_t OffsetsPartitionFor(absl::string_view group_id, int32_t partitions);
 
 }  // namespace strata::broker

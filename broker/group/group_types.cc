@@ -19,6 +19,7 @@ const char* GroupTypeName(GroupType type) {
   switch (type) {
     case GroupType::kClassic: return "classic";
     case GroupType::kConsumer: return "consumer";
+    case GroupType::kShare: return "share";
   }
   return "unknown";
 }

@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "broker/group/consumer_group.h"
 #include "broker/group/group_record.h"
+#include "broker/group/share_group.h"
 #include "proto/kafka/error_code.h"
 #include "storage/clock.h"
 #include "storage/file_names.h"
@@ -66,10 +67,10 @@ const char* GroupStateName(GroupState state);
 std::optional<GroupState> ParseGroupState(absl::string_view name);  // case-insensitive
 
 // KIP-848's group types (ListGroups v5's GroupType): a group of the classic protocol
-// (JoinGroup, SyncGroup) or a consumer group (ConsumerGroupHeartbeat). One group id is
-// one group, of one type at a time.
-enum class GroupType { kClassic, kConsumer };
-const char* GroupTypeName(GroupType type);  // "classic", "consumer"
+// (JoinGroup, SyncGroup), a consumer group (ConsumerGroupHeartbeat) or a KIP-932 share
+// group (ShareGroupHeartbeat). One group id is one group, of one type at a time.
+enum class GroupType { kClassic, kConsumer, kShare };
+const char* GroupTypeName(GroupType type);  // "classic", "consumer", "share"
 
 struct GroupCoordinatorOptions {
   int32_t offsets_topic_partitions = 50;          // offsets.topic.num.partitions
@@ -81,6 +82,7 @@ struct GroupCoordinatorOptions {
   int64_t offsets_retention_ms = int64_t{7} * 24 * 3600 * 1000;  // offsets.retention.minutes
   int64_t offsets_retention_check_interval_ms = 600000;         // offsets.retention.check.interval.ms
   ConsumerGroupSettings consumer;  // group.consumer.*
+  ShareGroupSettings share;        // group.share.*
   storage::Clock* clock = storage::Clock::System();
   bool start_thread = true;  // false: the caller runs RunDueTimers (tests)
 };
@@ -235,6 +237,10 @@ struct ConsumerGroupDescription {
   std::vector<Member> members;
 };
 
+// A share group as ShareGroupDescribe shows it: the consumer group's description, with
+// the `simple` assignor, no instance ids, regular expressions or target assignments.
+using ShareGroupDescription = ConsumerGroupDescription;
+
 struct GroupDescription {
   ErrorCode error = ErrorCode::kNone;
   std::string group_id;
@@ -267,6 +273,11 @@ struct CoordinatorStats {
   std::map<std::string, int64_t> consumer_groups_by_state;
   int64_t consumer_group_members = 0;
   int64_t consumer_group_rebalances = 0;
+  // KIP-932 share groups: how many in each state (Empty, Stable), their members, and the
+  // assignments computed.
+  std::map<std::string, int64_t> share_groups_by_state;
+  int64_t share_group_members = 0;
+  int64_t share_group_rebalances = 0;
 };
 
 // LeaveGroup's answer: one error per member, in order; the group's own error

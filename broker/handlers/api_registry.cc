@@ -34,6 +34,8 @@
 #include "broker/handlers/produce_handler.h"
 #include "broker/handlers/acls_handler.h"
 #include "broker/handlers/sasl_handlers.h"
+#include "broker/handlers/share_group_handlers.h"
+#include "broker/handlers/share_group_state_handlers.h"
 #include "broker/handlers/scram_credentials_handler.h"
 #include "broker/handlers/sync_group_handler.h"
 #include "broker/handlers/consumer_group_describe_handler.h"
@@ -104,6 +106,16 @@ const std::vector<ApiEntry>& ApiRegistry() {
         // KIP-848 consumer groups (docs/consumer-groups.md).
         {ApiKey::kConsumerGroupHeartbeat, 0, 1, &HandleConsumerGroupHeartbeat},
         {ApiKey::kConsumerGroupDescribe, 0, 1, &HandleConsumerGroupDescribe},
+        // KIP-932 share groups: membership (docs/groups-plan.md step 5; ShareFetch and
+        // ShareAcknowledge are not served yet).
+        {ApiKey::kShareGroupHeartbeat, 1, 1, &HandleShareGroupHeartbeat},
+        {ApiKey::kShareGroupDescribe, 1, 1, &HandleShareGroupDescribe},
+        // KIP-932's share coordinator, between brokers (broker/share/share_coordinator.h).
+        {ApiKey::kInitializeShareGroupState, 0, 0, &HandleInitializeShareGroupState},
+        {ApiKey::kReadShareGroupState, 0, 0, &HandleReadShareGroupState},
+        {ApiKey::kWriteShareGroupState, 0, 1, &HandleWriteShareGroupState},
+        {ApiKey::kDeleteShareGroupState, 0, 0, &HandleDeleteShareGroupState},
+        {ApiKey::kReadShareGroupStateSummary, 0, 1, &HandleReadShareGroupStateSummary},
         // Transactions (docs/transactions.md).
         {ApiKey::kAddPartitionsToTxn, 0, 5, &HandleAddPartitionsToTxn},
         {ApiKey::kAddOffsetsToTxn, 0, 4, &HandleAddOffsetsToTxn},

@@ -12,14 +12,22 @@ namespace {
 
 constexpr int8_t kConsumerMember = 1;  // MemberType v1+: every member uses the new protocol here
 
-std::vector<kafka::ConsumerGroupDescribeResponse::TopicPartitions> Topics(
+}  // namespace
+
+std::vector<kafka::ConsumerGroupDescribeResponse::TopicPartitions> DescribedTopicsOf(
     const std::vector<ConsumerGroupDescription::Topic>& topics) {
   std::vector<kafka::ConsumerGroupDescribeResponse::TopicPartitions> out;
   for (const auto& t : topics) out.push_back({t.topic_id, t.topic_name, t.partitions});
   return out;
 }
 
-}  // namespace
+ConsumerGroupDescription UndescribedGroup(const std::string& group_id, ErrorCode error) {
+  ConsumerGroupDescription d;
+  d.group_id = group_id;
+  d.state = "Dead";
+  d.error = error;
+  return d;
+}
 
 void HandleConsumerGroupDescribe(const ApiRequest& request, ApiResponder respond) {
   const KafkaApisContext& context = request.broker;
@@ -29,16 +37,11 @@ void HandleConsumerGroupDescribe(const ApiRequest& request, ApiResponder respond
       [&](const kafka::ConsumerGroupDescribeRequest& r) {
         kafka::ConsumerGroupDescribeResponse out;
         for (const std::string& id : r.group_ids) {
-          ConsumerGroupDescription d;
-          d.group_id = id;
-          d.state = "Dead";
-          if (!AuthorizedOnGroup(request, security::AclOperation::kDescribe, id)) {
-            d.error = ErrorCode::kGroupAuthorizationFailed;
-          } else if (context.group_coordinator == nullptr) {
-            d.error = ErrorCode::kCoordinatorNotAvailable;
-          } else {
-            d = context.group_coordinator->DescribeConsumerGroup(id);
-          }
+          ConsumerGroupDescription d =
+              !AuthorizedOnGroup(request, security::AclOperation::kDescribe, id)
+                  ? UndescribedGroup(id, ErrorCode::kGroupAuthorizationFailed)
+              : context.group_coordinator == nullptr ? UndescribedGroup(id, ErrorCode::kCoordinatorNotAvailable)
+                                                     : context.group_coordinator->DescribeConsumerGroup(id);
           kafka::ConsumerGroupDescribeResponse::Group g;
           g.error_code = static_cast<int16_t>(d.error);
           g.error_message = d.error_message;
@@ -57,8 +60,8 @@ void HandleConsumerGroupDescribe(const ApiRequest& request, ApiResponder respond
             dm.client_host = m.client_host;
             dm.subscribed_topic_names = m.subscribed_topic_names;
             dm.subscribed_topic_regex = m.subscribed_topic_regex;
-            dm.assignment = Topics(m.assignment);
-            dm.target_assignment = Topics(m.target_assignment);
+            dm.assignment = DescribedTopicsOf(m.assignment);
+            dm.target_assignment = DescribedTopicsOf(m.target_assignment);
             dm.member_type = kConsumerMember;
             g.members.push_back(std::move(dm));
           }

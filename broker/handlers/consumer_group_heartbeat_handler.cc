@@ -24,6 +24,17 @@ std::vector<kafka::TopicIdPartitions> FromSet(const TopicPartitionSet& set) {
 
 }  // namespace
 
+kafka::ConsumerGroupHeartbeatResponse ConsumerHeartbeatResponseOf(const ConsumerHeartbeatResult& result) {
+  kafka::ConsumerGroupHeartbeatResponse out;
+  out.error_code = static_cast<int16_t>(result.error);
+  out.error_message = result.error_message;
+  out.member_id = result.member_id;
+  out.member_epoch = result.member_epoch;
+  out.heartbeat_interval_ms = result.heartbeat_interval_ms;
+  if (result.assignment) out.assignment = FromSet(*result.assignment);
+  return out;
+}
+
 void HandleConsumerGroupHeartbeat(const ApiRequest& request, ApiResponder respond) {
   const KafkaApisContext& context = request.broker;
   const int16_t version = request.header.api_version;
@@ -33,16 +44,7 @@ void HandleConsumerGroupHeartbeat(const ApiRequest& request, ApiResponder respon
       request, respond,
       [](kafka::Reader& reader, int16_t v) { return kafka::ReadConsumerGroupHeartbeatRequest(reader, v); },
       [&, version, client_id, client_host](kafka::ConsumerGroupHeartbeatRequest r, auto reply) {
-        auto answer = [reply](const ConsumerHeartbeatResult& result) {
-          kafka::ConsumerGroupHeartbeatResponse out;
-          out.error_code = static_cast<int16_t>(result.error);
-          out.error_message = result.error_message;
-          out.member_id = result.member_id;
-          out.member_epoch = result.member_epoch;
-          out.heartbeat_interval_ms = result.heartbeat_interval_ms;
-          if (result.assignment) out.assignment = FromSet(*result.assignment);
-          reply(out);
-        };
+        auto answer = [reply](const ConsumerHeartbeatResult& result) { reply(ConsumerHeartbeatResponseOf(result)); };
         auto refuse = [&](ErrorCode e) {
           ConsumerHeartbeatResult refused;
           refused.error = e;

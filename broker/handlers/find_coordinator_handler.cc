@@ -5,6 +5,7 @@
 #include "broker/lifecycle/auto_topic_creator.h"
 #include "broker/group/group_coordinator.h"
 #include "broker/group/group_record.h"
+#include "broker/share/share_coordinator.h"
 #include "broker/transactions/transaction_coordinator.h"
 #include "proto/kafka/find_coordinator.h"
 
@@ -16,6 +17,7 @@ namespace pb = strata::metadata::v1;
 namespace {
 
 constexpr int16_t kBatchedKeys = 4;  // the first version with coordinator_keys
+constexpr int16_t kShareKeys = 6;    // the first version with share coordinator keys (KIP-932)
 
 // The internal topic a key type's coordinators lead: where the key lives, and how to
 // create the topic when it does not exist yet.
@@ -44,6 +46,18 @@ std::optional<CoordinatorTopic> CoordinatorTopicFor(const KafkaApisContext& cont
                       {"segment.bytes", "104857600"},
                       {"min.insync.replicas", absl::StrCat(context.transaction_state_min_isr)},
                       {"unclean.leader.election.enable", "false"}};
+  } else if (key_type == kafka::kCoordinatorKeyTypeShare && context.share_coordinator != nullptr) {
+    // Kafka's layout, but compacted where Kafka deletes by offset: Strata writes whole
+    // snapshots, so a key's latest record is its state (docs/share-group-state-format.md).
+    t.topic = kShareGroupStateTopic;
+    t.what = "share partition";
+    t.partitions = context.share_coordinator->state_topic_partitions();
+    t.spec.replication_factor = context.share_state_replication_factor;
+    t.spec.configs = {{"cleanup.policy", "compact"},
+                      {"compression.type", "uncompressed"},
+                      {"segment.bytes", "104857600"},
+                      {"min.insync.replicas", absl::StrCat(context.share_state_min_isr)},
+                      {"unclean.leader.election.enable", "false"}};
   } else {
     return std::nullopt;
   }
@@ -51,7 +65,7 @@ std::optional<CoordinatorTopic> CoordinatorTopicFor(const KafkaApisContext& cont
   return t;
 }
 
-kafka::FindCoordinatorResponse::Coordinator Find(const KafkaApisContext& context, int8_t key_type,
+kafka::FindCoordinatorResponse::Coordinator Find(const KafkaApisContext& context, int16_t version, int8_t key_type,
                                                  const std::string& key, bool authorized) {
   kafka::FindCoordinatorResponse::Coordinator c;
   c.key = key;
@@ -62,17 +76,33 @@ kafka::FindCoordinatorResponse::Coordinator Find(const KafkaApisContext& context
     c.error_message = std::move(message);
     return c;
   };
-  if (key_type != kafka::kCoordinatorKeyTypeGroup && key_type != kafka::kCoordinatorKeyTypeTransaction) {
+  if (key_type != kafka::kCoordinatorKeyTypeGroup && key_type != kafka::kCoordinatorKeyTypeTransaction &&
+      key_type != kafka::kCoordinatorKeyTypeShare) {
     return fail(ErrorCode::kInvalidRequest, absl::StrCat("unknown coordinator key type ", key_type));
   }
   const bool group = key_type == kafka::kCoordinatorKeyTypeGroup;
+  const bool share = key_type == kafka::kCoordinatorKeyTypeShare;
+  if (share && version < kShareKeys) {
+    return fail(ErrorCode::kUnsupportedVersion, absl::StrCat("share coordinator keys need version ", kShareKeys));
+  }
   if (!authorized) {
+    if (share) return fail(ErrorCode::kClusterAuthorizationFailed, "ClusterAction on the cluster is required");
     return group ? fail(ErrorCode::kGroupAuthorizationFailed, "not authorized to describe the group")
                  : fail(ErrorCode::kTransactionalIdAuthorizationFailed, "not authorized to describe the transactional id");
   }
   std::optional<CoordinatorTopic> topic = CoordinatorTopicFor(context, key_type);
-  if (!topic) return fail(ErrorCode::kCoordinatorNotAvailable, group ? "no group coordinator" : "no transaction coordinator");
-  if (key.empty() && !group) return fail(ErrorCode::kInvalidRequest, "an empty transactional id");
+  if (!topic) {
+    return fail(ErrorCode::kCoordinatorNotAvailable,
+                group ? "no group coordinator" : share ? "no share coordinator" : "no transaction coordinator");
+  }
+  if (key.empty() && key_type == kafka::kCoordinatorKeyTypeTransaction) {
+    return fail(ErrorCode::kInvalidRequest, "an empty transactional id");
+  }
+  if (share) {
+    if (auto parsed = ParseShareCoordinatorKey(key); !parsed.ok()) {
+      return fail(ErrorCode::kInvalidRequest, std::string(parsed.status().message()));
+    }
+  }
   bool missing = false;
   context.store.WithImage([&](const controller::MetadataImage& image) {
     const controller::TopicState* t = image.FindTopic(topic->topic);
@@ -82,7 +112,8 @@ kafka::FindCoordinatorResponse::Coordinator Find(const KafkaApisContext& context
       return 0;
     }
     // Placed by the configured count, as the coordinator places them.
-    int32_t partition = OffsetsPartitionFor(key, topic->partitions);
+    int32_t partition =
+        share ? ShareCoordinatorPartitionFor(key, topic->partitions) : OffsetsPartitionFor(key, topic->partitions);
     auto p = t->partitions.find(partition);
     int32_t leader = p == t->partitions.end() ? -1 : p->second.leader();
     auto b = image.brokers().find(leader);
@@ -118,14 +149,18 @@ void HandleFindCoordinator(const ApiRequest& request, ApiResponder respond) {
       [](kafka::Reader& reader, int16_t v) { return kafka::ReadFindCoordinatorRequest(reader, v); },
       [&](const kafka::FindCoordinatorRequest& r) {
         kafka::FindCoordinatorResponse out;
-        // Describe on the group or transactional id it coordinates (as Kafka).
+        // Describe on the group or transactional id it coordinates, ClusterAction for a
+        // share partition's state (asked by brokers), as Kafka.
         auto find = [&](const std::string& key) {
-          bool authorized =
-              r.key_type == kafka::kCoordinatorKeyTypeGroup
-                  ? AuthorizedOnGroup(request, security::AclOperation::kDescribe, key)
-                  : r.key_type != kafka::kCoordinatorKeyTypeTransaction ||
-                        AuthorizedOnTransactionalId(request, security::AclOperation::kDescribe, key);
-          return Find(request.broker, r.key_type, key, authorized);
+          bool authorized = true;
+          if (r.key_type == kafka::kCoordinatorKeyTypeGroup) {
+            authorized = AuthorizedOnGroup(request, security::AclOperation::kDescribe, key);
+          } else if (r.key_type == kafka::kCoordinatorKeyTypeTransaction) {
+            authorized = AuthorizedOnTransactionalId(request, security::AclOperation::kDescribe, key);
+          } else if (r.key_type == kafka::kCoordinatorKeyTypeShare) {
+            authorized = AuthorizedOnCluster(request, security::AclOperation::kClusterAction);
+          }
+          return Find(request.broker, version, r.key_type, key, authorized);
         };
         if (version >= kBatchedKeys) {
           for (const std::string& key : r.coordinator_keys) out.coordinators.push_back(find(key));

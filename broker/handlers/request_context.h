@@ -35,6 +35,7 @@ class GroupCoordinator;
 class ProducerIdManager;
 class RemoteLogReader;
 class ReplicaManager;
+class ShareCoordinator;
 class TransactionCoordinator;
 class TxnVerifier;
 
@@ -89,6 +90,12 @@ struct KafkaApisContext {
   TransactionCoordinator* transaction_coordinator = nullptr;
   int32_t transaction_state_replication_factor = 3;
   int32_t transaction_state_min_isr = 2;
+  // The share coordinator (KIP-932's state APIs) and __share_group_state's layout
+  // (share.coordinator.state.topic.replication.factor, .min.isr). Null: those answer
+  // COORDINATOR_NOT_AVAILABLE.
+  ShareCoordinator* share_coordinator = nullptr;
+  int32_t share_state_replication_factor = 3;
+  int32_t share_state_min_isr = 2;
   // Incremental fetch sessions (KIP-227), shared by the broker's listeners; null: none
   // (every fetch is sessionless).
   FetchSessionCache* fetch_sessions = nullptr;

@@ -146,6 +146,36 @@ void CountErrors(const kafka::ConsumerGroupHeartbeatResponse& r, ErrorCounts& co
 
 void CountErrors(const kafka::ConsumerGroupDescribeResponse& r, ErrorCounts& counts) { CountEach(r.groups, counts); }
 
+void CountErrors(const kafka::ShareGroupDescribeResponse& r, ErrorCounts& counts) { CountEach(r.groups, counts); }
+
+void CountErrors(const kafka::ShareFetchResponse& r, ErrorCounts& counts) {
+  CountError(counts, r.error_code);
+  CountNested(r.responses, &kafka::ShareFetchResponse::Topic::partitions, counts);
+  for (const auto& t : r.responses) {
+    for (const auto& p : t.partitions) CountError(counts, p.acknowledge_error_code);
+  }
+}
+
+void CountErrors(const kafka::ShareAcknowledgeResponse& r, ErrorCounts& counts) {
+  CountError(counts, r.error_code);
+  CountNested(r.responses, &kafka::ShareAcknowledgeResponse::Topic::partitions, counts);
+}
+
+void CountErrors(const kafka::ShareGroupStateResponse& r, ErrorCounts& counts) {
+  CountNested(r.results, &kafka::ShareStateTopic::partitions, counts);
+}
+
+void CountErrors(const kafka::DescribeShareGroupOffsetsResponse& r, ErrorCounts& counts) {
+  CountEach(r.groups, counts);
+  for (const auto& g : r.groups) CountNested(g.topics, &kafka::DescribeShareGroupOffsetsResponse::Topic::partitions, counts);
+}
+
+void CountErrors(const kafka::ShareGroupOffsetsResponse& r, ErrorCounts& counts) {
+  CountError(counts, r.error_code);
+  CountEach(r.responses, counts);
+  CountNested(r.responses, &kafka::ShareGroupOffsetsTopicResult::partitions, counts);
+}
+
 void CountErrors(const kafka::SaslHandshakeResponse& r, ErrorCounts& counts) { CountError(counts, r.error_code); }
 
 void CountErrors(const kafka::SaslAuthenticateResponse& r, ErrorCounts& counts) { CountError(counts, r.error_code); }

@@ -51,6 +51,10 @@
 #include "proto/kafka/write_txn_markers.h"
 #include "proto/kafka/produce.h"
 #include "proto/kafka/sasl.h"
+#include "proto/kafka/share_fetch.h"
+#include "proto/kafka/share_group_describe.h"
+#include "proto/kafka/share_group_offsets.h"
+#include "proto/kafka/share_group_state.h"
 #include "proto/kafka/scram_credentials.h"
 #include "proto/kafka/sync_group.h"
 #include "proto/kafka/unregister_broker.h"
@@ -108,6 +112,12 @@ void CountErrors(const proto::kafka::DescribeGroupsResponse& response, ErrorCoun
 void CountErrors(const proto::kafka::DeleteGroupsResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::ConsumerGroupHeartbeatResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::ConsumerGroupDescribeResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::ShareGroupDescribeResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::ShareFetchResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::ShareAcknowledgeResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::ShareGroupStateResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::DescribeShareGroupOffsetsResponse& response, ErrorCounts& counts);
+void CountErrors(const proto::kafka::ShareGroupOffsetsResponse& response, ErrorCounts& counts);
 // Security.
 void CountErrors(const proto::kafka::SaslHandshakeResponse& response, ErrorCounts& counts);
 void CountErrors(const proto::kafka::SaslAuthenticateResponse& response, ErrorCounts& counts);

@@ -19,6 +19,11 @@ const ShareSnapshotValue* Find(const ShareStates& states, const ShareStateKey& k
   return it == states.end() ? nullptr : &it->second;
 }
 
+ShareStateOutcome FencedLeader(const ShareSnapshotValue& current, int32_t leader_epoch) {
+  return Refuse(ErrorCode::kFencedLeaderEpoch,
+                absl::StrCat("leader epoch ", leader_epoch, " is below the state's ", current.leader_epoch));
+}
+
 // The key's next snapshot: its epochs and creation time carried over, or new.
 ShareSnapshotValue Next(const ShareSnapshotValue* current, int64_t now_ms) {
   ShareSnapshotValue v;
@@ -37,9 +42,9 @@ ShareSnapshotValue Next(const ShareSnapshotValue* current, int64_t now_ms) {
 ShareStateOutcome InitializeShareState(const ShareStates& states, const ShareStateKey& key, int32_t state_epoch,
                                        int64_t start_offset, int64_t now_ms) {
   const ShareSnapshotValue* current = Find(states, key);
-  if (current != nullptr && state_epoch <= current->state_epoch) {
+  if (current != nullptr && state_epoch < current->state_epoch) {
     return Refuse(ErrorCode::kFencedStateEpoch,
-                  absl::StrCat("state epoch ", state_epoch, " is not above the state's ", current->state_epoch));
+                  absl::StrCat("state epoch ", state_epoch, " is below the state's ", current->state_epoch));
   }
   if (start_offset < 0) return Refuse(ErrorCode::kInvalidRequest, absl::StrCat("start offset ", start_offset));
   ShareSnapshotValue v = Next(current, now_ms);
@@ -53,10 +58,7 @@ ShareStateOutcome InitializeShareState(const ShareStates& states, const ShareSta
 ShareStateOutcome WriteShareState(const ShareStates& states, const ShareStateKey& key, int32_t state_epoch,
                                   int32_t leader_epoch, const SharePartitionState& state, int64_t now_ms) {
   const ShareSnapshotValue* current = Find(states, key);
-  if (current != nullptr && leader_epoch < current->leader_epoch) {
-    return Refuse(ErrorCode::kFencedLeaderEpoch,
-                  absl::StrCat("leader epoch ", leader_epoch, " is below the state's ", current->leader_epoch));
-  }
+  if (current != nullptr && leader_epoch < current->leader_epoch) return FencedLeader(*current, leader_epoch);
   if (current != nullptr && state_epoch < current->state_epoch) {
     return Refuse(ErrorCode::kFencedStateEpoch,
                   absl::StrCat("state epoch ", state_epoch, " is below the state's ", current->state_epoch));
@@ -77,11 +79,11 @@ ShareStateOutcome ReadShareState(const ShareStates& states, const ShareStateKey&
                                  int64_t now_ms) {
   const ShareSnapshotValue* current = Find(states, key);
   ShareStateOutcome out;
-  if (current == nullptr) return out;  // never initialized: the caller initializes it
-  if (leader_epoch < current->leader_epoch) {
-    return Refuse(ErrorCode::kFencedLeaderEpoch,
-                  absl::StrCat("leader epoch ", leader_epoch, " is below the state's ", current->leader_epoch));
+  if (current == nullptr) {  // never initialized: the partition's leader initializes it first (as Kafka)
+    return Refuse(ErrorCode::kInvalidRequest, absl::StrCat("read of uninitialized share partition ",
+                                                           ShareCoordinatorKey(key)));
   }
+  if (leader_epoch < current->leader_epoch) return FencedLeader(*current, leader_epoch);
   out.state = *current;
   if (leader_epoch > current->leader_epoch) {  // recorded before it is answered: fences the old leader
     ShareSnapshotValue v = Next(current, now_ms);
@@ -89,6 +91,15 @@ ShareStateOutcome ReadShareState(const ShareStates& states, const ShareStateKey&
     out.write = ShareStateWrite{key, v};
     out.state = v;
   }
+  return out;
+}
+
+ShareStateOutcome ReadShareStateSummary(const ShareStates& states, const ShareStateKey& key, int32_t leader_epoch) {
+  const ShareSnapshotValue* current = Find(states, key);
+  ShareStateOutcome out;
+  if (current == nullptr) return out;
+  if (leader_epoch >= 0 && leader_epoch < current->leader_epoch) return FencedLeader(*current, leader_epoch);
+  out.state = *current;
   return out;
 }
 

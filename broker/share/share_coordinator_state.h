@@ -39,16 +39,20 @@ struct ShareStateOutcome {
 };
 
 // InitializeShareGroupState: the key's state starts anew at start_offset with state_epoch
-// (which must be above the key's, if it has one).
+// (which must not be below the key's, if it has one: Kafka's rule).
 ShareStateOutcome InitializeShareState(const ShareStates& states, const ShareStateKey& key, int32_t state_epoch,
                                        int64_t start_offset, int64_t now_ms);
 // WriteShareGroupState: the partition leader's state, whole (Strata's leaders send the
 // whole in-flight state every time).
 ShareStateOutcome WriteShareState(const ShareStates& states, const ShareStateKey& key, int32_t state_epoch,
                                   int32_t leader_epoch, const SharePartitionState& state, int64_t now_ms);
-// ReadShareGroupState (and its summary): the key's state as of leader_epoch.
+// ReadShareGroupState: the key's state as of leader_epoch; INVALID_REQUEST for a key never
+// initialized (Kafka's answer).
 ShareStateOutcome ReadShareState(const ShareStates& states, const ShareStateKey& key, int32_t leader_epoch,
                                  int64_t now_ms);
+// ReadShareGroupStateSummary: the key's state as it stands (nullopt: never initialized),
+// writing nothing; a leader epoch below the key's is fenced (-1: any).
+ShareStateOutcome ReadShareStateSummary(const ShareStates& states, const ShareStateKey& key, int32_t leader_epoch);
 // DeleteShareGroupState: a tombstone when the key has a state.
 ShareStateOutcome DeleteShareState(const ShareStates& states, const ShareStateKey& key);
 

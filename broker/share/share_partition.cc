@@ -18,6 +18,13 @@ const char* ShareRecordStateName(ShareRecordState state) {
   return "?";
 }
 
+bool IsShareRecordState(int8_t state) {
+  return state == static_cast<int8_t>(ShareRecordState::kAvailable) ||
+         state == static_cast<int8_t>(ShareRecordState::kAcquired) ||
+         state == static_cast<int8_t>(ShareRecordState::kAcknowledged) ||
+         state == static_cast<int8_t>(ShareRecordState::kArchived);
+}
+
 absl::Status CheckShareState(const SharePartitionState& state) {
   if (state.start_offset < 0) {
     return absl::InvalidArgumentError(absl::StrCat("a negative start offset ", state.start_offset));

@@ -36,6 +36,8 @@ namespace strata::broker {
 // Kafka's RecordState ids, as ShareSnapshot and ShareUpdate records carry them.
 enum class ShareRecordState : int8_t { kAvailable = 0, kAcquired = 1, kAcknowledged = 2, kArchived = 4 };
 const char* ShareRecordStateName(ShareRecordState state);
+// Whether state is one of Kafka's delivery states above (what a request or record may carry).
+bool IsShareRecordState(int8_t state);
 
 // ShareFetch and ShareAcknowledge's AcknowledgeTypes (Renew from v2).
 enum class AcknowledgeType : int8_t { kGap = 0, kAccept = 1, kRelease = 2, kReject = 3, kRenew = 4 };

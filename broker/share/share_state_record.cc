@@ -1,6 +1,8 @@
 #include "broker/share/share_state_record.h"
 
 #include "absl/status/status.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "broker/group/group_record.h"
 #include "proto/kafka/wire.h"
@@ -13,13 +15,6 @@ namespace kafka = strata::proto::kafka;
 constexpr int16_t kSnapshotKeyType = 0;
 constexpr int16_t kValueVersion = 0;
 constexpr bool kClassic = false;  // int16 string lengths, int32 array counts
-
-bool KnownState(int8_t state) {
-  return state == static_cast<int8_t>(ShareRecordState::kAvailable) ||
-         state == static_cast<int8_t>(ShareRecordState::kAcquired) ||
-         state == static_cast<int8_t>(ShareRecordState::kAcknowledged) ||
-         state == static_cast<int8_t>(ShareRecordState::kArchived);
-}
 
 }  // namespace
 
@@ -45,6 +40,39 @@ absl::StatusOr<ShareStateKey> DecodeShareStateKey(absl::string_view bytes) {
   key.partition = r.Int32("partition");
   if (absl::Status s = RecordFullyRead(r, "__share_group_state key"); !s.ok()) return s;
   return key;
+}
+
+std::string ShareCoordinatorKey(const ShareStateKey& key) {
+  return absl::StrCat(key.group_id, ":", absl::WebSafeBase64Escape(key.topic_id), ":", key.partition);
+}
+
+absl::StatusOr<ShareStateKey> ParseShareCoordinatorKey(absl::string_view text) {
+  auto invalid = [&] {
+    return absl::InvalidArgumentError(absl::StrCat("share coordinator key '", text, "' is not groupId:topicId:partition"));
+  };
+  const size_t last = text.rfind(':');
+  if (last == absl::string_view::npos || last == 0) return invalid();
+  const size_t middle = text.rfind(':', last - 1);
+  if (middle == absl::string_view::npos || middle == 0) return invalid();
+  ShareStateKey key;
+  key.group_id = std::string(text.substr(0, middle));
+  if (!absl::WebSafeBase64Unescape(text.substr(middle + 1, last - middle - 1), &key.topic_id) ||
+      key.topic_id.size() != 16) {
+    return invalid();
+  }
+  if (!absl::SimpleAtoi(text.substr(last + 1), &key.partition) || key.partition < 0) return invalid();
+  return key;
+}
+
+int32_t ShareCoordinatorPartitionFor(absl::string_view coordinator_key, int32_t partitions) {
+  // Kafka's Utils.abs(hashCode) % partitions (Integer.MIN_VALUE counts as 0).
+  const int32_t h = JavaStringHashCode(coordinator_key);
+  const int64_t abs = h == INT32_MIN ? 0 : (h < 0 ? -static_cast<int64_t>(h) : h);
+  return static_cast<int32_t>(abs % partitions);
+}
+
+int32_t ShareStatePartitionFor(const ShareStateKey& key, int32_t partitions) {
+  return ShareCoordinatorPartitionFor(ShareCoordinatorKey(key), partitions);
 }
 
 std::string EncodeShareSnapshotValue(const ShareSnapshotValue& v) {
@@ -85,7 +113,7 @@ absl::StatusOr<ShareSnapshotValue> DecodeShareSnapshotValue(absl::string_view by
     int8_t state = r.Int8("delivery_state");
     b.delivery_count = r.Int16("delivery_count");
     if (!r.ok()) break;
-    if (!KnownState(state)) return absl::DataLossError(absl::StrCat("share snapshot: delivery state ", state));
+    if (!IsShareRecordState(state)) return absl::DataLossError(absl::StrCat("share snapshot: delivery state ", state));
     b.state = static_cast<ShareRecordState>(state);
     v.state.batches.push_back(b);
   }

@@ -22,6 +22,8 @@
 
 namespace strata::broker {
 
+inline constexpr char kShareGroupStateTopic[] = "__share_group_state";
+
 struct ShareStateKey {
   std::string group_id;
   std::string topic_id;  // 16 bytes
@@ -41,6 +43,16 @@ struct ShareSnapshotValue {
 
 std::string EncodeShareStateKey(const ShareStateKey& key);
 absl::StatusOr<ShareStateKey> DecodeShareStateKey(absl::string_view bytes);
+// The share coordinator's key of a share partition, as FindCoordinator (key type 2) names
+// it and Kafka hashes it to its partition of `__share_group_state` (Kafka's placement:
+// Utils.abs of the key's Java String.hashCode, modulo the partition count):
+// "group:topicId:partition", the topic id in Kafka's text (URL-safe base64, no padding).
+std::string ShareCoordinatorKey(const ShareStateKey& key);
+// INVALID_ARGUMENT unless it has that form (the group may itself hold ':').
+absl::StatusOr<ShareStateKey> ParseShareCoordinatorKey(absl::string_view text);
+int32_t ShareCoordinatorPartitionFor(absl::string_view coordinator_key, int32_t partitions);
+int32_t ShareStatePartitionFor(const ShareStateKey& key, int32_t partitions);
+
 std::string EncodeShareSnapshotValue(const ShareSnapshotValue& value);
 // Refuses a value of another version, trailing bytes, offsets out of order or
 // overlapping, a batch before the start offset, and delivery states Kafka does not define.

@@ -50,22 +50,7 @@ TransactionCoordinator::~TransactionCoordinator() {
     stopping_ = true;
   }
   if (thread_.joinable()) thread_.join();
-  Lifetime& lifetime = *lifetime_;
-  absl::MutexLock lock(&lifetime.mu);
-  lifetime.alive = false;
-  auto idle = [&lifetime]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(lifetime.mu) { return lifetime.running == 0; };
-  lifetime.mu.Await(absl::Condition(&idle));
-}
-
-void TransactionCoordinator::IfAlive(Lifetime& lifetime, const std::function<void()>& fn) {
-  {
-    absl::MutexLock lock(&lifetime.mu);
-    if (!lifetime.alive) return;
-    ++lifetime.running;  // a callback may nest in another (an append failing at once): counted, not locked
-  }
-  fn();
-  absl::MutexLock lock(&lifetime.mu);
-  --lifetime.running;
+  lifetime_->Close();
 }
 
 void TransactionCoordinator::ThreadLoop() {
@@ -186,7 +171,7 @@ void TransactionCoordinator::Write(const std::string& transactional_id, int32_t 
   records.push_back({EncodeTransactionLogKey(transactional_id), EncodeTransactionLogValue(t.value)});
   log_->Append(partition, leader_epoch, std::move(records),
                [this, lifetime = lifetime_, transactional_id, t, done](ErrorCode e) {
-                 IfAlive(*lifetime, [&] { WriteDone(transactional_id, t, done, e); });
+                 lifetime->IfAlive([&] { WriteDone(transactional_id, t, done, e); });
                });
 }
 
@@ -625,7 +610,7 @@ void TransactionCoordinator::Expire(const std::string& transactional_id) {
   std::vector<GroupLogRecord> tombstone;
   tombstone.push_back({EncodeTransactionLogKey(transactional_id), std::nullopt});
   log_->Append(partition, leader_epoch, std::move(tombstone), [this, lifetime = lifetime_, transactional_id](ErrorCode e) {
-    IfAlive(*lifetime, [&] {
+    lifetime->IfAlive([&] {
       absl::MutexLock lock(&mu_);
       auto it = txns_.find(transactional_id);
       if (it == txns_.end()) return;
@@ -701,7 +686,7 @@ void TransactionCoordinator::CompleteTransaction(const std::string& transactiona
     return MarkersWritten(transactional_id, coordinator_epoch, commit);
   }
   markers_->Send(std::move(markers), [this, lifetime = lifetime_, transactional_id, coordinator_epoch, commit] {
-    IfAlive(*lifetime, [&] { MarkersWritten(transactional_id, coordinator_epoch, commit); });
+    lifetime->IfAlive([&] { MarkersWritten(transactional_id, coordinator_epoch, commit); });
   });
 }
 

@@ -51,6 +51,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "broker/common/callback_lifetime.h"
 #include "broker/group/group_types.h"
 #include "broker/transactions/transaction_record.h"
 #include "storage/clock.h"
@@ -259,17 +260,8 @@ class TransactionCoordinator {
   int64_t Now() const { return options_.clock->NowMs(); }
 
   // The log's and the marker sender's callbacks may run after the coordinator is gone (an
-  // append completing during shutdown): they enter through this, which the destructor
-  // closes once those running have left.
-  struct Lifetime {
-    absl::Mutex mu;
-    bool alive ABSL_GUARDED_BY(mu) = true;
-    int running ABSL_GUARDED_BY(mu) = 0;
-  };
-  // Runs fn unless the coordinator is gone.
-  static void IfAlive(Lifetime& lifetime, const std::function<void()>& fn);
-
-  const std::shared_ptr<Lifetime> lifetime_ = std::make_shared<Lifetime>();
+  // append completing during shutdown): they enter through this.
+  const std::shared_ptr<CallbackLifetime> lifetime_ = std::make_shared<CallbackLifetime>();
   const TransactionCoordinatorOptions options_;
   GroupLog* const log_;
   const ProducerIdSource producer_ids_;

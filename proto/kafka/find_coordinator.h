@@ -20,6 +20,7 @@ namespace strata::proto::kafka {
 
 inline constexpr int8_t kCoordinatorKeyTypeGroup = 0;
 inline constexpr int8_t kCoordinatorKeyTypeTransaction = 1;
+inline constexpr int8_t kCoordinatorKeyTypeShare = 2;  // v6+: "group:topicId:partition" (KIP-932)
 
 struct FindCoordinatorRequest {
   std::string key;                             // v0-v3

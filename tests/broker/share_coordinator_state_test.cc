@@ -24,8 +24,9 @@ ShareStateOutcome Commit(ShareStates& states, ShareStateOutcome out) {
 TEST(ShareCoordinatorState, InitializeWriteAndReadBackWithEpochsMovingOn) {
   ShareStates states;
   ShareStateOutcome never = ReadShareState(states, kKey, 0, 1);
-  EXPECT_EQ(never.error, ErrorCode::kNone);
-  EXPECT_FALSE(never.state.has_value()) << "never initialized";
+  EXPECT_EQ(never.error, ErrorCode::kInvalidRequest) << "never initialized";
+  EXPECT_FALSE(never.state.has_value());
+  EXPECT_FALSE(ReadShareStateSummary(states, kKey, 0).state.has_value());
   EXPECT_FALSE(never.write.has_value());
 
   ASSERT_EQ(Commit(states, InitializeShareState(states, kKey, 1, 100, 10)).error, ErrorCode::kNone);
@@ -65,7 +66,7 @@ TEST(ShareCoordinatorState, ANewLeadersReadFencesTheOldLeadersWrites) {
 TEST(ShareCoordinatorState, AResetFencesWritesOfTheOldStateAndDeleteTombstones) {
   ShareStates states;
   Commit(states, InitializeShareState(states, kKey, 1, 0, 0));
-  EXPECT_EQ(InitializeShareState(states, kKey, 1, 50, 1).error, ErrorCode::kFencedStateEpoch) << "not above";
+  EXPECT_EQ(InitializeShareState(states, kKey, 0, 50, 1).error, ErrorCode::kFencedStateEpoch) << "below";
   ASSERT_EQ(Commit(states, InitializeShareState(states, kKey, 2, 50, 1)).error, ErrorCode::kNone);  // an alter
   EXPECT_EQ(WriteShareState(states, kKey, 1, 0, {3, {}}, 2).error, ErrorCode::kFencedStateEpoch);
   EXPECT_EQ(WriteShareState(states, kKey, 2, 0, {60, {{59, 59, S::kArchived, 1}}}, 2).error,

@@ -60,6 +60,20 @@ TEST(GroupMetrics, ShowGroupsByStateRebalancesCommitsAndLoadsAsTheCoordinatorHas
   EXPECT_EQ(m["strata_group_offset_commit_requests_total"], 1);
   EXPECT_EQ(m["strata_group_offset_commit_seconds_count"], 1);
   EXPECT_EQ(m["strata_group_partitions_loaded_total"], 1);
+  EXPECT_EQ(m["strata_share_groups{state=Stable}"], 0);
+
+  // A KIP-932 share group with one member.
+  coordinator.OnTopicsChanged({{"jobs", {std::string(16, 'j'), 2}}}, {}, true);
+  broker::ShareHeartbeatParams share;
+  share.member_id = "s1";
+  share.subscribed_topic_names = std::vector<std::string>{"jobs"};
+  coordinator.ShareGroupHeartbeat("queue", share, [](auto) {});
+  coordinator.RunDueTimers();
+  m = Scrape(metrics);
+  EXPECT_EQ(m["strata_share_groups{state=Stable}"], 1);
+  EXPECT_EQ(m["strata_share_groups{state=Empty}"], 0);
+  EXPECT_EQ(m["strata_share_group_members"], 1);
+  EXPECT_EQ(m["strata_share_group_rebalances_total"], 1);
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 //       createPartitions, describeTopics, describeCluster, describeConfigs (sources;
 //       types and docs with includeDocumentation), listOffsets (earliest, latest, a
 //       timestamp, max timestamp), electLeaders, listConsumerGroups,
-//       describeConsumerGroups, listConsumerGroupOffsets, alterConsumerGroupOffsets,
+//       describeConsumerGroups, describeShareGroups (of a consumer group: not a share
+//       group), listConsumerGroupOffsets, alterConsumerGroupOffsets,
 //       deleteConsumerGroupOffsets, deleteConsumerGroups, alterUserScramCredentials,
 //       describeUserScramCredentials, alterClientQuotas and describeClientQuotas
 //       (ClientQuotasCheck.java), describeAcls (SECURITY_DISABLED: no authorizer),
@@ -46,6 +47,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.ElectionNotNeededException;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 
@@ -504,6 +506,14 @@ public final class AdminTest {
       ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(g)).describedGroups().get(g).get();
       Check.equal(d.members().size(), 1, "describeConsumerGroups: members");
       Check.equal(d.groupState(), GroupState.STABLE, "describeConsumerGroups: state");
+      // describeShareGroups is served (KIP-932): a group of another type is not a share group.
+      try {
+        admin.describeShareGroups(List.of(g)).describedGroups().get(g).get();
+        Check.that(false, "describeShareGroups of a consumer group: refused");
+      } catch (ExecutionException e) {
+        Check.that(e.getCause() instanceof GroupIdNotFoundException,
+            "describeShareGroups of a consumer group: GroupIdNotFoundException, got " + e.getCause());
+      }
     }
     Map<TopicPartition, OffsetAndMetadata> offsets = committed(admin, g);
     Check.equal(offsets.get(p0).offset(), 7L, "listConsumerGroupOffsets: partition 0");

@@ -23,7 +23,6 @@ final class UnsupportedCalls {
     List<Call> calls = List.of(
         new Call("createDelegationToken", "36", () -> admin.createDelegationToken().delegationToken()),
         new Call("describeDelegationToken", "36", () -> admin.describeDelegationToken().delegationTokens()),
-        new Call("describeShareGroups", "40", () -> admin.describeShareGroups(List.of("share")).all()),
         new Call("describeStreamsGroups", "40", () -> admin.describeStreamsGroups(List.of("streams")).all()));
     for (Call call : calls) {
       long start = System.nanoTime();
