@@ -48,16 +48,9 @@ void ShareCoordinator::ThreadLoop() {
   }
 }
 
-ErrorCode ShareCoordinator::ReachLocked(int32_t partition) const {
-  auto it = owned_.find(partition);
-  if (it == owned_.end()) return ErrorCode::kNotCoordinator;
-  if (!it->second.loaded) return ErrorCode::kCoordinatorLoadInProgress;
-  return ErrorCode::kNone;
-}
-
 bool ShareCoordinator::IsLoaded(int32_t partition) const {
   absl::MutexLock lock(&mu_);
-  return ReachLocked(partition) == ErrorCode::kNone;
+  return partitions_.Reach(partition) == ErrorCode::kNone;
 }
 
 void ShareCoordinator::OnLeadership(const std::map<int32_t, int32_t>& led, int32_t topic_partitions) {
@@ -68,20 +61,9 @@ void ShareCoordinator::OnLeadership(const std::map<int32_t, int32_t>& led, int32
                   kShareGroupStateTopic, topic_partitions, options_.state_topic_partitions);
   }
   absl::MutexLock lock(&mu_);
-  for (auto it = owned_.begin(); it != owned_.end();) {
-    auto now_led = led.find(it->first);
-    if (now_led != led.end() && now_led->second == it->second.leader_epoch) {
-      ++it;
-      continue;
-    }
-    spdlog::info("share coordinator: no longer leads {}-{} in leader epoch {}", kShareGroupStateTopic, it->first,
-                 it->second.leader_epoch);
-    it = owned_.erase(it);
-  }
-  for (const auto& [partition, epoch] : led) {
-    if (owned_.count(partition)) continue;
-    owned_[partition] = Owned{epoch, false, {}};
-    loads_.emplace_back(partition, epoch);
+  for (int32_t partition : partitions_.Update(led)) {
+    spdlog::info("share coordinator: no longer leads {}-{}", kShareGroupStateTopic, partition);
+    states_.erase(partition);
   }
 }
 
@@ -103,18 +85,17 @@ void ShareCoordinator::LoadPartition(int32_t partition, int32_t leader_epoch) {
     return absl::OkStatus();
   });
   absl::MutexLock lock(&mu_);
-  auto it = owned_.find(partition);
-  if (it == owned_.end() || it->second.leader_epoch != leader_epoch) return;  // moved on meanwhile
+  if (!partitions_.StillLoading(partition, leader_epoch)) return;  // moved on meanwhile
   if (!status.ok()) {
     // Retried: a partition that cannot be read is never served from a partial state.
     spdlog::error("share coordinator: loading {}-{}: {}", kShareGroupStateTopic, partition, status.message());
-    loads_.emplace_back(partition, leader_epoch);
+    partitions_.RetryLoad(partition, leader_epoch);
     return;
   }
-  it->second.states = std::move(loaded);
-  it->second.loaded = true;
   spdlog::info("share coordinator: loaded {}-{} in leader epoch {}: {} share partitions", kShareGroupStateTopic,
-               partition, leader_epoch, it->second.states.size());
+               partition, leader_epoch, loaded.size());
+  states_[partition] = std::move(loaded);
+  partitions_.Loaded(partition);
 }
 
 void ShareCoordinator::Submit(const ShareStateKey& key, Decide decide, Respond respond) {
@@ -123,7 +104,7 @@ void ShareCoordinator::Submit(const ShareStateKey& key, Decide decide, Respond r
   int32_t leader_epoch = -1;
   {
     absl::MutexLock lock(&mu_);
-    out.error = ReachLocked(partition);
+    out.error = partitions_.Reach(partition);
     if (out.error == ErrorCode::kNone) {
       auto busy = busy_.find(key);
       if (busy != busy_.end()) {
@@ -132,9 +113,8 @@ void ShareCoordinator::Submit(const ShareStateKey& key, Decide decide, Respond r
         });
         return;
       }
-      const Owned& owned = owned_.at(partition);
-      out = decide(owned.states, options_.clock->NowMs());
-      leader_epoch = owned.leader_epoch;
+      out = decide(states_[partition], options_.clock->NowMs());
+      leader_epoch = partitions_.LeaderEpoch(partition);
       if (out.error == ErrorCode::kNone && out.write) busy_[key];
     }
   }
@@ -151,12 +131,11 @@ void ShareCoordinator::Written(const ShareStateKey& key, int32_t partition, int3
   std::deque<std::function<void()>> waiting;
   {
     absl::MutexLock lock(&mu_);
-    auto it = owned_.find(partition);
-    if (e == ErrorCode::kNone && (it == owned_.end() || it->second.leader_epoch != leader_epoch)) {
+    if (e == ErrorCode::kNone && partitions_.LeaderEpoch(partition) != leader_epoch) {
       e = ErrorCode::kNotCoordinator;  // dropped meanwhile: its successor loads what was committed
     }
     if (e == ErrorCode::kNone) {
-      ApplyShareStateWrite(it->second.states, *out.write);
+      ApplyShareStateWrite(states_[partition], *out.write);
       ++writes_;
     }
     auto busy = busy_.find(key);
@@ -217,7 +196,7 @@ void ShareCoordinator::RunDueTimers() {
   std::deque<std::pair<int32_t, int32_t>> loads;
   {
     absl::MutexLock lock(&mu_);
-    loads.swap(loads_);
+    loads = partitions_.TakeLoads();
   }
   for (const auto& [partition, epoch] : loads) LoadPartition(partition, epoch);
   log_->Poll();
@@ -226,8 +205,8 @@ void ShareCoordinator::RunDueTimers() {
 ShareCoordinatorStats ShareCoordinator::stats() const {
   absl::MutexLock lock(&mu_);
   ShareCoordinatorStats s;
-  s.partitions_owned = static_cast<int64_t>(owned_.size());
-  for (const auto& [partition, owned] : owned_) s.share_partitions += static_cast<int64_t>(owned.states.size());
+  s.partitions_owned = static_cast<int64_t>(partitions_.size());
+  for (const auto& [partition, states] : states_) s.share_partitions += static_cast<int64_t>(states.size());
   s.writes = writes_;
   return s;
 }

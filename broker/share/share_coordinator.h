@@ -29,6 +29,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "broker/common/callback_lifetime.h"
+#include "broker/common/coordinator_partitions.h"
 #include "broker/group/group_types.h"
 #include "broker/share/share_coordinator_state.h"
 #include "storage/clock.h"
@@ -81,11 +82,6 @@ class ShareCoordinator {
  private:
   // A request's rules on the key's partition's states at now_ms.
   using Decide = std::function<ShareStateOutcome(const ShareStates& states, int64_t now_ms)>;
-  struct Owned {
-    int32_t leader_epoch = -1;
-    bool loaded = false;
-    ShareStates states;
-  };
 
   // Decides the request on the key's state, or queues it behind the key's request in
   // flight; appends what it must write, then answers.
@@ -94,7 +90,6 @@ class ShareCoordinator {
   // in leader_epoch), answers, then runs the key's waiting requests.
   void Written(const ShareStateKey& key, int32_t partition, int32_t leader_epoch, ShareStateOutcome out,
                const Respond& respond, ErrorCode e);
-  ErrorCode ReachLocked(int32_t partition) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void LoadPartition(int32_t partition, int32_t leader_epoch);
   void ThreadLoop();
 
@@ -103,8 +98,8 @@ class ShareCoordinator {
   GroupLog* const log_;
 
   mutable absl::Mutex mu_;
-  std::map<int32_t, Owned> owned_ ABSL_GUARDED_BY(mu_);
-  std::deque<std::pair<int32_t, int32_t>> loads_ ABSL_GUARDED_BY(mu_);  // (partition, leader epoch)
+  CoordinatorPartitions partitions_ ABSL_GUARDED_BY(mu_);
+  std::map<int32_t, ShareStates> states_ ABSL_GUARDED_BY(mu_);  // of the loaded partitions
   // Keys with a write in flight, and the requests of each waiting for it, in order.
   std::map<ShareStateKey, std::deque<std::function<void()>>> busy_ ABSL_GUARDED_BY(mu_);
   int64_t writes_ ABSL_GUARDED_BY(mu_) = 0;

@@ -70,10 +70,7 @@ int32_t TransactionCoordinator::PartitionFor(absl::string_view transactional_id)
 }
 
 ErrorCode TransactionCoordinator::ReachLocked(int32_t partition) const {
-  auto it = owned_.find(partition);
-  if (it == owned_.end()) return ErrorCode::kNotCoordinator;
-  if (!it->second.loaded) return ErrorCode::kCoordinatorLoadInProgress;
-  return ErrorCode::kNone;
+  return partitions_.Reach(partition);
 }
 
 bool TransactionCoordinator::IsLoaded(int32_t partition) const {
@@ -90,25 +87,13 @@ void TransactionCoordinator::OnLeadership(const std::map<int32_t, int32_t>& led,
                   kTransactionStateTopic, topic_partitions, options_.state_topic_partitions);
   }
   absl::MutexLock lock(&mu_);
-  for (auto it = owned_.begin(); it != owned_.end();) {
-    auto now_led = led.find(it->first);
-    if (now_led != led.end() && now_led->second == it->second.leader_epoch) {
-      ++it;
-      continue;
-    }
-    const int32_t partition = it->first;
+  for (int32_t partition : partitions_.Update(led)) {
     for (auto t = txns_.begin(); t != txns_.end();) {
       t = t->second.partition == partition ? txns_.erase(t) : std::next(t);
     }
     spdlog::info("transaction coordinator: no longer leads {}-{}", kTransactionStateTopic, partition);
-    it = owned_.erase(it);
   }
-  for (const auto& [partition, epoch] : led) {
-    if (owned_.count(partition)) continue;
-    owned_[partition] = Owned{epoch, false};
-    loads_.emplace_back(partition, epoch);
-  }
-  stats_.partitions_owned = static_cast<int64_t>(owned_.size());
+  stats_.partitions_owned = static_cast<int64_t>(partitions_.size());
 }
 
 void TransactionCoordinator::LoadPartition(int32_t partition, int32_t leader_epoch) {
@@ -126,12 +111,11 @@ void TransactionCoordinator::LoadPartition(int32_t partition, int32_t leader_epo
     return absl::OkStatus();
   });
   absl::MutexLock lock(&mu_);
-  auto it = owned_.find(partition);
-  if (it == owned_.end() || it->second.leader_epoch != leader_epoch) return;  // moved on meanwhile
+  if (!partitions_.StillLoading(partition, leader_epoch)) return;  // moved on meanwhile
   if (!status.ok()) {
     // Retried: a partition that cannot be read is never served from a partial state.
     spdlog::error("transaction coordinator: loading {}-{}: {}", kTransactionStateTopic, partition, status.message());
-    loads_.emplace_back(partition, leader_epoch);
+    partitions_.RetryLoad(partition, leader_epoch);
     return;
   }
   int in_flight = 0;
@@ -152,7 +136,7 @@ void TransactionCoordinator::LoadPartition(int32_t partition, int32_t leader_epo
     txn.client_tv = v.client_transaction_version;
     if (IsPrepare(txn.state)) ++in_flight;  // completed by the next sweep
   }
-  it->second.loaded = true;
+  partitions_.Loaded(partition);
   spdlog::info("transaction coordinator: loaded {}-{} in leader epoch {}: {} transactional ids, {} to complete",
                kTransactionStateTopic, partition, leader_epoch, loaded.size(), in_flight);
 }
@@ -282,7 +266,7 @@ void TransactionCoordinator::InitProducerId(const std::string& transactional_id,
   {
     absl::MutexLock lock(&mu_);
     if (ErrorCode e = ReachLocked(partition); e != ErrorCode::kNone) return fail(e);
-    leader_epoch = owned_[partition].leader_epoch;
+    leader_epoch = partitions_.LeaderEpoch(partition);
     auto it = txns_.find(transactional_id);
     const int64_t now = Now();
     if (it == txns_.end() || it->second.state == TransactionState::kDead) {
@@ -397,7 +381,7 @@ void TransactionCoordinator::AddPartitionsUntil(const std::string& transactional
                                         partitions.end());
     if (answer == ErrorCode::kNone && !included) {
       write = true;
-      leader_epoch = owned_[partition].leader_epoch;
+      leader_epoch = partitions_.LeaderEpoch(partition);
       const int64_t now = Now();
       t.value = ValueOf(*txn);
       if (txn->state != TransactionState::kOngoing) {
@@ -464,7 +448,7 @@ void TransactionCoordinator::EndTxn(const std::string& transactional_id, int64_t
       default:
         return answer(ErrorCode::kInvalidTxnState);
     }
-    leader_epoch = owned_[partition].leader_epoch;
+    leader_epoch = partitions_.LeaderEpoch(partition);
     t.value = ValueOf(*txn);
     t.value.state = commit ? TransactionState::kPrepareCommit : TransactionState::kPrepareAbort;
     t.value.last_update_ms = Now();
@@ -552,7 +536,7 @@ void TransactionCoordinator::EndTxnV2(const std::string& transactional_id, int64
       if (exhausted && next_id < 0) {
         need_next_id = true;
       } else {
-        leader_epoch = owned_[partition].leader_epoch;
+        leader_epoch = partitions_.LeaderEpoch(partition);
         const int64_t now = Now();
         t.value = ValueOf(txn);
         if (txn.state != TransactionState::kOngoing) {
@@ -602,7 +586,7 @@ void TransactionCoordinator::Expire(const std::string& transactional_id) {
     if (it == txns_.end() || it->second.pending) return;
     partition = it->second.partition;
     if (ReachLocked(partition) != ErrorCode::kNone) return;
-    leader_epoch = owned_[partition].leader_epoch;
+    leader_epoch = partitions_.LeaderEpoch(partition);
     it->second.pending = true;  // requests for it wait (CONCURRENT_TRANSACTIONS) until it is gone
   }
   spdlog::info("transaction coordinator: expiring {}: no update for transactional.id.expiration.ms",
@@ -638,7 +622,7 @@ void TransactionCoordinator::AbortWithNewEpoch(const std::string& transactional_
     if (txn.state != TransactionState::kOngoing) return done(ErrorCode::kInvalidTxnState);
     partition = txn.partition;
     if (ErrorCode e = ReachLocked(partition); e != ErrorCode::kNone) return done(e);
-    leader_epoch = owned_[partition].leader_epoch;
+    leader_epoch = partitions_.LeaderEpoch(partition);
     t.value = ValueOf(txn);
     // The epoch is bumped so that the producer of the aborted transaction is fenced; at
     // the last epoch it stays (the next InitProducerId moves to a new producer id).
@@ -675,7 +659,7 @@ void TransactionCoordinator::CompleteTransaction(const std::string& transactiona
     markers.transactional_id = transactional_id;
     markers.producer_id = txn.producer_id;
     markers.producer_epoch = txn.producer_epoch;
-    markers.coordinator_epoch = owned_[txn.partition].leader_epoch;
+    markers.coordinator_epoch = partitions_.LeaderEpoch(txn.partition);
     markers.commit = txn.state == TransactionState::kPrepareCommit;
     markers.partitions = txn.partitions;
   }
@@ -699,8 +683,7 @@ void TransactionCoordinator::MarkersWritten(const std::string& transactional_id,
     auto it = txns_.find(transactional_id);
     if (it == txns_.end()) return;
     Txn& txn = it->second;
-    auto owned = owned_.find(txn.partition);
-    if (owned == owned_.end() || owned->second.leader_epoch != coordinator_epoch) return;  // deposed meanwhile
+    if (partitions_.LeaderEpoch(txn.partition) != coordinator_epoch) return;  // deposed meanwhile
     partition = txn.partition;
     t.value = ValueOf(txn);
     t.value.state = commit ? TransactionState::kCompleteCommit : TransactionState::kCompleteAbort;
@@ -727,7 +710,7 @@ void TransactionCoordinator::RunDueTimers() {
   std::deque<std::pair<int32_t, int32_t>> loads;
   {
     absl::MutexLock lock(&mu_);
-    loads.swap(loads_);
+    loads = partitions_.TakeLoads();
   }
   for (const auto& [partition, epoch] : loads) LoadPartition(partition, epoch);
   log_->Poll();
@@ -802,10 +785,7 @@ std::pair<ErrorCode, std::vector<TransactionDescription>> TransactionCoordinator
     const std::set<TransactionState>& states, const std::set<int64_t>& producer_ids, int64_t min_duration_ms) const {
   std::vector<TransactionDescription> out;
   absl::MutexLock lock(&mu_);
-  ErrorCode error = ErrorCode::kNone;
-  for (const auto& [p, owned] : owned_) {
-    if (!owned.loaded) error = ErrorCode::kCoordinatorLoadInProgress;
-  }
+  const ErrorCode error = partitions_.AnyLoading() ? ErrorCode::kCoordinatorLoadInProgress : ErrorCode::kNone;
   const int64_t now = Now();
   for (const auto& [id, t] : txns_) {
     if (t.producer_id < 0) continue;

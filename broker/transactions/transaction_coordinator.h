@@ -52,6 +52,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "broker/common/callback_lifetime.h"
+#include "broker/common/coordinator_partitions.h"
 #include "broker/group/group_types.h"
 #include "broker/transactions/transaction_record.h"
 #include "storage/clock.h"
@@ -207,10 +208,6 @@ class TransactionCoordinator {
     std::function<void()> retry;
     std::function<void(ErrorCode)> respond;
   };
-  struct Owned {
-    int32_t leader_epoch = -1;
-    bool loaded = false;
-  };
   // A transition to write: the state the id takes once written.
   struct Transition {
     TransactionLogValue value;
@@ -269,8 +266,7 @@ class TransactionCoordinator {
 
   mutable absl::Mutex mu_;
   std::map<std::string, Txn> txns_ ABSL_GUARDED_BY(mu_);
-  std::map<int32_t, Owned> owned_ ABSL_GUARDED_BY(mu_);
-  std::deque<std::pair<int32_t, int32_t>> loads_ ABSL_GUARDED_BY(mu_);  // (partition, leader epoch)
+  CoordinatorPartitions partitions_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::deque<WaitingAdd>> waiting_adds_ ABSL_GUARDED_BY(mu_);  // by transactional id
   int64_t next_timeout_sweep_ms_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t next_expiry_sweep_ms_ ABSL_GUARDED_BY(mu_) = 0;
