@@ -24,13 +24,20 @@ until curl -sf --max-time 2 "$url/minio/health/live" >/dev/null; do
   (( $(date +%s) < deadline )) || { echo "object-store: MinIO did not answer within 60 s" >&2; kill -TERM "$pid"; exit 1; }
   sleep 0.2  # polling MinIO's health endpoint
 done
-# 200: made; 409 BucketAlreadyOwnedByYou: there from an earlier start.
-code=$(curl -sS --max-time 10 -o /tmp/bucket-answer -w '%{http_code}' -X PUT \
-         --aws-sigv4 "aws:amz:us-east-1:s3" --user "$MINIO_ROOT_USER:$MINIO_ROOT_PASSWORD" "$url/$bucket")
-if [[ $code != 200 && $code != 409 ]]; then
-  echo "object-store: cannot create the bucket $bucket (HTTP $code): $(cat /tmp/bucket-answer)" >&2
-  kill -TERM "$pid"; exit 1
-fi
+# 200: made; 409 BucketAlreadyOwnedByYou: there from an earlier start. MinIO is live
+# before it serves S3: until then it answers 503 XMinioServerNotInitialized (seen in CI),
+# and that (or no answer) is retried until the deadline; any other answer is final.
+while true; do
+  code=$(curl -sS --max-time 10 -o /tmp/bucket-answer -w '%{http_code}' -X PUT \
+           --aws-sigv4 "aws:amz:us-east-1:s3" --user "$MINIO_ROOT_USER:$MINIO_ROOT_PASSWORD" "$url/$bucket" \
+           2>/dev/null) || true
+  [[ $code == 200 || $code == 409 ]] && break
+  if [[ $code != 503 && $code != 000 ]] || (( $(date +%s) >= deadline )); then
+    echo "object-store: cannot create the bucket $bucket (HTTP $code): $(cat /tmp/bucket-answer 2>/dev/null)" >&2
+    kill -TERM "$pid"; exit 1
+  fi
+  sleep 0.2  # polling MinIO until it has initialized
+done
 touch "$ready"
 echo "object-store: MinIO on $address, bucket $bucket"
 # wait returns early (above 128) when the trap runs: wait again until MinIO has exited,
