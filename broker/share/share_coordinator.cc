@@ -24,28 +24,14 @@ ShareCoordinator::ShareCoordinator(ShareCoordinatorOptions options, GroupLog* lo
     : options_(std::move(options)), log_(log) {
   ABSL_CHECK(log_ != nullptr);
   ABSL_CHECK_GT(options_.state_topic_partitions, 0);
-  if (options_.start_thread) thread_ = std::thread([this] { ThreadLoop(); });
+  if (options_.start_thread) {
+    worker_ = std::make_unique<PeriodicWorker>(absl::Milliseconds(100), [this] { RunDueTimers(); });
+  }
 }
 
 ShareCoordinator::~ShareCoordinator() {
-  {
-    absl::MutexLock lock(&mu_);
-    stopping_ = true;
-  }
-  if (thread_.joinable()) thread_.join();
+  worker_.reset();  // no tick after this
   lifetime_->Close();
-}
-
-void ShareCoordinator::ThreadLoop() {
-  while (true) {
-    {
-      absl::MutexLock lock(&mu_);
-      auto stop = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; };
-      mu_.AwaitWithTimeout(absl::Condition(&stop), absl::Milliseconds(100));
-      if (stopping_) return;
-    }
-    RunDueTimers();
-  }
 }
 
 bool ShareCoordinator::IsLoaded(int32_t partition) const {

@@ -30,6 +30,7 @@
 #include "absl/synchronization/mutex.h"
 #include "broker/common/callback_lifetime.h"
 #include "broker/common/coordinator_partitions.h"
+#include "broker/common/periodic_worker.h"
 #include "broker/group/group_types.h"
 #include "broker/share/share_coordinator_state.h"
 #include "storage/clock.h"
@@ -91,7 +92,6 @@ class ShareCoordinator {
   void Written(const ShareStateKey& key, int32_t partition, int32_t leader_epoch, ShareStateOutcome out,
                const Respond& respond, ErrorCode e);
   void LoadPartition(int32_t partition, int32_t leader_epoch);
-  void ThreadLoop();
 
   const std::shared_ptr<CallbackLifetime> lifetime_ = std::make_shared<CallbackLifetime>();
   const ShareCoordinatorOptions options_;
@@ -103,8 +103,7 @@ class ShareCoordinator {
   // Keys with a write in flight, and the requests of each waiting for it, in order.
   std::map<ShareStateKey, std::deque<std::function<void()>>> busy_ ABSL_GUARDED_BY(mu_);
   int64_t writes_ ABSL_GUARDED_BY(mu_) = 0;
-  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  std::thread thread_;
+  std::unique_ptr<PeriodicWorker> worker_;  // loads and timers (options.start_thread)
 };
 
 }  // namespace strata::broker

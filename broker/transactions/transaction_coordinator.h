@@ -53,6 +53,7 @@
 #include "absl/synchronization/mutex.h"
 #include "broker/common/callback_lifetime.h"
 #include "broker/common/coordinator_partitions.h"
+#include "broker/common/periodic_worker.h"
 #include "broker/group/group_types.h"
 #include "broker/transactions/transaction_record.h"
 #include "storage/clock.h"
@@ -253,7 +254,6 @@ class TransactionCoordinator {
   // Bumps the epoch of an Ongoing transaction and aborts it (a fence or a timeout).
   void AbortWithNewEpoch(const std::string& transactional_id, std::function<void(ErrorCode)> done);
   void LoadPartition(int32_t partition, int32_t leader_epoch);
-  void ThreadLoop();
   int64_t Now() const { return options_.clock->NowMs(); }
 
   // The log's and the marker sender's callbacks may run after the coordinator is gone (an
@@ -271,8 +271,7 @@ class TransactionCoordinator {
   int64_t next_timeout_sweep_ms_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t next_expiry_sweep_ms_ ABSL_GUARDED_BY(mu_) = 0;
   TransactionStats stats_ ABSL_GUARDED_BY(mu_);
-  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  std::thread thread_;
+  std::unique_ptr<PeriodicWorker> worker_;  // loads and timers (options.start_thread)
 };
 
 }  // namespace strata::broker
